@@ -1,0 +1,22 @@
+"""Stores behind the Store port; `store_for_url` picks one from STUDYBOT_DATABASE_URL."""
+
+from __future__ import annotations
+
+from bot.ports import Store
+
+
+def store_for_url(url: str) -> Store:
+    """sqlite:///path (the embedded default) or postgresql://... (the scale-out store)."""
+    if url.startswith("sqlite:"):
+        from bot.config import sqlite_path
+        from bot.store.sqlite import SqliteStore
+
+        return SqliteStore(sqlite_path(url))
+    if url.startswith(("postgresql://", "postgres://")):
+        try:
+            from bot.store.postgres import PostgresStore  # type: ignore[import-not-found]
+        except ImportError as exc:
+            raise SystemExit(f"PostgreSQL needs its extra: pip install 'studybot[postgres]' ({exc})") from None
+        return PostgresStore(url)
+    scheme = url.split(":", 1)[0]
+    raise SystemExit(f"STUDYBOT_DATABASE_URL: unsupported scheme {scheme!r}; use sqlite:///file.db or postgresql://")

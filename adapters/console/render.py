@@ -1,0 +1,65 @@
+"""Cards as plain terminal text."""
+
+from __future__ import annotations
+
+import textwrap
+
+from bot.bank import TOPICS
+from bot.model import ConfigCard, LeaderboardCard, QuestionCard, RevealCard, StatsCard
+
+
+def question_text(card: QuestionCard) -> str:
+    lines = [f"== {card.title} (#{card.round_id}, {card.topic}, {card.difficulty.value}) ==", card.prompt]
+    if card.code:
+        lines += ["", textwrap.indent(card.code, "    "), ""]
+    lines += [f"  {letter}) {text}" for letter, text in card.lettered_choices]
+    if card.reveal_note:
+        lines.append(card.reveal_note)
+    lines.append("Answer with /quiz answer A-D." if card.kind == "daily" else "Answer by typing A, B, C or D.")
+    return "\n".join(lines)
+
+
+def reveal_text(card: RevealCard) -> str:
+    total = card.total
+    bars = []
+    for letter, text, n in zip("ABCD", card.choices, card.distribution, strict=True):
+        mark = "*" if letter == card.correct_letter else " "
+        share = f"{100 * n / total:.0f}%" if total else "0%"
+        bars.append(f" {mark}{letter}) {text}  [{n} / {share}]")
+    winners = ", ".join(card.correct_users[:20]) or "nobody"
+    if len(card.correct_users) > 20:
+        winners += f" and {len(card.correct_users) - 20} more"
+    return "\n".join(
+        [f"== Reveal #{card.round_id}: {card.title} ==", card.prompt, *bars, card.explanation,
+         f"More: {card.reference}", f"Right ({len(card.correct_users)} of {total}): {winners}"]
+    )
+
+
+def leaderboard_text(card: LeaderboardCard) -> str:
+    lines = [f"== {card.title} =="]
+    if not card.rows:
+        lines.append("No scores yet: answers count once their question is revealed.")
+    for row in card.rows:
+        lines.append(f"{row.rank:>3}. {row.user_id:<20} {row.points:>5} pts  ({row.correct}/{row.answered} right)")
+    if card.me is not None and all(r.user_id != card.me.user_id for r in card.rows):
+        lines.append(f"  ... you: #{card.me.rank} with {card.me.points} pts")
+    return "\n".join(lines)
+
+
+def stats_text(card: StatsCard) -> str:
+    lines = [
+        f"== Stats for {card.user_id} ==",
+        f"answered {card.answered} ({card.daily_answered} daily, {card.practice_answered} practice), "
+        f"right {card.correct} ({100 * card.accuracy:.0f}%), {card.points} pts all time",
+        f"streak {card.current_streak} (best {card.best_streak})",
+    ]
+    for t in card.by_topic:
+        lines.append(f"  {TOPICS.get(t.topic, t.topic):<42} {t.correct}/{t.answered} ({100 * t.accuracy:.0f}%)")
+    weak = card.weakest_topic
+    if weak is not None:
+        lines.append(f"Weakest topic: {weak.topic}; try /quiz practice {weak.topic}")
+    return "\n".join(lines)
+
+
+def config_text(card: ConfigCard) -> str:
+    return "\n".join(["== Channel settings ==", *[line for line in card.lines if line]])

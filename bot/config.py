@@ -1,0 +1,59 @@
+"""Settings from the environment. Secrets are read here and never logged."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.bank import DEFAULT_BANK_DIR
+
+DEFAULT_DATABASE_URL = "sqlite:///studybot.db"
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str = DEFAULT_DATABASE_URL
+    bank_dir: Path = DEFAULT_BANK_DIR
+    misfire_grace: dt.timedelta = dt.timedelta(hours=1)
+    log_level: str = "INFO"
+    console_timezone: str = "UTC"
+    discord_token: str | None = field(default=None, repr=False)
+    slack_bot_token: str | None = field(default=None, repr=False)
+    slack_app_token: str | None = field(default=None, repr=False)
+    slack_signing_secret: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        grace = env.get("STUDYBOT_MISFIRE_GRACE_SECONDS")
+        return cls(
+            database_url=env.get("STUDYBOT_DATABASE_URL") or DEFAULT_DATABASE_URL,
+            bank_dir=Path(env.get("STUDYBOT_BANK_DIR") or DEFAULT_BANK_DIR),
+            misfire_grace=dt.timedelta(seconds=int(grace)) if grace else dt.timedelta(hours=1),
+            log_level=(env.get("STUDYBOT_LOG_LEVEL") or "INFO").upper(),
+            console_timezone=env.get("STUDYBOT_CONSOLE_TZ") or "UTC",
+            discord_token=env.get("DISCORD_TOKEN") or None,
+            slack_bot_token=env.get("SLACK_BOT_TOKEN") or None,
+            slack_app_token=env.get("SLACK_APP_TOKEN") or None,
+            slack_signing_secret=env.get("SLACK_SIGNING_SECRET") or None,
+        )
+
+    @property
+    def platforms(self) -> list[str]:
+        out = []
+        if self.discord_token:
+            out.append("discord")
+        if self.slack_bot_token:
+            out.append("slack")
+        return out
+
+
+def sqlite_path(url: str) -> str:
+    """sqlite:///relative.db, sqlite:////abs/path.db or sqlite:///:memory: -> a path for sqlite3."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix):
+        raise ValueError(f"not a sqlite URL: {url.split('://')[0]}://...")
+    return url[len(prefix):] or "studybot.db"

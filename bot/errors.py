@@ -1,0 +1,41 @@
+"""The core's small error family. Each carries a message meant for the person who caused it."""
+
+from __future__ import annotations
+
+
+class QuizError(Exception):
+    """Base: something the user asked for cannot be done; `message` says what and why."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class UnknownRound(QuizError):
+    pass
+
+
+class RoundClosed(QuizError):
+    pass
+
+
+class AlreadyAnswered(QuizError):
+    def __init__(self, message: str, chosen_letter: str) -> None:
+        super().__init__(message)
+        self.chosen_letter = chosen_letter
+
+
+class NotAllowed(QuizError):
+    pass
+
+
+class BadSetting(QuizError):
+    pass
+
+
+class NothingOpen(QuizError):
+    """No open daily question in this channel (for a text answer or a reveal)."""
+
+
+class AlreadyPosted(QuizError):
+    """The channel's daily slot for this local date is taken."""

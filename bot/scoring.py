@@ -1,0 +1,62 @@
+"""Pure scoring rules: points for a daily round, streaks on the channel's local days, ranks."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bot.ports import RevealInput, RevealResult, StreakState
+
+BASE_POINTS = 10
+MAX_STREAK_BONUS = 5
+SPEED_BONUSES = (3, 2, 1)  # the first three correct answers, when a channel switches it on
+
+
+def streak_before(state: StreakState | None, previous_date: dt.date | None) -> int:
+    """The streak a user carries into a round: alive only if their last correct day was the space's
+    previous daily date (a missed or wrong day breaks it)."""
+    if state is None or state.last_date is None or previous_date is None:
+        return 0
+    return state.current if state.last_date == previous_date else 0
+
+
+def streak_bonus(carried: int) -> int:
+    """+1 per consecutive correct daily answer carried into this one, at most +5."""
+    return min(max(carried, 0), MAX_STREAK_BONUS)
+
+
+def score_daily_round(data: RevealInput) -> RevealResult:
+    """Points and new streak states for every answer of one daily round."""
+    day = data.round.local_date
+    assert day is not None, "daily rounds have a local date"
+    points: dict[str, int] = {}
+    streaks: dict[str, StreakState] = {}
+    correct_in_order = sorted((a for a in data.answers if a.correct), key=lambda a: (a.answered_at, a.user_id))
+    speed = {a.user_id: b for a, b in zip(correct_in_order, SPEED_BONUSES, strict=False)} if data.speed_bonus else {}
+    for answer in data.answers:
+        state = data.streaks.get(answer.user_id)
+        if not answer.correct:
+            points[answer.user_id] = 0
+            continue
+        if state is not None and state.last_date == day:
+            # a second channel of the space on the same local day: that day already counted
+            carried, new_state = state.current - 1, state
+        else:
+            carried = streak_before(state, data.previous_date)
+            new_state = StreakState(carried + 1, max(carried + 1, state.best if state else 0), day)
+        points[answer.user_id] = BASE_POINTS + streak_bonus(carried) + speed.get(answer.user_id, 0)
+        streaks[answer.user_id] = new_state
+    return RevealResult(points, streaks)
+
+
+def current_streak(state: StreakState | None, latest_revealed: dt.date | None) -> int:
+    """The streak shown in stats: alive if the last correct day is the latest revealed daily date."""
+    if state is None or state.last_date is None:
+        return 0
+    if latest_revealed is None or state.last_date >= latest_revealed:
+        return state.current
+    return 0
+
+
+def competition_rank(points_above: int) -> int:
+    """Standard competition ranking: 1 + how many have strictly more points (ties share a rank)."""
+    return points_above + 1

@@ -1,0 +1,498 @@
+"""The embedded store: SQLite through aiosqlite, one long-lived connection in WAL mode.
+
+All statements go through one asyncio lock, since a single connection shares one transaction between
+every coroutine that uses it. Writes run in BEGIN IMMEDIATE transactions, so a second process on the
+same file waits its turn (busy_timeout) and the unique keys decide every race.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+import sqlite3
+from collections import Counter
+from collections.abc import AsyncIterator, Iterable, Sequence
+from pathlib import Path
+
+import aiosqlite
+
+from bot.model import (
+    Answer,
+    ChannelConfig,
+    ChannelRef,
+    LeaderboardRow,
+    Period,
+    Round,
+    RoundKind,
+    TopicStats,
+)
+from bot.ports import AnswerWrite, NewAnswer, RevealInput, Scorer, StreakState, period_keys
+from bot.store.migrations import load_migrations
+from bot.store.rows import (
+    config_from_row,
+    config_to_row,
+    from_ts,
+    parse_date,
+    round_from_row,
+    to_ts,
+)
+
+log = logging.getLogger(__name__)
+
+ROUND_COLUMNS = (
+    "id, kind, platform, space_id, channel_id, user_id, question_id, topic, local_date, opened_at, "
+    "closes_at, revealed_at, message_id"
+)
+INSERT_CHUNK = 900  # rows per multi-row INSERT (6 parameters each, under SQLite's variable limit)
+IN_CHUNK = 500
+
+
+def _chunks(items: Sequence, size: int) -> Iterable[Sequence]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+class SqliteStore:
+    """Store port on SQLite (the embedded default)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._db: aiosqlite.Connection | None = None
+        self._lock = asyncio.Lock()
+
+    # ---- lifecycle -------------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = await aiosqlite.connect(self.path, isolation_level=None)
+        await self._db.execute("PRAGMA journal_mode=WAL")
+        # NORMAL in WAL mode: a committed transaction survives a process crash (SIGKILL); only a power
+        # loss can roll back the last commits.
+        await self._db.execute("PRAGMA synchronous=NORMAL")
+        await self._db.execute("PRAGMA busy_timeout=10000")
+        await self._db.execute("PRAGMA foreign_keys=ON")
+        await self.migrate()
+
+    async def close(self) -> None:
+        if self._db is not None:
+            await self._db.close()
+            self._db = None
+
+    @property
+    def db(self) -> aiosqlite.Connection:
+        if self._db is None:
+            raise RuntimeError("the store is not open")
+        return self._db
+
+    @contextlib.asynccontextmanager
+    async def _tx(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._lock:
+            await self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                await self.db.execute("ROLLBACK")
+                raise
+            else:
+                await self.db.execute("COMMIT")
+
+    async def _read(self, sql: str, params: Sequence = ()) -> list[sqlite3.Row | tuple]:
+        async with self._lock:
+            async with self.db.execute(sql, params) as cur:
+                return list(await cur.fetchall())
+
+    async def migrate(self) -> list[int]:
+        """Apply numbered migrations not applied yet; returns the versions applied now."""
+        applied_now: list[int] = []
+        async with self._lock:
+            await self.db.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations "
+                "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
+        for version, name, sql in load_migrations("sqlite"):
+            async with self._tx() as db:
+                async with db.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (version,)) as cur:
+                    if await cur.fetchone():
+                        continue
+                for statement in split_sql(sql):
+                    await db.execute(statement)
+                await db.execute(
+                    "INSERT INTO schema_migrations VALUES (?, ?, ?)", (version, name, to_ts(dt.datetime.now(dt.UTC)))
+                )
+                applied_now.append(version)
+                log.info("applied migration %03d %s", version, name)
+        return applied_now
+
+    async def schema_version(self) -> int:
+        rows = await self._read("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
+        return int(rows[0][0])
+
+    # ---- channels --------------------------------------------------------------------------------
+
+    async def save_channel(self, config: ChannelConfig) -> None:
+        row = config_to_row(config, dt.datetime.now(dt.UTC))
+        async with self._tx() as db:
+            await db.execute(
+                "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
+                "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (platform, channel_id) DO UPDATE SET "
+                "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
+                "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
+                "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
+                "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at",
+                row,
+            )
+
+    async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None:
+        rows = await self._read(
+            "SELECT * FROM channels WHERE platform = ? AND channel_id = ?", (ref.platform, ref.channel_id)
+        )
+        return config_from_row(rows[0]) if rows else None
+
+    async def list_channels(self, platform: str | None = None) -> list[ChannelConfig]:
+        if platform is None:
+            rows = await self._read("SELECT * FROM channels ORDER BY platform, channel_id")
+        else:
+            rows = await self._read("SELECT * FROM channels WHERE platform = ? ORDER BY channel_id", (platform,))
+        return [config_from_row(r) for r in rows]
+
+    async def space_timezone(self, platform: str, space_id: str) -> str | None:
+        rows = await self._read(
+            "SELECT timezone FROM channels WHERE platform = ? AND space_id = ? ORDER BY updated_at DESC LIMIT 1",
+            (platform, space_id),
+        )
+        return rows[0][0] if rows else None
+
+    # ---- rounds ----------------------------------------------------------------------------------
+
+    async def claim_daily_round(
+        self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
+        closes_at: dt.datetime | None,
+    ) -> Round | None:
+        async with self._tx() as db:
+            async with db.execute(
+                "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, "
+                "opened_at, closes_at) VALUES ('daily',?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING "
+                f"RETURNING {ROUND_COLUMNS}",
+                (ref.platform, ref.space_id, ref.channel_id, question_id, topic, local_date.isoformat(),
+                 to_ts(opened_at), to_ts(closes_at) if closes_at else None),
+            ) as cur:
+                row = await cur.fetchone()
+        return round_from_row(row) if row else None
+
+    async def create_practice_round(
+        self, ref: ChannelRef, user_id: str, question_id: str, topic: str, opened_at: dt.datetime
+    ) -> Round:
+        async with self._tx() as db:
+            async with db.execute(
+                "INSERT INTO rounds (kind, platform, space_id, channel_id, user_id, question_id, topic, opened_at) "
+                f"VALUES ('practice',?,?,?,?,?,?,?) RETURNING {ROUND_COLUMNS}",
+                (ref.platform, ref.space_id, ref.channel_id, user_id, question_id, topic, to_ts(opened_at)),
+            ) as cur:
+                row = await cur.fetchone()
+        assert row is not None
+        return round_from_row(row)
+
+    async def get_round(self, round_id: int) -> Round | None:
+        rows = await self._read(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = ?", (round_id,))
+        return round_from_row(rows[0]) if rows else None
+
+    async def open_daily_rounds(self, ref: ChannelRef | None = None) -> list[Round]:
+        if ref is None:
+            rows = await self._read(
+                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE revealed_at IS NULL AND kind = 'daily' ORDER BY id"
+            )
+        else:
+            rows = await self._read(
+                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND channel_id = ? "
+                "AND revealed_at IS NULL AND kind = 'daily' ORDER BY id",
+                (ref.platform, ref.channel_id),
+            )
+        return [round_from_row(r) for r in rows]
+
+    async def latest_daily_round(self, ref: ChannelRef) -> Round | None:
+        rows = await self._read(
+            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND channel_id = ? AND kind = 'daily' "
+            "ORDER BY local_date DESC LIMIT 1",
+            (ref.platform, ref.channel_id),
+        )
+        return round_from_row(rows[0]) if rows else None
+
+    async def set_message_id(self, round_id: int, message_id: str) -> None:
+        async with self._tx() as db:
+            await db.execute("UPDATE rounds SET message_id = ? WHERE id = ?", (message_id, round_id))
+
+    async def question_counts(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> dict[str, int]:
+        sql = "SELECT question_id, COUNT(*) FROM rounds WHERE platform = ? AND space_id = ? AND kind = ?"
+        params: list = [platform, space_id, kind.value]
+        if user_id is not None:
+            sql += " AND user_id = ?"
+            params.append(user_id)
+        rows = await self._read(sql + " GROUP BY question_id", params)
+        return {r[0]: int(r[1]) for r in rows}
+
+    async def last_question_id(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> str | None:
+        sql = "SELECT question_id FROM rounds WHERE platform = ? AND space_id = ? AND kind = ?"
+        params: list = [platform, space_id, kind.value]
+        if user_id is not None:
+            sql += " AND user_id = ?"
+            params.append(user_id)
+        rows = await self._read(sql + " ORDER BY id DESC LIMIT 1", params)
+        return rows[0][0] if rows else None
+
+    # ---- answers ---------------------------------------------------------------------------------
+
+    async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
+        if not answers:
+            return []
+        results: list[AnswerWrite | None] = [None] * len(answers)
+        async with self._tx() as db:
+            round_ids = sorted({a.round_id for a in answers})
+            state: dict[int, bool] = {}
+            for chunk in _chunks(round_ids, IN_CHUNK):
+                marks = ",".join("?" * len(chunk))
+                async with db.execute(
+                    f"SELECT id, revealed_at, closes_at FROM rounds WHERE id IN ({marks})", chunk
+                ) as cur:
+                    for rid, revealed, closes in await cur.fetchall():
+                        state[rid] = revealed is None and (closes is None or from_ts(closes) > now)
+            pending: list[int] = []
+            seen: set[tuple[int, str]] = set()
+            for i, a in enumerate(answers):
+                if a.round_id not in state:
+                    results[i] = AnswerWrite("unknown")
+                elif not state[a.round_id]:
+                    results[i] = AnswerWrite("closed")
+                elif (a.round_id, a.user_id) in seen:
+                    results[i] = AnswerWrite("duplicate")  # settled below with the stored choice
+                else:
+                    seen.add((a.round_id, a.user_id))
+                    pending.append(i)
+            inserted: set[tuple[int, str]] = set()
+            for chunk in _chunks(pending, INSERT_CHUNK):
+                values = ",".join("(?,?,?,?,?)" for _ in chunk)
+                params: list = []
+                for i in chunk:
+                    a = answers[i]
+                    params += [a.round_id, a.user_id, a.choice, int(a.correct), to_ts(a.answered_at)]
+                async with db.execute(
+                    "INSERT INTO answers (round_id, user_id, choice, correct, answered_at) "
+                    f"VALUES {values} ON CONFLICT DO NOTHING RETURNING round_id, user_id",
+                    params,
+                ) as cur:
+                    inserted.update((r[0], r[1]) for r in await cur.fetchall())
+            for i, a in enumerate(answers):
+                if results[i] is None and (a.round_id, a.user_id) in inserted:
+                    results[i] = AnswerWrite("recorded")
+                elif results[i] is None or results[i].status == "duplicate":
+                    async with db.execute(
+                        "SELECT choice FROM answers WHERE round_id = ? AND user_id = ?", (a.round_id, a.user_id)
+                    ) as cur:
+                        row = await cur.fetchone()
+                    results[i] = AnswerWrite("duplicate", int(row[0]) if row else None)
+        return [r for r in results if r is not None]
+
+    async def get_answer(self, round_id: int, user_id: str) -> Answer | None:
+        rows = await self._read(
+            "SELECT round_id, user_id, choice, correct, answered_at, points FROM answers "
+            "WHERE round_id = ? AND user_id = ?",
+            (round_id, user_id),
+        )
+        return _answer(rows[0]) if rows else None
+
+    async def round_answers(self, round_id: int) -> list[Answer]:
+        rows = await self._read(
+            "SELECT round_id, user_id, choice, correct, answered_at, points FROM answers WHERE round_id = ? "
+            "ORDER BY answered_at, user_id",
+            (round_id,),
+        )
+        return [_answer(r) for r in rows]
+
+    # ---- reveal and leaderboards -----------------------------------------------------------------
+
+    async def reveal_round(self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None) -> bool:
+        async with self._tx() as db:
+            cur = await db.execute(
+                "UPDATE rounds SET revealed_at = ? WHERE id = ? AND revealed_at IS NULL", (to_ts(revealed_at), round_id)
+            )
+            if cur.rowcount == 0:
+                return False
+            if scorer is None:
+                return True
+            async with db.execute(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = ?", (round_id,)) as c:
+                round_ = round_from_row(await c.fetchone())
+            if round_.kind is not RoundKind.DAILY or round_.local_date is None:
+                return True
+            async with db.execute(
+                "SELECT round_id, user_id, choice, correct, answered_at, points FROM answers WHERE round_id = ?",
+                (round_id,),
+            ) as c:
+                answers = tuple(_answer(r) for r in await c.fetchall())
+            ref = round_.ref
+            async with db.execute(
+                "SELECT MAX(local_date) FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
+                "AND revealed_at IS NOT NULL AND local_date < ?",
+                (ref.platform, ref.space_id, round_.local_date.isoformat()),
+            ) as c:
+                prev = (await c.fetchone())[0]
+            users = [a.user_id for a in answers]
+            streaks: dict[str, StreakState] = {}
+            for chunk in _chunks(users, IN_CHUNK):
+                marks = ",".join("?" * len(chunk))
+                async with db.execute(
+                    f"SELECT user_id, current, best, last_date FROM streaks WHERE platform = ? AND space_id = ? "
+                    f"AND user_id IN ({marks})",
+                    (ref.platform, ref.space_id, *chunk),
+                ) as c:
+                    for uid, cur_s, best, last in await c.fetchall():
+                        streaks[uid] = StreakState(cur_s, best, parse_date(last))
+            settings = await (await db.execute(
+                "SELECT speed_bonus FROM channels WHERE platform = ? AND channel_id = ?", (ref.platform, ref.channel_id)
+            )).fetchone()
+            result = scorer(RevealInput(round_, answers, parse_date(prev), streaks, bool(settings and settings[0])))
+            await db.executemany(
+                "UPDATE answers SET points = ? WHERE round_id = ? AND user_id = ?",
+                [(p, round_id, uid) for uid, p in result.points.items()],
+            )
+            await db.executemany(
+                "INSERT INTO streaks (platform, space_id, user_id, current, best, last_date) VALUES (?,?,?,?,?,?) "
+                "ON CONFLICT (platform, space_id, user_id) DO UPDATE SET current = excluded.current, "
+                "best = excluded.best, last_date = excluded.last_date",
+                [(ref.platform, ref.space_id, uid, s.current, s.best, s.last_date.isoformat() if s.last_date else None)
+                 for uid, s in result.streaks.items()],
+            )
+            correct = {a.user_id: a.correct for a in answers}
+            for period, key in period_keys(round_.local_date):
+                await self._fold_scores(db, ref, period, key, result.points, correct)
+        return True
+
+    async def _fold_scores(
+        self, db: aiosqlite.Connection, ref: ChannelRef, period: Period, key: str, points: dict[str, int],
+        correct: dict[str, bool],
+    ) -> None:
+        old: dict[str, int] = {}
+        users = list(points)
+        for chunk in _chunks(users, IN_CHUNK):
+            marks = ",".join("?" * len(chunk))
+            async with db.execute(
+                f"SELECT user_id, points FROM scores WHERE platform = ? AND space_id = ? AND period = ? "
+                f"AND period_key = ? AND user_id IN ({marks})",
+                (ref.platform, ref.space_id, period.value, key, *chunk),
+            ) as c:
+                old.update({r[0]: int(r[1]) for r in await c.fetchall()})
+        await db.executemany(
+            "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered) "
+            "VALUES (?,?,?,?,?,?,?,1) ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET "
+            "points = points + excluded.points, correct = correct + excluded.correct, answered = answered + 1",
+            [(ref.platform, ref.space_id, period.value, key, uid, p, int(correct[uid])) for uid, p in points.items()],
+        )
+        delta: Counter[int] = Counter()
+        for uid, p in points.items():
+            if uid in old:
+                delta[old[uid]] -= 1
+                delta[old[uid] + p] += 1
+            else:
+                delta[p] += 1
+        await db.executemany(
+            "INSERT INTO score_buckets (platform, space_id, period, period_key, points, users) VALUES (?,?,?,?,?,?) "
+            "ON CONFLICT (platform, space_id, period, period_key, points) DO UPDATE SET users = users + excluded.users",
+            [(ref.platform, ref.space_id, period.value, key, pts, n) for pts, n in delta.items() if n],
+        )
+        await db.execute(
+            "DELETE FROM score_buckets WHERE platform = ? AND space_id = ? AND period = ? AND period_key = ? "
+            "AND users <= 0",
+            (ref.platform, ref.space_id, period.value, key),
+        )
+
+    async def leaderboard(
+        self, platform: str, space_id: str, period: Period, period_key: str, limit: int
+    ) -> list[LeaderboardRow]:
+        rows = await self._read(
+            "SELECT user_id, points, correct, answered FROM scores WHERE platform = ? AND space_id = ? "
+            "AND period = ? AND period_key = ? ORDER BY points DESC, user_id LIMIT ?",
+            (platform, space_id, period.value, period_key, limit),
+        )
+        out: list[LeaderboardRow] = []
+        for i, (uid, pts, corr, ans) in enumerate(rows):
+            rank = out[-1].rank if out and out[-1].points == pts else i + 1
+            out.append(LeaderboardRow(rank, uid, int(pts), int(corr), int(ans)))
+        return out
+
+    async def rank_of(
+        self, platform: str, space_id: str, period: Period, period_key: str, user_id: str
+    ) -> LeaderboardRow | None:
+        async with self._lock:
+            async with self.db.execute(
+                "SELECT points, correct, answered FROM scores WHERE platform = ? AND space_id = ? AND period = ? "
+                "AND period_key = ? AND user_id = ?",
+                (platform, space_id, period.value, period_key, user_id),
+            ) as cur:
+                row = await cur.fetchone()
+            if row is None:
+                return None
+            async with self.db.execute(
+                "SELECT COALESCE(SUM(users), 0) FROM score_buckets WHERE platform = ? AND space_id = ? "
+                "AND period = ? AND period_key = ? AND points > ?",
+                (platform, space_id, period.value, period_key, row[0]),
+            ) as cur:
+                above = int((await cur.fetchone())[0])
+        return LeaderboardRow(above + 1, user_id, int(row[0]), int(row[1]), int(row[2]))
+
+    # ---- stats -----------------------------------------------------------------------------------
+
+    async def user_topic_stats(
+        self, platform: str, space_id: str, user_id: str
+    ) -> list[tuple[RoundKind, TopicStats]]:
+        rows = await self._read(
+            "SELECT r.kind, r.topic, COUNT(*), SUM(a.correct) FROM answers a JOIN rounds r ON r.id = a.round_id "
+            "WHERE a.user_id = ? AND r.platform = ? AND r.space_id = ? AND r.revealed_at IS NOT NULL "
+            "GROUP BY r.kind, r.topic ORDER BY r.topic",
+            (user_id, platform, space_id),
+        )
+        return [(RoundKind(k), TopicStats(t, int(n), int(c or 0))) for k, t, n, c in rows]
+
+    async def streak(self, platform: str, space_id: str, user_id: str) -> StreakState | None:
+        rows = await self._read(
+            "SELECT current, best, last_date FROM streaks WHERE platform = ? AND space_id = ? AND user_id = ?",
+            (platform, space_id, user_id),
+        )
+        return StreakState(int(rows[0][0]), int(rows[0][1]), parse_date(rows[0][2])) if rows else None
+
+    async def latest_revealed_date(self, platform: str, space_id: str) -> dt.date | None:
+        rows = await self._read(
+            "SELECT MAX(local_date) FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
+            "AND revealed_at IS NOT NULL",
+            (platform, space_id),
+        )
+        return parse_date(rows[0][0]) if rows else None
+
+
+def _answer(row) -> Answer:
+    return Answer(
+        round_id=int(row[0]), user_id=row[1], choice=int(row[2]), correct=bool(row[3]),
+        answered_at=from_ts(row[4]), points=None if row[5] is None else int(row[5]),
+    )
+
+
+def split_sql(script: str) -> list[str]:
+    """Split a migration into complete statements (comments and blank lines dropped)."""
+    statements, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        if not buf and (not line.strip() or line.lstrip().startswith("--")):
+            continue
+        buf += line
+        if sqlite3.complete_statement(buf):
+            statements.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        statements.append(buf.strip())
+    return statements
+
+

@@ -140,7 +140,9 @@ def parse_difficulties(text: str) -> frozenset[Difficulty]:
         try:
             out.add(Difficulty(part))
         except ValueError:
-            raise BadSetting(f"'{part}' is not a difficulty: use easy, medium, hard (comma-separated) or all.") from None
+            raise BadSetting(
+                f"'{part}' is not a difficulty: use easy, medium, hard (comma-separated) or all."
+            ) from None
     return frozenset(out)
 
 

@@ -242,7 +242,9 @@ class QuizService:
         )
         if write.status == "duplicate":
             previous = LETTERS[write.existing_choice] if write.existing_choice is not None else "?"
-            raise AlreadyAnswered(f"You already answered {previous}; the first answer is the one that counts.", previous)
+            raise AlreadyAnswered(
+                f"You already answered {previous}; the first answer is the one that counts.", previous
+            )
         if write.status == "closed":
             self._rounds.pop(round_id, None)
             raise RoundClosed("This question is closed; its answer has been (or is about to be) revealed.")
@@ -304,7 +306,8 @@ class QuizService:
         right = tuple(a.user_id for a in sorted(answers, key=lambda a: (a.answered_at, a.user_id)) if a.correct)
         return RevealCard(
             round_id=round_.id,
-            title=f"Answer: {question.answer_letter}" + (f" ({round_.local_date:%a %d %b})" if round_.local_date else ""),
+            title=f"Answer: {question.answer_letter}"
+            + (f" ({round_.local_date:%a %d %b})" if round_.local_date else ""),
             prompt=question.prompt,
             choices=question.choices,
             correct_letter=question.answer_letter,

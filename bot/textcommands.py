@@ -127,7 +127,9 @@ def parse_config(words: list[str]) -> Configure:
     for key, value in zip(words[::2], words[1::2], strict=True):
         name = _SETTING_KEYS.get(key.lower())
         if name is None:
-            raise BadSetting(f"'{key}' is not a setting: use time, tz, days, topics, difficulty, window, reactions, speed.")
+            raise BadSetting(
+                f"'{key}' is not a setting: use time, tz, days, topics, difficulty, window, reactions, speed."
+            )
         if name == "channel":
             channel = value
             continue

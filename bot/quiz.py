@@ -262,6 +262,13 @@ class QuizService:
             f"Your answer {letter} is locked in. You will see whether it is right when the answer is revealed.",
         )
 
+    async def answer_by_message(self, platform: str, message_id: str, user_id: str, choice: int) -> AnswerOutcome:
+        """A reaction on a posted question message: answers the round that message belongs to."""
+        round_ = await self.store.round_by_message(platform, message_id)
+        if round_ is None:
+            raise UnknownRound("That message is not a quiz question.")
+        return await self.submit_answer(round_.id, user_id, choice)
+
     async def answer_in_channel(self, ref: ChannelRef, user_id: str, choice: int) -> AnswerOutcome:
         """A typed answer (`/quiz answer B`): goes to the channel's open daily question."""
         round_ = await self.open_round_in(ref)

@@ -225,6 +225,13 @@ class SqliteStore:
         async with self._tx() as db:
             await db.execute("UPDATE rounds SET message_id = ? WHERE id = ?", (message_id, round_id))
 
+    async def round_by_message(self, platform: str, message_id: str) -> Round | None:
+        rows = await self._read(
+            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND message_id = ? ORDER BY id DESC LIMIT 1",
+            (platform, message_id),
+        )
+        return round_from_row(rows[0]) if rows else None
+
     async def question_counts(
         self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
     ) -> dict[str, int]:

@@ -37,6 +37,7 @@ CREATE TABLE rounds (
 CREATE UNIQUE INDEX rounds_daily_slot ON rounds (platform, channel_id, local_date) WHERE kind = 'daily';
 CREATE INDEX rounds_open ON rounds (platform, channel_id) WHERE revealed_at IS NULL;
 CREATE INDEX rounds_space_questions ON rounds (platform, space_id, kind, question_id);
+CREATE INDEX rounds_message ON rounds (platform, message_id) WHERE message_id IS NOT NULL;
 CREATE INDEX rounds_user_practice ON rounds (platform, space_id, user_id) WHERE kind = 'practice';
 
 -- the answer log: one answer per (round, user); points are settled at the reveal

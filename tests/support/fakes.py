@@ -1,0 +1,77 @@
+"""Hand-written fakes of the core's ports (in the style of cosmicpython's FakeRepository)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from bot.bank import TOPICS, Bank
+from bot.model import ChannelRef, Difficulty, Question, QuestionCard, RevealCard
+
+
+class FixedClock:
+    """A clock that only moves when a test moves it."""
+
+    def __init__(self, start: dt.datetime) -> None:
+        if start.tzinfo is None:
+            raise ValueError("aware datetimes only")
+        self.current = start.astimezone(dt.UTC)
+
+    def now(self) -> dt.datetime:
+        return self.current
+
+    def set(self, moment: dt.datetime) -> None:
+        self.current = moment.astimezone(dt.UTC)
+
+    def advance(self, **kwargs: float) -> None:
+        self.current += dt.timedelta(**kwargs)
+
+
+@dataclass
+class FakePlatform:
+    """Records every outbound push."""
+
+    name: str = "fake"
+    posted: list[tuple[ChannelRef, QuestionCard]] = field(default_factory=list)
+    reveals: list[tuple[ChannelRef, RevealCard]] = field(default_factory=list)
+    private: list[tuple[ChannelRef, str, str]] = field(default_factory=list)
+
+    async def post_question(self, ref: ChannelRef, card: QuestionCard) -> str:
+        self.posted.append((ref, card))
+        return f"msg-{card.round_id}"
+
+    async def post_reveal(self, ref: ChannelRef, card: RevealCard) -> str | None:
+        self.reveals.append((ref, card))
+        return f"reveal-{card.round_id}"
+
+    async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        self.private.append((ref, user_id, text))
+
+
+def make_question(qid: str, topic: str = "tensors", difficulty: Difficulty = Difficulty.EASY, answer: int = 0) -> Question:
+    return Question(
+        id=qid,
+        topic=topic,
+        difficulty=difficulty,
+        prompt=f"Prompt of {qid}?",
+        choices=(f"{qid} one", f"{qid} two", f"{qid} three", f"{qid} four"),
+        answer=answer,
+        explanation=f"Because {qid} says so.",
+        reference="https://docs.pytorch.org/docs/stable/index.html",
+        source="original",
+    )
+
+
+def make_bank(per_topic: int = 3, topics: tuple[str, ...] = ("tensors", "autograd", "modules")) -> Bank:
+    """A small bank: per topic one question of each difficulty in turn; answers cycle A-D."""
+    assert all(t in TOPICS for t in topics)
+    levels = list(Difficulty)
+    questions = [
+        make_question(f"{topic}-{i}", topic, levels[i % 3], answer=i % 4)
+        for topic in topics
+        for i in range(per_topic)
+    ]
+    return Bank(tuple(questions))
+
+
+REF = ChannelRef("fake", "space-1", "chan-1")

@@ -48,7 +48,9 @@ class FakePlatform:
         self.private.append((ref, user_id, text))
 
 
-def make_question(qid: str, topic: str = "tensors", difficulty: Difficulty = Difficulty.EASY, answer: int = 0) -> Question:
+def make_question(
+    qid: str, topic: str = "tensors", difficulty: Difficulty = Difficulty.EASY, answer: int = 0
+) -> Question:
     return Question(
         id=qid,
         topic=topic,

@@ -1,0 +1,345 @@
+"""The quiz service driven with a fixed clock and a fake platform: no chat platform anywhere."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import random
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.errors import AlreadyAnswered, AlreadyPosted, BadSetting, NotAllowed, NothingOpen, RoundClosed, UnknownRound
+from bot.model import Actor, ChannelRef, Difficulty, Period, RoundKind
+from bot.quiz import QuizService
+from bot.store.sqlite import SqliteStore
+from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
+
+ADMIN = Actor("admin", is_admin=True)
+MEMBER = Actor("member", is_admin=False)
+MONDAY_9 = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)
+
+
+@pytest.fixture
+async def env():
+    store = SqliteStore(":memory:")
+    await store.open()
+    clock = FixedClock(MONDAY_9)
+    platform = FakePlatform()
+    service = QuizService(store, make_bank(), clock, {"fake": platform}, rng=random.Random(7))
+    await service.configure(ADMIN, REF, timezone="UTC")
+    yield service, store, clock, platform
+    await service.close()
+    await store.close()
+
+
+async def _daily(service, clock, day_offset: int = 0):
+    clock.set(MONDAY_9 + dt.timedelta(days=day_offset))
+    round_ = await service.start_daily_round(REF)
+    assert round_ is not None
+    return round_
+
+
+def _right(service, round_) -> int:
+    return service.bank.get(round_.question_id).answer
+
+
+async def test_daily_post_goes_to_the_platform_with_a_message_id(env):
+    service, store, clock, platform = env
+    round_ = await _daily(service, clock)
+    assert len(platform.posted) == 1
+    ref, card = platform.posted[0]
+    assert ref == REF and card.round_id == round_.id and card.kind is RoundKind.DAILY
+    assert len(card.choices) == 4 and card.reveal_note and "revealed" in card.reveal_note
+    assert (await store.get_round(round_.id)).message_id == f"msg-{round_.id}"
+
+
+async def test_one_daily_round_per_channel_and_local_date(env):
+    service, store, clock, platform = env
+    await _daily(service, clock)
+    assert await service.start_daily_round(REF) is None  # the scheduler firing twice
+    with pytest.raises(AlreadyPosted):
+        await service.start_daily_round(REF, actor=ADMIN)  # a manual post-now
+    assert len(platform.posted) == 1
+
+
+async def test_acknowledgement_never_reveals_the_verdict(env):
+    service, _, clock, _ = env
+    round_ = await _daily(service, clock)
+    right = _right(service, round_)
+    ok = await service.submit_answer(round_.id, "u1", right)
+    wrong = await service.submit_answer(round_.id, "u2", (right + 1) % 4)
+    assert ok.verdict is None and wrong.verdict is None
+    assert ok.text.replace(ok.chosen_letter, "?") == wrong.text.replace(wrong.chosen_letter, "?")
+    assert "locked" in ok.text
+
+
+async def test_first_answer_locks(env):
+    service, store, clock, _ = env
+    round_ = await _daily(service, clock)
+    await service.submit_answer(round_.id, "u1", 1)
+    with pytest.raises(AlreadyAnswered) as err:
+        await service.submit_answer(round_.id, "u1", 2)
+    assert err.value.chosen_letter == "B" and "already answered B" in err.value.message
+    assert (await store.get_answer(round_.id, "u1")).choice == 1
+
+
+async def test_concurrent_duplicate_answers_record_one(env):
+    service, store, clock, _ = env
+    round_ = await _daily(service, clock)
+    results = await asyncio.gather(
+        *(service.submit_answer(round_.id, "u1", c % 4) for c in range(10)), return_exceptions=True
+    )
+    recorded = [r for r in results if not isinstance(r, Exception)]
+    assert len(recorded) == 1
+    assert all(isinstance(r, AlreadyAnswered) for r in results if isinstance(r, Exception))
+    assert len(await store.round_answers(round_.id)) == 1
+
+
+async def test_answers_to_unknown_or_closed_rounds_are_refused(env):
+    service, store, clock, _ = env
+    with pytest.raises(UnknownRound):
+        await service.submit_answer(999, "u1", 0)
+    round_ = await _daily(service, clock)
+    await service.reveal_round(round_.id)
+    with pytest.raises(RoundClosed):
+        await service.submit_answer(round_.id, "u1", 0)
+    with pytest.raises(BadSetting):
+        await service.submit_answer(round_.id, "u1", 7)
+    assert await store.round_answers(round_.id) == []
+
+
+async def test_next_daily_post_reveals_the_previous_round(env):
+    service, _, clock, platform = env
+    first = await _daily(service, clock)
+    right = _right(service, first)
+    await service.submit_answer(first.id, "alice", right)
+    await service.submit_answer(first.id, "bob", (right + 1) % 4)
+    await service.submit_answer(first.id, "carol", right)
+    second = await _daily(service, clock, 1)
+    assert [c.round_id for _, c in platform.reveals] == [first.id]
+    reveal = platform.reveals[0][1]
+    assert reveal.correct_letter == "ABCD"[right]
+    assert reveal.distribution[right] == 2 and reveal.total == 3
+    assert set(reveal.correct_users) == {"alice", "carol"}
+    assert reveal.explanation and reveal.question_message_id == f"msg-{first.id}"
+    assert second.question_id != first.question_id
+
+
+async def test_answer_window_closes_the_round(env):
+    service, _, clock, _ = env
+    await service.configure(ADMIN, REF, answer_window=dt.timedelta(hours=2))
+    round_ = await _daily(service, clock)
+    assert round_.closes_at == MONDAY_9 + dt.timedelta(hours=2)
+    clock.advance(hours=2)
+    with pytest.raises(RoundClosed):
+        await service.submit_answer(round_.id, "late", 0)
+
+
+async def test_points_and_streak_bonus_across_days(env):
+    service, store, clock, _ = env
+    expected = [10, 11, 12, 13, 14, 15, 15]  # 10 + min(carried streak, 5)
+    got = []
+    for day in range(7):
+        round_ = await _daily(service, clock, day)
+        await service.submit_answer(round_.id, "ada", _right(service, round_))
+        await service.reveal_round(round_.id)
+        got.append((await store.get_answer(round_.id, "ada")).points)
+    assert got == expected
+    stats = await service.stats("fake", "space-1", "ada")
+    assert stats.current_streak == 7 and stats.best_streak == 7 and stats.points == sum(expected)
+
+
+async def test_a_wrong_or_missed_day_breaks_the_streak(env):
+    service, store, clock, _ = env
+    for day, action in enumerate(["right", "right", "wrong", "right", "skip", "right"]):
+        round_ = await _daily(service, clock, day)
+        right = _right(service, round_)
+        if action != "skip":
+            await service.submit_answer(round_.id, "ada", right if action == "right" else (right + 1) % 4)
+        await service.reveal_round(round_.id)
+    stats = await service.stats("fake", "space-1", "ada")
+    assert stats.current_streak == 1 and stats.best_streak == 2
+    # a later revealed day without her answer shows the streak as broken
+    round_ = await _daily(service, clock, 6)
+    await service.reveal_round(round_.id)
+    assert (await service.stats("fake", "space-1", "ada")).current_streak == 0
+
+
+async def test_speed_bonus_for_the_first_three_correct_answers(env):
+    service, store, clock, _ = env
+    await service.configure(ADMIN, REF, speed_bonus=True)
+    round_ = await _daily(service, clock)
+    right = _right(service, round_)
+    for i, user in enumerate(["u1", "u2", "u3", "u4"]):
+        clock.advance(seconds=i + 1)
+        await service.submit_answer(round_.id, user, right)
+    await service.reveal_round(round_.id)
+    points = [(await store.get_answer(round_.id, u)).points for u in ["u1", "u2", "u3", "u4"]]
+    assert points == [13, 12, 11, 10]
+
+
+async def test_leaderboard_counts_only_revealed_daily_rounds(env):
+    service, _, clock, _ = env
+    round_ = await _daily(service, clock)
+    await service.submit_answer(round_.id, "ada", _right(service, round_))
+    board = await service.leaderboard("fake", "space-1", Period.WEEK, "ada")
+    assert board.rows == () and board.me is None  # hidden until the reveal: no leak of the verdict
+    await service.reveal_round(round_.id)
+    board = await service.leaderboard("fake", "space-1", Period.WEEK, "ada")
+    assert [(r.rank, r.user_id, r.points) for r in board.rows] == [(1, "ada", 10)]
+
+
+async def test_leaderboard_top_ten_ties_and_own_rank(env):
+    service, _, clock, _ = env
+    round_ = await _daily(service, clock)
+    right = _right(service, round_)
+    for i in range(14):
+        await service.submit_answer(round_.id, f"u{i:02d}", right if i < 12 else (right + 1) % 4)
+    await service.reveal_round(round_.id)
+    board = await service.leaderboard("fake", "space-1", Period.ALL, "u13")
+    assert len(board.rows) == 10
+    assert {r.rank for r in board.rows} == {1}  # twelve users tie on 10 points
+    assert board.me is not None and board.me.rank == 13 and board.me.points == 0
+
+
+async def test_week_and_month_periods_follow_the_local_date(env):
+    service, _, clock, _ = env
+    round_ = await _daily(service, clock)  # Monday 30 Nov 2026: week 49, November
+    await service.submit_answer(round_.id, "ada", _right(service, round_))
+    await service.reveal_round(round_.id)
+    clock.set(dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC))  # Tuesday 1 Dec: same week, new month
+    assert [r.user_id for r in (await service.leaderboard("fake", "space-1", Period.WEEK)).rows] == ["ada"]
+    assert (await service.leaderboard("fake", "space-1", Period.MONTH)).rows == ()
+    assert [r.user_id for r in (await service.leaderboard("fake", "space-1", Period.ALL)).rows] == ["ada"]
+
+
+async def test_practice_gives_the_verdict_at_once_and_never_counts(env):
+    service, _, _, platform = env
+    card = await service.start_practice(REF, "ada", "autograd")
+    assert card.kind is RoundKind.PRACTICE and card.topic == "autograd" and card.reveal_note is None
+    question = next(q for q in service.bank.questions if q.prompt == card.prompt)
+    outcome = await service.submit_answer(card.round_id, "ada", question.answer)
+    assert outcome.verdict is not None and outcome.verdict.correct and question.explanation in outcome.text
+    with pytest.raises(RoundClosed):
+        await service.submit_answer(card.round_id, "ada", 0)
+    assert platform.posted == [] and platform.reveals == []
+    assert (await service.leaderboard("fake", "space-1", Period.ALL, "ada")).me is None
+    stats = await service.stats("fake", "space-1", "ada")
+    assert stats.practice_answered == 1 and stats.daily_answered == 0 and stats.points == 0
+
+
+async def test_practice_belongs_to_its_learner(env):
+    service, store, _, _ = env
+    card = await service.start_practice(REF, "ada")
+    with pytest.raises(NotAllowed):
+        await service.submit_answer(card.round_id, "bob", 0)
+    assert await store.round_answers(card.round_id) == []
+
+
+async def test_no_repeat_until_the_filtered_bank_is_used_up(env):
+    service, _, clock, _ = env
+    await service.configure(ADMIN, REF, topics=frozenset({"tensors", "autograd"}))
+    asked = []
+    for day in range(6):
+        asked.append((await _daily(service, clock, day)).question_id)
+    assert len(set(asked)) == 6 and all(q.split("-")[0] in {"tensors", "autograd"} for q in asked)
+    seventh = (await _daily(service, clock, 6)).question_id
+    assert seventh in asked and seventh != asked[-1]
+
+
+async def test_practice_does_not_repeat_for_a_learner_until_the_topic_is_used_up(env):
+    service, _, _, _ = env
+    prompts = [(await service.start_practice(REF, "ada", "modules")).prompt for _ in range(3)]
+    assert len(set(prompts)) == 3
+
+
+async def test_stats_by_topic_hide_unrevealed_answers(env):
+    service, _, clock, _ = env
+    round_ = await _daily(service, clock)
+    await service.submit_answer(round_.id, "ada", _right(service, round_))
+    assert (await service.stats("fake", "space-1", "ada")).answered == 0
+    await service.reveal_round(round_.id)
+    stats = await service.stats("fake", "space-1", "ada")
+    assert stats.answered == 1 and stats.correct == 1 and stats.accuracy == 1.0
+    assert [(t.topic, t.answered, t.correct) for t in stats.by_topic] == [(round_.topic, 1, 1)]
+
+
+async def test_config_needs_admin_and_changes_nothing_otherwise(env):
+    service, store, _, _ = env
+    before = await store.get_channel(REF)
+    with pytest.raises(NotAllowed):
+        await service.configure(MEMBER, REF, post_time=dt.time(7, 0))
+    with pytest.raises(NotAllowed):
+        await service.reveal_now(MEMBER, REF)
+    with pytest.raises(NotAllowed):
+        await service.start_daily_round(REF, actor=MEMBER)
+    assert await store.get_channel(REF) == before
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"timezone": "Mars/Olympus"},
+        {"weekdays": frozenset()},
+        {"topics": frozenset({"astrology"})},
+        {"topics": frozenset({"recurrent"})},  # valid topic, but no question in this bank
+        {"colour": "blue"},
+    ],
+)
+async def test_bad_settings_are_refused_and_change_nothing(env, changes):
+    service, store, _, _ = env
+    before = await store.get_channel(REF)
+    with pytest.raises(BadSetting):
+        await service.configure(ADMIN, REF, **changes)
+    assert await store.get_channel(REF) == before
+
+
+async def test_config_change_notifies_listeners_and_show(env):
+    service, _, _, _ = env
+    seen = []
+    service.on_config_change(seen.append)
+    card = await service.configure(
+        ADMIN, REF, post_time=dt.time(8, 30), timezone="Europe/Berlin", weekdays=frozenset({0, 2, 4}),
+        difficulties=frozenset({Difficulty.HARD}),
+    )
+    assert seen and seen[-1].timezone == "Europe/Berlin"
+    assert card.lines[0] == "time 08:30 tz Europe/Berlin days mon,wed,fri"
+    assert card.next_post == dt.datetime(2026, 12, 2, 8, 30, tzinfo=ZoneInfo("Europe/Berlin"))
+
+
+async def test_text_answer_and_early_reveal_need_an_open_round(env):
+    service, _, clock, platform = env
+    with pytest.raises(NothingOpen):
+        await service.answer_in_channel(REF, "ada", 0)
+    round_ = await _daily(service, clock)
+    outcome = await service.answer_in_channel(REF, "ada", 2)
+    assert outcome.round_id == round_.id and outcome.chosen_letter == "C"
+    card = await service.reveal_now(ADMIN, REF)
+    assert card.round_id == round_.id and platform.reveals[-1][1].round_id == round_.id
+    with pytest.raises(NothingOpen):
+        await service.reveal_now(ADMIN, REF)
+
+
+async def test_reaction_answers_find_their_round_by_message(env):
+    service, store, clock, _ = env
+    round_ = await _daily(service, clock)
+    outcome = await service.answer_by_message("fake", f"msg-{round_.id}", "ada", 3)
+    assert outcome.round_id == round_.id and (await store.get_answer(round_.id, "ada")).choice == 3
+    with pytest.raises(UnknownRound):
+        await service.answer_by_message("fake", "not-a-question", "ada", 0)
+
+
+async def test_spaces_are_separate(env):
+    service, _, clock, _ = env
+    other = ChannelRef("fake", "space-2", "chan-9")
+    await service.configure(ADMIN, other)
+    r1 = await _daily(service, clock)
+    r2 = await service.start_daily_round(other)
+    await service.submit_answer(r1.id, "ada", _right(service, r1))
+    await service.submit_answer(r2.id, "ada", _right(service, r2))
+    await service.reveal_round(r1.id)
+    await service.reveal_round(r2.id)
+    b1 = await service.leaderboard("fake", "space-1", Period.ALL)
+    b2 = await service.leaderboard("fake", "space-2", Period.ALL)
+    assert [r.points for r in b1.rows] == [10] and [r.points for r in b2.rows] == [10]

@@ -1,0 +1,263 @@
+"""The Store contract: every store implementation runs this suite unchanged.
+
+A subclass provides a `store` fixture that yields an opened, empty store (and a `reopen` fixture that
+opens a second store on the same database, to prove state survives a restart).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import random
+
+import pytest
+
+from bot.model import ChannelConfig, ChannelRef, Difficulty, Period, RoundKind
+from bot.ports import NewAnswer, RevealResult, StreakState
+from bot.scoring import score_daily_round
+
+T0 = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)
+DAY = dt.date(2026, 11, 30)
+REF = ChannelRef("test", "space", "chan")
+REF2 = ChannelRef("test", "space", "chan-2")
+
+
+def ans(round_id: int, user: str, choice: int = 0, correct: bool = True, at: dt.datetime = T0) -> NewAnswer:
+    return NewAnswer(round_id, user, choice, correct, at)
+
+
+class StoreContract:
+    @pytest.fixture
+    async def store(self):  # pragma: no cover - replaced by each implementation's test module
+        raise NotImplementedError
+
+    # ---- schema and channels ---------------------------------------------------------------------
+
+    async def test_migrations_are_recorded_and_idempotent(self, store):
+        version = await store.schema_version()
+        assert version >= 1
+        assert await store.migrate() == []
+        assert await store.schema_version() == version
+
+    async def test_channel_config_round_trips_every_field(self, store):
+        cfg = ChannelConfig(
+            ref=REF, post_time=dt.time(7, 45), timezone="Asia/Tokyo", weekdays=frozenset({0, 3, 6}),
+            topics=frozenset({"autograd", "tensors"}), difficulties=frozenset({Difficulty.HARD}), paused=True,
+            reactions=False, answer_window=dt.timedelta(hours=6), speed_bonus=True,
+        )
+        await store.save_channel(cfg)
+        assert await store.get_channel(REF) == cfg
+        assert await store.get_channel(REF2) is None
+        await store.save_channel(ChannelConfig(ref=REF))
+        assert await store.get_channel(REF) == ChannelConfig(ref=REF)
+        assert [c.ref for c in await store.list_channels()] == [REF]
+        assert await store.list_channels("other") == []
+
+    async def test_space_timezone_follows_the_latest_configured_channel(self, store):
+        assert await store.space_timezone("test", "space") is None
+        await store.save_channel(ChannelConfig(ref=REF, timezone="Europe/Berlin"))
+        await asyncio.sleep(0.002)
+        await store.save_channel(ChannelConfig(ref=REF2, timezone="America/New_York"))
+        assert await store.space_timezone("test", "space") == "America/New_York"
+
+    # ---- rounds ----------------------------------------------------------------------------------
+
+    async def test_one_daily_round_per_channel_and_local_date(self, store):
+        first = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        assert first is not None and first.kind is RoundKind.DAILY and first.local_date == DAY
+        assert await store.claim_daily_round(REF, DAY, "q2", "tensors", T0, None) is None
+        assert await store.claim_daily_round(REF2, DAY, "q2", "tensors", T0, None) is not None
+        assert await store.claim_daily_round(REF, DAY + dt.timedelta(days=1), "q2", "tensors", T0, None) is not None
+
+    async def test_concurrent_claims_have_one_winner(self, store):
+        results = await asyncio.gather(
+            *(store.claim_daily_round(REF, DAY, f"q{i}", "tensors", T0, None) for i in range(20))
+        )
+        assert sum(r is not None for r in results) == 1
+
+    async def test_round_fields_round_trip(self, store):
+        closes = T0 + dt.timedelta(hours=3)
+        r = await store.claim_daily_round(REF, DAY, "q1", "autograd", T0, closes)
+        got = await store.get_round(r.id)
+        assert got == r
+        assert got.opened_at == T0 and got.closes_at == closes and got.opened_at.tzinfo is not None
+        assert got.is_open and got.message_id is None
+        await store.set_message_id(r.id, "m-1")
+        assert (await store.get_round(r.id)).message_id == "m-1"
+        assert (await store.round_by_message("test", "m-1")).id == r.id
+        assert await store.round_by_message("other", "m-1") is None
+        assert await store.get_round(r.id + 1000) is None
+
+    async def test_open_and_latest_daily_rounds(self, store):
+        r1 = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        r2 = await store.claim_daily_round(REF, DAY + dt.timedelta(days=1), "q2", "tensors", T0, None)
+        await store.create_practice_round(REF, "ada", "q3", "tensors", T0)
+        assert [r.id for r in await store.open_daily_rounds(REF)] == [r1.id, r2.id]
+        await store.reveal_round(r1.id, T0, None)
+        assert [r.id for r in await store.open_daily_rounds(REF)] == [r2.id]
+        assert [r.id for r in await store.open_daily_rounds()] == [r2.id]
+        assert (await store.latest_daily_round(REF)).id == r2.id
+        assert await store.latest_daily_round(REF2) is None
+
+    async def test_question_counts_and_last_question(self, store):
+        for i, q in enumerate(["a", "b", "a"]):
+            await store.claim_daily_round(REF, DAY + dt.timedelta(days=i), q, "tensors", T0, None)
+        await store.create_practice_round(REF, "ada", "c", "tensors", T0)
+        await store.create_practice_round(REF, "bob", "d", "tensors", T0)
+        assert await store.question_counts("test", "space", RoundKind.DAILY) == {"a": 2, "b": 1}
+        assert await store.question_counts("test", "space", RoundKind.PRACTICE, "ada") == {"c": 1}
+        assert await store.last_question_id("test", "space", RoundKind.DAILY) == "a"
+        assert await store.last_question_id("test", "space", RoundKind.PRACTICE, "bob") == "d"
+        assert await store.last_question_id("test", "other", RoundKind.DAILY) is None
+
+    # ---- answers ---------------------------------------------------------------------------------
+
+    async def test_answer_statuses(self, store):
+        r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        done = await store.claim_daily_round(REF2, DAY, "q1", "tensors", T0, None)
+        await store.reveal_round(done.id, T0, None)
+        writes = await store.add_answers(
+            [ans(r.id, "ada", 2), ans(r.id, "bob", 1), ans(r.id, "ada", 3), ans(done.id, "cy"), ans(10_000, "dee")],
+            T0,
+        )
+        assert [w.status for w in writes] == ["recorded", "recorded", "duplicate", "closed", "unknown"]
+        assert writes[2].existing_choice == 2
+        again = await store.add_answers([ans(r.id, "bob", 0)], T0)
+        assert again[0].status == "duplicate" and again[0].existing_choice == 1
+        got = await store.get_answer(r.id, "ada")
+        assert got.choice == 2 and got.correct and got.points is None and got.answered_at == T0
+        assert [a.user_id for a in await store.round_answers(r.id)] == ["ada", "bob"]
+
+    async def test_answers_after_the_window_are_closed(self, store):
+        r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, T0 + dt.timedelta(hours=1))
+        assert (await store.add_answers([ans(r.id, "ada")], T0 + dt.timedelta(minutes=59)))[0].status == "recorded"
+        assert (await store.add_answers([ans(r.id, "bob")], T0 + dt.timedelta(hours=1)))[0].status == "closed"
+
+    async def test_a_large_batch_is_written_in_one_call(self, store):
+        r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        batch = [ans(r.id, f"u{i}", i % 4, i % 2 == 0) for i in range(2500)]
+        writes = await store.add_answers(batch, T0)
+        assert all(w.status == "recorded" for w in writes) and len(writes) == 2500
+        assert len(await store.round_answers(r.id)) == 2500
+
+    async def test_concurrent_batches_for_the_same_user_record_once(self, store):
+        r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        results = await asyncio.gather(*(store.add_answers([ans(r.id, "ada", i % 4)], T0) for i in range(8)))
+        assert sorted(w[0].status for w in results).count("recorded") == 1
+        assert len(await store.round_answers(r.id)) == 1
+
+    # ---- reveal, scores, leaderboards ------------------------------------------------------------
+
+    async def test_reveal_happens_once_and_scores_once(self, store):
+        r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        await store.add_answers([ans(r.id, "ada", correct=True), ans(r.id, "bob", correct=False)], T0)
+        calls = []
+
+        def scorer(data):
+            calls.append(data)
+            return score_daily_round(data)
+
+        results = await asyncio.gather(*(store.reveal_round(r.id, T0, scorer) for _ in range(5)))
+        assert results.count(True) == 1 and len(calls) == 1
+        assert {a.user_id for a in calls[0].answers} == {"ada", "bob"}
+        assert (await store.get_answer(r.id, "ada")).points == 10
+        assert (await store.get_answer(r.id, "bob")).points == 0
+        rows = await store.leaderboard("test", "space", Period.ALL, "all", 10)
+        assert [(x.rank, x.user_id, x.points, x.correct, x.answered) for x in rows] == [
+            (1, "ada", 10, 1, 1), (2, "bob", 0, 0, 1)
+        ]
+        assert (await store.get_round(r.id)).revealed_at == T0
+
+    async def test_scores_fold_into_week_month_and_all_time(self, store):
+        days = [dt.date(2026, 11, 29), dt.date(2026, 11, 30), dt.date(2026, 12, 1)]  # Sun, Mon, Tue
+        for d in days:
+            r = await store.claim_daily_round(REF, d, f"q{d.day}", "tensors", T0, None)
+            await store.add_answers([ans(r.id, "ada")], T0)
+            await store.reveal_round(r.id, T0, score_daily_round)
+
+        def pts(period: Period, key: str) -> list[int]:
+            return [x.points for x in rows[(period, key)]]
+
+        rows = {}
+        for period, key in [(Period.WEEK, "2026-W48"), (Period.WEEK, "2026-W49"), (Period.MONTH, "2026-11"),
+                            (Period.MONTH, "2026-12"), (Period.ALL, "all")]:
+            rows[(period, key)] = await store.leaderboard("test", "space", period, key, 10)
+        # streak bonus: 10, 11, 12 on three consecutive days
+        assert pts(Period.WEEK, "2026-W48") == [10]
+        assert pts(Period.WEEK, "2026-W49") == [23]
+        assert pts(Period.MONTH, "2026-11") == [21]
+        assert pts(Period.MONTH, "2026-12") == [12]
+        assert pts(Period.ALL, "all") == [33]
+        assert await store.streak("test", "space", "ada") == StreakState(3, 3, days[-1])
+        assert await store.latest_revealed_date("test", "space") == days[-1]
+
+    async def test_a_scorer_decides_points_and_streaks(self, store):
+        r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        await store.add_answers([ans(r.id, "ada"), ans(r.id, "bob")], T0)
+        await store.reveal_round(
+            r.id, T0, lambda data: RevealResult({"ada": 7, "bob": 3}, {"ada": StreakState(4, 9, DAY)})
+        )
+        assert [(x.user_id, x.points) for x in await store.leaderboard("test", "space", Period.ALL, "all", 10)] == [
+            ("ada", 7), ("bob", 3)
+        ]
+        assert await store.streak("test", "space", "ada") == StreakState(4, 9, DAY)
+        assert await store.streak("test", "space", "bob") is None
+
+    async def test_practice_rounds_never_reach_the_leaderboard(self, store):
+        p = await store.create_practice_round(REF, "ada", "q1", "tensors", T0)
+        assert p.kind is RoundKind.PRACTICE and p.user_id == "ada"
+        await store.add_answers([ans(p.id, "ada")], T0)
+        assert await store.reveal_round(p.id, T0, None)
+        assert await store.leaderboard("test", "space", Period.ALL, "all", 10) == []
+        assert await store.rank_of("test", "space", Period.ALL, "all", "ada") is None
+        stats = await store.user_topic_stats("test", "space", "ada")
+        assert [(k, t.topic, t.answered, t.correct) for k, t in stats] == [(RoundKind.PRACTICE, "tensors", 1, 1)]
+
+    async def test_ranks_match_a_brute_force_count(self, store):
+        rng = random.Random(3)
+        users = [f"u{i:02d}" for i in range(40)]
+        for day in range(6):
+            r = await store.claim_daily_round(REF, DAY + dt.timedelta(days=day), f"q{day}", "tensors", T0, None)
+            who = rng.sample(users, 25)
+            await store.add_answers([ans(r.id, u, correct=rng.random() < 0.6) for u in who], T0)
+            await store.reveal_round(r.id, T0, score_daily_round)
+        everyone = await store.leaderboard("test", "space", Period.ALL, "all", 1000)
+        totals = {row.user_id: row.points for row in everyone}
+        assert [row.points for row in everyone] == sorted(totals.values(), reverse=True)
+        for user, points in totals.items():
+            mine = await store.rank_of("test", "space", Period.ALL, "all", user)
+            assert mine.points == points
+            assert mine.rank == 1 + sum(1 for p in totals.values() if p > points)
+        top = await store.leaderboard("test", "space", Period.ALL, "all", 10)
+        assert [row.user_id for row in top] == [row.user_id for row in everyone[:10]]
+        assert all(row.rank == 1 + sum(1 for p in totals.values() if p > row.points) for row in top)
+
+    async def test_stats_by_topic_count_only_revealed_rounds(self, store):
+        r1 = await store.claim_daily_round(REF, DAY, "q1", "autograd", T0, None)
+        r2 = await store.claim_daily_round(REF, DAY + dt.timedelta(days=1), "q2", "tensors", T0, None)
+        await store.add_answers([ans(r1.id, "ada", correct=False), ans(r2.id, "ada")], T0)
+        await store.reveal_round(r1.id, T0, score_daily_round)
+        stats = await store.user_topic_stats("test", "space", "ada")
+        assert [(k, t.topic, t.answered, t.correct) for k, t in stats] == [(RoundKind.DAILY, "autograd", 1, 0)]
+        assert await store.user_topic_stats("test", "other", "ada") == []
+
+
+class RestartContract:
+    """State survives closing the store and opening a new one on the same database."""
+
+    @pytest.fixture
+    async def reopen(self):  # pragma: no cover
+        raise NotImplementedError
+
+    async def test_everything_survives_a_restart(self, reopen):
+        first = await reopen()
+        r = await first.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        await first.add_answers([ans(r.id, "ada")], T0)
+        await first.save_channel(ChannelConfig(ref=REF, timezone="Asia/Tokyo"))
+        await first.close()
+        second = await reopen()
+        assert (await second.get_round(r.id)).question_id == "q1"
+        assert (await second.get_answer(r.id, "ada")).choice == 0
+        assert (await second.get_channel(REF)).timezone == "Asia/Tokyo"
+        assert await second.claim_daily_round(REF, DAY, "q9", "tensors", T0, None) is None
+        await second.close()

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
 
 from bot.bank import TOPICS, Bank
 from bot.model import ChannelRef, Difficulty, Question, QuestionCard, RevealCard
@@ -77,3 +80,20 @@ def make_bank(per_topic: int = 3, topics: tuple[str, ...] = ("tensors", "autogra
 
 
 REF = ChannelRef("fake", "space-1", "chan-1")
+
+
+def write_bank_files(folder: Path, bank: Bank) -> Path:
+    """Write a bank as question files (one per topic), for tests that start a real `studybot`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    by_topic: dict[str, list[dict]] = {}
+    for q in bank.questions:
+        by_topic.setdefault(q.topic, []).append(
+            {
+                "id": q.id, "topic": q.topic, "difficulty": q.difficulty.value, "prompt": q.prompt,
+                "choices": list(q.choices), "answer": q.answer_letter, "explanation": q.explanation,
+                "reference": q.reference, "source": q.source,
+            }
+        )
+    for topic, questions in by_topic.items():
+        (folder / f"{topic}.yaml").write_text(yaml.safe_dump({"topic": topic, "questions": questions}))
+    return folder

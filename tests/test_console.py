@@ -1,0 +1,106 @@
+"""The console channel, driven through stdin of a real `studybot` subprocess (no tokens, SQLite)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.fakes import make_bank, write_bank_files
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_console(tmp_path: Path, lines: list[str], db: str = "bot.db") -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "SLACK_", "STUDYBOT_"))}
+    env["STUDYBOT_DATABASE_URL"] = f"sqlite:///{tmp_path / db}"
+    env["STUDYBOT_BANK_DIR"] = str(write_bank_files(tmp_path / "bank", make_bank()))
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot"], input="\n".join(lines) + "\n", capture_output=True, text=True,
+        cwd=tmp_path, env=env, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def correct_letter(out: str) -> str:
+    return re.search(r"Reveal #\d+: Answer: ([ABCD])", out).group(1)
+
+
+def test_a_session_in_the_console(tmp_path):
+    out = run_console(
+        tmp_path,
+        [
+            "/quiz answer B",
+            "/quiz answer C",
+            "/quiz as alice",
+            "/quiz answer A",
+            "/quiz config time 10:00",
+            "/quiz reveal",
+            "/quiz as you",
+            "/quiz reveal",
+            "/quiz leaderboard week",
+            "/quiz stats",
+            "/quit",
+        ],
+    )
+    first_line = out.splitlines()[0]
+    assert first_line.startswith("No DISCORD_TOKEN or SLACK_BOT_TOKEN set: starting the local console channel")
+    assert "== Daily PyTorch question" in out and "  A) " in out and "  D) " in out
+    assert "(private to you) Your answer B is locked in" in out
+    assert "(private to you) You already answered B" in out
+    assert "(private to alice) Your answer A is locked in" in out
+    assert out.count("Only members who can manage") == 2  # alice may neither configure nor reveal
+    right = correct_letter(out)
+    points = {"you": 10 if right == "B" else 0, "alice": 10 if right == "A" else 0}
+    board = out[out.index("== Leaderboard") :]
+    for user, pts in points.items():
+        assert re.search(rf"{user}\s+{pts} pts", board), board
+    assert "== Stats for you ==" in out and "answered 1 (1 daily, 0 practice)" in out
+    assert out.rstrip().endswith("Bye.")
+
+
+def test_practice_and_bad_input(tmp_path):
+    out = run_console(
+        tmp_path,
+        [
+            "/quiz practice autograd",
+            "A",
+            "B",
+            "/quiz practice astrology",
+            "/quiz config time 25:00",
+            "/quiz config tz Mars/Base",
+            "/quiz config days someday",
+            "/quiz answer E",
+            "hello",
+            "/quiz frobnicate",
+            "/quiz config show",
+            "/help",
+        ],
+    )
+    assert "== Practice: Autograd" in out
+    assert re.search(r"\(private to you\) (Correct!|Not quite: the answer is [ABCD]\.)", out)
+    assert "You have no open practice question" in out
+    assert "'astrology' is not a topic" in out
+    assert "'25:00' is not a time: use 24-hour HH:MM" in out
+    assert "'Mars/Base' is not an IANA timezone" in out
+    assert "'someday' is not a list of days" in out
+    assert "'E' is not a choice: answer with A, B, C or D." in out
+    assert "Not a command: 'hello'" in out
+    assert "'frobnicate' is not a /quiz command" in out
+    assert "time 09:00 tz UTC days mon,tue,wed,thu,fri,sat,sun" in out  # the bad settings changed nothing
+    assert "/quiz as NAME [admin]" in out  # /help; and EOF ends the session cleanly
+
+
+def test_a_restart_keeps_the_open_question_and_the_answers(tmp_path):
+    first = run_console(tmp_path, ["/quiz answer D", "/quit"])
+    prompt = first.splitlines()[1]
+    second = run_console(tmp_path, ["/quiz answer A", "/quit"])
+    assert prompt in second  # the open question is shown again, not a new one
+    assert second.count("== Daily PyTorch question") == 1
+    assert "You already answered D" in second

@@ -229,7 +229,7 @@ class QuizService:
         acknowledgement of a daily answer never says whether it is right."""
         if not 0 <= choice < len(LETTERS):
             raise BadSetting("Answer with A, B, C or D.")
-        round_ = await self._round(round_id)
+        round_ = self._rounds.get(round_id) or await self._round(round_id)
         letter = LETTERS[choice]
         if round_.kind is RoundKind.PRACTICE and round_.user_id != user_id:
             raise NotAllowed("That practice question belongs to someone else; use /quiz for one of your own.")

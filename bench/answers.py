@@ -1,0 +1,113 @@
+"""Answer throughput and latency through the core on SQLite, next to the raw sqlite3 ceiling.
+
+Run: python -m bench.answers [--answers 60000] [--rate 10000] [--seconds 3]
+Targets: >= 30,000 answers/s through the core; p99 < 20 ms at 10,000 answers/s offered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sqlite3
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from bench.common import REF, T0, sqlite_service
+
+
+async def throughput(n: int, concurrency: int) -> float:
+    service, store, _ = await sqlite_service()
+    round_ = await service.start_daily_round(REF)
+    users = iter(range(n))
+
+    async def worker() -> None:  # `concurrency` people answering at once, each again and again
+        for i in users:
+            await service.submit_answer(round_.id, f"user{i}", i % 4)
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    elapsed = time.perf_counter() - start
+    assert len(await store.round_answers(round_.id)) == n
+    await service.close()
+    await store.close()
+    return n / elapsed
+
+
+async def latency(rate: int, seconds: float) -> tuple[float, float, float, int]:
+    """Offer `rate` answers/s on a fixed schedule; latency is measured from each answer's planned start."""
+    service, store, _ = await sqlite_service()
+    round_ = await service.start_daily_round(REF)
+    latencies: list[float] = []
+    tick = 0.001
+    per_tick = rate * tick
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    tasks = []
+    sent = 0.0
+    i = 0
+
+    async def one(user: int, planned: float) -> None:
+        await service.submit_answer(round_.id, f"user{user}", user % 4)
+        latencies.append(loop.time() - planned)
+
+    while (now := loop.time()) - start < seconds:
+        due = (now - start) * rate
+        while sent < due:
+            planned = start + sent / rate
+            tasks.append(asyncio.ensure_future(one(i, planned)))
+            i += 1
+            sent += 1
+        await asyncio.sleep(tick if per_tick >= 1 else 1 / rate)
+    await asyncio.gather(*tasks)
+    achieved = len(latencies) / (loop.time() - start)
+    await service.close()
+    await store.close()
+    qs = statistics.quantiles(latencies, n=100)
+    return qs[49] * 1000, qs[98] * 1000, achieved, len(latencies)
+
+
+def raw_ceiling(n: int, batch: int) -> float:
+    """sqlite3 executemany of the same rows, same schema and pragmas, committed every `batch` rows."""
+    path = Path(tempfile.mkdtemp(prefix="studybot-raw-")) / "raw.db"
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=NORMAL")
+    con.execute(
+        "CREATE TABLE answers (round_id INTEGER NOT NULL, user_id TEXT NOT NULL, choice INTEGER NOT NULL, "
+        "correct INTEGER NOT NULL, answered_at TEXT NOT NULL, points INTEGER, PRIMARY KEY (round_id, user_id)) "
+        "WITHOUT ROWID"
+    )
+    con.execute("CREATE INDEX answers_user ON answers (user_id, round_id)")
+    ts = T0.isoformat(timespec="microseconds")
+    rows = [(1, f"user{i}", i % 4, int(i % 4 == 0), ts) for i in range(n)]
+    start = time.perf_counter()
+    for k in range(0, n, batch):
+        con.execute("BEGIN IMMEDIATE")
+        con.executemany("INSERT INTO answers (round_id, user_id, choice, correct, answered_at) VALUES (?,?,?,?,?)",
+                        rows[k : k + batch])
+        con.execute("COMMIT")
+    elapsed = time.perf_counter() - start
+    con.close()
+    return n / elapsed
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--answers", type=int, default=60_000)
+    parser.add_argument("--concurrency", type=int, default=2_000)
+    parser.add_argument("--rate", type=int, default=10_000)
+    parser.add_argument("--seconds", type=float, default=3.0)
+    args = parser.parse_args()
+    core = await throughput(args.answers, args.concurrency)
+    raw = raw_ceiling(args.answers, args.concurrency)
+    p50, p99, achieved, count = await latency(args.rate, args.seconds)
+    print(f"answers through the core (SQLite): {core:,.0f}/s   (target >= 30,000/s)")
+    print(f"raw ceiling, sqlite3 executemany:  {raw:,.0f}/s   core/raw = {core / raw:.2f}")
+    print(f"at {args.rate:,}/s offered for {args.seconds:g} s: {count:,} answers, achieved {achieved:,.0f}/s, "
+          f"p50 {p50:.2f} ms, p99 {p99:.2f} ms   (target p99 < 20 ms)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

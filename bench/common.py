@@ -1,0 +1,56 @@
+"""Shared set-up for the benchmarks: a temporary SQLite store, a synthetic bank and a service."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import tempfile
+from pathlib import Path
+
+from bot.bank import Bank
+from bot.model import Actor, ChannelRef, Difficulty, Question
+from bot.quiz import QuizService
+from bot.store.sqlite import SqliteStore
+
+REF = ChannelRef("bench", "space", "chan")
+T0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
+
+
+class StepClock:
+    def __init__(self) -> None:
+        self.current = T0
+
+    def now(self) -> dt.datetime:
+        return self.current
+
+
+def synthetic_bank(n: int = 40) -> Bank:
+    return Bank(tuple(
+        Question(f"q{i}", "tensors", Difficulty.EASY, f"Question {i}?", ("a", "b", "c", "d"), i % 4,
+                 "An explanation long enough.", "https://docs.pytorch.org/docs/stable/", "original")
+        for i in range(n)
+    ))
+
+
+class NullPlatform:
+    """Accepts posts and drops them (the benchmarks measure the core and the store)."""
+
+    name = REF.platform
+
+    async def post_question(self, ref, card) -> str:  # type: ignore[no-untyped-def]
+        return f"m{card.round_id}"
+
+    async def post_reveal(self, ref, card) -> None:  # type: ignore[no-untyped-def]
+        return None
+
+    async def send_private(self, ref, user_id, text) -> None:  # type: ignore[no-untyped-def]
+        return None
+
+
+async def sqlite_service(folder: str | None = None) -> tuple[QuizService, SqliteStore, Path]:
+    path = Path(folder or tempfile.mkdtemp(prefix="studybot-bench-")) / "bench.db"
+    store = SqliteStore(path)
+    await store.open()
+    service = QuizService(store, synthetic_bank(), StepClock(), {REF.platform: NullPlatform()}, rng=random.Random(0))
+    await service.configure(Actor("admin", True), REF)
+    return service, store, path

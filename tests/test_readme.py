@@ -1,0 +1,36 @@
+"""The README opens with the two commands a fresh machine needs, and CI runs the test one verbatim."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    head = text.split("---", 1)[0]
+    return re.findall(r"```sh\n(.+?)\n```", head)
+
+
+def test_the_readme_opens_with_two_commands():
+    run, test = readme_commands()
+    assert run.endswith("pip install . && studybot")
+    assert "pip install -e '.[test,verify]'" in test and test.endswith("python -m pytest")
+
+
+def test_ci_runs_the_readme_test_command_verbatim():
+    _, test = readme_commands()
+    lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert lines[-1] == test
+
+
+def test_the_extras_the_commands_name_exist_and_pin_torch():
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = meta["optional-dependencies"]
+    assert {"discord", "slack", "postgres", "test", "verify"} <= set(extras)
+    assert "torch==2.13.0" in extras["verify"]
+    assert meta["scripts"]["studybot"] == "bot.cli:main"
+    assert all(re.search(r"(>=|==)", dep) for dep in meta["dependencies"])

@@ -1,0 +1,54 @@
+"""Answer buttons: the action id carries the round and the choice; the reply is private."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+
+from adapters.slack.blocks import verdict_blocks
+from adapters.slack.commands import FAILED
+from adapters.slack.deps import SlackDeps
+from adapters.slack.ids import ACTION_PATTERN, parse_action_id
+from bot.errors import QuizError
+
+log = logging.getLogger(__name__)
+
+
+def register_actions(app: AsyncApp, deps: SlackDeps) -> None:
+    @app.action(ACTION_PATTERN)
+    async def answer_button(ack: Any, body: dict, action: dict, respond: Any) -> None:
+        await ack()
+        await answer_click(deps, body, action, respond)
+
+
+async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) -> None:
+    parsed = parse_action_id(str(action.get("action_id", "")))
+    user = (body.get("user") or {}).get("id")
+    if parsed is None or not user:
+        log.debug("ignoring a button without round, choice or user")
+        return
+    round_id, choice = parsed
+    try:
+        outcome = await deps.service.submit_answer(round_id, user, choice)
+    except QuizError as exc:
+        await private(respond, exc.message)
+        return
+    except Exception:
+        log.exception("answer button on round %d failed", round_id)
+        await private(respond, FAILED)
+        return
+    if outcome.verdict is not None:  # practice: judged at once; the verdict replaces the question
+        await respond(response_type="ephemeral", replace_original=True, text=outcome.text,
+                      blocks=verdict_blocks(outcome))
+    else:
+        await private(respond, outcome.text)
+
+
+async def private(respond: Any, text: str) -> None:
+    """An ephemeral note beside the message, leaving the message as it is."""
+    try:
+        await respond(response_type="ephemeral", replace_original=False, text=text)
+    except Exception as exc:
+        log.warning("could not answer a button privately: %r", exc)

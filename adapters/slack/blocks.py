@@ -1,0 +1,222 @@
+"""Core cards rendered as Block Kit: the daily question (with A-D buttons), the revealed question, the
+reveal message, practice verdicts, leaderboards, stats, settings, help and the App Home view."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.slack.ids import REACTION_NAMES, action_id, mention
+from bot.bank import TOPICS
+from bot.model import (
+    LETTERS,
+    AnswerOutcome,
+    ConfigCard,
+    LeaderboardCard,
+    QuestionCard,
+    RevealCard,
+    RoundKind,
+    StatsCard,
+)
+from bot.textcommands import HELP
+
+Block = dict[str, Any]
+
+TEXT_LIMIT = 3000  # a section's text
+HEADER_LIMIT = 150  # a header's plain text
+MAX_NAMED = 20  # people named in a reveal
+
+REACTION_HELP = "React with " + " ".join(f":{n}:" for n in REACTION_NAMES) + " for A-D"
+SLACK_HELP = (
+    HELP
+    + "\ndaily question: click A-D, or react with :one: :two: :three: :four: (A-D) when reactions are on"
+)
+
+
+def escape(text: str) -> str:
+    """Slack mrkdwn needs &, < and > escaped."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def clip(text: str, limit: int = TEXT_LIMIT) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def section(text: str) -> Block:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": clip(text)}}
+
+
+def header(text: str) -> Block:
+    return {"type": "header", "text": {"type": "plain_text", "text": clip(text, HEADER_LIMIT), "emoji": True}}
+
+
+def context(*texts: str) -> Block:
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": clip(t)} for t in texts if t][:10]}
+
+
+def divider() -> Block:
+    return {"type": "divider"}
+
+
+def code_block(code: str) -> str:
+    return "```\n" + escape(code).replace("```", "`\u200b``") + "\n```"
+
+
+# ---- questions -------------------------------------------------------------------------------------
+
+
+def choice_lines(card: QuestionCard) -> str:
+    lines = []
+    for i, (letter, text) in enumerate(card.lettered_choices):
+        emoji = f":{REACTION_NAMES[i]}: " if card.reactions else ""
+        lines.append(f"{emoji}*{letter}.* {escape(text)}")
+    return "\n".join(lines)
+
+
+def answer_buttons(round_id: int) -> Block:
+    return {
+        "type": "actions",
+        "block_id": f"studybot.round.{round_id}",
+        "elements": [
+            {
+                "type": "button",
+                "action_id": action_id(round_id, i),
+                "text": {"type": "plain_text", "text": letter},
+                "value": f"{round_id}:{i}",
+            }
+            for i, letter in enumerate(LETTERS)
+        ],
+    }
+
+
+def question_blocks(card: QuestionCard) -> list[Block]:
+    """A daily or practice question: prompt, code, choices, A-D buttons and when the reveal comes."""
+    blocks = [header(card.title), section(escape(card.prompt))]
+    if card.code:
+        blocks.append(section(code_block(card.code)))
+    blocks += [section(choice_lines(card)), answer_buttons(card.round_id)]
+    meta = f"{TOPICS.get(card.topic, card.topic)} · {card.difficulty.value} · #{card.round_id}"
+    if card.kind is RoundKind.PRACTICE:
+        blocks.append(context("Practice: only you see this and it never counts toward leaderboards.", meta))
+    else:
+        blocks.append(context(card.reveal_note or "", REACTION_HELP if card.reactions else "", meta))
+    return blocks
+
+
+def question_text(card: QuestionCard) -> str:
+    """The notification fallback of a question message."""
+    return clip(f"{card.title}: {card.prompt}", 300)
+
+
+def revealed_question_blocks(card: RevealCard) -> list[Block]:
+    """The question message after its reveal: no buttons, the correct choice marked."""
+    lines = []
+    for letter, text, n in zip(LETTERS, card.choices, card.distribution, strict=True):
+        mark = ":white_check_mark:" if letter == card.correct_letter else ":white_small_square:"
+        lines.append(f"{mark} *{letter}.* {escape(text)}  ({n})")
+    blocks = [header(card.title), section(escape(card.prompt))]
+    if card.code:
+        blocks.append(section(code_block(card.code)))
+    blocks += [section("\n".join(lines)), context("Answers are closed; the explanation is in the reveal below.")]
+    return blocks
+
+
+# ---- reveal ----------------------------------------------------------------------------------------
+
+
+def distribution_lines(card: RevealCard) -> str:
+    total = card.total
+    lines = []
+    for letter, n in zip(LETTERS, card.distribution, strict=True):
+        share = round(100 * n / total) if total else 0
+        bar = "█" * round(share / 10) or "·"
+        mark = " :white_check_mark:" if letter == card.correct_letter else ""
+        lines.append(f"`{letter}` {bar} {n} ({share}%){mark}")
+    return "\n".join(lines)
+
+
+def winners_text(card: RevealCard) -> str:
+    if not card.total:
+        return "No answers this time."
+    if not card.correct_users:
+        return f"Nobody of {card.total} got it this time."
+    named = ", ".join(mention(u) for u in card.correct_users[:MAX_NAMED])
+    more = f" and {len(card.correct_users) - MAX_NAMED} more" if len(card.correct_users) > MAX_NAMED else ""
+    return f"*Right ({len(card.correct_users)} of {card.total}):* {named}{more}"
+
+
+def reveal_blocks(card: RevealCard) -> list[Block]:
+    """The reveal message: correct choice, explanation, distribution and who got it right."""
+    correct = card.choices[LETTERS.index(card.correct_letter)]
+    return [
+        header(card.title),
+        section(f"*{card.correct_letter}.* {escape(correct)}"),
+        section(escape(card.explanation)),
+        section(distribution_lines(card)),
+        section(winners_text(card)),
+        context(f"More: {card.reference}"),
+    ]
+
+
+def reveal_text(card: RevealCard) -> str:
+    return clip(f"{card.title}: {card.explanation}", 300)
+
+
+def verdict_blocks(outcome: AnswerOutcome) -> list[Block]:
+    """A practice answer judged at once (replaces the practice question)."""
+    blocks = [section(f"*Your answer: {outcome.chosen_letter}.* {escape(outcome.text)}")]
+    if outcome.verdict is not None and outcome.verdict.reference:
+        blocks.append(context(f"More: {outcome.verdict.reference} · `/quiz` for another one"))
+    return blocks
+
+
+# ---- leaderboards, stats, settings, help -----------------------------------------------------------
+
+
+def leaderboard_blocks(card: LeaderboardCard) -> list[Block]:
+    if card.rows:
+        lines = [
+            f"{row.rank}. {mention(row.user_id)}  *{row.points}* pts ({row.correct}/{row.answered} right)"
+            for row in card.rows
+        ]
+    else:
+        lines = ["No scores yet: answers count once their question is revealed."]
+    if card.me is not None and all(r.user_id != card.me.user_id for r in card.rows):
+        lines.append(f"… you: #{card.me.rank} with {card.me.points} pts")
+    return [header(card.title), section("\n".join(lines))]
+
+
+def stats_blocks(card: StatsCard) -> list[Block]:
+    lines = [
+        f"{mention(card.user_id)}: answered {card.answered} ({card.daily_answered} daily, "
+        f"{card.practice_answered} practice), right {card.correct} ({100 * card.accuracy:.0f}%), "
+        f"*{card.points}* pts all time",
+        f"Streak {card.current_streak} (best {card.best_streak})",
+    ]
+    for t in card.by_topic:
+        lines.append(f"• {TOPICS.get(t.topic, t.topic)}: {t.correct}/{t.answered} ({100 * t.accuracy:.0f}%)")
+    blocks = [header("Quiz stats"), section("\n".join(lines))]
+    weak = card.weakest_topic
+    if weak is not None:
+        blocks.append(context(f"Weakest topic: {weak.topic}; try `/quiz practice {weak.topic}`"))
+    return blocks
+
+
+def config_blocks(card: ConfigCard) -> list[Block]:
+    lines = [line for line in card.lines if line]
+    return [section(f"*Quiz settings for <#{card.config.ref.channel_id}>*\n" + "\n".join(lines))]
+
+
+def help_blocks(reason: str | None = None) -> list[Block]:
+    blocks = [section(f"{escape(reason)}.")] if reason else []
+    return blocks + [section(code_block(SLACK_HELP))]
+
+
+def home_view(stats: StatsCard, board: LeaderboardCard) -> dict[str, Any]:
+    """The App Home tab: the person's stats and the workspace leaderboard."""
+    blocks = [
+        *stats_blocks(stats),
+        divider(),
+        *leaderboard_blocks(board),
+        context("`/quiz` for a practice question · `/quiz help` for everything else"),
+    ]
+    return {"type": "home", "blocks": blocks}

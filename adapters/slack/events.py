@@ -1,0 +1,78 @@
+"""Events API listeners: reaction answers and the App Home tab."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack.blocks import home_view
+from adapters.slack.commands import FAILED
+from adapters.slack.deps import SlackDeps
+from adapters.slack.ids import PLATFORM, choice_for_reaction, message_id, team_of
+from bot.errors import QuizError
+from bot.model import ChannelRef, Period
+
+log = logging.getLogger(__name__)
+
+
+def register_events(app: AsyncApp, deps: SlackDeps) -> None:
+    @app.event("reaction_added")
+    async def reaction_added(ack: Any, body: dict, event: dict, context: Any) -> None:
+        await ack()
+        await answer_by_reaction(deps, body, event, context.team_id)
+
+    @app.event("app_home_opened")
+    async def app_home_opened(ack: Any, body: dict, event: dict, client: AsyncWebClient, context: Any) -> None:
+        await ack()
+        await publish_home(deps, client, body, event, context.team_id)
+
+
+async def answer_by_reaction(deps: SlackDeps, body: dict, event: dict, context_team: str | None) -> None:
+    """:one: .. :four: on a daily question answers it (when the channel has reactions on)."""
+    choice = choice_for_reaction(str(event.get("reaction", "")))
+    item = event.get("item") or {}
+    user, team = event.get("user"), team_of(body, context_team)
+    channel, ts = item.get("channel"), item.get("ts")
+    if choice is None or item.get("type") != "message" or not (user and team and channel and ts):
+        log.debug("ignoring reaction %r: not an answer", event.get("reaction"))
+        return
+    svc = deps.service
+    round_ = await svc.store.round_by_message(PLATFORM, message_id(channel, ts))
+    if round_ is None:
+        log.debug("ignoring reaction on a message that is not a quiz question")
+        return
+    if not (await svc.channel_config(round_.ref)).reactions:
+        log.debug("ignoring reaction: reactions are off in %s", channel)
+        return
+    try:
+        text = (await svc.submit_answer(round_.id, user, choice)).text
+    except QuizError as exc:
+        text = exc.message
+    except Exception:
+        log.exception("reaction answer on round %d failed", round_.id)
+        text = FAILED
+    try:
+        await deps.platform.send_private(ChannelRef(PLATFORM, team, channel), user, text)
+    except SlackApiError as exc:
+        log.warning("could not acknowledge a reaction answer: %s", exc.response.get("error"))
+
+
+async def publish_home(deps: SlackDeps, client: AsyncWebClient, body: dict, event: dict,
+                       context_team: str | None) -> None:
+    """The Home tab: the person's stats and this week's workspace leaderboard."""
+    user, team = event.get("user"), team_of(body, context_team)
+    if event.get("tab", "home") != "home" or not (user and team):
+        log.debug("ignoring app_home_opened on the %r tab", event.get("tab"))
+        return
+    try:
+        stats = await deps.service.stats(PLATFORM, team, user)
+        board = await deps.service.leaderboard(PLATFORM, team, Period.WEEK, user)
+        await client.views_publish(user_id=user, view=home_view(stats, board))
+    except SlackApiError as exc:
+        log.warning("views.publish failed: %s", exc.response.get("error"))
+    except Exception:
+        log.exception("App Home for %s failed", user)

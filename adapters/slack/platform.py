@@ -1,0 +1,88 @@
+"""ChatPlatform for Slack: the core's outbound pushes as Web API calls.
+
+The Web API client retries `ratelimited` answers (HTTP 429) after their Retry-After, so a burst of posts
+loses nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.web.async_slack_response import AsyncSlackResponse
+
+from adapters.slack.blocks import (
+    question_blocks,
+    question_text,
+    reveal_blocks,
+    reveal_text,
+    revealed_question_blocks,
+)
+from adapters.slack.ids import PLATFORM, message_id, parse_message_id
+from bot.model import ChannelRef, QuestionCard, RevealCard
+
+log = logging.getLogger(__name__)
+
+RATE_LIMIT_RETRIES = 3
+
+
+def make_client(token: str | None, base_url: str | None = None) -> AsyncWebClient:
+    """A Web API client that retries connection errors and `ratelimited` answers."""
+    handlers = [AsyncConnectionErrorRetryHandler(), AsyncRateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES)]
+    if base_url is None:
+        return AsyncWebClient(token=token, retry_handlers=handlers)
+    return AsyncWebClient(token=token, base_url=base_url, retry_handlers=handlers)
+
+
+class SlackPlatform:
+    """Posts daily questions and reveals, and private notes (ephemeral messages)."""
+
+    name = PLATFORM
+
+    def __init__(self, client: AsyncWebClient) -> None:
+        self.client = client
+
+    async def post_question(self, ref: ChannelRef, card: QuestionCard) -> str:
+        """Post the question; if the bot was removed from a public channel, join it again and retry once."""
+        try:
+            resp = await self._post_question(ref, card)
+        except SlackApiError as exc:
+            if exc.response.get("error") != "not_in_channel":
+                raise
+            try:
+                await self.client.conversations_join(channel=ref.channel_id)
+            except SlackApiError as join_error:
+                log.warning("cannot join %s to post: %s", ref.channel_id, join_error.response.get("error"))
+                raise exc from None
+            resp = await self._post_question(ref, card)
+        return message_id(str(resp["channel"]), str(resp["ts"]))
+
+    async def _post_question(self, ref: ChannelRef, card: QuestionCard) -> AsyncSlackResponse:
+        return await self.client.chat_postMessage(
+            channel=ref.channel_id, text=question_text(card), blocks=question_blocks(card)
+        )
+
+    async def post_reveal(self, ref: ChannelRef, card: RevealCard) -> str | None:
+        """Remove the buttons from the question (correct choice marked), then post the reveal."""
+        posted = parse_message_id(card.question_message_id)
+        if posted is not None:
+            channel, ts = posted
+            try:
+                await self.client.chat_update(
+                    channel=channel, ts=ts, text=reveal_text(card), blocks=revealed_question_blocks(card)
+                )
+            except SlackApiError as exc:  # deleted message, lost access: the reveal still goes out
+                log.warning("could not update question %s of round %d: %s", ts, card.round_id,
+                            exc.response.get("error"))
+        resp = await self.client.chat_postMessage(
+            channel=ref.channel_id, text=reveal_text(card), blocks=reveal_blocks(card)
+        )
+        return message_id(str(resp["channel"]), str(resp["ts"]))
+
+    async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        await self.client.chat_postEphemeral(channel=ref.channel_id, user=user_id, text=text)

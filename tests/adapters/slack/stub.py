@@ -1,0 +1,192 @@
+"""A local stub of the Slack Web API (with response_url endpoints and a Socket Mode WebSocket) on 127.0.0.1,
+port 0.
+
+It records every call with its arguments, answers the methods the adapter uses the way Slack does, can be
+told to fail the next calls of a method (e.g. `ratelimited` with HTTP 429 and Retry-After), and lets tests
+wait for calls, since bolt listeners do their work after the HTTP acknowledgement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+TEAM_ID = "T0TEAM1"
+BOT_USER_ID = "U0BOT"
+
+
+@dataclass(frozen=True)
+class Call:
+    method: str  # Web API method, or "respond:<name>" for a response_url post
+    args: dict[str, Any]
+    headers: dict[str, str]
+    at: float  # time.monotonic() when it arrived
+
+
+@dataclass
+class Failure:
+    status: int
+    error: str
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class SlackApiStub:
+    def __init__(self, team_id: str = TEAM_ID, bot_user_id: str = BOT_USER_ID) -> None:
+        self.team_id = team_id
+        self.bot_user_id = bot_user_id
+        self.calls: list[Call] = []
+        self.users: dict[str, dict[str, Any]] = {}
+        self.failures: dict[str, list[Failure]] = defaultdict(list)
+        self.delays: dict[str, float] = {}  # seconds before answering a method
+        self._ts = itertools.count(1)
+        self._changed = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self.sockets: list[web.WebSocketResponse] = []
+        self.port = 0
+
+    # ---- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_route("*", "/api/{method}", self._api)
+        app.router.add_post("/respond/{name}", self._respond)
+        app.router.add_get("/socket", self._socket)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = self._runner.addresses[0][1]
+
+    async def close(self) -> None:
+        for ws in self.sockets:
+            await ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/"
+
+    def response_url(self, name: str = "r") -> str:
+        return f"http://127.0.0.1:{self.port}/respond/{name}"
+
+    # ---- test controls ---------------------------------------------------------------------------
+
+    def add_user(self, user_id: str, *, admin: bool = False, owner: bool = False) -> None:
+        self.users[user_id] = {"id": user_id, "team_id": self.team_id, "name": user_id.lower(),
+                               "is_admin": admin, "is_owner": owner, "is_primary_owner": False}
+
+    def fail_next(self, method: str, *, status: int = 429, error: str = "ratelimited",
+                  retry_after: int | None = 1) -> None:
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+        self.failures[method].append(Failure(status, error, headers))
+
+    def calls_to(self, method: str) -> list[Call]:
+        return [c for c in self.calls if c.method == method]
+
+    def responses(self) -> list[Call]:
+        return [c for c in self.calls if c.method.startswith("respond:")]
+
+    async def wait_for(self, method: str, count: int = 1, within: float = 5.0) -> list[Call]:
+        """Wait until `method` was called at least `count` times (use "respond" for response_url posts)."""
+
+        def matching() -> list[Call]:
+            if method == "respond":
+                return self.responses()
+            return self.calls_to(method)
+
+        async with self._changed:
+            try:
+                await asyncio.wait_for(self._changed.wait_for(lambda: len(matching()) >= count), within)
+            except TimeoutError:
+                seen = [c.method for c in self.calls]
+                raise AssertionError(f"expected {count} call(s) to {method}; calls so far: {seen}") from None
+        return matching()
+
+    async def socket_send(self, envelope: dict[str, Any], within: float = 5.0) -> None:
+        """Send a Socket Mode envelope to the connected app (waits for its connection)."""
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: bool(self.sockets)), within)
+        await self.sockets[-1].send_str(json.dumps(envelope))
+
+    # ---- handlers --------------------------------------------------------------------------------
+
+    async def _record(self, method: str, args: dict[str, Any], request: web.Request) -> None:
+        async with self._changed:
+            self.calls.append(Call(method, args, dict(request.headers), time.monotonic()))
+            self._changed.notify_all()
+
+    @staticmethod
+    async def _args(request: web.Request) -> dict[str, Any]:
+        args: dict[str, Any] = dict(request.query)
+        if request.can_read_body:
+            if request.content_type == "application/json":
+                args.update(await request.json())
+            else:
+                args.update(dict(await request.post()))
+        for key in ("blocks", "view"):  # form-encoded JSON fields
+            if isinstance(args.get(key), str):
+                args[key] = json.loads(args[key])
+        return args
+
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        """Socket Mode: greet with hello, then record every frame the app sends (envelope acks)."""
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_str(json.dumps({"type": "hello", "num_connections": 1,
+                                      "connection_info": {"app_id": "A0APP"}}))
+        async with self._changed:
+            self.sockets.append(ws)
+            self._changed.notify_all()
+        async for frame in ws:
+            if frame.type == web.WSMsgType.TEXT:
+                await self._record("socket:ack", json.loads(frame.data), request)
+        return ws
+
+    async def _respond(self, request: web.Request) -> web.Response:
+        await self._record(f"respond:{request.match_info['name']}", await request.json(), request)
+        return web.Response(text="ok")
+
+    async def _api(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        args = await self._args(request)
+        await self._record(method, args, request)
+        if self.delays.get(method):
+            await asyncio.sleep(self.delays[method])
+        if self.failures.get(method):
+            failure = self.failures[method].pop(0)
+            return web.json_response({"ok": False, "error": failure.error}, status=failure.status,
+                                     headers=failure.headers)
+        return web.json_response(self._answer(method, args))
+
+    def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
+        match method:
+            case "auth.test":
+                return {"ok": True, "url": "https://example.slack.com/", "team": "Example", "user": "studybot",
+                        "team_id": self.team_id, "user_id": self.bot_user_id, "bot_id": "B0BOT",
+                        "is_enterprise_install": False}
+            case "chat.postMessage":
+                ts = f"1700000000.{next(self._ts):06d}"
+                return {"ok": True, "channel": args["channel"], "ts": ts,
+                        "message": {"type": "message", "text": args.get("text", ""), "ts": ts}}
+            case "chat.update":
+                return {"ok": True, "channel": args["channel"], "ts": args["ts"], "text": args.get("text", "")}
+            case "chat.postEphemeral":
+                return {"ok": True, "message_ts": f"1700000001.{next(self._ts):06d}"}
+            case "users.info":
+                user = self.users.get(args.get("user", ""))
+                return {"ok": True, "user": user} if user else {"ok": False, "error": "user_not_found"}
+            case "views.publish":
+                return {"ok": True, "view": {"id": "V0HOME", **args.get("view", {})}}
+            case "apps.connections.open":
+                return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/socket"}
+            case "conversations.join":
+                return {"ok": True, "channel": {"id": args.get("channel")}}
+        return {"ok": False, "error": "unknown_method"}

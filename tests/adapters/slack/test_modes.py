@@ -1,0 +1,139 @@
+"""Both connection modes: the Socket Mode handler wired to the same app, `start_slack` in Socket Mode (over
+a loopback WebSocket) and in HTTP mode, and the Slack options read from the environment."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from typing import Any
+
+import aiohttp
+import pytest
+from slack_sdk.socket_mode.request import SocketModeRequest
+from slack_sdk.socket_mode.response import SocketModeResponse
+
+from adapters.slack.app import socket_mode_handler, start_slack
+from adapters.slack.options import SlackOptions
+from adapters.slack.platform import make_client
+from bot.config import Settings
+from tests.adapters.slack.harness import ANN, CHANNEL, SECRET, SlackHarness, texts
+from tests.adapters.slack.stub import TEAM_ID
+
+
+class RecordingSocketClient:
+    """Stands in for the SocketModeClient when a request is handed to the handler directly."""
+
+    def __init__(self, logger: Any) -> None:
+        self.logger = logger
+        self.sent: list[SocketModeResponse] = []
+
+    async def send_socket_mode_response(self, response: SocketModeResponse) -> None:
+        self.sent.append(response)
+
+
+def _command_payload(slack: SlackHarness, text: str, name: str) -> dict[str, str]:
+    return {"team_id": TEAM_ID, "channel_id": CHANNEL, "user_id": ANN, "command": "/quiz", "text": text,
+            "api_app_id": "A0APP", "response_url": slack.stub.response_url(name), "trigger_id": "1.2.3"}
+
+
+async def test_socket_mode_handler_is_built_and_wired_to_the_same_app(slack: SlackHarness) -> None:
+    handler = socket_mode_handler(slack.bot.app, "xapp-1-test")
+    try:
+        assert handler.app is slack.bot.app
+        assert handler.client.web_client is slack.bot.app.client
+        assert handler.client.app_token == "xapp-1-test"
+        assert handler.handle in handler.client.socket_mode_request_listeners
+        assert handler.client.current_session is None, "building the handler does not connect"
+
+        # a Socket Mode request (unsigned: the WebSocket is the authentication) reaches the same listeners
+        fake = RecordingSocketClient(handler.client.logger)
+        request = SocketModeRequest(type="slash_commands", envelope_id="env-1",
+                                    payload=_command_payload(slack, "help", "sock"))
+        await handler.handle(fake, request)  # type: ignore[arg-type]
+        assert [r.envelope_id for r in fake.sent] == ["env-1"]
+        [reply] = await slack.stub.wait_for("respond:sock")
+        assert "/quiz leaderboard" in texts(reply)
+    finally:
+        await handler.client.close()
+
+
+async def test_start_slack_socket_mode_serves_over_a_websocket(slack: SlackHarness) -> None:
+    round_ = await slack.daily_round()
+    settings = Settings(slack_bot_token="xoxb-test", slack_app_token="xapp-1-test")
+    client = make_client("xoxb-test", base_url=slack.stub.api_url)
+    task = await start_slack(slack.service, settings, client=client, env={})
+    try:
+        [opened] = slack.stub.calls_to("apps.connections.open")
+        assert opened.headers["Authorization"] == "Bearer xapp-1-test"
+        channel, ts = round_.message_id.split(":", 1)  # type: ignore[union-attr]
+        event = {"type": "reaction_added", "user": ANN, "reaction": "two",
+                 "item": {"type": "message", "channel": channel, "ts": ts}}
+        body = {"team_id": TEAM_ID, "api_app_id": "A0APP", "type": "event_callback", "event_id": "Ev0SOCK",
+                "event_time": 1, "event": event}
+        await slack.stub.socket_send({"envelope_id": "env-2", "type": "events_api", "payload": body,
+                                      "accepts_response_payload": False, "retry_attempt": 0})
+        [ack] = await slack.stub.wait_for("socket:ack")
+        assert ack.args["envelope_id"] == "env-2"
+        await slack.stub.wait_for("chat.postEphemeral")
+        [answer] = await slack.store.round_answers(round_.id)
+        assert (answer.user_id, answer.choice) == (ANN, 1)
+    finally:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_start_slack_http_mode_serves_until_cancelled(slack: SlackHarness) -> None:
+    port = _free_port()
+    settings = Settings(slack_bot_token="xoxb-test", slack_signing_secret=SECRET)
+    client = make_client("xoxb-test", base_url=slack.stub.api_url)
+    env = {"STUDYBOT_HTTP_HOST": "127.0.0.1", "STUDYBOT_HTTP_PORT": str(port)}
+    task = await start_slack(slack.service, settings, client=client, env=env)
+    assert slack.stub.calls_to("auth.test"), "the token is checked at start"
+    url = f"http://127.0.0.1:{port}/slack/events"
+    body = json.dumps({"type": "url_verification", "challenge": "c-1", "token": "t"})
+    from tests.adapters.slack.signing import signed_headers
+
+    async with aiohttp.ClientSession() as session:
+        async with session.post(url, data=body, headers=signed_headers(SECRET, body, "application/json")) as resp:
+            assert resp.status == 200 and json.loads(await resp.text()) == {"challenge": "c-1"}
+        async with session.post(url, data=body, headers=signed_headers("wrong", body, "application/json")) as resp:
+            assert resp.status == 401
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        with pytest.raises(aiohttp.ClientConnectionError):
+            async with session.post(url, data=body, headers=signed_headers(SECRET, body, "application/json")):
+                pass
+
+
+async def test_http_mode_needs_a_signing_secret(slack: SlackHarness) -> None:
+    settings = Settings(slack_bot_token="xoxb-test")
+    client = make_client("xoxb-test", base_url=slack.stub.api_url)
+    with pytest.raises(SystemExit, match="SLACK_SIGNING_SECRET"):
+        await start_slack(slack.service, settings, client=client, env={})
+
+
+async def test_a_rejected_token_stops_the_start_without_showing_it(slack: SlackHarness) -> None:
+    slack.stub.fail_next("auth.test", status=200, error="invalid_auth", retry_after=None)
+    settings = Settings(slack_bot_token="xoxb-secret-value", slack_signing_secret=SECRET)
+    client = make_client("xoxb-secret-value", base_url=slack.stub.api_url)
+    with pytest.raises(SystemExit) as exc:
+        await start_slack(slack.service, settings, client=client, env={"STUDYBOT_HTTP_PORT": str(_free_port())})
+    assert "invalid_auth" in str(exc.value) and "xoxb-secret-value" not in str(exc.value)
+
+
+def test_slack_options_from_the_environment() -> None:
+    assert SlackOptions.from_env({}) == SlackOptions("0.0.0.0", 3000, frozenset())
+    opts = SlackOptions.from_env({"STUDYBOT_HTTP_HOST": "127.0.0.1", "STUDYBOT_HTTP_PORT": "8080",
+                                  "STUDYBOT_SLACK_ADMINS": "U1, T2:U3,,"})
+    assert opts == SlackOptions("127.0.0.1", 8080, frozenset({"U1", "T2:U3"}))
+    with pytest.raises(SystemExit, match="STUDYBOT_HTTP_PORT"):
+        SlackOptions.from_env({"STUDYBOT_HTTP_PORT": "http"})

@@ -1,0 +1,71 @@
+"""The reveal (chat.update on the question, a reveal message in the channel) and the App Home tab."""
+
+from __future__ import annotations
+
+from tests.adapters.slack.harness import ANN, BOB, CHANNEL, SlackHarness, buttons, texts
+
+
+async def test_reveal_updates_the_question_and_posts_the_result(slack: SlackHarness) -> None:
+    round_ = await slack.daily_round()
+    question = slack.service.bank.get(round_.question_id)
+    assert question is not None
+    wrong = (question.answer + 1) % 4
+    await slack.reply(await slack.click(round_.id, question.answer, user=ANN))
+    await slack.reply(await slack.click(round_.id, wrong, user=BOB))
+
+    card = await slack.service.reveal_round(round_.id)  # as the scheduler does at the next post
+    assert card is not None
+
+    [update] = slack.stub.calls_to("chat.update")
+    channel, ts = round_.message_id.split(":", 1)  # type: ignore[union-attr]
+    assert (update.args["channel"], update.args["ts"]) == (channel, ts)
+    assert buttons(update) == [], "the buttons are removed"
+    letter = "ABCD"[question.answer]
+    assert f":white_check_mark: *{letter}.* {question.choices[question.answer]}  (1)" in texts(update)
+
+    question_post, reveal = slack.stub.calls_to("chat.postMessage")
+    assert reveal.args["channel"] == CHANNEL
+    shown = texts(reveal)
+    assert f"Answer: {letter}" in shown
+    assert question.explanation in shown
+    assert f"*Right (1 of 2):* <@{ANN}>" in shown
+    assert f"<@{BOB}>" not in shown
+    assert f"`{letter}` █████ 1 (50%) :white_check_mark:" in shown
+    assert (await slack.store.get_round(round_.id)).revealed_at is not None  # type: ignore[union-attr]
+
+
+async def test_reveal_still_posts_when_the_question_message_is_gone(slack: SlackHarness) -> None:
+    round_ = await slack.daily_round()
+    slack.stub.fail_next("chat.update", status=200, error="message_not_found", retry_after=None)
+    await slack.service.reveal_round(round_.id)
+    assert len(slack.stub.calls_to("chat.update")) == 1
+    assert len(slack.stub.calls_to("chat.postMessage")) == 2
+
+
+async def test_app_home_opened_publishes_stats_and_leaderboard(slack: SlackHarness) -> None:
+    round_ = await slack.daily_round()
+    question = slack.service.bank.get(round_.question_id)
+    assert question is not None
+    await slack.service.submit_answer(round_.id, ANN, question.answer)
+    await slack.service.reveal_round(round_.id)
+
+    event = {"type": "app_home_opened", "user": ANN, "channel": "D0HOME", "tab": "home",
+             "event_ts": "1700000004.000001"}
+    sent = await slack.event(event, "Ev0HOME")
+    assert sent.status == 200
+    [publish] = await slack.stub.wait_for("views.publish")
+    assert publish.args["user_id"] == ANN
+    assert publish.args["view"]["type"] == "home"
+    shown = texts(publish)
+    assert "Quiz stats" in shown and f"<@{ANN}>: answered 1 (1 daily, 0 practice), right 1 (100%)" in shown
+    assert "Leaderboard: week 2025-W10" in shown and f"1. <@{ANN}>" in shown
+
+
+async def test_app_home_messages_tab_is_acknowledged_and_ignored(slack: SlackHarness) -> None:
+    event = {"type": "app_home_opened", "user": ANN, "channel": "D0HOME", "tab": "messages"}
+    sent = await slack.event(event, "Ev0MSGS")
+    assert sent.status == 200
+    home = {"type": "app_home_opened", "user": BOB, "channel": "D0HOME2", "tab": "home"}
+    await slack.event(home, "Ev0HOME2")
+    [publish] = await slack.stub.wait_for("views.publish")
+    assert publish.args["user_id"] == BOB, "only the home tab is published"

@@ -167,6 +167,10 @@ class QuizService:
         closes_at = now + cfg.answer_window if cfg.answer_window else None
         round_ = await self.store.claim_daily_round(ref, day, question.id, question.topic, now, closes_at)
         if round_ is None:
+            existing = await self.store.latest_daily_round(ref)
+            if existing is not None and existing.local_date == day and existing.is_open and not existing.message_id:
+                log.info("re-posting round %d, whose first post did not go out", existing.id)
+                return await self._post(existing, cfg)
             log.info("daily round for %s/%s on %s already claimed; skipping", ref.platform, ref.channel_id, day)
             if actor is not None:
                 raise AlreadyPosted(f"Today's question ({day:%Y-%m-%d}) is already posted in this channel.")
@@ -174,18 +178,24 @@ class QuizService:
         for previous in await self.store.open_daily_rounds(ref):
             if previous.id != round_.id:
                 await self.reveal_round(previous.id)
-        self._remember(round_)
-        card = self.question_card(round_, question, cfg)
-        platform = self.platforms.get(ref.platform)
-        if platform is not None:
-            message_id = await platform.post_question(ref, card)
-            if message_id:
-                await self.store.set_message_id(round_.id, message_id)
-                round_ = replace(round_, message_id=message_id)
-                self._remember(round_)
-        else:
-            log.warning("no platform %r is running; round %d is stored but not posted", ref.platform, round_.id)
+        round_ = await self._post(round_, cfg)
         await self._notify(self._round_listeners, round_)
+        return round_
+
+    async def _post(self, round_: Round, cfg: ChannelConfig) -> Round:
+        """Send a daily round's question card and remember its message id. If the platform fails, the
+        round stays claimed without a message id, and the next post for that day sends it again."""
+        self._remember(round_)
+        platform = self.platforms.get(round_.ref.platform)
+        if platform is None:
+            log.warning("no platform %r is running; round %d is stored but not posted", round_.ref.platform, round_.id)
+            return round_
+        card = self.question_card(round_, self._question(round_), cfg)
+        message_id = await platform.post_question(round_.ref, card)
+        if message_id:
+            await self.store.set_message_id(round_.id, message_id)
+            round_ = replace(round_, message_id=message_id)
+            self._remember(round_)
         return round_
 
     def question_card(self, round_: Round, question: Question, cfg: ChannelConfig | None) -> QuestionCard:
@@ -267,6 +277,9 @@ class QuizService:
         round_ = await self.store.round_by_message(platform, message_id)
         if round_ is None:
             raise UnknownRound("That message is not a quiz question.")
+        cfg = await self.store.get_channel(round_.ref)
+        if cfg is not None and not cfg.reactions:
+            raise NotAllowed("Reaction answers are switched off in this channel; use the buttons or /quiz answer.")
         return await self.submit_answer(round_.id, user_id, choice)
 
     async def answer_in_channel(self, ref: ChannelRef, user_id: str, choice: int) -> AnswerOutcome:

@@ -33,7 +33,8 @@ HELP = """\
 admins:
 /quiz config show | pause | resume | post-now | reveal
 /quiz config time 09:00 tz Europe/Berlin days mon-fri
-/quiz config topics autograd,tensors difficulty easy,medium   (or: all)
+/quiz config channel #c time 09:00 ...  (settings of another channel)
+/quiz config filters topics autograd,tensors difficulty easy,medium   (or: all)
 /quiz config window 12h | reactions on|off | speed on|off"""
 
 

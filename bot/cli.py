@@ -40,6 +40,15 @@ async def run_bot(settings: Settings) -> int:
     clock = SystemClock()
     service = QuizService(store, bank, clock)
     scheduler = DailyScheduler(service, clock, misfire_grace=settings.misfire_grace)
+    health = None
+    if settings.metrics_port is not None:
+        from bot.health import serve_health
+
+        async def healthy() -> bool:
+            await store.schema_version()
+            return scheduler.scheduler.running
+
+        health = await serve_health(settings.metrics_host, settings.metrics_port, service.metrics, healthy)
     try:
         platforms = settings.platforms
         if not platforms:
@@ -63,6 +72,8 @@ async def run_bot(settings: Settings) -> int:
         await asyncio.gather(*tasks)
         return 0
     finally:
+        if health is not None:
+            health.close()
         scheduler.shutdown()
         await service.close()
         await store.close()

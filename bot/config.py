@@ -20,6 +20,8 @@ class Settings:
     misfire_grace: dt.timedelta = dt.timedelta(hours=1)
     log_level: str = "INFO"
     console_timezone: str = "UTC"
+    metrics_host: str = "0.0.0.0"
+    metrics_port: int | None = None
     discord_token: str | None = field(default=None, repr=False)
     slack_bot_token: str | None = field(default=None, repr=False)
     slack_app_token: str | None = field(default=None, repr=False)
@@ -35,6 +37,8 @@ class Settings:
             misfire_grace=dt.timedelta(seconds=int(grace)) if grace else dt.timedelta(hours=1),
             log_level=(env.get("STUDYBOT_LOG_LEVEL") or "INFO").upper(),
             console_timezone=env.get("STUDYBOT_CONSOLE_TZ") or "UTC",
+            metrics_host=env.get("STUDYBOT_METRICS_HOST") or "0.0.0.0",
+            metrics_port=int(env["STUDYBOT_METRICS_PORT"]) if env.get("STUDYBOT_METRICS_PORT") else None,
             discord_token=env.get("DISCORD_TOKEN") or None,
             slack_bot_token=env.get("SLACK_BOT_TOKEN") or None,
             slack_app_token=env.get("SLACK_APP_TOKEN") or None,

@@ -25,6 +25,7 @@ from bot.errors import (
     RoundClosed,
     UnknownRound,
 )
+from bot.metrics import Metrics
 from bot.model import (
     LETTERS,
     Actor,
@@ -67,8 +68,10 @@ class QuizService:
         clock: Clock,
         platforms: dict[str, ChatPlatform] | None = None,
         rng: random.Random | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.store = store
+        self.metrics = metrics or Metrics()
         self.bank = bank
         self.clock = clock
         self.platforms: dict[str, ChatPlatform] = dict(platforms or {})
@@ -191,7 +194,12 @@ class QuizService:
             log.warning("no platform %r is running; round %d is stored but not posted", round_.ref.platform, round_.id)
             return round_
         card = self.question_card(round_, self._question(round_), cfg)
-        message_id = await platform.post_question(round_.ref, card)
+        try:
+            message_id = await platform.post_question(round_.ref, card)
+        except Exception:
+            self.metrics.post_failures.labels(round_.ref.platform).inc()
+            raise
+        self.metrics.posts_sent.labels(round_.ref.platform).inc()
         if message_id:
             await self.store.set_message_id(round_.id, message_id)
             round_ = replace(round_, message_id=message_id)
@@ -260,6 +268,7 @@ class QuizService:
             raise RoundClosed("This question is closed; its answer has been (or is about to be) revealed.")
         if write.status == "unknown":
             raise UnknownRound("That question is not known here (it may be from another bot).")
+        self.metrics.answers_recorded.labels(round_.ref.platform, round_.kind.value).inc()
         if round_.kind is RoundKind.PRACTICE:
             await self.store.reveal_round(round_id, now, None)
             self._rounds.pop(round_id, None)

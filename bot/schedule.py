@@ -89,12 +89,21 @@ class DailyScheduler:
 
     async def fire(self, ref: ChannelRef, local_date: dt.date | None = None) -> Round | None:
         try:
-            return await self.service.start_daily_round(ref, local_date=local_date)
+            round_ = await self.service.start_daily_round(ref, local_date=local_date)
+            if round_ is not None:
+                await self._observe_lag(round_)
+            return round_
         except QuizError as exc:
             log.warning("daily post for %s/%s failed: %s", ref.platform, ref.channel_id, exc.message)
         except Exception:
             log.exception("daily post for %s/%s failed", ref.platform, ref.channel_id)
         return None
+
+    async def _observe_lag(self, round_: Round) -> None:
+        cfg = await self.service.store.get_channel(round_.ref)
+        due = last_post_at_or_before(cfg, round_.opened_at) if cfg else None
+        if due is not None:
+            self.service.metrics.scheduler_lag.observe(max(0.0, (round_.opened_at - due).total_seconds()))
 
     async def reveal(self, round_id: int) -> None:
         try:

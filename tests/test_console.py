@@ -104,3 +104,46 @@ def test_a_restart_keeps_the_open_question_and_the_answers(tmp_path):
     assert prompt in second  # the open question is shown again, not a new one
     assert second.count("== Daily PyTorch question") == 1
     assert "You already answered D" in second
+
+
+def test_the_bot_process_serves_healthz_and_metrics_when_asked(tmp_path):
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "SLACK_", "STUDYBOT_"))}
+    env |= {
+        "STUDYBOT_DATABASE_URL": f"sqlite:///{tmp_path / 'bot.db'}",
+        "STUDYBOT_BANK_DIR": str(write_bank_files(tmp_path / "bank", make_bank())),
+        "STUDYBOT_METRICS_PORT": str(port),
+        "STUDYBOT_METRICS_HOST": "127.0.0.1",
+    }
+    proc = subprocess.Popen([sys.executable, "-m", "bot"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env)
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write("/quiz answer A\n")
+        proc.stdin.flush()
+        deadline = time.monotonic() + 20
+        body = ""
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as r:
+                    body = r.read().decode()
+                if 'studybot_answers_recorded_total{kind="daily",platform="console"} 1.0' in body:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.2)
+        assert 'studybot_answers_recorded_total{kind="daily",platform="console"} 1.0' in body, body
+        assert 'studybot_posts_sent_total{platform="console"} 1.0' in body
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
+            assert r.status == 200 and r.read() == b"ok\n"
+        out, _ = proc.communicate("/quit\n", timeout=20)
+        assert proc.returncode == 0 and out.rstrip().endswith("Bye.")
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -480,6 +480,57 @@ class SqliteStore:
         )
         return parse_date(rows[0][0]) if rows else None
 
+    # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
+
+    async def count_rows(self, tables: Iterable[str]) -> dict[str, int]:
+        """Rows per table."""
+        counts: dict[str, int] = {}
+        for table in tables:
+            if not (table.isidentifier() and table.isascii()):
+                raise ValueError(f"not a plain SQL identifier: {table!r}")
+            counts[table] = int((await self._read(f"SELECT COUNT(*) FROM {table}"))[0][0])
+        return counts
+
+    async def export_rows(
+        self, tables: Sequence[tuple[str, Sequence[str], Sequence[str]]], batch: int = 5000
+    ) -> AsyncIterator[tuple[str, list[tuple]]]:
+        """Yield (table, rows) batches of stored values, every table read from one snapshot."""
+        for name in [t for t, cols, order in tables] + [c for _, cols, order in tables for c in (*cols, *order)]:
+            if not (name.isidentifier() and name.isascii()):
+                raise ValueError(f"not a plain SQL identifier: {name!r}")
+        async with self._lock:
+            await self.db.execute("BEGIN")
+            try:
+                for table, columns, order in tables:
+                    async with self.db.execute(
+                        f"SELECT {', '.join(columns)} FROM {table} ORDER BY {', '.join(order)}"
+                    ) as cur:
+                        while rows := await cur.fetchmany(batch):
+                            yield table, [tuple(r) for r in rows]
+            finally:
+                await self.db.execute("ROLLBACK")
+
+    async def import_rows(self, batches: AsyncIterator[tuple[str, Sequence[str], list[tuple]]]) -> dict[str, int]:
+        """Insert rows of stored values in one transaction and check every table holds exactly the rows
+        given before committing (AUTOINCREMENT follows the highest round id by itself)."""
+        given: dict[str, int] = {}
+        async with self._tx() as db:
+            async for table, columns, rows in batches:
+                for name in (table, *columns):
+                    if not (name.isidentifier() and name.isascii()):
+                        raise ValueError(f"not a plain SQL identifier: {name!r}")
+                given.setdefault(table, 0)
+                if rows:
+                    marks = ",".join("?" * len(columns))
+                    await db.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+                    given[table] += len(rows)
+            for table, n in given.items():
+                async with db.execute(f"SELECT COUNT(*) FROM {table}") as cur:
+                    have = int((await cur.fetchone())[0])
+                if have != n:
+                    raise RuntimeError(f"{table}: {have} rows after the import, {n} given; rolled back")
+        return given
+
 
 def _answer(row) -> Answer:
     return Answer(

@@ -1,0 +1,31 @@
+"""Prometheus metrics of the bot: answers recorded, posts sent, post failures, scheduler lag."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+
+LAG_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600)
+
+
+class Metrics:
+    """One registry per bot process (tests make their own, so counts never leak between them)."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry()
+        self.answers_recorded = Counter(
+            "studybot_answers_recorded", "Answers committed to the store", ["platform", "kind"],
+            registry=self.registry,
+        )
+        self.posts_sent = Counter(
+            "studybot_posts_sent", "Daily questions posted to a channel", ["platform"], registry=self.registry
+        )
+        self.post_failures = Counter(
+            "studybot_post_failures", "Daily posts the platform did not accept", ["platform"], registry=self.registry
+        )
+        self.scheduler_lag = Histogram(
+            "studybot_scheduler_lag_seconds", "How late a daily post started after its scheduled time",
+            buckets=LAG_BUCKETS, registry=self.registry,
+        )
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)

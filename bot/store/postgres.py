@@ -1,0 +1,550 @@
+"""The scale-out store: PostgreSQL through an asyncpg connection pool.
+
+Any number of bot processes can share one database. Unique keys decide every race (one daily round per
+(channel, local date), one answer per (round, user)); row locks and a per-space advisory lock give the
+same answers the single-writer SQLite store gives:
+
+- add_answers takes a FOR SHARE lock on the batch's rounds, so a reveal (an UPDATE of the round) waits
+  for the batch to commit and every recorded answer is scored, and an answer never lands after a reveal;
+- reveal_round claims the reveal with UPDATE ... WHERE revealed_at IS NULL, then serializes the scoring
+  of a space (streaks, scores, score buckets) behind pg_advisory_xact_lock, all in one transaction;
+- migrations run under a transaction-scoped advisory lock, so processes starting together apply each
+  migration once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+from collections import Counter
+from collections.abc import AsyncIterator, Iterable, Sequence
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+
+from bot.model import (
+    Answer,
+    ChannelConfig,
+    ChannelRef,
+    LeaderboardRow,
+    Period,
+    Round,
+    RoundKind,
+    TopicStats,
+)
+from bot.ports import AnswerWrite, NewAnswer, RevealInput, Scorer, StreakState, period_keys
+from bot.store.migrations import load_migrations
+from bot.store.rows import config_from_row, config_to_row, from_ts, round_from_row
+
+log = logging.getLogger(__name__)
+
+ROUND_COLUMNS = (
+    "id, kind, platform, space_id, channel_id, user_id, question_id, topic, local_date, opened_at, "
+    "closes_at, revealed_at, message_id"
+)
+# the column order of rows.config_from_row, with the time rendered as HH:MM like the SQLite text
+CHANNEL_COLUMNS = (
+    "platform, channel_id, space_id, to_char(post_time, 'HH24:MI'), timezone, weekdays, topics, difficulties, "
+    "paused, reactions, answer_window_s, speed_bonus, updated_at"
+)
+ANSWER_COLUMNS = "round_id, user_id, choice, correct, answered_at, points"
+POOL_MIN, POOL_MAX = 1, 10
+# advisory lock keys (two int4 keys): a namespace of ours, then 0 or a hash of the space
+LOCK_MIGRATIONS = 0x53420001
+LOCK_SPACE = 0x53420002
+
+TableSpec = tuple[str, Sequence[str], Sequence[str]]  # table, columns, ORDER BY columns
+
+
+def redact(url: str) -> str:
+    """The URL with its password replaced, for logs and errors."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)
+    user = netloc[0].split(":", 1)[0]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
+
+
+def _ident(name: str) -> str:
+    if not (name.isidentifier() and name.isascii()):
+        raise ValueError(f"not a plain SQL identifier: {name!r}")
+    return name
+
+
+class PostgresStore:
+    """Store port on PostgreSQL (several bot processes may share one database)."""
+
+    def __init__(self, url: str, *, min_size: int = POOL_MIN, max_size: int = POOL_MAX) -> None:
+        self.url = url
+        self._min_size = min_size
+        self._max_size = max_size
+        self._pool: asyncpg.Pool | None = None
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({redact(self.url)!r})"
+
+    # ---- lifecycle -------------------------------------------------------------------------------
+
+    async def open(self, *, migrate: bool = True) -> None:
+        """Connect the pool and (by default) apply pending migrations."""
+        try:
+            self._pool = await asyncpg.create_pool(
+                self.url, min_size=self._min_size, max_size=self._max_size,
+                server_settings={"application_name": "studybot", "jit": "off"},
+            )
+        except (OSError, asyncpg.PostgresError) as exc:
+            raise ConnectionError(f"cannot connect to PostgreSQL at {redact(self.url)}: {exc}") from exc
+        if migrate:
+            await self.migrate()
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            await pool.close()
+
+    @property
+    def pool(self) -> asyncpg.Pool:
+        if self._pool is None:
+            raise RuntimeError("the store is not open")
+        return self._pool
+
+    @contextlib.asynccontextmanager
+    async def _tx(self) -> AsyncIterator[asyncpg.Connection]:
+        async with self.pool.acquire() as conn, conn.transaction():
+            yield conn
+
+    async def migrate(self) -> list[int]:
+        """Apply numbered migrations not applied yet; returns the versions applied now.
+
+        Each migration runs in its own transaction that first takes an advisory lock, so processes
+        migrating at once wait for each other and each migration is applied exactly once."""
+        applied_now: list[int] = []
+        async with self.pool.acquire() as conn:
+            for version, name, sql in load_migrations("postgres"):
+                async with conn.transaction():
+                    await conn.execute("SELECT pg_advisory_xact_lock($1, 0)", LOCK_MIGRATIONS)
+                    await conn.execute(
+                        "CREATE TABLE IF NOT EXISTS schema_migrations "
+                        "(version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)"
+                    )
+                    if await conn.fetchval("SELECT 1 FROM schema_migrations WHERE version = $1", version):
+                        continue
+                    await conn.execute(sql)
+                    await conn.execute(
+                        "INSERT INTO schema_migrations VALUES ($1, $2, $3)", version, name, dt.datetime.now(dt.UTC)
+                    )
+                applied_now.append(version)
+                log.info("applied migration %03d %s", version, name)
+        return applied_now
+
+    async def schema_version(self) -> int:
+        return int(await self.pool.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"))
+
+    # ---- channels --------------------------------------------------------------------------------
+
+    async def save_channel(self, config: ChannelConfig) -> None:
+        now = dt.datetime.now(dt.UTC)
+        (platform, channel_id, space_id, _hhmm, timezone, weekdays, topics, difficulties, paused, reactions,
+         window_s, speed_bonus, _ts) = config_to_row(config, now)
+        await self.pool.execute(
+            "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
+            "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at) "
+            "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) ON CONFLICT (platform, channel_id) DO UPDATE SET "
+            "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
+            "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
+            "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
+            "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at",
+            platform, channel_id, space_id, dt.time(config.post_time.hour, config.post_time.minute), timezone,
+            weekdays, topics, difficulties, bool(paused), bool(reactions), window_s, bool(speed_bonus), now,
+        )
+
+    async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None:
+        row = await self.pool.fetchrow(
+            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = $1 AND channel_id = $2",
+            ref.platform, ref.channel_id,
+        )
+        return config_from_row(row) if row else None
+
+    async def list_channels(self, platform: str | None = None) -> list[ChannelConfig]:
+        if platform is None:
+            rows = await self.pool.fetch(f"SELECT {CHANNEL_COLUMNS} FROM channels ORDER BY platform, channel_id")
+        else:
+            rows = await self.pool.fetch(
+                f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = $1 ORDER BY channel_id", platform
+            )
+        return [config_from_row(r) for r in rows]
+
+    async def space_timezone(self, platform: str, space_id: str) -> str | None:
+        return await self.pool.fetchval(
+            "SELECT timezone FROM channels WHERE platform = $1 AND space_id = $2 ORDER BY updated_at DESC LIMIT 1",
+            platform, space_id,
+        )
+
+    # ---- rounds ----------------------------------------------------------------------------------
+
+    async def claim_daily_round(
+        self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
+        closes_at: dt.datetime | None,
+    ) -> Round | None:
+        # ON CONFLICT DO NOTHING covers the partial unique index: a concurrent claimer waits for the
+        # winner's commit and then inserts nothing.
+        row = await self.pool.fetchrow(
+            "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, opened_at, "
+            f"closes_at) VALUES ('daily',$1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT DO NOTHING RETURNING {ROUND_COLUMNS}",
+            ref.platform, ref.space_id, ref.channel_id, question_id, topic, local_date, opened_at, closes_at,
+        )
+        return round_from_row(row) if row else None
+
+    async def create_practice_round(
+        self, ref: ChannelRef, user_id: str, question_id: str, topic: str, opened_at: dt.datetime
+    ) -> Round:
+        row = await self.pool.fetchrow(
+            "INSERT INTO rounds (kind, platform, space_id, channel_id, user_id, question_id, topic, opened_at) "
+            f"VALUES ('practice',$1,$2,$3,$4,$5,$6,$7) RETURNING {ROUND_COLUMNS}",
+            ref.platform, ref.space_id, ref.channel_id, user_id, question_id, topic, opened_at,
+        )
+        assert row is not None
+        return round_from_row(row)
+
+    async def get_round(self, round_id: int) -> Round | None:
+        row = await self.pool.fetchrow(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = $1", round_id)
+        return round_from_row(row) if row else None
+
+    async def open_daily_rounds(self, ref: ChannelRef | None = None) -> list[Round]:
+        if ref is None:
+            rows = await self.pool.fetch(
+                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE revealed_at IS NULL AND kind = 'daily' ORDER BY id"
+            )
+        else:
+            rows = await self.pool.fetch(
+                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = $1 AND channel_id = $2 "
+                "AND revealed_at IS NULL AND kind = 'daily' ORDER BY id",
+                ref.platform, ref.channel_id,
+            )
+        return [round_from_row(r) for r in rows]
+
+    async def latest_daily_round(self, ref: ChannelRef) -> Round | None:
+        row = await self.pool.fetchrow(
+            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = $1 AND channel_id = $2 AND kind = 'daily' "
+            "ORDER BY local_date DESC LIMIT 1",
+            ref.platform, ref.channel_id,
+        )
+        return round_from_row(row) if row else None
+
+    async def set_message_id(self, round_id: int, message_id: str) -> None:
+        await self.pool.execute("UPDATE rounds SET message_id = $1 WHERE id = $2", message_id, round_id)
+
+    async def round_by_message(self, platform: str, message_id: str) -> Round | None:
+        row = await self.pool.fetchrow(
+            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = $1 AND message_id = $2 ORDER BY id DESC LIMIT 1",
+            platform, message_id,
+        )
+        return round_from_row(row) if row else None
+
+    async def question_counts(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> dict[str, int]:
+        sql = "SELECT question_id, COUNT(*) FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = $3"
+        params: list = [platform, space_id, kind.value]
+        if user_id is not None:
+            sql += " AND user_id = $4"
+            params.append(user_id)
+        rows = await self.pool.fetch(sql + " GROUP BY question_id", *params)
+        return {r[0]: int(r[1]) for r in rows}
+
+    async def last_question_id(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> str | None:
+        sql = "SELECT question_id FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = $3"
+        params: list = [platform, space_id, kind.value]
+        if user_id is not None:
+            sql += " AND user_id = $4"
+            params.append(user_id)
+        return await self.pool.fetchval(sql + " ORDER BY id DESC LIMIT 1", *params)
+
+    # ---- answers ---------------------------------------------------------------------------------
+
+    async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
+        if not answers:
+            return []
+        results: list[AnswerWrite | None] = [None] * len(answers)
+        async with self._tx() as conn:
+            # FOR SHARE: batches run side by side, but a reveal (UPDATE of the round) waits for them, and a
+            # batch that waited for a reveal reads the revealed row; no answer slips in after a reveal.
+            rows = await conn.fetch(
+                "SELECT id, revealed_at, closes_at FROM rounds WHERE id = ANY($1::bigint[]) ORDER BY id FOR SHARE",
+                sorted({a.round_id for a in answers}),
+            )
+            state = {r[0]: r[1] is None and (r[2] is None or r[2] > now) for r in rows}
+            pending: list[int] = []
+            seen: set[tuple[int, str]] = set()
+            for i, a in enumerate(answers):
+                if a.round_id not in state:
+                    results[i] = AnswerWrite("unknown")
+                elif not state[a.round_id]:
+                    results[i] = AnswerWrite("closed")
+                elif (a.round_id, a.user_id) not in seen:
+                    seen.add((a.round_id, a.user_id))
+                    pending.append(i)
+            inserted: set[tuple[int, str]] = set()
+            if pending:
+                batch = [answers[i] for i in pending]
+                for r in await conn.fetch(
+                    "INSERT INTO answers (round_id, user_id, choice, correct, answered_at) "
+                    "SELECT * FROM unnest($1::bigint[], $2::text[], $3::smallint[], $4::boolean[], "
+                    "$5::timestamptz[]) ON CONFLICT DO NOTHING RETURNING round_id, user_id",
+                    [a.round_id for a in batch], [a.user_id for a in batch], [a.choice for a in batch],
+                    [a.correct for a in batch], [a.answered_at for a in batch],
+                ):
+                    inserted.add((r[0], r[1]))
+            # the first of a batch's answers by one user is recorded; every other one is a duplicate and
+            # learns the stored choice (read inside this transaction, so it sees this batch's own rows)
+            first: set[tuple[int, str]] = set()
+            duplicates: list[int] = []
+            for i, a in enumerate(answers):
+                key = (a.round_id, a.user_id)
+                if results[i] is not None:
+                    continue
+                if key in inserted and key not in first:
+                    first.add(key)
+                    results[i] = AnswerWrite("recorded")
+                else:
+                    duplicates.append(i)
+            if duplicates:
+                keys = sorted({(answers[i].round_id, answers[i].user_id) for i in duplicates})
+                existing = {(r[0], r[1]): int(r[2]) for r in await conn.fetch(
+                    "SELECT a.round_id, a.user_id, a.choice FROM answers a "
+                    "JOIN unnest($1::bigint[], $2::text[]) AS k(round_id, user_id) "
+                    "ON a.round_id = k.round_id AND a.user_id = k.user_id",
+                    [k[0] for k in keys], [k[1] for k in keys],
+                )}
+                for i in duplicates:
+                    results[i] = AnswerWrite("duplicate", existing.get((answers[i].round_id, answers[i].user_id)))
+        return [r for r in results if r is not None]
+
+    async def get_answer(self, round_id: int, user_id: str) -> Answer | None:
+        row = await self.pool.fetchrow(
+            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = $1 AND user_id = $2", round_id, user_id
+        )
+        return _answer(row) if row else None
+
+    async def round_answers(self, round_id: int) -> list[Answer]:
+        rows = await self.pool.fetch(
+            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = $1 ORDER BY answered_at, user_id", round_id
+        )
+        return [_answer(r) for r in rows]
+
+    # ---- reveal and leaderboards -----------------------------------------------------------------
+
+    async def reveal_round(self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None) -> bool:
+        async with self._tx() as conn:
+            row = await conn.fetchrow(
+                f"UPDATE rounds SET revealed_at = $1 WHERE id = $2 AND revealed_at IS NULL RETURNING {ROUND_COLUMNS}",
+                revealed_at, round_id,
+            )
+            if row is None:
+                return False
+            round_ = round_from_row(row)
+            if scorer is None or round_.kind is not RoundKind.DAILY or round_.local_date is None:
+                return True
+            ref = round_.ref
+            # one scoring at a time per space: streaks, the previous date and score buckets read-modify-write
+            await conn.execute(
+                "SELECT pg_advisory_xact_lock($1, hashtext($2))", LOCK_SPACE, f"{ref.platform}\x1f{ref.space_id}"
+            )
+            answers = tuple(_answer(r) for r in await conn.fetch(
+                f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = $1", round_id
+            ))
+            prev = await conn.fetchval(
+                "SELECT MAX(local_date) FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
+                "AND revealed_at IS NOT NULL AND local_date < $3",
+                ref.platform, ref.space_id, round_.local_date,
+            )
+            streaks: dict[str, StreakState] = {}
+            if answers:
+                for r in await conn.fetch(
+                    "SELECT user_id, current, best, last_date FROM streaks WHERE platform = $1 AND space_id = $2 "
+                    "AND user_id = ANY($3::text[])",
+                    ref.platform, ref.space_id, [a.user_id for a in answers],
+                ):
+                    streaks[r[0]] = StreakState(int(r[1]), int(r[2]), r[3])
+            speed = await conn.fetchval(
+                "SELECT speed_bonus FROM channels WHERE platform = $1 AND channel_id = $2", ref.platform, ref.channel_id
+            )
+            result = scorer(RevealInput(round_, answers, prev, streaks, bool(speed)))
+            if result.points:
+                users = sorted(result.points)
+                await conn.execute(
+                    "UPDATE answers AS a SET points = u.points FROM unnest($2::text[], $3::integer[]) "
+                    "AS u(user_id, points) WHERE a.round_id = $1 AND a.user_id = u.user_id",
+                    round_id, users, [result.points[u] for u in users],
+                )
+            if result.streaks:
+                users = sorted(result.streaks)
+                states = [result.streaks[u] for u in users]
+                await conn.execute(
+                    "INSERT INTO streaks (platform, space_id, user_id, current, best, last_date) "
+                    "SELECT $1, $2, u.* FROM unnest($3::text[], $4::integer[], $5::integer[], $6::date[]) AS u "
+                    "ON CONFLICT (platform, space_id, user_id) DO UPDATE SET current = excluded.current, "
+                    "best = excluded.best, last_date = excluded.last_date",
+                    ref.platform, ref.space_id, users, [s.current for s in states], [s.best for s in states],
+                    [s.last_date for s in states],
+                )
+            correct = {a.user_id: a.correct for a in answers}
+            for period, key in period_keys(round_.local_date):
+                await self._fold_scores(conn, ref, period, key, result.points, correct)
+        return True
+
+    async def _fold_scores(
+        self, conn: asyncpg.Connection, ref: ChannelRef, period: Period, key: str, points: dict[str, int],
+        correct: dict[str, bool],
+    ) -> None:
+        """Add a round's points to one leaderboard and move its users between score buckets."""
+        if not points:
+            return
+        users = sorted(points)
+        scope = (ref.platform, ref.space_id, period.value, key)
+        old = {r[0]: int(r[1]) for r in await conn.fetch(
+            "SELECT user_id, points FROM scores WHERE platform = $1 AND space_id = $2 AND period = $3 "
+            "AND period_key = $4 AND user_id = ANY($5::text[])",
+            *scope, users,
+        )}
+        await conn.execute(
+            "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered) "
+            "SELECT $1, $2, $3, $4, u.user_id, u.points, u.correct, 1 "
+            "FROM unnest($5::text[], $6::integer[], $7::integer[]) AS u(user_id, points, correct) "
+            "ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET "
+            "points = scores.points + excluded.points, correct = scores.correct + excluded.correct, "
+            "answered = scores.answered + 1",
+            *scope, users, [points[u] for u in users], [int(correct[u]) for u in users],
+        )
+        delta: Counter[int] = Counter()
+        for uid, p in points.items():
+            if uid in old:
+                delta[old[uid]] -= 1
+                delta[old[uid] + p] += 1
+            else:
+                delta[p] += 1
+        moved = sorted((pts, n) for pts, n in delta.items() if n)
+        if moved:
+            await conn.execute(
+                "INSERT INTO score_buckets (platform, space_id, period, period_key, points, users) "
+                "SELECT $1, $2, $3, $4, u.* FROM unnest($5::integer[], $6::integer[]) AS u "
+                "ON CONFLICT (platform, space_id, period, period_key, points) DO UPDATE SET "
+                "users = score_buckets.users + excluded.users",
+                *scope, [m[0] for m in moved], [m[1] for m in moved],
+            )
+            await conn.execute(
+                "DELETE FROM score_buckets WHERE platform = $1 AND space_id = $2 AND period = $3 AND period_key = $4 "
+                "AND users <= 0",
+                *scope,
+            )
+
+    async def leaderboard(
+        self, platform: str, space_id: str, period: Period, period_key: str, limit: int
+    ) -> list[LeaderboardRow]:
+        rows = await self.pool.fetch(
+            "SELECT user_id, points, correct, answered FROM scores WHERE platform = $1 AND space_id = $2 "
+            "AND period = $3 AND period_key = $4 ORDER BY points DESC, user_id LIMIT $5",
+            platform, space_id, period.value, period_key, limit,
+        )
+        out: list[LeaderboardRow] = []
+        for i, (uid, pts, corr, ans) in enumerate(rows):
+            rank = out[-1].rank if out and out[-1].points == pts else i + 1
+            out.append(LeaderboardRow(rank, uid, int(pts), int(corr), int(ans)))
+        return out
+
+    async def rank_of(
+        self, platform: str, space_id: str, period: Period, period_key: str, user_id: str
+    ) -> LeaderboardRow | None:
+        # one statement, one snapshot: the user's score and the users above it in the buckets
+        row = await self.pool.fetchrow(
+            "SELECT s.points, s.correct, s.answered, (SELECT COALESCE(SUM(b.users), 0) FROM score_buckets b "
+            "WHERE b.platform = s.platform AND b.space_id = s.space_id AND b.period = s.period "
+            "AND b.period_key = s.period_key AND b.points > s.points) "
+            "FROM scores s WHERE s.platform = $1 AND s.space_id = $2 AND s.period = $3 AND s.period_key = $4 "
+            "AND s.user_id = $5",
+            platform, space_id, period.value, period_key, user_id,
+        )
+        if row is None:
+            return None
+        return LeaderboardRow(int(row[3]) + 1, user_id, int(row[0]), int(row[1]), int(row[2]))
+
+    # ---- stats -----------------------------------------------------------------------------------
+
+    async def user_topic_stats(
+        self, platform: str, space_id: str, user_id: str
+    ) -> list[tuple[RoundKind, TopicStats]]:
+        rows = await self.pool.fetch(
+            "SELECT r.kind, r.topic, COUNT(*), COUNT(*) FILTER (WHERE a.correct) FROM answers a "
+            "JOIN rounds r ON r.id = a.round_id WHERE a.user_id = $1 AND r.platform = $2 AND r.space_id = $3 "
+            "AND r.revealed_at IS NOT NULL GROUP BY r.kind, r.topic ORDER BY r.topic, r.kind",
+            user_id, platform, space_id,
+        )
+        return [(RoundKind(k), TopicStats(t, int(n), int(c))) for k, t, n, c in rows]
+
+    async def streak(self, platform: str, space_id: str, user_id: str) -> StreakState | None:
+        row = await self.pool.fetchrow(
+            "SELECT current, best, last_date FROM streaks WHERE platform = $1 AND space_id = $2 AND user_id = $3",
+            platform, space_id, user_id,
+        )
+        return StreakState(int(row[0]), int(row[1]), row[2]) if row else None
+
+    async def latest_revealed_date(self, platform: str, space_id: str) -> dt.date | None:
+        return await self.pool.fetchval(
+            "SELECT MAX(local_date) FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
+            "AND revealed_at IS NOT NULL",
+            platform, space_id,
+        )
+
+    # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
+
+    async def count_rows(self, tables: Iterable[str]) -> dict[str, int]:
+        """Rows per table."""
+        async with self.pool.acquire() as conn:
+            return {t: int(await conn.fetchval(f"SELECT COUNT(*) FROM {_ident(t)}")) for t in tables}
+
+    async def export_rows(
+        self, tables: Sequence[TableSpec], batch: int = 5000
+    ) -> AsyncIterator[tuple[str, list[tuple]]]:
+        """Yield (table, rows) batches, every table read from one snapshot (a read-only repeatable read)."""
+        async with self.pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
+            for table, columns, order in tables:
+                cols = ", ".join(_ident(c) for c in columns)
+                cursor = await conn.cursor(
+                    f"SELECT {cols} FROM {_ident(table)} ORDER BY {', '.join(_ident(c) for c in order)}"
+                )
+                while rows := await cursor.fetch(batch):
+                    yield table, [tuple(r) for r in rows]
+
+    async def import_rows(self, batches: AsyncIterator[tuple[str, Sequence[str], list[tuple]]]) -> dict[str, int]:
+        """Insert rows (Python values) with COPY in one transaction, restart the rounds identity after the
+        highest id, and check every table holds exactly the rows given before committing."""
+        given: dict[str, int] = {}
+        async with self._tx() as conn:
+            async for table, columns, rows in batches:
+                given.setdefault(table, 0)
+                if rows:
+                    await conn.copy_records_to_table(
+                        _ident(table), records=rows, columns=[_ident(c) for c in columns]
+                    )
+                    given[table] += len(rows)
+            if "rounds" in given:
+                await conn.execute(
+                    "SELECT setval(pg_get_serial_sequence('rounds', 'id'), COALESCE(MAX(id), 0) + 1, false) "
+                    "FROM rounds"
+                )
+            for table, n in given.items():
+                have = int(await conn.fetchval(f"SELECT COUNT(*) FROM {_ident(table)}"))
+                if have != n:
+                    raise RuntimeError(f"{table}: {have} rows after the import, {n} given; rolled back")
+        return given
+
+
+def _answer(row: asyncpg.Record) -> Answer:
+    return Answer(
+        round_id=int(row[0]), user_id=row[1], choice=int(row[2]), correct=bool(row[3]),
+        answered_at=from_ts(row[4]), points=None if row[5] is None else int(row[5]),
+    )

@@ -1,0 +1,89 @@
+"""The operator endpoint: /healthz reflects the health check, /metrics counts answers, posts, failures
+and scheduler lag."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import random
+
+import pytest
+
+from bot.health import serve_health
+from bot.metrics import Metrics
+from bot.model import Actor
+from bot.quiz import QuizService
+from bot.schedule import DailyScheduler
+from bot.store.sqlite import SqliteStore
+from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
+
+
+async def http_get(port: int, path: str, method: str = "GET") -> tuple[int, str]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"{method} {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    await writer.drain()
+    raw = await reader.read()
+    writer.close()
+    head, _, body = raw.decode().partition("\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+class BrokenPlatform(FakePlatform):
+    async def post_question(self, ref, card):  # type: ignore[no-untyped-def]
+        raise ConnectionError("down")
+
+
+@pytest.fixture
+async def service():
+    store = SqliteStore(":memory:")
+    await store.open()
+    clock = FixedClock(dt.datetime(2026, 11, 30, 9, 0, 42, tzinfo=dt.UTC))
+    svc = QuizService(store, make_bank(), clock, {"fake": FakePlatform(), "broken": BrokenPlatform("broken")},
+                      rng=random.Random(0), metrics=Metrics())
+    await svc.configure(Actor("a", True), REF)
+    yield svc
+    await svc.close()
+    await store.close()
+
+
+async def test_metrics_count_answers_posts_failures_and_lag(service):
+    scheduler = DailyScheduler(service, service.clock)
+    round_ = await scheduler.fire(REF)
+    await service.submit_answer(round_.id, "ada", 0)
+    await service.submit_answer(round_.id, "bob", 1)
+    await service.start_practice(REF, "ada")
+    broken = REF.__class__("broken", "s", "c")
+    await service.configure(Actor("a", True), broken)
+    assert await scheduler.fire(broken) is None  # logged, counted, not raised
+    server = await serve_health("127.0.0.1", 0, service.metrics, lambda: asyncio.sleep(0, True))
+    port = server.sockets[0].getsockname()[1]
+    try:
+        status, body = await http_get(port, "/metrics")
+        assert status == 200
+        assert 'studybot_answers_recorded_total{kind="daily",platform="fake"} 2.0' in body
+        assert 'studybot_posts_sent_total{platform="fake"} 1.0' in body
+        assert 'studybot_post_failures_total{platform="broken"} 1.0' in body
+        assert "studybot_scheduler_lag_seconds_count 1.0" in body
+        assert "studybot_scheduler_lag_seconds_sum 42.0" in body  # fired 42 s after 09:00
+    finally:
+        server.close()
+
+
+async def test_healthz_follows_the_check_and_other_paths_are_refused(service):
+    healthy = True
+
+    async def check() -> bool:
+        if not healthy:
+            raise RuntimeError("store gone")
+        return True
+
+    server = await serve_health("127.0.0.1", 0, service.metrics, check)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        assert await http_get(port, "/healthz") == (200, "ok\n")
+        healthy = False
+        assert await http_get(port, "/healthz") == (503, "unhealthy\n")
+        assert (await http_get(port, "/nope"))[0] == 404
+        assert (await http_get(port, "/healthz", method="POST"))[0] == 405
+    finally:
+        server.close()

@@ -1,4 +1,4 @@
-"""The quiz service driven with a fixed clock and a fake platform: no chat platform anywhere."""
+"""The quiz service driven with fakes of all three ports (store, platform, clock): no database, no chat platform."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 from bot.errors import AlreadyAnswered, AlreadyPosted, BadSetting, NotAllowed, NothingOpen, RoundClosed, UnknownRound
 from bot.model import Actor, ChannelRef, Difficulty, Period, RoundKind
 from bot.quiz import QuizService
-from bot.store.sqlite import SqliteStore
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
+from tests.support.memory_store import InMemoryStore
 
 ADMIN = Actor("admin", is_admin=True)
 MEMBER = Actor("member", is_admin=False)
@@ -22,7 +22,7 @@ MONDAY_9 = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)
 
 @pytest.fixture
 async def env():
-    store = SqliteStore(":memory:")
+    store = InMemoryStore()
     await store.open()
     clock = FixedClock(MONDAY_9)
     platform = FakePlatform()

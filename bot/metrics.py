@@ -27,5 +27,14 @@ class Metrics:
             buckets=LAG_BUCKETS, registry=self.registry,
         )
 
+        self._answer_counters: dict[tuple[str, str], object] = {}
+
+    def answer_recorded(self, platform: str, kind: str) -> None:
+        """Count one committed answer (the labelled child is cached: this runs for every answer)."""
+        child = self._answer_counters.get((platform, kind))
+        if child is None:
+            child = self._answer_counters[(platform, kind)] = self.answers_recorded.labels(platform, kind)
+        child.inc()  # type: ignore[attr-defined]
+
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

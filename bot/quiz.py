@@ -268,7 +268,7 @@ class QuizService:
             raise RoundClosed("This question is closed; its answer has been (or is about to be) revealed.")
         if write.status == "unknown":
             raise UnknownRound("That question is not known here (it may be from another bot).")
-        self.metrics.answers_recorded.labels(round_.ref.platform, round_.kind.value).inc()
+        self.metrics.answer_recorded(round_.ref.platform, round_.kind)
         if round_.kind is RoundKind.PRACTICE:
             await self.store.reveal_round(round_id, now, None)
             self._rounds.pop(round_id, None)

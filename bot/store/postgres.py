@@ -76,6 +76,8 @@ def _ident(name: str) -> str:
 class PostgresStore:
     """Store port on PostgreSQL (several bot processes may share one database)."""
 
+    dialect = "postgres"
+
     def __init__(self, url: str, *, min_size: int = POOL_MIN, max_size: int = POOL_MAX) -> None:
         self.url = url
         self._min_size = min_size
@@ -365,8 +367,9 @@ class PostgresStore:
             streaks: dict[str, StreakState] = {}
             if answers:
                 for r in await conn.fetch(
-                    "SELECT user_id, current, best, last_date FROM streaks WHERE platform = $1 AND space_id = $2 "
-                    "AND user_id = ANY($3::text[])",
+                    "SELECT s.user_id, s.current, s.best, s.last_date FROM streaks s "
+                    "JOIN unnest($3::text[]) AS u(user_id) ON s.user_id = u.user_id "
+                    "WHERE s.platform = $1 AND s.space_id = $2",
                     ref.platform, ref.space_id, [a.user_id for a in answers],
                 ):
                     streaks[r[0]] = StreakState(int(r[1]), int(r[2]), r[3])
@@ -406,9 +409,10 @@ class PostgresStore:
             return
         users = sorted(points)
         scope = (ref.platform, ref.space_id, period.value, key)
+        # a join with unnest, not `user_id = ANY($5)`: a filter on a 10,000-element array is checked row by row
         old = {r[0]: int(r[1]) for r in await conn.fetch(
-            "SELECT user_id, points FROM scores WHERE platform = $1 AND space_id = $2 AND period = $3 "
-            "AND period_key = $4 AND user_id = ANY($5::text[])",
+            "SELECT s.user_id, s.points FROM scores s JOIN unnest($5::text[]) AS u(user_id) ON s.user_id = u.user_id "
+            "WHERE s.platform = $1 AND s.space_id = $2 AND s.period = $3 AND s.period_key = $4",
             *scope, users,
         )}
         await conn.execute(

@@ -9,6 +9,8 @@ from bot.model import ChannelConfig, ChannelRef, Difficulty, Round, RoundKind
 
 def to_ts(moment: dt.datetime) -> str:
     """A UTC timestamp as fixed-width ISO text, so text order is time order."""
+    if moment.tzinfo is dt.UTC:  # the common case (clocks give UTC): skip the conversion
+        return moment.isoformat(timespec="microseconds")
     if moment.tzinfo is None:
         raise ValueError("timestamps must be timezone-aware")
     return moment.astimezone(dt.UTC).isoformat(timespec="microseconds")

@@ -170,8 +170,10 @@ class QuizService:
         closes_at = now + cfg.answer_window if cfg.answer_window else None
         round_ = await self.store.claim_daily_round(ref, day, question.id, question.topic, now, closes_at)
         if round_ is None:
-            existing = await self.store.latest_daily_round(ref)
+            existing = await self.store.latest_daily_round(ref) if actor is not None else None
             if existing is not None and existing.local_date == day and existing.is_open and not existing.message_id:
+                # only an admin's explicit post-now re-sends: another process may be posting this round
+                # right now, and the scheduler must never post a round twice
                 log.info("re-posting round %d, whose first post did not go out", existing.id)
                 return await self._post(existing, cfg)
             log.info("daily round for %s/%s on %s already claimed; skipping", ref.platform, ref.channel_id, day)
@@ -187,7 +189,7 @@ class QuizService:
 
     async def _post(self, round_: Round, cfg: ChannelConfig) -> Round:
         """Send a daily round's question card and remember its message id. If the platform fails, the
-        round stays claimed without a message id, and the next post for that day sends it again."""
+        round stays claimed without a message id, and an admin's post-now that day sends it again."""
         self._remember(round_)
         platform = self.platforms.get(round_.ref.platform)
         if platform is None:

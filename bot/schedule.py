@@ -51,6 +51,7 @@ class DailyScheduler:
         self.misfire_grace = misfire_grace
         self.owns = owns or (lambda ref: True)
         self.scheduler = scheduler or AsyncIOScheduler(timezone=dt.UTC)
+        self._reported_skips: set[tuple[ChannelRef, dt.date]] = set()
 
     async def start(self) -> None:
         """Start the scheduler, rebuild jobs from the store, catch up missed posts and reveals."""
@@ -149,7 +150,8 @@ class DailyScheduler:
                 round_ = await self.fire(cfg.ref, local_date=day)
                 if round_ is not None:
                     posted.append(round_)
-            else:
+            elif (cfg.ref, day) not in self._reported_skips:
+                self._reported_skips.add((cfg.ref, day))
                 log.warning(
                     "skipped the daily post of %s/%s for %s: missed by %s, more than the %s grace",
                     cfg.ref.platform, cfg.ref.channel_id, day, late, self.misfire_grace,

@@ -16,6 +16,7 @@ from bot.config import Settings
 from bot.ports import SystemClock
 from bot.quiz import QuizService
 from bot.schedule import DailyScheduler
+from bot.sharding import channel_owner
 from bot.store import store_for_url
 
 log = logging.getLogger(__name__)
@@ -39,7 +40,10 @@ async def run_bot(settings: Settings) -> int:
     await store.open()
     clock = SystemClock()
     service = QuizService(store, bank, clock)
-    scheduler = DailyScheduler(service, clock, misfire_grace=settings.misfire_grace)
+    scheduler = DailyScheduler(
+        service, clock, misfire_grace=settings.misfire_grace,
+        owns=channel_owner(settings.shard_count, settings.shard_ids),
+    )
     health = None
     if settings.metrics_port is not None:
         from bot.health import serve_health

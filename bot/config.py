@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.bank import DEFAULT_BANK_DIR
+from bot.sharding import parse_shard_ids
 
 DEFAULT_DATABASE_URL = "sqlite:///studybot.db"
 
@@ -22,6 +23,8 @@ class Settings:
     console_timezone: str = "UTC"
     metrics_host: str = "0.0.0.0"
     metrics_port: int | None = None
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] = ()
     discord_token: str | None = field(default=None, repr=False)
     slack_bot_token: str | None = field(default=None, repr=False)
     slack_app_token: str | None = field(default=None, repr=False)
@@ -31,6 +34,7 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
         grace = env.get("STUDYBOT_MISFIRE_GRACE_SECONDS")
+        shard_count = int(env["STUDYBOT_SHARD_COUNT"]) if env.get("STUDYBOT_SHARD_COUNT") else None
         return cls(
             database_url=env.get("STUDYBOT_DATABASE_URL") or DEFAULT_DATABASE_URL,
             bank_dir=Path(env.get("STUDYBOT_BANK_DIR") or DEFAULT_BANK_DIR),
@@ -39,6 +43,8 @@ class Settings:
             console_timezone=env.get("STUDYBOT_CONSOLE_TZ") or "UTC",
             metrics_host=env.get("STUDYBOT_METRICS_HOST") or "0.0.0.0",
             metrics_port=int(env["STUDYBOT_METRICS_PORT"]) if env.get("STUDYBOT_METRICS_PORT") else None,
+            shard_count=shard_count,
+            shard_ids=parse_shard_ids(env.get("STUDYBOT_SHARD_IDS"), shard_count) if shard_count else (),
             discord_token=env.get("DISCORD_TOKEN") or None,
             slack_bot_token=env.get("SLACK_BOT_TOKEN") or None,
             slack_app_token=env.get("SLACK_APP_TOKEN") or None,

@@ -1,5 +1,5 @@
-"""Posting edge cases: a platform failure does not lose the day's question (an admin can re-send it); reaction answers obey the
-channel's setting."""
+"""Posting edge cases: a platform failure does not lose the day's question (an admin can re-send it);
+reaction answers obey the channel's setting."""
 
 from __future__ import annotations
 

@@ -67,7 +67,7 @@ CREATE TABLE scores (
     answered   integer NOT NULL,
     PRIMARY KEY (platform, space_id, period, period_key, user_id)
 );
-CREATE INDEX scores_top ON scores (platform, space_id, period, period_key, points DESC) INCLUDE (user_id, correct, answered);
+CREATE INDEX scores_top ON scores (platform, space_id, period, period_key, points DESC, user_id);
 
 -- how many users hold each point total: a rank is 1 + the users above, summed over few buckets
 CREATE TABLE score_buckets (

@@ -1,0 +1,204 @@
+"""`studybot db copy`: move every row between two stores (SQLite -> PostgreSQL and back).
+
+Rows travel as plain Python values (aware datetimes, dates, times, bools, ints, text); each store's own
+encoding is applied at its end (SQLite keeps fixed-width ISO text and 0/1, PostgreSQL proper types). Round
+ids are kept, so answers still point at their rounds; the PostgreSQL identity restarts after the highest id.
+
+The destination must be empty. It is written in one transaction that checks its row counts before it
+commits; at the end the counts of every table are compared between source and destination once more.
+Stop the bots writing to the source while copying.
+
+Run as `studybot db copy --from URL --to URL`, or `python -m bot.store.copy --from URL --to URL`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+import sys
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from bot.store.rows import from_ts, parse_date, to_ts
+
+log = logging.getLogger(__name__)
+
+# every table, in foreign-key order: (name, ((column, kind), ...), primary key for a stable order)
+TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
+    ("channels", (
+        ("platform", "text"), ("channel_id", "text"), ("space_id", "text"), ("post_time", "time"),
+        ("timezone", "text"), ("weekdays", "text"), ("topics", "text"), ("difficulties", "text"),
+        ("paused", "bool"), ("reactions", "bool"), ("answer_window_s", "int"), ("speed_bonus", "bool"),
+        ("updated_at", "ts"),
+    ), ("platform", "channel_id")),
+    ("rounds", (
+        ("id", "int"), ("kind", "text"), ("platform", "text"), ("space_id", "text"), ("channel_id", "text"),
+        ("user_id", "text"), ("question_id", "text"), ("topic", "text"), ("local_date", "date"),
+        ("opened_at", "ts"), ("closes_at", "ts"), ("revealed_at", "ts"), ("message_id", "text"),
+    ), ("id",)),
+    ("answers", (
+        ("round_id", "int"), ("user_id", "text"), ("choice", "int"), ("correct", "bool"), ("answered_at", "ts"),
+        ("points", "int"),
+    ), ("round_id", "user_id")),
+    ("scores", (
+        ("platform", "text"), ("space_id", "text"), ("period", "text"), ("period_key", "text"),
+        ("user_id", "text"), ("points", "int"), ("correct", "int"), ("answered", "int"),
+    ), ("platform", "space_id", "period", "period_key", "user_id")),
+    ("score_buckets", (
+        ("platform", "text"), ("space_id", "text"), ("period", "text"), ("period_key", "text"),
+        ("points", "int"), ("users", "int"),
+    ), ("platform", "space_id", "period", "period_key", "points")),
+    ("streaks", (
+        ("platform", "text"), ("space_id", "text"), ("user_id", "text"), ("current", "int"), ("best", "int"),
+        ("last_date", "date"),
+    ), ("platform", "space_id", "user_id")),
+)
+TABLE_NAMES: tuple[str, ...] = tuple(t[0] for t in TABLES)
+BATCH = 5000
+
+
+class CopyError(RuntimeError):
+    """The copy was refused or did not check out (the destination transaction was rolled back)."""
+
+
+class BulkStore(Protocol):
+    """What a store offers for copying (SqliteStore and PostgresStore both do)."""
+
+    async def count_rows(self, tables: Sequence[str]) -> dict[str, int]: ...
+    def export_rows(self, tables: Sequence[tuple[str, Sequence[str], Sequence[str]]],
+                    batch: int = ...) -> AsyncIterator[tuple[str, list[tuple]]]: ...
+    async def import_rows(self, batches: AsyncIterator[tuple[str, Sequence[str], list[tuple]]]) -> dict[str, int]: ...
+
+
+Convert = Callable[[Any], Any]
+
+
+def _keep(v: Any) -> Any:
+    return v
+
+
+def _hhmm(v: Any) -> Any:
+    return None if v is None else f"{v:%H:%M}"
+
+
+def _opt(f: Convert) -> Convert:
+    return lambda v: None if v is None else f(v)
+
+
+# SQLite's stored values <-> plain values; PostgreSQL (asyncpg) already speaks plain values
+_FROM_SQLITE: dict[str, Convert] = {
+    "text": _keep, "int": _keep, "bool": _opt(bool), "ts": _opt(from_ts), "date": parse_date,
+    "time": _opt(dt.time.fromisoformat),
+}
+_TO_SQLITE: dict[str, Convert] = {
+    "text": _keep, "int": _keep, "bool": _opt(int), "ts": _opt(to_ts), "date": _opt(dt.date.isoformat),
+    "time": _hhmm,
+}
+
+
+def dialect_of(store: object) -> str:
+    """'sqlite' or 'postgres': how a store encodes its rows."""
+    from bot.store.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        return "sqlite"
+    dialect = getattr(store, "dialect", None)
+    if dialect not in ("sqlite", "postgres"):
+        raise CopyError(f"cannot copy to or from a {type(store).__name__}")
+    return str(dialect)
+
+
+def _codec(store: object, table: dict[str, Convert]) -> Callable[[str], list[Convert]]:
+    """Per-table column converters for a store (identity for PostgreSQL)."""
+    kinds = {name: [kind for _, kind in columns] for name, columns, _ in TABLES}
+    if dialect_of(store) == "sqlite":
+        return lambda name: [table[k] for k in kinds[name]]
+    return lambda name: [_keep for _ in kinds[name]]
+
+
+async def copy_data(src: BulkStore, dst: BulkStore, *, batch: int = BATCH) -> dict[str, int]:
+    """Copy every row of every table from one opened store to another, empty one; returns rows per table.
+
+    Raises CopyError when the destination is not empty or when any table's count differs at the end."""
+    if src is dst:
+        raise CopyError("the source and the destination are the same store")
+    before = await dst.count_rows(TABLE_NAMES)
+    busy = {t: n for t, n in before.items() if n}
+    if busy:
+        raise CopyError("the destination is not empty ("
+                        + ", ".join(f"{t}: {n} rows" for t, n in busy.items()) + "); copy into an empty database")
+    decode, encode = _codec(src, _FROM_SQLITE), _codec(dst, _TO_SQLITE)
+    exported: dict[str, int] = dict.fromkeys(TABLE_NAMES, 0)
+    specs = [(name, [c for c, _ in columns], list(order)) for name, columns, order in TABLES]
+    column_names = {name: cols for name, cols, _ in specs}
+
+    async def stream() -> AsyncIterator[tuple[str, Sequence[str], list[tuple]]]:
+        for name in TABLE_NAMES:  # every table shows up, even an empty one
+            yield name, column_names[name], []
+        async with contextlib.aclosing(src.export_rows(specs, batch)) as rows_by_table:
+            async for name, rows in rows_by_table:
+                conv = [(d, e) for d, e in zip(decode(name), encode(name), strict=True)]
+                out = [tuple(e(d(v)) for (d, e), v in zip(conv, row, strict=True)) for row in rows]
+                exported[name] += len(out)
+                yield name, column_names[name], out
+
+    try:
+        async with contextlib.aclosing(stream()) as batches:
+            imported = await dst.import_rows(batches)
+    except Exception as exc:  # the destination's one transaction rolled back
+        raise CopyError(f"the copy failed and nothing was written: {type(exc).__name__}: {exc}") from exc
+    src_counts = await src.count_rows(TABLE_NAMES)
+    dst_counts = await dst.count_rows(TABLE_NAMES)
+    wrong = [f"{t}: source {src_counts[t]}, copied {exported[t]}, destination {dst_counts[t]}"
+             for t in TABLE_NAMES if not src_counts[t] == exported[t] == imported.get(t, 0) == dst_counts[t]]
+    if wrong:
+        raise CopyError("row counts differ after the copy (was a bot writing to the source?): " + "; ".join(wrong))
+    log.info("copied %s", ", ".join(f"{t}={n}" for t, n in dst_counts.items()))
+    return dst_counts
+
+
+async def copy_database(src_url: str, dst_url: str, *, batch: int = BATCH) -> dict[str, int]:
+    """Open both databases by URL (migrating the destination), copy everything and close them."""
+    from bot.config import sqlite_path
+    from bot.store import store_for_url
+
+    if src_url.startswith("sqlite:"):
+        path = sqlite_path(src_url)
+        if path != ":memory:" and not await asyncio.to_thread(Path(path).exists):
+            raise CopyError(f"the source database {path} does not exist")
+    src, dst = store_for_url(src_url), store_for_url(dst_url)
+    await src.open()
+    try:
+        await dst.open()
+        try:
+            return await copy_data(src, dst, batch=batch)  # type: ignore[arg-type]
+        finally:
+            await dst.close()
+    finally:
+        await src.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """python -m bot.store.copy --from URL --to URL"""
+    parser = argparse.ArgumentParser(prog="python -m bot.store.copy", description=__doc__.split("\n")[0])
+    parser.add_argument("--from", dest="src", required=True, metavar="URL", help="source database URL")
+    parser.add_argument("--to", dest="dst", required=True, metavar="URL", help="destination database URL (empty)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        counts = asyncio.run(copy_database(args.src, args.dst))
+    except (CopyError, ConnectionError) as exc:
+        print(f"copy failed: {exc}", file=sys.stderr)
+        return 1
+    for table, n in counts.items():
+        print(f"{table:<14} {n:>10,}")
+    print("copied; row counts match")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,59 @@
+"""Shard ownership and settings read from the environment."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from bot.config import Settings, sqlite_path
+from bot.model import ChannelRef
+from bot.sharding import channel_owner, discord_shard_of, parse_shard_ids
+
+
+def test_discord_shard_formula():
+    guild = 197038439483310086  # (guild_id >> 22) % shard_count, as Discord documents
+    assert discord_shard_of(guild, 1) == 0
+    assert discord_shard_of(guild, 4) == (guild >> 22) % 4
+
+
+def test_parse_shard_ids():
+    assert parse_shard_ids(None, 3) == (0, 1, 2)
+    assert parse_shard_ids("0, 2", 3) == (0, 2)
+    assert parse_shard_ids("1-3", 4) == (1, 2, 3)
+    with pytest.raises(ValueError, match="outside 0..1"):
+        parse_shard_ids("2", 2)
+    with pytest.raises(ValueError, match="is not a shard number"):
+        parse_shard_ids("one", 2)
+
+
+def test_each_discord_guild_is_owned_by_exactly_one_process():
+    owners = [channel_owner(3, (i,)) for i in range(3)]
+    for guild in range(10**17, 10**17 + 500 * (1 << 22), 1 << 22):
+        ref = ChannelRef("discord", str(guild), "c")
+        assert sum(owns(ref) for owns in owners) == 1
+    slack = ChannelRef("slack", "T1", "C1")
+    assert all(owns(slack) for owns in owners)  # not sharded: the claim keeps posts to one
+    assert channel_owner(None, ())(ChannelRef("discord", "1", "c"))
+
+
+def test_settings_from_the_environment():
+    s = Settings.from_env({
+        "STUDYBOT_DATABASE_URL": "sqlite:///x.db", "STUDYBOT_MISFIRE_GRACE_SECONDS": "120",
+        "STUDYBOT_METRICS_PORT": "9100", "STUDYBOT_SHARD_COUNT": "4", "STUDYBOT_SHARD_IDS": "2-3",
+        "DISCORD_TOKEN": "secret-token", "SLACK_BOT_TOKEN": "",
+    })
+    assert s.database_url == "sqlite:///x.db" and s.misfire_grace == dt.timedelta(seconds=120)
+    assert s.metrics_port == 9100 and s.shard_count == 4 and s.shard_ids == (2, 3)
+    assert s.platforms == ["discord"]
+    assert "secret-token" not in repr(s)
+    empty = Settings.from_env({})
+    assert empty.database_url == "sqlite:///studybot.db" and empty.platforms == [] and empty.metrics_port is None
+
+
+def test_sqlite_urls():
+    assert sqlite_path("sqlite:///studybot.db") == "studybot.db"
+    assert sqlite_path("sqlite:////var/lib/studybot/s.db") == "/var/lib/studybot/s.db"
+    assert sqlite_path("sqlite:///:memory:") == ":memory:"
+    with pytest.raises(ValueError):
+        sqlite_path("mysql://x")

@@ -40,6 +40,7 @@ async def run_bot(settings: Settings) -> int:
     await store.open()
     clock = SystemClock()
     service = QuizService(store, bank, clock)
+    tasks: list[asyncio.Task[None]] = []
     scheduler = DailyScheduler(
         service, clock, misfire_grace=settings.misfire_grace,
         owns=channel_owner(settings.shard_count, settings.shard_ids),
@@ -67,7 +68,6 @@ async def run_bot(settings: Settings) -> int:
             await scheduler.start()
             await console.run()
             return 0
-        tasks = []
         if "discord" in platforms:
             tasks.append(await _start_discord(service, settings))
         if "slack" in platforms:
@@ -76,6 +76,9 @@ async def run_bot(settings: Settings) -> int:
         await asyncio.gather(*tasks)
         return 0
     finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         if health is not None:
             health.close()
         scheduler.shutdown()
@@ -163,6 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
     db = sub.add_parser("db", help="database tools")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("migrate", help="apply pending migrations")
+    from adapters.discord.invite import add_discord_cli  # stdlib only: works without the discord extra
+
+    add_discord_cli(sub)
     return parser
 
 
@@ -183,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         return bank_stats(path)
     if args.command == "db":
         return asyncio.run(db_migrate(settings))
+    if args.command == "discord":
+        return args.discord_handler(args)
     return 2
 
 

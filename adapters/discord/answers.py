@@ -1,0 +1,103 @@
+"""Answers from the channel: button clicks (any round, daily or practice) and reactions on a daily question.
+
+Only translation: the core decides whether an answer counts. A click gets an ephemeral reply; a reaction is
+removed where the bot may (so nobody sees who chose what) and acknowledged by DM where the member allows DMs.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+
+from adapters.discord.render import choice_of_emoji, verdict_embed
+from adapters.discord.replies import PLATFORM, Reply, bot_of, channel_ref, respond
+from bot.errors import QuizError, UnknownRound
+from bot.parsing import parse_choice
+
+if TYPE_CHECKING:
+    from adapters.discord.replies import QuizBot
+
+log = logging.getLogger(__name__)
+
+NOT_OURS = "That button does not belong to a studybot question I know."
+
+
+def parse_round_id(raw: str) -> int:
+    if not raw.isdigit():
+        raise UnknownRound(NOT_OURS)
+    return int(raw)
+
+
+async def answer_click(interaction: discord.Interaction, round_raw: str, letter: str) -> None:
+    """An A-D button: answer the round in its custom_id, reply privately."""
+    bot = bot_of(interaction)
+
+    async def work() -> Reply:
+        choice = parse_choice(letter)
+        round_id = parse_round_id(round_raw)
+        outcome = await bot.service.submit_answer(round_id, str(interaction.user.id), choice)
+        if outcome.verdict is not None:
+            return Reply(embeds=(verdict_embed(outcome),))
+        return Reply(outcome.text)
+
+    await respond(interaction, work(), defer_after=bot.defer_after)
+
+
+async def handle_reaction(bot: QuizBot, me: int | None, payload: discord.RawReactionActionEvent) -> None:
+    """A reaction added anywhere the bot can see. Stray ones are ignored silently; nothing raises."""
+    try:
+        await _handle_reaction(bot, me, payload)
+    except Exception:
+        log.exception("could not handle a reaction on message %s", payload.message_id)
+
+
+async def _handle_reaction(bot: QuizBot, me: int | None, payload: discord.RawReactionActionEvent) -> None:
+    if payload.user_id == me or (payload.member is not None and payload.member.bot):
+        return
+    if payload.guild_id is None:
+        return
+    choice = choice_of_emoji(payload.emoji)
+    if choice is None:
+        return
+    ref = channel_ref(payload.guild_id, payload.channel_id)
+    if not (await bot.service.channel_config(ref)).reactions:
+        log.debug("reaction answers are off in %s; ignoring", ref.channel_id)
+        return
+    user_id = str(payload.user_id)
+    try:
+        outcome = await bot.service.answer_by_message(PLATFORM, str(payload.message_id), user_id, choice)
+        text = outcome.text
+    except UnknownRound:
+        return  # a regional indicator on a message that is not a question: not ours
+    except QuizError as exc:
+        text = exc.message
+    await _hide(bot, payload)
+    await bot.platform.send_private(ref, user_id, text)
+
+
+def _may_manage_messages(client: discord.Client, payload: discord.RawReactionActionEvent) -> bool | None:
+    """The bot's Manage Messages right in the channel from the guild cache; None when the cache cannot tell."""
+    guild = client.get_guild(payload.guild_id) if payload.guild_id else None
+    if guild is None or guild.me is None:
+        return None
+    channel = guild.get_channel_or_thread(payload.channel_id)
+    if channel is None:
+        return None
+    return channel.permissions_for(guild.me).manage_messages
+
+
+async def _hide(bot: QuizBot, payload: discord.RawReactionActionEvent) -> None:
+    client = bot.platform.client
+    if _may_manage_messages(client, payload) is False:
+        return
+    channel = client.get_partial_messageable(payload.channel_id, guild_id=payload.guild_id)
+    try:
+        await channel.get_partial_message(payload.message_id).remove_reaction(
+            payload.emoji, discord.Object(payload.user_id)
+        )
+    except discord.Forbidden:
+        log.info("no Manage Messages in channel %s: the reaction stays visible", payload.channel_id)
+    except discord.HTTPException as exc:
+        log.warning("could not remove a reaction on message %s: %s", payload.message_id, exc)

@@ -1,0 +1,156 @@
+"""The Discord client: resources built in setup_hook (persistent buttons, slash commands and their sync),
+reaction events routed to the core, and `start_discord`, which the composition root (bot/cli.py) awaits."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from adapters.discord.answers import handle_reaction
+from adapters.discord.commands import QuizTree, build_commands
+from adapters.discord.platform import DiscordPlatform
+from adapters.discord.views import ANSWER_TEMPLATE, AnswerButton
+from bot.config import Settings
+from bot.quiz import QuizService
+
+log = logging.getLogger(__name__)
+
+DEFAULT_DEFER_AFTER = 1.5  # seconds of work before an interaction is deferred (Discord allows 3 s)
+
+
+def intents() -> discord.Intents:
+    """Guilds (channels, roles, the bot's own member) and guild reactions: nothing privileged."""
+    wanted = discord.Intents.none()
+    wanted.guilds = True
+    wanted.guild_reactions = True
+    return wanted
+
+
+def _guarded(event: str, parser: Callable[[Any], None]) -> Callable[[Any], None]:
+    def parse(data: Any) -> None:
+        try:
+            parser(data)
+        except Exception:
+            log.warning("ignoring a %s gateway event that could not be parsed", event, exc_info=True)
+
+    return parse
+
+
+def guard_gateway_parsers(client: discord.Client) -> None:
+    """Log and drop a gateway payload discord.py cannot parse, instead of letting it end the connection task.
+
+    discord.py looks its parsers up in this dict (ConnectionState.parsers) for every dispatch; a KeyError in one
+    would otherwise propagate out of Client.connect and stop the bot."""
+    parsers = getattr(getattr(client, "_connection", None), "parsers", None)
+    if not isinstance(parsers, dict):
+        log.warning("this discord.py has no ConnectionState.parsers; malformed events are not guarded")
+        return
+    for event, parser in list(parsers.items()):
+        parsers[event] = _guarded(event, parser)
+
+
+class StudyBotClient(discord.Client):
+    """discord.py client wired to the quiz service; registers itself as the service's "discord" platform."""
+
+    def __init__(
+        self,
+        service: QuizService,
+        *,
+        sync_guild_id: int | None = None,
+        defer_after: float = DEFAULT_DEFER_AFTER,
+        **options: Any,
+    ) -> None:
+        super().__init__(intents=intents(), **options)
+        self.service = service
+        self.sync_guild_id = sync_guild_id
+        self.defer_after = defer_after
+        self.tree = QuizTree(self)
+        self.platform = DiscordPlatform(self)
+        service.add_platform(self.platform)
+        guard_gateway_parsers(self)
+
+    async def setup_hook(self) -> None:
+        self.add_dynamic_items(AnswerButton)
+        for command in build_commands():
+            self.tree.add_command(command)
+        await self.sync_commands()
+
+    async def sync_commands(self) -> list[app_commands.AppCommand]:
+        """Global commands, or all of them on one guild (DISCORD_GUILD_ID) so changes show at once in testing."""
+        try:
+            if self.sync_guild_id is not None:
+                guild = discord.Object(self.sync_guild_id)
+                self.tree.copy_global_to(guild=guild)
+                synced = await self.tree.sync(guild=guild)
+            else:
+                synced = await self.tree.sync()
+        except discord.HTTPException as exc:
+            log.error("slash command sync failed (the previous commands stay): %s", exc)
+            return []
+        where = f"guild {self.sync_guild_id}" if self.sync_guild_id is not None else "globally"
+        log.info("synced %d slash commands %s", len(synced), where)
+        return synced
+
+    async def on_ready(self) -> None:
+        log.info("connected to Discord as %s (%s) in %d servers", self.user, getattr(self.user, "id", "?"),
+                 len(self.guilds))
+
+    async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
+        await handle_reaction(self, self.user.id if self.user else None, payload)
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Components that are not ours are logged and left alone (ours are routed by AnswerButton)."""
+        if interaction.type is discord.InteractionType.component:
+            custom_id = str((interaction.data or {}).get("custom_id", ""))
+            if not re.fullmatch(ANSWER_TEMPLATE, custom_id):
+                log.info("ignoring a component interaction with an unknown custom_id %r", custom_id[:100])
+
+
+def guild_id_from_env(env: dict[str, str] | None = None) -> int | None:
+    raw = (os.environ if env is None else env).get("DISCORD_GUILD_ID", "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise SystemExit(f"DISCORD_GUILD_ID must be a server id (digits), not {raw[:30]!r}.")
+    return int(raw)
+
+
+async def _run(client: discord.Client) -> None:
+    try:
+        await client.connect(reconnect=True)
+    finally:
+        if not client.is_closed():
+            await client.close()
+
+
+async def launch(client: discord.Client, token: str) -> asyncio.Task[None]:
+    """Log in (REST: the platform can post from here on), run setup_hook, then keep the gateway in a task."""
+    try:
+        await client.login(token)
+    except discord.LoginFailure:
+        await client.close()
+        raise SystemExit("Discord rejected DISCORD_TOKEN: copy the bot token from the Developer Portal.") from None
+    except BaseException:
+        await client.close()
+        raise
+    task = asyncio.create_task(_run(client), name="discord-gateway")
+    await asyncio.sleep(0)  # let the task enter its try block, so cancelling it at once still closes the client
+    return task
+
+
+async def start_discord(
+    service: QuizService, settings: Settings, *, guild_id: int | None = None, **options: Any
+) -> asyncio.Task[None]:
+    """Start the Discord adapter; the returned task runs the client until it stops (cancel it to stop)."""
+    if not settings.discord_token:
+        raise SystemExit("DISCORD_TOKEN is not set.")
+    sync_guild = guild_id if guild_id is not None else guild_id_from_env()
+    client = StudyBotClient(service, sync_guild_id=sync_guild, **options)
+    return await launch(client, settings.discord_token)

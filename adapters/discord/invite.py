@@ -1,0 +1,75 @@
+"""The invite URL (scopes bot + applications.commands, the permissions the bot uses) and the
+`studybot discord invite-url` command. Standard library only: it works without the discord extra."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import binascii
+import logging
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any, TextIO
+from urllib.parse import urlencode
+
+log = logging.getLogger(__name__)
+
+AUTHORIZE_URL = "https://discord.com/oauth2/authorize"
+SCOPES: tuple[str, ...] = ("bot", "applications.commands")
+
+#: What each permission is for (bits from https://discord.com/developers/docs/topics/permissions).
+PERMISSIONS: dict[str, tuple[int, str]] = {
+    "View Channels": (1 << 10, "see the channels it posts in"),
+    "Send Messages": (1 << 11, "post the daily question and the reveal"),
+    "Embed Links": (1 << 14, "show questions as embeds"),
+    "Add Reactions": (1 << 6, "add the A-D reactions members can answer with"),
+    "Read Message History": (1 << 16, "react to and reply to its own question messages"),
+    "Manage Messages": (1 << 13, "remove a member's answer reaction so nobody sees who chose what (optional)"),
+}
+PERMISSION_BITS = sum(bit for bit, _ in PERMISSIONS.values())
+
+
+def invite_url(client_id: str, guild_id: str | None = None) -> str:
+    """The OAuth2 URL that adds the bot to a server with its slash commands and permissions."""
+    query = {"client_id": client_id, "scope": " ".join(SCOPES), "permissions": str(PERMISSION_BITS)}
+    if guild_id:
+        query.update(guild_id=guild_id, disable_guild_select="true")
+    return f"{AUTHORIZE_URL}?{urlencode(query)}"
+
+
+def client_id_from_token(token: str) -> str | None:
+    """A bot token starts with the bot user's id in base64; for bots that id is the application id."""
+    head = token.strip().split(".", 1)[0]
+    try:
+        decoded = base64.b64decode(head + "=" * (-len(head) % 4), validate=False).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    return decoded if decoded.isdigit() else None
+
+
+def add_discord_cli(subparsers: Any) -> None:
+    """Add `studybot discord invite-url` to the studybot command line (bot/cli.py build_parser)."""
+    parser = subparsers.add_parser("discord", help="Discord tools")
+    sub = parser.add_subparsers(dest="discord_command", required=True)
+    invite = sub.add_parser("invite-url", help="print the URL that adds the bot to a server")
+    invite.add_argument("--client-id", help="the application id (default: DISCORD_CLIENT_ID, or read from "
+                                            "DISCORD_TOKEN)")
+    invite.add_argument("--guild-id", help="preselect one server (default: DISCORD_GUILD_ID if set)")
+    invite.set_defaults(discord_handler=run_invite_url)
+
+
+def run_invite_url(args: argparse.Namespace, env: Mapping[str, str] | None = None, out: TextIO | None = None) -> int:
+    env = os.environ if env is None else env
+    out = out or sys.stdout
+    client_id = (args.client_id or env.get("DISCORD_CLIENT_ID") or "").strip()
+    if not client_id and env.get("DISCORD_TOKEN"):
+        client_id = client_id_from_token(env["DISCORD_TOKEN"]) or ""
+    if not client_id.isdigit():
+        print("Give the application id: --client-id ID (Developer Portal > your app > General Information), "
+              "or set DISCORD_CLIENT_ID or DISCORD_TOKEN.", file=sys.stderr)
+        return 2
+    guild_id = (args.guild_id or env.get("DISCORD_GUILD_ID") or "").strip() or None
+    print(invite_url(client_id, guild_id), file=out)
+    print("Permissions: " + ", ".join(PERMISSIONS) + ". Scopes: " + ", ".join(SCOPES) + ".", file=out)
+    return 0

@@ -1,0 +1,110 @@
+"""Interaction plumbing: who asks (Actor), where (ChannelRef), and one private reply within Discord's 3 s.
+
+`respond` runs the work; if it is not done after `defer_after` seconds the interaction is deferred (ephemeral
+"thinking") and the reply is filled in when the work ends. Core errors become their own message; anything else
+is logged and answered with a generic apology. Nothing raises out of here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+import discord
+
+from bot.errors import QuizError
+from bot.model import Actor, ChannelRef
+
+if TYPE_CHECKING:
+    from adapters.discord.platform import DiscordPlatform
+    from bot.quiz import QuizService
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "discord"
+SORRY = "Something went wrong on my side and nothing was changed. Please try again in a moment."
+GUILD_ONLY = "studybot works in server channels: use its commands there."
+
+
+class QuizBot(Protocol):
+    """What handlers need from the client (StudyBotClient provides it)."""
+
+    service: QuizService
+    platform: DiscordPlatform
+    defer_after: float
+
+
+@dataclass(frozen=True)
+class Reply:
+    content: str | None = None
+    embeds: tuple[discord.Embed, ...] = ()
+    view: discord.ui.View | None = None
+
+
+def bot_of(interaction: discord.Interaction) -> QuizBot:
+    return cast("QuizBot", interaction.client)
+
+
+def channel_ref(guild_id: int | None, channel_id: int | None) -> ChannelRef:
+    if guild_id is None or channel_id is None:
+        raise QuizError(GUILD_ONLY)
+    return ChannelRef(PLATFORM, str(guild_id), str(channel_id))
+
+
+def ref_of(interaction: discord.Interaction) -> ChannelRef:
+    return channel_ref(interaction.guild_id, interaction.channel_id)
+
+
+def actor_of(interaction: discord.Interaction) -> Actor:
+    """Admin = Manage Server (or Administrator) in the member's real, resolved permissions for this interaction."""
+    perms = interaction.permissions
+    is_admin = interaction.guild_id is not None and (perms.manage_guild or perms.administrator)
+    return Actor(str(interaction.user.id), is_admin=bool(is_admin))
+
+
+async def _settle(work: Awaitable[Reply], interaction: discord.Interaction) -> Reply:
+    try:
+        return await work
+    except QuizError as exc:
+        return Reply(exc.message)
+    except Exception:
+        log.exception("interaction %s (%s) failed", interaction.id, _describe(interaction))
+        return Reply(SORRY)
+
+
+def _describe(interaction: discord.Interaction) -> str:
+    data: dict[str, Any] = cast("dict[str, Any]", interaction.data or {})
+    return str(data.get("name") or data.get("custom_id") or interaction.type)
+
+
+def _kwargs(reply: Reply) -> dict[str, Any]:
+    out: dict[str, Any] = {"content": reply.content, "embeds": list(reply.embeds)}
+    if reply.view is not None:
+        out["view"] = reply.view
+    return out
+
+
+async def respond(interaction: discord.Interaction, work: Awaitable[Reply], *, defer_after: float) -> None:
+    """Answer the interaction privately with the Reply the work produces (deferring first if it is slow)."""
+    task = asyncio.ensure_future(_settle(work, interaction))
+    done, _ = await asyncio.wait({task}, timeout=defer_after)
+    deferred = False
+    if not done:
+        try:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            deferred = True
+        except discord.HTTPException as exc:
+            log.warning("could not defer interaction %s: %s", interaction.id, exc)
+    reply = await task
+    try:
+        if deferred:
+            await interaction.edit_original_response(**_kwargs(reply))
+        elif not interaction.response.is_done():
+            await interaction.response.send_message(ephemeral=True, **_kwargs(reply))
+        else:
+            await interaction.followup.send(ephemeral=True, **_kwargs(reply))
+    except discord.HTTPException as exc:
+        log.warning("could not reply to interaction %s: %s", interaction.id, exc)

@@ -1,0 +1,93 @@
+"""Persistent answer buttons. The custom_id carries the round and the choice ("studybot:answer:<round>:<letter>"),
+so a click on a message posted before a restart still reaches the core.
+
+Views are sent *stopped*: discord.py never tracks or times them out per message, and every click is routed by the
+AnswerButton class registered with `client.add_dynamic_items` in setup_hook.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+import discord
+
+from adapters.discord.answers import answer_click
+from bot.model import LETTERS
+
+log = logging.getLogger(__name__)
+
+# Loose on purpose: a malformed round or letter still reaches the callback and gets a specific private reply.
+ANSWER_TEMPLATE = r"studybot:answer:(?P<round_id>[^:]{1,24}):(?P<letter>[^:]{0,8})"
+
+
+def answer_custom_id(round_id: int | str, letter: str) -> str:
+    return f"studybot:answer:{round_id}:{letter}"
+
+
+class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ANSWER_TEMPLATE):
+    """One choice of one round."""
+
+    def __init__(
+        self,
+        round_id: int | str,
+        letter: str,
+        *,
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+        disabled: bool = False,
+        emoji: str | None = None,
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=letter if len(letter) <= 8 else "?",
+                style=style,
+                custom_id=answer_custom_id(round_id, letter),
+                disabled=disabled,
+                emoji=emoji,
+            )
+        )
+        self.round_id = str(round_id)
+        self.letter = letter
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button[Any], match: re.Match[str], /
+    ) -> AnswerButton:
+        return cls(match["round_id"], match["letter"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await answer_click(interaction, self.round_id, self.letter)
+
+
+def _frozen(view: discord.ui.View) -> discord.ui.View:
+    view.stop()
+    return view
+
+
+def question_view(round_id: int) -> discord.ui.View:
+    """A-D buttons for an open round."""
+    view = discord.ui.View(timeout=None)
+    for letter in LETTERS:
+        view.add_item(AnswerButton(round_id, letter, style=discord.ButtonStyle.primary))
+    return _frozen(view)
+
+
+def revealed_view(round_id: int, correct_letter: str) -> discord.ui.View:
+    """The same buttons after the reveal: all disabled, the correct one green and ticked."""
+    view = discord.ui.View(timeout=None)
+    for letter in LETTERS:
+        right = letter == correct_letter
+        view.add_item(
+            AnswerButton(
+                round_id,
+                letter,
+                style=discord.ButtonStyle.success if right else discord.ButtonStyle.secondary,
+                disabled=True,
+                emoji="✅" if right else None,
+            )
+        )
+    return _frozen(view)
+
+
+__all__ = ["ANSWER_TEMPLATE", "AnswerButton", "answer_custom_id", "question_view", "revealed_view"]

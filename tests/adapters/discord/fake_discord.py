@@ -1,0 +1,580 @@
+"""A local fake of Discord's REST API and gateway (aiohttp, 127.0.0.1, port 0), enough to drive the real
+discord.py client end to end: login, command sync, HELLO/IDENTIFY/READY/GUILD_CREATE, messages, reactions,
+DMs, interaction callbacks and webhook follow-ups. It records every request, can answer one with a 429, and
+plays members: slash commands, autocomplete, button clicks and reactions are dispatched over the gateway.
+
+See ../../../../shared/platform-testing.md for what discord.py needs from such a fake.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import itertools
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from aiohttp import WSMsgType, web
+
+EPHEMERAL = 64
+BODY = web.RequestKey("body", object)  # the parsed JSON body of a request
+DISCORD_EPOCH_MS = 1420070400000
+
+# permission bits used below (https://discord.com/developers/docs/topics/permissions)
+VIEW_CHANNEL = 1 << 10
+SEND_MESSAGES = 1 << 11
+ADD_REACTIONS = 1 << 6
+EMBED_LINKS = 1 << 14
+READ_HISTORY = 1 << 16
+MANAGE_MESSAGES = 1 << 13
+MANAGE_GUILD = 1 << 5
+MEMBER_PERMS = VIEW_CHANNEL | SEND_MESSAGES | ADD_REACTIONS | READ_HISTORY | EMBED_LINKS | (1 << 31)
+BOT_PERMS = VIEW_CHANNEL | SEND_MESSAGES | ADD_REACTIONS | READ_HISTORY | EMBED_LINKS
+
+
+def _now_iso() -> str:
+    return dt.datetime.now(dt.UTC).isoformat()
+
+
+@dataclass(frozen=True)
+class FakeUser:
+    id: str
+    name: str
+    admin: bool = False
+    bot: bool = False
+
+    def json(self) -> dict[str, Any]:
+        return {"id": self.id, "username": self.name, "global_name": self.name, "discriminator": "0",
+                "avatar": None, "bot": self.bot, "public_flags": 0}
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any
+    headers: dict[str, str]
+    at: float
+    status: int = 200
+
+
+@dataclass
+class FakeInteraction:
+    id: str
+    token: str
+    payload: dict[str, Any]
+    callback: dict[str, Any] | None = None
+    callback_at: float | None = None
+    edits: list[dict[str, Any]] = field(default_factory=list)
+    followups: list[dict[str, Any]] = field(default_factory=list)
+    sent_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class FakeReply:
+    """What the member finally sees for an interaction."""
+
+    callback_type: int
+    ephemeral: bool
+    content: str
+    embeds: list[dict[str, Any]]
+    components: list[dict[str, Any]]
+    message_id: str | None
+
+    @property
+    def text(self) -> str:
+        parts = [self.content]
+        for e in self.embeds:
+            parts += [e.get("title", ""), e.get("description", ""), (e.get("footer") or {}).get("text", "")]
+            for f in e.get("fields", []):
+                parts += [f.get("name", ""), f.get("value", "")]
+        return "\n".join(p for p in parts if p)
+
+    @property
+    def custom_ids(self) -> list[str]:
+        return custom_ids(self.components)
+
+
+def custom_ids(components: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for row in components:
+        for c in row.get("components", []):
+            if "custom_id" in c:
+                out.append(c["custom_id"])
+    return out
+
+
+def buttons(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [c for row in components for c in row.get("components", []) if c.get("type") == 2]
+
+
+@dataclass
+class Fault:
+    method: str
+    pattern: re.Pattern[str]
+    retry_after: float
+    times: int = 1
+
+
+class FakeDiscord:
+    """One application with one guild of two text channels; members alice, bob (plain) and ada (Manage Server)."""
+
+    def __init__(self, *, bot_can_manage_messages: bool = True) -> None:
+        self._ids = itertools.count(1)
+        self.bot = FakeUser(self.snowflake(), "studybot", bot=True)
+        self.app_id = self.bot.id
+        self.owner = FakeUser(self.snowflake(), "owner")
+        self.guild_id = self.snowflake()
+        self.channel_id = self.snowflake()
+        self.other_channel_id = self.snowflake()
+        self.bot_role_id = self.snowflake()
+        self.alice = FakeUser(self.snowflake(), "alice")
+        self.bob = FakeUser(self.snowflake(), "bob")
+        self.ada = FakeUser(self.snowflake(), "ada", admin=True)
+        self.bot_perms = BOT_PERMS | (MANAGE_MESSAGES if bot_can_manage_messages else 0)
+        self.requests: list[Recorded] = []
+        self.messages: dict[str, dict[str, Any]] = {}
+        self.edits: list[tuple[str, dict[str, Any]]] = []  # (message id, PATCH body)
+        self.reactions_added: list[tuple[str, str, str]] = []  # (message id, emoji, user id)
+        self.reactions_removed: list[tuple[str, str, str]] = []
+        self.dm_channels: dict[str, str] = {}  # dm channel id -> user id
+        self.dms_closed: set[str] = set()  # users who do not accept DMs from the bot
+        self.forbidden_channels: set[str] = set()  # channels the bot may not post in
+        self.accept_token: str | None = None  # None: any token logs in
+        self.commands: dict[str | None, list[dict[str, Any]]] = {}  # guild id (None: global) -> synced commands
+        self.identifies: list[dict[str, Any]] = []
+        self.interactions: dict[str, FakeInteraction] = {}
+        self._faults: list[Fault] = []
+        self._sockets: list[web.WebSocketResponse] = []
+        self._seq: dict[int, int] = {}
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    # ---- lifecycle --------------------------------------------------------------------------------
+
+    def snowflake(self) -> str:
+        ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
+        return str((ms << 22) | next(self._ids))
+
+    async def start(self) -> None:
+        app = web.Application(middlewares=[self._record])
+        r = app.router
+        r.add_get("/gateway", self._gateway)
+        r.add_get("/api/v10/users/@me", self._me)
+        r.add_get("/api/v10/oauth2/applications/@me", self._application)
+        r.add_put("/api/v10/applications/{app}/commands", self._sync)
+        r.add_put("/api/v10/applications/{app}/guilds/{guild}/commands", self._sync)
+        r.add_post("/api/v10/channels/{channel}/messages", self._create_message)
+        r.add_patch("/api/v10/channels/{channel}/messages/{message}", self._edit_message)
+        r.add_put("/api/v10/channels/{channel}/messages/{message}/reactions/{emoji}/@me", self._add_reaction)
+        r.add_delete("/api/v10/channels/{channel}/messages/{message}/reactions/{emoji}/{user}", self._remove_reaction)
+        r.add_post("/api/v10/users/@me/channels", self._create_dm)
+        r.add_post("/api/v10/interactions/{id}/{token}/callback", self._callback)
+        r.add_patch("/api/v10/webhooks/{app}/{token}/messages/@original", self._edit_original)
+        r.add_post("/api/v10/webhooks/{app}/{token}", self._followup)
+        self._runner = web.AppRunner(app, shutdown_timeout=0.5)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    async def stop(self) -> None:
+        for ws in list(self._sockets):
+            await ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/gateway"
+
+    # ---- plumbing ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+        # exactly "application/json": discord.py treats a body with a charset suffix as text
+        return web.Response(body=json.dumps(data).encode(), status=status,
+                            headers={"Content-Type": "application/json", **(headers or {})})
+
+    def rate_limit_next(self, method: str, path_regex: str, retry_after: float, times: int = 1) -> None:
+        """Answer the next matching request(s) with 429 and a retry_after, as Discord does."""
+        self._faults.append(Fault(method, re.compile(path_regex), retry_after, times))
+
+    @web.middleware
+    async def _record(self, request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
+        body: Any = None
+        if request.can_read_body:
+            raw = await request.read()
+            try:
+                body = json.loads(raw) if raw else None
+            except ValueError:
+                body = raw.decode(errors="replace")
+        rec = Recorded(request.method, request.path, dict(request.query), body, dict(request.headers), time.monotonic())
+        request[BODY] = body
+        if request.path != "/gateway":
+            self.requests.append(rec)
+        for fault in self._faults:
+            if fault.method == request.method and fault.pattern.search(request.path):
+                fault.times -= 1
+                if fault.times <= 0:
+                    self._faults.remove(fault)
+                rec.status = 429
+                return self._json(
+                    {"message": "You are being rate limited.", "retry_after": fault.retry_after, "global": False},
+                    status=429,
+                    headers={"Via": "1.1 google", "Retry-After": str(fault.retry_after), "X-RateLimit-Scope": "user"},
+                )
+        response = await handler(request)
+        rec.status = response.status
+        return response
+
+    def requests_to(self, method: str, path_regex: str) -> list[Recorded]:
+        pattern = re.compile(path_regex)
+        return [r for r in self.requests if r.method == method and pattern.search(r.path)]
+
+    async def wait_for(self, predicate: Callable[[], Any], what: str = "condition", within: float = 5.0) -> Any:
+        """Poll until the predicate holds (returns its value) or fail the test after `within` seconds."""
+        deadline = time.monotonic() + within
+        while True:
+            value = predicate()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}")
+            await asyncio.sleep(0.01)
+
+    # ---- REST: login and commands -----------------------------------------------------------------
+
+    async def _me(self, request: web.Request) -> web.Response:
+        if self.accept_token is not None and request.headers.get("Authorization") != f"Bot {self.accept_token}":
+            return self._json({"message": "401: Unauthorized", "code": 0}, status=401)
+        return self._json({**self.bot.json(), "verified": True, "mfa_enabled": False, "flags": 0})
+
+    async def _application(self, request: web.Request) -> web.Response:
+        return self._json({
+            "id": self.app_id, "name": "studybot", "description": "", "icon": None, "bot_public": True,
+            "bot_require_code_grant": False, "owner": self.owner.json(), "verify_key": "00" * 32,
+            "interactions_endpoint_url": None, "flags": 0, "team": None,
+        })
+
+    async def _sync(self, request: web.Request) -> web.Response:
+        guild = request.match_info.get("guild")
+        out = []
+        for cmd in request[BODY] or []:
+            out.append({**cmd, "id": self.snowflake(), "application_id": self.app_id, "version": self.snowflake(),
+                        **({"guild_id": guild} if guild else {})})
+        self.commands[guild] = out
+        return self._json(out)
+
+    def command(self, name: str) -> dict[str, Any]:
+        for cmds in self.commands.values():
+            for c in cmds:
+                if c["name"] == name:
+                    return c
+        raise AssertionError(f"command {name!r} was never synced")
+
+    # ---- REST: messages, reactions, DMs -------------------------------------------------------------
+
+    def _message(self, channel_id: str, body: dict[str, Any], *, flags: int = 0, author: FakeUser | None = None,
+                 interaction: bool = False) -> dict[str, Any]:
+        msg = {
+            "id": self.snowflake(), "channel_id": channel_id, "author": (author or self.bot).json(),
+            "content": body.get("content") or "", "embeds": body.get("embeds") or [],
+            "components": body.get("components") or [], "type": 20 if interaction else (
+                19 if body.get("message_reference") else 0),
+            "timestamp": _now_iso(), "edited_timestamp": None, "tts": False, "mention_everyone": False,
+            "mentions": [], "mention_roles": [], "attachments": [], "pinned": False,
+            "flags": flags | int(body.get("flags") or 0), "message_reference": body.get("message_reference"),
+        }
+        if msg["message_reference"] is None:
+            del msg["message_reference"]
+        self.messages[msg["id"]] = msg
+        return msg
+
+    async def _create_message(self, request: web.Request) -> web.Response:
+        if self.dm_channels.get(request.match_info["channel"]) in self.dms_closed:
+            return self._json({"message": "Cannot send messages to this user", "code": 50007}, status=403)
+        if request.match_info["channel"] in self.forbidden_channels:
+            return self._json({"message": "Missing Permissions", "code": 50013}, status=403)
+        return self._json(self._message(request.match_info["channel"], request[BODY] or {}))
+
+    async def _edit_message(self, request: web.Request) -> web.Response:
+        mid = request.match_info["message"]
+        body = request[BODY] or {}
+        msg = self.messages.get(mid)
+        if msg is None:
+            return self._json({"message": "Unknown Message", "code": 10008}, status=404)
+        self.edits.append((mid, body))
+        msg.update({k: v for k, v in body.items() if k in ("content", "embeds", "components")})
+        msg["edited_timestamp"] = _now_iso()
+        return self._json(msg)
+
+    async def _add_reaction(self, request: web.Request) -> web.Response:
+        mid, emoji = request.match_info["message"], unquote(request.match_info["emoji"])
+        self.reactions_added.append((mid, emoji, self.bot.id))
+        # like Discord, tell every connected client (the bot included) that the bot reacted
+        await self.dispatch("MESSAGE_REACTION_ADD", self._reaction_payload(mid, emoji, self.bot))
+        return web.Response(status=204)
+
+    async def _remove_reaction(self, request: web.Request) -> web.Response:
+        if not self.bot_perms & MANAGE_MESSAGES:
+            return self._json({"message": "Missing Permissions", "code": 50013}, status=403)
+        mid, emoji, user = (request.match_info["message"], unquote(request.match_info["emoji"]),
+                            request.match_info["user"])
+        self.reactions_removed.append((mid, emoji, user))
+        data = self._reaction_payload(mid, emoji, FakeUser(user, "?"))
+        data.pop("member")
+        await self.dispatch("MESSAGE_REACTION_REMOVE", data)
+        return web.Response(status=204)
+
+    async def _create_dm(self, request: web.Request) -> web.Response:
+        user_id = str((request[BODY] or {})["recipient_id"])
+        dm_id = next((c for c, u in self.dm_channels.items() if u == user_id), None) or self.snowflake()
+        self.dm_channels[dm_id] = user_id
+        return self._json({"id": dm_id, "type": 1, "last_message_id": None,
+                           "recipients": [FakeUser(user_id, f"user{user_id[-4:]}").json()]})
+
+    def channel_messages(self, channel_id: str | None = None) -> list[dict[str, Any]]:
+        """What everyone in the channel sees (ephemeral interaction replies left out), oldest first."""
+        cid = channel_id or self.channel_id
+        return [m for m in self.messages.values() if m["channel_id"] == cid and not m["flags"] & EPHEMERAL]
+
+    def dms(self, user: FakeUser) -> list[str]:
+        return [m["content"] for m in self.messages.values() if self.dm_channels.get(m["channel_id"]) == user.id]
+
+    # ---- REST: interaction responses ----------------------------------------------------------------
+
+    async def _callback(self, request: web.Request) -> web.Response:
+        inter = self.interactions.get(request.match_info["id"])
+        if inter is None or inter.token != request.match_info["token"]:
+            return self._json({"message": "Unknown interaction", "code": 10062}, status=404)
+        if inter.callback is not None:
+            return self._json({"message": "Interaction has already been acknowledged.", "code": 40060}, status=400)
+        body = request[BODY] or {}
+        inter.callback, inter.callback_at = body, time.monotonic()
+        ctype, data = body.get("type"), body.get("data") or {}
+        out: dict[str, Any] = {"interaction": {"id": inter.id, "type": inter.payload["type"],
+                                               "response_message_loading": ctype == 5,
+                                               "response_message_ephemeral": bool(data.get("flags", 0) & EPHEMERAL)}}
+        if ctype in (4, 5):
+            msg = self._message(inter.payload["channel_id"], data, interaction=True,
+                                flags=128 if ctype == 5 else 0)
+            out["interaction"]["response_message_id"] = msg["id"]
+            out["resource"] = {"type": ctype, "message": msg}
+            inter.payload["_response_message_id"] = msg["id"]
+        else:
+            out["resource"] = {"type": ctype}
+        return self._json(out)
+
+    def _by_token(self, token: str) -> FakeInteraction | None:
+        return next((i for i in self.interactions.values() if i.token == token), None)
+
+    async def _edit_original(self, request: web.Request) -> web.Response:
+        inter = self._by_token(request.match_info["token"])
+        if inter is None or inter.callback is None:
+            return self._json({"message": "Unknown Webhook", "code": 10015}, status=404)
+        body = request[BODY] or {}
+        inter.edits.append(body)
+        mid = inter.payload.get("_response_message_id")
+        msg = self.messages.get(mid) if mid else None
+        if msg is None:
+            msg = self._message(inter.payload["channel_id"], body, interaction=True)
+        msg.update({k: v for k, v in body.items() if k in ("content", "embeds", "components")})
+        return self._json(msg)
+
+    async def _followup(self, request: web.Request) -> web.Response:
+        inter = self._by_token(request.match_info["token"])
+        if inter is None or inter.callback is None:
+            return self._json({"message": "Unknown Webhook", "code": 10015}, status=404)
+        body = request[BODY] or {}
+        inter.followups.append(body)
+        return self._json(self._message(inter.payload["channel_id"], body, interaction=True))
+
+    async def reply(self, inter: FakeInteraction, within: float = 5.0) -> FakeReply:
+        """The reply the member sees: the callback's message, or the deferred message once it is filled in."""
+        await self.wait_for(lambda: inter.callback is not None, f"a callback to interaction {inter.id}", within)
+        cb = inter.callback or {}
+        data = cb.get("data") or {}
+        ephemeral = bool(data.get("flags", 0) & EPHEMERAL)
+        if cb.get("type") == 5:
+            await self.wait_for(lambda: inter.edits or inter.followups, "the deferred reply", within)
+            data = (inter.edits or inter.followups)[0]
+        return FakeReply(cb.get("type", 0), ephemeral, data.get("content") or "", data.get("embeds") or [],
+                         data.get("components") or [], inter.payload.get("_response_message_id"))
+
+    # ---- gateway ------------------------------------------------------------------------------------
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(autoping=True)
+        await ws.prepare(request)
+        self._seq[id(ws)] = 0
+        await ws.send_json({"op": 10, "d": {"heartbeat_interval": 41250}, "s": None, "t": None})
+        try:
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    continue
+                frame = json.loads(msg.data)
+                if frame.get("op") == 1:
+                    await ws.send_json({"op": 11, "d": None, "s": None, "t": None})
+                elif frame.get("op") == 2:
+                    self.identifies.append(frame["d"])
+                    await self._send(ws, "READY", self._ready())
+                    await self._send(ws, "GUILD_CREATE", self.guild_payload())
+                    self._sockets.append(ws)
+                elif frame.get("op") == 6:  # resume: not supported, start a new session
+                    await ws.send_json({"op": 9, "d": False, "s": None, "t": None})
+        finally:
+            if ws in self._sockets:
+                self._sockets.remove(ws)
+        return ws
+
+    async def _send(self, ws: web.WebSocketResponse, event: str, data: dict[str, Any]) -> None:
+        self._seq[id(ws)] += 1
+        await ws.send_json({"op": 0, "t": event, "s": self._seq[id(ws)], "d": data})
+
+    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        for ws in list(self._sockets):
+            if not ws.closed:
+                await self._send(ws, event, data)
+
+    @property
+    def connected(self) -> int:
+        return len(self._sockets)
+
+    def _ready(self) -> dict[str, Any]:
+        return {
+            "v": 10, "user": {**self.bot.json(), "verified": True, "mfa_enabled": False, "flags": 0},
+            "guilds": [{"id": self.guild_id, "unavailable": True}], "session_id": f"session-{self.snowflake()}",
+            "resume_gateway_url": self.gateway_url, "application": {"id": self.app_id, "flags": 0},
+            "private_channels": [], "relationships": [], "presences": [],
+        }
+
+    def _member(self, user: FakeUser) -> dict[str, Any]:
+        roles = [self.bot_role_id] if user.bot else []
+        return {"user": user.json(), "roles": roles, "joined_at": _now_iso(), "deaf": False, "mute": False,
+                "flags": 0, "nick": None, "avatar": None, "pending": False, "communication_disabled_until": None}
+
+    def _channel(self, cid: str, name: str, position: int) -> dict[str, Any]:
+        return {"id": cid, "type": 0, "guild_id": self.guild_id, "name": name, "position": position,
+                "permission_overwrites": [], "nsfw": False, "parent_id": None, "topic": None,
+                "last_message_id": None, "rate_limit_per_user": 0}
+
+    def guild_payload(self) -> dict[str, Any]:
+        role = {"color": 0, "hoist": False, "managed": False, "mentionable": False, "flags": 0, "icon": None,
+                "unicode_emoji": None}
+        return {
+            "id": self.guild_id, "name": "PyTorch study group", "icon": None, "owner_id": self.owner.id,
+            "unavailable": False, "member_count": 5, "large": False, "features": [], "emojis": [], "stickers": [],
+            "roles": [
+                {**role, "id": self.guild_id, "name": "@everyone", "permissions": str(MEMBER_PERMS), "position": 0},
+                {**role, "id": self.bot_role_id, "name": "studybot", "permissions": str(self.bot_perms),
+                 "position": 1, "managed": True},
+            ],
+            "channels": [self._channel(self.channel_id, "daily-pytorch", 0),
+                         self._channel(self.other_channel_id, "general", 1)],
+            "members": [self._member(self.bot)], "threads": [], "voice_states": [], "presences": [],
+            "stage_instances": [], "guild_scheduled_events": [], "soundboard_sounds": [],
+            "verification_level": 0, "default_message_notifications": 0, "explicit_content_filter": 0,
+            "mfa_level": 0, "nsfw_level": 0, "premium_tier": 0, "premium_subscription_count": 0,
+            "preferred_locale": "en-US", "system_channel_id": None, "afk_channel_id": None, "afk_timeout": 300,
+            "application_id": None, "vanity_url_code": None, "banner": None, "splash": None, "description": None,
+            "discovery_splash": None, "max_members": 500000, "joined_at": _now_iso(),
+        }
+
+    # ---- members act --------------------------------------------------------------------------------
+
+    def _permissions(self, user: FakeUser) -> int:
+        return MEMBER_PERMS | (MANAGE_GUILD if user.admin else 0)
+
+    async def _interact(self, itype: int, user: FakeUser, data: dict[str, Any], *, channel_id: str | None = None,
+                        message: dict[str, Any] | None = None) -> FakeInteraction:
+        iid = self.snowflake()
+        cid = channel_id or self.channel_id
+        payload: dict[str, Any] = {
+            "id": iid, "application_id": self.app_id, "type": itype, "data": data, "guild_id": self.guild_id,
+            "channel_id": cid, "channel": self._channel(cid, "daily-pytorch" if cid == self.channel_id else "general",
+                                                        0),
+            "member": {**self._member(user), "permissions": str(self._permissions(user))},
+            "token": f"token-{iid}", "version": 1, "app_permissions": str(self.bot_perms), "locale": "en-US",
+            "guild_locale": "en-US", "entitlements": [], "authorizing_integration_owners": {"0": self.guild_id},
+            "context": 0, "attachment_size_limit": 8 * 1024 * 1024,
+        }
+        if message is not None:
+            payload["message"] = message
+        inter = FakeInteraction(iid, payload["token"], payload, sent_at=time.monotonic())
+        self.interactions[iid] = inter
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return inter
+
+    def _options(self, schema: list[dict[str, Any]], values: dict[str, Any], resolved: dict[str, Any],
+                 focused: str | None = None) -> list[dict[str, Any]]:
+        by_name = {o["name"]: o for o in schema}
+        out = []
+        for name, value in values.items():
+            otype = by_name[name]["type"] if name in by_name else 3
+            if isinstance(value, FakeUser):
+                resolved.setdefault("users", {})[value.id] = value.json()
+                resolved.setdefault("members", {})[value.id] = {
+                    k: v for k, v in self._member(value).items() if k != "user"} | {"permissions": "0"}
+                value = value.id
+            elif otype == 7:
+                resolved.setdefault("channels", {})[value] = {"id": value, "type": 0, "name": "x",
+                                                              "permissions": str(self.bot_perms)}
+            opt = {"name": name, "type": otype, "value": value}
+            if name == focused:
+                opt["focused"] = True
+            out.append(opt)
+        return out
+
+    def _command_data(self, name: str, sub: str | None, values: dict[str, Any], focused: str | None = None
+                      ) -> dict[str, Any]:
+        cmd = self.command(name)
+        resolved: dict[str, Any] = {}
+        if sub is None:
+            options = self._options(cmd.get("options", []), values, resolved, focused)
+        else:
+            sub_schema = next((o for o in cmd.get("options", []) if o["name"] == sub), {"options": []})
+            options = [{"name": sub, "type": 1,
+                        "options": self._options(sub_schema.get("options", []), values, resolved, focused)}]
+        data = {"id": cmd["id"], "name": name, "type": 1, "options": options, "guild_id": self.guild_id}
+        if resolved:
+            data["resolved"] = resolved
+        return data
+
+    async def slash(self, user: FakeUser, name: str, sub: str | None = None, *, channel_id: str | None = None,
+                    **values: Any) -> FakeInteraction:
+        """A member runs /name [sub] option:value ..."""
+        return await self._interact(2, user, self._command_data(name, sub, values), channel_id=channel_id)
+
+    async def autocomplete(self, user: FakeUser, name: str, sub: str | None, focused: str, **values: Any
+                           ) -> FakeInteraction:
+        return await self._interact(4, user, self._command_data(name, sub, values, focused))
+
+    async def click(self, user: FakeUser, message: dict[str, Any], custom_id: str) -> FakeInteraction:
+        """A member clicks the button with this custom_id on a message (a stored one or a hand-made one)."""
+        data = {"custom_id": custom_id, "component_type": 2}
+        return await self._interact(3, user, data, channel_id=message["channel_id"], message=message)
+
+    def _reaction_payload(self, message_id: str, emoji: str, user: FakeUser) -> dict[str, Any]:
+        msg = self.messages.get(message_id, {})
+        return {"user_id": user.id, "channel_id": msg.get("channel_id", self.channel_id), "message_id": message_id,
+                "guild_id": self.guild_id, "member": self._member(user), "emoji": {"id": None, "name": emoji},
+                "type": 0, "burst": False, "burst_colors": [], "message_author_id": self.bot.id}
+
+    async def react(self, user: FakeUser, message_id: str, emoji: str, *, with_member: bool = True) -> None:
+        """A user adds a reaction (without `member`, the event carries only the user id)."""
+        self.reactions_added.append((message_id, emoji, user.id))
+        data = self._reaction_payload(message_id, emoji, user)
+        if not with_member:
+            data.pop("member")
+        await self.dispatch("MESSAGE_REACTION_ADD", data)

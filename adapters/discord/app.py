@@ -8,7 +8,7 @@ import logging
 import os
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -56,8 +56,17 @@ def guard_gateway_parsers(client: discord.Client) -> None:
         parsers[event] = _guarded(event, parser)
 
 
-class StudyBotClient(discord.Client):
-    """discord.py client wired to the quiz service; registers itself as the service's "discord" platform."""
+if TYPE_CHECKING:
+    _ClientBase = discord.Client
+else:
+    _ClientBase = object
+
+
+class StudyBotMixin(_ClientBase):
+    """Everything studybot adds to a discord.py client, shared by the plain and the sharded client.
+
+    Put it before the discord.py class in the bases (StudyBotMixin, discord.Client): its __init__ builds the
+    client, and its setup_hook and event handlers take the place of the library's."""
 
     def __init__(
         self,
@@ -99,8 +108,8 @@ class StudyBotClient(discord.Client):
         return synced
 
     async def on_ready(self) -> None:
-        log.info("connected to Discord as %s (%s) in %d servers", self.user, getattr(self.user, "id", "?"),
-                 len(self.guilds))
+        log.info("connected to Discord as %s (%s) in %d servers%s", self.user, getattr(self.user, "id", "?"),
+                 len(self.guilds), shards_text(self))
 
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
         await handle_reaction(self, self.user.id if self.user else None, payload)
@@ -111,6 +120,33 @@ class StudyBotClient(discord.Client):
             custom_id = str((interaction.data or {}).get("custom_id", ""))
             if not re.fullmatch(ANSWER_TEMPLATE, custom_id):
                 log.info("ignoring a component interaction with an unknown custom_id %r", custom_id[:100])
+
+
+class StudyBotClient(StudyBotMixin, discord.Client):
+    """discord.py client wired to the quiz service; registers itself as the service's "discord" platform."""
+
+
+class ShardedStudyBotClient(StudyBotMixin, discord.AutoShardedClient):
+    """The same client for one process of several: it connects only the shards it is given (shard_count and
+    shard_ids), so the gateway brings it only the events of the guilds on those shards. Posting, editing and DMs
+    go over REST and work for any channel."""
+
+
+def shards_text(client: discord.Client) -> str:
+    """' on shards [1] of 2' for a sharded client, '' otherwise."""
+    if not isinstance(client, discord.AutoShardedClient):
+        return ""
+    return f" on shards {sorted(client.shards)} of {client.shard_count}"
+
+
+def check_shards(shard_count: int, shard_ids: tuple[int, ...]) -> list[int] | None:
+    """The shard ids to connect (None: all of them); Discord closes the gateway on an id outside 0..count-1."""
+    if shard_count < 1:
+        raise SystemExit(f"STUDYBOT_SHARD_COUNT must be at least 1, not {shard_count}.")
+    bad = sorted(i for i in shard_ids if not 0 <= i < shard_count)
+    if bad:
+        raise SystemExit(f"STUDYBOT_SHARD_IDS: shard {bad[0]} is outside 0..{shard_count - 1}.")
+    return sorted(set(shard_ids)) or None
 
 
 def guild_id_from_env(env: dict[str, str] | None = None) -> int | None:
@@ -148,9 +184,19 @@ async def launch(client: discord.Client, token: str) -> asyncio.Task[None]:
 async def start_discord(
     service: QuizService, settings: Settings, *, guild_id: int | None = None, **options: Any
 ) -> asyncio.Task[None]:
-    """Start the Discord adapter; the returned task runs the client until it stops (cancel it to stop)."""
+    """Start the Discord adapter; the returned task runs the client until it stops (cancel it to stop).
+
+    With settings.shard_count (STUDYBOT_SHARD_COUNT) the client is sharded and connects only
+    settings.shard_ids (STUDYBOT_SHARD_IDS), matching the channels bot.sharding.channel_owner schedules."""
     if not settings.discord_token:
         raise SystemExit("DISCORD_TOKEN is not set.")
     sync_guild = guild_id if guild_id is not None else guild_id_from_env()
-    client = StudyBotClient(service, sync_guild_id=sync_guild, **options)
+    client: StudyBotMixin
+    if settings.shard_count:
+        shard_ids = check_shards(settings.shard_count, settings.shard_ids)
+        log.info("Discord shards %s of %d", shard_ids if shard_ids is not None else "all", settings.shard_count)
+        client = ShardedStudyBotClient(service, sync_guild_id=sync_guild, shard_count=settings.shard_count,
+                                       shard_ids=shard_ids, **options)
+    else:
+        client = StudyBotClient(service, sync_guild_id=sync_guild, **options)
     return await launch(client, settings.discord_token)

@@ -3,6 +3,11 @@ discord.py client end to end: login, command sync, HELLO/IDENTIFY/READY/GUILD_CR
 DMs, interaction callbacks and webhook follow-ups. It records every request, can answer one with a 429, and
 plays members: slash commands, autocomplete, button clicks and reactions are dispatched over the gateway.
 
+Sharding as Discord does it: GET /gateway/bot recommends a shard count; an IDENTIFY with "shard": [id, count]
+gets a READY (carrying "shard") and GUILD_CREATEs for the guilds on that shard only ((guild_id >> 22) % count),
+and each guild event goes only to the connections of its guild's shard (events without a guild to shard 0).
+More guilds, on a chosen shard, come from add_guild.
+
 See ../../../../shared/platform-testing.md for what discord.py needs from such a fake.
 """
 
@@ -114,6 +119,20 @@ def buttons(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [c for row in components for c in row.get("components", []) if c.get("type") == 2]
 
 
+@dataclass(frozen=True)
+class FakeGuild:
+    id: str
+    name: str
+    channel_id: str  # "daily-pytorch"
+    other_channel_id: str  # "general"
+    bot_role_id: str
+
+
+def shard_of(guild_id: str | int, shard_count: int) -> int:
+    """Discord's rule: a guild is on shard (guild_id >> 22) % shard_count."""
+    return (int(guild_id) >> 22) % shard_count
+
+
 @dataclass
 class Fault:
     method: str
@@ -123,7 +142,8 @@ class Fault:
 
 
 class FakeDiscord:
-    """One application with one guild of two text channels; members alice, bob (plain) and ada (Manage Server)."""
+    """One application with one guild of two text channels (more with add_guild); members alice, bob (plain) and
+    ada (Manage Server), who belong to every guild."""
 
     def __init__(self, *, bot_can_manage_messages: bool = True) -> None:
         self._ids = itertools.count(1)
@@ -134,6 +154,10 @@ class FakeDiscord:
         self.channel_id = self.snowflake()
         self.other_channel_id = self.snowflake()
         self.bot_role_id = self.snowflake()
+        self.guilds: dict[str, FakeGuild] = {}  # id -> guild, in the order they were made
+        self._channel_guild: dict[str, str] = {}  # guild channel id -> guild id
+        self._register(FakeGuild(self.guild_id, "PyTorch study group", self.channel_id, self.other_channel_id,
+                                 self.bot_role_id))
         self.alice = FakeUser(self.snowflake(), "alice")
         self.bob = FakeUser(self.snowflake(), "bob")
         self.ada = FakeUser(self.snowflake(), "ada", admin=True)
@@ -149,18 +173,41 @@ class FakeDiscord:
         self.accept_token: str | None = None  # None: any token logs in
         self.commands: dict[str | None, list[dict[str, Any]]] = {}  # guild id (None: global) -> synced commands
         self.identifies: list[dict[str, Any]] = []
+        self.readies: list[dict[str, Any]] = []  # the READY payloads sent, in order
+        self.recommended_shards = 1  # what GET /gateway/bot answers
         self.interactions: dict[str, FakeInteraction] = {}
         self._faults: list[Fault] = []
         self._sockets: list[web.WebSocketResponse] = []
         self._seq: dict[int, int] = {}
+        self._shard: dict[int, tuple[int, int]] = {}  # id(ws) -> (shard id, shard count) once identified
         self._runner: web.AppRunner | None = None
         self.port = 0
 
     # ---- lifecycle --------------------------------------------------------------------------------
 
-    def snowflake(self) -> str:
+    def snowflake(self, shard: tuple[int, int] | None = None) -> str:
+        """A fresh id; with shard=(id, count), one whose guild would be on that shard."""
         ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
+        if shard is not None:
+            ms -= (ms - shard[0]) % shard[1]
         return str((ms << 22) | next(self._ids))
+
+    def _register(self, guild: FakeGuild) -> FakeGuild:
+        self.guilds[guild.id] = guild
+        self._channel_guild[guild.channel_id] = guild.id
+        self._channel_guild[guild.other_channel_id] = guild.id
+        return guild
+
+    def add_guild(self, name: str, *, shard: tuple[int, int] | None = None) -> FakeGuild:
+        """Another guild the bot is in (two text channels, same members); shard=(id, count) places it."""
+        return self._register(FakeGuild(self.snowflake(shard), name, self.snowflake(), self.snowflake(),
+                                        self.snowflake()))
+
+    def guild_of(self, channel_id: str) -> FakeGuild:
+        return self.guilds[self._channel_guild.get(channel_id, self.guild_id)]
+
+    def guilds_on(self, shard_id: int, shard_count: int) -> list[FakeGuild]:
+        return [g for g in self.guilds.values() if shard_of(g.id, shard_count) == shard_id]
 
     async def start(self) -> None:
         app = web.Application(middlewares=[self._record])
@@ -168,6 +215,7 @@ class FakeDiscord:
         r.add_get("/gateway", self._gateway)
         r.add_get("/api/v10/users/@me", self._me)
         r.add_get("/api/v10/oauth2/applications/@me", self._application)
+        r.add_get("/api/v10/gateway/bot", self._gateway_bot)
         r.add_put("/api/v10/applications/{app}/commands", self._sync)
         r.add_put("/api/v10/applications/{app}/guilds/{guild}/commands", self._sync)
         r.add_post("/api/v10/channels/{channel}/messages", self._create_message)
@@ -265,6 +313,13 @@ class FakeDiscord:
             "id": self.app_id, "name": "studybot", "description": "", "icon": None, "bot_public": True,
             "bot_require_code_grant": False, "owner": self.owner.json(), "verify_key": "00" * 32,
             "interactions_endpoint_url": None, "flags": 0, "team": None,
+        })
+
+    async def _gateway_bot(self, request: web.Request) -> web.Response:
+        return self._json({
+            "url": self.gateway_url, "shards": self.recommended_shards,
+            "session_start_limit": {"total": 1000, "remaining": 1000 - len(self.identifies),
+                                    "reset_after": 86_400_000, "max_concurrency": 1},
         })
 
     async def _sync(self, request: web.Request) -> web.Response:
@@ -428,8 +483,18 @@ class FakeDiscord:
                     await ws.send_json({"op": 11, "d": None, "s": None, "t": None})
                 elif frame.get("op") == 2:
                     self.identifies.append(frame["d"])
-                    await self._send(ws, "READY", self._ready())
-                    await self._send(ws, "GUILD_CREATE", self.guild_payload())
+                    shard = frame["d"].get("shard")
+                    sid, count = (int(shard[0]), int(shard[1])) if shard else (0, 1)
+                    if not 0 <= sid < count:
+                        await ws.close(code=4010, message=b"Invalid shard")
+                        break
+                    self._shard[id(ws)] = (sid, count)
+                    guilds = self.guilds_on(sid, count)
+                    ready = self._ready(guilds, [sid, count] if shard else None)
+                    self.readies.append(ready)
+                    await self._send(ws, "READY", ready)
+                    for guild in guilds:
+                        await self._send(ws, "GUILD_CREATE", self.guild_payload(guild.id))
                     self._sockets.append(ws)
                 elif frame.get("op") == 6:  # resume: not supported, start a new session
                     await ws.send_json({"op": 9, "d": False, "s": None, "t": None})
@@ -442,47 +507,57 @@ class FakeDiscord:
         self._seq[id(ws)] += 1
         await ws.send_json({"op": 0, "t": event, "s": self._seq[id(ws)], "d": data})
 
+    def _receives(self, ws: web.WebSocketResponse, data: dict[str, Any]) -> bool:
+        """Whether this connection's shard gets an event: its guild's shard, or shard 0 for one without a guild."""
+        sid, count = self._shard.get(id(ws), (0, 1))
+        guild_id = data.get("guild_id") if isinstance(data, dict) else None
+        return sid == (0 if guild_id is None else shard_of(guild_id, count))
+
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
         for ws in list(self._sockets):
-            if not ws.closed:
+            if not ws.closed and self._receives(ws, data):
                 await self._send(ws, event, data)
 
     @property
     def connected(self) -> int:
         return len(self._sockets)
 
-    def _ready(self) -> dict[str, Any]:
-        return {
+    def _ready(self, guilds: list[FakeGuild], shard: list[int] | None) -> dict[str, Any]:
+        ready = {
             "v": 10, "user": {**self.bot.json(), "verified": True, "mfa_enabled": False, "flags": 0},
-            "guilds": [{"id": self.guild_id, "unavailable": True}], "session_id": f"session-{self.snowflake()}",
+            "guilds": [{"id": g.id, "unavailable": True} for g in guilds], "session_id": f"session-{self.snowflake()}",
             "resume_gateway_url": self.gateway_url, "application": {"id": self.app_id, "flags": 0},
             "private_channels": [], "relationships": [], "presences": [],
         }
+        if shard is not None:
+            ready["shard"] = shard
+        return ready
 
-    def _member(self, user: FakeUser) -> dict[str, Any]:
-        roles = [self.bot_role_id] if user.bot else []
+    def _member(self, user: FakeUser, guild_id: str | None = None) -> dict[str, Any]:
+        roles = [self.guilds[guild_id or self.guild_id].bot_role_id] if user.bot else []
         return {"user": user.json(), "roles": roles, "joined_at": _now_iso(), "deaf": False, "mute": False,
                 "flags": 0, "nick": None, "avatar": None, "pending": False, "communication_disabled_until": None}
 
     def _channel(self, cid: str, name: str, position: int) -> dict[str, Any]:
-        return {"id": cid, "type": 0, "guild_id": self.guild_id, "name": name, "position": position,
+        return {"id": cid, "type": 0, "guild_id": self.guild_of(cid).id, "name": name, "position": position,
                 "permission_overwrites": [], "nsfw": False, "parent_id": None, "topic": None,
                 "last_message_id": None, "rate_limit_per_user": 0}
 
-    def guild_payload(self) -> dict[str, Any]:
+    def guild_payload(self, guild_id: str | None = None) -> dict[str, Any]:
+        guild = self.guilds[guild_id or self.guild_id]
         role = {"color": 0, "hoist": False, "managed": False, "mentionable": False, "flags": 0, "icon": None,
                 "unicode_emoji": None}
         return {
-            "id": self.guild_id, "name": "PyTorch study group", "icon": None, "owner_id": self.owner.id,
+            "id": guild.id, "name": guild.name, "icon": None, "owner_id": self.owner.id,
             "unavailable": False, "member_count": 5, "large": False, "features": [], "emojis": [], "stickers": [],
             "roles": [
-                {**role, "id": self.guild_id, "name": "@everyone", "permissions": str(MEMBER_PERMS), "position": 0},
-                {**role, "id": self.bot_role_id, "name": "studybot", "permissions": str(self.bot_perms),
+                {**role, "id": guild.id, "name": "@everyone", "permissions": str(MEMBER_PERMS), "position": 0},
+                {**role, "id": guild.bot_role_id, "name": "studybot", "permissions": str(self.bot_perms),
                  "position": 1, "managed": True},
             ],
-            "channels": [self._channel(self.channel_id, "daily-pytorch", 0),
-                         self._channel(self.other_channel_id, "general", 1)],
-            "members": [self._member(self.bot)], "threads": [], "voice_states": [], "presences": [],
+            "channels": [self._channel(guild.channel_id, "daily-pytorch", 0),
+                         self._channel(guild.other_channel_id, "general", 1)],
+            "members": [self._member(self.bot, guild.id)], "threads": [], "voice_states": [], "presences": [],
             "stage_instances": [], "guild_scheduled_events": [], "soundboard_sounds": [],
             "verification_level": 0, "default_message_notifications": 0, "explicit_content_filter": 0,
             "mfa_level": 0, "nsfw_level": 0, "premium_tier": 0, "premium_subscription_count": 0,
@@ -500,13 +575,14 @@ class FakeDiscord:
                         message: dict[str, Any] | None = None) -> FakeInteraction:
         iid = self.snowflake()
         cid = channel_id or self.channel_id
+        guild = self.guild_of(cid)
         payload: dict[str, Any] = {
-            "id": iid, "application_id": self.app_id, "type": itype, "data": data, "guild_id": self.guild_id,
-            "channel_id": cid, "channel": self._channel(cid, "daily-pytorch" if cid == self.channel_id else "general",
+            "id": iid, "application_id": self.app_id, "type": itype, "data": data, "guild_id": guild.id,
+            "channel_id": cid, "channel": self._channel(cid, "daily-pytorch" if cid == guild.channel_id else "general",
                                                         0),
-            "member": {**self._member(user), "permissions": str(self._permissions(user))},
+            "member": {**self._member(user, guild.id), "permissions": str(self._permissions(user))},
             "token": f"token-{iid}", "version": 1, "app_permissions": str(self.bot_perms), "locale": "en-US",
-            "guild_locale": "en-US", "entitlements": [], "authorizing_integration_owners": {"0": self.guild_id},
+            "guild_locale": "en-US", "entitlements": [], "authorizing_integration_owners": {"0": guild.id},
             "context": 0, "attachment_size_limit": 8 * 1024 * 1024,
         }
         if message is not None:
@@ -536,8 +612,8 @@ class FakeDiscord:
             out.append(opt)
         return out
 
-    def _command_data(self, name: str, sub: str | None, values: dict[str, Any], focused: str | None = None
-                      ) -> dict[str, Any]:
+    def _command_data(self, name: str, sub: str | None, values: dict[str, Any], focused: str | None = None,
+                      *, channel_id: str | None = None) -> dict[str, Any]:
         cmd = self.command(name)
         resolved: dict[str, Any] = {}
         if sub is None:
@@ -546,7 +622,8 @@ class FakeDiscord:
             sub_schema = next((o for o in cmd.get("options", []) if o["name"] == sub), {"options": []})
             options = [{"name": sub, "type": 1,
                         "options": self._options(sub_schema.get("options", []), values, resolved, focused)}]
-        data = {"id": cmd["id"], "name": name, "type": 1, "options": options, "guild_id": self.guild_id}
+        guild_id = self.guild_of(channel_id or self.channel_id).id
+        data = {"id": cmd["id"], "name": name, "type": 1, "options": options, "guild_id": guild_id}
         if resolved:
             data["resolved"] = resolved
         return data
@@ -554,7 +631,8 @@ class FakeDiscord:
     async def slash(self, user: FakeUser, name: str, sub: str | None = None, *, channel_id: str | None = None,
                     **values: Any) -> FakeInteraction:
         """A member runs /name [sub] option:value ..."""
-        return await self._interact(2, user, self._command_data(name, sub, values), channel_id=channel_id)
+        return await self._interact(2, user, self._command_data(name, sub, values, channel_id=channel_id),
+                                    channel_id=channel_id)
 
     async def autocomplete(self, user: FakeUser, name: str, sub: str | None, focused: str, **values: Any
                            ) -> FakeInteraction:
@@ -567,8 +645,10 @@ class FakeDiscord:
 
     def _reaction_payload(self, message_id: str, emoji: str, user: FakeUser) -> dict[str, Any]:
         msg = self.messages.get(message_id, {})
-        return {"user_id": user.id, "channel_id": msg.get("channel_id", self.channel_id), "message_id": message_id,
-                "guild_id": self.guild_id, "member": self._member(user), "emoji": {"id": None, "name": emoji},
+        channel_id = msg.get("channel_id", self.channel_id)
+        guild_id = self.guild_of(channel_id).id
+        return {"user_id": user.id, "channel_id": channel_id, "message_id": message_id,
+                "guild_id": guild_id, "member": self._member(user, guild_id), "emoji": {"id": None, "name": emoji},
                 "type": 0, "burst": False, "burst_colors": [], "message_author_id": self.bot.id}
 
     async def react(self, user: FakeUser, message_id: str, emoji: str, *, with_member: bool = True) -> None:

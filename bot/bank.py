@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
@@ -21,7 +22,14 @@ from bot.model import LETTERS, Difficulty, Question
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BANK_DIR = Path(__file__).resolve().parent.parent / "data" / "questions"
+def _default_bank_dir() -> Path:
+    """data/questions of a source checkout, else the copy `pip install` put under <prefix>/share/studybot."""
+    checkout = Path(__file__).resolve().parent.parent / "data" / "questions"
+    installed = Path(sys.prefix) / "share" / "studybot" / "questions"
+    return checkout if checkout.is_dir() or not installed.is_dir() else installed
+
+
+DEFAULT_BANK_DIR = _default_bank_dir()
 
 TOPICS: dict[str, str] = {
     "tensors": "Tensors and dtypes",

@@ -34,3 +34,22 @@ def test_the_extras_the_commands_name_exist_and_pin_torch():
     assert "torch==2.13.0" in extras["verify"]
     assert meta["scripts"]["studybot"] == "bot.cli:main"
     assert all(re.search(r"(>=|==)", dep) for dep in meta["dependencies"])
+
+
+def test_a_plain_install_ships_the_question_bank_and_the_migrations(tmp_path):
+    """`pip install .` (the README's first command) must carry the bank and SQL, not only the code."""
+    import subprocess
+    import sys
+    import zipfile
+
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path),
+         str(ROOT)],
+        check=True, capture_output=True, timeout=300,
+    )
+    (wheel,) = tmp_path.glob("studybot-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    shipped = {Path(n).name for n in names if "/share/studybot/questions/" in n}
+    assert shipped == {p.name for p in (ROOT / "data" / "questions").glob("*.yaml")}
+    assert any(n.endswith("bot/store/migrations/sqlite/001_init.sql") for n in names)
+    assert any(n.endswith("bot/store/migrations/postgres/001_init.sql") for n in names)

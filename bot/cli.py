@@ -146,9 +146,26 @@ def bank_stats(path: Path) -> int:
 
 async def db_migrate(settings: Settings) -> int:
     store = store_for_url(settings.database_url)
-    await store.open()  # open() applies pending migrations
+    await store.open(migrate=False)
+    applied = await store.migrate()
+    version = await store.schema_version()
     await store.close()
-    print("migrations applied")
+    print(f"schema at version {version}" + (f"; applied {', '.join(map(str, applied))}" if applied else "; up to date"))
+    return 0
+
+
+async def db_copy(src_url: str, dst_url: str) -> int:
+    """studybot db copy --from URL --to URL"""
+    from bot.store.copy import CopyError, copy_database
+
+    try:
+        counts = await copy_database(src_url, dst_url)
+    except (CopyError, ConnectionError) as exc:
+        print(f"copy failed: {exc}", file=sys.stderr)  # never prints the URLs (passwords)
+        return 1
+    for table, n in counts.items():
+        print(f"{table:<14} {n:>10,}")
+    print("copied; row counts match")
     return 0
 
 
@@ -166,6 +183,11 @@ def build_parser() -> argparse.ArgumentParser:
     db = sub.add_parser("db", help="database tools")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("migrate", help="apply pending migrations")
+    copy = db_sub.add_parser(
+        "copy", help="copy all data into an empty database (SQLite <-> PostgreSQL); row counts are checked"
+    )
+    copy.add_argument("--from", dest="copy_from", required=True, metavar="URL", help="source database URL")
+    copy.add_argument("--to", dest="copy_to", required=True, metavar="URL", help="destination database URL (empty)")
     from adapters.discord.invite import add_discord_cli  # stdlib only: works without the discord extra
 
     add_discord_cli(sub)
@@ -188,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
             return bank_validate(path, args.run_verify)
         return bank_stats(path)
     if args.command == "db":
+        if args.db_command == "copy":
+            return asyncio.run(db_copy(args.copy_from, args.copy_to))
         return asyncio.run(db_migrate(settings))
     if args.command == "discord":
         return args.discord_handler(args)

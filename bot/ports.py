@@ -99,8 +99,8 @@ class Store(Protocol):
     """Persistence. Unique keys do the correctness work: one daily round per (channel, local date), one
     answer per (round, user); leaderboard aggregates are derived from the answer log at reveal."""
 
-    async def open(self) -> None:
-        """Connect and apply pending migrations."""
+    async def open(self, *, migrate: bool = True) -> None:
+        """Connect and (unless told not to) apply pending migrations."""
         ...
 
     async def close(self) -> None: ...

@@ -93,13 +93,17 @@ class PostgresStore:
         """Connect the pool and (by default) apply pending migrations."""
         try:
             self._pool = await asyncpg.create_pool(
-                self.url, min_size=self._min_size, max_size=self._max_size,
+                self.url, min_size=self._min_size, max_size=self._max_size, reset=_keep_session,
                 server_settings={"application_name": "studybot", "jit": "off"},
             )
         except (OSError, asyncpg.PostgresError) as exc:
             raise ConnectionError(f"cannot connect to PostgreSQL at {redact(self.url)}: {exc}") from exc
         if migrate:
-            await self.migrate()
+            try:
+                await self.migrate()
+            except BaseException:
+                await self.close()
+                raise
 
     async def close(self) -> None:
         if self._pool is not None:
@@ -545,8 +549,15 @@ class PostgresStore:
                 if have != n:
                     raise RuntimeError(f"{table}: {have} rows after the import, {n} given; rolled back")
         # fresh statistics at once (autovacuum would take a minute): the planner picks the right indexes
-        await self.pool.execute("ANALYZE " + ", ".join(_ident(t) for t in given))
+        if given:
+            await self.pool.execute("ANALYZE " + ", ".join(_ident(t) for t in given))
         return given
+
+
+async def _keep_session(conn: asyncpg.Connection) -> None:
+    """The pool's reset on release: nothing to do. The store leaves no session state behind (no SET, LISTEN,
+    session advisory locks or cursors outside a transaction) and asyncpg rolls back any open transaction
+    itself, so the default reset query (RESET ALL; UNLISTEN *; ...) would only cost a round trip per call."""
 
 
 def _answer(row: asyncpg.Record) -> Answer:

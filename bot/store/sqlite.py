@@ -64,7 +64,7 @@ class SqliteStore:
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
-    async def open(self) -> None:
+    async def open(self, *, migrate: bool = True) -> None:
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._db = await aiosqlite.connect(self.path, isolation_level=None)
@@ -74,7 +74,8 @@ class SqliteStore:
         await self._db.execute("PRAGMA synchronous=NORMAL")
         await self._db.execute("PRAGMA busy_timeout=10000")
         await self._db.execute("PRAGMA foreign_keys=ON")
-        await self.migrate()
+        if migrate:
+            await self.migrate()
 
     async def close(self) -> None:
         if self._db is not None:

@@ -84,10 +84,11 @@ class InMemoryStore:
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
-    async def open(self) -> None:
+    async def open(self, *, migrate: bool = True) -> None:
         if self._tables is None:
             self._tables = _Tables()
-        await self.migrate()
+        if migrate:
+            await self.migrate()
 
     async def close(self) -> None:
         self._tables = None

@@ -1,0 +1,264 @@
+"""The answer and leaderboard benchmarks on PostgreSQL, side by side with SQLite, with the ratio.
+
+Run: python -m bench.postgres [--url postgresql://postgres@127.0.0.1:5432/postgres] [--answers 60000]
+     [--rate 10000] [--seconds 3] [--users 100000] [--lb-answers 1000000] [--skip-leaderboard]
+
+The same measurements as bench/answers.py and bench/leaderboard.py, each on a fresh database: a temporary
+SQLite file, and a throwaway PostgreSQL database (studybot_bench_<random>, dropped afterwards) on the
+server of --url (or STUDYBOT_BENCH_POSTGRES_URL). Targets are SQLite's where the network hop allows:
+answers >= 30,000/s through the core, p99 < 20 ms at 10,000/s offered, top 10 + own rank < 2 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+import os
+import random
+import secrets
+import statistics
+import time
+from collections.abc import AsyncIterator, Callable
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+
+from bench.common import REF, T0, NullPlatform, StepClock, sqlite_service, synthetic_bank
+from bot.model import Actor, Period
+from bot.ports import NewAnswer, Store
+from bot.quiz import QuizService
+from bot.scoring import score_daily_round
+from bot.store.postgres import PostgresStore, redact
+
+log = logging.getLogger(__name__)
+
+DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+Service = tuple[QuizService, Store]
+Factory = Callable[[], contextlib.AbstractAsyncContextManager[Service]]
+
+
+@contextlib.asynccontextmanager
+async def throwaway_database(server: str) -> AsyncIterator[str]:
+    """A fresh database on the server for one measurement; yields its URL and drops it afterwards."""
+    name = f"studybot_bench_{secrets.token_hex(5)}"
+    admin = await asyncpg.connect(server)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    try:
+        yield urlunsplit(urlsplit(server)._replace(path=f"/{name}"))
+    finally:
+        admin = await asyncpg.connect(server)
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()
+
+
+async def postgres_service(url: str) -> tuple[QuizService, PostgresStore]:
+    """The PostgreSQL variant of bench.common.sqlite_service."""
+    store = PostgresStore(url)
+    await store.open()
+    service = QuizService(store, synthetic_bank(), StepClock(), {REF.platform: NullPlatform()}, rng=random.Random(0))
+    await service.configure(Actor("admin", True), REF)
+    return service, store
+
+
+def sqlite_factory() -> Factory:
+    @contextlib.asynccontextmanager
+    async def make() -> AsyncIterator[Service]:
+        service, store, _ = await sqlite_service()
+        try:
+            yield service, store
+        finally:
+            await service.close()
+            await store.close()
+
+    return make
+
+
+def postgres_factory(server: str) -> Factory:
+    @contextlib.asynccontextmanager
+    async def make() -> AsyncIterator[Service]:
+        async with throwaway_database(server) as url:
+            service, store = await postgres_service(url)
+            try:
+                yield service, store
+            finally:
+                await service.close()
+                await store.close()
+
+    return make
+
+
+# ---- answers (bench/answers.py) ------------------------------------------------------------------
+
+
+async def throughput(factory: Factory, n: int, concurrency: int) -> float:
+    """Answers/s through the core with `concurrency` people answering at once."""
+    async with factory() as (service, store):
+        round_ = await service.start_daily_round(REF)
+        assert round_ is not None
+        users = iter(range(n))
+
+        async def worker() -> None:
+            for i in users:
+                await service.submit_answer(round_.id, f"user{i}", i % 4)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        elapsed = time.perf_counter() - start
+        assert len(await store.round_answers(round_.id)) == n
+    return n / elapsed
+
+
+async def latency(factory: Factory, rate: int, seconds: float) -> tuple[float, float, float, int]:
+    """Offer `rate` answers/s on a fixed schedule; (p50 ms, p99 ms, achieved/s, count)."""
+    async with factory() as (service, _store):
+        round_ = await service.start_daily_round(REF)
+        assert round_ is not None
+        latencies: list[float] = []
+        tick = 0.001
+        per_tick = rate * tick
+        loop = asyncio.get_running_loop()
+        tasks = []
+        sent = 0.0
+        i = 0
+
+        async def one(user: int, planned: float) -> None:
+            await service.submit_answer(round_.id, f"user{user}", user % 4)
+            latencies.append(loop.time() - planned)
+
+        start = loop.time()
+        while (now := loop.time()) - start < seconds:
+            due = (now - start) * rate
+            while sent < due:
+                tasks.append(asyncio.ensure_future(one(i, start + sent / rate)))
+                i += 1
+                sent += 1
+            await asyncio.sleep(tick if per_tick >= 1 else 1 / rate)
+        await asyncio.gather(*tasks)
+        achieved = len(latencies) / (loop.time() - start)
+    qs = statistics.quantiles(latencies, n=100)
+    return qs[49] * 1000, qs[98] * 1000, achieved, len(latencies)
+
+
+async def raw_ceiling_postgres(server: str, n: int, batch: int) -> float:
+    """asyncpg INSERT ... SELECT FROM unnest of the same rows and schema, committed every `batch` rows."""
+    async with throwaway_database(server) as url:
+        store = PostgresStore(url)
+        await store.open()
+        await store.close()
+        conn = await asyncpg.connect(url)
+        try:
+            rid = await conn.fetchval(
+                "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, opened_at) "
+                "VALUES ('practice', 'raw', 's', 'c', 'q', 't', now()) RETURNING id"
+            )
+            users = [f"user{i}" for i in range(n)]
+            start = time.perf_counter()
+            for k in range(0, n, batch):
+                chunk = users[k : k + batch]
+                async with conn.transaction():
+                    await conn.execute(
+                        "INSERT INTO answers (round_id, user_id, choice, correct, answered_at) "
+                        "SELECT * FROM unnest($1::bigint[], $2::text[], $3::smallint[], $4::boolean[], "
+                        "$5::timestamptz[])",
+                        [rid] * len(chunk), chunk, [i % 4 for i in range(len(chunk))],
+                        [i % 4 == 0 for i in range(len(chunk))], [T0] * len(chunk),
+                    )
+            elapsed = time.perf_counter() - start
+        finally:
+            await conn.close()
+    return n / elapsed
+
+
+# ---- leaderboards (bench/leaderboard.py) ---------------------------------------------------------
+
+
+async def leaderboard(
+    factory: Factory, users: int, answers: int, per_day: int, queries: int
+) -> tuple[float, dict[Period, tuple[float, float]]]:
+    """Load `answers` answers by up to `users` users through the store's real path (batches, then a scored
+    reveal per day); then time top 10 + own rank via the service. (load s, {period: (median, p99) ms})."""
+    async with factory() as (service, store):
+        rng = random.Random(5)
+        days = answers // per_day
+        first_day = T0.date() - dt.timedelta(days=days - 1)
+        load_start = time.perf_counter()
+        for d in range(days):
+            day = first_day + dt.timedelta(days=d)
+            round_ = await store.claim_daily_round(REF, day, f"q{d % 40}", "tensors", T0, None)
+            assert round_ is not None
+            who = rng.sample(range(users), per_day)
+            batch = [NewAnswer(round_.id, f"user{u}", u % 4, rng.random() < 0.6, T0) for u in who]
+            for k in range(0, len(batch), 2000):
+                await store.add_answers(batch[k : k + 2000], T0)
+            await store.reveal_round(round_.id, T0, score_daily_round)
+        load = time.perf_counter() - load_start
+        if isinstance(store, PostgresStore):  # the statistics autovacuum keeps in a running database
+            await store.pool.execute("ANALYZE")
+        service.clock.current = dt.datetime.combine(T0.date(), dt.time(12), tzinfo=dt.UTC)  # type: ignore[attr-defined]
+        out: dict[Period, tuple[float, float]] = {}
+        for period in Period:
+            timings = []
+            for _ in range(queries):
+                asker = f"user{rng.randrange(users)}"
+                start = time.perf_counter()
+                await service.leaderboard(REF.platform, REF.space_id, period, asker)
+                timings.append((time.perf_counter() - start) * 1000)
+            out[period] = (statistics.median(timings), statistics.quantiles(timings, n=100)[98])
+    return load, out
+
+
+def _row(label: str, sqlite: float, pg: float, unit: str, fmt: str = ",.0f") -> str:
+    ratio = pg / sqlite if sqlite else float("nan")
+    return f"{label:<44} {sqlite:>12{fmt}} {pg:>12{fmt}} {unit:<9} {ratio:>6.2f}"
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", default=os.environ.get("STUDYBOT_BENCH_POSTGRES_URL") or DEFAULT_URL,
+                        help="a PostgreSQL server URL with CREATE DATABASE rights")
+    parser.add_argument("--answers", type=int, default=60_000)
+    parser.add_argument("--concurrency", type=int, default=2_000)
+    parser.add_argument("--rate", type=int, default=10_000)
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--users", type=int, default=100_000)
+    parser.add_argument("--lb-answers", type=int, default=1_000_000)
+    parser.add_argument("--per-day", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=500)
+    parser.add_argument("--skip-leaderboard", action="store_true")
+    args = parser.parse_args()
+    sqlite, pg = sqlite_factory(), postgres_factory(args.url)
+    print(f"PostgreSQL: {redact(args.url)} (a throwaway database per measurement); SQLite: a temporary file")
+    print(f"{'':<44} {'SQLite':>12} {'PostgreSQL':>12} {'':<9} {'PG/SQLite':>6}")
+
+    core = [await throughput(f, args.answers, args.concurrency) for f in (sqlite, pg)]
+    print(_row("answers through the core (target >= 30,000/s)", *core, "answers/s"))
+    from bench.answers import raw_ceiling
+
+    raw = [raw_ceiling(args.answers, args.concurrency), await raw_ceiling_postgres(args.url, args.answers,
+                                                                                   args.concurrency)]
+    print(_row(f"raw ceiling, {args.concurrency:,} rows per commit", *raw, "answers/s"))
+    print(_row("core / raw", core[0] / raw[0], core[1] / raw[1], "", ".2f"))
+    lat = [await latency(f, args.rate, args.seconds) for f in (sqlite, pg)]
+    print(_row(f"at {args.rate:,}/s offered: achieved", lat[0][2], lat[1][2], "answers/s"))
+    print(_row("  p50 latency", lat[0][0], lat[1][0], "ms", ".2f"))
+    print(_row("  p99 latency (target < 20 ms)", lat[0][1], lat[1][1], "ms", ".2f"))
+    if args.skip_leaderboard:
+        return
+    lb = [await leaderboard(f, args.users, args.lb_answers, args.per_day, args.queries) for f in (sqlite, pg)]
+    print(_row(f"load {args.lb_answers:,} answers, {args.users:,} users", lb[0][0], lb[1][0], "s", ".1f"))
+    for period in Period:
+        print(_row(f"{period.value}: top 10 + own rank, median (< 2 ms)", lb[0][1][period][0], lb[1][1][period][0],
+                   "ms", ".3f"))
+        print(_row(f"{period.value}: top 10 + own rank, p99", lb[0][1][period][1], lb[1][1][period][1], "ms", ".3f"))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

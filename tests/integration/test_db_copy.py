@@ -1,0 +1,251 @@
+"""`studybot db copy`: SQLite -> PostgreSQL -> SQLite with real data made through the service.
+
+Needs the PostgreSQL of test_postgres_store.py (a throwaway database per test); fails, never skips, when
+it is not reachable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import random
+import shutil
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from bot.errors import AlreadyAnswered, RoundClosed
+from bot.model import Actor, ChannelRef, Period, RoundKind
+from bot.ports import period_keys
+from bot.quiz import QuizService
+from bot.store.copy import TABLE_NAMES, TABLES, CopyError, copy_data, dialect_of
+from bot.store.copy import main as copy_main
+from bot.store.postgres import PostgresStore
+from bot.store.sqlite import SqliteStore
+from tests.integration.test_postgres_store import throwaway_database
+from tests.support.fakes import FakePlatform, FixedClock, make_bank
+
+ADMIN = Actor("admin", is_admin=True)
+T0 = dt.datetime(2026, 11, 23, 8, 30, tzinfo=dt.UTC)
+REFS = (
+    ChannelRef("fake", "space-1", "chan-1"),
+    ChannelRef("fake", "space-1", "chan-2"),
+    ChannelRef("fake", "space-2", "chan-9"),
+)
+USERS = [f"user-{i:02d}" for i in range(25)] + ["Zed", "ada", "émile"]  # mixed case and non-ASCII sort alike
+DAYS = 9
+
+
+async def make_history(store: SqliteStore) -> None:
+    """Nine days of daily rounds in three channels (two spaces), answers, reveals and practice."""
+    rng = random.Random(42)
+    clock = FixedClock(T0)
+    service = QuizService(store, make_bank(per_topic=4), clock, {"fake": FakePlatform()}, rng=random.Random(1))
+    await service.configure(ADMIN, REFS[0], timezone="UTC")
+    await service.configure(ADMIN, REFS[1], timezone="Asia/Tokyo", speed_bonus=True, reactions=False)
+    await service.configure(ADMIN, REFS[2], timezone="Europe/Berlin", answer_window=dt.timedelta(hours=20),
+                            topics=frozenset({"autograd", "tensors"}))
+    for day in range(DAYS):
+        clock.set(T0 + dt.timedelta(days=day))
+        for ref in REFS:
+            round_ = await service.start_daily_round(ref)
+            assert round_ is not None
+            for user in rng.sample(USERS, 18):
+                clock.advance(seconds=rng.randrange(1, 30))
+                await service.submit_answer(round_.id, user, rng.randrange(4))
+            try:  # a second answer is refused and changes nothing
+                await service.submit_answer(round_.id, USERS[0], 0)
+            except (AlreadyAnswered, RoundClosed):
+                pass
+        for user in rng.sample(USERS, 3):
+            card = await service.start_practice(REFS[day % 3], user)
+            await service.submit_answer(card.round_id, user, rng.randrange(4))
+    await service.start_practice(REFS[0], "ada")  # an open practice round with no answer
+    await service.close()
+
+
+async def dump(store: SqliteStore | PostgresStore) -> dict[str, list[tuple]]:
+    """Every row of every table, as the store holds it."""
+    out: dict[str, list[tuple]] = {name: [] for name in TABLE_NAMES}
+    specs = [(name, [c for c, _ in columns], list(order)) for name, columns, order in TABLES]
+    async for table, rows in store.export_rows(specs):
+        out[table].extend(rows)
+    return out
+
+
+async def views(store: SqliteStore | PostgresStore) -> dict:
+    """What the service reads: leaderboards, ranks, rounds, answers, streaks and stats."""
+    seen: dict = {"channels": await store.list_channels()}
+    rounds = []
+    for round_id in range(1, 200):
+        round_ = await store.get_round(round_id)
+        if round_ is not None:
+            rounds.append(round_)
+            seen[("answers", round_id)] = await store.round_answers(round_id)
+    seen["rounds"] = rounds
+    seen["open"] = await store.open_daily_rounds()
+    for space in ("space-1", "space-2"):
+        dates = {r.local_date for r in rounds if r.local_date and r.ref.space_id == space}
+        keys = {pk for d in dates for pk in period_keys(d)}
+        for period, key in sorted(keys):
+            seen[(space, period, key)] = await store.leaderboard("fake", space, Period(period), key, 1000)
+            for user in USERS:
+                seen[(space, period, key, user)] = await store.rank_of("fake", space, Period(period), key, user)
+        for user in USERS:
+            seen[(space, "streak", user)] = await store.streak("fake", space, user)
+            stats = await store.user_topic_stats("fake", space, user)
+            seen[(space, "stats", user)] = sorted(stats, key=lambda kt: (kt[1].topic, kt[0].value))
+        seen[(space, "latest")] = await store.latest_revealed_date("fake", space)
+        seen[(space, "counts")] = await store.question_counts("fake", space, RoundKind.DAILY)
+    return seen
+
+
+@pytest.fixture(scope="module")
+def history_file(tmp_path_factory) -> Path:
+    """The history is made once per module (about 500 answers through the service); tests copy the file."""
+
+    async def make(path: Path) -> None:
+        store = SqliteStore(path)
+        await store.open()
+        await make_history(store)
+        await store.close()
+
+    path = tmp_path_factory.mktemp("history") / "source.db"
+    asyncio.run(make(path))
+    return path
+
+
+@pytest.fixture
+async def sqlite_source(history_file, tmp_path):
+    path = tmp_path / "source.db"
+    shutil.copyfile(history_file, path)
+    store = SqliteStore(path)
+    await store.open()
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+async def pg_store():
+    async with throwaway_database("studybot_test_copy") as url:
+        store = PostgresStore(url)
+        await store.open()
+        yield store
+        await store.close()
+
+
+async def test_sqlite_to_postgres_and_back_loses_nothing(sqlite_source, pg_store, tmp_path):
+    before = await sqlite_source.count_rows(TABLE_NAMES)
+    assert all(before.values()), before  # every table has rows to copy
+    assert await copy_data(sqlite_source, pg_store) == before
+    assert await pg_store.count_rows(TABLE_NAMES) == before
+
+    back = SqliteStore(tmp_path / "back.db")
+    await back.open()
+    try:
+        assert await copy_data(pg_store, back) == before
+        assert await dump(back) == await dump(sqlite_source)  # the same stored values, byte for byte
+        expected = await views(sqlite_source)
+        assert await views(pg_store) == expected
+        assert await views(back) == expected
+    finally:
+        await back.close()
+
+
+async def test_the_copy_keeps_working_on_postgres(sqlite_source, pg_store):
+    await copy_data(sqlite_source, pg_store)
+    top = await pg_store.pool.fetchval("SELECT MAX(id) FROM rounds")
+    latest = await pg_store.latest_daily_round(REFS[0])
+    clock = FixedClock(T0 + dt.timedelta(days=DAYS))
+    service = QuizService(pg_store, make_bank(per_topic=4), clock, {"fake": FakePlatform()}, rng=random.Random(2))
+    before = await service.leaderboard("fake", "space-1", Period.ALL, "ada")
+    new = await service.start_daily_round(REFS[0])  # reveals the copied open round of chan-1
+    assert new is not None and new.id == top + 1  # the identity continues after the copied ids
+    assert (await pg_store.get_round(latest.id)).revealed_at is not None
+    for ref in REFS:  # the copied daily slots still hold
+        copied = await pg_store.latest_daily_round(ref) if ref != REFS[0] else latest
+        assert await pg_store.claim_daily_round(ref, copied.local_date, "x", "tensors", T0, None) is None
+    await service.submit_answer(new.id, "ada", 0)
+    after = await service.leaderboard("fake", "space-1", Period.ALL, "ada")
+    assert sum(r.answered for r in after.rows) >= sum(r.answered for r in before.rows)
+    await service.close()
+
+
+async def test_a_non_empty_destination_is_refused(sqlite_source, pg_store, tmp_path):
+    counts = await copy_data(sqlite_source, pg_store)
+    with pytest.raises(CopyError, match="not empty"):
+        await copy_data(sqlite_source, pg_store)
+    assert await pg_store.count_rows(TABLE_NAMES) == counts
+    other = SqliteStore(tmp_path / "other.db")
+    await other.open()
+    try:
+        await copy_data(pg_store, other)
+        with pytest.raises(CopyError, match="not empty"):
+            await copy_data(pg_store, other)
+        with pytest.raises(CopyError, match="same store"):
+            await copy_data(other, other)
+    finally:
+        await other.close()
+
+
+class FailingSource:
+    """A source that breaks after its first batches (a lost connection, a full disk)."""
+
+    def __init__(self, inner: SqliteStore | PostgresStore) -> None:
+        self.inner = inner
+        self.dialect = dialect_of(inner)
+
+    async def count_rows(self, tables: Sequence[str]) -> dict[str, int]:
+        return await self.inner.count_rows(tables)
+
+    async def export_rows(self, tables, batch: int = 5000) -> AsyncIterator[tuple[str, list[tuple]]]:  # type: ignore[no-untyped-def]
+        sent = 0
+        async for table, rows in self.inner.export_rows(tables, 50):
+            yield table, rows
+            sent += 1
+            if sent == 4:
+                raise OSError("the source went away")
+
+
+class MiscountingSource(FailingSource):
+    async def count_rows(self, tables: Sequence[str]) -> dict[str, int]:
+        counts = await self.inner.count_rows(tables)
+        return {**counts, "answers": counts["answers"] + 1}  # a bot wrote an answer meanwhile
+
+    async def export_rows(self, tables, batch: int = 5000) -> AsyncIterator[tuple[str, list[tuple]]]:  # type: ignore[no-untyped-def]
+        async for item in self.inner.export_rows(tables, batch):
+            yield item
+
+
+async def test_a_failed_copy_leaves_the_destination_empty(sqlite_source, pg_store, tmp_path):
+    with pytest.raises(CopyError, match="nothing was written: OSError: the source went away"):
+        await copy_data(FailingSource(sqlite_source), pg_store)  # type: ignore[arg-type]
+    assert set((await pg_store.count_rows(TABLE_NAMES)).values()) == {0}
+    back = SqliteStore(tmp_path / "back.db")
+    await back.open()
+    try:
+        await copy_data(sqlite_source, pg_store)
+        with pytest.raises(CopyError, match="nothing was written: OSError: the source went away"):
+            await copy_data(FailingSource(pg_store), back)  # type: ignore[arg-type]
+        assert set((await back.count_rows(TABLE_NAMES)).values()) == {0}
+    finally:
+        await back.close()
+
+
+async def test_counts_that_differ_at_the_end_raise(sqlite_source, pg_store):
+    with pytest.raises(CopyError, match="answers: source"):
+        await copy_data(MiscountingSource(sqlite_source), pg_store)  # type: ignore[arg-type]
+
+
+async def test_the_command_copies_by_url(sqlite_source, tmp_path, capsys):
+    source = f"sqlite:///{sqlite_source.path}"
+    async with throwaway_database("studybot_test_cli") as url:
+        assert await asyncio.to_thread(copy_main, ["--from", source, "--to", url]) == 0
+        assert "row counts match" in capsys.readouterr().out
+        assert await asyncio.to_thread(copy_main, ["--from", source, "--to", url]) == 1  # not empty any more
+        assert "not empty" in capsys.readouterr().err
+    missing = f"sqlite:///{tmp_path / 'missing.db'}"
+    assert await asyncio.to_thread(copy_main, ["--from", missing, "--to", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
+    assert "does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "missing.db").exists()

@@ -1,0 +1,117 @@
+"""The deployment files: docker-compose.yml wiring, the Dockerfile and .env.example against the settings
+the code actually reads. (No Docker engine is needed: the files are parsed, not run.)"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV_NAME = re.compile(r"^(STUDYBOT|DISCORD|SLACK)_[A-Z0-9_]+$")
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
+
+
+SETTING = re.compile(r"^#?\s*([A-Z][A-Z0-9_]*)=")
+
+
+def env_example() -> dict[str, bool]:
+    """NAME -> whether a prose comment explains it (in its paragraph: the lines between blank lines). A
+    setting may be set or commented out (`# NAME=value` keeps its default)."""
+    names: dict[str, bool] = {}
+    text = (ROOT / ".env.example").read_text(encoding="utf-8")
+    for paragraph in text.split("\n\n"):
+        lines = paragraph.splitlines()
+        explained = any(line.startswith("# ") and not SETTING.match(line) for line in lines)
+        for line in lines:
+            m = SETTING.match(line)
+            if m:
+                names[m.group(1)] = explained
+    return names
+
+
+def settings_read_by_the_code() -> set[str]:
+    """Every STUDYBOT_/DISCORD_/SLACK_ name the code reads from the environment: string constants that are
+    exactly such a name, in the Python files of bot/ and adapters/ (env.get("X"), os.environ["X"], ...)."""
+    found: set[str] = set()
+    for folder in ("bot", "adapters"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and ENV_NAME.match(node.value):
+                    found.add(node.value)
+    return found
+
+
+def test_both_services_are_wired(compose):
+    services = compose["services"]
+    assert set(services) >= {"bot", "postgres"}
+    bot, pg = services["bot"], services["postgres"]
+    assert bot["build"] in (".", {"context": "."}) or bot["build"].get("context") == "."
+    assert bot["restart"] == "unless-stopped"
+    env_files = bot["env_file"] if isinstance(bot["env_file"], list) else [bot["env_file"]]
+    assert ".env" in [f if isinstance(f, str) else f["path"] for f in env_files]
+    assert bot["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert re.match(r"^postgres:1[5-9]", pg["image"])
+
+
+def test_the_bot_reaches_the_postgres_service(compose):
+    bot, pg = compose["services"]["bot"], compose["services"]["postgres"]
+    url = bot["environment"]["STUDYBOT_DATABASE_URL"]
+    m = re.match(r"^postgresql://(\w+):(\$\{POSTGRES_PASSWORD[^}]*\})@postgres:5432/(\w+)$", url)
+    assert m, url
+    assert m.group(1) == pg["environment"]["POSTGRES_USER"]
+    assert m.group(3) == pg["environment"]["POSTGRES_DB"]
+    assert pg["environment"]["POSTGRES_PASSWORD"].startswith("${POSTGRES_PASSWORD")
+
+
+def test_health_checks(compose):
+    bot, pg = compose["services"]["bot"], compose["services"]["postgres"]
+    assert "pg_isready" in " ".join(pg["healthcheck"]["test"])
+    probe = " ".join(bot["healthcheck"]["test"])
+    assert "urllib" in probe and "/healthz" in probe and "STUDYBOT_METRICS_PORT" in probe
+    assert bot["environment"]["STUDYBOT_METRICS_PORT"]  # the endpoint the probe asks is switched on
+    for service in (bot, pg):
+        assert {"interval", "timeout", "retries"} <= set(service["healthcheck"])
+
+
+def test_postgres_keeps_its_data_in_a_named_volume(compose):
+    volumes = compose["services"]["postgres"]["volumes"]
+    named = [v.split(":", 1)[0] for v in volumes if v.split(":", 1)[1] == "/var/lib/postgresql/data"]
+    assert named and named[0] in (compose.get("volumes") or {})
+
+
+def test_every_setting_the_code_reads_is_documented_in_env_example():
+    read = settings_read_by_the_code()
+    assert {"STUDYBOT_DATABASE_URL", "DISCORD_TOKEN", "SLACK_BOT_TOKEN", "STUDYBOT_HTTP_PORT"} <= read  # the scan works
+    documented = env_example()
+    missing = sorted(read - set(documented))
+    assert not missing, f".env.example does not document {missing}"
+    unexplained = sorted(name for name, explained in documented.items() if not explained)
+    assert not unexplained, f".env.example lists {unexplained} without a comment"
+
+
+def test_env_example_covers_compose_and_sharding():
+    documented = env_example()
+    wanted = {"POSTGRES_PASSWORD", "STUDYBOT_SHARD_COUNT", "STUDYBOT_SHARD_IDS", "STUDYBOT_METRICS_PORT"}
+    assert wanted <= set(documented)
+    compose_text = (ROOT / "docker-compose.yml").read_text(encoding="utf-8")
+    for name in re.findall(r"\$\{([A-Z0-9_]+)", compose_text):
+        assert name in documented, f"docker-compose.yml interpolates {name}, which .env.example does not list"
+
+
+def test_the_dockerfile_is_slim_non_root_and_healthchecked():
+    text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    assert re.search(r"^FROM python:3\.11-slim", text, re.M)
+    users = re.findall(r"^USER\s+(\S+)", text, re.M)
+    assert users and users[-1] not in ("root", "0"), "the image must run as a non-root user"
+    assert re.search(r'pip install "\.\[[^\]]*discord[^\]]*slack[^\]]*postgres[^\]]*\]"', text)
+    assert re.search(r"^HEALTHCHECK .*", text, re.M) and "/healthz" in text and "urllib" in text
+    assert re.search(r'^CMD \["studybot"\]', text, re.M)
+    assert "STUDYBOT_METRICS_PORT=" in text and "STUDYBOT_BANK_DIR=/app/data/questions" in text

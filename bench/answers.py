@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from bench.common import REF, T0, sqlite_service
+from bot.runtime import tune_gc
 
 
 async def throughput(n: int, concurrency: int) -> float:
@@ -44,7 +45,7 @@ async def latency(rate: int, seconds: float) -> tuple[float, float, float, int]:
     per_tick = rate * tick
     loop = asyncio.get_running_loop()
     start = loop.time()
-    tasks = []
+    tasks: set[asyncio.Task[None]] = set()
     sent = 0.0
     i = 0
 
@@ -56,7 +57,9 @@ async def latency(rate: int, seconds: float) -> tuple[float, float, float, int]:
         due = (now - start) * rate
         while sent < due:
             planned = start + sent / rate
-            tasks.append(asyncio.ensure_future(one(i, planned)))
+            task = asyncio.ensure_future(one(i, planned))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
             i += 1
             sent += 1
         await asyncio.sleep(tick if per_tick >= 1 else 1 / rate)
@@ -94,6 +97,7 @@ def raw_ceiling(n: int, batch: int) -> float:
 
 
 async def main() -> None:
+    tune_gc()  # as the bot does at start (bot/cli.py)
     parser = argparse.ArgumentParser()
     parser.add_argument("--answers", type=int, default=60_000)
     parser.add_argument("--concurrency", type=int, default=2_000)

@@ -17,10 +17,12 @@ import time
 from bench.common import REF, T0, sqlite_service
 from bot.model import Period
 from bot.ports import NewAnswer
+from bot.runtime import tune_gc
 from bot.scoring import score_daily_round
 
 
 async def main() -> None:
+    tune_gc()  # as the bot does at start (bot/cli.py)
     parser = argparse.ArgumentParser()
     parser.add_argument("--users", type=int, default=100_000)
     parser.add_argument("--answers", type=int, default=1_000_000)

@@ -15,6 +15,7 @@ from bot.bank import DEFAULT_BANK_DIR, TOPICS, Bank, BankError, load_bank, valid
 from bot.config import Settings
 from bot.ports import SystemClock
 from bot.quiz import QuizService
+from bot.runtime import tune_gc
 from bot.schedule import DailyScheduler
 from bot.sharding import channel_owner
 from bot.store import store_for_url
@@ -54,6 +55,7 @@ async def run_bot(settings: Settings) -> int:
             return scheduler.scheduler.running
 
         health = await serve_health(settings.metrics_host, settings.metrics_port, service.metrics, healthy)
+    tune_gc()
     try:
         platforms = settings.platforms
         if not platforms:

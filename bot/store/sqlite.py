@@ -45,6 +45,8 @@ ROUND_COLUMNS = (
     "id, kind, platform, space_id, channel_id, user_id, question_id, topic, local_date, opened_at, "
     "closes_at, revealed_at, message_id"
 )
+CHECKPOINT_EVERY = 1.0  # seconds between background WAL checkpoints
+WAL_LIMIT = 64 * 1024 * 1024  # past this, a checkpoint waits for a gap between writes and resets the WAL
 INSERT_CHUNK = 900  # rows per multi-row INSERT (6 parameters each, under SQLite's variable limit)
 IN_CHUNK = 500
 
@@ -61,6 +63,7 @@ class SqliteStore:
         self.path = str(path)
         self._db: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
+        self._checkpointer: asyncio.Task[None] | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -74,13 +77,40 @@ class SqliteStore:
         await self._db.execute("PRAGMA synchronous=NORMAL")
         await self._db.execute("PRAGMA busy_timeout=10000")
         await self._db.execute("PRAGMA foreign_keys=ON")
+        if self.path != ":memory:":
+            # Checkpoints move the WAL into the database file. Run inside a commit (SQLite's default) they
+            # stall that commit, and every answer waiting on it, for tens of milliseconds; a second
+            # connection does them in the background instead, without blocking the writer.
+            await self._db.execute("PRAGMA wal_autocheckpoint=0")
+            self._checkpointer = asyncio.create_task(self._checkpoint_loop(), name="sqlite-checkpoint")
         if migrate:
             await self.migrate()
 
     async def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._checkpointer
+            self._checkpointer = None
         if self._db is not None:
+            if self.path != ":memory:":
+                async with self._lock:
+                    with contextlib.suppress(sqlite3.Error):
+                        await self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             await self._db.close()
             self._db = None
+
+    async def _checkpoint_loop(self) -> None:
+        con = await asyncio.to_thread(sqlite3.connect, self.path, check_same_thread=False)
+        try:
+            while True:
+                await asyncio.sleep(CHECKPOINT_EVERY)
+                try:
+                    await asyncio.to_thread(_checkpoint, con, self.path)
+                except sqlite3.Error as exc:  # busy or locked: the next round catches up
+                    log.debug("background checkpoint skipped: %s", exc)
+        finally:
+            con.close()
 
     @property
     def db(self) -> aiosqlite.Connection:
@@ -531,6 +561,13 @@ class SqliteStore:
                 if have != n:
                     raise RuntimeError(f"{table}: {have} rows after the import, {n} given; rolled back")
         return given
+
+
+def _checkpoint(con: sqlite3.Connection, path: str) -> None:
+    """PASSIVE never waits for the writer; RESTART (for an oversized WAL) waits for a gap, then resets it."""
+    wal = Path(path + "-wal")
+    mode = "RESTART" if wal.exists() and wal.stat().st_size > WAL_LIMIT else "PASSIVE"
+    con.execute(f"PRAGMA wal_checkpoint({mode})")
 
 
 def _answer(row) -> Answer:

@@ -30,6 +30,7 @@ from bench.common import REF, T0, NullPlatform, StepClock, sqlite_service, synth
 from bot.model import Actor, Period
 from bot.ports import NewAnswer, Store
 from bot.quiz import QuizService
+from bot.runtime import tune_gc
 from bot.scoring import score_daily_round
 from bot.store.postgres import PostgresStore, redact
 
@@ -221,6 +222,7 @@ def _row(label: str, sqlite: float, pg: float, unit: str, fmt: str = ",.0f") -> 
 
 
 async def main() -> None:
+    tune_gc()  # as the bot does at start (bot/cli.py)
     parser = argparse.ArgumentParser()
     parser.add_argument("--url", default=os.environ.get("STUDYBOT_BENCH_POSTGRES_URL") or DEFAULT_URL,
                         help="a PostgreSQL server URL with CREATE DATABASE rights")

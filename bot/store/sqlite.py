@@ -14,6 +14,7 @@ import logging
 import sqlite3
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import aiosqlite
@@ -64,6 +65,7 @@ class SqliteStore:
         self._db: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
         self._checkpointer: asyncio.Task[None] | None = None
+        self._checkpoint_thread: ThreadPoolExecutor | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -82,6 +84,7 @@ class SqliteStore:
             # stall that commit, and every answer waiting on it, for tens of milliseconds; a second
             # connection does them in the background instead, without blocking the writer.
             await self._db.execute("PRAGMA wal_autocheckpoint=0")
+            self._checkpoint_thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite-checkpoint")
             self._checkpointer = asyncio.create_task(self._checkpoint_loop(), name="sqlite-checkpoint")
         if migrate:
             await self.migrate()
@@ -92,6 +95,9 @@ class SqliteStore:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._checkpointer
             self._checkpointer = None
+        if self._checkpoint_thread is not None:
+            self._checkpoint_thread.shutdown(wait=True)
+            self._checkpoint_thread = None
         if self._db is not None:
             if self.path != ":memory:":
                 async with self._lock:
@@ -101,16 +107,21 @@ class SqliteStore:
             self._db = None
 
     async def _checkpoint_loop(self) -> None:
-        con = await asyncio.to_thread(sqlite3.connect, self.path, check_same_thread=False)
+        """Checkpoint every CHECKPOINT_EVERY seconds on a connection that lives on one worker thread, so a
+        checkpoint in progress always finishes before that connection is closed."""
+        loop = asyncio.get_running_loop()
+        assert self._checkpoint_thread is not None
+        con = await loop.run_in_executor(self._checkpoint_thread, _checkpoint_connection, self.path)
         try:
             while True:
                 await asyncio.sleep(CHECKPOINT_EVERY)
                 try:
-                    await asyncio.to_thread(_checkpoint, con, self.path)
+                    await asyncio.shield(loop.run_in_executor(self._checkpoint_thread, _checkpoint, con, self.path))
                 except sqlite3.Error as exc:  # busy or locked: the next round catches up
                     log.debug("background checkpoint skipped: %s", exc)
         finally:
-            con.close()
+            # queued behind any checkpoint still running on that thread
+            await asyncio.shield(loop.run_in_executor(self._checkpoint_thread, con.close))
 
     @property
     def db(self) -> aiosqlite.Connection:
@@ -561,6 +572,10 @@ class SqliteStore:
                 if have != n:
                     raise RuntimeError(f"{table}: {have} rows after the import, {n} given; rolled back")
         return given
+
+
+def _checkpoint_connection(path: str) -> sqlite3.Connection:
+    return sqlite3.connect(path, check_same_thread=False)
 
 
 def _checkpoint(con: sqlite3.Connection, path: str) -> None:

@@ -43,3 +43,34 @@ async def test_wal_mode_and_unique_keys_in_the_schema(tmp_path):
 def test_split_sql_keeps_whole_statements():
     script = "-- c\nCREATE TABLE a (x TEXT DEFAULT ';');\n\nCREATE INDEX i ON a (x);\n"
     assert split_sql(script) == ["CREATE TABLE a (x TEXT DEFAULT ';');", "CREATE INDEX i ON a (x);"]
+
+
+CLOSE_WHILE_CHECKPOINTING = """
+import asyncio, datetime as dt, sys
+import bot.store.sqlite as s
+from bot.model import ChannelRef
+from bot.ports import NewAnswer
+s.CHECKPOINT_EVERY = 0.0
+T0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
+async def main():
+    for n in range(40):
+        store = s.SqliteStore(sys.argv[1] + f"/c{n % 4}.db")
+        await store.open()
+        r = await store.claim_daily_round(ChannelRef("t", "s", f"c{n}"), T0.date(), "q", "tensors", T0, None)
+        await store.add_answers([NewAnswer(r.id, f"u{i}", i % 4, True, T0) for i in range(3000)], T0)
+        await asyncio.sleep(0.002 * (n % 5))
+        await store.close()
+asyncio.run(main())
+print("ok")
+"""
+
+
+def test_closing_the_store_while_a_background_checkpoint_runs_is_safe(tmp_path):
+    """Closing the checkpoint connection under a running checkpoint crashed the process (SIGSEGV)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    result = subprocess.run([sys.executable, "-c", CLOSE_WHILE_CHECKPOINTING, str(tmp_path)], capture_output=True,
+                            text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    assert result.returncode == 0 and result.stdout.strip() == "ok", (result.returncode, result.stderr[-500:])

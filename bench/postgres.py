@@ -126,7 +126,7 @@ async def latency(factory: Factory, rate: int, seconds: float) -> tuple[float, f
         tick = 0.001
         per_tick = rate * tick
         loop = asyncio.get_running_loop()
-        tasks = []
+        tasks: set[asyncio.Task[None]] = set()
         sent = 0.0
         i = 0
 
@@ -138,7 +138,9 @@ async def latency(factory: Factory, rate: int, seconds: float) -> tuple[float, f
         while (now := loop.time()) - start < seconds:
             due = (now - start) * rate
             while sent < due:
-                tasks.append(asyncio.ensure_future(one(i, start + sent / rate)))
+                task = asyncio.ensure_future(one(i, start + sent / rate))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)  # finished tasks are not kept alive
                 i += 1
                 sent += 1
             await asyncio.sleep(tick if per_tick >= 1 else 1 / rate)

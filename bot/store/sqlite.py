@@ -142,9 +142,9 @@ class SqliteStore:
                 await self.db.execute("COMMIT")
 
     async def _read(self, sql: str, params: Sequence = ()) -> list[sqlite3.Row | tuple]:
+        """One statement, one trip to the connection's thread (execute, fetch and close together)."""
         async with self._lock:
-            async with self.db.execute(sql, params) as cur:
-                return list(await cur.fetchall())
+            return list(await self.db.execute_fetchall(sql, params))
 
     async def migrate(self) -> list[int]:
         """Apply numbered migrations not applied yet; returns the versions applied now."""
@@ -477,21 +477,18 @@ class SqliteStore:
     async def rank_of(
         self, platform: str, space_id: str, period: Period, period_key: str, user_id: str
     ) -> LeaderboardRow | None:
-        async with self._lock:
-            async with self.db.execute(
-                "SELECT points, correct, answered FROM scores WHERE platform = ? AND space_id = ? AND period = ? "
-                "AND period_key = ? AND user_id = ?",
-                (platform, space_id, period.value, period_key, user_id),
-            ) as cur:
-                row = await cur.fetchone()
-            if row is None:
-                return None
-            async with self.db.execute(
-                "SELECT COALESCE(SUM(users), 0) FROM score_buckets WHERE platform = ? AND space_id = ? "
-                "AND period = ? AND period_key = ? AND points > ?",
-                (platform, space_id, period.value, period_key, row[0]),
-            ) as cur:
-                above = int((await cur.fetchone())[0])
+        rows = await self._read(
+            "SELECT s.points, s.correct, s.answered, (SELECT COALESCE(SUM(b.users), 0) FROM score_buckets b "
+            "WHERE b.platform = s.platform AND b.space_id = s.space_id AND b.period = s.period "
+            "AND b.period_key = s.period_key AND b.points > s.points) "
+            "FROM scores s WHERE s.platform = ? AND s.space_id = ? AND s.period = ? AND s.period_key = ? "
+            "AND s.user_id = ?",
+            (platform, space_id, period.value, period_key, user_id),
+        )
+        if not rows:
+            return None
+        row = rows[0]
+        above = int(row[3])
         return LeaderboardRow(above + 1, user_id, int(row[0]), int(row[1]), int(row[2]))
 
     # ---- stats -----------------------------------------------------------------------------------

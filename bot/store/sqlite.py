@@ -307,11 +307,10 @@ class SqliteStore:
             state: dict[int, bool] = {}
             for chunk in _chunks(round_ids, IN_CHUNK):
                 marks = ",".join("?" * len(chunk))
-                async with db.execute(
+                for rid, revealed, closes in await db.execute_fetchall(
                     f"SELECT id, revealed_at, closes_at FROM rounds WHERE id IN ({marks})", chunk
-                ) as cur:
-                    for rid, revealed, closes in await cur.fetchall():
-                        state[rid] = revealed is None and (closes is None or from_ts(closes) > now)
+                ):
+                    state[rid] = revealed is None and (closes is None or from_ts(closes) > now)
             pending: list[int] = []
             seen: set[tuple[int, str]] = set()
             for i, a in enumerate(answers):
@@ -331,21 +330,20 @@ class SqliteStore:
                 for i in chunk:
                     a = answers[i]
                     params += [a.round_id, a.user_id, a.choice, int(a.correct), to_ts(a.answered_at)]
-                async with db.execute(
+                rows = await db.execute_fetchall(
                     "INSERT INTO answers (round_id, user_id, choice, correct, answered_at) "
                     f"VALUES {values} ON CONFLICT DO NOTHING RETURNING round_id, user_id",
                     params,
-                ) as cur:
-                    inserted.update((r[0], r[1]) for r in await cur.fetchall())
+                )
+                inserted.update((r[0], r[1]) for r in rows)
             for i, a in enumerate(answers):
                 if results[i] is None and (a.round_id, a.user_id) in inserted:
                     results[i] = AnswerWrite("recorded")
                 elif results[i] is None or results[i].status == "duplicate":
-                    async with db.execute(
+                    found = await db.execute_fetchall(
                         "SELECT choice FROM answers WHERE round_id = ? AND user_id = ?", (a.round_id, a.user_id)
-                    ) as cur:
-                        row = await cur.fetchone()
-                    results[i] = AnswerWrite("duplicate", int(row[0]) if row else None)
+                    )
+                    results[i] = AnswerWrite("duplicate", int(found[0][0]) if found else None)
         return [r for r in results if r is not None]
 
     async def get_answer(self, round_id: int, user_id: str) -> Answer | None:

@@ -14,59 +14,58 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.common import REF, T0, sqlite_service
+from bench.common import REF, T0, Factory, sqlite_factory
 from bot.runtime import tune_gc
 
 
-async def throughput(n: int, concurrency: int) -> float:
-    service, store, _ = await sqlite_service()
-    round_ = await service.start_daily_round(REF)
-    users = iter(range(n))
+async def throughput(factory: Factory, n: int, concurrency: int) -> float:
+    """Answers/s through the core with `concurrency` people answering at once."""
+    async with factory() as (service, store):
+        round_ = await service.start_daily_round(REF)
+        assert round_ is not None
+        users = iter(range(n))
 
-    async def worker() -> None:  # `concurrency` people answering at once, each again and again
-        for i in users:
-            await service.submit_answer(round_.id, f"user{i}", i % 4)
+        async def worker() -> None:  # `concurrency` people answering at once, each again and again
+            for i in users:
+                await service.submit_answer(round_.id, f"user{i}", i % 4)
 
-    start = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
-    elapsed = time.perf_counter() - start
-    assert len(await store.round_answers(round_.id)) == n
-    await service.close()
-    await store.close()
+        start = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        elapsed = time.perf_counter() - start
+        assert len(await store.round_answers(round_.id)) == n
     return n / elapsed
 
 
-async def latency(rate: int, seconds: float) -> tuple[float, float, float, int]:
-    """Offer `rate` answers/s on a fixed schedule; latency is measured from each answer's planned start."""
-    service, store, _ = await sqlite_service()
-    round_ = await service.start_daily_round(REF)
-    latencies: list[float] = []
-    tick = 0.001
-    per_tick = rate * tick
-    loop = asyncio.get_running_loop()
-    start = loop.time()
-    tasks: set[asyncio.Task[None]] = set()
-    sent = 0.0
-    i = 0
+async def latency(factory: Factory, rate: int, seconds: float) -> tuple[float, float, float, int]:
+    """Offer `rate` answers/s on a fixed schedule, latency measured from each answer's planned start;
+    (p50 ms, p99 ms, achieved/s, count)."""
+    async with factory() as (service, _store):
+        round_ = await service.start_daily_round(REF)
+        assert round_ is not None
+        latencies: list[float] = []
+        tick = 0.001
+        per_tick = rate * tick
+        loop = asyncio.get_running_loop()
+        tasks: set[asyncio.Task[None]] = set()
+        sent = 0.0
+        i = 0
 
-    async def one(user: int, planned: float) -> None:
-        await service.submit_answer(round_.id, f"user{user}", user % 4)
-        latencies.append(loop.time() - planned)
+        async def one(user: int, planned: float) -> None:
+            await service.submit_answer(round_.id, f"user{user}", user % 4)
+            latencies.append(loop.time() - planned)
 
-    while (now := loop.time()) - start < seconds:
-        due = (now - start) * rate
-        while sent < due:
-            planned = start + sent / rate
-            task = asyncio.ensure_future(one(i, planned))
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
-            i += 1
-            sent += 1
-        await asyncio.sleep(tick if per_tick >= 1 else 1 / rate)
-    await asyncio.gather(*tasks)
-    achieved = len(latencies) / (loop.time() - start)
-    await service.close()
-    await store.close()
+        start = loop.time()
+        while (now := loop.time()) - start < seconds:
+            due = (now - start) * rate
+            while sent < due:
+                task = asyncio.ensure_future(one(i, start + sent / rate))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)  # finished tasks are not kept alive
+                i += 1
+                sent += 1
+            await asyncio.sleep(tick if per_tick >= 1 else 1 / rate)
+        await asyncio.gather(*tasks)
+        achieved = len(latencies) / (loop.time() - start)
     qs = statistics.quantiles(latencies, n=100)
     return qs[49] * 1000, qs[98] * 1000, achieved, len(latencies)
 
@@ -104,9 +103,9 @@ async def main() -> None:
     parser.add_argument("--rate", type=int, default=10_000)
     parser.add_argument("--seconds", type=float, default=3.0)
     args = parser.parse_args()
-    core = await throughput(args.answers, args.concurrency)
+    core = await throughput(sqlite_factory(), args.answers, args.concurrency)
     raw = raw_ceiling(args.answers, args.concurrency)
-    p50, p99, achieved, count = await latency(args.rate, args.seconds)
+    p50, p99, achieved, count = await latency(sqlite_factory(), args.rate, args.seconds)
     print(f"answers through the core (SQLite): {core:,.0f}/s   (target >= 30,000/s)")
     print(f"raw ceiling, sqlite3 executemany:  {raw:,.0f}/s   core/raw = {core / raw:.2f}")
     print(f"at {args.rate:,}/s offered for {args.seconds:g} s: {count:,} answers, achieved {achieved:,.0f}/s, "

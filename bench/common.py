@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import random
 import tempfile
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from bot.bank import Bank
 from bot.model import Actor, ChannelRef, Difficulty, Question
+from bot.ports import Store
 from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 
 REF = ChannelRef("bench", "space", "chan")
+Service = tuple[QuizService, Store]
+Factory = Callable[[], contextlib.AbstractAsyncContextManager[Service]]
 T0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
 
 
@@ -54,3 +59,18 @@ async def sqlite_service(folder: str | None = None) -> tuple[QuizService, Sqlite
     service = QuizService(store, synthetic_bank(), StepClock(), {REF.platform: NullPlatform()}, rng=random.Random(0))
     await service.configure(Actor("admin", True), REF)
     return service, store, path
+
+
+def sqlite_factory() -> Factory:
+    """A fresh service on a temporary SQLite file per measurement, closed afterwards."""
+
+    @contextlib.asynccontextmanager
+    async def make() -> AsyncIterator[Service]:
+        service, store, _ = await sqlite_service()
+        try:
+            yield service, store
+        finally:
+            await service.close()
+            await store.close()
+
+    return make

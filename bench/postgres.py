@@ -14,31 +14,28 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import datetime as dt
 import logging
 import os
 import random
 import secrets
-import statistics
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from bench.common import REF, T0, NullPlatform, StepClock, sqlite_service, synthetic_bank
+from bench.answers import latency, raw_ceiling, throughput
+from bench.common import REF, T0, Factory, NullPlatform, Service, StepClock, sqlite_factory, synthetic_bank
+from bench.leaderboard import measure
 from bot.model import Actor, Period
-from bot.ports import NewAnswer, Store
+from bot.ports import Store
 from bot.quiz import QuizService
 from bot.runtime import tune_gc
-from bot.scoring import score_daily_round
 from bot.store.postgres import PostgresStore, redact
 
 log = logging.getLogger(__name__)
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
-Service = tuple[QuizService, Store]
-Factory = Callable[[], contextlib.AbstractAsyncContextManager[Service]]
 
 
 @contextlib.asynccontextmanager
@@ -69,19 +66,6 @@ async def postgres_service(url: str) -> tuple[QuizService, PostgresStore]:
     return service, store
 
 
-def sqlite_factory() -> Factory:
-    @contextlib.asynccontextmanager
-    async def make() -> AsyncIterator[Service]:
-        service, store, _ = await sqlite_service()
-        try:
-            yield service, store
-        finally:
-            await service.close()
-            await store.close()
-
-    return make
-
-
 def postgres_factory(server: str) -> Factory:
     @contextlib.asynccontextmanager
     async def make() -> AsyncIterator[Service]:
@@ -94,60 +78,6 @@ def postgres_factory(server: str) -> Factory:
                 await store.close()
 
     return make
-
-
-# ---- answers (bench/answers.py) ------------------------------------------------------------------
-
-
-async def throughput(factory: Factory, n: int, concurrency: int) -> float:
-    """Answers/s through the core with `concurrency` people answering at once."""
-    async with factory() as (service, store):
-        round_ = await service.start_daily_round(REF)
-        assert round_ is not None
-        users = iter(range(n))
-
-        async def worker() -> None:
-            for i in users:
-                await service.submit_answer(round_.id, f"user{i}", i % 4)
-
-        start = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
-        elapsed = time.perf_counter() - start
-        assert len(await store.round_answers(round_.id)) == n
-    return n / elapsed
-
-
-async def latency(factory: Factory, rate: int, seconds: float) -> tuple[float, float, float, int]:
-    """Offer `rate` answers/s on a fixed schedule; (p50 ms, p99 ms, achieved/s, count)."""
-    async with factory() as (service, _store):
-        round_ = await service.start_daily_round(REF)
-        assert round_ is not None
-        latencies: list[float] = []
-        tick = 0.001
-        per_tick = rate * tick
-        loop = asyncio.get_running_loop()
-        tasks: set[asyncio.Task[None]] = set()
-        sent = 0.0
-        i = 0
-
-        async def one(user: int, planned: float) -> None:
-            await service.submit_answer(round_.id, f"user{user}", user % 4)
-            latencies.append(loop.time() - planned)
-
-        start = loop.time()
-        while (now := loop.time()) - start < seconds:
-            due = (now - start) * rate
-            while sent < due:
-                task = asyncio.ensure_future(one(i, start + sent / rate))
-                tasks.add(task)
-                task.add_done_callback(tasks.discard)  # finished tasks are not kept alive
-                i += 1
-                sent += 1
-            await asyncio.sleep(tick if per_tick >= 1 else 1 / rate)
-        await asyncio.gather(*tasks)
-        achieved = len(latencies) / (loop.time() - start)
-    qs = statistics.quantiles(latencies, n=100)
-    return qs[49] * 1000, qs[98] * 1000, achieved, len(latencies)
 
 
 async def raw_ceiling_postgres(server: str, n: int, batch: int) -> float:
@@ -180,42 +110,10 @@ async def raw_ceiling_postgres(server: str, n: int, batch: int) -> float:
     return n / elapsed
 
 
-# ---- leaderboards (bench/leaderboard.py) ---------------------------------------------------------
-
-
-async def leaderboard(
-    factory: Factory, users: int, answers: int, per_day: int, queries: int
-) -> tuple[float, dict[Period, tuple[float, float]]]:
-    """Load `answers` answers by up to `users` users through the store's real path (batches, then a scored
-    reveal per day); then time top 10 + own rank via the service. (load s, {period: (median, p99) ms})."""
-    async with factory() as (service, store):
-        rng = random.Random(5)
-        days = answers // per_day
-        first_day = T0.date() - dt.timedelta(days=days - 1)
-        load_start = time.perf_counter()
-        for d in range(days):
-            day = first_day + dt.timedelta(days=d)
-            round_ = await store.claim_daily_round(REF, day, f"q{d % 40}", "tensors", T0, None)
-            assert round_ is not None
-            who = rng.sample(range(users), per_day)
-            batch = [NewAnswer(round_.id, f"user{u}", u % 4, rng.random() < 0.6, T0) for u in who]
-            for k in range(0, len(batch), 2000):
-                await store.add_answers(batch[k : k + 2000], T0)
-            await store.reveal_round(round_.id, T0, score_daily_round)
-        load = time.perf_counter() - load_start
-        if isinstance(store, PostgresStore):  # the statistics autovacuum keeps in a running database
-            await store.pool.execute("ANALYZE")
-        service.clock.current = dt.datetime.combine(T0.date(), dt.time(12), tzinfo=dt.UTC)  # type: ignore[attr-defined]
-        out: dict[Period, tuple[float, float]] = {}
-        for period in Period:
-            timings = []
-            for _ in range(queries):
-                asker = f"user{rng.randrange(users)}"
-                start = time.perf_counter()
-                await service.leaderboard(REF.platform, REF.space_id, period, asker)
-                timings.append((time.perf_counter() - start) * 1000)
-            out[period] = (statistics.median(timings), statistics.quantiles(timings, n=100)[98])
-    return load, out
+async def _analyze(store: Store) -> None:
+    """The statistics autovacuum keeps in a running database (without them the planner picks badly)."""
+    assert isinstance(store, PostgresStore)
+    await store.pool.execute("ANALYZE")
 
 
 def _row(label: str, sqlite: float, pg: float, unit: str, fmt: str = ",.0f") -> str:
@@ -244,8 +142,6 @@ async def main() -> None:
 
     core = [await throughput(f, args.answers, args.concurrency) for f in (sqlite, pg)]
     print(_row("answers through the core (target >= 30,000/s)", *core, "answers/s"))
-    from bench.answers import raw_ceiling
-
     raw = [raw_ceiling(args.answers, args.concurrency), await raw_ceiling_postgres(args.url, args.answers,
                                                                                    args.concurrency)]
     print(_row(f"raw ceiling, {args.concurrency:,} rows per commit", *raw, "answers/s"))
@@ -256,7 +152,8 @@ async def main() -> None:
     print(_row("  p99 latency (target < 20 ms)", lat[0][1], lat[1][1], "ms", ".2f"))
     if args.skip_leaderboard:
         return
-    lb = [await leaderboard(f, args.users, args.lb_answers, args.per_day, args.queries) for f in (sqlite, pg)]
+    lb = [await measure(sqlite, args.users, args.lb_answers, args.per_day, args.queries),
+          await measure(pg, args.users, args.lb_answers, args.per_day, args.queries, after_load=_analyze)]
     print(_row(f"load {args.lb_answers:,} answers, {args.users:,} users", lb[0][0], lb[1][0], "s", ".1f"))
     for period in Period:
         print(_row(f"{period.value}: top 10 + own rank, median (< 2 ms)", lb[0][1][period][0], lb[1][1][period][0],

@@ -46,6 +46,12 @@ TOPICS: dict[str, str] = {
     "distributed": "Distributed training",
     "deployment": "Deployment and compression",
     "foundations": "Foundations of deep learning",
+    "attention": "Attention and transformers",
+    "initialization": "Initialization and numerical stability",
+    "torch-func": "torch.func: vmap, grad and functional calls",
+    "profiling-memory": "Profiling and memory",
+    "checkpointing": "Checkpointing and state_dict practice",
+    "sharding": "DTensor, FSDP2 and tensor parallelism",
 }
 
 
@@ -102,6 +108,29 @@ class QuestionSpec(BaseModel):
     reference: str = Field(pattern=r"^https://\S+$")
     source: str = Field(pattern=r"^(original|[0-9]{3}_[0-9a-f]{16}\.txt)$")
     verify: VerifySpec | None = None
+    # why each wrong choice is wrong: one sentence per wrong letter (why someone picks it, why it fails)
+    why_wrong: dict[Literal["A", "B", "C", "D"], str] | None = None
+    # the docs page that settles a question without a discriminating verify block
+    checked_by: str | None = Field(default=None, pattern=r"^https://\S+$")
+
+    @field_validator("why_wrong")
+    @classmethod
+    def _why_wrong_entries(cls, v: dict[str, str] | None) -> dict[str, str] | None:
+        if v is None:
+            return v
+        cleaned = {k: " ".join(str(text).split()) for k, text in v.items()}
+        for letter, text in cleaned.items():
+            if not 20 <= len(text) <= 200:
+                raise ValueError(f"entry {letter} must be 20-200 characters, found {len(text)}")
+        return cleaned
+
+    @model_validator(mode="after")
+    def _why_wrong_covers_wrong_choices(self) -> QuestionSpec:
+        if self.why_wrong is not None:
+            wrong = sorted(set(LETTERS) - {self.answer})
+            if sorted(self.why_wrong) != wrong:
+                raise ValueError(f"why_wrong needs exactly the wrong letters {', '.join(wrong)}")
+        return self
 
     @field_validator("topic")
     @classmethod
@@ -136,6 +165,7 @@ class QuestionSpec(BaseModel):
             explanation=self.explanation,
             reference=self.reference,
             source=self.source,
+            why_wrong=tuple((self.why_wrong or {}).get(letter, "") for letter in LETTERS),
         )
 
 

@@ -42,6 +42,7 @@ class Question:
     reference: str
     source: str
     code: str | None = None
+    why_wrong: tuple[str, ...] = ()  # per choice: why it is wrong ("" for the answer or when unknown)
 
     @property
     def answer_letter(self) -> str:

@@ -38,16 +38,25 @@ def test_the_extras_the_commands_name_exist_and_pin_torch():
 
 def test_a_plain_install_ships_the_question_bank_and_the_migrations(tmp_path):
     """`pip install .` (the README's first command) must carry the bank and SQL, not only the code."""
+    import shutil
     import subprocess
     import sys
     import zipfile
 
+    # build from a copy, so the checkout under test gets no build/ or *.egg-info of ours
+    source = tmp_path / "source"
+    shutil.copytree(
+        ROOT, source,
+        ignore=shutil.ignore_patterns(".git", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__", "*.db*",
+                                      ".pytest_cache", ".ruff_cache", ".mypy_cache"),
+    )
+    wheels = tmp_path / "wheels"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path),
-         str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels),
+         str(source)],
         check=True, capture_output=True, timeout=300,
     )
-    (wheel,) = tmp_path.glob("studybot-*.whl")
+    (wheel,) = wheels.glob("studybot-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     shipped = {Path(n).name for n in names if "/share/studybot/questions/" in n}
     assert shipped == {p.name for p in (ROOT / "data" / "questions").glob("*.yaml")}

@@ -8,6 +8,27 @@ import socket
 
 import pytest
 
+from tests.support.pgserver import OwnServer
+
+_own_postgres = OwnServer()
+_own_postgres_key = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    url = _own_postgres.start_if_needed()
+    if url is not None:
+        config.stash[_own_postgres_key] = url
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    _own_postgres.stop()
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    url = config.stash.get(_own_postgres_key, None)
+    return f"PostgreSQL: no server on 127.0.0.1:5432, started a throwaway one at {url}" if url else None
+
+
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
 _real_getaddrinfo = socket.getaddrinfo

@@ -43,16 +43,16 @@ async def test_a_failed_post_is_sent_again_by_the_next_attempt_that_day(store):
     service = QuizService(store, make_bank(), clock, {"fake": platform}, rng=random.Random(2))
     await service.configure(ADMIN, REF)
     with pytest.raises(ConnectionError):
-        await service.start_daily_round(REF)
+        await service.post_scheduled(REF)
     claimed = await store.latest_daily_round(REF)
     assert claimed is not None and claimed.message_id is None and platform.posted == []
-    assert await service.start_daily_round(REF) is None  # the scheduler never re-sends (another process may be)
+    assert await service.post_scheduled(REF) is None  # the scheduler never re-sends (another process may be)
     assert platform.posted == []
-    again = await service.start_daily_round(REF, actor=ADMIN)  # an admin's post-now does
+    again = await service.post_now(ADMIN, REF)  # an admin's post-now does
     assert again is not None and again.id == claimed.id and again.message_id == f"msg-{claimed.id}"
     assert [card.round_id for _, card in platform.posted] == [claimed.id]
     with pytest.raises(AlreadyPosted):
-        await service.start_daily_round(REF, actor=ADMIN)  # now it is really posted
+        await service.post_now(ADMIN, REF)  # now it is really posted
     assert len(platform.posted) == 1
     await service.close()
 
@@ -61,9 +61,9 @@ async def test_reaction_answers_are_refused_when_the_channel_turned_them_off(sto
     service = QuizService(store, make_bank(), FixedClock(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)),
                           {"fake": FakePlatform()}, rng=random.Random(2))
     await service.configure(ADMIN, REF, reactions=False)
-    round_ = await service.start_daily_round(REF)
+    round_ = await service.post_scheduled(REF)
     with pytest.raises(NotAllowed, match="Reaction answers are switched off"):
-        await service.answer_by_message("fake", round_.message_id, "ada", 0)
+        await service.answer_by_reaction("fake", round_.message_id, "ada", 0)
     assert await store.round_answers(round_.id) == []
     outcome = await service.submit_answer(round_.id, "ada", 0)  # a button still works
     assert outcome.chosen_letter == "A"

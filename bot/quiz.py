@@ -258,7 +258,9 @@ class QuizService:
         rounds = await self.store.open_daily_rounds(ref)
         if not rounds:
             practice = self.commands_of(ref.platform).practice
-            raise NothingOpen(f"There is no open daily question in this channel right now; try {practice} for practice.")
+            raise NothingOpen(
+                f"There is no open daily question in this channel right now; try {practice} for practice."
+            )
         return max(rounds, key=lambda r: r.id)
 
     async def open_question_card(self, ref: ChannelRef) -> QuestionCard:

@@ -147,3 +147,10 @@ async def test_slow_work_is_deferred_first_then_filled_in(fake: FakeDiscord, cor
         assert reply.ephemeral and reply.embeds[0]["title"].startswith("Leaderboard")
     finally:
         await running.stop()
+
+
+async def test_core_messages_name_discords_own_commands(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
+    names = core.service.commands_of("discord")
+    assert (names.practice, names.answer) == ("/quiz", "/answer")  # Discord has no `/quiz answer`
+    nothing = await fake.reply(await fake.slash(fake.bob, "answer", choice="B"))
+    assert "try /quiz for practice" in nothing.text

@@ -21,7 +21,7 @@ from bot.runtime import tune_gc
 async def throughput(factory: Factory, n: int, concurrency: int) -> float:
     """Answers/s through the core with `concurrency` people answering at once."""
     async with factory() as (service, store):
-        round_ = await service.start_daily_round(REF)
+        round_ = await service.post_scheduled(REF)
         assert round_ is not None
         users = iter(range(n))
 
@@ -40,7 +40,7 @@ async def latency(factory: Factory, rate: int, seconds: float) -> tuple[float, f
     """Offer `rate` answers/s on a fixed schedule, latency measured from each answer's planned start;
     (p50 ms, p99 ms, achieved/s, count)."""
     async with factory() as (service, _store):
-        round_ = await service.start_daily_round(REF)
+        round_ = await service.post_scheduled(REF)
         assert round_ is not None
         latencies: list[float] = []
         tick = 0.001

@@ -46,6 +46,8 @@ async def run_bot(settings: Settings) -> int:
         service, clock, misfire_grace=settings.misfire_grace,
         owns=channel_owner(settings.shard_count, settings.shard_ids),
     )
+    service.on_config_change(scheduler.sync_channel)  # a settings change moves the channel's daily job
+    service.on_round_opened(scheduler.plan_reveal)  # a round with an answer window is revealed when it ends
     health = None
     if settings.metrics_port is not None:
         from bot.health import serve_health

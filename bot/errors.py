@@ -39,3 +39,11 @@ class NothingOpen(QuizError):
 
 class AlreadyPosted(QuizError):
     """The channel's daily slot for this local date is taken."""
+
+
+class NotAQuestion(UnknownRound):
+    """A reaction on a message that is not a quiz question (adapters ignore it)."""
+
+
+class ReactionsOff(NotAllowed):
+    """A reaction answer in a channel that has reaction answers switched off (adapters ignore it)."""

@@ -110,7 +110,20 @@ class Answer:
 
 
 class AnswerStatus(StrEnum):
+    """The store's verdict on one submitted answer."""
+
     RECORDED = "recorded"
+    DUPLICATE = "duplicate"  # the user had answered already; the first answer stands
+    CLOSED = "closed"  # the round was revealed or its window ended
+    UNKNOWN = "unknown"  # no such round
+
+
+@dataclass(frozen=True)
+class CommandNames:
+    """How a platform spells the commands core messages point to (the adapter supplies its own)."""
+
+    practice: str = "/quiz"
+    answer: str = "/quiz answer"
 
 
 @dataclass(frozen=True)

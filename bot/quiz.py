@@ -1,7 +1,8 @@
 """The quiz service: daily rounds, practice, answers, reveals, leaderboards, stats and channel settings.
 
-Adapters call it with core types; it talks to the world only through the ports (Store, ChatPlatform,
-Clock) and never imports a chat platform.
+Adapters and the scheduler call it with core types; it talks to the world only through the ports (Store,
+ChatPlatform, Clock) and never imports a chat platform. What people read is built in bot.cards; where a
+message points to a command, the platform's own spelling (CommandNames, given by its adapter) is used.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from zoneinfo import ZoneInfo
 
+from bot import cards
 from bot.answer_batcher import AnswerBatcher
 from bot.bank import TOPICS, Bank
 from bot.errors import (
@@ -21,7 +23,9 @@ from bot.errors import (
     AlreadyPosted,
     BadSetting,
     NotAllowed,
+    NotAQuestion,
     NothingOpen,
+    ReactionsOff,
     RoundClosed,
     UnknownRound,
 )
@@ -30,8 +34,10 @@ from bot.model import (
     LETTERS,
     Actor,
     AnswerOutcome,
+    AnswerStatus,
     ChannelConfig,
     ChannelRef,
+    CommandNames,
     ConfigCard,
     LeaderboardCard,
     Period,
@@ -41,18 +47,17 @@ from bot.model import (
     Round,
     RoundKind,
     StatsCard,
-    TopicStats,
-    Verdict,
 )
 from bot.ports import ChatPlatform, Clock, NewAnswer, Store, period_keys
-from bot.scoring import current_streak, score_daily_round
+from bot.scoring import score_daily_round
 from bot.selection import pick_question
-from bot.timing import next_post_after
+from bot.timing import last_post_at_or_before, next_post_after
 
 log = logging.getLogger(__name__)
 
 LEADERBOARD_SIZE = 10
 ROUND_CACHE_SIZE = 4096
+CLOSED = "This question is closed; its answer has been (or is about to be) revealed."
 
 ConfigListener = Callable[[ChannelConfig], Awaitable[None] | None]
 RoundListener = Callable[[Round], Awaitable[None] | None]
@@ -75,21 +80,29 @@ class QuizService:
         self.bank = bank
         self.clock = clock
         self.platforms: dict[str, ChatPlatform] = dict(platforms or {})
+        self._commands: dict[str, CommandNames] = {}
         self._rng = rng or random.Random()
         self._batcher = AnswerBatcher(store, clock.now)
         self._rounds: dict[int, Round] = {}
         self._config_listeners: list[ConfigListener] = []
         self._round_listeners: list[RoundListener] = []
 
-    # ---- wiring ----------------------------------------------------------------------------------
+    # ---- wiring (done by the composition root, bot/cli.py) ---------------------------------------
 
-    def add_platform(self, platform: ChatPlatform) -> None:
+    def add_platform(self, platform: ChatPlatform, commands: CommandNames | None = None) -> None:
+        """Push to this platform; `commands` is how its members type the commands messages point to."""
         self.platforms[platform.name] = platform
+        self._commands[platform.name] = commands or CommandNames()
+
+    def commands_of(self, platform: str) -> CommandNames:
+        return self._commands.get(platform) or CommandNames()
 
     def on_config_change(self, listener: ConfigListener) -> None:
+        """Call `listener` with the new settings after every saved change of a channel's settings."""
         self._config_listeners.append(listener)
 
     def on_round_opened(self, listener: RoundListener) -> None:
+        """Call `listener` with every daily round just posted (the scheduler plans its reveal)."""
         self._round_listeners.append(listener)
 
     async def close(self) -> None:
@@ -147,20 +160,61 @@ class QuizService:
         await self._notify(self._config_listeners, updated)
         return await self.show_config(ref)
 
+    # ---- what the scheduler reads --------------------------------------------------------------
+
+    async def channels(self) -> list[ChannelConfig]:
+        """Every configured channel (paused ones too)."""
+        return await self.store.list_channels()
+
+    async def open_daily_rounds(self) -> list[Round]:
+        """Daily rounds not revealed yet, in every channel."""
+        return await self.store.open_daily_rounds()
+
+    async def latest_daily_round(self, ref: ChannelRef) -> Round | None:
+        return await self.store.latest_daily_round(ref)
+
     # ---- daily rounds ----------------------------------------------------------------------------
 
-    async def start_daily_round(
-        self, ref: ChannelRef, *, actor: Actor | None = None, local_date: dt.date | None = None
-    ) -> Round | None:
-        """Post the daily question for the channel's local date, unless that slot is taken.
+    async def post_scheduled(self, ref: ChannelRef, local_date: dt.date | None = None) -> Round | None:
+        """The scheduler's daily post for the channel's local date (default: today there). A taken slot
+        is logged and skipped (None): another process may be posting it, and no round is posted twice.
+        How late the post started after its scheduled instant is measured."""
+        cfg = await self.channel_config(ref)
+        day = local_date or self._today(cfg)
+        round_ = await self._claim(ref, cfg, day)
+        if round_ is None:
+            log.info("daily round for %s/%s on %s already claimed; skipping", ref.platform, ref.channel_id, day)
+            return None
+        round_ = await self._open(round_, cfg)
+        saved = await self.store.get_channel(ref)
+        due = last_post_at_or_before(saved, round_.opened_at) if saved else None
+        if due is not None:
+            self.metrics.scheduler_lag.observe(max(0.0, (round_.opened_at - due).total_seconds()))
+        return round_
 
-        With an actor (a manual `post-now`), admin rights are required and a taken slot raises
-        AlreadyPosted; from the scheduler a taken slot is logged and skipped."""
-        if actor is not None and not actor.is_admin:
+    async def post_now(self, actor: Actor, ref: ChannelRef) -> Round:
+        """An admin posts today's question now. If today's round was claimed but its post never went out,
+        it is sent again; a round that is posted already raises AlreadyPosted."""
+        if not actor.is_admin:
             raise NotAllowed("Only members who can manage this server or workspace can post the question now.")
         cfg = await self.channel_config(ref)
+        day = self._today(cfg)
+        round_ = await self._claim(ref, cfg, day)
+        if round_ is not None:
+            return await self._open(round_, cfg)
+        existing = await self.store.latest_daily_round(ref)
+        if existing is not None and existing.local_date == day and existing.is_open and not existing.message_id:
+            log.info("re-posting round %d, whose first post did not go out", existing.id)
+            return await self._post(existing, cfg)
+        log.info("daily round for %s/%s on %s already claimed; skipping", ref.platform, ref.channel_id, day)
+        raise AlreadyPosted(f"Today's question ({day:%Y-%m-%d}) is already posted in this channel.")
+
+    def _today(self, cfg: ChannelConfig) -> dt.date:
+        return self.clock.now().astimezone(ZoneInfo(cfg.timezone)).date()
+
+    async def _claim(self, ref: ChannelRef, cfg: ChannelConfig, day: dt.date) -> Round | None:
+        """Pick the next question and claim the (channel, local date) slot; None when it is taken."""
         now = self.clock.now()
-        day = local_date or now.astimezone(ZoneInfo(cfg.timezone)).date()
         candidates = self.bank.filtered(cfg.topics, cfg.difficulties) or self.bank.questions
         counts = await self.store.question_counts(ref.platform, ref.space_id, RoundKind.DAILY)
         last = await self.store.last_question_id(ref.platform, ref.space_id, RoundKind.DAILY)
@@ -168,19 +222,11 @@ class QuizService:
         if question is None:
             raise BadSetting("The question bank is empty.")
         closes_at = now + cfg.answer_window if cfg.answer_window else None
-        round_ = await self.store.claim_daily_round(ref, day, question.id, question.topic, now, closes_at)
-        if round_ is None:
-            existing = await self.store.latest_daily_round(ref) if actor is not None else None
-            if existing is not None and existing.local_date == day and existing.is_open and not existing.message_id:
-                # only an admin's explicit post-now re-sends: another process may be posting this round
-                # right now, and the scheduler must never post a round twice
-                log.info("re-posting round %d, whose first post did not go out", existing.id)
-                return await self._post(existing, cfg)
-            log.info("daily round for %s/%s on %s already claimed; skipping", ref.platform, ref.channel_id, day)
-            if actor is not None:
-                raise AlreadyPosted(f"Today's question ({day:%Y-%m-%d}) is already posted in this channel.")
-            return None
-        for previous in await self.store.open_daily_rounds(ref):
+        return await self.store.claim_daily_round(ref, day, question.id, question.topic, now, closes_at)
+
+    async def _open(self, round_: Round, cfg: ChannelConfig) -> Round:
+        """A freshly claimed round: reveal the channel's older open rounds, post it, tell the listeners."""
+        for previous in await self.store.open_daily_rounds(round_.ref):
             if previous.id != round_.id:
                 await self.reveal_round(previous.id)
         round_ = await self._post(round_, cfg)
@@ -195,7 +241,7 @@ class QuizService:
         if platform is None:
             log.warning("no platform %r is running; round %d is stored but not posted", round_.ref.platform, round_.id)
             return round_
-        card = self.question_card(round_, self._question(round_), cfg)
+        card = cards.question_card(round_, self._question(round_), cfg)
         try:
             message_id = await platform.post_question(round_.ref, card)
         except Exception:
@@ -208,39 +254,23 @@ class QuizService:
             self._remember(round_)
         return round_
 
-    def question_card(self, round_: Round, question: Question, cfg: ChannelConfig | None) -> QuestionCard:
-        if round_.kind is RoundKind.PRACTICE:
-            title, note = f"Practice: {TOPICS.get(question.topic, question.topic)}", None
-        else:
-            title = f"Daily PyTorch question, {round_.local_date:%a %d %b %Y}"
-            note = self._reveal_note(round_, cfg)
-        return QuestionCard(
-            round_id=round_.id,
-            kind=round_.kind,
-            title=title,
-            prompt=question.prompt,
-            choices=question.choices,
-            topic=question.topic,
-            difficulty=question.difficulty,
-            code=question.code,
-            reveal_note=note,
-            reactions=bool(cfg and cfg.reactions and round_.kind is RoundKind.DAILY),
-        )
-
-    def _reveal_note(self, round_: Round, cfg: ChannelConfig | None) -> str:
-        tz = ZoneInfo(cfg.timezone) if cfg else dt.UTC
-        at = round_.closes_at
-        if at is None and cfg is not None and not cfg.paused:
-            at = next_post_after(cfg, round_.opened_at)
-        if at is None:
-            return "One answer each; it locks. The answer is revealed when an admin reveals it."
-        return f"One answer each; it locks. The answer is revealed {at.astimezone(tz):%a %d %b %H:%M} ({tz})."
-
     async def open_round_in(self, ref: ChannelRef) -> Round:
         rounds = await self.store.open_daily_rounds(ref)
         if not rounds:
-            raise NothingOpen("There is no open daily question in this channel right now; try /quiz for practice.")
+            practice = self.commands_of(ref.platform).practice
+            raise NothingOpen(
+                f"There is no open daily question in this channel right now; try {practice} for practice."
+            )
         return max(rounds, key=lambda r: r.id)
+
+    async def open_question_card(self, ref: ChannelRef) -> QuestionCard:
+        """The card of the channel's open daily question (to show it again); NothingOpen when there is none."""
+        round_ = await self.open_round_in(ref)
+        return cards.question_card(round_, self._question(round_), await self.channel_config(ref))
+
+    async def is_configured(self, ref: ChannelRef) -> bool:
+        """Whether the channel has saved settings (a daily schedule, running or paused)."""
+        return await self.store.get_channel(ref) is not None
 
     # ---- answers ---------------------------------------------------------------------------------
 
@@ -252,49 +282,49 @@ class QuizService:
         round_ = self._rounds.get(round_id) or await self._round(round_id)
         letter = LETTERS[choice]
         if round_.kind is RoundKind.PRACTICE and round_.user_id != user_id:
-            raise NotAllowed("That practice question belongs to someone else; use /quiz for one of your own.")
+            practice = self.commands_of(round_.ref.platform).practice
+            raise NotAllowed(f"That practice question belongs to someone else; use {practice} for one of your own.")
         now = self.clock.now()
         if not round_.is_open or (round_.closes_at is not None and now >= round_.closes_at):
-            raise RoundClosed("This question is closed; its answer has been (or is about to be) revealed.")
+            raise RoundClosed(CLOSED)
         question = self._question(round_)
         write = await self._batcher.submit(
             NewAnswer(round_id, user_id, choice, choice == question.answer, now)
         )
-        if write.status == "duplicate":
-            previous = LETTERS[write.existing_choice] if write.existing_choice is not None else "?"
-            raise AlreadyAnswered(
-                f"You already answered {previous}; the first answer is the one that counts.", previous
-            )
-        if write.status == "closed":
-            self._rounds.pop(round_id, None)
-            raise RoundClosed("This question is closed; its answer has been (or is about to be) revealed.")
-        if write.status == "unknown":
-            raise UnknownRound("That question is not known here (it may be from another bot).")
+        match AnswerStatus(write.status):
+            case AnswerStatus.DUPLICATE:
+                previous = LETTERS[write.existing_choice] if write.existing_choice is not None else "?"
+                raise AlreadyAnswered(
+                    f"You already answered {previous}; the first answer is the one that counts.", previous
+                )
+            case AnswerStatus.CLOSED:
+                self._rounds.pop(round_id, None)
+                raise RoundClosed(CLOSED)
+            case AnswerStatus.UNKNOWN:
+                raise UnknownRound("That question is not known here (it may be from another bot).")
         self.metrics.answer_recorded(round_.ref.platform, round_.kind)
         if round_.kind is RoundKind.PRACTICE:
             await self.store.reveal_round(round_id, now, None)
             self._rounds.pop(round_id, None)
-            verdict = Verdict(choice == question.answer, letter, question.answer_letter, question.explanation,
-                              question.reference)
-            head = "Correct!" if verdict.correct else f"Not quite: the answer is {question.answer_letter}."
-            return AnswerOutcome(round_id, user_id, letter, f"{head} {question.explanation}", verdict)
-        return AnswerOutcome(
-            round_id, user_id, letter,
-            f"Your answer {letter} is locked in. You will see whether it is right when the answer is revealed.",
-        )
+            verdict = cards.verdict(question, choice)
+            return AnswerOutcome(round_id, user_id, letter, cards.verdict_text(verdict), verdict)
+        return AnswerOutcome(round_id, user_id, letter, cards.locked_in_text(letter))
 
-    async def answer_by_message(self, platform: str, message_id: str, user_id: str, choice: int) -> AnswerOutcome:
-        """A reaction on a posted question message: answers the round that message belongs to."""
+    async def answer_by_reaction(self, platform: str, message_id: str, user_id: str, choice: int) -> AnswerOutcome:
+        """A reaction on a posted question message answers the round that message belongs to, if the
+        channel takes reaction answers. NotAQuestion: the message is no quiz question; ReactionsOff: the
+        channel has reaction answers switched off (adapters ignore the reaction in both cases)."""
         round_ = await self.store.round_by_message(platform, message_id)
         if round_ is None:
-            raise UnknownRound("That message is not a quiz question.")
+            raise NotAQuestion("That message is not a quiz question.")
         cfg = await self.store.get_channel(round_.ref)
         if cfg is not None and not cfg.reactions:
-            raise NotAllowed("Reaction answers are switched off in this channel; use the buttons or /quiz answer.")
+            answer = self.commands_of(platform).answer
+            raise ReactionsOff(f"Reaction answers are switched off in this channel; use the buttons or {answer}.")
         return await self.submit_answer(round_.id, user_id, choice)
 
     async def answer_in_channel(self, ref: ChannelRef, user_id: str, choice: int) -> AnswerOutcome:
-        """A typed answer (`/quiz answer B`): goes to the channel's open daily question."""
+        """A typed answer (`/quiz answer B`, Discord's `/answer`): goes to the channel's open daily question."""
         round_ = await self.open_round_in(ref)
         return await self.submit_answer(round_.id, user_id, choice)
 
@@ -329,26 +359,7 @@ class QuizService:
         return card
 
     async def reveal_card(self, round_: Round) -> RevealCard:
-        question = self._question(round_)
-        answers = await self.store.round_answers(round_.id)
-        distribution = [0] * len(LETTERS)
-        for a in answers:
-            distribution[a.choice] += 1
-        right = tuple(a.user_id for a in sorted(answers, key=lambda a: (a.answered_at, a.user_id)) if a.correct)
-        return RevealCard(
-            round_id=round_.id,
-            title=f"Answer: {question.answer_letter}"
-            + (f" ({round_.local_date:%a %d %b})" if round_.local_date else ""),
-            prompt=question.prompt,
-            choices=question.choices,
-            correct_letter=question.answer_letter,
-            explanation=question.explanation,
-            reference=question.reference,
-            distribution=tuple(distribution),
-            correct_users=right,
-            question_message_id=round_.message_id,
-            code=question.code,
-        )
+        return cards.reveal_card(round_, self._question(round_), await self.store.round_answers(round_.id))
 
     # ---- practice --------------------------------------------------------------------------------
 
@@ -370,7 +381,7 @@ class QuizService:
         assert question is not None
         round_ = await self.store.create_practice_round(ref, user_id, question.id, question.topic, self.clock.now())
         self._remember(round_)
-        return self.question_card(round_, question, None)
+        return cards.question_card(round_, question, None)
 
     # ---- leaderboards and stats ------------------------------------------------------------------
 
@@ -386,37 +397,15 @@ class QuizService:
         key = dict(period_keys(today))[period]
         rows = await self.store.leaderboard(platform, space_id, period, key, LEADERBOARD_SIZE)
         me = await self.store.rank_of(platform, space_id, period, key, asker) if asker else None
-        label = {Period.WEEK: f"week {key}", Period.MONTH: f"{today:%B %Y}", Period.ALL: "all time"}[period]
-        return LeaderboardCard(f"Leaderboard: {label}", period, label, tuple(rows), me)
+        return cards.leaderboard_card(period, today, key, rows, me)
 
     async def stats(self, platform: str, space_id: str, user_id: str) -> StatsCard:
         """Answered, correct, accuracy by topic (daily and practice), streaks and all-time points."""
         rows = await self.store.user_topic_stats(platform, space_id, user_id)
-        by_topic: dict[str, list[int]] = {}
-        daily = practice = 0
-        for kind, t in rows:
-            acc = by_topic.setdefault(t.topic, [0, 0])
-            acc[0] += t.answered
-            acc[1] += t.correct
-            if kind is RoundKind.DAILY:
-                daily += t.answered
-            else:
-                practice += t.answered
-        topics = tuple(TopicStats(topic, a, c) for topic, (a, c) in sorted(by_topic.items()))
         state = await self.store.streak(platform, space_id, user_id)
         latest = await self.store.latest_revealed_date(platform, space_id)
         mine = await self.store.rank_of(platform, space_id, Period.ALL, "all", user_id)
-        return StatsCard(
-            user_id=user_id,
-            answered=sum(t.answered for t in topics),
-            correct=sum(t.correct for t in topics),
-            daily_answered=daily,
-            practice_answered=practice,
-            current_streak=current_streak(state, latest),
-            best_streak=state.best if state else 0,
-            points=mine.points if mine else 0,
-            by_topic=topics,
-        )
+        return cards.stats_card(user_id, rows, state, latest, mine.points if mine else 0)
 
     # ---- helpers ---------------------------------------------------------------------------------
 

@@ -3,6 +3,10 @@
 Jobs carry explicit ids and use replace_existing, coalesce and a misfire grace. Because the job store
 is in memory, a post missed while the bot was down is caught up at start: late within the grace (the
 store's unique (channel, local date) claim keeps it to one), skipped and logged after it.
+
+The scheduler reads and posts only through the QuizService. It follows settings changes and opened rounds
+through the service's listeners, which the composition root (bot/cli.py) connects:
+`service.on_config_change(scheduler.sync_channel)` and `service.on_round_opened(scheduler.plan_reveal)`.
 """
 
 from __future__ import annotations
@@ -54,13 +58,11 @@ class DailyScheduler:
         self._reported_skips: set[tuple[ChannelRef, dt.date]] = set()
 
     async def start(self) -> None:
-        """Start the scheduler, rebuild jobs from the store, catch up missed posts and reveals."""
+        """Start the scheduler, rebuild jobs from the saved channels, catch up missed posts and reveals."""
         if not self.scheduler.running:
             self.scheduler.start()
-        for cfg in await self.service.store.list_channels():
+        for cfg in await self.service.channels():
             self.sync_channel(cfg)
-        self.service.on_config_change(self.sync_channel)
-        self.service.on_round_opened(self._round_opened)
         await self.catch_up()
 
     def shutdown(self) -> None:
@@ -89,22 +91,14 @@ class DailyScheduler:
         log.info("scheduled %s at %s %s", job_id, f"{cfg.post_time:%H:%M}", cfg.timezone)
 
     async def fire(self, ref: ChannelRef, local_date: dt.date | None = None) -> Round | None:
+        """A channel's daily job: post its question; failures are logged, never raised into APScheduler."""
         try:
-            round_ = await self.service.start_daily_round(ref, local_date=local_date)
-            if round_ is not None:
-                await self._observe_lag(round_)
-            return round_
+            return await self.service.post_scheduled(ref, local_date)
         except QuizError as exc:
             log.warning("daily post for %s/%s failed: %s", ref.platform, ref.channel_id, exc.message)
         except Exception:
             log.exception("daily post for %s/%s failed", ref.platform, ref.channel_id)
         return None
-
-    async def _observe_lag(self, round_: Round) -> None:
-        cfg = await self.service.store.get_channel(round_.ref)
-        due = last_post_at_or_before(cfg, round_.opened_at) if cfg else None
-        if due is not None:
-            self.service.metrics.scheduler_lag.observe(max(0.0, (round_.opened_at - due).total_seconds()))
 
     async def reveal(self, round_id: int) -> None:
         try:
@@ -112,7 +106,8 @@ class DailyScheduler:
         except Exception:
             log.exception("reveal of round %d failed", round_id)
 
-    def _round_opened(self, round_: Round) -> None:
+    def plan_reveal(self, round_: Round) -> None:
+        """A round with an answer window gets a one-off job that reveals it when the window ends."""
         if round_.closes_at is not None:
             self.scheduler.add_job(
                 self.reveal,
@@ -127,21 +122,21 @@ class DailyScheduler:
         """Post what downtime missed (within the grace) and reveal rounds whose window has passed."""
         now = self.clock.now()
         posted: list[Round] = []
-        for round_ in await self.service.store.open_daily_rounds():
+        for round_ in await self.service.open_daily_rounds():
             if not self.owns(round_.ref):
                 continue
             if round_.closes_at is not None and round_.closes_at <= now:
                 await self.reveal(round_.id)
             else:
-                self._round_opened(round_)
-        for cfg in await self.service.store.list_channels():
+                self.plan_reveal(round_)
+        for cfg in await self.service.channels():
             if cfg.paused or not self.owns(cfg.ref):
                 continue
             due = last_post_at_or_before(cfg, now)
             if due is None:
                 continue
             day = due.astimezone(ZoneInfo(cfg.timezone)).date()
-            latest = await self.service.store.latest_daily_round(cfg.ref)
+            latest = await self.service.latest_daily_round(cfg.ref)
             if latest is not None and latest.local_date is not None and latest.local_date >= day:
                 continue
             late = now - due

@@ -1,7 +1,8 @@
 """A local terminal channel: the whole bot with no tokens, driven by lines such as `/quiz answer B`.
 
-It plays the same part as a chat platform: it renders the core's cards as text and turns each typed
-line into one service call. `/quiz as NAME` switches the simulated person.
+It plays the same part as a chat platform: typed `/quiz ...` lines go through the shared grammar and runner
+(bot.textcommands, bot.textrunner), and the cards that come back are printed as text. `/quiz as NAME`
+switches the simulated person.
 """
 
 from __future__ import annotations
@@ -13,20 +14,12 @@ from collections.abc import Callable
 from typing import TextIO
 
 from adapters.console.render import config_text, leaderboard_text, question_text, reveal_text, stats_text
-from bot.errors import AlreadyPosted, QuizError
-from bot.model import Actor, ChannelRef, QuestionCard, RevealCard
+from bot.errors import AlreadyPosted, NothingOpen, QuizError, UnknownRound
+from bot.model import Actor, AnswerOutcome, ChannelRef, LeaderboardCard, QuestionCard, RevealCard, StatsCard
 from bot.parsing import parse_choice
 from bot.quiz import QuizService
-from bot.textcommands import (
-    HELP,
-    AnswerDaily,
-    Configure,
-    Practice,
-    ShowHelp,
-    ShowLeaderboard,
-    ShowStats,
-    parse_quiz,
-)
+from bot.textcommands import HELP, parse_quiz
+from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, run_command
 
 log = logging.getLogger(__name__)
 
@@ -77,24 +70,23 @@ class ConsoleChannel:
         self._out.flush()
 
     @property
-    def actor(self) -> Actor:
+    def actor_now(self) -> Actor:
         return Actor(self.user, self.user in self.admins)
 
     async def start(self) -> None:
         """Make sure the terminal channel has a schedule, and post today's question if none is open."""
-        if await self.service.store.get_channel(CONSOLE_REF) is None:
-            await self.service.configure(Actor(OWNER, True), CONSOLE_REF, timezone=self.timezone)
-        if not await self.service.store.open_daily_rounds(CONSOLE_REF):
+        owner = Actor(OWNER, True)
+        if not await self.service.is_configured(CONSOLE_REF):
+            await self.service.configure(owner, CONSOLE_REF, timezone=self.timezone)
+        try:
+            self.say(question_text(await self.service.open_question_card(CONSOLE_REF)))
+        except NothingOpen:
             try:
-                await self.service.start_daily_round(CONSOLE_REF, actor=Actor(OWNER, True))
+                await self.service.post_now(owner, CONSOLE_REF)
             except AlreadyPosted:
                 self.say("Today's question was already posted and revealed here; /quiz gives a practice question.")
-        else:
-            round_ = await self.service.open_round_in(CONSOLE_REF)
-            question = self.service.bank.get(round_.question_id)
-            if question is not None:
-                cfg = await self.service.channel_config(CONSOLE_REF)
-                self.say(question_text(self.service.question_card(round_, question, cfg)))
+        except UnknownRound:
+            pass  # the open question is no longer in the bank: nothing to show again
         self.say(f"You are '{self.user}'. Type /help for commands, /quit to leave.")
 
     async def run(self) -> None:
@@ -147,30 +139,41 @@ class ConsoleChannel:
         outcome = await self.service.submit_answer(round_id, self.user, parse_choice(letter))
         self.say(f"(private to {self.user}) {outcome.text}")
 
+    # ---- the TextSource the shared runner asks ----------------------------------------------------
+
+    @property
+    def ref(self) -> ChannelRef:
+        return CONSOLE_REF
+
+    @property
+    def user_id(self) -> str:
+        return self.user
+
+    def person(self, raw: str | None) -> str:
+        return (raw or self.user).lstrip("@")
+
+    def channel(self, raw: str) -> ChannelRef:
+        return CONSOLE_REF  # the terminal has one channel
+
+    async def actor(self, target: ChannelRef) -> Actor:
+        return self.actor_now
+
     async def _quiz(self, line: str) -> None:
-        svc, ref = self.service, CONSOLE_REF
-        command = parse_quiz(line)
-        match command:
-            case Practice(topic=topic):
-                card = await svc.start_practice(ref, self.user, topic)
-                self.practice[self.user] = card.round_id
-                self.say(f"(private to {self.user})\n{question_text(card)}")
-            case AnswerDaily(choice=choice):
-                outcome = await svc.answer_in_channel(ref, self.user, choice)
-                self.say(f"(private to {self.user}) {outcome.text}")
-            case ShowLeaderboard(period=period):
-                self.say(leaderboard_text(await svc.leaderboard(ref.platform, ref.space_id, period, self.user)))
-            case ShowStats(user=user):
-                self.say(stats_text(await svc.stats(ref.platform, ref.space_id, (user or self.user).lstrip("@"))))
-            case ShowHelp(reason=reason):
+        result = await run_command(self.service, self, parse_quiz(line))
+        private = f"(private to {self.user})"
+        match result:
+            case QuestionCard():
+                self.practice[self.user] = result.round_id
+                self.say(f"{private}\n{question_text(result)}")
+            case AnswerOutcome():
+                self.say(f"{private} {result.text}")
+            case LeaderboardCard():
+                self.say(leaderboard_text(result))
+            case StatsCard():
+                self.say(stats_text(result))
+            case HelpReply(reason=reason):
                 self.say((f"{reason}.\n" if reason else "") + CONSOLE_HELP)
-            case Configure(action="show"):
-                self.say(config_text(await svc.show_config(ref)))
-            case Configure(action="reveal"):
-                await svc.reveal_now(self.actor, ref)
-            case Configure(action="post-now"):
-                await svc.start_daily_round(ref, actor=self.actor)
-            case Configure(action="pause" | "resume" as action):
-                self.say(config_text(await svc.configure(self.actor, ref, paused=action == "pause")))
-            case Configure(action="set", changes=changes):
-                self.say(config_text(await svc.configure(self.actor, ref, **changes)))
+            case SettingsReply(card=card):
+                self.say(config_text(card))
+            case PostedReply() | RevealedReply():
+                pass  # the console platform has printed the question or the reveal

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import textwrap
 
+from bot import cards
 from bot.bank import TOPICS
-from bot.model import ConfigCard, LeaderboardCard, QuestionCard, RevealCard, StatsCard
+from bot.model import LETTERS, ConfigCard, LeaderboardCard, QuestionCard, RevealCard, StatsCard
 
 
 def question_text(card: QuestionCard) -> str:
@@ -22,10 +23,9 @@ def question_text(card: QuestionCard) -> str:
 def reveal_text(card: RevealCard) -> str:
     total = card.total
     bars = []
-    for letter, text, n in zip("ABCD", card.choices, card.distribution, strict=True):
+    for letter, text, n, share in zip(LETTERS, card.choices, card.distribution, cards.shares(card), strict=True):
         mark = "*" if letter == card.correct_letter else " "
-        share = f"{100 * n / total:.0f}%" if total else "0%"
-        bars.append(f" {mark}{letter}) {text}  [{n} / {share}]")
+        bars.append(f" {mark}{letter}) {text}  [{n} / {share}%]")
     winners = ", ".join(card.correct_users[:20]) or "nobody"
     if len(card.correct_users) > 20:
         winners += f" and {len(card.correct_users) - 20} more"
@@ -38,7 +38,7 @@ def reveal_text(card: RevealCard) -> str:
 def leaderboard_text(card: LeaderboardCard) -> str:
     lines = [f"== {card.title} =="]
     if not card.rows:
-        lines.append("No scores yet: answers count once their question is revealed.")
+        lines.append(cards.NO_SCORES)
     for row in card.rows:
         lines.append(f"{row.rank:>3}. {row.user_id:<20} {row.points:>5} pts  ({row.correct}/{row.answered} right)")
     if card.me is not None and all(r.user_id != card.me.user_id for r in card.rows):

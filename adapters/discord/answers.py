@@ -7,17 +7,13 @@ removed where the bot may (so nobody sees who chose what) and acknowledged by DM
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 import discord
 
 from adapters.discord.render import choice_of_emoji, verdict_embed
-from adapters.discord.replies import PLATFORM, Reply, bot_of, channel_ref, respond
-from bot.errors import QuizError, UnknownRound
+from adapters.discord.replies import PLATFORM, Reply, bot_of, channel_ref, quiz_bot, respond
+from bot.errors import QuizError, ReactionsOff, UnknownRound
 from bot.parsing import parse_choice
-
-if TYPE_CHECKING:
-    from adapters.discord.replies import QuizBot
 
 log = logging.getLogger(__name__)
 
@@ -45,15 +41,16 @@ async def answer_click(interaction: discord.Interaction, round_raw: str, letter:
     await respond(interaction, work(), defer_after=bot.defer_after)
 
 
-async def handle_reaction(bot: QuizBot, me: int | None, payload: discord.RawReactionActionEvent) -> None:
+async def handle_reaction(client: discord.Client, payload: discord.RawReactionActionEvent) -> None:
     """A reaction added anywhere the bot can see. Stray ones are ignored silently; nothing raises."""
     try:
-        await _handle_reaction(bot, me, payload)
+        await _handle_reaction(client, payload)
     except Exception:
         log.exception("could not handle a reaction on message %s", payload.message_id)
 
 
-async def _handle_reaction(bot: QuizBot, me: int | None, payload: discord.RawReactionActionEvent) -> None:
+async def _handle_reaction(client: discord.Client, payload: discord.RawReactionActionEvent) -> None:
+    me = client.user.id if client.user else None
     if payload.user_id == me or (payload.member is not None and payload.member.bot):
         return
     if payload.guild_id is None:
@@ -61,19 +58,20 @@ async def _handle_reaction(bot: QuizBot, me: int | None, payload: discord.RawRea
     choice = choice_of_emoji(payload.emoji)
     if choice is None:
         return
+    bot = quiz_bot(client)
     ref = channel_ref(payload.guild_id, payload.channel_id)
-    if not (await bot.service.channel_config(ref)).reactions:
-        log.debug("reaction answers are off in %s; ignoring", ref.channel_id)
-        return
     user_id = str(payload.user_id)
     try:
-        outcome = await bot.service.answer_by_message(PLATFORM, str(payload.message_id), user_id, choice)
+        outcome = await bot.service.answer_by_reaction(PLATFORM, str(payload.message_id), user_id, choice)
         text = outcome.text
+    except ReactionsOff:
+        log.debug("reaction answers are off in %s; ignoring", ref.channel_id)
+        return
     except UnknownRound:
         return  # a regional indicator on a message that is not a question: not ours
     except QuizError as exc:
         text = exc.message
-    await _hide(bot, payload)
+    await _hide(client, payload)
     await bot.platform.send_private(ref, user_id, text)
 
 
@@ -88,8 +86,7 @@ def _may_manage_messages(client: discord.Client, payload: discord.RawReactionAct
     return channel.permissions_for(guild.me).manage_messages
 
 
-async def _hide(bot: QuizBot, payload: discord.RawReactionActionEvent) -> None:
-    client = bot.platform.client
+async def _hide(client: discord.Client, payload: discord.RawReactionActionEvent) -> None:
     if _may_manage_messages(client, payload) is False:
         return
     channel = client.get_partial_messageable(payload.channel_id, guild_id=payload.guild_id)

@@ -16,6 +16,7 @@ from discord import app_commands
 from adapters.discord.answers import handle_reaction
 from adapters.discord.commands import QuizTree, build_commands
 from adapters.discord.platform import DiscordPlatform
+from adapters.discord.replies import COMMANDS
 from adapters.discord.views import ANSWER_TEMPLATE, AnswerButton
 from bot.config import Settings
 from bot.quiz import QuizService
@@ -82,7 +83,7 @@ class StudyBotMixin(_ClientBase):
         self.defer_after = defer_after
         self.tree = QuizTree(self)
         self.platform = DiscordPlatform(self)
-        service.add_platform(self.platform)
+        service.add_platform(self.platform, COMMANDS)
         guard_gateway_parsers(self)
 
     async def setup_hook(self) -> None:
@@ -112,7 +113,7 @@ class StudyBotMixin(_ClientBase):
                  len(self.guilds), shards_text(self))
 
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
-        await handle_reaction(self, self.user.id if self.user else None, payload)
+        await handle_reaction(self, payload)
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Components that are not ours are logged and left alone (ours are routed by AnswerButton)."""

@@ -110,9 +110,7 @@ class QuizConfig(app_commands.Group):
     async def post_now(self, interaction: discord.Interaction, channel: discord.TextChannel | None = None) -> None:
         async def work() -> Reply:
             ref = _target(interaction, channel)
-            round_ = await bot_of(interaction).service.start_daily_round(ref, actor=actor_of(interaction))
-            if round_ is None:
-                return Reply("Today's question is already posted there.")
+            round_ = await bot_of(interaction).service.post_now(actor_of(interaction), ref)
             return Reply(f"Posted question #{round_.id} in <#{ref.channel_id}>.")
 
         await _run(interaction, work)

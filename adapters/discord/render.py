@@ -6,6 +6,7 @@ import logging
 
 import discord
 
+from bot import cards
 from bot.bank import TOPICS
 from bot.model import (
     LETTERS,
@@ -99,9 +100,10 @@ def verdict_embed(outcome: AnswerOutcome) -> discord.Embed:
     verdict = outcome.verdict
     if verdict is None:
         return discord.Embed(description=clip(outcome.text, DESCRIPTION_MAX), colour=COLOUR)
-    title = "Correct!" if verdict.correct else f"Not quite: the answer is {verdict.correct_letter}"
     embed = discord.Embed(
-        title=title, description=clip(verdict.explanation, DESCRIPTION_MAX), colour=RIGHT if verdict.correct else WRONG
+        title=cards.verdict_headline(verdict),
+        description=clip(verdict.explanation, DESCRIPTION_MAX),
+        colour=RIGHT if verdict.correct else WRONG,
     )
     embed.add_field(name="Your answer", value=verdict.chosen_letter)
     if verdict.reference:
@@ -110,10 +112,8 @@ def verdict_embed(outcome: AnswerOutcome) -> discord.Embed:
 
 
 def _distribution(card: RevealCard) -> str:
-    total = card.total
     lines = []
-    for letter, count in zip(LETTERS, card.distribution, strict=False):
-        share = round(100 * count / total) if total else 0
+    for letter, count, share in zip(LETTERS, card.distribution, cards.shares(card), strict=False):
         bar = "█" * round(share / 10) + "░" * (10 - round(share / 10))
         mark = " ✅" if letter == card.correct_letter else ""
         lines.append(f"{LETTER_EMOJI[letter]} `{bar}` {count} ({share}%){mark}")
@@ -164,7 +164,7 @@ def leaderboard_embed(card: LeaderboardCard, asker: str | None = None) -> discor
         title=clip(card.title, TITLE_MAX),
         description=clip("\n".join(lines), DESCRIPTION_MAX)
         if lines
-        else "No scores yet: answers count once their question is revealed.",
+        else cards.NO_SCORES,
         colour=COLOUR,
     )
     if card.me is not None:

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import discord
 
 from bot.errors import QuizError
-from bot.model import Actor, ChannelRef
+from bot.model import Actor, ChannelRef, CommandNames
 
 if TYPE_CHECKING:
-    from adapters.discord.platform import DiscordPlatform
+    from bot.ports import ChatPlatform
     from bot.quiz import QuizService
 
 log = logging.getLogger(__name__)
@@ -27,14 +27,19 @@ log = logging.getLogger(__name__)
 PLATFORM = "discord"
 SORRY = "Something went wrong on my side and nothing was changed. Please try again in a moment."
 GUILD_ONLY = "studybot works in server channels: use its commands there."
+COMMANDS = CommandNames(practice="/quiz", answer="/answer")  # how core messages name Discord's commands
 
 
 class QuizBot(Protocol):
     """What handlers need from the client (StudyBotClient provides it)."""
 
     service: QuizService
-    platform: DiscordPlatform
+    platform: ChatPlatform
     defer_after: float
+
+
+def quiz_bot(client: discord.Client) -> QuizBot:
+    return cast("QuizBot", client)
 
 
 @dataclass(frozen=True)
@@ -45,7 +50,7 @@ class Reply:
 
 
 def bot_of(interaction: discord.Interaction) -> QuizBot:
-    return cast("QuizBot", interaction.client)
+    return quiz_bot(interaction.client)
 
 
 def channel_ref(guild_id: int | None, channel_id: int | None) -> ChannelRef:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.slack.ids import REACTION_NAMES, action_id, mention
+from bot import cards
 from bot.bank import TOPICS
 from bot.model import (
     LETTERS,
@@ -124,10 +125,8 @@ def revealed_question_blocks(card: RevealCard) -> list[Block]:
 
 
 def distribution_lines(card: RevealCard) -> str:
-    total = card.total
     lines = []
-    for letter, n in zip(LETTERS, card.distribution, strict=True):
-        share = round(100 * n / total) if total else 0
+    for letter, n, share in zip(LETTERS, card.distribution, cards.shares(card), strict=True):
         bar = "█" * round(share / 10) or "·"
         mark = " :white_check_mark:" if letter == card.correct_letter else ""
         lines.append(f"`{letter}` {bar} {n} ({share}%){mark}")
@@ -179,7 +178,7 @@ def leaderboard_blocks(card: LeaderboardCard) -> list[Block]:
             for row in card.rows
         ]
     else:
-        lines = ["No scores yet: answers count once their question is revealed."]
+        lines = [cards.NO_SCORES]
     if card.me is not None and all(r.user_id != card.me.user_id for r in card.rows):
         lines.append(f"… you: #{card.me.rank} with {card.me.points} pts")
     return [header(card.title), section("\n".join(lines))]

@@ -1,5 +1,6 @@
-"""The `/quiz` slash command: its text goes through the shared grammar (bot.textcommands) and each
-command becomes one service call. Every reply is ephemeral, sent through the command's response_url."""
+"""The `/quiz` slash command: its text goes through the shared grammar (bot.textcommands) and the shared
+runner (bot.textrunner); this module only supplies Slack's people, channels and admin rights and lays the
+result out. Every reply is ephemeral, sent through the command's response_url."""
 
 from __future__ import annotations
 
@@ -25,17 +26,9 @@ from adapters.slack.blocks import (
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, parse_channel, parse_user, team_of
 from bot.errors import BadSetting, QuizError
-from bot.model import ChannelRef, ConfigCard
-from bot.textcommands import (
-    AnswerDaily,
-    Command,
-    Configure,
-    Practice,
-    ShowHelp,
-    ShowLeaderboard,
-    ShowStats,
-    parse_quiz,
-)
+from bot.model import Actor, AnswerOutcome, ChannelRef, ConfigCard, LeaderboardCard, QuestionCard, StatsCard
+from bot.textcommands import Command, parse_quiz
+from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, run_command
 
 log = logging.getLogger(__name__)
 
@@ -82,57 +75,54 @@ async def run_quiz(deps: SlackDeps, client: AsyncWebClient, body: dict, context_
         return Reply(FAILED)
 
 
-async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, user: str, command: Command) -> Reply:
-    svc = deps.service
-    match command:
-        case Practice(topic=topic):
-            card = await svc.start_practice(ref, user, topic)
-            return Reply(question_text(card), question_blocks(card))
-        case AnswerDaily(choice=choice):
-            return Reply((await svc.answer_in_channel(ref, user, choice)).text)
-        case ShowLeaderboard(period=period):
-            board = await svc.leaderboard(PLATFORM, ref.space_id, period, user)
-            return Reply(board.title, leaderboard_blocks(board))
-        case ShowStats(user=who):
-            target = user if who is None else parse_user(who)
-            if target is None:
-                raise BadSetting(f"'{who}' is not a person: mention them with @, for example /quiz stats @ann.")
-            return Reply("Quiz stats", stats_blocks(await svc.stats(PLATFORM, ref.space_id, target)))
-        case ShowHelp(reason=reason):
-            return Reply(SLACK_HELP, help_blocks(reason))
-        case Configure():
-            return await configure(deps, client, ref, user, command)
-    raise AssertionError(command)
+class SlackSource:
+    """The person and channel of one /quiz command, in Slack's terms, for the shared text runner."""
 
+    def __init__(self, deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, user: str) -> None:
+        self.deps, self.client, self.ref, self.user_id = deps, client, ref, user
 
-async def configure(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, user: str, command: Configure) -> Reply:
-    """`/quiz config ...`: admin rights come from Slack (or the allow-list); the core decides."""
-    svc = deps.service
-    target = ref
-    if command.channel is not None:
-        channel = parse_channel(command.channel)
+    def person(self, raw: str | None) -> str:
+        if raw is None:
+            return self.user_id
+        target = parse_user(raw)
+        if target is None:
+            raise BadSetting(f"'{raw}' is not a person: mention them with @, for example /quiz stats @ann.")
+        return target
+
+    def channel(self, raw: str) -> ChannelRef:
+        channel = parse_channel(raw)
         if channel is None:
-            raise BadSetting(f"'{command.channel}' is not a channel: pick one with #, for example channel #pytorch.")
-        target = replace(ref, channel_id=channel)
-    if command.action == "show":
-        return config_reply(await svc.show_config(target))
-    if target.channel_id.startswith("D"):
-        raise BadSetting("The daily question goes to a channel: run /quiz config there, or add channel #name.")
-    actor = await deps.admins.actor(client, ref.space_id, user)
-    match command.action:
-        case "pause" | "resume":
-            card = await svc.configure(actor, target, paused=command.action == "pause")
-            return config_reply(card, await join_note(client, target) if command.action == "resume" else "")
-        case "set":
-            card = await svc.configure(actor, target, **command.changes)
-            return config_reply(card, await join_note(client, target))
-        case "post-now":
-            await svc.start_daily_round(target, actor=actor)
+            raise BadSetting(f"'{raw}' is not a channel: pick one with #, for example channel #pytorch.")
+        return replace(self.ref, channel_id=channel)
+
+    async def actor(self, target: ChannelRef) -> Actor:
+        """Admin rights come from Slack (or the allow-list); a direct message has no daily question."""
+        if target.channel_id.startswith("D"):
+            raise BadSetting("The daily question goes to a channel: run /quiz config there, or add channel #name.")
+        return await self.deps.admins.actor(self.client, self.ref.space_id, self.user_id)
+
+
+async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, user: str, command: Command) -> Reply:
+    """Run the command through the shared text runner and lay its result out as Block Kit."""
+    result = await run_command(deps.service, SlackSource(deps, client, ref, user), command)
+    match result:
+        case QuestionCard():
+            return Reply(question_text(result), question_blocks(result))
+        case AnswerOutcome():
+            return Reply(result.text)
+        case LeaderboardCard():
+            return Reply(result.title, leaderboard_blocks(result))
+        case StatsCard():
+            return Reply("Quiz stats", stats_blocks(result))
+        case HelpReply(reason=reason):
+            return Reply(SLACK_HELP, help_blocks(reason))
+        case SettingsReply(card=card, changed=changed):
+            return config_reply(card, await join_note(client, card.config.ref) if changed else "")
+        case PostedReply(ref=target):
             return Reply(f"Posted today's question in <#{target.channel_id}>.")
-        case "reveal":
-            card = await svc.reveal_now(actor, target)
+        case RevealedReply(card=card):
             return Reply(f"Revealed: {card.title}.")
-    raise AssertionError(command.action)
+    raise AssertionError(result)
 
 
 def config_reply(card: ConfigCard, note: str = "") -> Reply:

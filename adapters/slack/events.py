@@ -13,7 +13,7 @@ from adapters.slack.blocks import home_view
 from adapters.slack.commands import FAILED
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, choice_for_reaction, message_id, team_of
-from bot.errors import QuizError
+from bot.errors import NotAQuestion, QuizError, ReactionsOff
 from bot.model import ChannelRef, Period
 
 log = logging.getLogger(__name__)
@@ -40,20 +40,15 @@ async def answer_by_reaction(deps: SlackDeps, body: dict, event: dict, context_t
     if choice is None or item.get("type") != "message" or not (user and team and channel and ts):
         log.debug("ignoring reaction %r: not an answer", event.get("reaction"))
         return
-    svc = deps.service
-    round_ = await svc.store.round_by_message(PLATFORM, message_id(channel, ts))
-    if round_ is None:
-        log.debug("ignoring reaction on a message that is not a quiz question")
-        return
-    if not (await svc.channel_config(round_.ref)).reactions:
-        log.debug("ignoring reaction: reactions are off in %s", channel)
-        return
     try:
-        text = (await svc.submit_answer(round_.id, user, choice)).text
+        text = (await deps.service.answer_by_reaction(PLATFORM, message_id(channel, ts), user, choice)).text
+    except (NotAQuestion, ReactionsOff) as exc:
+        log.debug("ignoring reaction %r: %s", event.get("reaction"), exc.message)
+        return
     except QuizError as exc:
         text = exc.message
     except Exception:
-        log.exception("reaction answer on round %d failed", round_.id)
+        log.exception("reaction answer on message %s failed", ts)
         text = FAILED
     try:
         await deps.platform.send_private(ChannelRef(PLATFORM, team, channel), user, text)

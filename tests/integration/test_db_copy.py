@@ -49,7 +49,7 @@ async def make_history(store: SqliteStore) -> None:
     for day in range(DAYS):
         clock.set(T0 + dt.timedelta(days=day))
         for ref in REFS:
-            round_ = await service.start_daily_round(ref)
+            round_ = await service.post_scheduled(ref)
             assert round_ is not None
             for user in rng.sample(USERS, 18):
                 clock.advance(seconds=rng.randrange(1, 30))
@@ -160,7 +160,7 @@ async def test_the_copy_keeps_working_on_postgres(sqlite_source, pg_store):
     clock = FixedClock(T0 + dt.timedelta(days=DAYS))
     service = QuizService(pg_store, make_bank(per_topic=4), clock, {"fake": FakePlatform()}, rng=random.Random(2))
     before = await service.leaderboard("fake", "space-1", Period.ALL, "ada")
-    new = await service.start_daily_round(REFS[0])  # reveals the copied open round of chan-1
+    new = await service.post_scheduled(REFS[0])  # reveals the copied open round of chan-1
     assert new is not None and new.id == top + 1  # the identity continues after the copied ids
     assert (await pg_store.get_round(latest.id)).revealed_at is not None
     for ref in REFS:  # the copied daily slots still hold

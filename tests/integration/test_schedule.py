@@ -83,6 +83,8 @@ async def env(tmp_path):
     platform = FakePlatform()
     service = QuizService(store, make_bank(), clock, {"fake": platform}, rng=random.Random(1))
     scheduler = DailyScheduler(service, clock, misfire_grace=dt.timedelta(hours=1))
+    service.on_config_change(scheduler.sync_channel)  # as the composition root (bot/cli.py) wires it
+    service.on_round_opened(scheduler.plan_reveal)
     yield service, store, clock, platform, scheduler
     scheduler.shutdown()
     await service.close()
@@ -137,7 +139,7 @@ async def test_rounds_whose_window_passed_during_downtime_are_revealed_at_start(
     service, store, clock, platform, scheduler = env
     await store.save_channel(ChannelConfig(ref=REF, timezone="UTC", answer_window=dt.timedelta(hours=2)))
     clock.set(dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC))
-    round_ = await service.start_daily_round(REF)
+    round_ = await service.post_scheduled(REF)
     clock.advance(hours=3)
     await scheduler.catch_up()
     assert [c.round_id for _, c in platform.reveals] == [round_.id]
@@ -148,8 +150,7 @@ async def test_an_open_window_gets_a_reveal_job(env):
     await store.save_channel(ChannelConfig(ref=REF, timezone="UTC", answer_window=dt.timedelta(hours=2)))
     clock.set(dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC))
     scheduler.scheduler.start(paused=True)
-    service.on_round_opened(scheduler._round_opened)
-    round_ = await service.start_daily_round(REF)
+    round_ = await service.post_scheduled(REF)
     job = scheduler.scheduler.get_job(f"reveal:{round_.id}")
     assert job is not None and job.trigger.run_date == round_.closes_at
 

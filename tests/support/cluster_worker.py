@@ -65,6 +65,8 @@ async def main(url: str, start: str, factor: float) -> None:
     service = QuizService(store, make_bank(per_topic=4), clock, rng=random.Random())
     service.add_platform(RecordingPlatform({c: r.space_id for c, r in refs.items()}))
     scheduler = DailyScheduler(service, clock)
+    service.on_config_change(scheduler.sync_channel)  # wired as bot/cli.py does
+    service.on_round_opened(scheduler.plan_reveal)
     await scheduler.start()
     emit(f"READY {len(refs)}")
     stop = asyncio.Event()

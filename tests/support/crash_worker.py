@@ -25,7 +25,7 @@ async def main(db_path: str, users: int) -> None:
     if await store.get_channel(REF) is None:
         await service.configure(Actor("admin", True), REF)
     rounds = await store.open_daily_rounds(REF)
-    round_ = rounds[0] if rounds else await service.start_daily_round(REF)
+    round_ = rounds[0] if rounds else await service.post_scheduled(REF)
     out = sys.stdout
     out.write(f"ROUND {round_.id}\n")
     out.flush()

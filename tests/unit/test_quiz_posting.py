@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from dataclasses import replace
 
 import pytest
 
-from bot.errors import AlreadyPosted, NotAllowed
-from bot.model import Actor
+from bot.errors import AlreadyPosted, NotAllowed, NotAQuestion, NothingOpen, ReactionsOff
+from bot.model import Actor, CommandNames
 from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
@@ -43,16 +44,16 @@ async def test_a_failed_post_is_sent_again_by_the_next_attempt_that_day(store):
     service = QuizService(store, make_bank(), clock, {"fake": platform}, rng=random.Random(2))
     await service.configure(ADMIN, REF)
     with pytest.raises(ConnectionError):
-        await service.start_daily_round(REF)
+        await service.post_scheduled(REF)
     claimed = await store.latest_daily_round(REF)
     assert claimed is not None and claimed.message_id is None and platform.posted == []
-    assert await service.start_daily_round(REF) is None  # the scheduler never re-sends (another process may be)
+    assert await service.post_scheduled(REF) is None  # the scheduler never re-sends (another process may be)
     assert platform.posted == []
-    again = await service.start_daily_round(REF, actor=ADMIN)  # an admin's post-now does
+    again = await service.post_now(ADMIN, REF)  # an admin's post-now does
     assert again is not None and again.id == claimed.id and again.message_id == f"msg-{claimed.id}"
     assert [card.round_id for _, card in platform.posted] == [claimed.id]
     with pytest.raises(AlreadyPosted):
-        await service.start_daily_round(REF, actor=ADMIN)  # now it is really posted
+        await service.post_now(ADMIN, REF)  # now it is really posted
     assert len(platform.posted) == 1
     await service.close()
 
@@ -61,10 +62,48 @@ async def test_reaction_answers_are_refused_when_the_channel_turned_them_off(sto
     service = QuizService(store, make_bank(), FixedClock(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)),
                           {"fake": FakePlatform()}, rng=random.Random(2))
     await service.configure(ADMIN, REF, reactions=False)
-    round_ = await service.start_daily_round(REF)
+    round_ = await service.post_scheduled(REF)
     with pytest.raises(NotAllowed, match="Reaction answers are switched off"):
-        await service.answer_by_message("fake", round_.message_id, "ada", 0)
+        await service.answer_by_reaction("fake", round_.message_id, "ada", 0)
     assert await store.round_answers(round_.id) == []
     outcome = await service.submit_answer(round_.id, "ada", 0)  # a button still works
     assert outcome.chosen_letter == "A"
+    await service.close()
+
+
+async def test_messages_name_the_commands_of_the_platform_they_go_to(store):
+    discord_like = FakePlatform(name="chat")
+    service = QuizService(store, make_bank(), FixedClock(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)),
+                          rng=random.Random(2))
+    service.add_platform(discord_like, CommandNames(practice="/practise", answer="/answer"))
+    service.add_platform(FakePlatform())  # no names given: the `/quiz ...` text grammar's
+    chat = replace(REF, platform="chat")
+    for ref in (REF, chat):
+        await service.configure(ADMIN, ref, reactions=False)
+    with pytest.raises(NothingOpen, match="try /practise for practice"):
+        await service.answer_in_channel(chat, "ada", 0)
+    with pytest.raises(NothingOpen, match="try /quiz for practice"):
+        await service.answer_in_channel(REF, "ada", 0)
+    chat_round, text_round = await service.post_scheduled(chat), await service.post_scheduled(REF)
+    with pytest.raises(ReactionsOff, match=r"use the buttons or /answer\.$"):
+        await service.answer_by_reaction("chat", chat_round.message_id, "ada", 0)
+    with pytest.raises(ReactionsOff, match=r"use the buttons or /quiz answer\.$"):
+        await service.answer_by_reaction("fake", text_round.message_id, "ada", 0)
+    with pytest.raises(NotAQuestion):
+        await service.answer_by_reaction("chat", "not-a-question", "ada", 0)
+    assert await store.round_answers(chat_round.id) == []
+    await service.close()
+
+
+async def test_the_scheduled_post_measures_its_lag_and_post_now_does_not(store):
+    clock = FixedClock(dt.datetime(2026, 11, 30, 9, 0, 30, tzinfo=dt.UTC))
+    service = QuizService(store, make_bank(), clock, {"fake": FakePlatform()}, rng=random.Random(2))
+    await service.configure(ADMIN, REF)
+    other = replace(REF, channel_id="chan-2")
+    await service.configure(ADMIN, other)
+    await service.post_now(ADMIN, other)
+    assert "studybot_scheduler_lag_seconds_count 0.0" in service.metrics.exposition().decode()
+    await service.post_scheduled(REF)
+    body = service.metrics.exposition().decode()
+    assert "studybot_scheduler_lag_seconds_count 1.0" in body and "studybot_scheduler_lag_seconds_sum 30.0" in body
     await service.close()

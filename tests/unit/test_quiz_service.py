@@ -35,7 +35,7 @@ async def env():
 
 async def _daily(service, clock, day_offset: int = 0):
     clock.set(MONDAY_9 + dt.timedelta(days=day_offset))
-    round_ = await service.start_daily_round(REF)
+    round_ = await service.post_scheduled(REF)
     assert round_ is not None
     return round_
 
@@ -57,9 +57,9 @@ async def test_daily_post_goes_to_the_platform_with_a_message_id(env):
 async def test_one_daily_round_per_channel_and_local_date(env):
     service, store, clock, platform = env
     await _daily(service, clock)
-    assert await service.start_daily_round(REF) is None  # the scheduler firing twice
+    assert await service.post_scheduled(REF) is None  # the scheduler firing twice
     with pytest.raises(AlreadyPosted):
-        await service.start_daily_round(REF, actor=ADMIN)  # a manual post-now
+        await service.post_now(ADMIN, REF)  # a manual post-now
     assert len(platform.posted) == 1
 
 
@@ -273,7 +273,7 @@ async def test_config_needs_admin_and_changes_nothing_otherwise(env):
     with pytest.raises(NotAllowed):
         await service.reveal_now(MEMBER, REF)
     with pytest.raises(NotAllowed):
-        await service.start_daily_round(REF, actor=MEMBER)
+        await service.post_now(MEMBER, REF)
     assert await store.get_channel(REF) == before
 
 
@@ -324,10 +324,10 @@ async def test_text_answer_and_early_reveal_need_an_open_round(env):
 async def test_reaction_answers_find_their_round_by_message(env):
     service, store, clock, _ = env
     round_ = await _daily(service, clock)
-    outcome = await service.answer_by_message("fake", f"msg-{round_.id}", "ada", 3)
+    outcome = await service.answer_by_reaction("fake", f"msg-{round_.id}", "ada", 3)
     assert outcome.round_id == round_.id and (await store.get_answer(round_.id, "ada")).choice == 3
     with pytest.raises(UnknownRound):
-        await service.answer_by_message("fake", "not-a-question", "ada", 0)
+        await service.answer_by_reaction("fake", "not-a-question", "ada", 0)
 
 
 async def test_spaces_are_separate(env):
@@ -335,7 +335,7 @@ async def test_spaces_are_separate(env):
     other = ChannelRef("fake", "space-2", "chan-9")
     await service.configure(ADMIN, other)
     r1 = await _daily(service, clock)
-    r2 = await service.start_daily_round(other)
+    r2 = await service.post_scheduled(other)
     await service.submit_answer(r1.id, "ada", _right(service, r1))
     await service.submit_answer(r2.id, "ada", _right(service, r2))
     await service.reveal_round(r1.id)

@@ -12,7 +12,7 @@ A, E = chr(0x1F1E6), chr(0x1F1EA)  # regional indicators A and E
 
 
 async def post_daily(core: Core, fake: FakeDiscord, **changes: object) -> tuple[int, dict]:
-    round_ = await core.service.start_daily_round(await configure_channel(core, fake, **changes))
+    round_ = await core.service.post_scheduled(await configure_channel(core, fake, **changes))
     assert round_ is not None and round_.message_id is not None
     return round_.id, fake.messages[round_.message_id]
 

@@ -37,7 +37,7 @@ async def test_quiz_gives_a_private_practice_question_whose_click_answers_at_onc
 async def test_answer_answers_the_channels_open_question(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
     nothing = await fake.reply(await fake.slash(fake.bob, "answer", choice="B"))
     assert nothing.ephemeral and "no open daily question" in nothing.text
-    round_ = await core.service.start_daily_round(await configure_channel(core, fake))
+    round_ = await core.service.post_scheduled(await configure_channel(core, fake))
     assert round_ is not None
     reply = await fake.reply(await fake.slash(fake.bob, "answer", choice="B"))
     assert reply.callback_type == 4 and reply.ephemeral and "Your answer B is locked in" in reply.text
@@ -48,7 +48,7 @@ async def test_leaderboard_shows_the_top_and_the_askers_rank(bot: StudyBotClient
                                                              core: Core) -> None:
     empty = await fake.reply(await fake.slash(fake.alice, "leaderboard"))
     assert empty.ephemeral and "No scores yet" in empty.text
-    round_ = await core.service.start_daily_round(await configure_channel(core, fake))
+    round_ = await core.service.post_scheduled(await configure_channel(core, fake))
     assert round_ is not None
     correct = core.service.bank.get(round_.question_id).answer  # type: ignore[union-attr]
     await core.service.submit_answer(round_.id, fake.alice.id, correct)
@@ -147,3 +147,10 @@ async def test_slow_work_is_deferred_first_then_filled_in(fake: FakeDiscord, cor
         assert reply.ephemeral and reply.embeds[0]["title"].startswith("Leaderboard")
     finally:
         await running.stop()
+
+
+async def test_core_messages_name_discords_own_commands(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
+    names = core.service.commands_of("discord")
+    assert (names.practice, names.answer) == ("/quiz", "/answer")  # Discord has no `/quiz answer`
+    nothing = await fake.reply(await fake.slash(fake.bob, "answer", choice="B"))
+    assert "try /quiz for practice" in nothing.text

@@ -14,7 +14,7 @@ EMOJI = {letter: chr(0x1F1E6 + i) for i, letter in enumerate(LETTERS)}
 
 async def post_daily(core: Core, fake: FakeDiscord, **changes: object) -> tuple[int, dict]:
     ref = await configure_channel(core, fake, **changes)
-    round_ = await core.service.start_daily_round(ref)
+    round_ = await core.service.post_scheduled(ref)
     assert round_ is not None and round_.message_id is not None
     return round_.id, fake.messages[round_.message_id]
 
@@ -120,7 +120,7 @@ async def test_the_reveal_edits_the_question_and_posts_the_result(bot: StudyBotC
     await fake.reply(await fake.click(fake.bob, message, f"studybot:answer:{round_id}:{wrong}"))
 
     core.clock.advance(days=1)  # the next daily post reveals the previous one
-    next_round = await core.service.start_daily_round(round_.ref)  # type: ignore[union-attr]
+    next_round = await core.service.post_scheduled(round_.ref)  # type: ignore[union-attr]
     assert next_round is not None
 
     edits = [body for mid, body in fake.edits if mid == message["id"]]

@@ -115,7 +115,7 @@ async def test_the_sharded_platform_posts_and_its_buttons_and_reactions_answer(
     service, store = shard_one.core.service, shard_one.core.store
     ref = ChannelRef("discord", one.id, one.channel_id)
     await service.configure(ADMIN, ref, post_time=dt.time(9, 0), timezone="UTC")
-    round_ = await service.start_daily_round(ref)  # the platform posts over REST
+    round_ = await service.post_scheduled(ref)  # the platform posts over REST
     assert round_ is not None
     [message] = fake.channel_messages(one.channel_id)
     assert (await store.round_by_message("discord", message["id"])).id == round_.id  # type: ignore[union-attr]

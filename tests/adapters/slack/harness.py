@@ -153,7 +153,7 @@ class SlackHarness:
     async def daily_round(self) -> Round:
         """Configure the channel (as an admin would) and post today's question, as the scheduler does."""
         await self.service.configure(Actor(ADMIN, True), self.ref)
-        round_ = await self.service.start_daily_round(self.ref)
+        round_ = await self.service.post_scheduled(self.ref)
         assert round_ is not None and round_.message_id
         return round_
 

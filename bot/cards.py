@@ -1,0 +1,161 @@
+"""Cards: what people read about a question, a reveal, a verdict, a leaderboard or their stats, written once
+for every platform. Renderers (adapters/*/render.py, adapters/slack/blocks.py) only lay cards out: the
+texts and numbers they show come from here. No text here names a platform's command.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from zoneinfo import ZoneInfo
+
+from bot.bank import TOPICS
+from bot.model import (
+    LETTERS,
+    Answer,
+    ChannelConfig,
+    LeaderboardCard,
+    LeaderboardRow,
+    Period,
+    Question,
+    QuestionCard,
+    RevealCard,
+    Round,
+    RoundKind,
+    StatsCard,
+    TopicStats,
+    Verdict,
+)
+from bot.ports import StreakState
+from bot.scoring import current_streak
+from bot.timing import next_post_after
+
+NO_SCORES = "No scores yet: answers count once their question is revealed."
+
+
+# ---- questions and reveals -------------------------------------------------------------------------
+
+
+def question_card(round_: Round, question: Question, cfg: ChannelConfig | None) -> QuestionCard:
+    """A daily question (with when its answer is revealed) or a private practice question."""
+    if round_.kind is RoundKind.PRACTICE:
+        title, note = f"Practice: {TOPICS.get(question.topic, question.topic)}", None
+    else:
+        title = f"Daily PyTorch question, {round_.local_date:%a %d %b %Y}"
+        note = reveal_note(round_, cfg)
+    return QuestionCard(
+        round_id=round_.id,
+        kind=round_.kind,
+        title=title,
+        prompt=question.prompt,
+        choices=question.choices,
+        topic=question.topic,
+        difficulty=question.difficulty,
+        code=question.code,
+        reveal_note=note,
+        reactions=bool(cfg and cfg.reactions and round_.kind is RoundKind.DAILY),
+    )
+
+
+def reveal_note(round_: Round, cfg: ChannelConfig | None) -> str:
+    """When a daily round's answer comes: the end of its window, else the channel's next post."""
+    tz = ZoneInfo(cfg.timezone) if cfg else dt.UTC
+    at = round_.closes_at
+    if at is None and cfg is not None and not cfg.paused:
+        at = next_post_after(cfg, round_.opened_at)
+    if at is None:
+        return "One answer each; it locks. The answer is revealed when an admin reveals it."
+    return f"One answer each; it locks. The answer is revealed {at.astimezone(tz):%a %d %b %H:%M} ({tz})."
+
+
+def reveal_card(round_: Round, question: Question, answers: Iterable[Answer]) -> RevealCard:
+    """The correct choice, its explanation, how the channel answered and who got it right (first first)."""
+    answers = list(answers)
+    distribution = [0] * len(LETTERS)
+    for a in answers:
+        distribution[a.choice] += 1
+    right = tuple(a.user_id for a in sorted(answers, key=lambda a: (a.answered_at, a.user_id)) if a.correct)
+    return RevealCard(
+        round_id=round_.id,
+        title=f"Answer: {question.answer_letter}" + (f" ({round_.local_date:%a %d %b})" if round_.local_date else ""),
+        prompt=question.prompt,
+        choices=question.choices,
+        correct_letter=question.answer_letter,
+        explanation=question.explanation,
+        reference=question.reference,
+        distribution=tuple(distribution),
+        correct_users=right,
+        question_message_id=round_.message_id,
+        code=question.code,
+    )
+
+
+def shares(card: RevealCard) -> tuple[int, ...]:
+    """Each choice's share of the answers, in whole percent (all 0 when nobody answered)."""
+    total = card.total
+    return tuple(round(100 * n / total) if total else 0 for n in card.distribution)
+
+
+# ---- answers ---------------------------------------------------------------------------------------
+
+
+def verdict(question: Question, choice: int) -> Verdict:
+    return Verdict(choice == question.answer, LETTERS[choice], question.answer_letter, question.explanation,
+                   question.reference)
+
+
+def verdict_headline(v: Verdict) -> str:
+    return "Correct!" if v.correct else f"Not quite: the answer is {v.correct_letter}"
+
+
+def verdict_text(v: Verdict) -> str:
+    """A practice answer judged at once: the headline and the explanation."""
+    head = verdict_headline(v) + ("" if v.correct else ".")
+    return f"{head} {v.explanation}"
+
+
+def locked_in_text(letter: str) -> str:
+    """The private acknowledgement of a daily answer: never whether it is right."""
+    return f"Your answer {letter} is locked in. You will see whether it is right when the answer is revealed."
+
+
+# ---- leaderboards and stats ------------------------------------------------------------------------
+
+
+def leaderboard_card(
+    period: Period, today: dt.date, key: str, rows: Iterable[LeaderboardRow], me: LeaderboardRow | None
+) -> LeaderboardCard:
+    label = {Period.WEEK: f"week {key}", Period.MONTH: f"{today:%B %Y}", Period.ALL: "all time"}[period]
+    return LeaderboardCard(f"Leaderboard: {label}", period, label, tuple(rows), me)
+
+
+def stats_card(
+    user_id: str,
+    rows: Iterable[tuple[RoundKind, TopicStats]],
+    streak: StreakState | None,
+    latest_revealed: dt.date | None,
+    points: int,
+) -> StatsCard:
+    """Answered and correct by topic (daily and practice together), streaks and all-time points."""
+    by_topic: dict[str, list[int]] = {}
+    daily = practice = 0
+    for kind, t in rows:
+        acc = by_topic.setdefault(t.topic, [0, 0])
+        acc[0] += t.answered
+        acc[1] += t.correct
+        if kind is RoundKind.DAILY:
+            daily += t.answered
+        else:
+            practice += t.answered
+    topics = tuple(TopicStats(topic, a, c) for topic, (a, c) in sorted(by_topic.items()))
+    return StatsCard(
+        user_id=user_id,
+        answered=sum(t.answered for t in topics),
+        correct=sum(t.correct for t in topics),
+        daily_answered=daily,
+        practice_answered=practice,
+        current_streak=current_streak(streak, latest_revealed),
+        best_streak=streak.best if streak else 0,
+        points=points,
+        by_topic=topics,
+    )

@@ -1,0 +1,119 @@
+"""Runs one parsed `/quiz ...` command (bot.textcommands) against the QuizService, for every text-driven
+channel (Slack's slash command, the console). It returns cards and small reply values; the adapter lays them
+out. What differs per platform (who is an admin, how people and channels are named) comes from the
+adapter's TextSource.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.model import (
+    Actor,
+    AnswerOutcome,
+    ChannelRef,
+    ConfigCard,
+    LeaderboardCard,
+    QuestionCard,
+    RevealCard,
+    Round,
+    StatsCard,
+)
+from bot.quiz import QuizService
+from bot.textcommands import (
+    AnswerDaily,
+    Command,
+    Configure,
+    Practice,
+    ShowHelp,
+    ShowLeaderboard,
+    ShowStats,
+)
+
+
+class TextSource(Protocol):
+    """Who typed a command and where, in the platform's own terms (supplied by the adapter)."""
+
+    @property
+    def ref(self) -> ChannelRef: ...
+
+    @property
+    def user_id(self) -> str: ...
+
+    def person(self, raw: str | None) -> str:
+        """The user a command names (`/quiz stats @ann`; None: the one who typed it). Raises BadSetting."""
+        ...
+
+    def channel(self, raw: str) -> ChannelRef:
+        """The channel a command names (`channel #c`). Raises BadSetting."""
+        ...
+
+    async def actor(self, target: ChannelRef) -> Actor:
+        """The one who typed it, with admin rights as the platform grants them, about to change `target`."""
+        ...
+
+
+@dataclass(frozen=True)
+class HelpReply:
+    reason: str | None = None  # set when the input was not understood
+
+
+@dataclass(frozen=True)
+class SettingsReply:
+    card: ConfigCard
+    changed: bool = False  # the schedule was changed or resumed: the bot should be able to post there
+
+
+@dataclass(frozen=True)
+class PostedReply:
+    round: Round
+    ref: ChannelRef
+
+
+@dataclass(frozen=True)
+class RevealedReply:
+    card: RevealCard
+
+
+Result = (
+    QuestionCard | AnswerOutcome | LeaderboardCard | StatsCard | HelpReply | SettingsReply | PostedReply | RevealedReply
+)
+
+
+async def run_command(service: QuizService, source: TextSource, command: Command) -> Result:
+    """One service call per command; core errors (QuizError) are left for the adapter to reply with."""
+    ref, user = source.ref, source.user_id
+    match command:
+        case Practice(topic=topic):
+            return await service.start_practice(ref, user, topic)
+        case AnswerDaily(choice=choice):
+            return await service.answer_in_channel(ref, user, choice)
+        case ShowLeaderboard(period=period):
+            return await service.leaderboard(ref.platform, ref.space_id, period, user)
+        case ShowStats(user=who):
+            return await service.stats(ref.platform, ref.space_id, source.person(who))
+        case ShowHelp(reason=reason):
+            return HelpReply(reason)
+        case Configure():
+            return await _configure(service, source, command)
+    raise AssertionError(command)
+
+
+async def _configure(service: QuizService, source: TextSource, command: Configure) -> Result:
+    """`/quiz config ...`: the adapter says who is an admin; the core decides what they may do."""
+    target = source.ref if command.channel is None else source.channel(command.channel)
+    if command.action == "show":
+        return SettingsReply(await service.show_config(target))
+    actor = await source.actor(target)
+    match command.action:
+        case "pause" | "resume":
+            card = await service.configure(actor, target, paused=command.action == "pause")
+            return SettingsReply(card, changed=command.action == "resume")
+        case "set":
+            return SettingsReply(await service.configure(actor, target, **command.changes), changed=True)
+        case "post-now":
+            return PostedReply(await service.post_now(actor, target), target)
+        case "reveal":
+            return RevealedReply(await service.reveal_now(actor, target))
+    raise AssertionError(command.action)

@@ -1,0 +1,65 @@
+"""bot.cards: the texts and numbers every renderer shows, built once."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bot import cards
+from bot.model import Answer, ChannelConfig, LeaderboardRow, Period, Round, RoundKind
+from tests.support.fakes import REF, make_question
+
+T0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
+DAILY = Round(1, RoundKind.DAILY, REF, "q-1", "tensors", T0, local_date=dt.date(2026, 11, 30), message_id="m1")
+
+
+def answer(user: str, choice: int, minute: int) -> Answer:
+    return Answer(1, user, choice, choice == 2, T0 + dt.timedelta(minutes=minute))
+
+
+def test_a_reveal_counts_the_choices_and_lists_who_was_right_first_first() -> None:
+    question = make_question("q-1", answer=2)
+    card = cards.reveal_card(DAILY, question, [answer("bob", 2, 5), answer("ann", 2, 1), answer("cy", 0, 2)])
+    assert card.title == "Answer: C (Mon 30 Nov)" and card.correct_letter == "C"
+    assert card.distribution == (1, 0, 2, 0) and card.correct_users == ("ann", "bob")
+    assert card.question_message_id == "m1"
+    assert cards.shares(card) == (33, 0, 67, 0)
+    eighths = cards.reveal_card(DAILY, question, [answer(f"u{i}", 2 if i else 0, i) for i in range(8)])
+    assert cards.shares(eighths) == (12, 0, 88, 0)  # 12.5 rounds half to even, as the renderers always did
+    assert cards.shares(cards.reveal_card(DAILY, question, [])) == (0, 0, 0, 0)
+
+
+def test_verdict_wording() -> None:
+    question = make_question("q-2", answer=1)
+    right, wrong = cards.verdict(question, 1), cards.verdict(question, 3)
+    assert (right.correct, right.chosen_letter, wrong.chosen_letter, wrong.correct_letter) == (True, "B", "D", "B")
+    assert cards.verdict_headline(right) == "Correct!"
+    assert cards.verdict_headline(wrong) == "Not quite: the answer is B"
+    assert cards.verdict_text(right) == "Correct! Because q-2 says so."
+    assert cards.verdict_text(wrong) == "Not quite: the answer is B. Because q-2 says so."
+    assert "B" in cards.locked_in_text("B") and "right" in cards.locked_in_text("B")
+
+
+def test_question_card_says_when_the_answer_comes() -> None:
+    question = make_question("q-1")
+    closes = T0 + dt.timedelta(hours=3)
+    windowed = cards.question_card(
+        Round(1, RoundKind.DAILY, REF, "q-1", "tensors", T0, dt.date(2026, 11, 30), closes_at=closes),
+        question,
+        ChannelConfig(ref=REF, timezone="Europe/Berlin", reactions=False),
+    )
+    assert windowed.title == "Daily PyTorch question, Mon 30 Nov 2026" and not windowed.reactions
+    assert windowed.reveal_note == "One answer each; it locks. The answer is revealed Mon 30 Nov 13:00 (Europe/Berlin)."
+    paused = cards.question_card(DAILY, question, ChannelConfig(ref=REF, paused=True))
+    assert paused.reveal_note == "One answer each; it locks. The answer is revealed when an admin reveals it."
+    mine = Round(2, RoundKind.PRACTICE, REF, "q-1", "tensors", T0, user_id="ann")
+    practice = cards.question_card(mine, question, None)
+    assert practice.title == "Practice: Tensors and dtypes" and practice.reveal_note is None
+
+
+def test_leaderboard_labels() -> None:
+    day = dt.date(2026, 11, 30)
+    row = LeaderboardRow(1, "ann", 10, 1, 1)
+    assert cards.leaderboard_card(Period.WEEK, day, "2026-W49", [row], None).title == "Leaderboard: week 2026-W49"
+    month = cards.leaderboard_card(Period.MONTH, day, "2026-11", [], row)
+    assert month.title == "Leaderboard: November 2026" and month.rows == () and month.me == row
+    assert cards.leaderboard_card(Period.ALL, day, "all", [], None).period_label == "all time"

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 
 MAX_BATCH = 2000
 MAX_PENDING = 10_000  # well under a second of answers at this machine's capacity
-MAX_WAIT_SECONDS = 0.5  # platforms expect an acknowledgement within 3 s
+MAX_WAIT_SECONDS = 2.0  # platforms expect an acknowledgement within 3 s
 BUSY = "The bot is busy right now and did not record your answer; please try again in a moment."
 
 

@@ -170,6 +170,11 @@ class Store(Protocol):
     async def streak(self, platform: str, space_id: str, user_id: str) -> StreakState | None: ...
     async def latest_revealed_date(self, platform: str, space_id: str) -> dt.date | None: ...
 
+    async def remember_once(self, scope: str, key: str, now: dt.datetime, keep: dt.timedelta) -> bool:
+        """True the first time (scope, key) is seen within `keep` of `now`, False for a repeat: one
+        de-duplication shared by every process on the same database."""
+        ...
+
 
 def period_keys(local_date: dt.date) -> Iterable[tuple[Period, str]]:
     """The leaderboard buckets a daily round's local date falls in."""

@@ -277,6 +277,11 @@ class QuizService:
         """Whether the channel has saved settings (a daily schedule, running or paused)."""
         return await self.store.get_channel(ref) is not None
 
+    async def first_delivery(self, scope: str, key: str, keep: dt.timedelta) -> bool:
+        """True the first time a platform delivery (an event id, a request signature) is seen within
+        `keep`, by any process on the same database; adapters drop the repeats."""
+        return await self.store.remember_once(scope, key, self.clock.now(), keep)
+
     # ---- answers ---------------------------------------------------------------------------------
 
     async def submit_answer(self, round_id: int, user_id: str, choice: int) -> AnswerOutcome:

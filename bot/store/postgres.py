@@ -507,6 +507,19 @@ class PostgresStore:
             platform, space_id,
         )
 
+    # ---- deliveries handled once (shared by every process) ---------------------------------------
+
+    async def remember_once(self, scope: str, key: str, now: dt.datetime, keep: dt.timedelta) -> bool:
+        """True the first time (scope, key) is seen within `keep` of `now`; False for a repeat."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute("DELETE FROM seen_once WHERE expires_at <= $1", now)
+            inserted = await conn.fetchval(
+                "INSERT INTO seen_once (scope, key, expires_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING "
+                "RETURNING 1",
+                scope, key, now + keep,
+            )
+            return inserted is not None
+
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 
     async def count_rows(self, tables: Iterable[str]) -> dict[str, int]:

@@ -517,6 +517,18 @@ class SqliteStore:
         )
         return parse_date(rows[0][0]) if rows else None
 
+    # ---- deliveries handled once (shared by every process) ---------------------------------------
+
+    async def remember_once(self, scope: str, key: str, now: dt.datetime, keep: dt.timedelta) -> bool:
+        """True the first time (scope, key) is seen within `keep` of `now`; False for a repeat."""
+        async with self._tx() as db:
+            await db.execute("DELETE FROM seen_once WHERE expires_at <= ?", (to_ts(now),))
+            async with db.execute(
+                "INSERT INTO seen_once (scope, key, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                (scope, key, to_ts(now + keep)),
+            ) as cur:
+                return cur.rowcount == 1
+
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 
     async def count_rows(self, tables: Iterable[str]) -> dict[str, int]:

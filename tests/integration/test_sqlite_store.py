@@ -6,11 +6,12 @@ import sqlite3
 
 import pytest
 
+from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
-from tests.integration.store_contract import RestartContract, StoreContract
+from tests.integration.store_contract import RestartContract, SeenOnceContract, StoreContract
 
 
-class TestSqliteStore(StoreContract, RestartContract):
+class TestSqliteStore(StoreContract, RestartContract, SeenOnceContract):
     @pytest.fixture
     async def store(self, tmp_path):
         store = SqliteStore(tmp_path / "studybot.db")
@@ -36,7 +37,8 @@ async def test_wal_mode_and_unique_keys_in_the_schema(tmp_path):
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     indexes = {row[1]: row[2] for row in con.execute("SELECT type, name, sql FROM sqlite_master WHERE type='index'")}
     assert "UNIQUE" in indexes["rounds_daily_slot"]
-    assert con.execute("SELECT version FROM schema_migrations").fetchall() == [(1,)]
+    every = [(version,) for version, _, _ in load_migrations("sqlite")]
+    assert con.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall() == every
     con.close()
 
 

@@ -64,6 +64,7 @@ class _Tables:
     answers: dict[int, dict[str, Answer]] = field(default_factory=dict)  # round id -> user -> answer
     scores: dict[BoardKey, dict[str, Tally]] = field(default_factory=dict)
     streaks: dict[tuple[str, str, str], StreakState] = field(default_factory=dict)  # (platform, space, user)
+    seen_once: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # (scope, key) -> expires at
     version: int = 0
     last_id: int = 0
     saves: int = 0
@@ -324,3 +325,14 @@ class InMemoryStore:
              and r.local_date is not None),
             default=None,
         )
+
+    async def remember_once(self, scope: str, key: str, now: dt.datetime, keep: dt.timedelta) -> bool:
+        t = await self._db()
+        now = _utc(now)
+        for seen, expires in list(t.seen_once.items()):
+            if expires <= now:
+                del t.seen_once[seen]
+        if (scope, key) in t.seen_once:
+            return False
+        t.seen_once[(scope, key)] = now + keep
+        return True

@@ -78,6 +78,7 @@ class ChannelConfig:
     reactions: bool = True
     answer_window: dt.timedelta | None = None  # None: open until the next daily post
     speed_bonus: bool = False
+    ping_winners: bool = False  # the reveal notifies the members who got it right
 
 
 @dataclass(frozen=True)

@@ -127,6 +127,11 @@ SETTINGS: tuple[Setting, ...] = (
         "speed_bonus", "speed", ("speed_bonus", "speed-bonus"), parse_on_off, _on_off,
         "+3, +2, +1 points for the first three correct answers", "on", "rules", "speed bonus", choices=ON_OFF,
     ),
+    Setting(
+        "ping_winners", "ping_winners", ("ping", "ping-winners"), parse_on_off, _on_off,
+        "the reveal notifies the members who got it right (off: names only)", "on", "rules", "ping winners",
+        choices=ON_OFF,
+    ),
     Setting("paused", "paused", (), parse_on_off, _on_off, "no daily post while paused", "on", "", "paused"),
 )
 
@@ -134,7 +139,7 @@ SETTINGS: tuple[Setting, ...] = (
 GROUPS: dict[str, tuple[str, str]] = {
     "schedule": ("Post the daily question at a local time on chosen days", " "),
     "filters": ("Which topics and difficulties the daily question uses", "; "),
-    "rules": ("Answer window, reactions and speed bonus", "; "),
+    "rules": ("Answer window, reactions, speed bonus and winner pings", "; "),
 }
 
 BY_KEY: dict[str, Setting] = {s.key: s for s in SETTINGS}

@@ -6,6 +6,7 @@ import sqlite3
 
 import pytest
 
+from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
 from tests.integration.store_contract import RestartContract, StoreContract
 
@@ -36,7 +37,8 @@ async def test_wal_mode_and_unique_keys_in_the_schema(tmp_path):
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     indexes = {row[1]: row[2] for row in con.execute("SELECT type, name, sql FROM sqlite_master WHERE type='index'")}
     assert "UNIQUE" in indexes["rounds_daily_slot"]
-    assert con.execute("SELECT version FROM schema_migrations").fetchall() == [(1,)]
+    applied = con.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall()
+    assert applied == [(v,) for v, _, _ in load_migrations("sqlite")] and (3,) in applied
     con.close()
 
 
@@ -50,6 +52,7 @@ import asyncio, datetime as dt, sys
 import bot.store.sqlite as s
 from bot.model import ChannelRef
 from bot.ports import NewAnswer
+from bot.store.migrations import load_migrations
 s.CHECKPOINT_EVERY = 0.0
 T0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
 async def main():

@@ -181,6 +181,7 @@ class RevealCard:
     correct_users: tuple[str, ...]
     question_message_id: str | None = None
     code: str | None = None
+    ping_winners: bool = False  # notify correct_users (the channel's setting); otherwise name them quietly
 
     @property
     def total(self) -> int:

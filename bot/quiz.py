@@ -343,7 +343,9 @@ class QuizService:
         return card
 
     async def reveal_card(self, round_: Round) -> RevealCard:
-        return cards.reveal_card(round_, self._question(round_), await self.store.round_answers(round_.id))
+        cfg = await self.store.get_channel(round_.ref) if round_.kind is RoundKind.DAILY else None
+        answers = await self.store.round_answers(round_.id)
+        return cards.reveal_card(round_, self._question(round_), answers, ping_winners=bool(cfg and cfg.ping_winners))
 
     # ---- practice --------------------------------------------------------------------------------
 

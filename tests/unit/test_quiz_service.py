@@ -343,3 +343,11 @@ async def test_spaces_are_separate(env):
     b1 = await service.leaderboard("fake", "space-1", Period.ALL)
     b2 = await service.leaderboard("fake", "space-2", Period.ALL)
     assert [r.points for r in b1.rows] == [10] and [r.points for r in b2.rows] == [10]
+
+
+async def test_reveal_card_carries_the_channel_ping_winners_setting(env):
+    service, _, clock, _ = env
+    round_ = await _daily(service, clock)
+    assert (await service.reveal_card(round_)).ping_winners is False  # quiet by default
+    await service.configure(ADMIN, REF, ConfigChange.of(ping_winners=True))
+    assert (await service.reveal_card(round_)).ping_winners is True

@@ -61,3 +61,33 @@ async def test_rules_without_options_shows_the_settings(bot: StudyBotClient, fak
     await configure_channel(core, fake)
     reply = await fake.reply(await fake.slash(fake.ada, "quizconfig", "rules"))
     assert "Saved." not in reply.text and "speed bonus off" in reply.text
+
+
+async def _reveal_with_a_winner(fake: FakeDiscord, core: Core, **changes: object) -> dict:
+    ref = await configure_channel(core, fake, **changes)
+    round_ = await core.service.post_scheduled(ref)
+    assert round_ is not None and round_.message_id is not None
+    correct = core.service.bank.get(round_.question_id).answer_letter  # type: ignore[union-attr]
+    message = fake.messages[round_.message_id]
+    await fake.reply(await fake.click(fake.alice, message, f"studybot:answer:{round_.id}:{correct}"))
+    await core.service.reveal_round(round_.id)
+    [post] = [r for r in fake.requests_to("POST", rf"/channels/{fake.channel_id}/messages$")
+              if r.body and r.body.get("message_reference")]
+    return post.body
+
+
+async def test_reveal_pings_nobody_by_default(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
+    body = await _reveal_with_a_winner(fake, core)
+    assert body["allowed_mentions"]["parse"] == [] and not body["allowed_mentions"].get("users")
+    assert f"<@{fake.alice.id}>" not in (body.get("content") or "")
+    assert f"<@{fake.alice.id}>" in str(body["embeds"][0])  # named in the embed, which never notifies
+
+
+async def test_ping_winners_on_notifies_exactly_the_winners(bot: StudyBotClient, fake: FakeDiscord,
+                                                            core: Core) -> None:
+    await fake.reply(await fake.slash(fake.ada, "quizconfig", "rules", ping_winners="on"))
+    body = await _reveal_with_a_winner(fake, core)
+    assert body["content"] == f"Got it right: <@{fake.alice.id}>"
+    assert body["allowed_mentions"]["parse"] == []
+    assert [str(u) for u in body["allowed_mentions"]["users"]] == [fake.alice.id]
+    assert not body["allowed_mentions"].get("replied_user")

@@ -68,8 +68,11 @@ def reveal_note(round_: Round, cfg: ChannelConfig | None) -> str:
     return f"One answer each; it locks. The answer is revealed {at.astimezone(tz):%a %d %b %H:%M} ({tz})."
 
 
-def reveal_card(round_: Round, question: Question, answers: Iterable[Answer]) -> RevealCard:
-    """The correct choice, its explanation, how the channel answered and who got it right (first first)."""
+def reveal_card(
+    round_: Round, question: Question, answers: Iterable[Answer], *, ping_winners: bool = False
+) -> RevealCard:
+    """The correct choice, its explanation, how the channel answered and who got it right (first first);
+    `ping_winners`: the channel wants them notified."""
     answers = list(answers)
     distribution = [0] * len(LETTERS)
     for a in answers:
@@ -87,6 +90,7 @@ def reveal_card(round_: Round, question: Question, answers: Iterable[Answer]) ->
         correct_users=right,
         question_message_id=round_.message_id,
         code=question.code,
+        ping_winners=ping_winners,
     )
 
 

@@ -78,6 +78,7 @@ class ChannelConfig:
     reactions: bool = True
     answer_window: dt.timedelta | None = None  # None: open until the next daily post
     speed_bonus: bool = False
+    ping_winners: bool = False  # the reveal notifies the members who got it right
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,7 @@ class RevealCard:
     correct_users: tuple[str, ...]
     question_message_id: str | None = None
     code: str | None = None
+    ping_winners: bool = False  # notify correct_users (the channel's setting); otherwise name them quietly
 
     @property
     def total(self) -> int:
@@ -244,14 +246,6 @@ class ConfigCard:
 
     @property
     def lines(self) -> tuple[str, ...]:
-        c = self.config
-        days = ",".join(("mon", "tue", "wed", "thu", "fri", "sat", "sun")[d] for d in sorted(c.weekdays))
-        window = f"{int(c.answer_window.total_seconds() // 3600)}h" if c.answer_window else "until next post"
-        return (
-            f"time {c.post_time:%H:%M} tz {c.timezone} days {days}",
-            f"topics {','.join(sorted(c.topics)) or 'all'}; difficulty "
-            f"{','.join(sorted(d.value for d in c.difficulties)) or 'all'}",
-            f"answer window {window}; reactions {'on' if c.reactions else 'off'}; "
-            f"speed bonus {'on' if c.speed_bonus else 'off'}",
-            "paused" if c.paused else (f"next post {self.next_post:%Y-%m-%d %H:%M %Z}" if self.next_post else ""),
-        )
+        from bot.settings import card_lines  # the settings table imports this module
+
+        return card_lines(self)

@@ -18,6 +18,7 @@ from bot.errors import AlreadyPosted, NothingOpen, QuizError, UnknownRound
 from bot.model import Actor, AnswerOutcome, ChannelRef, LeaderboardCard, QuestionCard, RevealCard, StatsCard
 from bot.parsing import parse_choice
 from bot.quiz import QuizService
+from bot.settings import ConfigChange
 from bot.textcommands import HELP, parse_quiz
 from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, run_command
 
@@ -77,7 +78,7 @@ class ConsoleChannel:
         """Make sure the terminal channel has a schedule, and post today's question if none is open."""
         owner = Actor(OWNER, True)
         if not await self.service.is_configured(CONSOLE_REF):
-            await self.service.configure(owner, CONSOLE_REF, timezone=self.timezone)
+            await self.service.configure(owner, CONSOLE_REF, ConfigChange.parse([("tz", self.timezone)]))
         try:
             self.say(question_text(await self.service.open_question_card(CONSOLE_REF)))
         except NothingOpen:
@@ -171,6 +172,8 @@ class ConsoleChannel:
                 self.say(leaderboard_text(result))
             case StatsCard():
                 self.say(stats_text(result))
+            case HelpReply(did_you_mean=str() as short):
+                self.say(short)
             case HelpReply(reason=reason):
                 self.say((f"{reason}.\n" if reason else "") + CONSOLE_HELP)
             case SettingsReply(card=card):

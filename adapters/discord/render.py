@@ -135,6 +135,26 @@ def _user_list(user_ids: tuple[str, ...]) -> str:
     return ", ".join(shown) + (f" and {rest} more" if rest else "")
 
 
+CONTENT_MAX = 2000  # a message's content
+
+
+def winner_pings(card: RevealCard) -> tuple[str, tuple[str, ...]] | None:
+    """The reveal's content when the channel pings its winners: the text and the users it may notify.
+    None when pings are off (the embed names them, and embeds never notify) or nobody got it right."""
+    if not card.ping_winners or not card.correct_users:
+        return None
+    named: list[str] = []
+    for uid in card.correct_users[:MAX_LISTED_USERS]:
+        if not uid.isdigit() or len(", ".join(mention(u) for u in [*named, uid])) > CONTENT_MAX - 60:
+            break
+        named.append(uid)
+    if not named:
+        return None
+    rest = len(card.correct_users) - len(named)
+    text = "Got it right: " + ", ".join(mention(u) for u in named) + (f" and {rest} more" if rest else "")
+    return text, tuple(named)
+
+
 def reveal_embed(card: RevealCard) -> discord.Embed:
     correct_text = card.choices[LETTERS.index(card.correct_letter)]
     embed = discord.Embed(

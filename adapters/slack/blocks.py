@@ -3,6 +3,7 @@ reveal message, practice verdicts, leaderboards, stats, settings, help and the A
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from adapters.slack.ids import REACTION_NAMES, action_id, mention
@@ -126,17 +127,25 @@ def distribution_lines(card: RevealCard) -> str:
     return "\n".join(lines)
 
 
-def winners_text(card: RevealCard) -> str:
+def winners_text(card: RevealCard, names: Mapping[str, str] | None = None) -> str:
+    """Who got it right: @-mentions (which notify) when the channel pings winners, else their names
+    (`names`, from users.info) or, for anyone without one, the member id in a code span; neither notifies."""
     if not card.total:
         return "No answers this time."
     if not card.correct_users:
         return f"Nobody of {card.total} got it this time."
-    named = ", ".join(mention(u) for u in card.correct_users[:MAX_NAMED])
+    names = names or {}
+
+    def quiet(uid: str) -> str:
+        name = names.get(uid)
+        return escape(name) if name else f"`{uid}`"
+
+    named = ", ".join((mention if card.ping_winners else quiet)(u) for u in card.correct_users[:MAX_NAMED])
     more = f" and {len(card.correct_users) - MAX_NAMED} more" if len(card.correct_users) > MAX_NAMED else ""
     return f"*Right ({len(card.correct_users)} of {card.total}):* {named}{more}"
 
 
-def reveal_blocks(card: RevealCard) -> list[Block]:
+def reveal_blocks(card: RevealCard, names: Mapping[str, str] | None = None) -> list[Block]:
     """The reveal message: correct choice, explanation, distribution and who got it right."""
     correct = card.choices[LETTERS.index(card.correct_letter)]
     return [
@@ -144,7 +153,7 @@ def reveal_blocks(card: RevealCard) -> list[Block]:
         section(f"*{card.correct_letter}.* {escape(correct)}"),
         section(escape(card.explanation)),
         section(distribution_lines(card)),
-        section(winners_text(card)),
+        section(winners_text(card, names)),
         context(f"More: {card.reference}"),
     ]
 

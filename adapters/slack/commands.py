@@ -16,6 +16,7 @@ from adapters.slack.blocks import (
     SLACK_HELP,
     Block,
     config_blocks,
+    escape,
     help_blocks,
     leaderboard_blocks,
     question_blocks,
@@ -25,7 +26,6 @@ from adapters.slack.blocks import (
 )
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, parse_channel, parse_user, team_of
-from adapters.slack.mrkdwn import escape
 from bot.errors import BadSetting, QuizError
 from bot.model import Actor, AnswerOutcome, ChannelRef, ConfigCard, LeaderboardCard, QuestionCard, StatsCard
 from bot.textcommands import Command, parse_quiz
@@ -115,6 +115,8 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
             return Reply(result.title, leaderboard_blocks(result))
         case StatsCard():
             return Reply("Quiz stats", stats_blocks(result))
+        case HelpReply(did_you_mean=str() as short):
+            return Reply(short, [section(escape(short))])
         case HelpReply(reason=reason):
             return Reply(SLACK_HELP, help_blocks(reason))
         case SettingsReply(card=card, changed=changed):

@@ -46,7 +46,7 @@ ROUND_COLUMNS = (
 # the column order of rows.config_from_row, with the time rendered as HH:MM like the SQLite text
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, to_char(post_time, 'HH24:MI'), timezone, weekdays, topics, difficulties, "
-    "paused, reactions, answer_window_s, speed_bonus, updated_at"
+    "paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners"
 )
 ANSWER_COLUMNS = "round_id, user_id, choice, correct, answered_at, points"
 POOL_MIN, POOL_MAX = 1, 10
@@ -153,17 +153,18 @@ class PostgresStore:
     async def save_channel(self, config: ChannelConfig) -> None:
         now = dt.datetime.now(dt.UTC)
         (platform, channel_id, space_id, _hhmm, timezone, weekdays, topics, difficulties, paused, reactions,
-         window_s, speed_bonus, _ts) = config_to_row(config, now)
+         window_s, speed_bonus, _ts, ping_winners) = config_to_row(config, now)
         await self.pool.execute(
             "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
-            "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at) "
-            "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) ON CONFLICT (platform, channel_id) DO UPDATE SET "
+            "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners) "
+            "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14) ON CONFLICT (platform, channel_id) DO UPDATE SET "
             "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
             "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
             "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
-            "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at",
+            "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners",
             platform, channel_id, space_id, dt.time(config.post_time.hour, config.post_time.minute), timezone,
             weekdays, topics, difficulties, bool(paused), bool(reactions), window_s, bool(speed_bonus), now,
+            bool(ping_winners),
         )
 
     async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None:

@@ -179,12 +179,12 @@ class SqliteStore:
         async with self._tx() as db:
             await db.execute(
                 "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
-                "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (platform, channel_id) DO UPDATE SET "
+                "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (platform, channel_id) DO UPDATE SET "
                 "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
                 "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
                 "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
-                "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at",
+                "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners",
                 row,
             )
 

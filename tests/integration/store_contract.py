@@ -43,7 +43,7 @@ class StoreContract:
         cfg = ChannelConfig(
             ref=REF, post_time=dt.time(7, 45), timezone="Asia/Tokyo", weekdays=frozenset({0, 3, 6}),
             topics=frozenset({"autograd", "tensors"}), difficulties=frozenset({Difficulty.HARD}), paused=True,
-            reactions=False, answer_window=dt.timedelta(hours=6), speed_bonus=True,
+            reactions=False, answer_window=dt.timedelta(hours=6), speed_bonus=True, ping_winners=True,
         )
         await store.save_channel(cfg)
         assert await store.get_channel(REF) == cfg

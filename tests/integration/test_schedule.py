@@ -13,6 +13,7 @@ import pytest
 from bot.model import Actor, ChannelConfig, ChannelRef
 from bot.quiz import QuizService
 from bot.schedule import DailyScheduler, daily_job_id
+from bot.settings import ConfigChange
 from bot.store.sqlite import SqliteStore
 from bot.timing import daily_trigger, last_post_at_or_before, next_post_after
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
@@ -104,10 +105,10 @@ async def test_jobs_are_rebuilt_from_the_store_and_follow_config_changes(env):
     assert repr(job.trigger) == repr(daily_trigger(cfg("Europe/Berlin")))
     assert "timezone='Europe/Berlin'" in repr(job.trigger)
     assert platform.posted == []
-    await service.configure(ADMIN, REF, post_time=dt.time(17, 15), timezone="Asia/Tokyo")
+    await service.configure(ADMIN, REF, ConfigChange.of(post_time=dt.time(17, 15), timezone="Asia/Tokyo"))
     job = scheduler.scheduler.get_job(daily_job_id(REF))
     assert repr(job.trigger) == repr(daily_trigger(cfg("Asia/Tokyo", 17, 15)))
-    await service.configure(ADMIN, REF, paused=True)
+    await service.configure(ADMIN, REF, ConfigChange.of(paused=True))
     assert scheduler.scheduler.get_job(daily_job_id(REF)) is None
 
 
@@ -161,7 +162,7 @@ async def test_an_open_window_gets_a_reveal_job(env):
 )
 async def test_local_days_roll_over_for_streaks(env, tz, utc_post):
     service, store, clock, platform, scheduler = env
-    await service.configure(ADMIN, REF, timezone=tz)
+    await service.configure(ADMIN, REF, ConfigChange.of(timezone=tz))
     # Kiritimati (UTC+14) starts its 09:00 the previous UTC evening
     first_utc = dt.datetime.combine(dt.date(2026, 11, 30), utc_post, tzinfo=dt.UTC)
     if utc_post.hour >= 14:

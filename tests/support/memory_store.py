@@ -23,7 +23,7 @@ from bot.model import Answer, ChannelConfig, ChannelRef, LeaderboardRow, Period,
 from bot.ports import AnswerWrite, NewAnswer, RevealInput, Scorer, StreakState, period_keys
 from bot.store.rows import config_from_row, config_to_row
 
-SCHEMA_VERSION = 1  # the version SqliteStore reaches with its migrations
+SCHEMA_VERSION = 3  # the version SqliteStore reaches with its migrations
 
 Tally = tuple[int, int, int]  # points, correct, answered
 BoardKey = tuple[str, str, Period, str]  # platform, space, period, period key

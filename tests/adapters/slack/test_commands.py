@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 from bot.model import Actor, ChannelRef, Difficulty, Period, RoundKind
+from bot.settings import ConfigChange
 from tests.adapters.slack.harness import ADMIN, ANN, BOB, CHANNEL, OWNER, SlackHarness, buttons, texts
 
 
@@ -155,7 +156,7 @@ async def test_allow_list_makes_a_member_an_admin(slack_factory) -> None:  # typ
 
 
 async def test_post_now_posts_the_daily_question_with_buttons(slack: SlackHarness) -> None:
-    await slack.service.configure(Actor(ADMIN, True), slack.ref, reactions=True)
+    await slack.service.configure(Actor(ADMIN, True), slack.ref, ConfigChange.of(reactions=True))
     reply = await slack.reply(await slack.command("config post-now", user=ADMIN))
     assert f"Posted today's question in <#{CHANNEL}>" in texts(reply)
     [post] = slack.stub.calls_to("chat.postMessage")

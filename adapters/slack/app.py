@@ -21,7 +21,7 @@ from adapters.slack.commands import register_commands
 from adapters.slack.dedupe import dedupe_middleware
 from adapters.slack.deps import SlackDeps
 from adapters.slack.events import register_events
-from adapters.slack.logsafe import install as withhold_request_bodies
+from adapters.slack.logsafe import install as redact_logs
 from adapters.slack.options import EVENTS_PATH, SlackOptions
 from adapters.slack.permissions import AdminPolicy
 from adapters.slack.platform import SlackPlatform, make_client
@@ -49,7 +49,7 @@ def build_slack_app(
 ) -> SlackBot:
     """The AsyncApp with every listener registered, and the SlackPlatform added to the service."""
     client = client or make_client(token)
-    withhold_request_bodies()
+    redact_logs(signing_secret, token or "")
     app = AsyncApp(
         name="studybot", client=client, signing_secret=signing_secret, raise_error_for_unhandled_request=True
     )

@@ -163,6 +163,7 @@ class QuestionSpec(BaseModel):
         return cleaned
 
     def to_question(self) -> Question:
+        why = {str(k): v for k, v in (self.why_wrong or {}).items()}
         return Question(
             id=self.id,
             topic=self.topic,
@@ -174,7 +175,7 @@ class QuestionSpec(BaseModel):
             explanation=self.explanation,
             reference=self.reference,
             source=self.source,
-            why_wrong=tuple((self.why_wrong or {}).get(letter, "") for letter in LETTERS),
+            why_wrong=tuple(why.get(letter, "") for letter in LETTERS),
         )
 
 
@@ -197,8 +198,9 @@ def rule_problems(spec: QuestionSpec) -> list[tuple[str, str]]:
             problems.append(("why_wrong", f"missing: one sentence ({lo}-{hi} characters) for each wrong choice "
                                           f"{', '.join(wrong)}"))
     else:
+        why = {str(k): v for k, v in spec.why_wrong.items()}
         for letter in wrong:
-            text = spec.why_wrong.get(letter)
+            text = why.get(letter)
             if text is None:
                 problems.append((f"why_wrong.{letter}", f"missing: the entry for wrong choice {letter}"))
             elif len(text) < lo:

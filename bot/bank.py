@@ -346,7 +346,7 @@ class _StrictLoader(_SafeBase):  # type: ignore[misc]
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
             try:
-                duplicate = key in seen
+                duplicate = (type(key), key) in seen  # 1 and true are different keys
             except TypeError:
                 raise yaml.constructor.ConstructorError(
                     None, None, "a mapping key must be a plain value, not a list or mapping", key_node.start_mark
@@ -355,7 +355,7 @@ class _StrictLoader(_SafeBase):  # type: ignore[misc]
                 raise yaml.constructor.ConstructorError(
                     None, None, f"duplicate key {_show(key)}", key_node.start_mark
                 )
-            seen.add(key)
+            seen.add((type(key), key))
         return dict(super().construct_mapping(node, deep=deep))
 
 

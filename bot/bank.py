@@ -38,6 +38,7 @@ MAX_FILE_BYTES = 1024 * 1024  # one question file
 MAX_QUESTIONS_PER_FILE = 2000
 MAX_NESTING = 32  # YAML collections inside each other (the bank needs fewer than 10)
 NEAR_COPY_THRESHOLD = 0.94  # distinct pairs of the 293-question bank scored at most 0.928 when this was set
+NEAR_COPY_PROSE_THRESHOLD = 0.80  # when neither question shows code (distinct prose pairs: at most 0.732)
 
 SEED_WORD = re.compile(r"\bseeds?\b", re.IGNORECASE)
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
@@ -501,9 +502,10 @@ def _word_vectors(entries: list[LoadedQuestion]) -> list[dict[str, float]]:
     return vectors
 
 
-def similarity_pairs(entries: list[LoadedQuestion], threshold: float = NEAR_COPY_THRESHOLD
+def similarity_pairs(entries: list[LoadedQuestion], threshold: float | None = None
                      ) -> list[tuple[float, LoadedQuestion, LoadedQuestion]]:
-    """Pairs whose prompt + code vectors have cosine >= threshold, most alike first."""
+    """Pairs whose prompt + code vectors have cosine >= threshold, most alike first. Without a threshold:
+    NEAR_COPY_PROSE_THRESHOLD when neither question shows code, else NEAR_COPY_THRESHOLD."""
     vectors = _word_vectors(entries)
     postings: dict[str, list[int]] = {}
     for i, v in enumerate(vectors):
@@ -516,7 +518,12 @@ def similarity_pairs(entries: list[LoadedQuestion], threshold: float = NEAR_COPY
             for j in postings[w]:
                 if j > i:
                     dots[j] = dots.get(j, 0.0) + x * vectors[j][w]
-        found += [(score, entries[i], entries[j]) for j, score in dots.items() if score >= threshold]
+        for j, score in dots.items():
+            prose = not entries[i].question.code and not entries[j].question.code
+            limit = NEAR_COPY_PROSE_THRESHOLD if prose else NEAR_COPY_THRESHOLD
+            limit = limit if threshold is None else threshold
+            if score >= limit:
+                found.append((score, entries[i], entries[j]))
     return sorted(found, key=lambda t: -t[0])
 
 

@@ -489,11 +489,15 @@ def _words(q: Question) -> list[str]:
     return normalise(q.prompt + " " + "\n".join(code)).split()
 
 
-def _word_vectors(entries: list[LoadedQuestion]) -> list[dict[str, float]]:
-    """Unit-length idf-weighted word vectors of prompt + code (idf over the given questions)."""
+def _word_vectors(entries: list[LoadedQuestion], corpus: list[LoadedQuestion] | None = None
+                  ) -> list[dict[str, float]]:
+    """Unit-length idf-weighted word vectors of prompt + code (idf over corpus, by default the entries)."""
     docs = [Counter(_words(e.question)) for e in entries]
     df: Counter[str] = Counter(w for d in docs for w in d)
     n = len(docs)
+    if corpus is not None:
+        df = Counter(w for e in corpus for w in set(_words(e.question)))
+        n = len(corpus)
     vectors = []
     for d in docs:
         v = {w: (1 + math.log(c)) * (math.log((1 + n) / (1 + df[w])) + 1) for w, c in d.items()}
@@ -502,11 +506,12 @@ def _word_vectors(entries: list[LoadedQuestion]) -> list[dict[str, float]]:
     return vectors
 
 
-def similarity_pairs(entries: list[LoadedQuestion], threshold: float | None = None
-                     ) -> list[tuple[float, LoadedQuestion, LoadedQuestion]]:
+def similarity_pairs(entries: list[LoadedQuestion], threshold: float | None = None,
+                     corpus: list[LoadedQuestion] | None = None) -> list[tuple[float, LoadedQuestion, LoadedQuestion]]:
     """Pairs whose prompt + code vectors have cosine >= threshold, most alike first. Without a threshold:
-    NEAR_COPY_PROSE_THRESHOLD when neither question shows code, else NEAR_COPY_THRESHOLD."""
-    vectors = _word_vectors(entries)
+    NEAR_COPY_PROSE_THRESHOLD when neither question shows code, else NEAR_COPY_THRESHOLD. corpus: the
+    questions the word weights come from (default: the entries)."""
+    vectors = _word_vectors(entries, corpus)
     postings: dict[str, list[int]] = {}
     for i, v in enumerate(vectors):
         for w in v:

@@ -131,12 +131,29 @@ def expect_kind(entry: LoadedQuestion) -> str | None:
     if entry.verify is None:
         return None
     kind = next(k for k in ("value", "prints", "shape", "dtype", "raises") if k in entry.verify.expect.model_fields_set)
-    return kind if kind in ASKS and ASKS[kind].search(entry.question.prompt) else None
+    if kind not in ASKS or not ASKS[kind].search(entry.question.prompt):
+        return None
+    if kind == "value" and not isinstance(entry.verify.expect.value, str):
+        # a value verify often checks a claim rather than the shown output: only when the choices are values
+        if not states_a_value(entry.question.choices[entry.question.answer]):
+            return None
+    return kind
 
 
 def squash(text: str) -> str:
     """Runs of whitespace become one space: how printed text is compared with a choice."""
     return " ".join(text.split())
+
+
+_REASON = re.compile(r"\s*[,;:]\s+(?:because|but|since|as|so|while|which|meaning|it|and)\b.*$", re.DOTALL)
+
+
+def stated_output(choice: str) -> str:
+    """The output a choice states: backticks dropped, "A, then B" read as two printed lines, and a trailing
+    reason ("True, because ...") cut off."""
+    text = choice.replace("`", "")
+    text = re.sub(r",\s+then\s+", " ", text)
+    return squash(_REASON.sub("", text))
 
 
 def _shape_forms(shape: list[int]) -> set[str]:
@@ -178,16 +195,19 @@ def _same_value(a: Any, b: Any) -> bool:
 def matching_choices(kind: str, observed: Any, choices: tuple[str, ...]) -> list[int]:
     """Indexes of the choices that state the observed output. observed: printed text (prints), a shape list,
     a dtype string, or a plain value (tensors through .tolist())."""
+    stated = [stated_output(c) for c in choices]
     if kind == "prints":
-        return [i for i, c in enumerate(choices) if squash(c) == squash(str(observed))]
+        return [i for i, c in enumerate(stated) if c == squash(str(observed))]
     if kind == "shape":
         forms = {f.replace(" ", "") for f in _shape_forms(list(observed))}
-        return [i for i, c in enumerate(choices) if c.replace(" ", "") in forms]
+        return [i for i, c in enumerate(stated) if c.replace(" ", "") in forms]
     if kind == "dtype":
         forms = _dtype_forms(str(observed))
-        return [i for i, c in enumerate(choices) if c.strip() in forms]
+        return [i for i, c in enumerate(stated) if c in forms]
+    if isinstance(observed, str):
+        return [i for i, c in enumerate(stated) if c == squash(observed)]
     found = []
-    for i, c in enumerate(choices):
+    for i, c in enumerate(stated):
         try:
             value = _literal(c)
         except ValueError:
@@ -195,6 +215,15 @@ def matching_choices(kind: str, observed: Any, choices: tuple[str, ...]) -> list
         if _same_value(_plain(value), observed):
             found.append(i)
     return found
+
+
+def states_a_value(choice: str) -> bool:
+    """Whether a choice reads as a value (a literal or a tensor repr), i.e. looks like an output."""
+    try:
+        _literal(stated_output(choice))
+    except ValueError:
+        return False
+    return True
 
 
 def observed_output(kind: str, seen: Observation) -> Any:

@@ -37,6 +37,7 @@ WHY_WRONG_CHARS = (20, 200)
 MAX_FILE_BYTES = 1024 * 1024  # one question file
 MAX_QUESTIONS_PER_FILE = 2000
 MAX_NESTING = 32  # YAML collections inside each other (the bank needs fewer than 10)
+MAX_PROBLEMS_PER_FILE = 50  # further problems of one file are counted, not listed
 NEAR_COPY_THRESHOLD = 0.94  # distinct pairs of the 293-question bank scored at most 0.928 when this was set
 NEAR_COPY_PROSE_THRESHOLD = 0.80  # when neither question shows code (distinct prose pairs: at most 0.732)
 
@@ -327,7 +328,8 @@ def _where(path: Path, raw: Any, index: int) -> str:
 
 
 def _field_of(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(p) if isinstance(p, str | int) else _show(p) for p in loc) or "(question)"
+    plain = re.compile(r"[A-Za-z0-9_-]{1,40}")
+    return ".".join(str(p) if isinstance(p, int) or plain.fullmatch(str(p)) else _show(p) for p in loc) or "(question)"
 
 
 def _one_line(text: str) -> str:
@@ -468,6 +470,9 @@ def load_file(path: Path) -> tuple[list[LoadedQuestion], list[str]]:
             problems.append(f"{where}: field topic: {spec.topic!r} in a file for topic {file_topic!r}")
             continue
         loaded.append(LoadedQuestion(spec.to_question(), path, spec.verify, spec.checked_by))
+    if len(problems) > MAX_PROBLEMS_PER_FILE:
+        hidden = len(problems) - MAX_PROBLEMS_PER_FILE
+        problems = [*problems[:MAX_PROBLEMS_PER_FILE], f"{path}: and {hidden:,} more problem(s) in this file"]
     return ([] if problems else loaded), problems
 
 

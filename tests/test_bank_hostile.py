@@ -274,3 +274,16 @@ def test_the_bot_starts_without_the_broken_files_and_says_so(tmp_path):
     assert "Traceback" not in result.stderr
     assert "skipped 2 file(s) (autograd.yaml, modules.yaml); loaded 2 question(s) from 1 file(s)" in result.stderr
     assert "Which of these is the t-" in result.stdout
+
+
+def test_a_file_full_of_bad_questions_lists_50_problems_and_counts_the_rest(tmp_path):
+    body = "topic: tensors\nquestions:\n" + "".join(f"  - {{id: q-{i}, colour: blue}}\n" for i in range(300))
+    problems = problems_of(tmp_path, body)
+    assert len(problems) == 51
+    assert problems[-1].endswith(": and 2,650 more problem(s) in this file"), problems[-1]
+
+
+def test_a_huge_unknown_field_name_is_cut_short(tmp_path):
+    body = good_body("t-one").replace("    source: original\n", "    source: original\n    " + "k" * 1000 + ": 1\n")
+    [problem] = problems_of(tmp_path, body)
+    assert "Extra inputs are not permitted" in problem and "kkk..." in problem

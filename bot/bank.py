@@ -220,10 +220,10 @@ def rule_problems(spec: QuestionSpec) -> list[tuple[str, str]]:
             problems.append(("code", f"too long: {len(spec.code.rstrip()):,} characters, at most "
                                      f"{MAX_CODE_CHARS:,} (it must fit a card)"))
     if REJECT_SEED_WORDS:
-        for field, text in player_texts(spec):
+        for name, text in player_texts(spec):
             found = SEED_WORD.search(_CODE_SPAN.sub(" ", text))
             if found:
-                problems.append((field, f"says {found.group(0)!r}: players never heard of the source documents; "
+                problems.append((name, f"says {found.group(0)!r}: players never heard of the source documents; "
                                         "write 'a common claim' or 'many tutorials'"))
     if REQUIRE_CHECK and spec.verify is None and spec.checked_by is None:
         problems.append(("checked_by", "missing: a question without a verify block names the docs page that "

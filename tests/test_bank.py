@@ -26,6 +26,11 @@ GOOD = """\
     explanation: Two is right because the docs say so; one is the usual slip.
     reference: https://docs.pytorch.org/docs/stable/tensors.html
     source: original
+    why_wrong:
+      A: One is what you get when you count from zero, which is not the rule.
+      C: Three is one too many; the docs count two here and nothing more.
+      D: Four doubles the right number, as if each item were counted twice.
+    checked_by: https://docs.pytorch.org/docs/stable/tensors.html
 """
 
 
@@ -199,8 +204,8 @@ def test_bank_validate_and_stats_on_good_files(tmp_path):
     assert stats.returncode == 0
     lines = stats.stdout.splitlines()
     assert lines[0].split() == ["topic", "easy", "medium", "hard", "total", "verified", "checked_by", "why_wrong"]
-    assert lines[2].split() == ["tensors", "2", "0", "0", "2", "0", "0", "0"]
-    assert lines[4].split() == ["all", "2", "0", "0", "2", "0", "0", "0"]
+    assert lines[2].split() == ["tensors", "2", "0", "0", "2", "0", "2", "2"]
+    assert lines[4].split() == ["all", "2", "0", "0", "2", "0", "2", "2"]
 
 
 def test_bank_stats_of_the_shipped_bank():

@@ -27,6 +27,11 @@ GOOD = """\
     explanation: Two is right because the docs say so; one is the usual slip.
     reference: https://docs.pytorch.org/docs/stable/tensors.html
     source: original
+    why_wrong:
+      A: One is what you get when you count from zero, which is not the rule.
+      C: Three is one too many; the docs count two here and nothing more.
+      D: Four doubles the right number, as if each item were counted twice.
+    checked_by: https://docs.pytorch.org/docs/stable/tensors.html
 """
 
 
@@ -82,7 +87,7 @@ def test_a_utf16_file_is_named(tmp_path, codec):
 
 def test_invalid_utf8_bytes_are_named(tmp_path):
     [problem] = problems_of(tmp_path, good_body("t-one").encode() + b"\xff\xfe\xfa broken\n")
-    assert "encoding: not valid UTF-8 (byte 0xff at line 12)" in problem
+    assert "encoding: not valid UTF-8 (byte 0xff at line 17)" in problem
 
 
 def test_a_utf8_byte_order_mark_is_accepted(tmp_path):

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 import bot.bank as bank
-from bot.bank import LoadedQuestion, cross_check, load_bank
+from bot.bank import LoadedQuestion, cross_check, validate
 from bot.model import Difficulty, Question
 
-BACKGROUND = list(load_bank().entries)
+BACKGROUND = validate()[0]  # the shipped questions, even while some rule still fails on them
 
 
 def q(qid: str, prompt: str, code: str | None = None, topic: str = "tensors") -> LoadedQuestion:

@@ -25,6 +25,7 @@ QUESTION = """\
       A: One is what you get when you count from zero, which is not the rule.
       C: Three is one too many; the docs count two here and nothing more.
       D: Four doubles the right number, as if each item were counted twice.
+    checked_by: https://docs.pytorch.org/docs/stable/tensors.html
 """
 
 
@@ -45,8 +46,7 @@ def good(qid: str = "t-rule") -> str:
 def test_a_good_question_passes_every_rule_switched_on(tmp_path, monkeypatch):
     for switch in ("REQUIRE_WHY_WRONG", "REJECT_SEED_WORDS", "REQUIRE_CHECK", "REJECT_NEAR_COPIES"):
         monkeypatch.setattr(bank, switch, True)
-    body = good() + "    checked_by: https://docs.pytorch.org/docs/stable/tensors.html\n"
-    assert check(tmp_path, body) == []
+    assert check(tmp_path, good()) == []
     entries, _ = validate(tmp_path / "tensors.yaml")
     assert entries[0].checked_by == "https://docs.pytorch.org/docs/stable/tensors.html"
     assert entries[0].question.why_wrong[1] == "" and entries[0].question.why_wrong[0].startswith("One is")
@@ -57,6 +57,7 @@ def test_a_good_question_passes_every_rule_switched_on(tmp_path, monkeypatch):
 
 def test_missing_why_wrong_is_named_only_when_required(tmp_path, monkeypatch):
     body = good().split("    why_wrong:\n")[0]
+    monkeypatch.setattr(bank, "REQUIRE_WHY_WRONG", False)
     assert check(tmp_path, body) == []
     monkeypatch.setattr(bank, "REQUIRE_WHY_WRONG", True)
     assert check(tmp_path, body) == [
@@ -159,7 +160,8 @@ def test_code_over_1200_characters_is_named(tmp_path):
 )
 def test_seed_words_in_player_facing_text_are_named(tmp_path, monkeypatch, old, new, field):
     body = good().replace(old, new)
-    assert check(tmp_path, body) == [], "off by default until the content is rewritten"
+    monkeypatch.setattr(bank, "REJECT_SEED_WORDS", False)
+    assert check(tmp_path, body) == [], "reported only with the switch on"
     monkeypatch.setattr(bank, "REJECT_SEED_WORDS", True)
     problems = check(tmp_path, body)
     assert len(problems) == 1 and problems[0].startswith(f"field {field}: says "), problems
@@ -181,14 +183,20 @@ def test_seed_as_a_code_identifier_or_inside_a_word_is_allowed(tmp_path, monkeyp
 
 
 def test_a_question_without_verify_needs_checked_by_when_required(tmp_path, monkeypatch):
+    unchecked = good().replace("    checked_by: https://docs.pytorch.org/docs/stable/tensors.html\n", "")
+    monkeypatch.setattr(bank, "REQUIRE_CHECK", False)
+    assert check(tmp_path, unchecked) == []
     monkeypatch.setattr(bank, "REQUIRE_CHECK", True)
-    assert check(tmp_path, good()) == [
+    assert check(tmp_path, unchecked) == [
         "field checked_by: missing: a question without a verify block names the docs page that settles it in checked_by"
     ]
-    verified = good() + "    verify:\n      code: result = 2\n      expect:\n        value: 2\n"
+    verified = unchecked + "    verify:\n      code: result = 2\n      expect:\n        value: 2\n"
     assert check(tmp_path, verified) == []
 
 
 def test_checked_by_must_be_an_https_url(tmp_path):
-    problems = check(tmp_path, good() + "    checked_by: the docs\n")
+    problems = check(
+        tmp_path,
+        good().replace("checked_by: https://docs.pytorch.org/docs/stable/tensors.html", "checked_by: the docs"),
+    )
     assert len(problems) == 1 and problems[0].startswith("field checked_by: String should match pattern")

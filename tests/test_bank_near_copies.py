@@ -12,7 +12,21 @@ import bot.bank as bank
 from bot.bank import LoadedQuestion, cross_check, validate
 from bot.model import Difficulty, Question
 
-BACKGROUND = validate()[0]  # the shipped questions, even while some rule still fails on them
+
+def _background() -> list[LoadedQuestion]:
+    """The shipped questions with every switch off, so the word weights do not depend on the switches."""
+    saved = {name: getattr(bank, name) for name in SWITCHES}
+    try:
+        for name in SWITCHES:
+            setattr(bank, name, False)
+        return validate()[0]
+    finally:
+        for name, value in saved.items():
+            setattr(bank, name, value)
+
+
+SWITCHES = ("REQUIRE_WHY_WRONG", "REJECT_SEED_WORDS", "REQUIRE_CHECK", "REJECT_NEAR_COPIES")
+BACKGROUND = _background()
 
 
 def q(qid: str, prompt: str, code: str | None = None, topic: str = "tensors") -> LoadedQuestion:

@@ -56,7 +56,7 @@ def test_a_good_question_passes_every_rule_switched_on(tmp_path, monkeypatch):
 
 
 def test_missing_why_wrong_is_named_only_when_required(tmp_path, monkeypatch):
-    body = good().split("    why_wrong:\n")[0]
+    body = good().split("    why_wrong:\n")[0] + "    checked_by: https://docs.pytorch.org/docs/stable/tensors.html\n"
     monkeypatch.setattr(bank, "REQUIRE_WHY_WRONG", False)
     assert check(tmp_path, body) == []
     monkeypatch.setattr(bank, "REQUIRE_WHY_WRONG", True)

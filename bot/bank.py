@@ -521,13 +521,13 @@ def similarity_pairs(entries: list[LoadedQuestion], threshold: float | None = No
     for i, v in enumerate(vectors):
         for w in v:
             postings.setdefault(w, []).append(i)
+    # every pair up to 3,000 questions; beyond, only pairs sharing an uncommon word (a near-copy shares
+    # nearly all its words), which keeps a large bank from taking minutes
+    uncommon = len(vectors) if len(vectors) <= 3000 else max(10, len(vectors) // 20)
     found = []
     for i, v in enumerate(vectors):
-        dots: dict[int, float] = {}
-        for w, x in v.items():
-            for j in postings[w]:
-                if j > i:
-                    dots[j] = dots.get(j, 0.0) + x * vectors[j][w]
+        candidates = {j for w in v if len(postings[w]) <= uncommon for j in postings[w] if j > i}
+        dots = {j: sum(x * vectors[j].get(w, 0.0) for w, x in v.items()) for j in candidates}
         for j, score in dots.items():
             prose = not entries[i].question.code and not entries[j].question.code
             limit = NEAR_COPY_PROSE_THRESHOLD if prose else NEAR_COPY_THRESHOLD

@@ -8,7 +8,8 @@ import datetime as dt
 import logging
 from collections.abc import Callable
 
-from bot.ports import AnswerWrite, NewAnswer, Store
+from bot.model import AnswerWrite, NewAnswer
+from bot.ports import Store
 
 log = logging.getLogger(__name__)
 

@@ -7,8 +7,10 @@ worrying about who mutates what.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
 
@@ -116,6 +118,51 @@ class AnswerStatus(StrEnum):
     DUPLICATE = "duplicate"  # the user had answered already; the first answer stands
     CLOSED = "closed"  # the round was revealed or its window ended
     UNKNOWN = "unknown"  # no such round
+
+
+class NewAnswer(NamedTuple):
+    """An answer on its way to the store (a tuple: thousands are built per second)."""
+
+    round_id: int
+    user_id: str
+    choice: int
+    correct: bool
+    answered_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class AnswerWrite:
+    """The store's verdict on one answer of a batch."""
+
+    status: str  # an AnswerStatus value: "recorded" | "duplicate" | "closed" | "unknown"
+    existing_choice: int | None = None
+
+
+@dataclass(frozen=True)
+class StreakState:
+    current: int
+    best: int
+    last_date: dt.date | None
+
+
+@dataclass(frozen=True)
+class RevealInput:
+    """What scoring needs to settle a daily round (read inside the reveal transaction)."""
+
+    round: Round
+    answers: tuple[Answer, ...]
+    previous_date: dt.date | None  # the space's last revealed daily date before this round's date
+    streaks: dict[str, StreakState]
+    speed_bonus: bool
+
+
+@dataclass(frozen=True)
+class RevealResult:
+    points: dict[str, int]  # user -> points for this round
+    streaks: dict[str, StreakState]  # new states for users whose streak changed
+
+
+Scorer = Callable[[RevealInput], RevealResult]
 
 
 @dataclass(frozen=True)

@@ -1,22 +1,27 @@
-"""The ports the core consumes: a Store, outbound ChatPlatforms and a Clock."""
+"""The ports the core consumes: a Store, outbound ChatPlatforms and a Clock (Protocols only; the values
+they carry live in bot.model)."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from collections.abc import Sequence
+from typing import Protocol
 
+from bot.clock import SystemClock as SystemClock  # re-exported for bot/cli.py; new code imports bot.clock
 from bot.model import (
     Answer,
+    AnswerWrite,
     ChannelConfig,
     ChannelRef,
     LeaderboardRow,
+    NewAnswer,
     Period,
     QuestionCard,
     RevealCard,
     Round,
     RoundKind,
+    Scorer,
+    StreakState,
     TopicStats,
 )
 
@@ -25,11 +30,6 @@ class Clock(Protocol):
     """Where the core gets the time: always an aware UTC datetime."""
 
     def now(self) -> dt.datetime: ...
-
-
-class SystemClock:
-    def now(self) -> dt.datetime:
-        return dt.datetime.now(dt.UTC)
 
 
 class ChatPlatform(Protocol):
@@ -48,51 +48,6 @@ class ChatPlatform(Protocol):
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         """A note only this user sees (ephemeral message or DM)."""
         ...
-
-
-class NewAnswer(NamedTuple):
-    """An answer on its way to the store (a tuple: thousands are built per second)."""
-
-    round_id: int
-    user_id: str
-    choice: int
-    correct: bool
-    answered_at: dt.datetime
-
-
-@dataclass(frozen=True)
-class AnswerWrite:
-    """The store's verdict on one answer of a batch."""
-
-    status: str  # "recorded" | "duplicate" | "closed" | "unknown"
-    existing_choice: int | None = None
-
-
-@dataclass(frozen=True)
-class StreakState:
-    current: int
-    best: int
-    last_date: dt.date | None
-
-
-@dataclass(frozen=True)
-class RevealInput:
-    """What scoring needs to settle a daily round (read inside the reveal transaction)."""
-
-    round: Round
-    answers: tuple[Answer, ...]
-    previous_date: dt.date | None  # the space's last revealed daily date before this round's date
-    streaks: dict[str, StreakState]
-    speed_bonus: bool
-
-
-@dataclass(frozen=True)
-class RevealResult:
-    points: dict[str, int]  # user -> points for this round
-    streaks: dict[str, StreakState]  # new states for users whose streak changed
-
-
-Scorer = Callable[[RevealInput], RevealResult]
 
 
 class Store(Protocol):
@@ -169,11 +124,3 @@ class Store(Protocol):
     ) -> list[tuple[RoundKind, TopicStats]]: ...
     async def streak(self, platform: str, space_id: str, user_id: str) -> StreakState | None: ...
     async def latest_revealed_date(self, platform: str, space_id: str) -> dt.date | None: ...
-
-
-def period_keys(local_date: dt.date) -> Iterable[tuple[Period, str]]:
-    """The leaderboard buckets a daily round's local date falls in."""
-    iso = local_date.isocalendar()
-    yield Period.WEEK, f"{iso.year}-W{iso.week:02d}"
-    yield Period.MONTH, f"{local_date:%Y-%m}"
-    yield Period.ALL, "all"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 
-from bot.ports import RevealInput, RevealResult, StreakState
+from bot.model import Period, RevealInput, RevealResult, StreakState
 
 BASE_POINTS = 10
 MAX_STREAK_BONUS = 5
@@ -57,6 +58,9 @@ def current_streak(state: StreakState | None, latest_revealed: dt.date | None) -
     return 0
 
 
-def competition_rank(points_above: int) -> int:
-    """Standard competition ranking: 1 + how many have strictly more points (ties share a rank)."""
-    return points_above + 1
+def period_keys(local_date: dt.date) -> Iterable[tuple[Period, str]]:
+    """The leaderboard buckets a daily round's local date falls in."""
+    iso = local_date.isocalendar()
+    yield Period.WEEK, f"{iso.year}-W{iso.week:02d}"
+    yield Period.MONTH, f"{local_date:%Y-%m}"
+    yield Period.ALL, "all"

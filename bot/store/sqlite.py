@@ -21,15 +21,20 @@ import aiosqlite
 
 from bot.model import (
     Answer,
+    AnswerWrite,
     ChannelConfig,
     ChannelRef,
     LeaderboardRow,
+    NewAnswer,
     Period,
+    RevealInput,
     Round,
     RoundKind,
+    Scorer,
+    StreakState,
     TopicStats,
 )
-from bot.ports import AnswerWrite, NewAnswer, RevealInput, Scorer, StreakState, period_keys
+from bot.scoring import period_keys
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
     config_from_row,

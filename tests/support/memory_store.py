@@ -19,8 +19,22 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from bot.model import Answer, ChannelConfig, ChannelRef, LeaderboardRow, Period, Round, RoundKind, TopicStats
-from bot.ports import AnswerWrite, NewAnswer, RevealInput, Scorer, StreakState, period_keys
+from bot.model import (
+    Answer,
+    AnswerWrite,
+    ChannelConfig,
+    ChannelRef,
+    LeaderboardRow,
+    NewAnswer,
+    Period,
+    RevealInput,
+    Round,
+    RoundKind,
+    Scorer,
+    StreakState,
+    TopicStats,
+)
+from bot.scoring import period_keys
 from bot.store.rows import config_from_row, config_to_row
 
 SCHEMA_VERSION = 1  # the version SqliteStore reaches with its migrations

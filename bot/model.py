@@ -242,6 +242,15 @@ class LeaderboardRow:
     answered: int
 
 
+class Board(NamedTuple):
+    """One leaderboard: a space's scores for one period (a week, a month or all time)."""
+
+    platform: str
+    space_id: str
+    period: Period
+    period_key: str
+
+
 @dataclass(frozen=True)
 class LeaderboardCard:
     title: str

@@ -11,6 +11,7 @@ from bot.clock import SystemClock as SystemClock  # re-exported for bot/cli.py; 
 from bot.model import (
     Answer,
     AnswerWrite,
+    Board,
     ChannelConfig,
     ChannelRef,
     LeaderboardRow,
@@ -124,3 +125,76 @@ class Store(Protocol):
     ) -> list[tuple[RoundKind, TopicStats]]: ...
     async def streak(self, platform: str, space_id: str, user_id: str) -> StreakState | None: ...
     async def latest_revealed_date(self, platform: str, space_id: str) -> dt.date | None: ...
+
+
+# ---- the transactions bot.store.settle runs: each store implements them with its own statements ----------
+
+
+class RevealTransaction(Protocol):
+    """The steps of one reveal, inside one open transaction of a store (bot.store.settle.reveal calls them
+    in order). Each step is a statement or two; the rules between them live in bot.store.settle."""
+
+    async def claim_reveal(self, round_id: int, revealed_at: dt.datetime) -> Round | None:
+        """Mark the round revealed unless it already is: the revealed round, or None (revealed or unknown)."""
+        ...
+
+    async def lock_space(self, ref: ChannelRef) -> None:
+        """Hold off every other scoring in this space until commit (streaks, the previous date and the score
+        buckets are read, then written). A store whose transactions are serial already does nothing."""
+        ...
+
+    async def answers(self, round_id: int) -> tuple[Answer, ...]:
+        """The round's answers."""
+        ...
+
+    async def previous_date(self, ref: ChannelRef, before: dt.date) -> dt.date | None:
+        """The space's latest revealed daily date before `before`."""
+        ...
+
+    async def streaks(self, ref: ChannelRef, users: Sequence[str]) -> dict[str, StreakState]:
+        """The stored streaks of these users in the space (users without one are left out)."""
+        ...
+
+    async def speed_bonus(self, ref: ChannelRef) -> bool:
+        """Whether the round's channel has the speed bonus on."""
+        ...
+
+    async def write_points(self, round_id: int, points: dict[str, int]) -> None:
+        """Set the points of these users' answers to the round."""
+        ...
+
+    async def write_streaks(self, ref: ChannelRef, streaks: dict[str, StreakState]) -> None:
+        """Store these users' new streaks in the space."""
+        ...
+
+    async def board_points(self, board: Board, users: Sequence[str]) -> dict[str, int]:
+        """These users' point totals on one board (users not on it yet are left out)."""
+        ...
+
+    async def add_scores(self, board: Board, rows: Sequence[tuple[str, int, int]]) -> None:
+        """Add (user, points, correct as 0 or 1) to the users' totals on a board, one more answered each."""
+        ...
+
+    async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
+        """Add (points total, change in users) to a board's score buckets; drop the buckets left empty."""
+        ...
+
+
+class AnswerTransaction(Protocol):
+    """The steps of one answer batch, inside one open transaction (bot.store.settle.add_answers)."""
+
+    async def round_windows(
+        self, round_ids: Sequence[int]
+    ) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
+        """(revealed_at, closes_at) of each of these rounds that exists. A store whose reveals can run
+        alongside also keeps them from being revealed until this transaction commits."""
+        ...
+
+    async def insert_answers(self, answers: Sequence[NewAnswer]) -> set[tuple[int, str]]:
+        """Insert answers (one per round and user), skipping those already stored: the (round, user) keys
+        inserted. An invalid answer fails the whole batch."""
+        ...
+
+    async def stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
+        """The stored choice of each (round, user) that has an answer (this batch's included)."""
+        ...

@@ -4,7 +4,21 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bot.model import ChannelConfig, ChannelRef, Difficulty, Round, RoundKind
+from bot.model import Answer, ChannelConfig, ChannelRef, Difficulty, Round, RoundKind
+
+# the column order of round_from_row and answer_from_row
+ROUND_COLUMNS = (
+    "id, kind, platform, space_id, channel_id, user_id, question_id, topic, local_date, opened_at, "
+    "closes_at, revealed_at, message_id"
+)
+ANSWER_COLUMNS = "round_id, user_id, choice, correct, answered_at, points"
+
+
+def ident(name: str) -> str:
+    """A table or column name checked to be a plain SQL identifier (names are spliced into statements)."""
+    if not (name.isidentifier() and name.isascii()):
+        raise ValueError(f"not a plain SQL identifier: {name!r}")
+    return name
 
 
 def to_ts(moment: dt.datetime) -> str:
@@ -43,6 +57,13 @@ def round_from_row(row) -> Round:
         closes_at=from_ts(closes_at) if closes_at else None,
         revealed_at=from_ts(revealed_at) if revealed_at else None,
         message_id=message_id,
+    )
+
+
+def answer_from_row(row) -> Answer:
+    return Answer(
+        round_id=int(row[0]), user_id=row[1], choice=int(row[2]), correct=bool(row[3]),
+        answered_at=from_ts(row[4]), points=None if row[5] is None else int(row[5]),
     )
 
 

@@ -198,3 +198,7 @@ class AnswerTransaction(Protocol):
     async def stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
         """The stored choice of each (round, user) that has an answer (this batch's included)."""
         ...
+
+
+class SettleTransaction(RevealTransaction, AnswerTransaction, Protocol):
+    """Both sets of steps on one open transaction (what a store's `_settling()` yields)."""

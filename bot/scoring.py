@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from bot.model import LeaderboardRow, Period, RevealInput, RevealResult, StreakState
 
@@ -81,7 +82,7 @@ def bucket_moves(old: Mapping[str, int], points: Mapping[str, int]) -> list[tupl
     return sorted((pts, n) for pts, n in delta.items() if n)
 
 
-def ranked(rows: Iterable[tuple[str, int, int, int]]) -> list[LeaderboardRow]:
+def ranked(rows: Iterable[Iterable[Any]]) -> list[LeaderboardRow]:
     """Leaderboard rows from (user, points, correct, answered) ordered by points, highest first: standard
     competition ranking (ties share a rank, the next rank skips them)."""
     out: list[LeaderboardRow] = []

@@ -24,7 +24,6 @@ import asyncpg
 
 from bot.model import (
     Answer,
-    AnswerWrite,
     Board,
     ChannelConfig,
     ChannelRef,
@@ -33,22 +32,23 @@ from bot.model import (
     Period,
     Round,
     RoundKind,
-    Scorer,
     StreakState,
     TopicStats,
 )
 from bot.scoring import ranked
-from bot.store import settle
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
     ANSWER_COLUMNS,
     ROUND_COLUMNS,
     answer_from_row,
+    asked_where,
     config_from_row,
     config_to_row,
     ident,
+    opened,
     round_from_row,
 )
+from bot.store.settle import SettlingStore
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
 
 
-class PostgresStore:
+class PostgresStore(SettlingStore):
     """Store port on PostgreSQL (several bot processes may share one database)."""
 
     dialect = "postgres"
@@ -114,14 +114,17 @@ class PostgresStore:
 
     @property
     def pool(self) -> asyncpg.Pool:
-        if self._pool is None:
-            raise RuntimeError("the store is not open")
-        return self._pool
+        return opened(self._pool)
 
     @contextlib.asynccontextmanager
     async def _tx(self) -> AsyncIterator[asyncpg.Connection]:
         async with self.pool.acquire() as conn, conn.transaction():
             yield conn
+
+    @contextlib.asynccontextmanager
+    async def _settling(self) -> AsyncIterator[_Settle]:
+        async with self._tx() as conn:
+            yield _Settle(conn)
 
     async def migrate(self) -> list[int]:
         """Apply numbered migrations not applied yet; returns the versions applied now.
@@ -254,31 +257,18 @@ class PostgresStore:
     async def question_counts(
         self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
     ) -> dict[str, int]:
-        sql = "SELECT question_id, COUNT(*) FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = $3"
-        params: list = [platform, space_id, kind.value]
-        if user_id is not None:
-            sql += " AND user_id = $4"
-            params.append(user_id)
-        rows = await self.pool.fetch(sql + " GROUP BY question_id", *params)
-        return {r[0]: int(r[1]) for r in rows}
+        where, params = asked_where(platform, space_id, kind, user_id, "$")
+        sql = f"SELECT question_id, COUNT(*) FROM rounds WHERE {where} GROUP BY question_id"
+        return {r[0]: int(r[1]) for r in await self.pool.fetch(sql, *params)}
 
     async def last_question_id(
         self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
     ) -> str | None:
-        sql = "SELECT question_id FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = $3"
-        params: list = [platform, space_id, kind.value]
-        if user_id is not None:
-            sql += " AND user_id = $4"
-            params.append(user_id)
-        return await self.pool.fetchval(sql + " ORDER BY id DESC LIMIT 1", *params)
+        where, params = asked_where(platform, space_id, kind, user_id, "$")
+        sql = f"SELECT question_id FROM rounds WHERE {where} ORDER BY id DESC LIMIT 1"
+        return await self.pool.fetchval(sql, *params)
 
     # ---- answers ---------------------------------------------------------------------------------
-
-    async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
-        if not answers:
-            return []
-        async with self._tx() as conn:
-            return await settle.add_answers(_Settle(conn), answers, now)
 
     async def get_answer(self, round_id: int, user_id: str) -> Answer | None:
         row = await self.pool.fetchrow(
@@ -293,10 +283,6 @@ class PostgresStore:
         return [answer_from_row(r) for r in rows]
 
     # ---- reveal and leaderboards -----------------------------------------------------------------
-
-    async def reveal_round(self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None) -> bool:
-        async with self._tx() as conn:
-            return await settle.reveal(_Settle(conn), round_id, revealed_at, scorer)
 
     async def leaderboard(
         self, platform: str, space_id: str, period: Period, period_key: str, limit: int

@@ -1,8 +1,9 @@
-"""Conversions between core values and database rows, shared by the stores."""
+"""What the SQL stores share: conversions between core values and rows, column lists, checks."""
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import TypeVar
 
 from bot.model import Answer, ChannelConfig, ChannelRef, Difficulty, Round, RoundKind
 
@@ -12,6 +13,16 @@ ROUND_COLUMNS = (
     "closes_at, revealed_at, message_id"
 )
 ANSWER_COLUMNS = "round_id, user_id, choice, correct, answered_at, points"
+
+
+T = TypeVar("T")
+
+
+def opened(handle: T | None) -> T:
+    """A store's connection (or pool), or the error for a store used while closed."""
+    if handle is None:
+        raise RuntimeError("the store is not open")
+    return handle
 
 
 def ident(name: str) -> str:
@@ -40,6 +51,17 @@ def parse_date(value: str | dt.date | None) -> dt.date | None:
     if value is None or isinstance(value, dt.date):
         return value
     return dt.date.fromisoformat(value)
+
+
+def asked_where(
+    platform: str, space_id: str, kind: RoundKind, user_id: str | None, mark: str
+) -> tuple[str, list[str]]:
+    """The WHERE clause (and its parameters) for the rounds of a kind in a space, and to a user if given;
+    `mark` is the driver's placeholder: "?" (SQLite) or "$" (PostgreSQL's $1, $2, ...)."""
+    params = [platform, space_id, kind.value] + ([] if user_id is None else [user_id])
+    columns = ("platform", "space_id", "kind", "user_id")[: len(params)]
+    marks = ["?"] * len(params) if mark == "?" else [f"${i}" for i in range(1, len(params) + 1)]
+    return " AND ".join(f"{c} = {m}" for c, m in zip(columns, marks, strict=True)), params
 
 
 def round_from_row(row) -> Round:

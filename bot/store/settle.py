@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 
 from bot.model import (
     Answer,
@@ -21,8 +22,26 @@ from bot.model import (
     RoundKind,
     Scorer,
 )
-from bot.ports import AnswerTransaction, RevealTransaction
+from bot.ports import AnswerTransaction, RevealTransaction, SettleTransaction
 from bot.scoring import bucket_moves, period_keys
+
+
+class SettlingStore:
+    """The Store methods settled here, for a store that opens its own transaction (with its own locking)
+    in `_settling()` and yields the steps on it."""
+
+    def _settling(self) -> AbstractAsyncContextManager[SettleTransaction]:
+        raise NotImplementedError
+
+    async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
+        if not answers:
+            return []
+        async with self._settling() as tx:
+            return await add_answers(tx, answers, now)
+
+    async def reveal_round(self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None) -> bool:
+        async with self._settling() as tx:
+            return await reveal(tx, round_id, revealed_at, scorer)
 
 
 async def reveal(tx: RevealTransaction, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None) -> bool:

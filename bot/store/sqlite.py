@@ -20,7 +20,6 @@ import aiosqlite
 
 from bot.model import (
     Answer,
-    AnswerWrite,
     Board,
     ChannelConfig,
     ChannelRef,
@@ -29,25 +28,26 @@ from bot.model import (
     Period,
     Round,
     RoundKind,
-    Scorer,
     StreakState,
     TopicStats,
 )
 from bot.scoring import ranked
-from bot.store import settle
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
     ANSWER_COLUMNS,
     ROUND_COLUMNS,
     answer_from_row,
+    asked_where,
     config_from_row,
     config_to_row,
     from_ts,
     ident,
+    opened,
     parse_date,
     round_from_row,
     to_ts,
 )
+from bot.store.settle import SettlingStore
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ def _chunks(items: Sequence, size: int) -> Iterable[Sequence]:
         yield items[i : i + size]
 
 
-class SqliteStore:
+class SqliteStore(SettlingStore):
     """Store port on SQLite (the embedded default)."""
 
     def __init__(self, path: str | Path) -> None:
@@ -130,9 +130,7 @@ class SqliteStore:
 
     @property
     def db(self) -> aiosqlite.Connection:
-        if self._db is None:
-            raise RuntimeError("the store is not open")
-        return self._db
+        return opened(self._db)
 
     @contextlib.asynccontextmanager
     async def _tx(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -145,6 +143,11 @@ class SqliteStore:
                 raise
             else:
                 await self.db.execute("COMMIT")
+
+    @contextlib.asynccontextmanager
+    async def _settling(self) -> AsyncIterator[_Settle]:
+        async with self._tx() as db:
+            yield _Settle(db)
 
     async def _read(self, sql: str, params: Sequence = ()) -> list[sqlite3.Row | tuple]:
         """One statement, one trip to the connection's thread (execute, fetch and close together)."""
@@ -282,32 +285,18 @@ class SqliteStore:
     async def question_counts(
         self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
     ) -> dict[str, int]:
-        sql = "SELECT question_id, COUNT(*) FROM rounds WHERE platform = ? AND space_id = ? AND kind = ?"
-        params: list = [platform, space_id, kind.value]
-        if user_id is not None:
-            sql += " AND user_id = ?"
-            params.append(user_id)
-        rows = await self._read(sql + " GROUP BY question_id", params)
+        where, params = asked_where(platform, space_id, kind, user_id, "?")
+        rows = await self._read(f"SELECT question_id, COUNT(*) FROM rounds WHERE {where} GROUP BY question_id", params)
         return {r[0]: int(r[1]) for r in rows}
 
     async def last_question_id(
         self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
     ) -> str | None:
-        sql = "SELECT question_id FROM rounds WHERE platform = ? AND space_id = ? AND kind = ?"
-        params: list = [platform, space_id, kind.value]
-        if user_id is not None:
-            sql += " AND user_id = ?"
-            params.append(user_id)
-        rows = await self._read(sql + " ORDER BY id DESC LIMIT 1", params)
+        where, params = asked_where(platform, space_id, kind, user_id, "?")
+        rows = await self._read(f"SELECT question_id FROM rounds WHERE {where} ORDER BY id DESC LIMIT 1", params)
         return rows[0][0] if rows else None
 
     # ---- answers ---------------------------------------------------------------------------------
-
-    async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
-        if not answers:
-            return []
-        async with self._tx() as db:
-            return await settle.add_answers(_Settle(db), answers, now)
 
     async def get_answer(self, round_id: int, user_id: str) -> Answer | None:
         rows = await self._read(
@@ -326,10 +315,6 @@ class SqliteStore:
         return [answer_from_row(r) for r in rows]
 
     # ---- reveal and leaderboards -----------------------------------------------------------------
-
-    async def reveal_round(self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None) -> bool:
-        async with self._tx() as db:
-            return await settle.reveal(_Settle(db), round_id, revealed_at, scorer)
 
     async def leaderboard(
         self, platform: str, space_id: str, period: Period, period_key: str, limit: int

@@ -1,8 +1,10 @@
 """The reveal transaction and the answer batch, written once for every store.
 
-Each store opens its own transaction (with its own locking) and hands this module an object that speaks
-bot.ports.RevealTransaction or AnswerTransaction: a few short statements. The order of the steps and the
-rules between them live here, and pure rules (points, streaks, periods, buckets) in bot.scoring.
+A store subclasses SettlingStore: its `_settling()` opens one transaction (with the store's own locking)
+and yields an object that speaks bot.ports.SettleTransaction, a few short statements. The order of the
+steps and the rules between them live here, the pure rules (points, streaks, periods, buckets, ranks) in
+bot.scoring. A new step at reveal (FSRS card updates: see `update_learner_memory`) is one function here
+and one method per store.
 """
 
 from __future__ import annotations

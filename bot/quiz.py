@@ -106,6 +106,11 @@ class QuizService:
         """Call `listener` with every daily round just posted (the scheduler plans its reveal)."""
         self._round_listeners.append(listener)
 
+    @property
+    def answers_waiting(self) -> int:
+        """Answers queued for the next group commit (the overload limit applies to this queue)."""
+        return self._batcher.pending
+
     async def close(self) -> None:
         await self._batcher.close()
 

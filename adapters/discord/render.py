@@ -6,6 +6,7 @@ import logging
 
 import discord
 
+from adapters.discord.markdown import code_block, escape
 from bot import cards
 from bot.bank import TOPICS
 from bot.model import (
@@ -55,7 +56,7 @@ def mention(user_id: str) -> str:
 
 
 def _code_block(code: str) -> str:
-    return "```python\n" + code.replace("```", "`\u200b``") + "\n```"
+    return code_block(code)
 
 
 def _question_body(
@@ -65,8 +66,9 @@ def _question_body(
     lines = []
     for letter, text in zip(LETTERS, choices, strict=False):
         mark = " ✅" if letter == correct else ""
-        lines.append(f"{LETTER_EMOJI[letter]} {text}{mark}")
+        lines.append(f"{LETTER_EMOJI[letter]} {escape(text)}{mark}")
     choice_text = "\n".join(lines)
+    prompt = escape(prompt)
     room = limit - len(choice_text) - 4
     if code:
         prompt = clip(prompt, max(room // 2, room - len(code) - 20))
@@ -102,7 +104,7 @@ def verdict_embed(outcome: AnswerOutcome) -> discord.Embed:
         return discord.Embed(description=clip(outcome.text, DESCRIPTION_MAX), colour=COLOUR)
     embed = discord.Embed(
         title=cards.verdict_headline(verdict),
-        description=clip(verdict.explanation, DESCRIPTION_MAX),
+        description=clip(escape(verdict.explanation), DESCRIPTION_MAX),
         colour=RIGHT if verdict.correct else WRONG,
     )
     embed.add_field(name="Your answer", value=verdict.chosen_letter)
@@ -140,9 +142,9 @@ def reveal_embed(card: RevealCard) -> discord.Embed:
         description=_question_body(card.prompt, card.code, card.choices, card.correct_letter, REVEAL_BODY_MAX),
         colour=RIGHT,
     )
-    correct = clip(f"{LETTER_EMOJI[card.correct_letter]} {correct_text}", FIELD_MAX)
+    correct = clip(f"{LETTER_EMOJI[card.correct_letter]} {escape(correct_text)}", FIELD_MAX)
     embed.add_field(name="Correct answer", value=correct, inline=False)
-    why = card.explanation + (f"\nMore: {card.reference}" if card.reference else "")
+    why = escape(card.explanation) + (f"\nMore: {card.reference}" if card.reference else "")
     embed.add_field(name="Why", value=clip(why, FIELD_MAX), inline=False)
     answered = f"How the channel answered ({card.total})"
     embed.add_field(name=answered, value=_distribution(card) if card.total else "Nobody answered.", inline=False)

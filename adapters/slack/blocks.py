@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.slack.ids import REACTION_NAMES, action_id, mention
+from adapters.slack.mrkdwn import clip as clip_mrkdwn
+from adapters.slack.mrkdwn import code_block, escape
 from bot import cards
 from bot.bank import TOPICS
 from bot.model import (
@@ -33,13 +35,8 @@ SLACK_HELP = (
 )
 
 
-def escape(text: str) -> str:
-    """Slack mrkdwn needs &, < and > escaped."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def clip(text: str, limit: int = TEXT_LIMIT) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip_mrkdwn(text, limit)
 
 
 def section(text: str) -> Block:
@@ -56,10 +53,6 @@ def context(*texts: str) -> Block:
 
 def divider() -> Block:
     return {"type": "divider"}
-
-
-def code_block(code: str) -> str:
-    return "```\n" + escape(code).replace("```", "`\u200b``") + "\n```"
 
 
 # ---- questions -------------------------------------------------------------------------------------
@@ -105,7 +98,7 @@ def question_blocks(card: QuestionCard) -> list[Block]:
 
 def question_text(card: QuestionCard) -> str:
     """The notification fallback of a question message."""
-    return clip(f"{card.title}: {card.prompt}", 300)
+    return clip(escape(f"{card.title}: {card.prompt}"), 300)
 
 
 def revealed_question_blocks(card: RevealCard) -> list[Block]:
@@ -157,7 +150,7 @@ def reveal_blocks(card: RevealCard) -> list[Block]:
 
 
 def reveal_text(card: RevealCard) -> str:
-    return clip(f"{card.title}: {card.explanation}", 300)
+    return clip(escape(f"{card.title}: {card.explanation}"), 300)
 
 
 def verdict_blocks(outcome: AnswerOutcome) -> list[Block]:

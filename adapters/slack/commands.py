@@ -25,6 +25,7 @@ from adapters.slack.blocks import (
 )
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, parse_channel, parse_user, team_of
+from adapters.slack.mrkdwn import escape
 from bot.errors import BadSetting, QuizError
 from bot.model import Actor, AnswerOutcome, ChannelRef, ConfigCard, LeaderboardCard, QuestionCard, StatsCard
 from bot.textcommands import Command, parse_quiz
@@ -109,7 +110,7 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
         case QuestionCard():
             return Reply(question_text(result), question_blocks(result))
         case AnswerOutcome():
-            return Reply(result.text)
+            return Reply(escape(result.text))
         case LeaderboardCard():
             return Reply(result.title, leaderboard_blocks(result))
         case StatsCard():
@@ -121,7 +122,7 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
         case PostedReply(ref=target):
             return Reply(f"Posted today's question in <#{target.channel_id}>.")
         case RevealedReply(card=card):
-            return Reply(f"Revealed: {card.title}.")
+            return Reply(escape(f"Revealed: {card.title}."))
     raise AssertionError(result)
 
 

@@ -24,6 +24,7 @@ from adapters.slack.blocks import (
     revealed_question_blocks,
 )
 from adapters.slack.ids import PLATFORM, message_id, parse_message_id
+from adapters.slack.mrkdwn import escape
 from bot.model import ChannelRef, QuestionCard, RevealCard
 
 log = logging.getLogger(__name__)
@@ -85,4 +86,4 @@ class SlackPlatform:
         return message_id(str(resp["channel"]), str(resp["ts"]))
 
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
-        await self.client.chat_postEphemeral(channel=ref.channel_id, user=user_id, text=text)
+        await self.client.chat_postEphemeral(channel=ref.channel_id, user=user_id, text=escape(text))

@@ -266,7 +266,8 @@ class PostgresStore(SettlingStore):
     ) -> str | None:
         where, params = asked_where(platform, space_id, kind, user_id, "$")
         sql = f"SELECT question_id FROM rounds WHERE {where} ORDER BY id DESC LIMIT 1"
-        return await self.pool.fetchval(sql, *params)
+        question_id: str | None = await self.pool.fetchval(sql, *params)
+        return question_id
 
     # ---- answers ---------------------------------------------------------------------------------
 
@@ -414,11 +415,12 @@ class _Settle:
         return tuple(answer_from_row(r) for r in rows)
 
     async def previous_date(self, ref: ChannelRef, before: dt.date) -> dt.date | None:
-        return await self.conn.fetchval(
+        day: dt.date | None = await self.conn.fetchval(
             "SELECT MAX(local_date) FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
             "AND revealed_at IS NOT NULL AND local_date < $3",
             ref.platform, ref.space_id, before,
         )
+        return day
 
     async def streaks(self, ref: ChannelRef, users: Sequence[str]) -> dict[str, StreakState]:
         # a join with unnest, not `user_id = ANY($3)`: a filter on a 10,000-element array is checked row by row

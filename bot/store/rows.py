@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from bot.model import Answer, ChannelConfig, ChannelRef, Difficulty, Round, RoundKind
 
@@ -64,7 +64,7 @@ def asked_where(
     return " AND ".join(f"{c} = {m}" for c, m in zip(columns, marks, strict=True)), params
 
 
-def round_from_row(row) -> Round:
+def round_from_row(row: Any) -> Round:
     (rid, kind, platform, space_id, channel_id, user_id, question_id, topic, local_date, opened_at,
      closes_at, revealed_at, message_id) = row
     return Round(
@@ -82,7 +82,7 @@ def round_from_row(row) -> Round:
     )
 
 
-def answer_from_row(row) -> Answer:
+def answer_from_row(row: Any) -> Answer:
     return Answer(
         round_id=int(row[0]), user_id=row[1], choice=int(row[2]), correct=bool(row[3]),
         answered_at=from_ts(row[4]), points=None if row[5] is None else int(row[5]),
@@ -98,7 +98,7 @@ def config_to_row(c: ChannelConfig, now: dt.datetime) -> tuple:
     )
 
 
-def config_from_row(row) -> ChannelConfig:
+def config_from_row(row: Any) -> ChannelConfig:
     (platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions,
      window_s, speed_bonus, _updated) = tuple(row)
     hh, mm = (int(x) for x in post_time.split(":"))

@@ -76,8 +76,10 @@ async def reveal(tx: RevealTransaction, round_id: int, revealed_at: dt.datetime,
 async def update_learner_memory(tx: RevealTransaction, round_: Round, answers: tuple[Answer, ...]) -> None:
     """Hook for the learning features: FSRS card updates at reveal go here, one per answer of the scored
     daily round, inside the same transaction (so a failed reveal leaves the cards unchanged too). It
-    runs after points and streaks are written and before the leaderboards are folded. No-op today: a
-    store gains the statements it needs as new RevealTransaction steps."""
+    runs after points and streaks are written and before the leaderboards are folded. No-op today. The
+    plan: read the answering users' cards for the round's question (a new `cards` step), apply
+    bot.learning.review with bot.learning.rating_for(answer.correct) at the reveal time, and write them
+    back (a new `write_cards` step); each store adds those two statements to its RevealTransaction."""
 
 
 async def fold_scores(tx: RevealTransaction, board: Board, points: dict[str, int], correct: dict[str, bool]) -> None:

@@ -15,6 +15,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, TypeVar
 
 import aiosqlite
 
@@ -50,6 +51,7 @@ from bot.store.rows import (
 from bot.store.settle import SettlingStore
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 CHECKPOINT_EVERY = 1.0  # seconds between background WAL checkpoints
 WAL_LIMIT = 64 * 1024 * 1024  # past this, a checkpoint waits for a gap between writes and resets the WAL
@@ -57,7 +59,7 @@ INSERT_CHUNK = 900  # rows per multi-row INSERT (6 parameters each, under SQLite
 IN_CHUNK = 500
 
 
-def _chunks(items: Sequence, size: int) -> Iterable[Sequence]:
+def _chunks(items: Sequence[T], size: int) -> Iterable[Sequence[T]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
 
@@ -426,9 +428,9 @@ class _Settle:
     def __init__(self, db: aiosqlite.Connection) -> None:
         self.db = db
 
-    async def _rows_in(self, sql: str, head: Sequence, items: Sequence) -> list:
+    async def _rows_in(self, sql: str, head: Sequence[object], items: Sequence[object]) -> list[Any]:
         """Run `sql` (with `{marks}` for an IN list) once per chunk of items; all the rows."""
-        rows: list = []
+        rows: list[Any] = []
         for chunk in _chunks(items, IN_CHUNK):
             rows += await self.db.execute_fetchall(sql.format(marks=",".join("?" * len(chunk))), (*head, *chunk))
         return rows
@@ -521,7 +523,7 @@ class _Settle:
     async def insert_answers(self, answers: Sequence[NewAnswer]) -> set[tuple[int, str]]:
         inserted: set[tuple[int, str]] = set()
         for chunk in _chunks(answers, INSERT_CHUNK):
-            params: list = []
+            params: list[object] = []
             for a in chunk:
                 params += [a.round_id, a.user_id, a.choice, int(a.correct), to_ts(a.answered_at)]
             rows = await self.db.execute_fetchall(

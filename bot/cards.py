@@ -23,10 +23,10 @@ from bot.model import (
     Round,
     RoundKind,
     StatsCard,
+    StreakState,
     TopicStats,
     Verdict,
 )
-from bot.ports import StreakState
 from bot.scoring import current_streak
 from bot.timing import next_post_after
 

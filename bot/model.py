@@ -7,8 +7,10 @@ worrying about who mutates what.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
 
@@ -119,6 +121,51 @@ class AnswerStatus(StrEnum):
     UNKNOWN = "unknown"  # no such round
 
 
+class NewAnswer(NamedTuple):
+    """An answer on its way to the store (a tuple: thousands are built per second)."""
+
+    round_id: int
+    user_id: str
+    choice: int
+    correct: bool
+    answered_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class AnswerWrite:
+    """The store's verdict on one answer of a batch."""
+
+    status: str  # an AnswerStatus value: "recorded" | "duplicate" | "closed" | "unknown"
+    existing_choice: int | None = None
+
+
+@dataclass(frozen=True)
+class StreakState:
+    current: int
+    best: int
+    last_date: dt.date | None
+
+
+@dataclass(frozen=True)
+class RevealInput:
+    """What scoring needs to settle a daily round (read inside the reveal transaction)."""
+
+    round: Round
+    answers: tuple[Answer, ...]
+    previous_date: dt.date | None  # the space's last revealed daily date before this round's date
+    streaks: dict[str, StreakState]
+    speed_bonus: bool
+
+
+@dataclass(frozen=True)
+class RevealResult:
+    points: dict[str, int]  # user -> points for this round
+    streaks: dict[str, StreakState]  # new states for users whose streak changed
+
+
+Scorer = Callable[[RevealInput], RevealResult]
+
+
 @dataclass(frozen=True)
 class CommandNames:
     """How a platform spells the commands core messages point to (the adapter supplies its own)."""
@@ -195,6 +242,15 @@ class LeaderboardRow:
     points: int
     correct: int
     answered: int
+
+
+class Board(NamedTuple):
+    """One leaderboard: a space's scores for one period (a week, a month or all time)."""
+
+    platform: str
+    space_id: str
+    period: Period
+    period_key: str
 
 
 @dataclass(frozen=True)

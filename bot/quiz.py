@@ -40,6 +40,7 @@ from bot.model import (
     CommandNames,
     ConfigCard,
     LeaderboardCard,
+    NewAnswer,
     Period,
     Question,
     QuestionCard,
@@ -48,8 +49,8 @@ from bot.model import (
     RoundKind,
     StatsCard,
 )
-from bot.ports import ChatPlatform, Clock, NewAnswer, Store, period_keys
-from bot.scoring import score_daily_round
+from bot.ports import ChatPlatform, Clock, Store
+from bot.scoring import period_keys, score_daily_round
 from bot.selection import pick_question
 from bot.settings import ConfigChange
 from bot.timing import last_post_at_or_before, next_post_after

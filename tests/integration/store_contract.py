@@ -12,8 +12,7 @@ import random
 
 import pytest
 
-from bot.model import ChannelConfig, ChannelRef, Difficulty, Period, RoundKind
-from bot.ports import NewAnswer, RevealResult, StreakState
+from bot.model import ChannelConfig, ChannelRef, Difficulty, NewAnswer, Period, RevealResult, RoundKind, StreakState
 from bot.scoring import score_daily_round
 
 T0 = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)

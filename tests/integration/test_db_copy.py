@@ -17,8 +17,8 @@ import pytest
 
 from bot.errors import AlreadyAnswered, RoundClosed
 from bot.model import Actor, ChannelRef, Period, RoundKind
-from bot.ports import period_keys
 from bot.quiz import QuizService
+from bot.scoring import period_keys
 from bot.settings import ConfigChange
 from bot.store.copy import TABLE_NAMES, TABLES, CopyError, copy_data, dialect_of
 from bot.store.copy import main as copy_main

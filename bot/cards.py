@@ -79,6 +79,7 @@ def reveal_card(
         distribution[a.choice] += 1
     right = tuple(a.user_id for a in sorted(answers, key=lambda a: (a.answered_at, a.user_id)) if a.correct)
     return RevealCard(
+        common_wrong=most_chosen_wrong(question, distribution),
         round_id=round_.id,
         title=f"Answer: {question.answer_letter}" + (f" ({round_.local_date:%a %d %b})" if round_.local_date else ""),
         prompt=question.prompt,
@@ -94,6 +95,24 @@ def reveal_card(
     )
 
 
+def most_chosen_wrong(question: Question, distribution: list[int]) -> tuple[str, str] | None:
+    """The wrong choice most people picked (the earlier letter on a tie) and why it fails, if anyone did."""
+    wrong = [(n, -i) for i, n in enumerate(distribution) if i != question.answer and n > 0]
+    if not wrong:
+        return None
+    index = -max(wrong)[1]
+    sentence = question.why_wrong[index] if index < len(question.why_wrong) else ""
+    return (LETTERS[index], sentence) if sentence else None
+
+
+def common_wrong_text(card: RevealCard) -> str:
+    """The reveal's line on the most chosen wrong choice ("" when there is none)."""
+    if card.common_wrong is None:
+        return ""
+    letter, sentence = card.common_wrong
+    return f"Most chosen wrong answer, {letter}: {sentence}"
+
+
 def shares(card: RevealCard) -> tuple[int, ...]:
     """Each choice's share of the answers, in whole percent (all 0 when nobody answered)."""
     total = card.total
@@ -104,8 +123,9 @@ def shares(card: RevealCard) -> tuple[int, ...]:
 
 
 def verdict(question: Question, choice: int) -> Verdict:
+    why = question.why_wrong[choice] if choice != question.answer and choice < len(question.why_wrong) else ""
     return Verdict(choice == question.answer, LETTERS[choice], question.answer_letter, question.explanation,
-                   question.reference)
+                   question.reference, why)
 
 
 def verdict_headline(v: Verdict) -> str:
@@ -115,7 +135,8 @@ def verdict_headline(v: Verdict) -> str:
 def verdict_text(v: Verdict) -> str:
     """A practice answer judged at once: the headline and the explanation."""
     head = verdict_headline(v) + ("" if v.correct else ".")
-    return f"{head} {v.explanation}"
+    why = f" Why not {v.chosen_letter}: {v.why_wrong}" if v.why_wrong else ""
+    return f"{head}{why} {v.explanation}"
 
 
 def locked_in_text(letter: str) -> str:

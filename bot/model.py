@@ -183,6 +183,7 @@ class Verdict:
     correct_letter: str
     explanation: str
     reference: str
+    why_wrong: str = ""  # why the chosen choice fails ("" when it is right or no sentence is known)
 
 
 @dataclass(frozen=True)
@@ -229,6 +230,7 @@ class RevealCard:
     question_message_id: str | None = None
     code: str | None = None
     ping_winners: bool = False  # notify correct_users (the channel's setting); otherwise name them quietly
+    common_wrong: tuple[str, str] | None = None  # (letter, why it fails) of the most chosen wrong choice
 
     @property
     def total(self) -> int:

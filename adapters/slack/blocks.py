@@ -152,6 +152,7 @@ def reveal_blocks(card: RevealCard, names: Mapping[str, str] | None = None) -> l
         header(card.title),
         section(f"*{card.correct_letter}.* {escape(correct)}"),
         section(escape(card.explanation)),
+        *([section(escape(cards.common_wrong_text(card)))] if card.common_wrong else []),
         section(distribution_lines(card)),
         section(winners_text(card, names)),
         context(f"More: {card.reference}"),

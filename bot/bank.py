@@ -250,7 +250,8 @@ class Bank:
         object.__setattr__(self, "_by_id", {q.id: q for q in self.questions})
 
     def get(self, question_id: str) -> Question | None:
-        return self._by_id.get(question_id)  # type: ignore[attr-defined]
+        by_id: dict[str, Question] = self._by_id  # type: ignore[attr-defined]
+        return by_id.get(question_id)
 
     def __len__(self) -> int:
         return len(self.questions)

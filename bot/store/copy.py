@@ -19,7 +19,7 @@ import contextlib
 import datetime as dt
 import logging
 import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -70,8 +70,10 @@ class BulkStore(Protocol):
 
     async def count_rows(self, tables: Sequence[str]) -> dict[str, int]: ...
     def export_rows(self, tables: Sequence[tuple[str, Sequence[str], Sequence[str]]],
-                    batch: int = ...) -> AsyncIterator[tuple[str, list[tuple]]]: ...
-    async def import_rows(self, batches: AsyncIterator[tuple[str, Sequence[str], list[tuple]]]) -> dict[str, int]: ...
+                    batch: int = ...) -> AsyncGenerator[tuple[str, list[tuple[Any, ...]]]]: ...
+    async def import_rows(
+        self, batches: AsyncIterator[tuple[str, Sequence[str], list[tuple[Any, ...]]]]
+    ) -> dict[str, int]: ...
 
 
 Convert = Callable[[Any], Any]
@@ -136,7 +138,7 @@ async def copy_data(src: BulkStore, dst: BulkStore, *, batch: int = BATCH) -> di
     specs = [(name, [c for c, _ in columns], list(order)) for name, columns, order in TABLES]
     column_names = {name: cols for name, cols, _ in specs}
 
-    async def stream() -> AsyncIterator[tuple[str, Sequence[str], list[tuple]]]:
+    async def stream() -> AsyncGenerator[tuple[str, Sequence[str], list[tuple[Any, ...]]]]:
         for name in TABLE_NAMES:  # every table shows up, even an empty one
             yield name, column_names[name], []
         async with contextlib.aclosing(src.export_rows(specs, batch)) as rows_by_table:

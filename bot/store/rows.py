@@ -89,7 +89,7 @@ def answer_from_row(row: Any) -> Answer:
     )
 
 
-def config_to_row(c: ChannelConfig, now: dt.datetime) -> tuple:
+def config_to_row(c: ChannelConfig, now: dt.datetime) -> tuple[object, ...]:
     return (
         c.ref.platform, c.ref.channel_id, c.ref.space_id, f"{c.post_time:%H:%M}", c.timezone,
         ",".join(str(d) for d in sorted(c.weekdays)), ",".join(sorted(c.topics)),

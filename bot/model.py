@@ -93,10 +93,16 @@ class Round:
     closes_at: dt.datetime | None = None
     revealed_at: dt.datetime | None = None
     message_id: str | None = None
+    post_state: str = "sent"  # daily: due | sending | failed | sent | gave_up (the question's delivery)
 
     @property
     def is_open(self) -> bool:
         return self.revealed_at is None
+
+    @property
+    def is_posted(self) -> bool:
+        """Whether members can see the question (practice questions are shown at once)."""
+        return self.kind is RoundKind.PRACTICE or self.post_state == "sent"
 
 
 @dataclass(frozen=True)
@@ -124,6 +130,7 @@ class CommandNames:
 
     practice: str = "/quiz"
     answer: str = "/quiz answer"
+    post_now: str = "/quiz post-now"
 
 
 @dataclass(frozen=True)
@@ -180,6 +187,7 @@ class RevealCard:
     correct_users: tuple[str, ...]
     question_message_id: str | None = None
     code: str | None = None
+    note: str | None = None  # e.g. "Revealed late: the bot was offline."
 
     @property
     def total(self) -> int:

@@ -95,6 +95,48 @@ class RevealResult:
 Scorer = Callable[[RevealInput], RevealResult]
 
 
+@dataclass(frozen=True)
+class DueChannel:
+    """A channel whose daily post is due, claimed by one process until `lease_until`."""
+
+    ref: ChannelRef
+    due_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class SendClaim:
+    """One process's claim to send a round's question (or reveal) now.
+
+    `doubtful`: an earlier attempt was claimed and never finished (the process stopped mid-send), so the
+    message may have gone out already; `doubts` counts such attempts (at most one duplicate is accepted)."""
+
+    round: Round
+    attempts: int
+    doubtful: bool
+    doubts: int
+
+
+@dataclass(frozen=True)
+class SpaceFilter:
+    """Which work a process claims: channels of its running platforms (None: every platform) and, on the
+    sharded platform, only spaces on its shards ((space id >> 22) % count in ids). Stores turn it into SQL."""
+
+    platforms: tuple[str, ...] | None = None
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] = ()
+    shard_platform: str = "discord"
+
+    def __call__(self, ref: ChannelRef) -> bool:
+        if self.platforms is not None and ref.platform not in self.platforms:
+            return False
+        if not self.shard_count or ref.platform != self.shard_platform:
+            return True
+        try:
+            return (int(ref.space_id) >> 22) % self.shard_count in self.shard_ids
+        except ValueError:
+            return False
+
+
 class Store(Protocol):
     """Persistence. Unique keys do the correctness work: one daily round per (channel, local date), one
     answer per (round, user); leaderboard aggregates are derived from the answer log at reveal."""
@@ -116,9 +158,10 @@ class Store(Protocol):
     # rounds
     async def claim_daily_round(
         self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
-        closes_at: dt.datetime | None,
+        closes_at: dt.datetime | None, *, lease_until: dt.datetime | None = None,
     ) -> Round | None:
-        """Create the daily round for (channel, local date); None when that slot is already taken."""
+        """Create the daily round for (channel, local date); None when that slot is already taken.
+        With `lease_until` the round is created already claimed for its first send (post_state sending)."""
         ...
 
     async def create_practice_round(
@@ -140,6 +183,55 @@ class Store(Protocol):
 
     async def last_question_id(self, platform: str, space_id: str, kind: RoundKind,
                                user_id: str | None = None) -> str | None: ...
+
+    # durable daily work (every process runs the same tick over these)
+    async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
+        """The channel's next due post (None: nothing due, e.g. paused); releases any claim on it."""
+        ...
+
+    async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None: ...
+    async def unscheduled_channels(self) -> list[ChannelConfig]:
+        """Running (unpaused) channels without a next due post (saved before schedules were stored)."""
+        ...
+
+    async def claim_due_channels(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        """Atomically claim unpaused channels whose next post is due and not claimed by a live lease."""
+        ...
+
+    async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        """Release a claimed channel; its next post moves to `next_at` unless a config change moved it."""
+        ...
+
+    async def claim_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        force: bool = False, spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        """Claim open daily rounds whose question still has to be sent (never sent, failed, or a send whose
+        lease ran out). `force` (post-now) also takes a failed round whose retry is not due yet."""
+        ...
+
+    async def finish_post(
+        self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
+    ) -> None:
+        """Record a send: 'sent' (with its message id), 'failed' (retry at `retry_at`) or 'gave_up'."""
+        ...
+
+    async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
+        """Open daily rounds whose promised reveal instant has passed."""
+        ...
+
+    async def claim_reveals(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        """Claim revealed daily rounds whose reveal message still has to be sent."""
+        ...
+
+    async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
+        """Record a reveal send: 'sent', 'failed' (retry at `retry_at`), 'gave_up' or 'none' (not posted)."""
+        ...
 
     # answers
     async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:

@@ -30,7 +30,7 @@ def parse_date(value: str | dt.date | None) -> dt.date | None:
 
 def round_from_row(row) -> Round:
     (rid, kind, platform, space_id, channel_id, user_id, question_id, topic, local_date, opened_at,
-     closes_at, revealed_at, message_id) = row
+     closes_at, revealed_at, message_id, *rest) = tuple(row)
     return Round(
         id=int(rid),
         kind=RoundKind(kind),
@@ -43,6 +43,7 @@ def round_from_row(row) -> Round:
         closes_at=from_ts(closes_at) if closes_at else None,
         revealed_at=from_ts(revealed_at) if revealed_at else None,
         message_id=message_id,
+        post_state="sent" if not rest or kind != "daily" else str(rest[0]),
     )
 
 
@@ -57,7 +58,7 @@ def config_to_row(c: ChannelConfig, now: dt.datetime) -> tuple:
 
 def config_from_row(row) -> ChannelConfig:
     (platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions,
-     window_s, speed_bonus, _updated) = tuple(row)
+     window_s, speed_bonus, _updated) = tuple(row)[:13]
     hh, mm = (int(x) for x in post_time.split(":"))
     return ChannelConfig(
         ref=ChannelRef(platform, space_id, channel_id),

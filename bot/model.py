@@ -130,7 +130,7 @@ class CommandNames:
 
     practice: str = "/quiz"
     answer: str = "/quiz answer"
-    post_now: str = "/quiz post-now"
+    post_now: str = "/quiz config post-now"
 
 
 @dataclass(frozen=True)
@@ -163,7 +163,7 @@ class QuestionCard:
     title: str
     prompt: str
     choices: tuple[str, ...]
-    topic: str
+    topic: str  # empty on a daily question: its topic would hint at the answer before the reveal
     difficulty: Difficulty
     code: str | None = None
     reveal_note: str | None = None  # "Answers are revealed at ..." for daily rounds

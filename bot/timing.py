@@ -106,16 +106,3 @@ def local_text(moment: dt.datetime, tz: str) -> str:
     """A moment as the channel reads it: 'Tue 08 Dec 09:00'."""
     return f"{moment.astimezone(ZoneInfo(tz)):%a %d %b %H:%M}"
 
-
-def daily_trigger(cfg: ChannelConfig):  # type: ignore[no-untyped-def]
-    """The APScheduler cron trigger of a channel (kept for the in-memory scheduler until it is replaced)."""
-    from apscheduler.triggers.cron import CronTrigger
-
-    from bot.parsing import DAY_NAMES
-
-    return CronTrigger(
-        day_of_week=",".join(DAY_NAMES[d] for d in sorted(cfg.weekdays)),
-        hour=cfg.post_time.hour,
-        minute=cfg.post_time.minute,
-        timezone=_zone(cfg),
-    )

@@ -51,6 +51,9 @@ class ConsolePlatform:
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         self._write(f"(private to {user_id}) {text}")
 
+    async def post_notice(self, ref: ChannelRef, text: str) -> None:
+        self._write(text)
+
 
 class ConsoleChannel:
     def __init__(self, service: QuizService, *, stdin: TextIO | None = None, stdout: TextIO | None = None,

@@ -95,7 +95,7 @@ def question_blocks(card: QuestionCard) -> list[Block]:
     if card.code:
         blocks.append(section(code_block(card.code)))
     blocks += [section(choice_lines(card)), answer_buttons(card.round_id)]
-    meta = f"{TOPICS.get(card.topic, card.topic)} · {card.difficulty.value} · #{card.round_id}"
+    meta = " · ".join(x for x in (TOPICS.get(card.topic, card.topic), card.difficulty.value, f"#{card.round_id}") if x)
     if card.kind is RoundKind.PRACTICE:
         blocks.append(context("Practice: only you see this and it never counts toward leaderboards.", meta))
     else:
@@ -152,7 +152,7 @@ def reveal_blocks(card: RevealCard) -> list[Block]:
         section(escape(card.explanation)),
         section(distribution_lines(card)),
         section(winners_text(card)),
-        context(f"More: {card.reference}"),
+        context(f"More: {card.reference}", *([escape(card.note)] if card.note else [])),
     ]
 
 

@@ -84,5 +84,9 @@ class SlackPlatform:
         )
         return message_id(str(resp["channel"]), str(resp["ts"]))
 
+    async def post_notice(self, ref: ChannelRef, text: str) -> None:
+        """A plain note in the channel (e.g. a day skipped while the bot was offline)."""
+        await self.client.chat_postMessage(channel=ref.channel_id, text=text)
+
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         await self.client.chat_postEphemeral(channel=ref.channel_id, user=user_id, text=text)

@@ -69,7 +69,7 @@ async def test_clicks_on_closed_or_unknown_rounds_are_refused(bot: StudyBotClien
     round_id, message = await post_daily(core, fake)
     await core.service.reveal_round(round_id)
     closed = await fake.reply(await fake.click(fake.alice, message, f"studybot:answer:{round_id}:A"))
-    assert closed.ephemeral and "This question is closed" in closed.text
+    assert closed.ephemeral and "question closed at" in closed.text and "the answer was" in closed.text
     assert await core.store.round_answers(round_id) == []
 
     for custom_id, expected in ((f"studybot:answer:{round_id + 999}:A", "not known here"),

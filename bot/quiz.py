@@ -374,9 +374,11 @@ class QuizService:
         if late > self.grace:
             latest = await self.store.latest_daily_round(cfg.ref)
             if latest is None or latest.local_date is None or latest.local_date < day:
-                log.warning("skipped the daily post of %s/%s for %s: missed by %s, more than the %s grace",
-                            cfg.ref.platform, cfg.ref.channel_id, day, late, self.grace)
-                await self._tell(cfg, cards.skipped_text(cfg, due.due_at, self.commands_of(cfg.ref.platform)))
+                told = await self._tell(cfg, cards.skipped_text(cfg, due.due_at, self.commands_of(cfg.ref.platform)))
+                # the channel was told in plain words; the log keeps the details (a warning if it was not told)
+                log.log(logging.INFO if told else logging.WARNING,
+                        "skipped the daily post of %s/%s for %s: missed by %s, more than the %s grace",
+                        cfg.ref.platform, cfg.ref.channel_id, day, late, self.grace)
             # every day missed beyond the grace is skipped at once; one still within it comes next
             after = max(due.due_at, now - self.grace - dt.timedelta(microseconds=1))
         else:
@@ -384,16 +386,18 @@ class QuizService:
             after = max(now, due.due_at)
         await self.store.finish_due_channel(due.ref, due.due_at, await self.next_due(cfg, after))
 
-    async def _tell(self, cfg: ChannelConfig, text: str) -> None:
-        """A plain note in the channel (platforms without notices get it logged only)."""
+    async def _tell(self, cfg: ChannelConfig, text: str) -> bool:
+        """A plain note in the channel (a platform's optional `post_notice`); False when it could not."""
         platform = self.platforms.get(cfg.ref.platform)
         notice = getattr(platform, "post_notice", None)
         if notice is None:
-            return
+            return False
         try:
             await notice(cfg.ref, text)
         except Exception as exc:
             log.warning("could not tell %s/%s: %s", cfg.ref.platform, cfg.ref.channel_id, type(exc).__name__)
+            return False
+        return True
 
     async def open_round_in(self, ref: ChannelRef) -> Round:
         rounds = [r for r in await self.store.open_daily_rounds(ref) if r.is_posted and r.ref == ref]

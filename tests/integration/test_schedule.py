@@ -200,7 +200,7 @@ async def test_downtime_catch_up(env, tz, down, caplog):
     # ... the process is down; a new one starts:
     clock.set(tuesday + dt.timedelta(days=1) + down)
     again = DailyScheduler(service, clock, misfire_grace=dt.timedelta(hours=1))
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.INFO):
         await again.start()
     again.shutdown()
     reveals = [c for _, c in platform.reveals]

@@ -668,12 +668,12 @@ class PostgresStore:
         return given
 
 
-def _space_sql(spaces: SpaceFilter | None, first: int) -> tuple[str, list]:
+def _space_sql(spaces: SpaceFilter | None, first: int) -> tuple[str, list[object]]:
     """The SQL of a SpaceFilter with parameters numbered from $first: its platforms, and on the sharded
     platform only spaces on its shards ((id >> 22) % count); a non-numeric space id is on no shard."""
     if spaces is None:
         return "", []
-    sql, params = "", []
+    sql, params = "", list[object]()
     n = first
     if spaces.platforms is not None:
         sql += f" AND platform = ANY(${n}::text[])"

@@ -700,11 +700,11 @@ class SqliteStore:
         return given
 
 
-def _space_sql(spaces: SpaceFilter | None) -> tuple[str, list]:
+def _space_sql(spaces: SpaceFilter | None) -> tuple[str, list[object]]:
     """The SQL of a SpaceFilter: its platforms, and on the sharded platform its shards ((id >> 22) % count)."""
     if spaces is None:
         return "", []
-    sql, params = "", []
+    sql, params = "", list[object]()
     if spaces.platforms is not None:
         names = list(spaces.platforms) or [""]
         sql += f" AND platform IN ({','.join('?' * len(names))})"

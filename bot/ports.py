@@ -33,7 +33,10 @@ class SystemClock:
 
 
 class ChatPlatform(Protocol):
-    """Outbound pushes to one chat platform. Inbound events reach the core through the service."""
+    """Outbound pushes to one chat platform. Inbound events reach the core through the service.
+
+    A platform may also offer `async post_notice(ref, text)`: a plain note in a channel (e.g. that a day's
+    question was skipped while the bot was offline); the service uses it when present."""
 
     name: str
 

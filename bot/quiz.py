@@ -346,7 +346,11 @@ class QuizService:
             except Exception:
                 log.exception("reveal of round %d failed", round_.id)
         for claim in await self.store.claim_reveals(now, now + SEND_LEASE, WORK_BATCH, spaces=spaces):
-            await self._send_reveal(claim)
+            try:
+                await self._send_reveal(claim)
+            except Exception:
+                log.exception("reveal post of round %d failed", claim.round.id)
+                await self.store.finish_reveal(claim.round.id, "failed", retry_at=now + retry_delay(claim.attempts))
         for _ in range(3):  # a skipped day may leave a later one due within the grace: take it now
             claimed = await self.store.claim_due_channels(now, now + SEND_LEASE, WORK_BATCH, spaces)
             for due in claimed:
@@ -497,7 +501,11 @@ class QuizService:
         card = await self.reveal_card(revealed)
         if round_.kind is RoundKind.DAILY:
             for claim in await self.store.claim_reveals(now, now + SEND_LEASE, 1, round_id=round_id):
-                await self._send_reveal(claim)
+                try:
+                    await self._send_reveal(claim)
+                except Exception:  # settled all the same; the tick retries the post
+                    log.exception("reveal post of round %d failed", round_id)
+                    await self.store.finish_reveal(round_id, "failed", retry_at=now + retry_delay(claim.attempts))
         return card
 
     async def _send_reveal(self, claim: SendClaim) -> None:

@@ -272,10 +272,13 @@ class QuizService:
         )
 
     async def _open(self, round_: Round, cfg: ChannelConfig, *, raise_errors: bool) -> Round:
-        """A freshly claimed round: reveal the channel's older open rounds (a failure there never blocks
-        this post), post it, tell the listeners."""
+        """A freshly claimed round: reveal the channel's older open rounds that are due (their promise has
+        passed, or they were posted before promises were stored; a failure there never blocks this post),
+        post it, tell the listeners. An older round promised for later (the schedule moved) stays open
+        until its promise."""
+        now = self.clock.now()
         for previous in await self.store.open_daily_rounds(round_.ref):
-            if previous.id != round_.id:
+            if previous.id != round_.id and (previous.closes_at is None or previous.closes_at <= now):
                 try:
                     await self.reveal_round(previous.id)
                 except Exception:

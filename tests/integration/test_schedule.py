@@ -205,6 +205,8 @@ async def test_downtime_catch_up(env, tz, down, caplog):
     again.shutdown()
     reveals = [c for _, c in platform.reveals]
     assert [c.round_id for c in reveals] == [first.id]
+    with pytest.raises(RoundClosed, match=rf"closed at 09:00 \({tz}\)"):  # Tuesday's takes no more answers
+        await service.submit_answer(first.id, "bob", 1)
     assert reveals[0].note == "Revealed late: the bot was offline."
     posted_days = [c.title for _, c in platform.posted]
     notices = [text for _, text in platform.notices]
@@ -275,3 +277,18 @@ async def test_local_days_roll_over_for_streaks(env, tz, utc_post):
     assert dates == [dt.date(2026, 11, 30) + dt.timedelta(days=i) for i in range(4)]
     stats = await service.stats("fake", "space-1", "ada")
     assert stats.current_streak == 4 and stats.points == 10 + 11 + 12 + 13
+
+
+async def test_a_schedule_moved_earlier_keeps_the_open_round_s_promise(env):
+    service, store, clock, platform, scheduler = env
+    clock.set(dt.datetime(2026, 12, 1, 14, 0, tzinfo=dt.UTC))
+    await service.configure(ADMIN, REF)
+    first = await service.post_now(ADMIN, REF)  # promised for Wed 09:00
+    await service.configure(ADMIN, REF, post_time=dt.time(2, 30))  # the next post is Wed 02:30 now
+    clock.set(dt.datetime(2026, 12, 2, 2, 30, tzinfo=dt.UTC))
+    await scheduler.tick()
+    assert len(platform.posted) == 2 and platform.reveals == []
+    assert (await service.submit_answer(first.id, "ada", 0)).chosen_letter == "A"  # still open, as promised
+    clock.set(dt.datetime(2026, 12, 2, 9, 0, tzinfo=dt.UTC))
+    await scheduler.tick()
+    assert [c.round_id for _, c in platform.reveals] == [first.id]

@@ -221,6 +221,10 @@ class Store(Protocol):
         """Record a send: 'sent' (with its message id), 'failed' (retry at `retry_at`) or 'gave_up'."""
         ...
 
+    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
+        """Give an open daily round without one its promised reveal instant (rounds from before promises)."""
+        ...
+
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
         """Open daily rounds whose promised reveal instant has passed."""
         ...

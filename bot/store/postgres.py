@@ -364,6 +364,11 @@ class PostgresStore:
             state, retry_at, message_id, round_id,
         )
 
+    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
+        await self.pool.execute(
+            "UPDATE rounds SET closes_at = $1 WHERE id = $2 AND closes_at IS NULL AND revealed_at IS NULL", at, round_id
+        )
+
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
         where, params = _space_sql(spaces, 3)
         rows = await self.pool.fetch(

@@ -405,6 +405,13 @@ class SqliteStore:
                 (state, to_ts(retry_at) if retry_at else None, message_id, round_id),
             )
 
+    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE rounds SET closes_at = ? WHERE id = ? AND closes_at IS NULL AND revealed_at IS NULL",
+                (to_ts(at), round_id),
+            )
+
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
         where, params = _space_sql(spaces)
         rows = await self._read(

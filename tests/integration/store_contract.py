@@ -319,6 +319,14 @@ class StoreContract:
         assert r2.post_state == "due"
         assert [c.round.id for c in await store.claim_posts(T0, lease, 10)] == [r2.id]
 
+    async def test_a_round_without_a_promise_gets_one_once(self, store):
+        r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        promise = T0 + dt.timedelta(days=1)
+        await store.set_reveal_at(r.id, promise)
+        await store.set_reveal_at(r.id, promise + dt.timedelta(hours=1))  # a promise, once given, stays
+        assert (await store.get_round(r.id)).closes_at == promise
+        assert [x.id for x in await store.due_reveals(promise, 10)] == [r.id]
+
     async def test_due_reveals_and_reveal_sends(self, store):
         closes = T0 + dt.timedelta(hours=1)
         r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, closes)

@@ -170,6 +170,22 @@ async def test_a_round_before_days_off_is_revealed_at_the_next_weekday_post(env)
     assert [c.round_id for _, c in platform.reveals] == [friday.id] and len(platform.posted) == 2
 
 
+async def test_a_round_open_from_before_promises_gets_one_at_start(env):
+    service, store, clock, platform, scheduler = env
+    clock.set(dt.datetime(2026, 12, 8, 9, 0, tzinfo=dt.UTC))
+    await store.save_channel(ChannelConfig(ref=REF))  # saved the old way: no next post stored
+    old = await store.claim_daily_round(REF, dt.date(2026, 12, 8), "tensors-0", "tensors", clock.now(), None)
+    await store.finish_post(old.id, "sent", message_id="m-old")
+    clock.set(dt.datetime(2026, 12, 8, 12, 0, tzinfo=dt.UTC))
+    await scheduler.start()
+    scheduler.shutdown()
+    assert (await store.get_round(old.id)).closes_at == dt.datetime(2026, 12, 9, 9, 0, tzinfo=dt.UTC)
+    assert await store.get_next_post(REF) == dt.datetime(2026, 12, 9, 9, 0, tzinfo=dt.UTC)
+    clock.set(dt.datetime(2026, 12, 9, 9, 0, tzinfo=dt.UTC))
+    await scheduler.tick()
+    assert [c.round_id for _, c in platform.reveals] == [old.id] and len(platform.posted) == 1
+
+
 async def test_an_answer_window_is_the_promise(env):
     service, store, clock, platform, scheduler = env
     await store.save_channel(ChannelConfig(ref=REF, timezone="UTC", answer_window=dt.timedelta(hours=2)))

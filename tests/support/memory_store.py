@@ -307,6 +307,12 @@ class InMemoryStore:
         r = t.rounds[round_id]
         t.rounds[round_id] = replace(r, post_state=state, message_id=message_id or r.message_id)
 
+    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
+        t = await self._db()
+        r = t.rounds.get(round_id)
+        if r is not None and r.closes_at is None and r.revealed_at is None:
+            t.rounds[round_id] = replace(r, closes_at=_utc(at))
+
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
         t = await self._db()
         due = [

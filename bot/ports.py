@@ -221,6 +221,10 @@ class Store(Protocol):
         """Record a send: 'sent' (with its message id), 'failed' (retry at `retry_at`) or 'gave_up'."""
         ...
 
+    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+        """The questions open as daily rounds in a space (practice must not serve them)."""
+        ...
+
     async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
         """Give an open daily round without one its promised reveal instant (rounds from before promises)."""
         ...

@@ -589,8 +589,7 @@ class QuizService:
             if weak is not None and weak.accuracy < 0.8:
                 candidates = self.bank.filtered(frozenset({weak.topic}), frozenset()) or candidates
         # never a question that is open as a daily round in this space: it would give its answer away
-        live = {r.question_id for r in await self.store.open_daily_rounds()
-                if (r.ref.platform, r.ref.space_id) == (ref.platform, ref.space_id)}
+        live = await self.store.open_daily_question_ids(ref.platform, ref.space_id)
         if live:
             candidates = tuple(q for q in candidates if q.id not in live)
             if not candidates:

@@ -364,6 +364,14 @@ class PostgresStore:
             state, retry_at, message_id, round_id,
         )
 
+    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+        rows = await self.pool.fetch(
+            "SELECT question_id FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
+            "AND revealed_at IS NULL",
+            platform, space_id,
+        )
+        return {r[0] for r in rows}
+
     async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
         await self.pool.execute(
             "UPDATE rounds SET closes_at = $1 WHERE id = $2 AND closes_at IS NULL AND revealed_at IS NULL", at, round_id

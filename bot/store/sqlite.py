@@ -405,6 +405,14 @@ class SqliteStore:
                 (state, to_ts(retry_at) if retry_at else None, message_id, round_id),
             )
 
+    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+        rows = await self._read(
+            "SELECT question_id FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
+            "AND revealed_at IS NULL",
+            (platform, space_id),
+        )
+        return {r[0] for r in rows}
+
     async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
         async with self._tx() as db:
             await db.execute(

@@ -319,6 +319,14 @@ class StoreContract:
         assert r2.post_state == "due"
         assert [c.round.id for c in await store.claim_posts(T0, lease, 10)] == [r2.id]
 
+    async def test_open_daily_question_ids_of_a_space(self, store):
+        r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        await store.claim_daily_round(ChannelRef("test", "other", "c"), DAY, "q2", "tensors", T0, None)
+        await store.create_practice_round(REF, "ada", "q3", "tensors", T0)
+        assert await store.open_daily_question_ids("test", "space") == {"q1"}
+        await store.reveal_round(r.id, T0, None)
+        assert await store.open_daily_question_ids("test", "space") == set()
+
     async def test_a_round_without_a_promise_gets_one_once(self, store):
         r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
         promise = T0 + dt.timedelta(days=1)

@@ -307,6 +307,13 @@ class InMemoryStore:
         r = t.rounds[round_id]
         t.rounds[round_id] = replace(r, post_state=state, message_id=message_id or r.message_id)
 
+    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+        t = await self._db()
+        return {
+            r.question_id for r in t.rounds.values()
+            if r.kind is RoundKind.DAILY and r.revealed_at is None and _in_space(r, platform, space_id)
+        }
+
     async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
         t = await self._db()
         r = t.rounds.get(round_id)

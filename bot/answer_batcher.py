@@ -1,26 +1,49 @@
 """Group commit for answers: concurrent submissions share one transaction, and each caller is answered
-only after that transaction has committed (nothing is acknowledged before it is durable)."""
+only after that transaction has committed (nothing is acknowledged before it is durable).
+
+The queue is bounded: when more than `max_pending` answers wait, or the oldest has waited longer than
+`max_wait` seconds, a new answer is refused at once with `Busy` (never acknowledged, never written), so memory
+and latency stay bounded when more answers arrive than the store can take."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
 import logging
+import time
 from collections.abc import Callable
 
-from bot.ports import AnswerWrite, NewAnswer, Store
+from bot.errors import Busy
+from bot.model import AnswerWrite, NewAnswer
+from bot.ports import Store
 
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 2000
+MAX_PENDING = 10_000  # well under a second of answers at this machine's capacity
+MAX_WAIT_SECONDS = 2.0  # platforms expect an acknowledgement within 3 s
+BUSY = "The bot is busy right now and did not record your answer; please try again in a moment."
 
 
 class AnswerBatcher:
-    def __init__(self, store: Store, now: Callable[[], dt.datetime], max_batch: int = MAX_BATCH) -> None:
+    def __init__(
+        self,
+        store: Store,
+        now: Callable[[], dt.datetime],
+        max_batch: int = MAX_BATCH,
+        max_pending: int = MAX_PENDING,
+        max_wait: float = MAX_WAIT_SECONDS,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._store = store
         self._now = now
         self._max_batch = max_batch
+        self._max_pending = max_pending
+        self._max_wait = max_wait
+        self._monotonic = monotonic
         self._pending: list[tuple[NewAnswer, asyncio.Future[AnswerWrite]]] = []
+        self._queued_at: list[float] = []  # monotonic time each pending answer was queued, oldest first
+        self.refused = 0
         self._wakeup: asyncio.Event | None = None
         self._worker: asyncio.Task[None] | None = None
         self._closed = False
@@ -30,11 +53,15 @@ class AnswerBatcher:
         if self._closed:
             raise RuntimeError("the answer batcher is closed")
         loop = asyncio.get_running_loop()
+        if self._overloaded(self._monotonic()):
+            self.refused += 1
+            raise Busy(BUSY)
         if self._worker is None or self._worker.done():
             self._wakeup = asyncio.Event()
             self._worker = loop.create_task(self._run(), name="answer-batcher")
         fut: asyncio.Future[AnswerWrite] = loop.create_future()
         self._pending.append((answer, fut))
+        self._queued_at.append(self._monotonic())
         assert self._wakeup is not None
         self._wakeup.set()
         return await fut
@@ -46,9 +73,19 @@ class AnswerBatcher:
             self._wakeup.clear()
             while self._pending:
                 batch, self._pending = self._pending[: self._max_batch], self._pending[self._max_batch :]
+                del self._queued_at[: len(batch)]
                 await self._flush(batch)
             if self._closed:
                 return
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def _overloaded(self, now: float) -> bool:
+        if len(self._pending) >= self._max_pending:
+            return True
+        return bool(self._queued_at) and now - self._queued_at[0] > self._max_wait
 
     async def _flush(self, batch: list[tuple[NewAnswer, asyncio.Future[AnswerWrite]]]) -> None:
         try:

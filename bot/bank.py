@@ -6,12 +6,14 @@ field, and a file with any error contributes nothing to the loaded bank.
 
 from __future__ import annotations
 
+import codecs
 import logging
+import math
 import re
 import sys
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,6 +23,28 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from bot.model import LETTERS, Difficulty, Question
 
 log = logging.getLogger(__name__)
+
+# ---- rules the shipped content does not pass yet: the lead turns each on once the content is merged ----
+REQUIRE_WHY_WRONG = True  # every question has why_wrong (one 20-200 character sentence per wrong choice)
+REJECT_SEED_WORDS = True  # "seed"/"seeds" in prompt, choices, explanation or why_wrong (outside `code` spans)
+REQUIRE_CHECK = True  # every question has a verify block or a checked_by docs page
+REJECT_NEAR_COPIES = True  # prompt + code too alike (idf-weighted cosine) across two questions
+
+# ---- caps that always hold ----
+MAX_CODE_LINES = 30  # a `code` block must fit on a card
+MAX_CODE_CHARS = 1200
+WHY_WRONG_CHARS = (20, 200)
+MAX_FILE_BYTES = 1024 * 1024  # one question file
+MAX_QUESTIONS_PER_FILE = 2000
+MAX_NESTING = 32  # YAML collections inside each other (the bank needs fewer than 10)
+MAX_PROBLEMS_PER_FILE = 50  # further problems of one file are counted, not listed
+NEAR_COPY_THRESHOLD = 0.94  # distinct pairs of the 293-question bank scored at most 0.928 when this was set
+NEAR_COPY_PROSE_THRESHOLD = 0.80  # when neither question shows code (distinct prose pairs: at most 0.732)
+
+SEED_WORD = re.compile(r"\bseeds?\b", re.IGNORECASE)
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+ID_PATTERN = r"^[a-z0-9][a-z0-9-]*[a-z0-9]$"
+
 
 def _default_bank_dir() -> Path:
     """data/questions of a source checkout, else the copy `pip install` put under <prefix>/share/studybot."""
@@ -97,7 +121,7 @@ class QuestionSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*[a-z0-9]$", max_length=64)
+    id: str = Field(pattern=ID_PATTERN, max_length=64)
     topic: str
     difficulty: Difficulty
     prompt: str = Field(min_length=10, max_length=600)
@@ -115,22 +139,9 @@ class QuestionSpec(BaseModel):
 
     @field_validator("why_wrong")
     @classmethod
-    def _why_wrong_entries(cls, v: dict[str, str] | None) -> dict[str, str] | None:
-        if v is None:
-            return v
-        cleaned = {k: " ".join(str(text).split()) for k, text in v.items()}
-        for letter, text in cleaned.items():
-            if not 20 <= len(text) <= 200:
-                raise ValueError(f"entry {letter} must be 20-200 characters, found {len(text)}")
-        return cleaned
-
-    @model_validator(mode="after")
-    def _why_wrong_covers_wrong_choices(self) -> QuestionSpec:
-        if self.why_wrong is not None:
-            wrong = sorted(set(LETTERS) - {self.answer})
-            if sorted(self.why_wrong) != wrong:
-                raise ValueError(f"why_wrong needs exactly the wrong letters {', '.join(wrong)}")
-        return self
+    def _why_wrong_whitespace(cls, v: dict[str, str] | None) -> dict[str, str] | None:
+        """Runs of whitespace become one space; the rules on the entries are in rule_problems."""
+        return None if v is None else {k: " ".join(text.split()) for k, text in v.items()}
 
     @field_validator("topic")
     @classmethod
@@ -154,6 +165,7 @@ class QuestionSpec(BaseModel):
         return cleaned
 
     def to_question(self) -> Question:
+        why = {str(k): v for k, v in (self.why_wrong or {}).items()}
         return Question(
             id=self.id,
             topic=self.topic,
@@ -165,17 +177,68 @@ class QuestionSpec(BaseModel):
             explanation=self.explanation,
             reference=self.reference,
             source=self.source,
-            why_wrong=tuple((self.why_wrong or {}).get(letter, "") for letter in LETTERS),
+            why_wrong=tuple(why.get(letter, "") for letter in LETTERS),
         )
+
+
+def player_texts(spec: QuestionSpec) -> list[tuple[str, str]]:
+    """(field, text) of everything a player reads: prompt, choices, explanation, why_wrong."""
+    texts = [("prompt", spec.prompt)]
+    texts += [(f"choices.{letter}", c) for letter, c in zip(LETTERS, spec.choices, strict=True)]
+    texts.append(("explanation", spec.explanation))
+    texts += [(f"why_wrong.{letter}", t) for letter, t in sorted((spec.why_wrong or {}).items())]
+    return texts
+
+
+def rule_problems(spec: QuestionSpec) -> list[tuple[str, str]]:
+    """(field, problem) for the rules beyond the field types: why_wrong, the code cap, seed words, checks."""
+    problems: list[tuple[str, str]] = []
+    wrong = [letter for letter in LETTERS if letter != spec.answer]
+    lo, hi = WHY_WRONG_CHARS
+    if spec.why_wrong is None:
+        if REQUIRE_WHY_WRONG:
+            problems.append(("why_wrong", f"missing: one sentence ({lo}-{hi} characters) for each wrong choice "
+                                          f"{', '.join(wrong)}"))
+    else:
+        why = {str(k): v for k, v in spec.why_wrong.items()}
+        for letter in wrong:
+            text = why.get(letter)
+            if text is None:
+                problems.append((f"why_wrong.{letter}", f"missing: the entry for wrong choice {letter}"))
+            elif len(text) < lo:
+                problems.append((f"why_wrong.{letter}", f"too short: {len(text)} characters, at least {lo}"))
+            elif len(text) > hi:
+                problems.append((f"why_wrong.{letter}", f"too long: {len(text)} characters, at most {hi}"))
+        if spec.answer in spec.why_wrong:
+            problems.append((f"why_wrong.{spec.answer}", f"{spec.answer} is the answer: why_wrong covers only "
+                                                         f"the wrong choices {', '.join(wrong)}"))
+    if spec.code is not None:
+        lines = spec.code.rstrip().splitlines()
+        if len(lines) > MAX_CODE_LINES:
+            problems.append(("code", f"too long: {len(lines)} lines, at most {MAX_CODE_LINES} (it must fit a card)"))
+        if len(spec.code.rstrip()) > MAX_CODE_CHARS:
+            problems.append(("code", f"too long: {len(spec.code.rstrip()):,} characters, at most "
+                                     f"{MAX_CODE_CHARS:,} (it must fit a card)"))
+    if REJECT_SEED_WORDS:
+        for name, text in player_texts(spec):
+            found = SEED_WORD.search(_CODE_SPAN.sub(" ", text))
+            if found:
+                problems.append((name, f"says {found.group(0)!r}: players never heard of the source documents; "
+                                        "write 'a common claim' or 'many tutorials'"))
+    if REQUIRE_CHECK and spec.verify is None and spec.checked_by is None:
+        problems.append(("checked_by", "missing: a question without a verify block names the docs page that "
+                                       "settles it in checked_by"))
+    return problems
 
 
 @dataclass(frozen=True)
 class LoadedQuestion:
-    """A validated question with where it came from and its verify block, for tools and tests."""
+    """A validated question with where it came from, its verify block and checked_by page, for tools and tests."""
 
     question: Question
     path: Path
     verify: VerifySpec | None
+    checked_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -212,6 +275,38 @@ class Bank:
             rows.append((topic, e, m, h, e + m + h))
         return rows
 
+    def stats(self) -> list[TopicStats]:
+        """Per topic: questions by difficulty, with a verify block, with checked_by, with why_wrong."""
+        rows: dict[str, TopicStats] = {}
+        entries = self.entries or tuple(LoadedQuestion(q, Path(), None) for q in self.questions)
+        for e in entries:
+            q = e.question
+            row = rows.setdefault(q.topic, TopicStats(q.topic))
+            row.by_level[q.difficulty] += 1
+            row.verified += e.verify is not None
+            row.checked_by += e.checked_by is not None
+            row.why_wrong += any(q.why_wrong)
+        return [rows[t] for t in sorted(rows)]
+
+
+@dataclass
+class TopicStats:
+    """One row of `studybot bank stats`."""
+
+    topic: str
+    by_level: Counter[Difficulty] = field(default_factory=Counter)
+    verified: int = 0
+    checked_by: int = 0
+    why_wrong: int = 0
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_level.values())
+
+    def cells(self) -> tuple[int, ...]:
+        e, m, h = (self.by_level[d] for d in Difficulty)
+        return e, m, h, self.total, self.verified, self.checked_by, self.why_wrong
+
 
 def normalise(text: str) -> str:
     """Lower-case, accents folded, punctuation and runs of whitespace removed: for duplicate checks."""
@@ -219,58 +314,235 @@ def normalise(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", text).strip()
 
 
+def _show(value: Any, limit: int = 60) -> str:
+    """A value for a one-line message: repr, cut to `limit` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _where(path: Path, raw: Any, index: int) -> str:
     qid = raw.get("id") if isinstance(raw, dict) else None
-    return f"{path}: question {qid if isinstance(qid, str) and qid else f'#{index + 1} (no id)'}"
+    if isinstance(qid, str) and re.fullmatch(ID_PATTERN, qid) and len(qid) <= 64:
+        return f"{path}: question {qid}"
+    return f"{path}: question #{index + 1} ({'no id' if qid is None else 'bad id'})"
 
 
 def _field_of(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(p) for p in loc) or "(question)"
+    plain = re.compile(r"[A-Za-z0-9_-]{1,40}")
+    return ".".join(str(p) if isinstance(p, int) or plain.fullmatch(str(p)) else _show(p) for p in loc) or "(question)"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+# ---- reading YAML that may be hostile -----------------------------------------------------------
+
+_SafeBase: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: fast, and capped depth
+
+
+class _StrictLoader(_SafeBase):  # type: ignore[misc]
+    """The safe loader, refusing duplicate and unhashable mapping keys."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                duplicate = (type(key), key) in seen  # 1 and true are different keys
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    None, None, "a mapping key must be a plain value, not a list or mapping", key_node.start_mark
+                ) from None
+            if duplicate:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {_show(key)}", key_node.start_mark
+                )
+            seen.add((type(key), key))
+        return dict(super().construct_mapping(node, deep=deep))
+
+
+def _yaml_problem(path: Path, message: str, mark: Any = None) -> str:
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"{path}: YAML error{where}: {_one_line(message)}"
+
+
+def _scan(path: Path, text: str) -> str | None:
+    """Walk the YAML events once (no objects built): refuse aliases, tags and deep nesting."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_SafeBase):
+        if isinstance(event, yaml.AliasEvent):
+            return _yaml_problem(path, f"alias *{event.anchor} is not allowed (write the value out)",
+                                 event.start_mark)
+        tag = getattr(event, "tag", None)
+        if tag not in (None, "!"):
+            return _yaml_problem(path, f"tag {_show(tag)} is not allowed (plain YAML only)", event.start_mark)
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_NESTING:
+                return _yaml_problem(path, f"nested deeper than {MAX_NESTING} levels", event.start_mark)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return None
+
+
+def _read_text(path: Path) -> tuple[str | None, str | None]:
+    """(text, None) or (None, problem): regular file, at most MAX_FILE_BYTES, UTF-8."""
+    cap = f"{MAX_FILE_BYTES // (1024 * 1024)} MiB"
+    try:
+        if not path.is_file():
+            return None, f"{path}: cannot read: not a regular file"
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return None, f"{path}: file too large: {size:,} bytes, at most {cap}; split it into several files"
+        with path.open("rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        return None, f"{path}: cannot read: {exc.strerror or exc}"
+    if len(data) > MAX_FILE_BYTES:
+        return None, f"{path}: file too large: more than {cap}; split it into several files"
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or b"\x00" in data:
+        return None, f"{path}: encoding: the file looks like UTF-16 (it has NUL bytes); save it as UTF-8"
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return None, (f"{path}: encoding: not valid UTF-8 (byte 0x{data[exc.start]:02x} at line {line}); "
+                      "save it as UTF-8 (is it latin-1?)")
+
+
+def parse_file(path: Path) -> tuple[Any, str | None]:
+    """(document, None) or (None, a one-line problem); never raises for bad content."""
+    text, problem = _read_text(path)
+    if text is None:
+        return None, problem
+    try:
+        problem = _scan(path, text)
+        if problem is not None:
+            return None, problem
+        return yaml.load(text, Loader=_StrictLoader), None  # noqa: S506 - a safe loader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return None, _yaml_problem(path, str(getattr(exc, "problem", None) or exc), mark)
+    except (RecursionError, MemoryError, ValueError, TypeError, OverflowError) as exc:  # belt and braces
+        return None, f"{path}: YAML error: cannot be read ({type(exc).__name__})"
 
 
 def load_file(path: Path) -> tuple[list[LoadedQuestion], list[str]]:
     """Parse one file. Returns (questions, problems); questions is empty whenever problems is not."""
     problems: list[str] = []
-    try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        return [], [f"{path}: YAML error{where}: {getattr(exc, 'problem', None) or exc}"]
-    except OSError as exc:
-        return [], [f"{path}: cannot read: {exc.strerror or exc}"]
+    doc, problem = parse_file(path)
+    if problem is not None:
+        return [], [problem]
     if not isinstance(doc, dict) or not isinstance(doc.get("questions"), list):
         return [], [f"{path}: field questions: the file must be a mapping with a 'questions' list"]
-    unknown = set(doc) - {"topic", "questions"}
+    unknown = [k for k in doc if k not in ("topic", "questions")]
     if unknown:
-        problems.append(f"{path}: field {sorted(unknown)[0]}: unknown top-level field")
+        problems.append(f"{path}: field {_show(unknown[0])}: unknown top-level field (topic, questions)")
     file_topic = doc.get("topic")
-    if file_topic is not None and file_topic not in TOPICS:
-        problems.append(f"{path}: field topic: unknown topic {file_topic!r}")
+    if file_topic is not None and not (isinstance(file_topic, str) and file_topic in TOPICS):
+        problems.append(f"{path}: field topic: unknown topic {_show(file_topic)}; known: {', '.join(TOPICS)}")
+        file_topic = None
+    if len(doc["questions"]) > MAX_QUESTIONS_PER_FILE:
+        return [], [*problems, f"{path}: field questions: {len(doc['questions']):,} questions, at most "
+                               f"{MAX_QUESTIONS_PER_FILE:,} per file; split it into several files"]
     loaded: list[LoadedQuestion] = []
     for index, raw in enumerate(doc["questions"]):
         where = _where(path, raw, index)
         if not isinstance(raw, dict):
             problems.append(f"{where}: field (question): must be a mapping")
             continue
+        bad_keys = [k for k in raw if not isinstance(k, str)]
+        if bad_keys:
+            problems.append(f"{where}: field {_show(bad_keys[0])}: a field name must be text")
+            continue
         try:
             spec = QuestionSpec.model_validate(raw)
         except ValidationError as exc:
             for err in exc.errors():
-                problems.append(f"{where}: field {_field_of(err['loc'])}: {err['msg']}")
+                problems.append(f"{where}: field {_field_of(err['loc'])}: {_one_line(err['msg'])}")
+            continue
+        rules = rule_problems(spec)
+        if rules:
+            problems += [f"{where}: field {field}: {_one_line(msg)}" for field, msg in rules]
             continue
         if file_topic is not None and spec.topic != file_topic:
             problems.append(f"{where}: field topic: {spec.topic!r} in a file for topic {file_topic!r}")
             continue
-        loaded.append(LoadedQuestion(spec.to_question(), path, spec.verify))
+        loaded.append(LoadedQuestion(spec.to_question(), path, spec.verify, spec.checked_by))
+    if len(problems) > MAX_PROBLEMS_PER_FILE:
+        hidden = len(problems) - MAX_PROBLEMS_PER_FILE
+        problems = [*problems[:MAX_PROBLEMS_PER_FILE], f"{path}: and {hidden:,} more problem(s) in this file"]
     return ([] if problems else loaded), problems
 
 
+# ---- across questions ---------------------------------------------------------------------------
+
+
+def _code_key(code: str | None) -> str | None:
+    """A code block with comments, blank lines and spacing removed; None when there is hardly any code."""
+    if not code:
+        return None
+    lines = [" ".join(line.split()) for line in code.splitlines()]
+    kept = [line for line in lines if line and not line.startswith("#") and not line.startswith("import ")]
+    return "\n".join(kept) if len(kept) >= 2 else None
+
+
+def _words(q: Question) -> list[str]:
+    """Normalised words of prompt + code, without the import lines every snippet shares."""
+    code = [line for line in (q.code or "").splitlines() if not line.strip().startswith(("import ", "from "))]
+    return normalise(q.prompt + " " + "\n".join(code)).split()
+
+
+def _word_vectors(entries: list[LoadedQuestion], corpus: list[LoadedQuestion] | None = None
+                  ) -> list[dict[str, float]]:
+    """Unit-length idf-weighted word vectors of prompt + code (idf over corpus, by default the entries)."""
+    docs = [Counter(_words(e.question)) for e in entries]
+    df: Counter[str] = Counter(w for d in docs for w in d)
+    n = len(docs)
+    if corpus is not None:
+        df = Counter(w for e in corpus for w in set(_words(e.question)))
+        n = len(corpus)
+    vectors = []
+    for d in docs:
+        v = {w: (1 + math.log(c)) * (math.log((1 + n) / (1 + df[w])) + 1) for w, c in d.items()}
+        norm = math.sqrt(sum(x * x for x in v.values())) or 1.0
+        vectors.append({w: x / norm for w, x in v.items()})
+    return vectors
+
+
+def similarity_pairs(entries: list[LoadedQuestion], threshold: float | None = None,
+                     corpus: list[LoadedQuestion] | None = None) -> list[tuple[float, LoadedQuestion, LoadedQuestion]]:
+    """Pairs whose prompt + code vectors have cosine >= threshold, most alike first. Without a threshold:
+    NEAR_COPY_PROSE_THRESHOLD when neither question shows code, else NEAR_COPY_THRESHOLD. corpus: the
+    questions the word weights come from (default: the entries)."""
+    vectors = _word_vectors(entries, corpus)
+    postings: dict[str, list[int]] = {}
+    for i, v in enumerate(vectors):
+        for w in v:
+            postings.setdefault(w, []).append(i)
+    # every pair up to 3,000 questions; beyond, only pairs sharing an uncommon word (a near-copy shares
+    # nearly all its words), which keeps a large bank from taking minutes
+    uncommon = len(vectors) if len(vectors) <= 3000 else max(10, len(vectors) // 20)
+    found = []
+    for i, v in enumerate(vectors):
+        candidates = {j for w in v if len(postings[w]) <= uncommon for j in postings[w] if j > i}
+        dots = {j: sum(x * vectors[j].get(w, 0.0) for w, x in v.items()) for j in candidates}
+        for j, score in dots.items():
+            prose = not entries[i].question.code and not entries[j].question.code
+            limit = NEAR_COPY_PROSE_THRESHOLD if prose else NEAR_COPY_THRESHOLD
+            limit = limit if threshold is None else threshold
+            if score >= limit:
+                found.append((score, entries[i], entries[j]))
+    return sorted(found, key=lambda t: -t[0])
+
+
 def cross_check(entries: list[LoadedQuestion]) -> list[str]:
-    """Problems that span questions: duplicate ids, near-duplicate prompts."""
+    """Problems that span questions: duplicate ids, duplicate prompts, equal code blocks, near-copies."""
     problems: list[str] = []
     seen_ids: dict[str, Path] = {}
     seen_prompts: dict[str, str] = {}
+    seen_code: dict[str, str] = {}
     for e in entries:
         q = e.question
         if q.id in seen_ids:
@@ -282,8 +554,20 @@ def cross_check(entries: list[LoadedQuestion]) -> list[str]:
             problems.append(
                 f"{e.path}: question {q.id}: field prompt: near-duplicate of question {seen_prompts[key]}"
             )
-        else:
-            seen_prompts.setdefault(key, q.id)
+            continue
+        seen_prompts.setdefault(key, q.id)
+        code = _code_key(q.code)
+        if code is not None and code in seen_code and seen_code[code] != q.id:
+            problems.append(f"{e.path}: question {q.id}: field code: the same code block as question {seen_code[code]}")
+        elif code is not None:
+            seen_code.setdefault(code, q.id)
+    if REJECT_NEAR_COPIES:
+        flagged = {p.split(": question ", 1)[1].split(":", 1)[0] for p in problems}
+        for score, a, b in similarity_pairs(entries):
+            if b.question.id not in flagged and a.question.id != b.question.id:
+                flagged.add(b.question.id)
+                problems.append(f"{b.path}: question {b.question.id}: field prompt: near-copy of question "
+                                f"{a.question.id} (prompt and code {score:.0%} alike by word overlap)")
     return problems
 
 
@@ -318,4 +602,12 @@ def load_bank(root: Path = DEFAULT_BANK_DIR, *, strict: bool = True) -> Bank:
             log.error("question bank: %s", p)
         bad_ids = {e.question.id for e in entries if any(f"question {e.question.id}:" in p for p in problems)}
         entries = [e for e in entries if e.question.id not in bad_ids]
+        good = {e.path for e in entries}
+        skipped = [
+            f.name for f in question_files(root) if f not in good and any(p.startswith(f"{f}:") for p in problems)
+        ]
+        log.error(
+            "question bank: %d problem(s); skipped %d file(s)%s; loaded %d question(s) from %d file(s)",
+            len(problems), len(skipped), f" ({', '.join(skipped)})" if skipped else "", len(entries), len(good),
+        )
     return Bank(tuple(e.question for e in entries), tuple(entries))

@@ -24,10 +24,10 @@ from bot.model import (
     Round,
     RoundKind,
     StatsCard,
+    StreakState,
     TopicStats,
     Verdict,
 )
-from bot.ports import StreakState
 from bot.scoring import current_streak
 
 NO_SCORES = "No scores yet: answers count once their question is revealed."
@@ -81,14 +81,18 @@ def skipped_text(cfg: ChannelConfig, due_at: dt.datetime, commands: CommandNames
     )
 
 
-def reveal_card(round_: Round, question: Question, answers: Iterable[Answer]) -> RevealCard:
-    """The correct choice, its explanation, how the channel answered and who got it right (first first)."""
+def reveal_card(
+    round_: Round, question: Question, answers: Iterable[Answer], *, ping_winners: bool = False
+) -> RevealCard:
+    """The correct choice, its explanation, how the channel answered and who got it right (first first);
+    `ping_winners`: the channel wants them notified."""
     answers = list(answers)
     distribution = [0] * len(LETTERS)
     for a in answers:
         distribution[a.choice] += 1
     right = tuple(a.user_id for a in sorted(answers, key=lambda a: (a.answered_at, a.user_id)) if a.correct)
     return RevealCard(
+        common_wrong=most_chosen_wrong(question, distribution),
         round_id=round_.id,
         title=f"Answer: {question.answer_letter}" + (f" ({round_.local_date:%a %d %b})" if round_.local_date else ""),
         prompt=question.prompt,
@@ -100,7 +104,26 @@ def reveal_card(round_: Round, question: Question, answers: Iterable[Answer]) ->
         correct_users=right,
         question_message_id=round_.message_id,
         code=question.code,
+        ping_winners=ping_winners,
     )
+
+
+def most_chosen_wrong(question: Question, distribution: list[int]) -> tuple[str, str] | None:
+    """The wrong choice most people picked (the earlier letter on a tie) and why it fails, if anyone did."""
+    wrong = [(n, -i) for i, n in enumerate(distribution) if i != question.answer and n > 0]
+    if not wrong:
+        return None
+    index = -max(wrong)[1]
+    sentence = question.why_wrong[index] if index < len(question.why_wrong) else ""
+    return (LETTERS[index], sentence) if sentence else None
+
+
+def common_wrong_text(card: RevealCard) -> str:
+    """The reveal's line on the most chosen wrong choice ("" when there is none)."""
+    if card.common_wrong is None:
+        return ""
+    letter, sentence = card.common_wrong
+    return f"Most chosen wrong answer, {letter}: {sentence}"
 
 
 def shares(card: RevealCard) -> tuple[int, ...]:
@@ -113,8 +136,9 @@ def shares(card: RevealCard) -> tuple[int, ...]:
 
 
 def verdict(question: Question, choice: int) -> Verdict:
+    why = question.why_wrong[choice] if choice != question.answer and choice < len(question.why_wrong) else ""
     return Verdict(choice == question.answer, LETTERS[choice], question.answer_letter, question.explanation,
-                   question.reference)
+                   question.reference, why)
 
 
 def verdict_headline(v: Verdict) -> str:
@@ -124,7 +148,8 @@ def verdict_headline(v: Verdict) -> str:
 def verdict_text(v: Verdict) -> str:
     """A practice answer judged at once: the headline and the explanation."""
     head = verdict_headline(v) + ("" if v.correct else ".")
-    return f"{head} {v.explanation}"
+    why = f" Why not {v.chosen_letter}: {v.why_wrong}" if v.why_wrong else ""
+    return f"{head}{why} {v.explanation}"
 
 
 def locked_in_text(letter: str) -> str:

@@ -123,17 +123,26 @@ def bank_validate(path: Path, run_verify: bool) -> int:
     return 0
 
 
+STATS_COLUMNS = (("easy", 5), ("medium", 7), ("hard", 5), ("total", 6), ("verified", 9), ("checked_by", 11),
+                 ("why_wrong", 10))
+
+
 def bank_stats_table(bank: Bank) -> str:
-    header = f"{'topic':<20} {'easy':>5} {'medium':>7} {'hard':>5} {'total':>6}"
+    """Per topic: easy, medium, hard, total, with a verify block, with checked_by, with why_wrong; then totals."""
+
+    def row(name: str, cells: tuple[int, ...]) -> str:
+        return f"{name:<20}" + "".join(f" {c:>{w}}" for c, (_, w) in zip(cells, STATS_COLUMNS, strict=True))
+
+    header = f"{'topic':<20}" + "".join(f" {name:>{w}}" for name, w in STATS_COLUMNS)
     lines = [header, "-" * len(header)]
-    totals = [0, 0, 0, 0]
-    for topic, e, m, h, t in bank.table():
-        lines.append(f"{topic:<20} {e:>5} {m:>7} {h:>5} {t:>6}")
-        totals = [a + b for a, b in zip(totals, (e, m, h, t), strict=True)]
-    lines += ["-" * len(header), f"{'all':<20} {totals[0]:>5} {totals[1]:>7} {totals[2]:>5} {totals[3]:>6}"]
+    totals = [0] * len(STATS_COLUMNS)
+    for stats in bank.stats():
+        cells = stats.cells()
+        lines.append(row(stats.topic, cells))
+        totals = [a + b for a, b in zip(totals, cells, strict=True)]
+    lines += ["-" * len(header), row("all", tuple(totals))]
     with_code = sum(1 for q in bank.questions if q.code)
-    verified = sum(1 for e in bank.entries if e.verify is not None)
-    lines.append(f"{len(bank.topics)} of {len(TOPICS)} topics; {with_code} questions show code; {verified} verified")
+    lines.append(f"{len(bank.topics)} of {len(TOPICS)} topics; {with_code} questions show code")
     return "\n".join(lines)
 
 

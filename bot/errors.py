@@ -47,3 +47,7 @@ class NotAQuestion(UnknownRound):
 
 class ReactionsOff(NotAllowed):
     """A reaction answer in a channel that has reaction answers switched off (adapters ignore it)."""
+
+
+class Busy(QuizError):
+    """Too many answers are waiting to be written: this one was refused at once and not recorded."""

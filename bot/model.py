@@ -7,8 +7,10 @@ worrying about who mutates what.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
 
@@ -78,6 +80,7 @@ class ChannelConfig:
     reactions: bool = True
     answer_window: dt.timedelta | None = None  # None: open until the next daily post
     speed_bonus: bool = False
+    ping_winners: bool = False  # the reveal notifies the members who got it right
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,51 @@ class AnswerStatus(StrEnum):
     UNKNOWN = "unknown"  # no such round
 
 
+class NewAnswer(NamedTuple):
+    """An answer on its way to the store (a tuple: thousands are built per second)."""
+
+    round_id: int
+    user_id: str
+    choice: int
+    correct: bool
+    answered_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class AnswerWrite:
+    """The store's verdict on one answer of a batch."""
+
+    status: str  # an AnswerStatus value: "recorded" | "duplicate" | "closed" | "unknown"
+    existing_choice: int | None = None
+
+
+@dataclass(frozen=True)
+class StreakState:
+    current: int
+    best: int
+    last_date: dt.date | None
+
+
+@dataclass(frozen=True)
+class RevealInput:
+    """What scoring needs to settle a daily round (read inside the reveal transaction)."""
+
+    round: Round
+    answers: tuple[Answer, ...]
+    previous_date: dt.date | None  # the space's last revealed daily date before this round's date
+    streaks: dict[str, StreakState]
+    speed_bonus: bool
+
+
+@dataclass(frozen=True)
+class RevealResult:
+    points: dict[str, int]  # user -> points for this round
+    streaks: dict[str, StreakState]  # new states for users whose streak changed
+
+
+Scorer = Callable[[RevealInput], RevealResult]
+
+
 @dataclass(frozen=True)
 class CommandNames:
     """How a platform spells the commands core messages point to (the adapter supplies its own)."""
@@ -142,6 +190,7 @@ class Verdict:
     correct_letter: str
     explanation: str
     reference: str
+    why_wrong: str = ""  # why the chosen choice fails ("" when it is right or no sentence is known)
 
 
 @dataclass(frozen=True)
@@ -187,6 +236,8 @@ class RevealCard:
     correct_users: tuple[str, ...]
     question_message_id: str | None = None
     code: str | None = None
+    ping_winners: bool = False  # notify correct_users (the channel's setting); otherwise name them quietly
+    common_wrong: tuple[str, str] | None = None  # (letter, why it fails) of the most chosen wrong choice
     note: str | None = None  # e.g. "Revealed late: the bot was offline."
 
     @property
@@ -201,6 +252,15 @@ class LeaderboardRow:
     points: int
     correct: int
     answered: int
+
+
+class Board(NamedTuple):
+    """One leaderboard: a space's scores for one period (a week, a month or all time)."""
+
+    platform: str
+    space_id: str
+    period: Period
+    period_key: str
 
 
 @dataclass(frozen=True)
@@ -252,14 +312,51 @@ class ConfigCard:
 
     @property
     def lines(self) -> tuple[str, ...]:
-        c = self.config
-        days = ",".join(("mon", "tue", "wed", "thu", "fri", "sat", "sun")[d] for d in sorted(c.weekdays))
-        window = f"{int(c.answer_window.total_seconds() // 3600)}h" if c.answer_window else "until next post"
-        return (
-            f"time {c.post_time:%H:%M} tz {c.timezone} days {days}",
-            f"topics {','.join(sorted(c.topics)) or 'all'}; difficulty "
-            f"{','.join(sorted(d.value for d in c.difficulties)) or 'all'}",
-            f"answer window {window}; reactions {'on' if c.reactions else 'off'}; "
-            f"speed bonus {'on' if c.speed_bonus else 'off'}",
-            "paused" if c.paused else (f"next post {self.next_post:%Y-%m-%d %H:%M %Z}" if self.next_post else ""),
-        )
+        from bot.settings import card_lines  # the settings table imports this module
+
+        return card_lines(self)
+
+
+# ---- durable daily work (claims of the scheduler's tick) ------------------------------------------
+
+
+@dataclass(frozen=True)
+class DueChannel:
+    """A channel whose daily post is due, claimed by one process until `lease_until`."""
+
+    ref: ChannelRef
+    due_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class SendClaim:
+    """One process's claim to send a round's question (or reveal) now.
+
+    `doubtful`: an earlier attempt was claimed and never finished (the process stopped mid-send), so the
+    message may have gone out already; `doubts` counts such attempts (at most one duplicate is accepted)."""
+
+    round: Round
+    attempts: int
+    doubtful: bool
+    doubts: int
+
+
+@dataclass(frozen=True)
+class SpaceFilter:
+    """Which work a process claims: channels of its running platforms (None: every platform) and, on the
+    sharded platform, only spaces on its shards ((space id >> 22) % count in ids). Stores turn it into SQL."""
+
+    platforms: tuple[str, ...] | None = None
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] = ()
+    shard_platform: str = "discord"
+
+    def __call__(self, ref: ChannelRef) -> bool:
+        if self.platforms is not None and ref.platform not in self.platforms:
+            return False
+        if not self.shard_count or ref.platform != self.shard_platform:
+            return True
+        try:
+            return (int(ref.space_id) >> 22) % self.shard_count in self.shard_ids
+        except ValueError:
+            return False

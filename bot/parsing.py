@@ -88,10 +88,6 @@ def _day_index(token: str) -> int | None:
     return None
 
 
-def format_weekdays(days: frozenset[int]) -> str:
-    return ",".join(DAY_NAMES[d] for d in sorted(days))
-
-
 def parse_choice(text: str) -> int:
     """A, B, C or D (any case); also 1-4."""
     t = text.strip().upper()

@@ -1,22 +1,31 @@
-"""The ports the core consumes: a Store, outbound ChatPlatforms and a Clock."""
+"""The ports the core consumes: a Store, outbound ChatPlatforms and a Clock (Protocols only; the values
+they carry live in bot.model)."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from collections.abc import Sequence
+from typing import Protocol
 
+from bot.clock import SystemClock as SystemClock  # re-exported for bot/cli.py; new code imports bot.clock
 from bot.model import (
     Answer,
+    AnswerWrite,
+    Board,
     ChannelConfig,
     ChannelRef,
+    DueChannel,
     LeaderboardRow,
+    NewAnswer,
     Period,
     QuestionCard,
     RevealCard,
     Round,
     RoundKind,
+    Scorer,
+    SendClaim,
+    SpaceFilter,
+    StreakState,
     TopicStats,
 )
 
@@ -25,11 +34,6 @@ class Clock(Protocol):
     """Where the core gets the time: always an aware UTC datetime."""
 
     def now(self) -> dt.datetime: ...
-
-
-class SystemClock:
-    def now(self) -> dt.datetime:
-        return dt.datetime.now(dt.UTC)
 
 
 class ChatPlatform(Protocol):
@@ -51,93 +55,6 @@ class ChatPlatform(Protocol):
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         """A note only this user sees (ephemeral message or DM)."""
         ...
-
-
-class NewAnswer(NamedTuple):
-    """An answer on its way to the store (a tuple: thousands are built per second)."""
-
-    round_id: int
-    user_id: str
-    choice: int
-    correct: bool
-    answered_at: dt.datetime
-
-
-@dataclass(frozen=True)
-class AnswerWrite:
-    """The store's verdict on one answer of a batch."""
-
-    status: str  # "recorded" | "duplicate" | "closed" | "unknown"
-    existing_choice: int | None = None
-
-
-@dataclass(frozen=True)
-class StreakState:
-    current: int
-    best: int
-    last_date: dt.date | None
-
-
-@dataclass(frozen=True)
-class RevealInput:
-    """What scoring needs to settle a daily round (read inside the reveal transaction)."""
-
-    round: Round
-    answers: tuple[Answer, ...]
-    previous_date: dt.date | None  # the space's last revealed daily date before this round's date
-    streaks: dict[str, StreakState]
-    speed_bonus: bool
-
-
-@dataclass(frozen=True)
-class RevealResult:
-    points: dict[str, int]  # user -> points for this round
-    streaks: dict[str, StreakState]  # new states for users whose streak changed
-
-
-Scorer = Callable[[RevealInput], RevealResult]
-
-
-@dataclass(frozen=True)
-class DueChannel:
-    """A channel whose daily post is due, claimed by one process until `lease_until`."""
-
-    ref: ChannelRef
-    due_at: dt.datetime
-
-
-@dataclass(frozen=True)
-class SendClaim:
-    """One process's claim to send a round's question (or reveal) now.
-
-    `doubtful`: an earlier attempt was claimed and never finished (the process stopped mid-send), so the
-    message may have gone out already; `doubts` counts such attempts (at most one duplicate is accepted)."""
-
-    round: Round
-    attempts: int
-    doubtful: bool
-    doubts: int
-
-
-@dataclass(frozen=True)
-class SpaceFilter:
-    """Which work a process claims: channels of its running platforms (None: every platform) and, on the
-    sharded platform, only spaces on its shards ((space id >> 22) % count in ids). Stores turn it into SQL."""
-
-    platforms: tuple[str, ...] | None = None
-    shard_count: int | None = None
-    shard_ids: tuple[int, ...] = ()
-    shard_platform: str = "discord"
-
-    def __call__(self, ref: ChannelRef) -> bool:
-        if self.platforms is not None and ref.platform not in self.platforms:
-            return False
-        if not self.shard_count or ref.platform != self.shard_platform:
-            return True
-        try:
-            return (int(ref.space_id) >> 22) % self.shard_count in self.shard_ids
-        except ValueError:
-            return False
 
 
 class Store(Protocol):
@@ -273,10 +190,84 @@ class Store(Protocol):
     async def streak(self, platform: str, space_id: str, user_id: str) -> StreakState | None: ...
     async def latest_revealed_date(self, platform: str, space_id: str) -> dt.date | None: ...
 
+    async def remember_once(self, scope: str, key: str, now: dt.datetime, keep: dt.timedelta) -> bool:
+        """True the first time (scope, key) is seen within `keep` of `now`, False for a repeat: one
+        de-duplication shared by every process on the same database."""
+        ...
 
-def period_keys(local_date: dt.date) -> Iterable[tuple[Period, str]]:
-    """The leaderboard buckets a daily round's local date falls in."""
-    iso = local_date.isocalendar()
-    yield Period.WEEK, f"{iso.year}-W{iso.week:02d}"
-    yield Period.MONTH, f"{local_date:%Y-%m}"
-    yield Period.ALL, "all"
+
+# ---- the transactions bot.store.settle runs: each store implements them with its own statements ----------
+
+
+class RevealTransaction(Protocol):
+    """The steps of one reveal, inside one open transaction of a store (bot.store.settle.reveal calls them
+    in order). Each step is a statement or two; the rules between them live in bot.store.settle."""
+
+    async def claim_reveal(self, round_id: int, revealed_at: dt.datetime) -> Round | None:
+        """Mark the round revealed unless it already is: the revealed round, or None (revealed or unknown)."""
+        ...
+
+    async def lock_space(self, ref: ChannelRef) -> None:
+        """Hold off every other scoring in this space until commit (streaks, the previous date and the score
+        buckets are read, then written). A store whose transactions are serial already does nothing."""
+        ...
+
+    async def answers(self, round_id: int) -> tuple[Answer, ...]:
+        """The round's answers."""
+        ...
+
+    async def previous_date(self, ref: ChannelRef, before: dt.date) -> dt.date | None:
+        """The space's latest revealed daily date before `before`."""
+        ...
+
+    async def streaks(self, ref: ChannelRef, users: Sequence[str]) -> dict[str, StreakState]:
+        """The stored streaks of these users in the space (users without one are left out)."""
+        ...
+
+    async def speed_bonus(self, ref: ChannelRef) -> bool:
+        """Whether the round's channel has the speed bonus on."""
+        ...
+
+    async def write_points(self, round_id: int, points: dict[str, int]) -> None:
+        """Set the points of these users' answers to the round."""
+        ...
+
+    async def write_streaks(self, ref: ChannelRef, streaks: dict[str, StreakState]) -> None:
+        """Store these users' new streaks in the space."""
+        ...
+
+    async def board_points(self, board: Board, users: Sequence[str]) -> dict[str, int]:
+        """These users' point totals on one board (users not on it yet are left out)."""
+        ...
+
+    async def add_scores(self, board: Board, rows: Sequence[tuple[str, int, int]]) -> None:
+        """Add (user, points, correct as 0 or 1) to the users' totals on a board, one more answered each."""
+        ...
+
+    async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
+        """Add (points total, change in users) to a board's score buckets; drop the buckets left empty."""
+        ...
+
+
+class AnswerTransaction(Protocol):
+    """The steps of one answer batch, inside one open transaction (bot.store.settle.add_answers)."""
+
+    async def round_windows(
+        self, round_ids: Sequence[int]
+    ) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
+        """(revealed_at, closes_at) of each of these rounds that exists. A store whose reveals can run
+        alongside also keeps them from being revealed until this transaction commits."""
+        ...
+
+    async def insert_answers(self, answers: Sequence[NewAnswer]) -> set[tuple[int, str]]:
+        """Insert answers (one per round and user), skipping those already stored: the (round, user) keys
+        inserted. An invalid answer fails the whole batch."""
+        ...
+
+    async def stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
+        """The stored choice of each (round, user) that has an answer (this batch's included)."""
+        ...
+
+
+class SettleTransaction(RevealTransaction, AnswerTransaction, Protocol):
+    """Both sets of steps on one open transaction (what a store's `_settling()` yields)."""

@@ -39,18 +39,23 @@ from bot.model import (
     ChannelRef,
     CommandNames,
     ConfigCard,
+    DueChannel,
     LeaderboardCard,
+    NewAnswer,
     Period,
     Question,
     QuestionCard,
     RevealCard,
     Round,
     RoundKind,
+    SendClaim,
+    SpaceFilter,
     StatsCard,
 )
-from bot.ports import ChatPlatform, Clock, DueChannel, NewAnswer, SendClaim, SpaceFilter, Store, period_keys
-from bot.scoring import score_daily_round
+from bot.ports import ChatPlatform, Clock, Store
+from bot.scoring import period_keys, score_daily_round
 from bot.selection import pick_question
+from bot.settings import ConfigChange
 from bot.timing import local_date_of, next_post_after, post_instant, reveal_instant
 
 log = logging.getLogger(__name__)
@@ -118,6 +123,11 @@ class QuizService:
         """Call `listener` with every daily round just posted (the scheduler plans its reveal)."""
         self._round_listeners.append(listener)
 
+    @property
+    def answers_waiting(self) -> int:
+        """Answers queued for the next group commit (the overload limit applies to this queue)."""
+        return self._batcher.pending
+
     async def close(self) -> None:
         await self._batcher.close()
 
@@ -166,33 +176,16 @@ class QuizService:
         """Store the channel's next due post, so every process's tick sees the change."""
         await self.store.set_next_post(cfg.ref, await self.next_due(cfg, self.clock.now()))
 
-    async def configure(self, actor: Actor, ref: ChannelRef, **changes: object) -> ConfigCard:
-        """Change a channel's daily schedule or rules. Only admins (as the adapter computed) may.
+    async def configure(self, actor: Actor, ref: ChannelRef, change: ConfigChange | None = None) -> ConfigCard:
+        """Change a channel's daily schedule or rules (values were checked when `change` was made). Only
+        admins (as the adapter computed) may.
 
         A channel configured for the first time is switched on (unpaused) unless `paused` is given."""
         if not actor.is_admin:
             raise NotAllowed("Only members who can manage this server or workspace can change the quiz settings.")
-        allowed = {
-            "post_time", "timezone", "weekdays", "topics", "difficulties", "paused", "reactions",
-            "answer_window", "speed_bonus",
-        }
-        unknown = set(changes) - allowed
-        if unknown:
-            raise BadSetting(f"Unknown setting {sorted(unknown)[0]!r}; settings: {', '.join(sorted(allowed))}.")
         existing = await self._saved_channel(ref)
         base = existing or ChannelConfig(ref=ref)
-        if "topics" in changes:
-            unknown_topics = set(changes["topics"]) - set(TOPICS)  # type: ignore[arg-type]
-            if unknown_topics:
-                raise BadSetting(f"Unknown topic {sorted(unknown_topics)[0]!r}; topics: {', '.join(TOPICS)}.")
-        if "timezone" in changes:
-            try:
-                ZoneInfo(str(changes["timezone"]))
-            except (KeyError, ValueError):
-                raise BadSetting(f"'{changes['timezone']}' is not an IANA timezone such as Europe/Berlin.") from None
-        if "weekdays" in changes and not changes["weekdays"]:
-            raise BadSetting("A schedule needs at least one weekday.")
-        updated = replace(base, **changes)  # type: ignore[arg-type]
+        updated = (change or ConfigChange()).apply(base)
         if not self.bank.filtered(updated.topics, updated.difficulties):
             raise BadSetting("No question in the bank matches those topic and difficulty filters.")
         await self.store.save_channel(updated)
@@ -428,6 +421,11 @@ class QuizService:
         """Whether the channel has saved settings (a daily schedule, running or paused)."""
         return await self._saved_channel(ref) is not None
 
+    async def first_delivery(self, scope: str, key: str, keep: dt.timedelta) -> bool:
+        """True the first time a platform delivery (an event id, a request signature) is seen within
+        `keep`, by any process on the same database; adapters drop the repeats."""
+        return await self.store.remember_once(scope, key, self.clock.now(), keep)
+
     # ---- answers ---------------------------------------------------------------------------------
 
     async def submit_answer(
@@ -568,7 +566,9 @@ class QuizService:
         return card
 
     async def reveal_card(self, round_: Round) -> RevealCard:
-        card = cards.reveal_card(round_, self._question(round_), await self.store.round_answers(round_.id))
+        cfg = await self.store.get_channel(round_.ref) if round_.kind is RoundKind.DAILY else None
+        answers = await self.store.round_answers(round_.id)
+        card = cards.reveal_card(round_, self._question(round_), answers, ping_winners=bool(cfg and cfg.ping_winners))
         if (round_.kind is RoundKind.DAILY and round_.revealed_at and round_.closes_at
                 and round_.revealed_at - round_.closes_at > LATE_REVEAL):
             card = replace(card, note=LATE_NOTE)

@@ -21,8 +21,8 @@ from dataclasses import replace
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from bot.model import ChannelConfig, ChannelRef, Round
-from bot.ports import Clock, SpaceFilter
+from bot.model import ChannelConfig, ChannelRef, Round, SpaceFilter
+from bot.ports import Clock
 from bot.quiz import QuizService
 
 log = logging.getLogger(__name__)

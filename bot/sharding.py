@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.model import ChannelRef
-from bot.ports import SpaceFilter
+from bot.model import ChannelRef, SpaceFilter
 
 
 def discord_shard_of(guild_id: int, shard_count: int) -> int:

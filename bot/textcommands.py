@@ -1,29 +1,21 @@
 """The `/quiz ...` text grammar shared by text-driven channels (the console, Slack's one slash command).
 
-It only parses: values are checked by bot.parsing (BadSetting says what is accepted) and the caller
-turns the result into service calls.
+It only parses: settings come from bot.settings (each value checked by its parser; BadSetting says what is
+accepted) and the caller turns the result into service calls.
 """
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
 from bot.bank import TOPICS
 from bot.errors import BadSetting
 from bot.model import Period
-from bot.parsing import (
-    parse_choice,
-    parse_difficulties,
-    parse_on_off,
-    parse_period,
-    parse_time,
-    parse_timezone,
-    parse_topics,
-    parse_weekdays,
-    parse_window,
-)
+from bot.parsing import parse_choice, parse_period
+from bot.settings import ConfigChange, lookup, text_help
 
-HELP = """\
+_USER_HELP = """\
 /quiz                          a private practice question (any topic)
 /quiz practice [topic]         a practice question on one topic
 /quiz answer B                 answer today's question in this channel
@@ -32,11 +24,10 @@ HELP = """\
 /quiz help                     this text
 admins:
 /quiz config show | pause | resume | post-now | reveal
-/quiz config time 09:00 tz Europe/Berlin days mon-fri
+/quiz config time 09:00 tz Europe/Berlin days mon-fri   (several settings in one line)
 /quiz config channel #c time 09:00 ...  (settings of another channel)
-/quiz config filters topics autograd,tensors difficulty easy,medium   (or: all)
-/quiz config window 12h | reactions on|off | speed on|off"""
-
+"""
+HELP = _USER_HELP + text_help()
 
 @dataclass(frozen=True)
 class Practice:
@@ -61,83 +52,51 @@ class ShowStats:
 @dataclass(frozen=True)
 class ShowHelp:
     reason: str | None = None  # set when the input was not understood
+    suggestion: str | None = None  # a close command ("did you mean ..."): then the reply is short
 
 
 @dataclass(frozen=True)
 class Configure:
     action: str  # set | show | pause | resume | post-now | reveal
-    changes: dict[str, object] = field(default_factory=dict)
+    change: ConfigChange = field(default_factory=ConfigChange)
     channel: str | None = None  # `channel #c` (Slack): configure another channel
 
 
 Command = Practice | AnswerDaily | ShowLeaderboard | ShowStats | ShowHelp | Configure
 
-_SETTING_KEYS = {
-    "time": "post_time",
-    "at": "post_time",
-    "tz": "timezone",
-    "timezone": "timezone",
-    "days": "weekdays",
-    "weekdays": "weekdays",
-    "topics": "topics",
-    "topic": "topics",
-    "difficulty": "difficulties",
-    "difficulties": "difficulties",
-    "window": "answer_window",
-    "reactions": "reactions",
-    "speed": "speed_bonus",
-    "channel": "channel",
-}
-
-
-def _parse_setting(key: str, value: str) -> object:
-    match key:
-        case "post_time":
-            return parse_time(value)
-        case "timezone":
-            return parse_timezone(value)
-        case "weekdays":
-            return parse_weekdays(value)
-        case "topics":
-            return parse_topics(value, tuple(TOPICS))
-        case "difficulties":
-            return parse_difficulties(value)
-        case "answer_window":
-            return parse_window(value)
-        case "reactions" | "speed_bonus":
-            return parse_on_off(value)
-    raise AssertionError(key)
+_ACTIONS = ("show", "pause", "resume", "post-now", "reveal")
 
 
 def parse_config(words: list[str]) -> Configure:
     if not words:
         return Configure("show")
     head = words[0].lower()
-    if head in {"show", "pause", "resume", "post-now", "postnow", "reveal"} and len(words) == 1:
+    if head in {*_ACTIONS, "postnow"} and len(words) == 1:
         return Configure(head.replace("postnow", "post-now"))
     if head == "filters":
         words = words[1:]
         if not words:
             return Configure("show")
     if len(words) % 2:
+        if len(words) == 1:
+            close = difflib.get_close_matches(head, _ACTIONS, n=1)
+            if close:
+                raise BadSetting(f"'{words[0]}' is not a /quiz config command. Did you mean `/quiz config {close[0]}`?")
+            setting = lookup(head)  # an unknown word: "not a setting", with the closest one
+            raise BadSetting(f"'{words[0]}' needs a value, for example /quiz config {setting.word} {setting.example}.")
         raise BadSetting(
             f"'{' '.join(words)}' is not a setting list: give pairs such as time 09:00 tz Europe/Berlin days mon-fri."
         )
-    changes: dict[str, object] = {}
-    channel = None
-    for key, value in zip(words[::2], words[1::2], strict=True):
-        name = _SETTING_KEYS.get(key.lower())
-        if name is None:
-            raise BadSetting(
-                f"'{key}' is not a setting: use time, tz, days, topics, difficulty, window, reactions, speed."
-            )
-        if name == "channel":
-            channel = value
-            continue
-        changes[name] = _parse_setting(name, value)
-    if not changes and channel is None:
+    pairs = list(zip(words[::2], words[1::2], strict=True))
+    channel = next((value for key, value in pairs if key.lower() == "channel"), None)
+    change = ConfigChange.parse((key, value) for key, value in pairs if key.lower() != "channel")
+    if not change and channel is None:
         return Configure("show")
-    return Configure("set", changes, channel)
+    return Configure("set", change, channel)
+
+
+# what /quiz accepts first, for "did you mean"
+_SUBCOMMANDS = ("practice", "answer", "leaderboard", "stats", "help", "config", "reveal", "post-now")
 
 
 def parse_quiz(text: str) -> Command:
@@ -172,8 +131,13 @@ def parse_quiz(text: str) -> Command:
             return parse_config(rest)
         case "reveal":
             return Configure("reveal")
+        case "post-now" | "postnow":
+            return parse_config(["post-now", *rest])
     if sub in TOPICS:
         return Practice(sub)
+    close = difflib.get_close_matches(sub, (*_SUBCOMMANDS, *TOPICS), n=1, cutoff=0.7)
+    if close:
+        return ShowHelp(f"'{sub}' is not a /quiz command", f"/quiz {close[0]}")
     return ShowHelp(f"'{sub}' is not a /quiz command")
 
 

@@ -21,6 +21,7 @@ from bot.model import (
     StatsCard,
 )
 from bot.quiz import QuizService
+from bot.settings import ConfigChange
 from bot.textcommands import (
     AnswerDaily,
     Command,
@@ -57,6 +58,11 @@ class TextSource(Protocol):
 @dataclass(frozen=True)
 class HelpReply:
     reason: str | None = None  # set when the input was not understood
+    suggestion: str | None = None  # a close command: reply "did you mean ...?" instead of the whole help
+
+    @property
+    def did_you_mean(self) -> str | None:
+        return f"{self.reason}. Did you mean `{self.suggestion}`?" if self.suggestion else None
 
 
 @dataclass(frozen=True)
@@ -93,8 +99,8 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return await service.leaderboard(ref.platform, ref.space_id, period, user)
         case ShowStats(user=who):
             return await service.stats(ref.platform, ref.space_id, source.person(who))
-        case ShowHelp(reason=reason):
-            return HelpReply(reason)
+        case ShowHelp(reason=reason, suggestion=suggestion):
+            return HelpReply(reason, suggestion)
         case Configure():
             return await _configure(service, source, command)
     raise AssertionError(command)
@@ -108,10 +114,10 @@ async def _configure(service: QuizService, source: TextSource, command: Configur
     actor = await source.actor(target)
     match command.action:
         case "pause" | "resume":
-            card = await service.configure(actor, target, paused=command.action == "pause")
+            card = await service.configure(actor, target, ConfigChange.of(paused=command.action == "pause"))
             return SettingsReply(card, changed=command.action == "resume")
         case "set":
-            return SettingsReply(await service.configure(actor, target, **command.changes), changed=True)
+            return SettingsReply(await service.configure(actor, target, command.change), changed=True)
         case "post-now":
             return PostedReply(await service.post_now(actor, target), target)
         case "reveal":

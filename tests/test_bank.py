@@ -26,6 +26,11 @@ GOOD = """\
     explanation: Two is right because the docs say so; one is the usual slip.
     reference: https://docs.pytorch.org/docs/stable/tensors.html
     source: original
+    why_wrong:
+      A: One is what you get when you count from zero, which is not the rule.
+      C: Three is one too many; the docs count two here and nothing more.
+      D: Four doubles the right number, as if each item were counted twice.
+    checked_by: https://docs.pytorch.org/docs/stable/tensors.html
 """
 
 
@@ -197,11 +202,21 @@ def test_bank_validate_and_stats_on_good_files(tmp_path):
     assert ok.returncode == 0 and ok.stdout.startswith("OK: 2 questions in 1 file(s)")
     stats = studybot("bank", "stats", str(tmp_path))
     assert stats.returncode == 0
-    assert stats.stdout.splitlines()[2].split() == ["tensors", "2", "0", "0", "2"]
+    lines = stats.stdout.splitlines()
+    assert lines[0].split() == ["topic", "easy", "medium", "hard", "total", "verified", "checked_by", "why_wrong"]
+    assert lines[2].split() == ["tensors", "2", "0", "0", "2", "0", "2", "2"]
+    assert lines[4].split() == ["all", "2", "0", "0", "2", "0", "2", "2"]
 
 
 def test_bank_stats_of_the_shipped_bank():
     result = studybot("bank", "stats")
     assert result.returncode == 0
     rows = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines()[2:] if line[:1].isalpha()}
-    assert int(rows["all"][3]) == len(load_bank())
+    bank = load_bank()
+    assert int(rows["all"][3]) == len(bank)
+    assert int(rows["all"][4]) == sum(1 for e in bank.entries if e.verify is not None)
+    assert int(rows["all"][5]) == sum(1 for e in bank.entries if e.checked_by is not None)
+    assert int(rows["all"][6]) == sum(1 for q in bank.questions if any(q.why_wrong))
+    for topic, cells in rows.items():
+        if topic != "all":
+            assert int(cells[3]) == sum(map(int, cells[:3])) == sum(q.topic == topic for q in bank.questions)

@@ -20,12 +20,13 @@ def studybot(*args: str, db: str | None = None) -> subprocess.CompletedProcess[s
 
 def test_db_migrate_is_idempotent(tmp_path):
     url = f"sqlite:///{tmp_path / 's.db'}"
-    versions = [v for v, _, _ in load_migrations("sqlite")]
+    versions = [version for version, _, _ in load_migrations("sqlite")]
+    latest = versions[-1]
     first = studybot("db", "migrate", db=url)
-    applied = ", ".join(map(str, versions))
-    assert first.returncode == 0 and first.stdout.strip() == f"schema at version {versions[-1]}; applied {applied}"
+    applied = ", ".join(str(v) for v in versions)
+    assert first.returncode == 0 and first.stdout.strip() == f"schema at version {latest}; applied {applied}"
     again = studybot("db", "migrate", db=url)
-    assert again.returncode == 0 and again.stdout.strip() == f"schema at version {versions[-1]}; up to date"
+    assert again.returncode == 0 and again.stdout.strip() == f"schema at version {latest}; up to date"
 
 
 async def test_db_copy_to_postgres_and_refusal_of_a_non_empty_destination(tmp_path):

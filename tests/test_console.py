@@ -20,6 +20,7 @@ def run_console(tmp_path: Path, lines: list[str], db: str = "bot.db") -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "SLACK_", "STUDYBOT_"))}
     env["STUDYBOT_DATABASE_URL"] = f"sqlite:///{tmp_path / db}"
     env["STUDYBOT_BANK_DIR"] = str(write_bank_files(tmp_path / "bank", make_bank()))
+    env["PYTHONPATH"] = str(ROOT)  # this checkout's code, not whichever one the venv has installed
     proc = subprocess.run(
         [sys.executable, "-m", "bot"], input="\n".join(lines) + "\n", capture_output=True, text=True,
         cwd=tmp_path, env=env, timeout=60,
@@ -79,6 +80,7 @@ def test_practice_and_bad_input(tmp_path):
             "/quiz answer E",
             "hello",
             "/quiz frobnicate",
+            "/quiz leaderbord",
             "/quiz config show",
             "/help",
         ],
@@ -93,6 +95,7 @@ def test_practice_and_bad_input(tmp_path):
     assert "'E' is not a choice: answer with A, B, C or D." in out
     assert "Not a command: 'hello'" in out
     assert "'frobnicate' is not a /quiz command" in out
+    assert "'leaderbord' is not a /quiz command. Did you mean `/quiz leaderboard`?" in out
     assert "time 09:00 tz UTC days mon,tue,wed,thu,fri,sat,sun" in out  # the bad settings changed nothing
     assert "/quiz as NAME [admin]" in out  # /help; and EOF ends the session cleanly
 

@@ -19,6 +19,7 @@ from bot.errors import AlreadyPosted, NothingOpen, QuizError, UnknownRound
 from bot.model import Actor, AnswerOutcome, ChannelRef, LeaderboardCard, QuestionCard, RevealCard, StatsCard
 from bot.parsing import parse_choice
 from bot.quiz import QuizService
+from bot.settings import ConfigChange
 from bot.textcommands import HELP, parse_quiz
 from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, run_command
 
@@ -84,7 +85,7 @@ class ConsoleChannel:
         the channel is paused or today is not one of its days. A card is printed once per session."""
         owner = Actor(OWNER, True)
         if not await self.service.is_configured(CONSOLE_REF):
-            await self.service.configure(owner, CONSOLE_REF, timezone=self.timezone)
+            await self.service.configure(owner, CONSOLE_REF, ConfigChange.parse([("tz", self.timezone)]))
         try:
             card = await self.service.open_question_card(CONSOLE_REF)
             if card.round_id not in self.platform.shown:  # the start-up catch-up may have printed it
@@ -190,6 +191,8 @@ class ConsoleChannel:
                 self.say(leaderboard_text(result))
             case StatsCard():
                 self.say(stats_text(result))
+            case HelpReply(did_you_mean=str() as short):
+                self.say(short)
             case HelpReply(reason=reason):
                 self.say((f"{reason}.\n" if reason else "") + CONSOLE_HELP)
             case SettingsReply(card=card):

@@ -32,6 +32,7 @@ def reveal_text(card: RevealCard) -> str:
         winners += f" and {len(card.correct_users) - 20} more"
     return "\n".join(
         [f"== Reveal #{card.round_id}: {card.title} ==", card.prompt, *bars, card.explanation,
+         *([cards.common_wrong_text(card)] if card.common_wrong else []),
          f"More: {card.reference}", f"Right ({len(card.correct_users)} of {total}): {winners}"]
         + ([f"({card.note})"] if card.note else [])
     )

@@ -10,7 +10,7 @@ import logging
 
 import discord
 
-from adapters.discord.render import LETTER_EMOJI, question_embed, reveal_embed
+from adapters.discord.render import LETTER_EMOJI, question_embed, reveal_embed, winner_pings
 from adapters.discord.replies import PLATFORM
 from adapters.discord.views import question_view, revealed_view
 from bot.errors import QuizError
@@ -69,9 +69,16 @@ class DiscordPlatform:
                 await question.edit(view=revealed_view(card.round_id, card.correct_letter))
             except discord.HTTPException as exc:
                 log.warning("could not mark message %s as revealed: %s", card.question_message_id, exc)
+        pings = winner_pings(card)
+        content, allowed = None, discord.AllowedMentions.none()
+        if pings is not None:  # the channel's ping_winners: notify exactly these members, nobody else
+            content, users = pings
+            allowed = discord.AllowedMentions(
+                everyone=False, roles=False, replied_user=False, users=[discord.Object(int(u)) for u in users]
+            )
         try:
             message = await channel.send(
-                embed=reveal_embed(card), reference=reference, allowed_mentions=discord.AllowedMentions.none()
+                content, embed=reveal_embed(card), reference=reference, allowed_mentions=allowed
             )
         except (discord.Forbidden, discord.NotFound) as exc:
             log.warning("posting the reveal of round %d in %s failed: %s", card.round_id, ref.channel_id, exc)

@@ -1,32 +1,29 @@
 """The /quizconfig group: a channel's daily question settings. Hidden from members without Manage Server by
-default, but the core decides: every call carries an Actor whose is_admin comes from the member's real rights."""
+default, but the core decides: every call carries an Actor whose is_admin comes from the member's real rights.
+
+`schedule`, `filters` and `rules` are built from the settings table (bot.settings): one optional option per
+setting, so a new setting appears here by itself; no option given shows the settings."""
 
 from __future__ import annotations
 
+import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 import discord
 from discord import app_commands
 
 from adapters.discord.render import config_embed
 from adapters.discord.replies import Reply, actor_of, bot_of, channel_ref, ref_of, respond
-from bot.bank import TOPICS
 from bot.model import ChannelRef
-from bot.parsing import (
-    parse_difficulties,
-    parse_on_off,
-    parse_time,
-    parse_timezone,
-    parse_topics,
-    parse_weekdays,
-    suggest_timezones,
-)
+from bot.settings import GROUPS, ConfigChange, Setting, in_group
 
 log = logging.getLogger(__name__)
 
 Choice = app_commands.Choice
 ON_OFF = [Choice(name="on", value="on"), Choice(name="off", value="off")]
+CHANNEL_HELP = "Which channel (default: this one)"
 
 
 async def _run(interaction: discord.Interaction, work: Callable[[], Awaitable[Reply]]) -> None:
@@ -39,6 +36,14 @@ def _target(interaction: discord.Interaction, channel: discord.TextChannel | Non
     return channel_ref(interaction.guild_id, channel.id)
 
 
+async def _configure(interaction: discord.Interaction, ref: ChannelRef, change: ConfigChange) -> Reply:
+    service = bot_of(interaction).service
+    if not change:  # e.g. /quizconfig filters with no option: nothing to save, show what is set
+        return Reply(embeds=(config_embed(await service.show_config(ref)),))
+    card = await service.configure(actor_of(interaction), ref, change)
+    return Reply("Saved.", embeds=(config_embed(card),))
+
+
 class QuizConfig(app_commands.Group):
     """The daily question's settings for a channel."""
 
@@ -49,55 +54,23 @@ class QuizConfig(app_commands.Group):
             guild_only=True,
             default_permissions=discord.Permissions(manage_guild=True),
         )
-
-    async def _configure(self, interaction: discord.Interaction, ref: ChannelRef, **changes: object) -> Reply:
-        service = bot_of(interaction).service
-        if not changes:  # e.g. /quizconfig filters with no option: nothing to save, show what is set
-            return Reply(embeds=(config_embed(await service.show_config(ref)),))
-        card = await service.configure(actor_of(interaction), ref, **changes)
-        return Reply("Saved.", embeds=(config_embed(card),))
-
-    @app_commands.command(name="schedule", description="Post the daily question at a local time on chosen days")
-    @app_commands.describe(
-        time="24-hour HH:MM, e.g. 09:00",
-        timezone="IANA timezone, e.g. Europe/Berlin (default: unchanged, UTC at first)",
-        weekdays="mon-fri, mon,wed,fri, weekdays, weekends or daily (default: unchanged, daily at first)",
-        channel="Where to post (default: this channel)",
-    )
-    async def schedule(
-        self,
-        interaction: discord.Interaction,
-        time: str,
-        timezone: str | None = None,
-        weekdays: str | None = None,
-        channel: discord.TextChannel | None = None,
-    ) -> None:
-        async def work() -> Reply:
-            changes: dict[str, object] = {"post_time": parse_time(time)}
-            if timezone is not None:
-                changes["timezone"] = parse_timezone(timezone)
-            if weekdays is not None:
-                changes["weekdays"] = parse_weekdays(weekdays)
-            return await self._configure(interaction, _target(interaction, channel), **changes)
-
-        await _run(interaction, work)
-
-    @schedule.autocomplete("timezone")
-    async def _timezones(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:
-        return [Choice(name=z, value=z) for z in suggest_timezones(current, limit=25)]
+        for group in GROUPS:
+            self.add_command(_settings_command(group))
 
     @app_commands.command(name="pause", description="Stop the daily question (settings are kept)")
-    @app_commands.describe(channel="Which channel (default: this one)")
+    @app_commands.describe(channel=CHANNEL_HELP)
     async def pause(self, interaction: discord.Interaction, channel: discord.TextChannel | None = None) -> None:
-        await _run(interaction, lambda: self._configure(interaction, _target(interaction, channel), paused=True))
+        change = ConfigChange.of(paused=True)
+        await _run(interaction, lambda: _configure(interaction, _target(interaction, channel), change))
 
     @app_commands.command(name="resume", description="Start the daily question again")
-    @app_commands.describe(channel="Which channel (default: this one)")
+    @app_commands.describe(channel=CHANNEL_HELP)
     async def resume(self, interaction: discord.Interaction, channel: discord.TextChannel | None = None) -> None:
-        await _run(interaction, lambda: self._configure(interaction, _target(interaction, channel), paused=False))
+        change = ConfigChange.of(paused=False)
+        await _run(interaction, lambda: _configure(interaction, _target(interaction, channel), change))
 
     @app_commands.command(name="show", description="Show the daily question settings")
-    @app_commands.describe(channel="Which channel (default: this one)")
+    @app_commands.describe(channel=CHANNEL_HELP)
     async def show(self, interaction: discord.Interaction, channel: discord.TextChannel | None = None) -> None:
         async def work() -> Reply:
             card = await bot_of(interaction).service.show_config(_target(interaction, channel))
@@ -106,7 +79,7 @@ class QuizConfig(app_commands.Group):
         await _run(interaction, work)
 
     @app_commands.command(name="post-now", description="Post today's question now")
-    @app_commands.describe(channel="Which channel (default: this one)")
+    @app_commands.describe(channel=CHANNEL_HELP)
     async def post_now(self, interaction: discord.Interaction, channel: discord.TextChannel | None = None) -> None:
         async def work() -> Reply:
             ref = _target(interaction, channel)
@@ -116,7 +89,7 @@ class QuizConfig(app_commands.Group):
         await _run(interaction, work)
 
     @app_commands.command(name="reveal", description="Reveal the open daily question now")
-    @app_commands.describe(channel="Which channel (default: this one)")
+    @app_commands.describe(channel=CHANNEL_HELP)
     async def reveal(self, interaction: discord.Interaction, channel: discord.TextChannel | None = None) -> None:
         async def work() -> Reply:
             card = await bot_of(interaction).service.reveal_now(actor_of(interaction), _target(interaction, channel))
@@ -124,35 +97,63 @@ class QuizConfig(app_commands.Group):
 
         await _run(interaction, work)
 
-    @app_commands.command(name="filters", description="Which topics and difficulties the daily question uses")
-    @app_commands.describe(
-        topics="Comma-separated topic keys, or all", difficulty="easy, medium, hard (comma-separated), or all",
-        channel="Which channel (default: this one)",
-    )
-    async def filters(
-        self,
-        interaction: discord.Interaction,
-        topics: str | None = None,
-        difficulty: str | None = None,
-        channel: discord.TextChannel | None = None,
+    @app_commands.command(name="reactions", description="Let members answer with 🇦-🇩 reactions too")
+    @app_commands.describe(state="on or off (default: show the settings)", channel=CHANNEL_HELP)
+    @app_commands.choices(state=ON_OFF)
+    async def reactions(
+        self, interaction: discord.Interaction, state: str | None = None, channel: discord.TextChannel | None = None
     ) -> None:
         async def work() -> Reply:
-            changes: dict[str, object] = {}
-            if topics is not None:
-                changes["topics"] = parse_topics(topics, tuple(TOPICS))
-            if difficulty is not None:
-                changes["difficulties"] = parse_difficulties(difficulty)
-            return await self._configure(interaction, _target(interaction, channel), **changes)
+            change = ConfigChange.parse([("reactions", state)] if state is not None else [])
+            return await _configure(interaction, _target(interaction, channel), change)
 
         await _run(interaction, work)
 
-    @app_commands.command(name="reactions", description="Let members answer with 🇦-🇩 reactions too")
-    @app_commands.describe(state="on or off", channel="Which channel (default: this one)")
-    @app_commands.choices(state=ON_OFF)
-    async def reactions(
-        self, interaction: discord.Interaction, state: str, channel: discord.TextChannel | None = None
-    ) -> None:
-        await _run(
-            interaction,
-            lambda: self._configure(interaction, _target(interaction, channel), reactions=parse_on_off(state)),
-        )
+
+def _settings_command(group: str) -> app_commands.Command[Any, ..., None]:
+    """`/quizconfig <group>`: one optional string option per setting of the group, and `channel`."""
+    settings = in_group(group)
+
+    async def callback(interaction: discord.Interaction, **options: Any) -> None:
+        channel = options.pop("channel", None)
+
+        async def work() -> Reply:
+            given = [(name, value) for name, value in options.items() if value is not None]
+            return await _configure(interaction, _target(interaction, channel), ConfigChange.parse(given))
+
+        await _run(interaction, work)
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=discord.Interaction)]
+    params += [inspect.Parameter(s.option_name, keyword, annotation=str | None, default=None) for s in settings]
+    params.append(inspect.Parameter("channel", keyword, annotation=discord.TextChannel | None, default=None))
+    # what discord.py reads from a decorated callback: its signature, option descriptions and choices
+    callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    callback.__discord_app_commands_param_description__ = {  # type: ignore[attr-defined]
+        **{s.option_name: _describe(s) for s in settings}, "channel": CHANNEL_HELP,
+    }
+    callback.__discord_app_commands_param_choices__ = {  # type: ignore[attr-defined]
+        s.option_name: [Choice(name=c, value=c) for c in s.choices] for s in settings if s.choices
+    }
+    command: app_commands.Command[Any, ..., None] = app_commands.Command(
+        name=group, description=GROUPS[group][0], callback=callback
+    )
+    for s in settings:
+        if s.suggest is not None:
+            command.autocomplete(s.option_name)(_suggester(s))
+    return command
+
+
+def _describe(setting: Setting) -> str:
+    text = f"{setting.help[:1].upper()}{setting.help[1:]} (default: unchanged)"
+    return text if len(text) <= 100 else setting.help[:100]
+
+
+def _suggester(setting: Setting) -> Callable[[discord.Interaction, str], Coroutine[Any, Any, list[Choice[str]]]]:
+    suggest = setting.suggest
+    assert suggest is not None
+
+    async def autocomplete(interaction: discord.Interaction, current: str) -> list[Choice[str]]:
+        return [Choice(name=v, value=v) for v in suggest(current)[:25]]
+
+    return autocomplete

@@ -6,6 +6,7 @@ import logging
 
 import discord
 
+from adapters.discord.markdown import code_block, escape
 from bot import cards
 from bot.bank import TOPICS
 from bot.model import (
@@ -55,7 +56,7 @@ def mention(user_id: str) -> str:
 
 
 def _code_block(code: str) -> str:
-    return "```python\n" + code.replace("```", "`\u200b``") + "\n```"
+    return code_block(code)
 
 
 def _question_body(
@@ -65,8 +66,9 @@ def _question_body(
     lines = []
     for letter, text in zip(LETTERS, choices, strict=False):
         mark = " ✅" if letter == correct else ""
-        lines.append(f"{LETTER_EMOJI[letter]} {text}{mark}")
+        lines.append(f"{LETTER_EMOJI[letter]} {escape(text)}{mark}")
     choice_text = "\n".join(lines)
+    prompt = escape(prompt)
     room = limit - len(choice_text) - 4
     if code:
         prompt = clip(prompt, max(room // 2, room - len(code) - 20))
@@ -103,10 +105,13 @@ def verdict_embed(outcome: AnswerOutcome) -> discord.Embed:
         return discord.Embed(description=clip(outcome.text, DESCRIPTION_MAX), colour=COLOUR)
     embed = discord.Embed(
         title=cards.verdict_headline(verdict),
-        description=clip(verdict.explanation, DESCRIPTION_MAX),
+        description=clip(escape(verdict.explanation), DESCRIPTION_MAX),
         colour=RIGHT if verdict.correct else WRONG,
     )
     embed.add_field(name="Your answer", value=verdict.chosen_letter)
+    if verdict.why_wrong:
+        embed.add_field(name=f"Why not {verdict.chosen_letter}", value=clip(escape(verdict.why_wrong), FIELD_MAX),
+                        inline=False)
     if verdict.reference:
         embed.add_field(name="Learn more", value=clip(verdict.reference, FIELD_MAX))
     return embed
@@ -134,6 +139,26 @@ def _user_list(user_ids: tuple[str, ...]) -> str:
     return ", ".join(shown) + (f" and {rest} more" if rest else "")
 
 
+CONTENT_MAX = 2000  # a message's content
+
+
+def winner_pings(card: RevealCard) -> tuple[str, tuple[str, ...]] | None:
+    """The reveal's content when the channel pings its winners: the text and the users it may notify.
+    None when pings are off (the embed names them, and embeds never notify) or nobody got it right."""
+    if not card.ping_winners or not card.correct_users:
+        return None
+    named: list[str] = []
+    for uid in card.correct_users[:MAX_LISTED_USERS]:
+        if not uid.isdigit() or len(", ".join(mention(u) for u in [*named, uid])) > CONTENT_MAX - 60:
+            break
+        named.append(uid)
+    if not named:
+        return None
+    rest = len(card.correct_users) - len(named)
+    text = "Got it right: " + ", ".join(mention(u) for u in named) + (f" and {rest} more" if rest else "")
+    return text, tuple(named)
+
+
 def reveal_embed(card: RevealCard) -> discord.Embed:
     correct_text = card.choices[LETTERS.index(card.correct_letter)]
     embed = discord.Embed(
@@ -141,10 +166,14 @@ def reveal_embed(card: RevealCard) -> discord.Embed:
         description=_question_body(card.prompt, card.code, card.choices, card.correct_letter, REVEAL_BODY_MAX),
         colour=RIGHT,
     )
-    correct = clip(f"{LETTER_EMOJI[card.correct_letter]} {correct_text}", FIELD_MAX)
+    correct = clip(f"{LETTER_EMOJI[card.correct_letter]} {escape(correct_text)}", FIELD_MAX)
     embed.add_field(name="Correct answer", value=correct, inline=False)
-    why = card.explanation + (f"\nMore: {card.reference}" if card.reference else "")
+    why = escape(card.explanation) + (f"\nMore: {card.reference}" if card.reference else "")
     embed.add_field(name="Why", value=clip(why, FIELD_MAX), inline=False)
+    if card.common_wrong is not None:
+        letter, sentence = card.common_wrong
+        name = f"Most chosen wrong answer: {letter}"
+        embed.add_field(name=name, value=clip(escape(sentence), FIELD_MAX), inline=False)
     answered = f"How the channel answered ({card.total})"
     embed.add_field(name=answered, value=_distribution(card) if card.total else "Nobody answered.", inline=False)
     right = f"Got it right ({len(card.correct_users)})"

@@ -18,13 +18,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.actions import register_actions
 from adapters.slack.commands import register_commands
-from adapters.slack.dedupe import RecentIds, dedupe_middleware
+from adapters.slack.dedupe import dedupe_middleware
 from adapters.slack.deps import SlackDeps
 from adapters.slack.events import register_events
-from adapters.slack.logsafe import install as withhold_request_bodies
+from adapters.slack.logsafe import install as redact_logs
 from adapters.slack.options import EVENTS_PATH, SlackOptions
 from adapters.slack.permissions import AdminPolicy
 from adapters.slack.platform import SlackPlatform, make_client
+from adapters.slack.signature import RequestGuard
 from bot.config import Settings
 from bot.quiz import QuizService
 
@@ -35,7 +36,7 @@ log = logging.getLogger(__name__)
 class SlackBot:
     app: AsyncApp
     deps: SlackDeps
-    recent: RecentIds
+    guard: RequestGuard
 
 
 def build_slack_app(
@@ -48,20 +49,19 @@ def build_slack_app(
 ) -> SlackBot:
     """The AsyncApp with every listener registered, and the SlackPlatform added to the service."""
     client = client or make_client(token)
-    withhold_request_bodies()
+    redact_logs(signing_secret, token or "")
     app = AsyncApp(
         name="studybot", client=client, signing_secret=signing_secret, raise_error_for_unhandled_request=True
     )
     platform = SlackPlatform(client)
     service.add_platform(platform)
     deps = SlackDeps(service, platform, AdminPolicy(admins))
-    recent = RecentIds()
-    app.middleware(dedupe_middleware(recent))
+    app.middleware(dedupe_middleware(service))
     register_commands(app, deps)
     register_actions(app, deps)
     register_events(app, deps)
     app.error(on_error)
-    return SlackBot(app, deps, recent)
+    return SlackBot(app, deps, RequestGuard(signing_secret, service, EVENTS_PATH))
 
 
 def describe(body: dict) -> str:
@@ -91,9 +91,12 @@ def socket_mode_handler(app: AsyncApp, app_token: str) -> AsyncSocketModeHandler
     return AsyncSocketModeHandler(app, app_token)
 
 
-async def serve_http(app: AsyncApp, host: str, port: int) -> web.AppRunner:
-    """Serve the app's aiohttp application (POST /slack/events) until the runner is cleaned up."""
-    runner = web.AppRunner(app.web_app(path=EVENTS_PATH, port=port))
+async def serve_http(bot: SlackBot, host: str, port: int) -> web.AppRunner:
+    """Serve the app's aiohttp application (POST /slack/events, signature checked first) until the runner
+    is cleaned up."""
+    web_app = bot.app.web_app(path=EVENTS_PATH, port=port)
+    web_app.middlewares.append(bot.guard.middleware)
+    runner = web.AppRunner(web_app)
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
@@ -142,6 +145,6 @@ async def start_slack(
         await handler.connect_async()
         log.info("Slack: Socket Mode connected")
         return asyncio.create_task(_hold(handler.close_async), name="slack-socket-mode")
-    runner = await serve_http(bot.app, options.http_host, options.http_port)
+    runner = await serve_http(bot, options.http_host, options.http_port)
     log.info("Slack: HTTP mode listening on %s (path %s)", runner.addresses, EVENTS_PATH)
     return asyncio.create_task(_hold(runner.cleanup), name="slack-http")

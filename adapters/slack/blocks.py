@@ -3,9 +3,12 @@ reveal message, practice verdicts, leaderboards, stats, settings, help and the A
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from adapters.slack.ids import REACTION_NAMES, action_id, mention
+from adapters.slack.mrkdwn import clip as clip_mrkdwn
+from adapters.slack.mrkdwn import code_block, escape
 from bot import cards
 from bot.bank import TOPICS
 from bot.model import (
@@ -33,13 +36,8 @@ SLACK_HELP = (
 )
 
 
-def escape(text: str) -> str:
-    """Slack mrkdwn needs &, < and > escaped."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def clip(text: str, limit: int = TEXT_LIMIT) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip_mrkdwn(text, limit)
 
 
 def section(text: str) -> Block:
@@ -56,10 +54,6 @@ def context(*texts: str) -> Block:
 
 def divider() -> Block:
     return {"type": "divider"}
-
-
-def code_block(code: str) -> str:
-    return "```\n" + escape(code).replace("```", "`\u200b``") + "\n```"
 
 
 # ---- questions -------------------------------------------------------------------------------------
@@ -105,7 +99,7 @@ def question_blocks(card: QuestionCard) -> list[Block]:
 
 def question_text(card: QuestionCard) -> str:
     """The notification fallback of a question message."""
-    return clip(f"{card.title}: {card.prompt}", 300)
+    return clip(escape(f"{card.title}: {card.prompt}"), 300)
 
 
 def revealed_question_blocks(card: RevealCard) -> list[Block]:
@@ -133,31 +127,40 @@ def distribution_lines(card: RevealCard) -> str:
     return "\n".join(lines)
 
 
-def winners_text(card: RevealCard) -> str:
+def winners_text(card: RevealCard, names: Mapping[str, str] | None = None) -> str:
+    """Who got it right: @-mentions (which notify) when the channel pings winners, else their names
+    (`names`, from users.info) or, for anyone without one, the member id in a code span; neither notifies."""
     if not card.total:
         return "No answers this time."
     if not card.correct_users:
         return f"Nobody of {card.total} got it this time."
-    named = ", ".join(mention(u) for u in card.correct_users[:MAX_NAMED])
+    names = names or {}
+
+    def quiet(uid: str) -> str:
+        name = names.get(uid)
+        return escape(name) if name else f"`{uid}`"
+
+    named = ", ".join((mention if card.ping_winners else quiet)(u) for u in card.correct_users[:MAX_NAMED])
     more = f" and {len(card.correct_users) - MAX_NAMED} more" if len(card.correct_users) > MAX_NAMED else ""
     return f"*Right ({len(card.correct_users)} of {card.total}):* {named}{more}"
 
 
-def reveal_blocks(card: RevealCard) -> list[Block]:
+def reveal_blocks(card: RevealCard, names: Mapping[str, str] | None = None) -> list[Block]:
     """The reveal message: correct choice, explanation, distribution and who got it right."""
     correct = card.choices[LETTERS.index(card.correct_letter)]
     return [
         header(card.title),
         section(f"*{card.correct_letter}.* {escape(correct)}"),
         section(escape(card.explanation)),
+        *([section(escape(cards.common_wrong_text(card)))] if card.common_wrong else []),
         section(distribution_lines(card)),
-        section(winners_text(card)),
+        section(winners_text(card, names)),
         context(f"More: {card.reference}", *([escape(card.note)] if card.note else [])),
     ]
 
 
 def reveal_text(card: RevealCard) -> str:
-    return clip(f"{card.title}: {card.explanation}", 300)
+    return clip(escape(f"{card.title}: {card.explanation}"), 300)
 
 
 def verdict_blocks(outcome: AnswerOutcome) -> list[Block]:

@@ -16,6 +16,7 @@ from adapters.slack.blocks import (
     SLACK_HELP,
     Block,
     config_blocks,
+    escape,
     help_blocks,
     leaderboard_blocks,
     question_blocks,
@@ -109,11 +110,13 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
         case QuestionCard():
             return Reply(question_text(result), question_blocks(result))
         case AnswerOutcome():
-            return Reply(result.text)
+            return Reply(escape(result.text))
         case LeaderboardCard():
             return Reply(result.title, leaderboard_blocks(result))
         case StatsCard():
             return Reply("Quiz stats", stats_blocks(result))
+        case HelpReply(did_you_mean=str() as short):
+            return Reply(short, [section(escape(short))])
         case HelpReply(reason=reason):
             return Reply(SLACK_HELP, help_blocks(reason))
         case SettingsReply(card=card, changed=changed):
@@ -121,7 +124,7 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
         case PostedReply(ref=target):
             return Reply(f"Posted today's question in <#{target.channel_id}>.")
         case RevealedReply(card=card):
-            return Reply(f"Revealed: {card.title}.")
+            return Reply(escape(f"Revealed: {card.title}."))
     raise AssertionError(result)
 
 

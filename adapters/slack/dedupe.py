@@ -1,52 +1,32 @@
-"""Slack redelivers an event (X-Slack-Retry-Num, same event_id) when it thinks we were slow; bolt does
-not deduplicate, so this middleware drops every delivery of an event_id after the first."""
+"""Slack redelivers an event (X-Slack-Retry-Num, same event_id) when it thinks we were slow, and in Socket
+Mode several processes may each receive one delivery; bolt does not deduplicate. This middleware drops
+every delivery of an event_id after the first, decided in the store so that every process agrees."""
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
-import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
+from bot.quiz import QuizService
+
 log = logging.getLogger(__name__)
 
-KEEP_SECONDS = 3600.0  # Slack retries within minutes
-KEEP_MAX = 50_000
+KEEP = dt.timedelta(hours=1)  # Slack retries within minutes
 
 
-class RecentIds:
-    """Event ids seen lately (bounded by count and age)."""
-
-    def __init__(self, keep: float = KEEP_SECONDS, limit: int = KEEP_MAX,
-                 now: Callable[[], float] = time.monotonic) -> None:
-        self.keep = keep
-        self.limit = limit
-        self._now = now
-        self._seen: OrderedDict[str, float] = OrderedDict()
-
-    def first_time(self, event_id: str) -> bool:
-        """True the first time an id is seen (and remembers it); False for a repeat."""
-        now = self._now()
-        while self._seen and (len(self._seen) >= self.limit or now - next(iter(self._seen.values())) > self.keep):
-            self._seen.popitem(last=False)
-        if event_id in self._seen:
-            return False
-        self._seen[event_id] = now
-        return True
-
-
-def dedupe_middleware(recent: RecentIds) -> Callable[..., Awaitable[BoltResponse | None]]:
-    async def drop_repeated_events(body: dict, request: AsyncBoltRequest, next: Callable[[], Awaitable[Any]]
-                                   ) -> BoltResponse | None:
+def dedupe_middleware(service: QuizService) -> Callable[..., Awaitable[BoltResponse | None]]:
+    async def drop_repeated_events(
+        body: dict[str, Any], request: AsyncBoltRequest, next: Callable[[], Awaitable[Any]]
+    ) -> BoltResponse | None:
         event_id = body.get("event_id") if body.get("type") == "event_callback" else None
-        if event_id and not recent.first_time(str(event_id)):
+        if isinstance(event_id, str) and event_id and not await service.first_delivery("slack-event", event_id, KEEP):
             retry = request.headers.get("x-slack-retry-num", ["?"])[0]
-            reason = request.headers.get("x-slack-retry-reason", ["?"])[0]
-            log.debug("dropping repeated event %s (retry %s, %s)", event_id, retry, reason)
+            log.debug("dropping repeated event %s (retry %s)", event_id, retry)
             return BoltResponse(status=200, body="")
         return await next()
 

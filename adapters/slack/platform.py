@@ -17,6 +17,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from adapters.slack.blocks import (
+    MAX_NAMED,
     question_blocks,
     question_text,
     reveal_blocks,
@@ -24,6 +25,7 @@ from adapters.slack.blocks import (
     revealed_question_blocks,
 )
 from adapters.slack.ids import PLATFORM, message_id, parse_message_id
+from adapters.slack.mrkdwn import escape
 from bot.model import ChannelRef, QuestionCard, RevealCard
 
 log = logging.getLogger(__name__)
@@ -46,6 +48,7 @@ class SlackPlatform:
 
     def __init__(self, client: AsyncWebClient) -> None:
         self.client = client
+        self._names: dict[str, str] = {}  # user id -> display name, for reveals that name winners quietly
 
     async def post_question(self, ref: ChannelRef, card: QuestionCard) -> str:
         """Post the question; if the bot was removed from a public channel, join it again and retry once."""
@@ -79,14 +82,34 @@ class SlackPlatform:
             except SlackApiError as exc:  # deleted message, lost access: the reveal still goes out
                 log.warning("could not update question %s of round %d: %s", ts, card.round_id,
                             exc.response.get("error"))
+        names = {} if card.ping_winners else await self._display_names(card.correct_users[:MAX_NAMED])
         resp = await self.client.chat_postMessage(
-            channel=ref.channel_id, text=reveal_text(card), blocks=reveal_blocks(card)
+            channel=ref.channel_id, text=reveal_text(card), blocks=reveal_blocks(card, names)
         )
         return message_id(str(resp["channel"]), str(resp["ts"]))
 
+    async def _display_names(self, user_ids: tuple[str, ...]) -> dict[str, str]:
+        """Names to show without notifying (users.info, cached); a failed look-up leaves the id out."""
+        for uid in user_ids:
+            if uid in self._names:
+                continue
+            try:
+                resp = await self.client.users_info(user=uid)
+            except SlackApiError as exc:
+                log.info("users.info failed for %s: %s; showing the member id", uid, exc.response.get("error"))
+                continue
+            user = resp.get("user") or {}
+            profile = user.get("profile") or {}
+            name = profile.get("display_name") or profile.get("real_name") or user.get("real_name") or user.get("name")
+            if name:
+                if len(self._names) > 10_000:
+                    self._names.clear()
+                self._names[uid] = str(name)
+        return {uid: self._names[uid] for uid in user_ids if uid in self._names}
+
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         """A plain note in the channel (e.g. a day skipped while the bot was offline)."""
-        await self.client.chat_postMessage(channel=ref.channel_id, text=text)
+        await self.client.chat_postMessage(channel=ref.channel_id, text=escape(text))
 
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
-        await self.client.chat_postEphemeral(channel=ref.channel_id, user=user_id, text=text)
+        await self.client.chat_postEphemeral(channel=ref.channel_id, user=user_id, text=escape(text))

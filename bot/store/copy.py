@@ -33,7 +33,7 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ("platform", "text"), ("channel_id", "text"), ("space_id", "text"), ("post_time", "time"),
         ("timezone", "text"), ("weekdays", "text"), ("topics", "text"), ("difficulties", "text"),
         ("paused", "bool"), ("reactions", "bool"), ("answer_window_s", "int"), ("speed_bonus", "bool"),
-        ("updated_at", "ts"), ("next_post_at", "ts"), ("claimed_until", "ts"),
+        ("updated_at", "ts"), ("ping_winners", "bool"), ("next_post_at", "ts"), ("claimed_until", "ts"),
     ), ("platform", "channel_id")),
     ("rounds", (
         ("id", "int"), ("kind", "text"), ("platform", "text"), ("space_id", "text"), ("channel_id", "text"),

@@ -12,8 +12,7 @@ import random
 
 import pytest
 
-from bot.model import ChannelConfig, ChannelRef, Difficulty, Period, RoundKind
-from bot.ports import NewAnswer, RevealResult, StreakState
+from bot.model import ChannelConfig, ChannelRef, Difficulty, NewAnswer, Period, RevealResult, RoundKind, StreakState
 from bot.scoring import score_daily_round
 
 T0 = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)
@@ -43,7 +42,7 @@ class StoreContract:
         cfg = ChannelConfig(
             ref=REF, post_time=dt.time(7, 45), timezone="Asia/Tokyo", weekdays=frozenset({0, 3, 6}),
             topics=frozenset({"autograd", "tensors"}), difficulties=frozenset({Difficulty.HARD}), paused=True,
-            reactions=False, answer_window=dt.timedelta(hours=6), speed_bonus=True,
+            reactions=False, answer_window=dt.timedelta(hours=6), speed_bonus=True, ping_winners=True,
         )
         await store.save_channel(cfg)
         assert await store.get_channel(REF) == cfg
@@ -277,7 +276,7 @@ class StoreContract:
         assert await store.get_next_post(REF) is None
 
     async def test_claims_keep_to_the_spaces_given(self, store):
-        from bot.ports import SpaceFilter
+        from bot.model import SpaceFilter
 
         mine = ChannelRef("discord", str(1 << 22), "c1")  # shard 1 of 2
         theirs = ChannelRef("discord", str(2 << 22), "c2")  # shard 0 of 2
@@ -373,3 +372,20 @@ class RestartContract:
         assert (await second.get_channel(REF)).timezone == "Asia/Tokyo"
         assert await second.claim_daily_round(REF, DAY, "q9", "tensors", T0, None) is None
         await second.close()
+
+
+class SeenOnceContract:
+    """De-duplication of deliveries (Slack event ids, request signatures), shared through the store."""
+
+    async def test_a_key_is_new_once_per_scope_until_it_expires(self, store):
+        keep = dt.timedelta(minutes=5)
+        assert await store.remember_once("slack-event", "Ev1", T0, keep) is True
+        assert await store.remember_once("slack-event", "Ev1", T0 + dt.timedelta(minutes=4), keep) is False
+        assert await store.remember_once("slack-signature", "Ev1", T0, keep) is True  # scopes are apart
+        assert await store.remember_once("slack-event", "Ev2", T0, keep) is True
+        assert await store.remember_once("slack-event", "Ev1", T0 + dt.timedelta(minutes=5), keep) is True
+
+    async def test_concurrent_deliveries_of_one_key_have_one_winner(self, store):
+        keep = dt.timedelta(hours=1)
+        results = await asyncio.gather(*(store.remember_once("slack-event", "Ev9", T0, keep) for _ in range(20)))
+        assert results.count(True) == 1

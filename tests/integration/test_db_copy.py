@@ -17,8 +17,9 @@ import pytest
 
 from bot.errors import AlreadyAnswered, RoundClosed
 from bot.model import Actor, ChannelRef, Period, RoundKind
-from bot.ports import period_keys
 from bot.quiz import QuizService
+from bot.scoring import period_keys
+from bot.settings import ConfigChange
 from bot.store.copy import TABLE_NAMES, TABLES, CopyError, copy_data, dialect_of
 from bot.store.copy import main as copy_main
 from bot.store.postgres import PostgresStore
@@ -42,10 +43,10 @@ async def make_history(store: SqliteStore) -> None:
     rng = random.Random(42)
     clock = FixedClock(T0)
     service = QuizService(store, make_bank(per_topic=4), clock, {"fake": FakePlatform()}, rng=random.Random(1))
-    await service.configure(ADMIN, REFS[0], timezone="UTC")
-    await service.configure(ADMIN, REFS[1], timezone="Asia/Tokyo", speed_bonus=True, reactions=False)
-    await service.configure(ADMIN, REFS[2], timezone="Europe/Berlin", answer_window=dt.timedelta(hours=20),
-                            topics=frozenset({"autograd", "tensors"}))
+    await service.configure(ADMIN, REFS[0], ConfigChange.of(timezone="UTC"))
+    await service.configure(ADMIN, REFS[1], ConfigChange.of(timezone="Asia/Tokyo", speed_bonus=True, reactions=False))
+    await service.configure(ADMIN, REFS[2], ConfigChange.of(
+        timezone="Europe/Berlin", answer_window=dt.timedelta(hours=20), topics=frozenset({"autograd", "tensors"})))
     for day in range(DAYS):
         clock.set(T0 + dt.timedelta(days=day))
         for ref in REFS:

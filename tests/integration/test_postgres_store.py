@@ -21,13 +21,12 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 
-from bot.model import ChannelRef, Period
-from bot.ports import NewAnswer, RevealInput, RevealResult
+from bot.model import ChannelRef, NewAnswer, Period, RevealInput, RevealResult
 from bot.scoring import score_daily_round
 from bot.store import store_for_url
 from bot.store.migrations import load_migrations
 from bot.store.postgres import LOCK_SPACE, PostgresStore, redact
-from tests.integration.store_contract import DAY, REF, T0, RestartContract, StoreContract
+from tests.integration.store_contract import DAY, REF, T0, RestartContract, SeenOnceContract, StoreContract
 
 DEFAULT_SERVER_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 
@@ -73,7 +72,7 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
             await conn.close()
 
 
-class TestPostgresStore(StoreContract, RestartContract):
+class TestPostgresStore(StoreContract, RestartContract, SeenOnceContract):
     @pytest.fixture
     async def store(self):
         async with throwaway_database() as url:
@@ -110,13 +109,12 @@ async def test_processes_migrating_at_once_apply_each_migration_once(pg_url):
         await s.open(migrate=False)
     try:
         applied = await asyncio.gather(*(s.migrate() for s in stores))
-        migrations = load_migrations("postgres")
-        versions = [v for v, _, _ in migrations]
-        assert sorted(applied) == [[]] * 5 + [versions]
+        every = [(version, name) for version, name, _ in load_migrations("postgres")]
+        versions = [version for version, _ in every]
+        assert versions[0] == 1 and sorted(applied) == [[]] * 5 + [versions]
         assert all([await s.schema_version() == versions[-1] for s in stores])
-        assert await stores[0].pool.fetch("SELECT version, name FROM schema_migrations ORDER BY version") == [
-            (v, name) for v, name, _ in migrations
-        ]
+        rows = await stores[0].pool.fetch("SELECT version, name FROM schema_migrations ORDER BY version")
+        assert [tuple(r) for r in rows] == every
     finally:
         for s in stores:
             await s.close()

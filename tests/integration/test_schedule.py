@@ -15,6 +15,7 @@ from bot.errors import RoundClosed
 from bot.model import Actor, ChannelConfig
 from bot.quiz import QuizService
 from bot.schedule import DailyScheduler
+from bot.settings import ConfigChange
 from bot.store.sqlite import SqliteStore
 from bot.timing import last_post_at_or_before, next_post_after
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
@@ -98,16 +99,16 @@ async def env(tmp_path):
 async def test_config_changes_move_the_stored_due_instant(env):
     service, store, clock, platform, scheduler = env
     clock.set(dt.datetime(2026, 11, 30, 6, 0, tzinfo=dt.UTC))  # 07:00 Berlin
-    await service.configure(ADMIN, REF, timezone="Europe/Berlin")
+    await service.configure(ADMIN, REF, ConfigChange.of(timezone="Europe/Berlin"))
     assert await store.get_next_post(REF) == dt.datetime(2026, 11, 30, 8, 0, tzinfo=dt.UTC)
-    await service.configure(ADMIN, REF, post_time=dt.time(17, 15), timezone="Asia/Tokyo")
+    await service.configure(ADMIN, REF, ConfigChange.of(post_time=dt.time(17, 15), timezone="Asia/Tokyo"))
     assert await store.get_next_post(REF) == dt.datetime(2026, 11, 30, 8, 15, tzinfo=dt.UTC)
-    await service.configure(ADMIN, REF, paused=True)
+    await service.configure(ADMIN, REF, ConfigChange.of(paused=True))
     assert await store.get_next_post(REF) is None
     clock.set(dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC))
     await scheduler.tick()
     assert platform.posted == []  # paused: nothing due
-    await service.configure(ADMIN, REF, paused=False)
+    await service.configure(ADMIN, REF, ConfigChange.of(paused=False))
     assert await store.get_next_post(REF) == dt.datetime(2026, 12, 1, 8, 15, tzinfo=dt.UTC)
 
 
@@ -140,12 +141,12 @@ async def test_an_early_post_now_is_revealed_at_the_promised_instant_not_skipped
 async def test_a_paused_channel_s_open_round_is_revealed_at_its_promised_instant(env):
     service, store, clock, platform, scheduler = env
     clock.set(dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC))
-    await service.configure(ADMIN, REF, timezone="Asia/Tokyo", post_time=dt.time(10, 0))  # 01:00 UTC
+    await service.configure(ADMIN, REF, ConfigChange.of(timezone="Asia/Tokyo", post_time=dt.time(10, 0)))  # 01:00 UTC
     clock.set(dt.datetime(2026, 12, 1, 1, 0, 5, tzinfo=dt.UTC))
     await scheduler.tick()
     (round_,) = await store.open_daily_rounds()
     assert round_.closes_at == dt.datetime(2026, 12, 2, 1, 0, tzinfo=dt.UTC)
-    await service.configure(ADMIN, REF, paused=True)
+    await service.configure(ADMIN, REF, ConfigChange.of(paused=True))
     clock.set(dt.datetime(2026, 12, 2, 1, 0, 5, tzinfo=dt.UTC))
     await scheduler.tick()
     assert [c.round_id for _, c in platform.reveals] == [round_.id] and len(platform.posted) == 1
@@ -156,7 +157,7 @@ async def test_a_paused_channel_s_open_round_is_revealed_at_its_promised_instant
 async def test_a_round_before_days_off_is_revealed_at_the_next_weekday_post(env):
     service, store, clock, platform, scheduler = env
     clock.set(dt.datetime(2026, 12, 4, 8, 0, tzinfo=dt.UTC))  # Friday
-    await service.configure(ADMIN, REF, weekdays=frozenset(range(5)))
+    await service.configure(ADMIN, REF, ConfigChange.of(weekdays=frozenset(range(5))))
     clock.set(dt.datetime(2026, 12, 4, 9, 0, tzinfo=dt.UTC))
     await scheduler.tick()
     (friday,) = await store.open_daily_rounds()
@@ -208,7 +209,7 @@ async def test_downtime_catch_up(env, tz, down, caplog):
     zone = ZoneInfo(tz)
     tuesday = dt.datetime(2026, 12, 8, 9, 0, tzinfo=zone).astimezone(dt.UTC)
     clock.set(tuesday - dt.timedelta(hours=1))
-    await service.configure(ADMIN, REF, timezone=tz)
+    await service.configure(ADMIN, REF, ConfigChange.of(timezone=tz))
     clock.set(tuesday)
     await scheduler.tick()
     (first,) = await store.open_daily_rounds()
@@ -255,7 +256,7 @@ async def test_a_month_of_ticks_in_the_shifted_hours_posts_and_reveals_every_day
     platform = FakePlatform()
     service = QuizService(store, make_bank(), clock, {"fake": platform}, rng=random.Random(3))
     scheduler = DailyScheduler(service, clock)
-    await service.configure(ADMIN, REF, timezone=tz, post_time=dt.time(*hhmm))
+    await service.configure(ADMIN, REF, ConfigChange.of(timezone=tz, post_time=dt.time(*hhmm)))
     end = clock.now() + dt.timedelta(days=days)
     while clock.now() < end:
         clock.advance(minutes=30)
@@ -274,7 +275,7 @@ async def test_a_month_of_ticks_in_the_shifted_hours_posts_and_reveals_every_day
 )
 async def test_local_days_roll_over_for_streaks(env, tz, utc_post):
     service, store, clock, platform, scheduler = env
-    await service.configure(ADMIN, REF, timezone=tz)
+    await service.configure(ADMIN, REF, ConfigChange.of(timezone=tz))
     # Kiritimati (UTC+14) starts its 09:00 the previous UTC evening
     first_utc = dt.datetime.combine(dt.date(2026, 11, 30), utc_post, tzinfo=dt.UTC)
     if utc_post.hour >= 14:
@@ -300,7 +301,7 @@ async def test_a_schedule_moved_earlier_keeps_the_open_round_s_promise(env):
     clock.set(dt.datetime(2026, 12, 1, 14, 0, tzinfo=dt.UTC))
     await service.configure(ADMIN, REF)
     first = await service.post_now(ADMIN, REF)  # promised for Wed 09:00
-    await service.configure(ADMIN, REF, post_time=dt.time(2, 30))  # the next post is Wed 02:30 now
+    await service.configure(ADMIN, REF, ConfigChange.of(post_time=dt.time(2, 30)))  # the next post is Wed 02:30 now
     clock.set(dt.datetime(2026, 12, 2, 2, 30, tzinfo=dt.UTC))
     await scheduler.tick()
     assert len(platform.posted) == 2 and platform.reveals == []

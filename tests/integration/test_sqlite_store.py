@@ -6,11 +6,12 @@ import sqlite3
 
 import pytest
 
+from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
-from tests.integration.store_contract import RestartContract, StoreContract
+from tests.integration.store_contract import RestartContract, SeenOnceContract, StoreContract
 
 
-class TestSqliteStore(StoreContract, RestartContract):
+class TestSqliteStore(StoreContract, RestartContract, SeenOnceContract):
     @pytest.fixture
     async def store(self, tmp_path):
         store = SqliteStore(tmp_path / "studybot.db")
@@ -36,8 +37,8 @@ async def test_wal_mode_and_unique_keys_in_the_schema(tmp_path):
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     indexes = {row[1]: row[2] for row in con.execute("SELECT type, name, sql FROM sqlite_master WHERE type='index'")}
     assert "UNIQUE" in indexes["rounds_daily_slot"]
-    versions = con.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall()
-    assert versions[0] == (1,) and (5,) in versions
+    every = [(version,) for version, _, _ in load_migrations("sqlite")]
+    assert con.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall() == every
     con.close()
 
 
@@ -50,7 +51,8 @@ CLOSE_WHILE_CHECKPOINTING = """
 import asyncio, datetime as dt, sys
 import bot.store.sqlite as s
 from bot.model import ChannelRef
-from bot.ports import NewAnswer
+from bot.model import NewAnswer
+from bot.store.migrations import load_migrations
 s.CHECKPOINT_EVERY = 0.0
 T0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
 async def main():
@@ -75,3 +77,26 @@ def test_closing_the_store_while_a_background_checkpoint_runs_is_safe(tmp_path):
     result = subprocess.run([sys.executable, "-c", CLOSE_WHILE_CHECKPOINTING, str(tmp_path)], capture_output=True,
                             text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
     assert result.returncode == 0 and result.stdout.strip() == "ok", (result.returncode, result.stderr[-500:])
+
+
+async def test_a_version_1_database_gains_ping_winners_off_and_keeps_its_channels(tmp_path):
+    path = tmp_path / "old.db"
+    con = sqlite3.connect(path)
+    [(version, name, sql)] = [m for m in load_migrations("sqlite") if m[0] == 1]
+    for statement in split_sql(sql):
+        con.execute(statement)
+    con.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+                "applied_at TEXT NOT NULL)")
+    con.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)", (version, name, "2026-11-01T00:00:00+00:00"))
+    con.execute("INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, speed_bonus, "
+                "updated_at) VALUES ('slack', 'C1', 'T1', '08:00', 'UTC', '0,1,2', 1, '2026-11-01T00:00:00+00:00')")
+    con.commit()
+    con.close()
+    store = SqliteStore(path)
+    await store.open()
+    try:
+        assert await store.schema_version() >= 3
+        [cfg] = await store.list_channels()
+        assert cfg.ref.channel_id == "C1" and cfg.speed_bonus and cfg.ping_winners is False
+    finally:
+        await store.close()

@@ -21,6 +21,7 @@ from bot.model import Actor, ChannelRef, QuestionCard, RevealCard
 from bot.parsing import parse_choice
 from bot.quiz import QuizService
 from bot.schedule import DailyScheduler
+from bot.settings import ConfigChange
 from bot.store.postgres import PostgresStore
 from tests.support.fakes import make_bank
 
@@ -102,10 +103,10 @@ async def main(url: str, start: str, factor: float) -> None:
                 ref = refs.setdefault(channel, ChannelRef(PLATFORM, space, channel))
                 admin = Actor("admin", True)
                 if what == "pause":
-                    await service.configure(admin, ref, paused=True)
+                    await service.configure(admin, ref, ConfigChange.of(paused=True))
                 else:
                     hh, mm = (int(x) for x in rest[0].split(":"))
-                    await service.configure(admin, ref, post_time=dt.time(hh, mm))
+                    await service.configure(admin, ref, ConfigChange.of(post_time=dt.time(hh, mm)))
                 emit(f"CONFIGURED {channel}")
             elif words[0] == "REVEALALL":
                 await asyncio.gather(*pending)

@@ -68,6 +68,7 @@ def make_question(
         explanation=f"Because {qid} says so.",
         reference="https://docs.pytorch.org/docs/stable/index.html",
         source="original",
+        why_wrong=tuple("" if i == answer else f"{qid} {x} looks right but is not." for i, x in enumerate("ABCD")),
     )
 
 
@@ -95,7 +96,8 @@ def write_bank_files(folder: Path, bank: Bank) -> Path:
             {
                 "id": q.id, "topic": q.topic, "difficulty": q.difficulty.value, "prompt": q.prompt,
                 "choices": list(q.choices), "answer": q.answer_letter, "explanation": q.explanation,
-                "reference": q.reference, "source": q.source,
+                "reference": q.reference, "source": q.source, "checked_by": q.reference,
+                "why_wrong": {x: why for x, why in zip("ABCD", q.why_wrong, strict=False) if why},
             }
         )
     for topic, questions in by_topic.items():

@@ -11,6 +11,7 @@ from adapters.console.channel import CONSOLE_REF, ConsoleChannel
 from bot.model import Actor
 from bot.quiz import QuizService
 from bot.schedule import DailyScheduler
+from bot.settings import ConfigChange
 from tests.support.fakes import FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
 
@@ -25,7 +26,7 @@ async def console_at(moment: dt.datetime, **settings: object) -> tuple[ConsoleCh
     out = io.StringIO()
     console = ConsoleChannel(service, stdin=io.StringIO(""), stdout=out)
     if settings:
-        await service.configure(OWNER, CONSOLE_REF, **settings)
+        await service.configure(OWNER, CONSOLE_REF, ConfigChange.of(**settings))
     return console, service, out
 
 

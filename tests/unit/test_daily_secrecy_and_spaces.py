@@ -12,6 +12,7 @@ import pytest
 from bot.errors import BadSetting, NotAllowed, UnknownRound
 from bot.model import Actor, ChannelRef
 from bot.quiz import QuizService
+from bot.settings import ConfigChange
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
 
@@ -25,7 +26,7 @@ async def service():
     platform = FakePlatform()
     svc = QuizService(store, make_bank(per_topic=3), FixedClock(dt.datetime(2026, 12, 8, 9, tzinfo=dt.UTC)),
                       {"fake": platform}, rng=random.Random(5))
-    await svc.configure(ADMIN, REF, topics=frozenset({"tensors"}))
+    await svc.configure(ADMIN, REF, ConfigChange.of(topics=frozenset({"tensors"})))
     yield svc
     await svc.close()
 
@@ -49,7 +50,7 @@ async def test_practice_never_serves_the_open_daily_question_of_the_space(servic
 async def test_a_topic_whose_only_question_is_the_daily_one_says_so(service):
     small = QuizService(service.store, make_bank(per_topic=1), service.clock, {"fake": FakePlatform()},
                         rng=random.Random(1))
-    await small.configure(ADMIN, REF, topics=frozenset({"autograd"}))
+    await small.configure(ADMIN, REF, ConfigChange.of(topics=frozenset({"autograd"})))
     await small.post_scheduled(REF, dt.date(2026, 12, 9))
     with pytest.raises(BadSetting, match="today's open daily question"):
         await small.start_practice(REF, "ada", "autograd")
@@ -68,7 +69,7 @@ async def test_the_daily_card_hides_its_topic_and_practice_shows_it(service):
 async def test_settings_and_rounds_of_another_space_are_out_of_reach(service):
     intruder = ChannelRef("fake", "space-2", REF.channel_id)  # same channel id, other space
     with pytest.raises(NotAllowed, match="another workspace or server"):
-        await service.configure(ADMIN, intruder, post_time=dt.time(3, 0))
+        await service.configure(ADMIN, intruder, ConfigChange.of(post_time=dt.time(3, 0)))
     with pytest.raises(NotAllowed):
         await service.show_config(intruder)
     assert (await service.store.get_channel(REF)).post_time == dt.time(9, 0)

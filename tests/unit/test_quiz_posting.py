@@ -12,6 +12,7 @@ import pytest
 from bot.errors import AlreadyPosted, NotAllowed, NotAQuestion, NothingOpen, ReactionsOff
 from bot.model import Actor, CommandNames
 from bot.quiz import QuizService
+from bot.settings import ConfigChange
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
 
@@ -62,7 +63,7 @@ async def test_a_failed_post_is_retried_and_an_admin_can_send_it_at_once(store):
 async def test_reaction_answers_are_refused_when_the_channel_turned_them_off(store):
     service = QuizService(store, make_bank(), FixedClock(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)),
                           {"fake": FakePlatform()}, rng=random.Random(2))
-    await service.configure(ADMIN, REF, reactions=False)
+    await service.configure(ADMIN, REF, ConfigChange.of(reactions=False))
     round_ = await service.post_scheduled(REF)
     with pytest.raises(NotAllowed, match="Reaction answers are switched off"):
         await service.answer_by_reaction("fake", round_.message_id, "ada", 0)
@@ -80,7 +81,7 @@ async def test_messages_name_the_commands_of_the_platform_they_go_to(store):
     service.add_platform(FakePlatform())  # no names given: the `/quiz ...` text grammar's
     chat = replace(REF, platform="chat")
     for ref in (REF, chat):
-        await service.configure(ADMIN, ref, reactions=False)
+        await service.configure(ADMIN, ref, ConfigChange.of(reactions=False))
     with pytest.raises(NothingOpen, match="try /practise for practice"):
         await service.answer_in_channel(chat, "ada", 0)
     with pytest.raises(NothingOpen, match="try /quiz for practice"):

@@ -12,6 +12,7 @@ import pytest
 from bot.errors import AlreadyAnswered, AlreadyPosted, BadSetting, NotAllowed, NothingOpen, RoundClosed, UnknownRound
 from bot.model import Actor, ChannelRef, Difficulty, Period, RoundKind
 from bot.quiz import QuizService
+from bot.settings import ConfigChange
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
 
@@ -27,7 +28,7 @@ async def env():
     clock = FixedClock(MONDAY_9)
     platform = FakePlatform()
     service = QuizService(store, make_bank(), clock, {"fake": platform}, rng=random.Random(7))
-    await service.configure(ADMIN, REF, timezone="UTC")
+    await service.configure(ADMIN, REF, ConfigChange.of(timezone="UTC"))
     yield service, store, clock, platform
     await service.close()
     await store.close()
@@ -128,7 +129,7 @@ async def test_next_daily_post_reveals_the_previous_round(env):
 
 async def test_answer_window_closes_the_round(env):
     service, _, clock, _ = env
-    await service.configure(ADMIN, REF, answer_window=dt.timedelta(hours=2))
+    await service.configure(ADMIN, REF, ConfigChange.of(answer_window=dt.timedelta(hours=2)))
     round_ = await _daily(service, clock)
     assert round_.closes_at == MONDAY_9 + dt.timedelta(hours=2)
     clock.advance(hours=2)
@@ -168,7 +169,7 @@ async def test_a_wrong_or_missed_day_breaks_the_streak(env):
 
 async def test_speed_bonus_for_the_first_three_correct_answers(env):
     service, store, clock, _ = env
-    await service.configure(ADMIN, REF, speed_bonus=True)
+    await service.configure(ADMIN, REF, ConfigChange.of(speed_bonus=True))
     round_ = await _daily(service, clock)
     right = _right(service, round_)
     for i, user in enumerate(["u1", "u2", "u3", "u4"]):
@@ -239,7 +240,7 @@ async def test_practice_belongs_to_its_learner(env):
 
 async def test_no_repeat_until_the_filtered_bank_is_used_up(env):
     service, _, clock, _ = env
-    await service.configure(ADMIN, REF, topics=frozenset({"tensors", "autograd"}))
+    await service.configure(ADMIN, REF, ConfigChange.of(topics=frozenset({"tensors", "autograd"})))
     asked = []
     for day in range(6):
         asked.append((await _daily(service, clock, day)).question_id)
@@ -269,7 +270,7 @@ async def test_config_needs_admin_and_changes_nothing_otherwise(env):
     service, store, _, _ = env
     before = await store.get_channel(REF)
     with pytest.raises(NotAllowed):
-        await service.configure(MEMBER, REF, post_time=dt.time(7, 0))
+        await service.configure(MEMBER, REF, ConfigChange.of(post_time=dt.time(7, 0)))
     with pytest.raises(NotAllowed):
         await service.reveal_now(MEMBER, REF)
     with pytest.raises(NotAllowed):
@@ -291,7 +292,7 @@ async def test_bad_settings_are_refused_and_change_nothing(env, changes):
     service, store, _, _ = env
     before = await store.get_channel(REF)
     with pytest.raises(BadSetting):
-        await service.configure(ADMIN, REF, **changes)
+        await service.configure(ADMIN, REF, ConfigChange.of(**changes))
     assert await store.get_channel(REF) == before
 
 
@@ -300,9 +301,8 @@ async def test_config_change_notifies_listeners_and_show(env):
     seen = []
     service.on_config_change(seen.append)
     card = await service.configure(
-        ADMIN, REF, post_time=dt.time(8, 30), timezone="Europe/Berlin", weekdays=frozenset({0, 2, 4}),
-        difficulties=frozenset({Difficulty.HARD}),
-    )
+        ADMIN, REF, ConfigChange.of(post_time=dt.time(8, 30), timezone="Europe/Berlin", weekdays=frozenset({0, 2, 4}),
+        difficulties=frozenset({Difficulty.HARD})))
     assert seen and seen[-1].timezone == "Europe/Berlin"
     assert card.lines[0] == "time 08:30 tz Europe/Berlin days mon,wed,fri"
     assert card.next_post == dt.datetime(2026, 12, 2, 8, 30, tzinfo=ZoneInfo("Europe/Berlin"))
@@ -343,3 +343,11 @@ async def test_spaces_are_separate(env):
     b1 = await service.leaderboard("fake", "space-1", Period.ALL)
     b2 = await service.leaderboard("fake", "space-2", Period.ALL)
     assert [r.points for r in b1.rows] == [10] and [r.points for r in b2.rows] == [10]
+
+
+async def test_reveal_card_carries_the_channel_ping_winners_setting(env):
+    service, _, clock, _ = env
+    round_ = await _daily(service, clock)
+    assert (await service.reveal_card(round_)).ping_winners is False  # quiet by default
+    await service.configure(ADMIN, REF, ConfigChange.of(ping_winners=True))
+    assert (await service.reveal_card(round_)).ping_winners is True

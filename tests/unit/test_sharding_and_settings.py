@@ -62,7 +62,7 @@ def test_sqlite_urls():
 def test_a_scheduler_claims_only_its_platforms_and_discord_shards():
     import datetime as dt
 
-    from bot.ports import SpaceFilter
+    from bot.model import SpaceFilter
     from bot.quiz import QuizService
     from bot.schedule import DailyScheduler
     from tests.support.fakes import FakePlatform, FixedClock, make_bank

@@ -76,6 +76,9 @@ async def test_practice_answer_board_stats_and_help(env):
     with pytest.raises(BadSetting):
         await run(service, source, "/quiz stats nobody")
     assert await run(service, source, "/quiz frobnicate") == HelpReply("'frobnicate' is not a /quiz command")
+    close = await run(service, source, "/quiz stast")
+    assert close == HelpReply("'stast' is not a /quiz command", "/quiz stats")
+    assert close.did_you_mean == "'stast' is not a /quiz command. Did you mean `/quiz stats`?"  # type: ignore[union-attr]
 
 
 async def test_settings_post_now_and_reveal_go_to_the_named_channel_with_the_platforms_admin_rights(env):

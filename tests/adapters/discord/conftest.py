@@ -18,6 +18,7 @@ import yarl
 from adapters.discord.app import StudyBotClient, launch
 from bot.model import Actor, ChannelRef
 from bot.quiz import QuizService
+from bot.settings import ConfigChange
 from bot.store.sqlite import SqliteStore
 from tests.adapters.discord.fake_discord import FakeDiscord
 from tests.support.fakes import FixedClock, make_bank
@@ -98,5 +99,5 @@ ADMIN = Actor("setup-admin", is_admin=True)
 
 async def configure_channel(core: Core, fake: FakeDiscord, **changes: object) -> ChannelRef:
     ref = channel_ref(fake)
-    await core.service.configure(ADMIN, ref, post_time=dt.time(9, 0), timezone="UTC", **changes)
+    await core.service.configure(ADMIN, ref, ConfigChange.of(post_time=dt.time(9, 0), timezone="UTC", **changes))
     return ref

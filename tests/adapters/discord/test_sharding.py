@@ -16,6 +16,7 @@ import pytest
 from adapters.discord.app import ShardedStudyBotClient, StudyBotClient, StudyBotMixin, start_discord
 from bot.config import Settings
 from bot.model import ChannelRef, RoundKind
+from bot.settings import ConfigChange
 from bot.sharding import channel_owner
 from tests.adapters.discord.conftest import ADMIN, TOKEN, Core, open_core
 from tests.adapters.discord.fake_discord import FakeDiscord, FakeGuild, shard_of
@@ -114,7 +115,7 @@ async def test_the_sharded_platform_posts_and_its_buttons_and_reactions_answer(
     _, one = guilds
     service, store = shard_one.core.service, shard_one.core.store
     ref = ChannelRef("discord", one.id, one.channel_id)
-    await service.configure(ADMIN, ref, post_time=dt.time(9, 0), timezone="UTC")
+    await service.configure(ADMIN, ref, ConfigChange.of(post_time=dt.time(9, 0), timezone="UTC"))
     round_ = await service.post_scheduled(ref)  # the platform posts over REST
     assert round_ is not None
     [message] = fake.channel_messages(one.channel_id)

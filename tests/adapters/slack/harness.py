@@ -68,7 +68,7 @@ class SlackHarness:
         service = QuizService(store, make_bank(), clock, rng=random.Random(7))
         client = make_client("xoxb-test-token", base_url=stub.api_url)
         bot = build_slack_app(service, signing_secret=SECRET, client=client, admins=admins)
-        runner = await serve_http(bot.app, "127.0.0.1", 0)
+        runner = await serve_http(bot, "127.0.0.1", 0)
         return cls(stub, store, service, clock, bot, runner, aiohttp.ClientSession())
 
     async def close(self) -> None:

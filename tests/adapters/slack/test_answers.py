@@ -7,6 +7,7 @@ import asyncio
 from dataclasses import replace
 
 from bot.model import Actor
+from bot.settings import ConfigChange
 from tests.adapters.slack.harness import ADMIN, ANN, BOB, SlackHarness, texts
 
 SETTLE = 0.3  # time for a (wrongly) started listener to show its effects
@@ -94,13 +95,13 @@ async def test_reactions_that_are_not_answers_record_nothing(slack: SlackHarness
     await slack.react(round_, "thumbsup", event_id="Ev0A")
     unrelated = replace(round_, message_id="C0QUIZ:1699999999.000009")
     await slack.react(unrelated, "one", event_id="Ev0B")
-    await slack.service.configure(Actor(ADMIN, True), slack.ref, reactions=False)
+    await slack.service.configure(Actor(ADMIN, True), slack.ref, ConfigChange.of(reactions=False))
     await slack.react(round_, "one", event_id="Ev0C")
     await asyncio.sleep(SETTLE)
     assert await slack.store.round_answers(round_.id) == []
     assert not slack.stub.calls_to("chat.postEphemeral")
     # the same reaction counts once reactions are on again: the ignores above were not accidents
-    await slack.service.configure(Actor(ADMIN, True), slack.ref, reactions=True)
+    await slack.service.configure(Actor(ADMIN, True), slack.ref, ConfigChange.of(reactions=True))
     await slack.react(round_, "one", event_id="Ev0D")
     await slack.stub.wait_for("chat.postEphemeral")
     assert len(await slack.store.round_answers(round_.id)) == 1

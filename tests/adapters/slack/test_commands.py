@@ -9,6 +9,7 @@ import pytest
 
 from bot.errors import NotAllowed
 from bot.model import Actor, ChannelRef, Difficulty, Period, RoundKind
+from bot.settings import ConfigChange
 from tests.adapters.slack.harness import ADMIN, ANN, BOB, CHANNEL, OWNER, SlackHarness, buttons, texts
 
 
@@ -158,7 +159,7 @@ async def test_allow_list_makes_a_member_an_admin(slack_factory) -> None:  # typ
 
 
 async def test_post_now_posts_the_daily_question_with_buttons(slack: SlackHarness) -> None:
-    await slack.service.configure(Actor(ADMIN, True), slack.ref, reactions=True)
+    await slack.service.configure(Actor(ADMIN, True), slack.ref, ConfigChange.of(reactions=True))
     reply = await slack.reply(await slack.command("config post-now", user=ADMIN))
     assert f"Posted today's question in <#{CHANNEL}>" in texts(reply)
     [post] = slack.stub.calls_to("chat.postMessage")
@@ -196,7 +197,7 @@ async def _rounds(slack: SlackHarness) -> list:  # type: ignore[type-arg]
 async def test_config_of_another_workspace_s_channel_is_refused_and_changes_nothing(slack: SlackHarness) -> None:
     # issue 10, observation 7: `/quiz config channel C0THEIRS time 03:00` from workspace 1
     theirs = ChannelRef("slack", "T0THEIRS", "C0THEIRS")
-    await slack.service.configure(Actor("U0THEIRADMIN", True), theirs, post_time=dt.time(9, 0))
+    await slack.service.configure(Actor("U0THEIRADMIN", True), theirs, ConfigChange.of(post_time=dt.time(9, 0)))
     reply = await slack.reply(await slack.command("config channel <#C0THEIRS|quiz> time 03:00", user=ADMIN))
     assert "another workspace" in texts(reply)
     kept = await slack.store.get_channel(theirs)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.adapters.slack.harness import ANN, BOB, CHANNEL, SlackHarness, buttons, texts
+from tests.adapters.slack.harness import ADMIN, ANN, BOB, CHANNEL, SlackHarness, buttons, texts
 
 
 async def test_reveal_updates_the_question_and_posts_the_result(slack: SlackHarness) -> None:
@@ -28,8 +28,8 @@ async def test_reveal_updates_the_question_and_posts_the_result(slack: SlackHarn
     shown = texts(reveal)
     assert f"Answer: {letter}" in shown
     assert question.explanation in shown
-    assert f"*Right (1 of 2):* <@{ANN}>" in shown
-    assert f"<@{BOB}>" not in shown
+    assert f"*Right (1 of 2):* {ANN.lower()}" in shown  # by name from users.info: quiet by default
+    assert "<@" not in shown
     assert f"`{letter}` █████ 1 (50%) :white_check_mark:" in shown
     assert (await slack.store.get_round(round_.id)).revealed_at is not None  # type: ignore[union-attr]
 
@@ -69,3 +69,23 @@ async def test_app_home_messages_tab_is_acknowledged_and_ignored(slack: SlackHar
     await slack.event(home, "Ev0HOME2")
     [publish] = await slack.stub.wait_for("views.publish")
     assert publish.args["user_id"] == BOB, "only the home tab is published"
+
+
+async def test_ping_winners_mentions_them_and_a_name_lookup_failure_shows_the_id(slack: SlackHarness) -> None:
+    await slack.reply(await slack.command("config ping_winners on", user=ADMIN))
+    assert (await slack.store.get_channel(slack.ref)).ping_winners  # type: ignore[union-attr]
+    round_ = await slack.daily_round()
+    question = slack.service.bank.get(round_.question_id)
+    assert question is not None
+    await slack.reply(await slack.click(round_.id, question.answer, user=ANN))
+    await slack.service.reveal_round(round_.id)
+    assert f"*Right (1 of 1):* <@{ANN}>" in texts(slack.stub.calls_to("chat.postMessage")[-1])
+
+    await slack.reply(await slack.command("config ping_winners off", user=ADMIN))
+    slack.stub.users.pop(ANN)  # users.info: user_not_found
+    slack.clock.advance(days=1)
+    round_ = await slack.daily_round()
+    await slack.reply(await slack.click(round_.id, slack.service.bank.get(round_.question_id).answer, user=ANN))
+    await slack.service.reveal_round(round_.id)
+    shown = texts(slack.stub.calls_to("chat.postMessage")[-1])
+    assert f"*Right (1 of 1):* `{ANN}`" in shown and "<@" not in shown

@@ -1,0 +1,60 @@
+"""The HTTP edge checks every request to the events path before bolt parses it.
+
+A request without a valid signature (missing headers, a timestamp that is not a number or is more than five
+minutes away, a wrong HMAC) gets 401 and one INFO line, whatever its body holds: a malformed or very deep
+payload never reaches a parser. A correctly signed request that was already handled (the same signature
+again within the window) is refused too; the signatures seen are kept in the store, so every process of
+the bot shares them. Slack's own redeliveries (X-Slack-Retry-Num) are acknowledged without running again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+from slack_sdk.signature import SignatureVerifier
+
+from bot.quiz import QuizService
+
+log = logging.getLogger(__name__)
+
+WINDOW = dt.timedelta(minutes=5)  # Slack's tolerance for the request timestamp, either way
+REJECTED = "Rejected a request with an invalid signature or a stale timestamp (body withheld)"
+REPLAYED = "Refused a replayed Slack request (the same signature was already handled)"
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class RequestGuard:
+    """Signature first, then replay: both decided before any parsing."""
+
+    def __init__(self, signing_secret: str, service: QuizService, path: str) -> None:
+        self._verifier = SignatureVerifier(signing_secret) if signing_secret.strip() else None
+        self._service = service
+        self._path = path
+
+    def valid(self, body: bytes, timestamp: str | None, signature: str | None) -> bool:
+        if self._verifier is None or not timestamp or not signature or not timestamp.isascii():
+            return False
+        if not timestamp.isdigit() or len(timestamp) > 12:
+            return False
+        return self._verifier.is_valid(body, timestamp, signature)
+
+    @web.middleware
+    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.method != "POST" or request.path != self._path:
+            return await handler(request)
+        body = await request.read()  # aiohttp keeps it, so bolt reads the same bytes afterwards
+        signature = request.headers.get("X-Slack-Signature")
+        if not self.valid(body, request.headers.get("X-Slack-Request-Timestamp"), signature):
+            log.info(REJECTED)
+            return web.Response(status=401)
+        assert signature is not None
+        if not await self._service.first_delivery("slack-signature", signature, 2 * WINDOW):
+            if request.headers.get("X-Slack-Retry-Num"):
+                return web.Response(status=200)  # Slack redelivering what we already handled
+            log.info(REPLAYED)
+            return web.Response(status=401)
+        return await handler(request)

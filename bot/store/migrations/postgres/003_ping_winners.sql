@@ -1,0 +1,2 @@
+-- A channel setting: the reveal notifies (pings) the members who got it right. Off by default.
+ALTER TABLE channels ADD COLUMN ping_winners boolean NOT NULL DEFAULT false;

@@ -1,0 +1,8 @@
+-- Deliveries already handled (Slack event ids, request signatures): shared by every process of one bot.
+CREATE TABLE seen_once (
+    scope      TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    PRIMARY KEY (scope, key)
+) WITHOUT ROWID;
+CREATE INDEX seen_once_expiry ON seen_once (expires_at);

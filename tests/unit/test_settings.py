@@ -1,0 +1,76 @@
+"""The settings table: each setting parses what it renders, the grammar and the docs come from it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from bot.errors import BadSetting
+from bot.model import ChannelConfig, ChannelRef
+from bot.settings import DOCS, SETTINGS, ConfigChange, docs_table, listed, lookup, rewrite, stale_docs
+from bot.textcommands import HELP, Configure, ShowHelp, parse_quiz
+
+ROOT = Path(__file__).resolve().parents[2]
+REF = ChannelRef("fake", "s", "c")
+
+
+def test_every_channel_field_is_a_setting_and_its_default_round_trips() -> None:
+    fields = set(ChannelConfig.__dataclass_fields__) - {"ref"}
+    assert {s.key for s in SETTINGS} == fields
+    for s in SETTINGS:
+        assert s.parse(s.render(s.default)) == s.default, s.key
+        assert len(s.help) <= 100
+        s.parse(s.example)  # the documented example is accepted
+
+
+def test_every_name_finds_its_setting_and_a_typo_gets_a_hint() -> None:
+    for s in listed():
+        for name in (s.word, *s.aliases, s.option_name):
+            assert lookup(name) is s
+    with pytest.raises(BadSetting, match="Did you mean speed"):
+        lookup("sped")
+    with pytest.raises(BadSetting, match="is not a setting"):
+        lookup("paused")  # set with pause and resume, not by name
+
+
+def test_config_change_checks_typed_values_like_typed_text() -> None:
+    change = ConfigChange.of(post_time=dt.time(8, 15), speed_bonus=True)
+    assert change.apply(ChannelConfig(REF)).post_time == dt.time(8, 15) and "speed_bonus" in change
+    for bad in ({"timezone": "Mars/Olympus"}, {"weekdays": frozenset()}, {"topics": frozenset({"cooking"})},
+                {"colour": "blue"}, {"answer_window": dt.timedelta(minutes=90)}):
+        with pytest.raises(BadSetting):
+            ConfigChange.of(**bad)
+
+
+def test_text_grammar_covers_every_setting() -> None:
+    for s in listed():
+        command = parse_quiz(f"/quiz config {s.word} {s.example}")
+        assert isinstance(command, Configure) and command.action == "set"
+        assert command.change.get(s.key) == s.parse(s.example)
+        assert f"/quiz config {s.word} {s.example}" in HELP
+
+
+def test_did_you_mean_and_post_now() -> None:
+    assert parse_quiz("/quiz leaderbord") == ShowHelp("'leaderbord' is not a /quiz command", "/quiz leaderboard")
+    assert parse_quiz("/quiz frobnicate") == ShowHelp("'frobnicate' is not a /quiz command")
+    assert parse_quiz("/quiz post-now") == Configure("post-now")
+    with pytest.raises(BadSetting, match="Did you mean `/quiz config pause`"):
+        parse_quiz("/quiz config pasue")
+
+
+def test_the_docs_list_every_setting_and_are_current() -> None:
+    assert stale_docs(ROOT) == [], "run python -m bot.settings"
+    table = docs_table()
+    for s in listed():
+        assert f"/quiz config {s.word} " in table and f"/quizconfig {s.group} {s.option_name}:" in table
+
+
+def test_rewrite_replaces_only_the_marked_block() -> None:
+    from bot.settings import BEGIN, END
+
+    text = f"intro\n{BEGIN}\nold\n{END}\nafter\n"
+    new = rewrite(text)
+    assert new.startswith("intro\n") and new.endswith(f"{END}\nafter\n") and "old" not in new
+    assert rewrite("no markers") == "no markers" and len(DOCS) == 3

@@ -369,7 +369,7 @@ class SqliteStore(SettlingStore):
             f"AND ({what}_due_at IS NULL OR {what}_due_at <= ?"
             + (f" OR {what}_state = 'failed'" if force else "") + ")" + where
         )
-        args: list = [to_ts(now), *params]
+        args: list[object] = [to_ts(now), *params]
         if round_id is not None:
             cond += " AND id = ?"
             args.append(round_id)

@@ -184,6 +184,7 @@ async def test_a_second_kill_after_a_doubtful_send_is_not_sent_a_third_time(stor
     clock.advance(minutes=3)
     assert await Process(store, clock, platform).tick()
     assert len(platform.posted) == 2  # the original and its one duplicate
+    assert (await store.latest_daily_round(REF)).is_posted  # taken as posted: it is revealed at its promise
 
 
 @pytest.mark.parametrize("step", ["kill-before", "kill-after"])

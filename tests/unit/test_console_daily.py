@@ -68,3 +68,17 @@ async def test_config_show_skips_the_spring_forward_gap():
     await console.handle("/quiz config show")
     assert "next post 2026-03-29 03:00 CEST" in out.getvalue()
     assert "02:30 CE" not in out.getvalue()
+
+
+async def test_a_day_missed_while_offline_is_told_in_plain_words_once():
+    console, service, out = await console_at(dt.datetime(2026, 12, 7, 20, 0, tzinfo=dt.UTC),  # 05:00 in Tokyo
+                                             **{"timezone": "Asia/Tokyo", "post_time": dt.time(9, 0)})
+    service.clock.set(dt.datetime(2026, 12, 8, 3, 0, 1, tzinfo=dt.UTC))  # 12:00:01 in Tokyo: 3 h late
+    scheduler = DailyScheduler(service, service.clock)
+    await scheduler.catch_up()
+    await console.start()
+    await scheduler.tick()
+    text = out.getvalue()
+    assert text.count("The bot was offline at 09:00 (Asia/Tokyo) on Tue 08 Dec") == 1
+    assert "/quiz config post-now" in text
+    assert "skipped the daily post" not in text and "WARNING" not in text  # no log lines in the transcript

@@ -14,6 +14,7 @@ from bot.model import (
     LETTERS,
     Answer,
     ChannelConfig,
+    CommandNames,
     LeaderboardCard,
     LeaderboardRow,
     Period,
@@ -28,7 +29,6 @@ from bot.model import (
     Verdict,
 )
 from bot.scoring import current_streak
-from bot.timing import next_post_after
 
 NO_SCORES = "No scores yet: answers count once their question is revealed."
 
@@ -49,7 +49,7 @@ def question_card(round_: Round, question: Question, cfg: ChannelConfig | None) 
         title=title,
         prompt=question.prompt,
         choices=question.choices,
-        topic=question.topic,
+        topic=question.topic if round_.kind is RoundKind.PRACTICE else "",  # a daily topic is a hint
         difficulty=question.difficulty,
         code=question.code,
         reveal_note=note,
@@ -58,14 +58,27 @@ def question_card(round_: Round, question: Question, cfg: ChannelConfig | None) 
 
 
 def reveal_note(round_: Round, cfg: ChannelConfig | None) -> str:
-    """When a daily round's answer comes: the end of its window, else the channel's next post."""
+    """When a daily round's answer comes: exactly the instant promised when it was posted."""
     tz = ZoneInfo(cfg.timezone) if cfg else dt.UTC
     at = round_.closes_at
-    if at is None and cfg is not None and not cfg.paused:
-        at = next_post_after(cfg, round_.opened_at)
     if at is None:
         return "One answer each; it locks. The answer is revealed when an admin reveals it."
     return f"One answer each; it locks. The answer is revealed {at.astimezone(tz):%a %d %b %H:%M} ({tz})."
+
+
+def closed_text(closed_at: dt.datetime, timezone: str, answer_letter: str) -> str:
+    """The reply to an answer that came after the question closed."""
+    return f"Today's question closed at {closed_at.astimezone(ZoneInfo(timezone)):%H:%M} ({timezone}); " \
+        f"the answer was {answer_letter}."
+
+
+def skipped_text(cfg: ChannelConfig, due_at: dt.datetime, commands: CommandNames) -> str:
+    """The channel's note when the bot was down past the grace at the time of a daily post."""
+    local = due_at.astimezone(ZoneInfo(cfg.timezone))
+    return (
+        f"The bot was offline at {local:%H:%M} ({cfg.timezone}) on {local:%a %d %b}, so that day's question "
+        f"was not posted. An admin can post it now with {commands.post_now}."
+    )
 
 
 def reveal_card(

@@ -33,7 +33,8 @@ async def answer_click(interaction: discord.Interaction, round_raw: str, letter:
     async def work() -> Reply:
         choice = parse_choice(letter)
         round_id = parse_round_id(round_raw)
-        outcome = await bot.service.submit_answer(round_id, str(interaction.user.id), choice)
+        space = (PLATFORM, str(interaction.guild_id)) if interaction.guild_id else None
+        outcome = await bot.service.submit_answer(round_id, str(interaction.user.id), choice, space=space)
         if outcome.verdict is not None:
             return Reply(embeds=(verdict_embed(outcome),))
         return Reply(outcome.text)

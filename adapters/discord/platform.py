@@ -85,6 +85,10 @@ class DiscordPlatform:
             return None
         return str(message.id)
 
+    async def post_notice(self, ref: ChannelRef, text: str) -> None:
+        """A plain note in the channel (e.g. a day skipped while the bot was offline)."""
+        await self._channel(ref).send(text, allowed_mentions=discord.AllowedMentions.none())
+
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         """A DM; members with DMs closed simply get none."""
         try:

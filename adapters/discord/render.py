@@ -93,7 +93,8 @@ def question_embed(card: QuestionCard) -> discord.Embed:
             how += "\n" + card.reveal_note
     embed.add_field(name="How to answer", value=clip(how, FIELD_MAX), inline=False)
     topic = TOPICS.get(card.topic, card.topic)
-    embed.set_footer(text=f"{topic} · {card.difficulty.value} · question #{card.round_id}")
+    meta = (topic, card.difficulty.value, f"question #{card.round_id}")
+    embed.set_footer(text=" · ".join(x for x in meta if x))
     return embed
 
 
@@ -177,7 +178,7 @@ def reveal_embed(card: RevealCard) -> discord.Embed:
     embed.add_field(name=answered, value=_distribution(card) if card.total else "Nobody answered.", inline=False)
     right = f"Got it right ({len(card.correct_users)})"
     embed.add_field(name=right, value=_user_list(card.correct_users), inline=False)
-    embed.set_footer(text=f"question #{card.round_id}")
+    embed.set_footer(text=f"question #{card.round_id}" + (f" · {card.note}" if card.note else ""))
     return embed
 
 

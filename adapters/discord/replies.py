@@ -27,7 +27,8 @@ log = logging.getLogger(__name__)
 PLATFORM = "discord"
 SORRY = "Something went wrong on my side and nothing was changed. Please try again in a moment."
 GUILD_ONLY = "studybot works in server channels: use its commands there."
-COMMANDS = CommandNames(practice="/quiz", answer="/answer")  # how core messages name Discord's commands
+# how core messages name Discord's commands
+COMMANDS = CommandNames(practice="/quiz", answer="/answer", post_now="/quizconfig post-now")
 
 
 class QuizBot(Protocol):

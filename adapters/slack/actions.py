@@ -10,7 +10,7 @@ from slack_bolt.async_app import AsyncApp
 from adapters.slack.blocks import verdict_blocks
 from adapters.slack.commands import FAILED
 from adapters.slack.deps import SlackDeps
-from adapters.slack.ids import ACTION_PATTERN, parse_action_id
+from adapters.slack.ids import ACTION_PATTERN, PLATFORM, parse_action_id, team_of
 from adapters.slack.mrkdwn import escape
 from bot.errors import QuizError
 
@@ -32,7 +32,8 @@ async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) 
         return
     round_id, choice = parsed
     try:
-        outcome = await deps.service.submit_answer(round_id, user, choice)
+        team = team_of(body)
+        outcome = await deps.service.submit_answer(round_id, user, choice, space=(PLATFORM, team) if team else None)
     except QuizError as exc:
         await private(respond, exc.message)
         return

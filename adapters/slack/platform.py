@@ -107,5 +107,9 @@ class SlackPlatform:
                 self._names[uid] = str(name)
         return {uid: self._names[uid] for uid in user_ids if uid in self._names}
 
+    async def post_notice(self, ref: ChannelRef, text: str) -> None:
+        """A plain note in the channel (e.g. a day skipped while the bot was offline)."""
+        await self.client.chat_postMessage(channel=ref.channel_id, text=escape(text))
+
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         await self.client.chat_postEphemeral(channel=ref.channel_id, user=user_id, text=escape(text))

@@ -33,12 +33,14 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ("platform", "text"), ("channel_id", "text"), ("space_id", "text"), ("post_time", "time"),
         ("timezone", "text"), ("weekdays", "text"), ("topics", "text"), ("difficulties", "text"),
         ("paused", "bool"), ("reactions", "bool"), ("answer_window_s", "int"), ("speed_bonus", "bool"),
-        ("updated_at", "ts"), ("ping_winners", "bool"),
+        ("updated_at", "ts"), ("ping_winners", "bool"), ("next_post_at", "ts"), ("claimed_until", "ts"),
     ), ("platform", "channel_id")),
     ("rounds", (
         ("id", "int"), ("kind", "text"), ("platform", "text"), ("space_id", "text"), ("channel_id", "text"),
         ("user_id", "text"), ("question_id", "text"), ("topic", "text"), ("local_date", "date"),
         ("opened_at", "ts"), ("closes_at", "ts"), ("revealed_at", "ts"), ("message_id", "text"),
+        ("post_state", "text"), ("post_attempts", "int"), ("post_due_at", "ts"), ("post_doubts", "int"),
+        ("reveal_state", "text"), ("reveal_attempts", "int"), ("reveal_due_at", "ts"), ("reveal_doubts", "int"),
     ), ("id",)),
     ("answers", (
         ("round_id", "int"), ("user_id", "text"), ("choice", "int"), ("correct", "bool"), ("answered_at", "ts"),

@@ -38,6 +38,7 @@ class FakePlatform:
     posted: list[tuple[ChannelRef, QuestionCard]] = field(default_factory=list)
     reveals: list[tuple[ChannelRef, RevealCard]] = field(default_factory=list)
     private: list[tuple[ChannelRef, str, str]] = field(default_factory=list)
+    notices: list[tuple[ChannelRef, str]] = field(default_factory=list)
 
     async def post_question(self, ref: ChannelRef, card: QuestionCard) -> str:
         self.posted.append((ref, card))
@@ -49,6 +50,9 @@ class FakePlatform:
 
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         self.private.append((ref, user_id, text))
+
+    async def post_notice(self, ref: ChannelRef, text: str) -> None:
+        self.notices.append((ref, text))
 
 
 def make_question(

@@ -26,6 +26,7 @@ from adapters.slack.blocks import (
 )
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, parse_channel, parse_user, team_of
+from bot.echo import echo
 from bot.errors import BadSetting, QuizError
 from bot.model import Actor, AnswerOutcome, ChannelRef, ConfigCard, LeaderboardCard, QuestionCard, StatsCard
 from bot.textcommands import Command, parse_quiz
@@ -87,13 +88,13 @@ class SlackSource:
             return self.user_id
         target = parse_user(raw)
         if target is None:
-            raise BadSetting(f"'{raw}' is not a person: mention them with @, for example /quiz stats @ann.")
+            raise BadSetting(f"'{echo(raw)}' is not a person: mention them with @, for example /quiz stats @ann.")
         return target
 
     def channel(self, raw: str) -> ChannelRef:
         channel = parse_channel(raw)
         if channel is None:
-            raise BadSetting(f"'{raw}' is not a channel: pick one with #, for example channel #pytorch.")
+            raise BadSetting(f"'{echo(raw)}' is not a channel: pick one with #, for example channel #pytorch.")
         return replace(self.ref, channel_id=channel)
 
     async def actor(self, target: ChannelRef) -> Actor:

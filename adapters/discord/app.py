@@ -15,6 +15,7 @@ from discord import app_commands
 
 from adapters.discord.answers import handle_reaction
 from adapters.discord.commands import QuizTree, build_commands
+from adapters.discord.limits import NO_PINGS
 from adapters.discord.platform import DiscordPlatform
 from adapters.discord.replies import COMMANDS
 from adapters.discord.views import ANSWER_TEMPLATE, AnswerButton
@@ -77,6 +78,7 @@ class StudyBotMixin(_ClientBase):
         defer_after: float = DEFAULT_DEFER_AFTER,
         **options: Any,
     ) -> None:
+        options.setdefault("allowed_mentions", NO_PINGS)  # the default of every send: nobody is notified
         super().__init__(intents=intents(), **options)
         self.service = service
         self.sync_guild_id = sync_guild_id

@@ -10,11 +10,13 @@ from collections.abc import Awaitable, Callable
 import discord
 from discord import app_commands
 
+from adapters.discord.limits import NO_PINGS, fit_content
 from adapters.discord.quizconfig import QuizConfig
 from adapters.discord.render import leaderboard_embed, question_embed, stats_embed
 from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, ref_of, respond
 from adapters.discord.views import question_view
 from bot.bank import TOPICS
+from bot.echo import echo
 from bot.model import LETTERS
 from bot.parsing import parse_choice, parse_period
 
@@ -106,15 +108,16 @@ class QuizTree(app_commands.CommandTree):
         elif isinstance(error, app_commands.NoPrivateMessage):
             text = GUILD_ONLY
         elif isinstance(error, app_commands.TransformerError):
-            text = f"I could not use {error.value!r} there (I may not be able to see that channel)."
-            log.info("transformer error: %s", error)
+            text = f"I could not use {echo(repr(error.value))} there (I may not be able to see that channel)."
+            log.info("transformer error: %s", echo(str(error), 300))
         else:
             text = SORRY
             log.error("command %s failed", interaction.command and interaction.command.qualified_name, exc_info=error)
+        text = fit_content(text) or SORRY
         try:
             if interaction.response.is_done():
-                await interaction.followup.send(text, ephemeral=True)
+                await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_PINGS)
             else:
-                await interaction.response.send_message(text, ephemeral=True)
+                await interaction.response.send_message(text, ephemeral=True, allowed_mentions=NO_PINGS)
         except discord.HTTPException as exc:
             log.warning("could not report an error to interaction %s: %s", interaction.id, exc)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import discord
 
+from adapters.discord.limits import NO_PINGS, fit_content, fit_embeds
 from bot.errors import QuizError
 from bot.model import Actor, ChannelRef, CommandNames
 
@@ -86,7 +87,10 @@ def _describe(interaction: discord.Interaction) -> str:
 
 
 def _kwargs(reply: Reply) -> dict[str, Any]:
-    out: dict[str, Any] = {"content": reply.content, "embeds": list(reply.embeds)}
+    """What Discord accepts: texts within its limits, and no mention in them notifies anyone."""
+    out: dict[str, Any] = {
+        "content": fit_content(reply.content), "embeds": fit_embeds(reply.embeds), "allowed_mentions": NO_PINGS,
+    }
     if reply.view is not None:
         out["view"] = reply.view
     return out

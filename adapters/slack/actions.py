@@ -11,6 +11,7 @@ from adapters.slack.blocks import verdict_blocks
 from adapters.slack.commands import FAILED
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import ACTION_PATTERN, parse_action_id
+from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mrkdwn import escape
 from bot.errors import QuizError
 
@@ -41,8 +42,8 @@ async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) 
         await private(respond, FAILED)
         return
     if outcome.verdict is not None:  # practice: judged at once; the verdict replaces the question
-        await respond(response_type="ephemeral", replace_original=True, text=escape(outcome.text),
-                      blocks=verdict_blocks(outcome))
+        await respond(response_type="ephemeral", replace_original=True, text=fit_text(escape(outcome.text)),
+                      blocks=fit_blocks(verdict_blocks(outcome)))
     else:
         await private(respond, outcome.text)
 
@@ -50,6 +51,6 @@ async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) 
 async def private(respond: Any, text: str) -> None:
     """An ephemeral note beside the message, leaving the message as it is."""
     try:
-        await respond(response_type="ephemeral", replace_original=False, text=escape(text))
+        await respond(response_type="ephemeral", replace_original=False, text=fit_text(escape(text)))
     except Exception as exc:
         log.warning("could not answer a button privately: %r", exc)

@@ -13,6 +13,7 @@ from adapters.slack.blocks import home_view
 from adapters.slack.commands import FAILED
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, choice_for_reaction, message_id, team_of
+from adapters.slack.limits import fit_view
 from bot.errors import NotAQuestion, QuizError, ReactionsOff
 from bot.model import ChannelRef, Period
 
@@ -66,7 +67,7 @@ async def publish_home(deps: SlackDeps, client: AsyncWebClient, body: dict, even
     try:
         stats = await deps.service.stats(PLATFORM, team, user)
         board = await deps.service.leaderboard(PLATFORM, team, Period.WEEK, user)
-        await client.views_publish(user_id=user, view=home_view(stats, board))
+        await client.views_publish(user_id=user, view=fit_view(home_view(stats, board)))
     except SlackApiError as exc:
         log.warning("views.publish failed: %s", exc.response.get("error"))
     except Exception:

@@ -157,3 +157,18 @@ def parse_topics(text: str, known: tuple[str, ...]) -> frozenset[str]:
             raise BadSetting(f"'{echo(part)}' is not a topic: use any of {', '.join(known)} (comma-separated) or all.")
         out.add(part)
     return frozenset(out)
+
+
+ROUND_ID_MAX = 2**63 - 1  # the stores keep round ids as signed 64-bit integers
+
+
+def parse_round_id(text: object) -> int | None:
+    """A round id as it travels in a button (ASCII digits of a positive signed 64-bit integer); None for
+    anything else: `²`, `٣`, 24 digits, an empty string, a float or an object."""
+    if isinstance(text, bool) or not isinstance(text, str | int):
+        return None
+    raw = str(text)
+    if not re.fullmatch(r"[0-9]{1,19}", raw):
+        return None
+    value = int(raw)
+    return value if 0 < value <= ROUND_ID_MAX else None

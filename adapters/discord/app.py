@@ -20,6 +20,7 @@ from adapters.discord.platform import DiscordPlatform
 from adapters.discord.replies import COMMANDS
 from adapters.discord.views import ANSWER_TEMPLATE, AnswerButton
 from bot.config import Settings
+from bot.echo import echo
 from bot.quiz import QuizService
 
 log = logging.getLogger(__name__)
@@ -39,8 +40,10 @@ def _guarded(event: str, parser: Callable[[Any], None]) -> Callable[[Any], None]
     def parse(data: Any) -> None:
         try:
             parser(data)
-        except Exception:
-            log.warning("ignoring a %s gateway event that could not be parsed", event, exc_info=True)
+        except Exception as exc:  # a payload that is not what Discord documents: one line, no traceback
+            log.info("ignoring a %s gateway event that could not be parsed: %s: %s", event, type(exc).__name__,
+                     echo(str(exc), 200))
+            log.debug("the %s event that could not be parsed", event, exc_info=True)
 
     return parse
 

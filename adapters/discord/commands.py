@@ -11,6 +11,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord.limits import NO_PINGS, fit_content
+from adapters.discord.payloads import unreadable
 from adapters.discord.quizconfig import QuizConfig
 from adapters.discord.render import leaderboard_embed, question_embed, stats_embed
 from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, ref_of, respond
@@ -98,8 +99,26 @@ def build_commands() -> list[app_commands.Command | app_commands.Group]:  # type
     return [*member_commands(), QuizConfig()]
 
 
+UNREADABLE = "I could not read that command's options; please pick them again."
+
+
 class QuizTree(app_commands.CommandTree):
     """A tree whose errors (stale commands, values Discord let through, anything unforeseen) get a private reply."""
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        """Options that hold no valid Discord id (discord.py would raise while reading them) stop here: one
+        INFO line and a private reply, nothing run."""
+        problem = unreadable(interaction.data)
+        if problem is None:
+            return True
+        name = str((interaction.data or {}).get("name", "?"))[:32]
+        log.info("ignoring /%s from guild %s: %s", name, interaction.guild_id, problem)
+        if interaction.type is discord.InteractionType.application_command:
+            try:
+                await interaction.response.send_message(UNREADABLE, ephemeral=True, allowed_mentions=NO_PINGS)
+            except discord.HTTPException as exc:
+                log.info("could not answer interaction %s: %s", interaction.id, exc)
+        return False
 
     async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError, /) -> None:
         if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):

@@ -10,9 +10,10 @@ from slack_bolt.async_app import AsyncApp
 from adapters.slack.blocks import verdict_blocks
 from adapters.slack.commands import FAILED
 from adapters.slack.deps import SlackDeps
-from adapters.slack.ids import ACTION_PATTERN, parse_action_id
+from adapters.slack.ids import ACTION_PATTERN, parse_action_id, user_of
 from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mrkdwn import escape
+from bot.echo import echo
 from bot.errors import QuizError
 
 log = logging.getLogger(__name__)
@@ -26,10 +27,10 @@ def register_actions(app: AsyncApp, deps: SlackDeps) -> None:
 
 
 async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) -> None:
-    parsed = parse_action_id(str(action.get("action_id", "")))
-    user = (body.get("user") or {}).get("id")
-    if parsed is None or not user:
-        log.debug("ignoring a button without round, choice or user")
+    raw = action.get("action_id") if isinstance(action, dict) else None
+    parsed, user = parse_action_id(raw), user_of(body.get("user"))
+    if parsed is None or user is None:
+        log.info("ignoring a button with an unreadable round, choice or user (action %r)", echo(repr(raw), 60))
         return
     round_id, choice = parsed
     try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -111,7 +112,8 @@ class QuizTree(app_commands.CommandTree):
         problem = unreadable(interaction.data)
         if problem is None:
             return True
-        name = str((interaction.data or {}).get("name", "?"))[:32]
+        data: dict[str, Any] = dict(interaction.data or {})
+        name = str(data.get("name", "?"))[:32]
         log.info("ignoring /%s from guild %s: %s", name, interaction.guild_id, problem)
         if interaction.type is discord.InteractionType.application_command:
             try:
@@ -123,7 +125,7 @@ class QuizTree(app_commands.CommandTree):
     async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError, /) -> None:
         if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
             text = "That command has changed; Discord is still updating its list. Try again in a minute."
-            log.info("stale command %r from guild %s", getattr(error, "name", "?"), interaction.guild_id)
+            log.info("stale command %r from guild %s", echo(getattr(error, "name", "?"), 40), interaction.guild_id)
         elif isinstance(error, app_commands.NoPrivateMessage):
             text = GUILD_ONLY
         elif isinstance(error, app_commands.TransformerError):

@@ -33,7 +33,7 @@ def action_id(round_id: int, choice: int) -> str:
     return f"{ACTION_PREFIX}.{round_id}.{choice}"
 
 
-def parse_action_id(value: str) -> tuple[int, int] | None:
+def parse_action_id(value: object) -> tuple[int, int] | None:
     """`studybot.answer.12.3` -> (12, 3); None for anything else (a round id no store can hold included)."""
     m = _ACTION.fullmatch(value) if isinstance(value, str) else None
     round_id = parse_round_id(m.group(1)) if m else None
@@ -100,7 +100,7 @@ def message_of(item: Any) -> tuple[str, str] | None:
     return (channel, ts) if channel and isinstance(ts, str) and _TS.fullmatch(ts) else None
 
 
-def team_of(body: dict, context_team: str | None = None) -> str | None:
+def team_of(body: dict[str, Any], context_team: str | None = None) -> str | None:
     """The workspace (space) a request comes from: bolt's context, else the payload's own fields."""
     team, user = body.get("team"), body.get("user")
     found = (

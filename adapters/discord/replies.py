@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import discord
 
 from adapters.discord.limits import NO_PINGS, fit_content, fit_embeds
+from adapters.discord.markdown import escape
 from bot.errors import QuizError
 from bot.model import Actor, ChannelRef, CommandNames
 
@@ -74,8 +75,8 @@ def actor_of(interaction: discord.Interaction) -> Actor:
 async def _settle(work: Awaitable[Reply], interaction: discord.Interaction) -> Reply:
     try:
         return await work
-    except QuizError as exc:
-        return Reply(exc.message)
+    except QuizError as exc:  # it may quote what was typed: `__x__` must read as typed, not underlined
+        return Reply(escape(exc.message))
     except Exception:
         log.exception("interaction %s (%s) failed", interaction.id, _describe(interaction))
         return Reply(SORRY)

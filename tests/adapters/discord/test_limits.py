@@ -166,3 +166,8 @@ def test_the_safety_net_fits_any_embed_and_keeps_code_blocks_closed() -> None:
     assert_within_limits(body, "huge embeds")
     assert fitted and fitted[0].description is not None and fitted[0].description.count("```") % 2 == 0
     assert clip("short", 10) == "short" and clip(LONG, 100) == "x" * 99 + "…"
+
+
+async def test_an_echoed_value_reads_as_typed(bot: StudyBotClient, fake: FakeDiscord) -> None:
+    reply = await fake.reply(await fake.slash(fake.alice, "quiz", topic="__x__ *y*"))
+    assert "'\\_\\_x\\_\\_ \\*y\\*' is not a topic" in reply.content

@@ -51,9 +51,9 @@ async def test_a_button_with_a_round_id_too_long_for_the_template_is_ignored(
     assert len(info_lines(caplog, "unknown custom_id")) == 1 and loud(caplog) == []
 
 
-@pytest.mark.parametrize("channel_id", ["²", "9" * 24, "9" * 6000, "12abc"])
+@pytest.mark.parametrize("channel_id", ["²", "9" * 24, "9" * 6000, "12abc", 2**70, -5])
 async def test_a_channel_option_that_is_not_an_id_gets_a_private_reply_and_changes_nothing(
-    bot: StudyBotClient, fake: FakeDiscord, core: Core, caplog: pytest.LogCaptureFixture, channel_id: str
+    bot: StudyBotClient, fake: FakeDiscord, core: Core, caplog: pytest.LogCaptureFixture, channel_id: str | int
 ) -> None:
     caplog.set_level(logging.INFO)
     for sub, values in (("schedule", {"time": "07:00"}), ("pause", {}), ("post-now", {})):
@@ -97,3 +97,20 @@ async def test_gateway_events_with_ids_that_are_not_ids_are_dropped_quietly(
     assert len(info_lines(caplog, "are not Discord ids")) == 1
     assert loud(caplog) == []
     assert not bot.is_closed() and fake.connected == 1
+
+
+def test_snowflakes_and_command_data_are_checked_before_discord_py_reads_them() -> None:
+    from adapters.discord.payloads import snowflake, unreadable
+
+    assert snowflake("1577325832433565700") == 1577325832433565700 and snowflake(42) == 42
+    assert [snowflake(v) for v in ("²", "٣", "9" * 21, str(2**64), "", "0", True, None, 1.5, -1)] == [None] * 10
+    good = {"name": "quizconfig", "options": [{"name": "pause", "type": 1,
+                                               "options": [{"name": "channel", "type": 7, "value": "123"}]}],
+            "resolved": {"channels": {"123": {"id": "123", "type": 0}}}}
+    assert unreadable(good) is None and unreadable(None) is None
+    nested_bad = {**good, "options": [{"name": "pause", "type": 1,
+                                       "options": [{"name": "channel", "type": 7, "value": "²"}]}]}
+    assert "channel" in (unreadable(nested_bad) or "")
+    assert unreadable({**good, "resolved": {"channels": {"²": {"id": "²", "type": 0}}}}) is not None
+    assert unreadable({**good, "resolved": {"users": "nope"}}) is not None
+    assert unreadable({"name": "quiz", "options": [{"name": "topic", "type": 3, "value": "²"}]}) is None

@@ -56,8 +56,8 @@ async def handle_reaction(client: discord.Client, payload: discord.RawReactionAc
 
 
 async def _handle_reaction(client: discord.Client, payload: discord.RawReactionActionEvent) -> None:
-    ids = (payload.user_id, payload.message_id, payload.channel_id, payload.guild_id or 1)
-    if any(snowflake(i) is None for i in ids):
+    ids = [payload.user_id, payload.message_id, payload.channel_id]
+    if any(snowflake(i) is None for i in [*ids, *([payload.guild_id] if payload.guild_id is not None else [])]):
         log.info("ignoring a reaction whose ids are not Discord ids (message %s)", echo(payload.message_id, 30))
         return
     me = client.user.id if client.user else None

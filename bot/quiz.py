@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 from bot import cards
 from bot.answer_batcher import AnswerBatcher
 from bot.bank import TOPICS, Bank
+from bot.echo import echo
 from bot.errors import (
     AlreadyAnswered,
     AlreadyPosted,
@@ -581,7 +582,7 @@ class QuizService:
         """A private question for one learner; it never counts toward leaderboards. Without a topic it
         leans toward the learner's weakest topic now and then."""
         if topic is not None and topic not in TOPICS:
-            raise BadSetting(f"'{topic}' is not a topic; topics: {', '.join(TOPICS)}.")
+            raise BadSetting(f"'{echo(topic)}' is not a topic; topics: {', '.join(TOPICS)}.")
         candidates = self.bank.filtered(frozenset({topic}) if topic else frozenset(), frozenset())
         if not candidates:
             raise BadSetting(f"There are no questions on {topic} yet.")

@@ -15,6 +15,7 @@ from typing import TextIO
 from zoneinfo import ZoneInfo
 
 from adapters.console.render import config_text, leaderboard_text, question_text, reveal_text, stats_text
+from bot.echo import echo
 from bot.errors import AlreadyPosted, NothingOpen, QuizError, UnknownRound
 from bot.model import Actor, AnswerOutcome, ChannelRef, LeaderboardCard, QuestionCard, RevealCard, StatsCard
 from bot.parsing import parse_choice
@@ -137,7 +138,7 @@ class ConsoleChannel:
             elif lowered.split()[0] in {"/quiz", "quiz"}:
                 await self._quiz(line)
             else:
-                self.say(f"Not a command: {line!r}. Type /help for the list, /quit to leave.")
+                self.say(f"Not a command: {echo(repr(line))}. Type /help for the list, /quit to leave.")
         except QuizError as exc:
             self.say(f"(private to {self.user}) {exc.message}")
         return True
@@ -170,7 +171,7 @@ class ConsoleChannel:
         return self.user
 
     def person(self, raw: str | None) -> str:
-        return (raw or self.user).lstrip("@")
+        return (raw or self.user).lstrip("@")[:32]
 
     def channel(self, raw: str) -> ChannelRef:
         return CONSOLE_REF  # the terminal has one channel

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import discord
 
+from adapters.discord.limits import NO_PINGS, fit_content, fit_embeds
+from adapters.discord.markdown import escape
 from bot.errors import QuizError
 from bot.model import Actor, ChannelRef, CommandNames
 
@@ -74,8 +76,8 @@ def actor_of(interaction: discord.Interaction) -> Actor:
 async def _settle(work: Awaitable[Reply], interaction: discord.Interaction) -> Reply:
     try:
         return await work
-    except QuizError as exc:
-        return Reply(exc.message)
+    except QuizError as exc:  # it may quote what was typed: `__x__` must read as typed, not underlined
+        return Reply(escape(exc.message))
     except Exception:
         log.exception("interaction %s (%s) failed", interaction.id, _describe(interaction))
         return Reply(SORRY)
@@ -87,7 +89,10 @@ def _describe(interaction: discord.Interaction) -> str:
 
 
 def _kwargs(reply: Reply) -> dict[str, Any]:
-    out: dict[str, Any] = {"content": reply.content, "embeds": list(reply.embeds)}
+    """What Discord accepts: texts within its limits, and no mention in them notifies anyone."""
+    out: dict[str, Any] = {
+        "content": fit_content(reply.content), "embeds": fit_embeds(reply.embeds), "allowed_mentions": NO_PINGS,
+    }
     if reply.view is not None:
         out["view"] = reply.view
     return out

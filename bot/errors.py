@@ -47,3 +47,8 @@ class NotAQuestion(UnknownRound):
 
 class ReactionsOff(NotAllowed):
     """A reaction answer in a channel that has reaction answers switched off (adapters ignore it)."""
+
+
+class StartupError(Exception):
+    """The bot cannot start with this setting or resource. Library code raises it with one line for the
+    operator (the variable, the value, what is accepted); only the CLI turns it into stderr and exit code 2."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -17,8 +16,10 @@ from adapters.discord.answers import handle_reaction
 from adapters.discord.commands import QuizTree, build_commands
 from adapters.discord.platform import DiscordPlatform
 from adapters.discord.replies import COMMANDS
+from adapters.discord.sharding import check_shards
 from adapters.discord.views import ANSWER_TEMPLATE, AnswerButton
 from bot.config import Settings
+from bot.errors import StartupError
 from bot.quiz import QuizService
 
 log = logging.getLogger(__name__)
@@ -140,25 +141,6 @@ def shards_text(client: discord.Client) -> str:
     return f" on shards {sorted(client.shards)} of {client.shard_count}"
 
 
-def check_shards(shard_count: int, shard_ids: tuple[int, ...]) -> list[int] | None:
-    """The shard ids to connect (None: all of them); Discord closes the gateway on an id outside 0..count-1."""
-    if shard_count < 1:
-        raise SystemExit(f"STUDYBOT_SHARD_COUNT must be at least 1, not {shard_count}.")
-    bad = sorted(i for i in shard_ids if not 0 <= i < shard_count)
-    if bad:
-        raise SystemExit(f"STUDYBOT_SHARD_IDS: shard {bad[0]} is outside 0..{shard_count - 1}.")
-    return sorted(set(shard_ids)) or None
-
-
-def guild_id_from_env(env: dict[str, str] | None = None) -> int | None:
-    raw = (os.environ if env is None else env).get("DISCORD_GUILD_ID", "").strip()
-    if not raw:
-        return None
-    if not raw.isdigit():
-        raise SystemExit(f"DISCORD_GUILD_ID must be a server id (digits), not {raw[:30]!r}.")
-    return int(raw)
-
-
 async def _run(client: discord.Client) -> None:
     try:
         await client.connect(reconnect=True)
@@ -173,7 +155,7 @@ async def launch(client: discord.Client, token: str) -> asyncio.Task[None]:
         await client.login(token)
     except discord.LoginFailure:
         await client.close()
-        raise SystemExit("Discord rejected DISCORD_TOKEN: copy the bot token from the Developer Portal.") from None
+        raise StartupError("Discord rejected DISCORD_TOKEN: copy the bot token from the Developer Portal.") from None
     except BaseException:
         await client.close()
         raise
@@ -188,10 +170,10 @@ async def start_discord(
     """Start the Discord adapter; the returned task runs the client until it stops (cancel it to stop).
 
     With settings.shard_count (STUDYBOT_SHARD_COUNT) the client is sharded and connects only
-    settings.shard_ids (STUDYBOT_SHARD_IDS), matching the channels bot.sharding.channel_owner schedules."""
+    settings.shard_ids (STUDYBOT_SHARD_IDS), matching the channels adapters.discord.sharding.channel_owner schedules."""
     if not settings.discord_token:
-        raise SystemExit("DISCORD_TOKEN is not set.")
-    sync_guild = guild_id if guild_id is not None else guild_id_from_env()
+        raise StartupError("DISCORD_TOKEN is not set.")
+    sync_guild = guild_id if guild_id is not None else settings.discord_guild_id
     client: StudyBotMixin
     if settings.shard_count:
         shard_ids = check_shards(settings.shard_count, settings.shard_ids)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from aiohttp import web
@@ -26,6 +26,7 @@ from adapters.slack.options import EVENTS_PATH, SlackOptions
 from adapters.slack.permissions import AdminPolicy
 from adapters.slack.platform import SlackPlatform, make_client
 from bot.config import Settings
+from bot.errors import StartupError
 from bot.quiz import QuizService
 
 log = logging.getLogger(__name__)
@@ -115,7 +116,7 @@ async def check_token(client: AsyncWebClient) -> None:
     try:
         auth = await client.auth_test()
     except SlackApiError as exc:
-        raise SystemExit(f"Slack rejected SLACK_BOT_TOKEN: {exc.response.get('error')}") from None
+        raise StartupError(f"Slack rejected SLACK_BOT_TOKEN: {exc.response.get('error')}") from None
     log.info("Slack: signed in as %s in workspace %s (%s)", auth.get("user"), auth.get("team"), auth.get("team_id"))
 
 
@@ -124,14 +125,13 @@ async def start_slack(
     settings: Settings,
     *,
     client: AsyncWebClient | None = None,
-    env: Mapping[str, str] | None = None,
 ) -> asyncio.Task[None]:
     """Start the Slack adapter; the returned task serves until it is cancelled."""
     if not settings.slack_bot_token and client is None:
-        raise SystemExit("SLACK_BOT_TOKEN is not set.")
-    options = SlackOptions.from_env(env)
+        raise StartupError("SLACK_BOT_TOKEN is not set.")
+    options = SlackOptions.from_settings(settings)
     if not settings.slack_app_token and not settings.slack_signing_secret:
-        raise SystemExit("Slack HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN for Socket Mode).")
+        raise StartupError("Slack HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN for Socket Mode).")
     bot = build_slack_app(
         service, token=settings.slack_bot_token, signing_secret=settings.slack_signing_secret or "",
         client=client, admins=options.admins,
@@ -142,6 +142,10 @@ async def start_slack(
         await handler.connect_async()
         log.info("Slack: Socket Mode connected")
         return asyncio.create_task(_hold(handler.close_async), name="slack-socket-mode")
-    runner = await serve_http(bot.app, options.http_host, options.http_port)
+    try:
+        runner = await serve_http(bot.app, options.http_host, options.http_port)
+    except OSError as exc:
+        raise StartupError(f"STUDYBOT_HTTP_PORT={options.http_port}: cannot listen on {options.http_host}:"
+                           f"{options.http_port} ({exc.strerror or exc}); choose a free port.") from None
     log.info("Slack: HTTP mode listening on %s (path %s)", runner.addresses, EVENTS_PATH)
     return asyncio.create_task(_hold(runner.cleanup), name="slack-http")

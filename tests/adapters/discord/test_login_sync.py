@@ -10,6 +10,7 @@ import pytest
 
 from adapters.discord.app import start_discord
 from bot.config import Settings
+from bot.errors import StartupError
 from tests.adapters.discord.conftest import TOKEN, Core
 from tests.adapters.discord.fake_discord import FakeDiscord
 
@@ -20,8 +21,8 @@ async def test_start_discord_logs_in_syncs_to_the_test_guild_and_connects(
     fake: FakeDiscord, core: Core, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    monkeypatch.setenv("DISCORD_GUILD_ID", fake.guild_id)
-    task = await start_discord(core.service, Settings(discord_token=TOKEN), guild_ready_timeout=0.1)
+    settings = Settings.from_env({"DISCORD_TOKEN": TOKEN, "DISCORD_GUILD_ID": fake.guild_id})
+    task = await start_discord(core.service, settings, guild_ready_timeout=0.1)
     client = core.service.platforms["discord"].client  # type: ignore[attr-defined]
     try:
         await asyncio.wait_for(client.wait_until_ready(), 5)
@@ -66,17 +67,15 @@ async def test_without_a_guild_id_commands_are_synced_globally(
 
 async def test_a_rejected_token_stops_with_a_clear_message(fake: FakeDiscord, core: Core) -> None:
     fake.accept_token = "the-real-one"
-    with pytest.raises(SystemExit, match="Discord rejected DISCORD_TOKEN") as raised:
+    with pytest.raises(StartupError, match="Discord rejected DISCORD_TOKEN") as raised:
         await start_discord(core.service, Settings(discord_token=TOKEN), guild_id=int(fake.guild_id))
     assert TOKEN not in str(raised.value)
     assert not fake.requests_to("PUT", r"/commands$")
 
 
-async def test_a_bad_guild_id_is_refused_before_connecting(fake: FakeDiscord, core: Core,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DISCORD_GUILD_ID", "my-server")
-    with pytest.raises(SystemExit, match="DISCORD_GUILD_ID must be a server id"):
-        await start_discord(core.service, Settings(discord_token=TOKEN))
+async def test_a_bad_guild_id_is_refused_before_connecting(fake: FakeDiscord, core: Core) -> None:
+    with pytest.raises(StartupError, match="DISCORD_GUILD_ID=my-server is not accepted: use a server id"):
+        await start_discord(core.service, Settings.from_env({"DISCORD_TOKEN": TOKEN, "DISCORD_GUILD_ID": "my-server"}))
     assert fake.requests == []
 
 

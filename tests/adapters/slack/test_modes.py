@@ -17,6 +17,7 @@ from adapters.slack.app import socket_mode_handler, start_slack
 from adapters.slack.options import SlackOptions
 from adapters.slack.platform import make_client
 from bot.config import Settings
+from bot.errors import StartupError
 from tests.adapters.slack.harness import ANN, CHANNEL, SECRET, SlackHarness, texts
 from tests.adapters.slack.stub import TEAM_ID
 
@@ -62,7 +63,7 @@ async def test_start_slack_socket_mode_serves_over_a_websocket(slack: SlackHarne
     round_ = await slack.daily_round()
     settings = Settings(slack_bot_token="xoxb-test", slack_app_token="xapp-1-test")
     client = make_client("xoxb-test", base_url=slack.stub.api_url)
-    task = await start_slack(slack.service, settings, client=client, env={})
+    task = await start_slack(slack.service, settings, client=client)
     try:
         [opened] = slack.stub.calls_to("apps.connections.open")
         assert opened.headers["Authorization"] == "Bearer xapp-1-test"
@@ -92,10 +93,9 @@ def _free_port() -> int:
 
 async def test_start_slack_http_mode_serves_until_cancelled(slack: SlackHarness) -> None:
     port = _free_port()
-    settings = Settings(slack_bot_token="xoxb-test", slack_signing_secret=SECRET)
+    settings = Settings(slack_bot_token="xoxb-test", slack_signing_secret=SECRET, http_host="127.0.0.1", http_port=port)
     client = make_client("xoxb-test", base_url=slack.stub.api_url)
-    env = {"STUDYBOT_HTTP_HOST": "127.0.0.1", "STUDYBOT_HTTP_PORT": str(port)}
-    task = await start_slack(slack.service, settings, client=client, env=env)
+    task = await start_slack(slack.service, settings, client=client)
     assert slack.stub.calls_to("auth.test"), "the token is checked at start"
     url = f"http://127.0.0.1:{port}/slack/events"
     body = json.dumps({"type": "url_verification", "challenge": "c-1", "token": "t"})
@@ -117,23 +117,23 @@ async def test_start_slack_http_mode_serves_until_cancelled(slack: SlackHarness)
 async def test_http_mode_needs_a_signing_secret(slack: SlackHarness) -> None:
     settings = Settings(slack_bot_token="xoxb-test")
     client = make_client("xoxb-test", base_url=slack.stub.api_url)
-    with pytest.raises(SystemExit, match="SLACK_SIGNING_SECRET"):
-        await start_slack(slack.service, settings, client=client, env={})
+    with pytest.raises(StartupError, match="SLACK_SIGNING_SECRET"):
+        await start_slack(slack.service, settings, client=client)
 
 
 async def test_a_rejected_token_stops_the_start_without_showing_it(slack: SlackHarness) -> None:
     slack.stub.fail_next("auth.test", status=200, error="invalid_auth", retry_after=None)
-    settings = Settings(slack_bot_token="xoxb-secret-value", slack_signing_secret=SECRET)
+    settings = Settings(slack_bot_token="xoxb-secret-value", slack_signing_secret=SECRET, http_port=_free_port())
     client = make_client("xoxb-secret-value", base_url=slack.stub.api_url)
-    with pytest.raises(SystemExit) as exc:
-        await start_slack(slack.service, settings, client=client, env={"STUDYBOT_HTTP_PORT": str(_free_port())})
+    with pytest.raises(StartupError) as exc:
+        await start_slack(slack.service, settings, client=client)
     assert "invalid_auth" in str(exc.value) and "xoxb-secret-value" not in str(exc.value)
 
 
 def test_slack_options_from_the_environment() -> None:
-    assert SlackOptions.from_env({}) == SlackOptions("0.0.0.0", 3000, frozenset())
-    opts = SlackOptions.from_env({"STUDYBOT_HTTP_HOST": "127.0.0.1", "STUDYBOT_HTTP_PORT": "8080",
-                                  "STUDYBOT_SLACK_ADMINS": "U1, T2:U3,,"})
+    assert SlackOptions.from_settings(Settings.from_env({})) == SlackOptions("0.0.0.0", 3000, frozenset())
+    opts = SlackOptions.from_settings(Settings.from_env({
+        "STUDYBOT_HTTP_HOST": "127.0.0.1", "STUDYBOT_HTTP_PORT": "8080", "STUDYBOT_SLACK_ADMINS": "U1, T2:U3,,"}))
     assert opts == SlackOptions("127.0.0.1", 8080, frozenset({"U1", "T2:U3"}))
-    with pytest.raises(SystemExit, match="STUDYBOT_HTTP_PORT"):
-        SlackOptions.from_env({"STUDYBOT_HTTP_PORT": "http"})
+    with pytest.raises(StartupError, match="STUDYBOT_HTTP_PORT=http is not accepted"):
+        Settings.from_env({"STUDYBOT_HTTP_PORT": "http"})

@@ -18,6 +18,7 @@ from typing import Any
 from bot.bank import DEFAULT_BANK_DIR, TOPICS, Bank, BankError, load_bank, validate
 from bot.config import Settings, redact_url
 from bot.errors import StartupError
+from bot.metrics import Metrics
 from bot.model import ChannelRef
 from bot.ports import Store, SystemClock
 from bot.quiz import QuizService
@@ -78,7 +79,9 @@ async def open_store(url: str, *, migrate: bool = True) -> Store:
         await store.open(migrate=migrate)
     except StartupError:
         raise
-    except Exception as exc:  # noqa: BLE001 - corrupt file, read-only disk, refused connection, bad login ...
+    except ConnectionError as exc:  # the store's own message names the (redacted) URL
+        raise StartupError(f"STUDYBOT_DATABASE_URL: {_first_line(exc)}") from None
+    except Exception as exc:  # noqa: BLE001 - corrupt file, read-only disk, bad login, failed migration ...
         raise StartupError(f"STUDYBOT_DATABASE_URL={redact_url(url)}: cannot open the database: "
                            f"{_first_line(exc)}") from None
     return store
@@ -145,25 +148,30 @@ async def run_bot(settings: Settings) -> int:
 
         if stdin_at_eof(sys.stdin):
             raise StartupError(NO_TOKEN_NO_INPUT)
-    bank = load_bank(settings.bank_dir, strict=False)
-    if not len(bank):
-        print(f"No questions could be loaded from {settings.bank_dir}; run `studybot bank validate`.", file=sys.stderr)
-        return 1
     stop = asyncio.Event()
     with stop_on_signals(stop):
         async with contextlib.AsyncExitStack() as stack:
+            # what can fail fast (the store, the port) is opened before the bank's longer load
             store = await open_store(settings.database_url)
             stack.push_async_callback(store.close)
+            metrics = Metrics()
+            schedulers: list[DailyScheduler] = []
+            if settings.metrics_port is not None:
+                health = await _serve_health(settings, metrics, store, schedulers)
+                stack.callback(health.close)
+            bank = await asyncio.to_thread(load_bank, settings.bank_dir, strict=False)
+            if not len(bank):
+                print(f"No questions could be loaded from {settings.bank_dir}; run `studybot bank validate`.",
+                      file=sys.stderr)
+                return 1
             clock = SystemClock()
-            service = QuizService(store, bank, clock)
+            service = QuizService(store, bank, clock, metrics=metrics)
             stack.push_async_callback(service.close)  # commits the answers still in flight
             scheduler = DailyScheduler(service, clock, misfire_grace=settings.misfire_grace, owns=owns)
+            schedulers.append(scheduler)
             stack.callback(scheduler.shutdown)
             service.on_config_change(scheduler.sync_channel)  # a settings change moves the channel's daily job
             service.on_round_opened(scheduler.plan_reveal)  # a round with an answer window is revealed when it ends
-            if settings.metrics_port is not None:
-                health = await _serve_health(settings, service, store, scheduler)
-                stack.callback(health.close)
             tune_gc()
             main: asyncio.Future[Any]
             if not settings.platforms:
@@ -190,20 +198,22 @@ async def run_bot(settings: Settings) -> int:
             return 0
 
 
-async def _serve_health(settings: Settings, service: QuizService, store: Store,
-                        scheduler: DailyScheduler) -> asyncio.Server:
+async def _serve_health(settings: Settings, metrics: Metrics, store: Store,
+                        schedulers: list[DailyScheduler]) -> asyncio.Server:
+    """/healthz and /metrics; healthy once the scheduler (appended to `schedulers` later) runs."""
     from bot.health import serve_health
 
     async def healthy() -> bool:
         await store.schema_version()
-        return scheduler.scheduler.running
+        return bool(schedulers) and schedulers[0].scheduler.running
 
     assert settings.metrics_port is not None
     try:
-        return await serve_health(settings.metrics_host, settings.metrics_port, service.metrics, healthy)
+        return await serve_health(settings.metrics_host, settings.metrics_port, metrics, healthy)
     except OSError as exc:
+        reason = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else _first_line(exc)
         raise StartupError(f"STUDYBOT_METRICS_PORT={settings.metrics_port}: cannot listen on "
-                           f"{settings.metrics_host}:{settings.metrics_port} ({exc.strerror or exc}); choose a free "
+                           f"{settings.metrics_host}:{settings.metrics_port} ({reason}); choose a free "
                            "port or another STUDYBOT_METRICS_HOST.") from None
 
 

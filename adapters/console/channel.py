@@ -70,6 +70,7 @@ class ConsoleChannel:
         self.practice: dict[str, int] = {}  # user -> open practice round
         self.platform = ConsolePlatform(self.say)
         self._store_down = False
+        self._outage_logged = False
         service.add_platform(self.platform)
 
     def say(self, text: str) -> None:
@@ -116,13 +117,14 @@ class ConsoleChannel:
         except Exception as exc:  # noqa: BLE001 - the store (or its connection) failed under this command
             is_answer = len(line) == 1 or " answer" in f" {line.lower()}"
             self.say(f"(private to {self.user}) {STORE_DOWN_ANSWER if is_answer else STORE_DOWN}")
-            if not self._store_down:
+            if not self._outage_logged and not is_answer:  # a failed answer is logged by the answer batcher
                 log.error("the database is unavailable: %s", str(exc).splitlines()[0] if str(exc) else type(exc))
+                self._outage_logged = True
             self._store_down = True
             return True
         if self._store_down:
             log.warning("the database answers again")
-            self._store_down = False
+            self._store_down = self._outage_logged = False
         return keep_going
 
     async def _handle(self, line: str) -> bool:

@@ -100,3 +100,26 @@ async def test_studybot_run_starts_the_discord_adapter_when_a_token_is_set(fake:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
     await fake.wait_for(lambda: fake.connected == 0, "the client to disconnect")
+
+
+async def test_sigterm_stops_studybot_run_and_disconnects_the_gateway(fake: FakeDiscord, tmp_path) -> None:
+    import os
+    import signal
+
+    from bot.cli import run_bot
+
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'cli.db'}", discord_token=TOKEN)
+    running = asyncio.create_task(run_bot(settings))
+    try:
+        await fake.wait_for(lambda: fake.connected == 1 or running.done(), "the gateway connection")
+        assert not running.done()
+        # run_bot's handler is installed (without it the signal below would end the test run)
+        assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, signal.SIG_IGN, signal.default_int_handler)
+        os.kill(os.getpid(), signal.SIGTERM)
+        assert await asyncio.wait_for(running, 10) == 0
+    finally:
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+    await fake.wait_for(lambda: fake.connected == 0, "the client to disconnect")
+    assert not [t for t in asyncio.all_tasks() if t.get_name() == "discord-gateway"]

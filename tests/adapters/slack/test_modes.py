@@ -4,6 +4,7 @@ a loopback WebSocket) and in HTTP mode, and the Slack options read from the envi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 from typing import Any
@@ -137,3 +138,38 @@ def test_slack_options_from_the_environment() -> None:
     assert opts == SlackOptions("127.0.0.1", 8080, frozenset({"U1", "T2:U3"}))
     with pytest.raises(StartupError, match="STUDYBOT_HTTP_PORT=http is not accepted"):
         Settings.from_env({"STUDYBOT_HTTP_PORT": "http"})
+
+
+async def test_sigterm_stops_studybot_run_and_closes_the_socket(slack: SlackHarness, tmp_path, monkeypatch) -> None:
+    import os
+    import signal
+
+    import adapters.slack.app
+    from bot.cli import run_bot
+
+    def stub_client(token: str | None) -> Any:
+        return make_client(token, base_url=slack.stub.api_url)
+
+    monkeypatch.setattr(adapters.slack.app, "make_client", stub_client)
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'cli.db'}", slack_bot_token="xoxb-test",
+                        slack_app_token="xapp-1-test")
+    running = asyncio.create_task(run_bot(settings))
+    try:
+        await slack.stub.wait_for("apps.connections.open")
+        for _ in range(100):
+            if slack.stub.sockets:
+                break
+            await asyncio.sleep(0.05)
+        assert slack.stub.sockets and not running.done()
+        assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, signal.SIG_IGN, signal.default_int_handler)
+        os.kill(os.getpid(), signal.SIGTERM)
+        assert await asyncio.wait_for(running, 10) == 0
+    finally:
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+    for _ in range(100):
+        if all(ws.closed for ws in slack.stub.sockets):
+            break
+        await asyncio.sleep(0.05)
+    assert all(ws.closed for ws in slack.stub.sockets)  # the Socket Mode connection was closed

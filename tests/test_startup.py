@@ -18,6 +18,7 @@ import subprocess
 import sys
 import termios
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -112,15 +113,28 @@ BAD_SETTINGS = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("env", "names", "accepted"), BAD_SETTINGS, ids=[next(iter(c[0].values())) for c in BAD_SETTINGS]
-)
-def test_a_bad_setting_is_one_line_naming_it(tmp_path, bank_dir, env, names, accepted):
-    proc, _ = run(tmp_path, bank_dir, **env)
+@pytest.fixture(scope="module")
+def bad_setting_runs(
+    tmp_path_factory: pytest.TempPathFactory, bank_dir: Path
+) -> dict[int, tuple[subprocess.CompletedProcess[str], Path]]:
+    """Every case of BAD_SETTINGS run once, a few processes at a time (each is a separate `python -m bot`)."""
+
+    def one(index: int) -> tuple[subprocess.CompletedProcess[str], Path]:
+        folder = tmp_path_factory.mktemp(f"bad{index}")
+        return run(folder, bank_dir, **BAD_SETTINGS[index][0])[0], folder
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return dict(enumerate(pool.map(one, range(len(BAD_SETTINGS)))))
+
+
+@pytest.mark.parametrize("index", range(len(BAD_SETTINGS)), ids=[next(iter(c[0].values())) for c in BAD_SETTINGS])
+def test_a_bad_setting_is_one_line_naming_it(bad_setting_runs, index):
+    proc, folder = bad_setting_runs[index]
+    _, names, accepted = BAD_SETTINGS[index]
     line = one_line(proc)
     assert names in line and accepted in line, line
     assert "secret" not in proc.stderr and "not.a.token" not in proc.stderr
-    assert not (tmp_path / "bot.db").exists()  # nothing was opened
+    assert not (folder / "bot.db").exists()  # nothing was opened
 
 
 def pg_url(**parts: object) -> str:

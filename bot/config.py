@@ -114,25 +114,31 @@ class Settings(BaseSettings):
         frozen=True, case_sensitive=True, env_ignore_empty=True, populate_by_name=True, extra="ignore"
     )
 
-    database_url: str = Field(DEFAULT_DATABASE_URL, validation_alias="STUDYBOT_DATABASE_URL")
-    bank_dir: Path = Field(DEFAULT_BANK_DIR, validation_alias="STUDYBOT_BANK_DIR")
-    misfire_grace: dt.timedelta = Field(dt.timedelta(hours=1), validation_alias="STUDYBOT_MISFIRE_GRACE_SECONDS")
-    log_level: str | None = Field(None, validation_alias="STUDYBOT_LOG_LEVEL")  # None: INFO, WARNING in the console
-    console_timezone: str = Field("UTC", validation_alias="STUDYBOT_CONSOLE_TZ")
-    metrics_host: str = Field("0.0.0.0", validation_alias="STUDYBOT_METRICS_HOST")
-    metrics_port: int | None = Field(None, validation_alias="STUDYBOT_METRICS_PORT")
-    shard_count: int | None = Field(None, validation_alias="STUDYBOT_SHARD_COUNT")
+    database_url: str = Field(default=DEFAULT_DATABASE_URL, validation_alias="STUDYBOT_DATABASE_URL")
+    bank_dir: Path = Field(default=DEFAULT_BANK_DIR, validation_alias="STUDYBOT_BANK_DIR")
+    misfire_grace: dt.timedelta = Field(
+        default=dt.timedelta(hours=1), validation_alias="STUDYBOT_MISFIRE_GRACE_SECONDS"
+    )
+    log_level: str | None = Field(
+        default=None, validation_alias="STUDYBOT_LOG_LEVEL"
+    )  # None: INFO, WARNING in the console
+    console_timezone: str = Field(default="UTC", validation_alias="STUDYBOT_CONSOLE_TZ")
+    metrics_host: str = Field(default="0.0.0.0", validation_alias="STUDYBOT_METRICS_HOST")
+    metrics_port: int | None = Field(default=None, validation_alias="STUDYBOT_METRICS_PORT")
+    shard_count: int | None = Field(default=None, validation_alias="STUDYBOT_SHARD_COUNT")
     # which of the shard_count shards this process runs (empty: all); the Discord adapter checks the range
-    shard_ids: Annotated[tuple[int, ...], NoDecode] = Field((), validation_alias="STUDYBOT_SHARD_IDS")
-    http_host: str = Field("0.0.0.0", validation_alias="STUDYBOT_HTTP_HOST")
-    http_port: int = Field(DEFAULT_HTTP_PORT, validation_alias="STUDYBOT_HTTP_PORT")
-    slack_admins: Annotated[frozenset[str], NoDecode] = Field(frozenset(), validation_alias="STUDYBOT_SLACK_ADMINS")
-    discord_guild_id: int | None = Field(None, validation_alias="DISCORD_GUILD_ID")
-    discord_client_id: str | None = Field(None, validation_alias="DISCORD_CLIENT_ID")
-    discord_token: str | None = Field(None, repr=False, validation_alias="DISCORD_TOKEN")
-    slack_bot_token: str | None = Field(None, repr=False, validation_alias="SLACK_BOT_TOKEN")
-    slack_app_token: str | None = Field(None, repr=False, validation_alias="SLACK_APP_TOKEN")
-    slack_signing_secret: str | None = Field(None, repr=False, validation_alias="SLACK_SIGNING_SECRET")
+    shard_ids: Annotated[tuple[int, ...], NoDecode] = Field(default=(), validation_alias="STUDYBOT_SHARD_IDS")
+    http_host: str = Field(default="0.0.0.0", validation_alias="STUDYBOT_HTTP_HOST")
+    http_port: int = Field(default=DEFAULT_HTTP_PORT, validation_alias="STUDYBOT_HTTP_PORT")
+    slack_admins: Annotated[frozenset[str], NoDecode] = Field(
+        default=frozenset(), validation_alias="STUDYBOT_SLACK_ADMINS"
+    )
+    discord_guild_id: int | None = Field(default=None, validation_alias="DISCORD_GUILD_ID")
+    discord_client_id: str | None = Field(default=None, validation_alias="DISCORD_CLIENT_ID")
+    discord_token: str | None = Field(default=None, repr=False, validation_alias="DISCORD_TOKEN")
+    slack_bot_token: str | None = Field(default=None, repr=False, validation_alias="SLACK_BOT_TOKEN")
+    slack_app_token: str | None = Field(default=None, repr=False, validation_alias="SLACK_APP_TOKEN")
+    slack_signing_secret: str | None = Field(default=None, repr=False, validation_alias="SLACK_SIGNING_SECRET")
 
     @classmethod
     def settings_customise_sources(
@@ -288,4 +294,4 @@ def sqlite_path(url: str) -> str:
     prefix = "sqlite:///"
     if not url.startswith(prefix):
         raise ValueError(f"not a sqlite URL: {url.split('://')[0]}://...")
-    return url[len(prefix):] or "studybot.db"
+    return url[len(prefix) :] or "studybot.db"

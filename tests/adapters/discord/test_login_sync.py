@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,7 @@ from bot.config import Settings
 from bot.errors import StartupError
 from tests.adapters.discord.conftest import TOKEN, Core
 from tests.adapters.discord.fake_discord import FakeDiscord
+from tests.support.fakes import make_bank, write_bank_files
 
 PRIVILEGED = (1 << 1) | (1 << 8) | (1 << 15)  # GUILD_MEMBERS, GUILD_PRESENCES, MESSAGE_CONTENT
 
@@ -84,7 +86,8 @@ async def test_studybot_run_starts_the_discord_adapter_when_a_token_is_set(fake:
     from bot.cli import run_bot
 
     monkeypatch.delenv("DISCORD_GUILD_ID", raising=False)
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'cli.db'}", discord_token=TOKEN)
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'cli.db'}", bank_dir=small_bank(tmp_path),
+                        discord_token=TOKEN)
     running = asyncio.create_task(run_bot(settings))
     try:
         await fake.wait_for(lambda: fake.connected == 1 or running.done(), "the gateway connection")
@@ -108,7 +111,8 @@ async def test_sigterm_stops_studybot_run_and_disconnects_the_gateway(fake: Fake
 
     from bot.cli import run_bot
 
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'cli.db'}", discord_token=TOKEN)
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'cli.db'}", bank_dir=small_bank(tmp_path),
+                        discord_token=TOKEN)
     running = asyncio.create_task(run_bot(settings))
     try:
         await fake.wait_for(lambda: fake.connected == 1 or running.done(), "the gateway connection")
@@ -123,3 +127,8 @@ async def test_sigterm_stops_studybot_run_and_disconnects_the_gateway(fake: Fake
             await running
     await fake.wait_for(lambda: fake.connected == 0, "the client to disconnect")
     assert not [t for t in asyncio.all_tasks() if t.get_name() == "discord-gateway"]
+
+
+def small_bank(tmp_path) -> Path:  # type: ignore[no-untyped-def]
+    """A few questions: run_bot starts in a moment (the shipped bank takes a second or more to load)."""
+    return write_bank_files(tmp_path / "bank", make_bank())

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import socket
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -21,6 +22,7 @@ from bot.config import Settings
 from bot.errors import StartupError
 from tests.adapters.slack.harness import ANN, CHANNEL, SECRET, SlackHarness, texts
 from tests.adapters.slack.stub import TEAM_ID
+from tests.support.fakes import make_bank, write_bank_files
 
 
 class RecordingSocketClient:
@@ -151,7 +153,8 @@ async def test_sigterm_stops_studybot_run_and_closes_the_socket(slack: SlackHarn
         return make_client(token, base_url=slack.stub.api_url)
 
     monkeypatch.setattr(adapters.slack.app, "make_client", stub_client)
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'cli.db'}", slack_bot_token="xoxb-test",
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'cli.db'}", bank_dir=small_bank(tmp_path),
+                        slack_bot_token="xoxb-test",
                         slack_app_token="xapp-1-test")
     running = asyncio.create_task(run_bot(settings))
     try:
@@ -173,3 +176,8 @@ async def test_sigterm_stops_studybot_run_and_closes_the_socket(slack: SlackHarn
             break
         await asyncio.sleep(0.05)
     assert all(ws.closed for ws in slack.stub.sockets)  # the Socket Mode connection was closed
+
+
+def small_bank(tmp_path) -> Path:  # type: ignore[no-untyped-def]
+    """A few questions: run_bot starts in a moment (the shipped bank takes a second or more to load)."""
+    return write_bank_files(tmp_path / "bank", make_bank())

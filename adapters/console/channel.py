@@ -280,9 +280,11 @@ def _restore(fd: int, saved: list) -> None:
         pass
 
 
-def stdin_at_eof(stream: TextIO) -> bool:
-    """True when `stream` is already at its end (/dev/null, an empty pipe that is closed), without taking
-    anything from it; a terminal or input that is still to come is not at its end."""
+def stdin_at_eof(stream: TextIO | None) -> bool:
+    """True when `stream` is already at its end (/dev/null, an empty pipe that is closed, no stdin at all),
+    without taking anything from it; a terminal or input that is still to come is not at its end."""
+    if stream is None:
+        return True
     try:
         if stream.isatty():
             return False

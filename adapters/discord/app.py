@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 from discord import app_commands
 
@@ -25,6 +26,7 @@ from bot.quiz import QuizService
 log = logging.getLogger(__name__)
 
 DEFAULT_DEFER_AFTER = 1.5  # seconds of work before an interaction is deferred (Discord allows 3 s)
+LOGIN_RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)  # seconds between login attempts without a network
 
 
 def intents() -> discord.Intents:
@@ -149,23 +151,50 @@ async def _run(client: discord.Client) -> None:
             await client.close()
 
 
-async def launch(client: discord.Client, token: str) -> asyncio.Task[None]:
-    """Log in (REST: the platform can post from here on), run setup_hook, then keep the gateway in a task."""
-    try:
-        await client.login(token)
-    except discord.LoginFailure:
-        await client.close()
-        raise StartupError("Discord rejected DISCORD_TOKEN: copy the bot token from the Developer Portal.") from None
-    except BaseException:
-        await client.close()
-        raise
+async def launch(
+    client: discord.Client, token: str, *, retry_delays: tuple[float, ...] = LOGIN_RETRY_DELAYS
+) -> asyncio.Task[None]:
+    """Log in (REST: the platform can post from here on), run setup_hook, then keep the gateway in a task.
+
+    Without a network the login is retried with growing delays (the last one repeats), one log line each; once
+    connected, discord.py reconnects the gateway by itself after a blip."""
+    attempt = 0
+    while True:
+        try:
+            await client.login(token)
+            break
+        except discord.LoginFailure:
+            await client.close()
+            raise StartupError(
+                "Discord rejected DISCORD_TOKEN: copy the bot token from the Developer Portal."
+            ) from None
+        except (OSError, aiohttp.ClientError, TimeoutError) as exc:  # no network, no DNS, refused, timed out
+            delay = retry_delays[min(attempt, len(retry_delays) - 1)]
+            attempt += 1
+            log.warning("cannot reach Discord (%s); login attempt %d failed, retrying in %g s",
+                        str(exc).splitlines()[0] if str(exc) else type(exc).__name__, attempt, delay)
+            await client.http.close()  # a fresh session (and connector) for the next attempt
+            client.http.connector = discord.utils.MISSING
+            try:
+                await asyncio.sleep(delay)
+            except BaseException:
+                await client.close()
+                raise
+        except BaseException:
+            await client.close()
+            raise
     task = asyncio.create_task(_run(client), name="discord-gateway")
     await asyncio.sleep(0)  # let the task enter its try block, so cancelling it at once still closes the client
     return task
 
 
 async def start_discord(
-    service: QuizService, settings: Settings, *, guild_id: int | None = None, **options: Any
+    service: QuizService,
+    settings: Settings,
+    *,
+    guild_id: int | None = None,
+    retry_delays: tuple[float, ...] = LOGIN_RETRY_DELAYS,
+    **options: Any,
 ) -> asyncio.Task[None]:
     """Start the Discord adapter; the returned task runs the client until it stops (cancel it to stop).
 
@@ -182,4 +211,4 @@ async def start_discord(
                                        shard_ids=shard_ids, **options)
     else:
         client = StudyBotClient(service, sync_guild_id=sync_guild, **options)
-    return await launch(client, settings.discord_token)
+    return await launch(client, settings.discord_token, retry_delays=retry_delays)

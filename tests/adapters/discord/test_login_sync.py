@@ -132,3 +132,41 @@ async def test_sigterm_stops_studybot_run_and_disconnects_the_gateway(fake: Fake
 def small_bank(tmp_path) -> Path:  # type: ignore[no-untyped-def]
     """A few questions: run_bot starts in a moment (the shipped bank takes a second or more to load)."""
     return write_bank_files(tmp_path / "bank", make_bank())
+
+
+async def test_without_a_network_the_login_is_retried_one_line_each(
+    fake: FakeDiscord, core: Core, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import discord
+
+    real_login = discord.http.HTTPClient.static_login
+    attempts = 0
+
+    async def flaky_login(self: discord.http.HTTPClient, token: str) -> object:
+        """The first two attempts go to a port nobody listens on: a real refused connection."""
+        nonlocal attempts
+        attempts += 1
+        base = discord.http.Route.BASE
+        discord.http.Route.BASE = "http://127.0.0.1:1/api/v10" if attempts <= 2 else fake.api_base
+        try:
+            return await real_login(self, token)
+        finally:
+            discord.http.Route.BASE = base
+
+    monkeypatch.setattr(discord.http.HTTPClient, "static_login", flaky_login)
+    caplog.set_level(logging.WARNING, logger="adapters.discord.app")
+    task = await start_discord(core.service, Settings(discord_token=TOKEN), retry_delays=(0.01, 0.02),
+                               guild_ready_timeout=0.1)
+    try:
+        await fake.wait_for(lambda: fake.connected == 1, "the gateway connection after two failed attempts")
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    retries = [r for r in caplog.records if r.name == "adapters.discord.app"]
+    messages = [r.getMessage() for r in retries]
+    assert len(messages) == 2 and attempts == 3, messages
+    assert messages[0].startswith("cannot reach Discord (Cannot connect to host 127.0.0.1:1")
+    assert messages[0].endswith("login attempt 1 failed, retrying in 0.01 s")
+    assert messages[1].endswith("login attempt 2 failed, retrying in 0.02 s")
+    assert all(r.exc_info is None for r in retries)  # one line each, no traceback

@@ -181,3 +181,37 @@ async def test_sigterm_stops_studybot_run_and_closes_the_socket(slack: SlackHarn
 def small_bank(tmp_path) -> Path:  # type: ignore[no-untyped-def]
     """A few questions: run_bot starts in a moment (the shipped bank takes a second or more to load)."""
     return write_bank_files(tmp_path / "bank", make_bank())
+
+
+async def test_without_a_network_the_token_check_is_retried_one_line_each(slack: SlackHarness, caplog) -> None:
+    import logging
+
+    settings = Settings(slack_bot_token="xoxb-test", slack_signing_secret=SECRET, http_host="127.0.0.1",
+                        http_port=_free_port())
+    client = make_client("xoxb-test", base_url="http://127.0.0.1:1/api/")  # nobody listens: refused
+    real_auth_test = client.auth_test
+    attempts = 0
+
+    async def auth_test() -> Any:
+        nonlocal attempts
+        attempts += 1
+        if attempts == 3:
+            client.base_url = slack.stub.api_url  # the network is back
+        return await real_auth_test()
+
+    client.auth_test = auth_test  # type: ignore[method-assign]
+    caplog.set_level(logging.WARNING, logger="adapters.slack.app")
+    task = await start_slack(slack.service, settings, client=client, retry_delays=(0.01, 0.02))
+    try:
+        assert attempts == 3 and slack.stub.calls_to("auth.test") and not task.done()
+    finally:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    ours = [r for r in caplog.records if r.name == "adapters.slack.app"]
+    messages = [r.getMessage() for r in ours if r.levelno == logging.WARNING]
+    assert len(messages) == 2, messages
+    assert messages[0].startswith("cannot reach Slack (")
+    assert messages[0].endswith("attempt 1 failed, retrying in 0.01 s")
+    assert messages[1].endswith("attempt 2 failed, retrying in 0.02 s")
+    assert all(r.exc_info is None for r in ours)

@@ -6,15 +6,12 @@ from __future__ import annotations
 import argparse
 import base64
 import binascii
-import logging
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlencode
 
 if TYPE_CHECKING:
     from bot.config import Settings
-
-log = logging.getLogger(__name__)
 
 AUTHORIZE_URL = "https://discord.com/oauth2/authorize"
 SCOPES: tuple[str, ...] = ("bot", "applications.commands")

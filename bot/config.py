@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import os
 from collections.abc import Mapping
@@ -12,6 +13,12 @@ from bot.bank import DEFAULT_BANK_DIR
 from bot.sharding import parse_shard_ids
 
 DEFAULT_DATABASE_URL = "sqlite:///studybot.db"
+# the bot scopes "Add to Slack" asks for (as in slack/manifest.yml); SLACK_SCOPES overrides them
+DEFAULT_SLACK_SCOPES = ("commands", "chat:write", "channels:join", "reactions:read", "users:read")
+SECRET_KEY_HELP = (
+    "STUDYBOT_SECRET_KEY must be a Fernet key (44 characters of URL-safe base64 encoding 32 random bytes); "
+    "make one with: python -c \"from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())\""
+)
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,11 @@ class Settings:
     slack_bot_token: str | None = field(default=None, repr=False)
     slack_app_token: str | None = field(default=None, repr=False)
     slack_signing_secret: str | None = field(default=None, repr=False)
+    slack_client_id: str | None = None
+    slack_client_secret: str | None = field(default=None, repr=False)
+    slack_scopes: tuple[str, ...] = DEFAULT_SLACK_SCOPES
+    slack_redirect_uri: str | None = None
+    secret_key: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -49,16 +61,45 @@ class Settings:
             slack_bot_token=env.get("SLACK_BOT_TOKEN") or None,
             slack_app_token=env.get("SLACK_APP_TOKEN") or None,
             slack_signing_secret=env.get("SLACK_SIGNING_SECRET") or None,
+            slack_client_id=(env.get("SLACK_CLIENT_ID") or "").strip() or None,
+            slack_client_secret=(env.get("SLACK_CLIENT_SECRET") or "").strip() or None,
+            slack_scopes=tuple(x.strip() for x in (env.get("SLACK_SCOPES") or "").split(",") if x.strip())
+            or DEFAULT_SLACK_SCOPES,
+            slack_redirect_uri=(env.get("SLACK_REDIRECT_URI") or "").strip() or None,
+            secret_key=(env.get("STUDYBOT_SECRET_KEY") or "").strip() or None,
         )
+
+    @property
+    def slack_oauth(self) -> bool:
+        """Add to Slack for many workspaces: on when both SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set."""
+        return bool(self.slack_client_id and self.slack_client_secret)
+
+    def token_key(self) -> bytes:
+        """STUDYBOT_SECRET_KEY checked as a Fernet key (bot tokens are encrypted with it). Raises ValueError
+        naming the variable and what it accepts; the value itself is never echoed."""
+        return check_secret_key(self.secret_key)
 
     @property
     def platforms(self) -> list[str]:
         out = []
         if self.discord_token:
             out.append("discord")
-        if self.slack_bot_token:
+        if self.slack_bot_token or self.slack_oauth:
             out.append("slack")
         return out
+
+
+def check_secret_key(raw: str | None) -> bytes:
+    """A Fernet key is URL-safe base64 of exactly 32 bytes."""
+    if not raw:
+        raise ValueError(f"STUDYBOT_SECRET_KEY is not set; Slack OAuth (SLACK_CLIENT_ID) needs it. {SECRET_KEY_HELP}")
+    try:
+        decoded = base64.urlsafe_b64decode(raw.encode("ascii"))
+    except (ValueError, UnicodeEncodeError):
+        decoded = b""
+    if len(decoded) != 32 or len(raw) != 44:
+        raise ValueError(f"STUDYBOT_SECRET_KEY is not a valid key. {SECRET_KEY_HELP}")
+    return raw.encode("ascii")
 
 
 def sqlite_path(url: str) -> str:

@@ -21,7 +21,8 @@ WITHHELD = " (details withheld)"
 _DETAILED = re.compile(
     r"^(Sending a request|Received the following response|Received messages|on_message invoked|"
     r"A new message enqueued|Message processing started|Message processing completed|Sending a message|"
-    r"Invalid request signature detected|Responding with)",
+    r"Invalid request signature detected|Responding with|Failed to fetch oauth.v2.access result|"
+    r"Handling an OAuth callback)",
 )
 _TOKEN = re.compile(r"\bx(?:ox[abposer]|app)-[A-Za-z0-9-]+")
 _RESPONSE_URL = re.compile(r"https?://[^\s\"'<>]*/(?:commands|actions|respond|services)/[^\s\"'<>]+")

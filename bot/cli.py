@@ -102,7 +102,7 @@ async def _start_slack(service: QuizService, settings: Settings) -> asyncio.Task
     try:
         from adapters.slack.app import start_slack  # type: ignore[import-not-found]
     except ImportError as exc:
-        raise SystemExit(f"SLACK_BOT_TOKEN is set but the Slack adapter is unavailable: {exc}") from None
+        raise SystemExit(f"Slack is configured but the Slack adapter is unavailable: {exc}") from None
     return await start_slack(service, settings)
 
 

@@ -116,15 +116,30 @@ class Workspaces:
     async def click(self, team: str, round_id: int, choice: int, user: str) -> str:
         name = f"click{next(self.names)}"
         payload = {
-            "type": "block_actions", "team": {"id": team, "domain": team.lower()},
-            "user": {"id": user, "username": user.lower(), "team_id": team}, "api_app_id": "A0APP",
-            "token": "legacy", "trigger_id": "1.2.3", "response_url": self.stub.response_url(name),
-            "container": {"type": "message", "message_ts": "1700000000.000001", "channel_id": CHANNELS[team],
-                          "is_ephemeral": False},
+            "type": "block_actions",
+            "team": {"id": team, "domain": team.lower()},
+            "user": {"id": user, "username": user.lower(), "team_id": team},
+            "api_app_id": "A0APP",
+            "token": "legacy",
+            "trigger_id": "1.2.3",
+            "response_url": self.stub.response_url(name),
+            "container": {
+                "type": "message",
+                "message_ts": "1700000000.000001",
+                "channel_id": CHANNELS[team],
+                "is_ephemeral": False,
+            },
             "channel": {"id": CHANNELS[team], "name": "quiz"},
-            "actions": [{"type": "button", "action_id": action_id(round_id, choice),
-                         "block_id": f"studybot.round.{round_id}", "value": f"{round_id}:{choice}",
-                         "text": {"type": "plain_text", "text": "ABCD"[choice]}, "action_ts": "1700000002.1"}],
+            "actions": [
+                {
+                    "type": "button",
+                    "action_id": action_id(round_id, choice),
+                    "block_id": f"studybot.round.{round_id}",
+                    "value": f"{round_id}:{choice}",
+                    "text": {"type": "plain_text", "text": "ABCD"[choice]},
+                    "action_ts": "1700000002.1",
+                }
+            ],
         }
         status, _ = await self.post("payload=" + urllib.parse.quote(json.dumps(payload)), FORM)
         assert status == 200
@@ -132,18 +147,36 @@ class Workspaces:
 
     async def command(self, team: str, text: str, user: str) -> str:
         name = f"cmd{next(self.names)}"
-        form = {"token": "legacy", "team_id": team, "team_domain": team.lower(), "channel_id": CHANNELS[team],
-                "channel_name": "quiz", "user_id": user, "user_name": user.lower(), "command": "/quiz",
-                "text": text, "api_app_id": "A0APP", "is_enterprise_install": "false",
-                "response_url": self.stub.response_url(name), "trigger_id": "1.2.3"}
+        form = {
+            "token": "legacy",
+            "team_id": team,
+            "team_domain": team.lower(),
+            "channel_id": CHANNELS[team],
+            "channel_name": "quiz",
+            "user_id": user,
+            "user_name": user.lower(),
+            "command": "/quiz",
+            "text": text,
+            "api_app_id": "A0APP",
+            "is_enterprise_install": "false",
+            "response_url": self.stub.response_url(name),
+            "trigger_id": "1.2.3",
+        }
         status, _ = await self.post(urllib.parse.urlencode(form), FORM)
         assert status == 200
         return name
 
     async def event(self, team: str, event: dict[str, Any], event_id: str) -> tuple[int, str]:
-        body = {"token": "legacy", "team_id": team, "api_app_id": "A0APP", "event": event,
-                "type": "event_callback", "event_id": event_id, "event_time": int(time.time()),
-                "authorizations": [{"team_id": team, "user_id": "U0BOT", "is_bot": True}]}
+        body = {
+            "token": "legacy",
+            "team_id": team,
+            "api_app_id": "A0APP",
+            "event": event,
+            "type": "event_callback",
+            "event_id": event_id,
+            "event_time": int(time.time()),
+            "authorizations": [{"team_id": team, "user_id": "U0BOT", "is_bot": True}],
+        }
         return await self.post(json.dumps(body), "application/json")
 
     async def reply_to(self, name: str) -> dict[str, Any]:
@@ -178,8 +211,11 @@ async def spaces(tmp_path: Path) -> AsyncIterator[Workspaces]:
 
 def calls_with_tokens(stub: SlackApiStub) -> list[tuple[str, str | None, Any]]:
     """(method, workspace of the token used, channel) for every call that posts into a workspace."""
-    return [(c.method, stub.team_of(c), c.args.get("channel")) for c in stub.calls
-            if c.method.startswith(("chat.", "users.", "conversations.", "views."))]
+    return [
+        (c.method, stub.team_of(c), c.args.get("channel"))
+        for c in stub.calls
+        if c.method.startswith(("chat.", "users.", "conversations.", "views."))
+    ]
 
 
 async def test_two_workspaces_install_then_answer_in_parallel_with_their_own_tokens_and_apart(
@@ -211,9 +247,14 @@ async def test_two_workspaces_install_then_answer_in_parallel_with_their_own_tok
     (ana, axel), (bea, boris) = PEOPLE[ALPHA], PEOPLE[BETA]
     right_a, right_b = spaces.correct(round_a), spaces.correct(round_b)
     channel_b, ts_b = parse_message_id(round_b.message_id) or ("", "")
-    reaction = {"type": "reaction_added", "user": boris, "reaction": ("one", "two", "three", "four")[right_b],
-                "item": {"type": "message", "channel": channel_b, "ts": ts_b}, "item_user": "U0BOT",
-                "event_ts": "1700000003.000001"}
+    reaction = {
+        "type": "reaction_added",
+        "user": boris,
+        "reaction": ("one", "two", "three", "four")[right_b],
+        "item": {"type": "message", "channel": channel_b, "ts": ts_b},
+        "item_user": "U0BOT",
+        "event_ts": "1700000003.000001",
+    }
     await spaces.service.configure(Actor(ADMIN, True), ChannelRef("slack", BETA, CHANNELS[BETA]))
     names = await asyncio.gather(
         spaces.click(ALPHA, round_a.id, right_a, ana),
@@ -251,6 +292,7 @@ async def test_two_workspaces_install_then_answer_in_parallel_with_their_own_tok
     # and no token reached a log record
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "xoxb-alpha" not in logged and "xoxb-beta" not in logged and "stub-client-secret" not in logged
+    assert "code-T0ALPHA" not in logged and "oauth_redirect?code" not in logged, "install codes stay out of logs"
 
 
 async def test_a_bad_state_or_a_bad_code_gets_a_clear_page_and_changes_nothing(spaces: Workspaces) -> None:
@@ -313,8 +355,14 @@ async def test_uninstall_and_revoked_tokens_forget_the_workspace_and_its_events_
     caplog.set_level(logging.INFO)
     channel, ts = parse_message_id(round_a.message_id) or ("", "")
     before = len(spaces.stub.calls)
-    reaction = {"type": "reaction_added", "user": PEOPLE[ALPHA][0], "reaction": "one",
-                "item": {"type": "message", "channel": channel, "ts": ts}, "item_user": "U0BOT", "event_ts": "1.4"}
+    reaction = {
+        "type": "reaction_added",
+        "user": PEOPLE[ALPHA][0],
+        "reaction": "one",
+        "item": {"type": "message", "channel": channel, "ts": ts},
+        "item_user": "U0BOT",
+        "event_ts": "1.4",
+    }
     status, _ = await spaces.event(ALPHA, reaction, "Ev0LATE1")
     assert status == 200
     await asyncio.sleep(0.2)

@@ -22,7 +22,15 @@ import pytest
 from aiohttp import web
 from cryptography.fernet import Fernet
 
-from adapters.slack.app import OAuthConfig, SlackBot, build_slack_app, oauth_config, serve_http
+from adapters.slack.app import (
+    UNINSTALLED_NOTE,
+    OAuthConfig,
+    SlackBot,
+    build_slack_app,
+    oauth_config,
+    serve_http,
+    start_slack,
+)
 from adapters.slack.ids import action_id, parse_message_id
 from adapters.slack.platform import make_client
 from bot.config import Settings
@@ -370,6 +378,20 @@ async def test_uninstall_and_revoked_tokens_forget_the_workspace_and_its_events_
     assert not [c for c in spaces.stub.calls[before:] if c.method.startswith("chat.")]
     assert any("not found" in r.getMessage() or "authoriz" in r.getMessage().lower() for r in caplog.records)
 
+    # a command from it gets a plain note (from bolt's authorization, before any listener), nothing else
+    form = {
+        "team_id": ALPHA,
+        "channel_id": CHANNELS[ALPHA],
+        "user_id": PEOPLE[ALPHA][0],
+        "command": "/quiz",
+        "text": "stats",
+        "response_url": spaces.stub.response_url("late"),
+        "trigger_id": "1.2.3",
+    }
+    status, text = await spaces.post(urllib.parse.urlencode(form), FORM)
+    assert status == 200 and text == ""
+    assert (await spaces.reply_to("late"))["text"] == UNINSTALLED_NOTE  # said privately, on its response_url
+
     # the core's own push to that workspace fails quietly (the round stays due), without any token
     pushed = len(spaces.stub.calls_to("chat.postMessage"))
     await spaces.service.reveal_round(round_a.id)
@@ -397,3 +419,48 @@ def test_oauth_needs_a_valid_secret_key_and_says_so_in_one_line() -> None:
     assert oauth_config(Settings.from_env({"SLACK_CLIENT_ID": "1.2"})) is None  # both are needed
     with pytest.raises(SystemExit, match="SLACK_APP_TOKEN"):
         oauth_config(Settings.from_env(base | {"STUDYBOT_SECRET_KEY": KEY.decode(), "SLACK_APP_TOKEN": "xapp-1"}))
+
+
+async def test_start_slack_with_a_client_id_serves_the_install_page_and_checks_no_single_token(
+    spaces: Workspaces, unused_tcp_port: int
+) -> None:
+    settings = Settings.from_env(
+        {
+            "SLACK_CLIENT_ID": spaces.stub.client_id,
+            "SLACK_CLIENT_SECRET": spaces.stub.client_secret,
+            "SLACK_SIGNING_SECRET": SECRET,
+            "STUDYBOT_SECRET_KEY": KEY.decode(),
+            "SLACK_BOT_TOKEN": "xoxb-ignored-one",
+        }
+    )
+    client = make_client(None, base_url=spaces.stub.api_url)
+    env = {"STUDYBOT_HTTP_HOST": "127.0.0.1", "STUDYBOT_HTTP_PORT": str(unused_tcp_port)}
+    task = await start_slack(spaces.service, settings, client=client, env=env)
+    try:
+        assert not spaces.stub.calls_to("auth.test"), "each workspace brings its own token; none to check at start"
+        async with spaces.session.get(f"http://127.0.0.1:{unused_tcp_port}/slack/install") as resp:
+            page = await resp.text()
+        assert resp.status == 200 and "Add to Slack" in page
+        link = urllib.parse.unquote(re.search(r'href="([^"]+oauth/v2/authorize[^"]+)"', page).group(1))  # type: ignore[union-attr]
+        assert f"client_id={spaces.stub.client_id}" in link
+        assert "scope=commands,chat:write,channels:join,reactions:read,users:read" in link
+    finally:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+
+async def test_a_stored_token_that_does_not_open_with_the_key_counts_as_not_installed(
+    spaces: Workspaces, caplog: pytest.LogCaptureFixture
+) -> None:
+    from adapters.slack.installations import ServiceInstallationStore, TokenBox
+
+    assert (await spaces.install(ALPHA))[0] == 200
+    other_key = ServiceInstallationStore(spaces.service, TokenBox(Fernet.generate_key()))
+    right_key = ServiceInstallationStore(spaces.service, TokenBox(KEY))
+    assert await right_key.token_for(ALPHA) == TOKENS[ALPHA]
+    caplog.set_level(logging.WARNING)
+    assert await other_key.token_for(ALPHA) is None
+    assert await other_key.async_find_bot(enterprise_id=None, team_id=ALPHA) is None
+    assert "does not open with STUDYBOT_SECRET_KEY" in caplog.text and TOKENS[ALPHA] not in caplog.text
+    assert await right_key.token_for(BETA) is None  # never installed

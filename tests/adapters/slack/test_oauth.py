@@ -464,3 +464,11 @@ async def test_a_stored_token_that_does_not_open_with_the_key_counts_as_not_inst
     assert await other_key.async_find_bot(enterprise_id=None, team_id=ALPHA) is None
     assert "does not open with STUDYBOT_SECRET_KEY" in caplog.text and TOKENS[ALPHA] not in caplog.text
     assert await right_key.token_for(BETA) is None  # never installed
+
+
+async def test_a_revoked_user_token_leaves_the_workspace_installed(spaces: Workspaces) -> None:
+    assert (await spaces.install(ALPHA))[0] == 200
+    revoked = {"type": "tokens_revoked", "tokens": {"oauth": ["U0INSTALLER"], "bot": []}, "event_ts": "1.5"}
+    assert (await spaces.event(ALPHA, revoked, "Ev0USER1"))[0] == 200
+    await asyncio.sleep(0.2)  # let a (wrong) deletion show
+    assert await spaces.store.find_install("slack", ALPHA) is not None

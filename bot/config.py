@@ -7,6 +7,7 @@ tests takes exactly the values given and never looks at the environment.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import ipaddress
 import os
@@ -26,6 +27,12 @@ from bot.errors import StartupError
 DEFAULT_DATABASE_URL = "sqlite:///studybot.db"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 DEFAULT_HTTP_PORT = 3000
+# the bot scopes "Add to Slack" asks for (as in slack/manifest.yml); SLACK_SCOPES overrides them
+DEFAULT_SLACK_SCOPES = ("commands", "chat:write", "channels:join", "reactions:read", "users:read")
+SECRET_KEY_HELP = (
+    "STUDYBOT_SECRET_KEY must be a Fernet key (44 characters of URL-safe base64 encoding 32 random bytes); "
+    "make one with: python -c \"from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())\""
+)
 
 #: What each variable accepts, for the one-line error (the field's alias is the variable's name).
 ACCEPTED: dict[str, str] = {
@@ -43,8 +50,14 @@ ACCEPTED: dict[str, str] = {
     "STUDYBOT_SLACK_ADMINS": "Slack user ids, comma separated, such as U123,T123:U456",
     "DISCORD_GUILD_ID": "a server id (digits)",
     "DISCORD_CLIENT_ID": "an application id (digits)",
+    "SLACK_CLIENT_ID": "the app's client id from its Basic Information page",
+    "SLACK_SCOPES": "bot scopes, comma separated, such as commands,chat:write",
+    "SLACK_REDIRECT_URI": "the https URL of /slack/oauth_redirect",
 }
-SECRET_NAMES = frozenset({"DISCORD_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"})
+SECRET_NAMES = frozenset(
+    {"DISCORD_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_CLIENT_SECRET",
+     "STUDYBOT_SECRET_KEY"}
+)
 
 
 def redact_url(url: str) -> str:
@@ -139,6 +152,13 @@ class Settings(BaseSettings):
     slack_bot_token: str | None = Field(default=None, repr=False, validation_alias="SLACK_BOT_TOKEN")
     slack_app_token: str | None = Field(default=None, repr=False, validation_alias="SLACK_APP_TOKEN")
     slack_signing_secret: str | None = Field(default=None, repr=False, validation_alias="SLACK_SIGNING_SECRET")
+    slack_client_id: str | None = Field(default=None, validation_alias="SLACK_CLIENT_ID")
+    slack_client_secret: str | None = Field(default=None, repr=False, validation_alias="SLACK_CLIENT_SECRET")
+    slack_scopes: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=DEFAULT_SLACK_SCOPES, validation_alias="SLACK_SCOPES"
+    )
+    slack_redirect_uri: str | None = Field(default=None, validation_alias="SLACK_REDIRECT_URI")
+    secret_key: str | None = Field(default=None, repr=False, validation_alias="STUDYBOT_SECRET_KEY")
 
     @classmethod
     def settings_customise_sources(
@@ -250,12 +270,33 @@ class Settings(BaseSettings):
     def _client_id(cls, value: Any) -> str | None:
         return None if value is None else str(value).strip() or None
 
+    @field_validator("slack_scopes", mode="before")
+    @classmethod
+    def _scopes(cls, value: Any) -> tuple[str, ...]:
+        items = value.split(",") if isinstance(value, str) else value
+        return tuple(s.strip() for s in items if s.strip()) or DEFAULT_SLACK_SCOPES
+
+    @field_validator("slack_client_id", "slack_client_secret", "slack_redirect_uri", "secret_key", mode="before")
+    @classmethod
+    def _stripped(cls, value: Any) -> str | None:
+        return None if value is None else str(value).strip() or None
+
+    @property
+    def slack_oauth(self) -> bool:
+        """Add to Slack for many workspaces: on when both SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set."""
+        return bool(self.slack_client_id and self.slack_client_secret)
+
+    def token_key(self) -> bytes:
+        """STUDYBOT_SECRET_KEY checked as a Fernet key (bot tokens are encrypted with it). Raises ValueError
+        naming the variable and what it accepts; the value itself is never echoed."""
+        return check_secret_key(self.secret_key)
+
     @property
     def platforms(self) -> list[str]:
         out = []
         if self.discord_token:
             out.append("discord")
-        if self.slack_bot_token:
+        if self.slack_bot_token or self.slack_oauth:
             out.append("slack")
         return out
 
@@ -287,6 +328,19 @@ def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> str:
     if len(shown) > 80:
         shown = shown[:77] + "..."
     return f"{name}={shown} is not accepted: use {ACCEPTED.get(name, 'a valid value')}."
+
+
+def check_secret_key(raw: str | None) -> bytes:
+    """A Fernet key is URL-safe base64 of exactly 32 bytes."""
+    if not raw:
+        raise ValueError(f"STUDYBOT_SECRET_KEY is not set; Slack OAuth (SLACK_CLIENT_ID) needs it. {SECRET_KEY_HELP}")
+    try:
+        decoded = base64.urlsafe_b64decode(raw.encode("ascii"))
+    except (ValueError, UnicodeEncodeError):
+        decoded = b""
+    if len(decoded) != 32 or len(raw) != 44:
+        raise ValueError(f"STUDYBOT_SECRET_KEY is not a valid key. {SECRET_KEY_HELP}")
+    return raw.encode("ascii")
 
 
 def sqlite_path(url: str) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from bot.clock import SystemClock as SystemClock  # re-exported for bot/cli.py; new code imports bot.clock
+from bot.installs import WorkspaceInstall
 from bot.model import (
     Answer,
     AnswerWrite,
@@ -193,6 +194,23 @@ class Store(Protocol):
     async def remember_once(self, scope: str, key: str, now: dt.datetime, keep: dt.timedelta) -> bool:
         """True the first time (scope, key) is seen within `keep` of `now`, False for a repeat: one
         de-duplication shared by every process on the same database."""
+        ...
+
+    # installations of the bot in a workspace ("Add to Slack"), and the OAuth states of the install page
+    async def save_install(self, install: WorkspaceInstall) -> None:
+        """Insert or replace the installation of (platform, workspace id)."""
+        ...
+
+    async def find_install(self, platform: str, workspace_id: str) -> WorkspaceInstall | None: ...
+
+    async def delete_install(self, platform: str, workspace_id: str) -> bool:
+        """Forget the workspace's installation; False when there was none."""
+        ...
+
+    async def save_oauth_state(self, state: str, expires_at: dt.datetime) -> None: ...
+
+    async def consume_oauth_state(self, state: str, now: dt.datetime) -> bool:
+        """True once for a state issued and not expired at `now`; it is gone afterwards."""
         ...
 
 

@@ -11,6 +11,7 @@ import asyncio
 import datetime as dt
 import logging
 import random
+import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from zoneinfo import ZoneInfo
@@ -30,6 +31,7 @@ from bot.errors import (
     RoundClosed,
     UnknownRound,
 )
+from bot.installs import WorkspaceInstall
 from bot.metrics import Metrics
 from bot.model import (
     LETTERS,
@@ -427,6 +429,33 @@ class QuizService:
         """True the first time a platform delivery (an event id, a request signature) is seen within
         `keep`, by any process on the same database; adapters drop the repeats."""
         return await self.store.remember_once(scope, key, self.clock.now(), keep)
+
+    # ---- installations ("Add to Slack") ----------------------------------------------------------
+
+    async def save_install(self, install: WorkspaceInstall) -> None:
+        """Keep a workspace's installation (its token already encrypted by the adapter); a reinstall replaces it."""
+        await self.store.save_install(install)
+        log.info("installed in %s workspace %s", install.platform, install.workspace_id)
+
+    async def find_install(self, platform: str, workspace_id: str) -> WorkspaceInstall | None:
+        return await self.store.find_install(platform, workspace_id)
+
+    async def forget_install(self, platform: str, workspace_id: str) -> bool:
+        """The workspace uninstalled the bot or revoked its token: drop the installation."""
+        gone = await self.store.delete_install(platform, workspace_id)
+        if gone:
+            log.info("uninstalled from %s workspace %s", platform, workspace_id)
+        return gone
+
+    async def issue_oauth_state(self, keep: dt.timedelta) -> str:
+        """A fresh, unguessable state for one install attempt, valid for `keep`."""
+        state = secrets.token_urlsafe(24)
+        await self.store.save_oauth_state(state, self.clock.now() + keep)
+        return state
+
+    async def consume_oauth_state(self, state: str) -> bool:
+        """True once for a state this bot issued that has not expired."""
+        return bool(state) and await self.store.consume_oauth_state(state, self.clock.now())
 
     # ---- answers ---------------------------------------------------------------------------------
 

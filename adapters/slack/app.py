@@ -1,12 +1,17 @@
 """Build the slack-bolt AsyncApp and run it: Socket Mode when SLACK_APP_TOKEN is set, otherwise HTTP mode
-(requests on /slack/events, verified with SLACK_SIGNING_SECRET) on STUDYBOT_HTTP_HOST:STUDYBOT_HTTP_PORT."""
+(requests on /slack/events, verified with SLACK_SIGNING_SECRET) on STUDYBOT_HTTP_HOST:STUDYBOT_HTTP_PORT.
+
+With SLACK_CLIENT_ID and SLACK_CLIENT_SECRET set, the app serves "Add to Slack" for many workspaces (bolt's
+OAuth flow on /slack/install and /slack/oauth_redirect, HTTP mode): each workspace's installation is kept in
+our database with its bot token encrypted under STUDYBOT_SECRET_KEY, and every request and push uses its
+own workspace's token. Without them, one SLACK_BOT_TOKEN serves one workspace."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
@@ -30,13 +35,27 @@ from adapters.slack.options import EVENTS_PATH, SlackOptions
 from adapters.slack.permissions import AdminPolicy
 from adapters.slack.platform import SlackPlatform, make_client
 from adapters.slack.signature import UNREADABLE, RequestGuard
-from bot.config import Settings
+from bot.config import DEFAULT_SLACK_SCOPES, Settings
 from bot.errors import StartupError
 from bot.quiz import QuizService
 
 log = logging.getLogger(__name__)
 
 RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)  # seconds between attempts to reach Slack at start
+
+
+@dataclass(frozen=True)
+class OAuthConfig:
+    """What "Add to Slack" needs (read from bot/config.py's settings; never logged)."""
+
+    client_id: str
+    client_secret: str = field(repr=False)
+    key: bytes = field(repr=False)  # STUDYBOT_SECRET_KEY, already checked
+    scopes: tuple[str, ...] = DEFAULT_SLACK_SCOPES
+    redirect_uri: str | None = None
+
+
+UNINSTALLED_NOTE = "studybot is no longer installed in this workspace. An admin can add it again from the install page."
 
 
 @dataclass(frozen=True)
@@ -53,14 +72,18 @@ def build_slack_app(
     signing_secret: str = "",
     client: AsyncWebClient | None = None,
     admins: frozenset[str] = frozenset(),
+    oauth: OAuthConfig | None = None,
 ) -> SlackBot:
     """The AsyncApp with every listener registered, and the SlackPlatform added to the service."""
-    client = client or make_client(token)
-    redact_logs(signing_secret, token or "")
-    app = AsyncApp(
-        name="studybot", client=client, signing_secret=signing_secret, raise_error_for_unhandled_request=True
-    )
-    platform = SlackPlatform(client)
+    client = client or make_client(None if oauth else token)
+    redact_logs(signing_secret, token or "", oauth.client_secret if oauth else "")
+    if oauth is None:
+        app = AsyncApp(
+            name="studybot", client=client, signing_secret=signing_secret, raise_error_for_unhandled_request=True
+        )
+        platform = SlackPlatform(client)
+    else:
+        app, platform = _many_workspaces(service, client, signing_secret, oauth)
     service.add_platform(platform)
     deps = SlackDeps(service, platform, AdminPolicy(admins))
     app.middleware(dedupe_middleware(service))
@@ -69,6 +92,37 @@ def build_slack_app(
     register_events(app, deps)
     app.error(on_error)
     return SlackBot(app, deps, RequestGuard(signing_secret, service, EVENTS_PATH))
+
+
+def _many_workspaces(
+    service: QuizService, client: AsyncWebClient, signing_secret: str, oauth: OAuthConfig
+) -> tuple[AsyncApp, SlackPlatform]:
+    """bolt's OAuth flow and authorization on our installation and state stores (through the service)."""
+    from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
+    from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
+
+    from adapters.slack.install_pages import CALLBACKS, INSTALL_PATH, REDIRECT_PATH
+    from adapters.slack.installations import ServiceInstallationStore, ServiceStateStore, TokenBox
+
+    installs = ServiceInstallationStore(service, TokenBox(oauth.key))
+    settings = AsyncOAuthSettings(
+        client_id=oauth.client_id, client_secret=oauth.client_secret, scopes=list(oauth.scopes),
+        user_scopes=[], redirect_uri=oauth.redirect_uri, install_path=INSTALL_PATH,
+        redirect_uri_path=REDIRECT_PATH, callback_options=CALLBACKS, installation_store=installs,
+        installation_store_bot_only=True, state_store=ServiceStateStore(service),
+    )
+    authorize = AsyncInstallationStoreAuthorize(
+        logger=log, installation_store=installs, client_id=oauth.client_id, client_secret=oauth.client_secret,
+        bot_only=True, cache_enabled=True,
+    )
+    app = AsyncApp(
+        name="studybot", client=client, signing_secret=signing_secret, oauth_settings=settings,
+        installation_store=installs, installation_store_bot_only=True,
+        authorize=authorize,  # type: ignore[arg-type]  # bolt takes an AsyncAuthorize instance as it is
+        user_facing_authorize_error_message=UNINSTALLED_NOTE, raise_error_for_unhandled_request=True,
+    )
+    app.enable_token_revocation_listeners()  # app_uninstalled and tokens_revoked forget the workspace
+    return app, SlackPlatform(client, tokens=installs.token_for)
 
 
 def describe(body: dict) -> str:
@@ -151,6 +205,25 @@ async def check_token(client: AsyncWebClient, retry_delays: tuple[float, ...] = 
     log.info("Slack: signed in as %s in workspace %s (%s)", auth.get("user"), auth.get("team"), auth.get("team_id"))
 
 
+def oauth_config(settings: Settings) -> OAuthConfig | None:
+    """Add to Slack when SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set; a bad STUDYBOT_SECRET_KEY stops
+    the start with one line naming the variable. The install pages need HTTP mode."""
+    if not (settings.slack_oauth and settings.slack_client_id and settings.slack_client_secret):
+        return None
+    try:
+        key = settings.token_key()
+    except ValueError as exc:
+        raise StartupError(str(exc)) from None
+    if settings.slack_app_token:
+        raise StartupError(
+            "SLACK_CLIENT_ID (Add to Slack) runs in HTTP mode, with its install pages: unset SLACK_APP_TOKEN."
+        )
+    return OAuthConfig(
+        settings.slack_client_id, settings.slack_client_secret, key, settings.slack_scopes,
+        settings.slack_redirect_uri,
+    )
+
+
 async def start_slack(
     service: QuizService,
     settings: Settings,
@@ -159,16 +232,20 @@ async def start_slack(
     retry_delays: tuple[float, ...] = RETRY_DELAYS,
 ) -> asyncio.Task[None]:
     """Start the Slack adapter; the returned task serves until it is cancelled."""
-    if not settings.slack_bot_token and client is None:
+    oauth = oauth_config(settings)
+    if oauth is None and not settings.slack_bot_token and client is None:
         raise StartupError("SLACK_BOT_TOKEN is not set.")
     options = SlackOptions.from_settings(settings)
     if not settings.slack_app_token and not settings.slack_signing_secret:
         raise StartupError("Slack HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN for Socket Mode).")
     bot = build_slack_app(
         service, token=settings.slack_bot_token, signing_secret=settings.slack_signing_secret or "",
-        client=client, admins=options.admins,
+        client=client, admins=options.admins, oauth=oauth,
     )
-    await check_token(bot.app.client, retry_delays)
+    if oauth is None:
+        await check_token(bot.app.client, retry_delays)
+    elif settings.slack_bot_token:
+        log.warning("Slack: SLACK_CLIENT_ID is set, so SLACK_BOT_TOKEN is ignored (each workspace uses its own)")
     if settings.slack_app_token:
         handler = socket_mode_handler(bot.app, settings.slack_app_token)
         await handler.connect_async()
@@ -180,4 +257,6 @@ async def start_slack(
         raise StartupError(f"STUDYBOT_HTTP_PORT={options.http_port}: cannot listen on {options.http_host}:"
                            f"{options.http_port} ({exc.strerror or exc}); choose a free port.") from None
     log.info("Slack: HTTP mode listening on %s (path %s)", runner.addresses, EVENTS_PATH)
+    if oauth is not None:
+        log.info("Slack: Add to Slack on /slack/install (redirect URL path /slack/oauth_redirect)")
     return asyncio.create_task(_hold(runner.cleanup), name="slack-http")

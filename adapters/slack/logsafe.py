@@ -21,10 +21,12 @@ WITHHELD = " (details withheld)"
 _DETAILED = re.compile(
     r"^(Sending a request|Received the following response|Received messages|on_message invoked|"
     r"A new message enqueued|Message processing started|Message processing completed|Sending a message|"
-    r"Invalid request signature detected|Responding with)",
+    r"Invalid request signature detected|Responding with|Failed to fetch oauth.v2.access result|"
+    r"Handling an OAuth callback)",
 )
 _TOKEN = re.compile(r"\bx(?:ox[abposer]|app)-[A-Za-z0-9-]+")
 _RESPONSE_URL = re.compile(r"https?://[^\s\"'<>]*/(?:commands|actions|respond|services)/[^\s\"'<>]+")
+_OAUTH_QUERY = re.compile(r"(/slack/oauth_redirect\?)[^\s\"'<>]+")  # its code and state are credentials
 
 _secrets: set[str] = set()
 _installed = False
@@ -34,6 +36,7 @@ def redact(text: str) -> str:
     """Tokens, known secrets and response URLs replaced in one string."""
     text = _TOKEN.sub("[token]", text)
     text = _RESPONSE_URL.sub("[response_url]", text)
+    text = _OAUTH_QUERY.sub(r"\1[withheld]", text)
     for secret in _secrets:
         text = text.replace(secret, "[secret]")
     return text

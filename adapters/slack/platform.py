@@ -7,6 +7,8 @@ loses nothing.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -42,14 +44,31 @@ def make_client(token: str | None, base_url: str | None = None) -> AsyncWebClien
     return AsyncWebClient(token=token, base_url=base_url, retry_handlers=handlers)
 
 
+TokenSource = Callable[[str], Awaitable[str | None]]  # workspace id -> its bot token (None: not installed)
+
+
+class NotInstalled(RuntimeError):
+    """A push to a workspace that has no installation (it uninstalled the bot)."""
+
+
 class SlackPlatform:
     """Posts daily questions and reveals, and private notes (ephemeral messages)."""
 
     name = PLATFORM
 
-    def __init__(self, client: AsyncWebClient) -> None:
+    def __init__(self, client: AsyncWebClient, tokens: TokenSource | None = None) -> None:
         self.client = client
+        self._tokens = tokens  # many workspaces: each push uses its workspace's token; None = the client's
         self._names: dict[str, str] = {}  # user id -> display name, for reveals that name winners quietly
+
+    async def _auth(self, ref: ChannelRef) -> dict[str, Any]:
+        """The `token=` argument for a call into the ref's workspace (nothing in single-token mode)."""
+        if self._tokens is None:
+            return {}
+        token = await self._tokens(ref.space_id)
+        if token is None:
+            raise NotInstalled(f"Slack workspace {ref.space_id} has no installation of the bot")
+        return {"token": token}
 
     async def post_question(self, ref: ChannelRef, card: QuestionCard) -> str:
         """Post the question; if the bot was removed from a public channel, join it again and retry once."""
@@ -59,7 +78,7 @@ class SlackPlatform:
             if exc.response.get("error") != "not_in_channel":
                 raise
             try:
-                await self.client.conversations_join(channel=ref.channel_id)
+                await self.client.conversations_join(channel=ref.channel_id, **await self._auth(ref))
             except SlackApiError as join_error:
                 log.warning("cannot join %s to post: %s", ref.channel_id, join_error.response.get("error"))
                 raise exc from None
@@ -68,35 +87,38 @@ class SlackPlatform:
 
     async def _post_question(self, ref: ChannelRef, card: QuestionCard) -> AsyncSlackResponse:
         return await self.client.chat_postMessage(
-            channel=ref.channel_id, text=fit_text(question_text(card)), blocks=fit_blocks(question_blocks(card))
+            channel=ref.channel_id, text=fit_text(question_text(card)), blocks=fit_blocks(question_blocks(card)),
+            **await self._auth(ref),
         )
 
     async def post_reveal(self, ref: ChannelRef, card: RevealCard) -> str | None:
         """Remove the buttons from the question (correct choice marked), then post the reveal."""
+        auth = await self._auth(ref)
         posted = parse_message_id(card.question_message_id)
         if posted is not None:
             channel, ts = posted
             try:
                 await self.client.chat_update(
                     channel=channel, ts=ts, text=fit_text(reveal_text(card)),
-                    blocks=fit_blocks(revealed_question_blocks(card)),
+                    blocks=fit_blocks(revealed_question_blocks(card)), **auth,
                 )
             except SlackApiError as exc:  # deleted message, lost access: the reveal still goes out
                 log.warning("could not update question %s of round %d: %s", ts, card.round_id,
                             exc.response.get("error"))
-        names = {} if card.ping_winners else await self._display_names(card.correct_users[:MAX_NAMED])
+        names = {} if card.ping_winners else await self._display_names(card.correct_users[:MAX_NAMED], auth)
         resp = await self.client.chat_postMessage(
-            channel=ref.channel_id, text=fit_text(reveal_text(card)), blocks=fit_blocks(reveal_blocks(card, names))
+            channel=ref.channel_id, text=fit_text(reveal_text(card)), blocks=fit_blocks(reveal_blocks(card, names)),
+            **auth,
         )
         return message_id(str(resp["channel"]), str(resp["ts"]))
 
-    async def _display_names(self, user_ids: tuple[str, ...]) -> dict[str, str]:
+    async def _display_names(self, user_ids: tuple[str, ...], auth: dict[str, Any]) -> dict[str, str]:
         """Names to show without notifying (users.info, cached); a failed look-up leaves the id out."""
         for uid in user_ids:
             if uid in self._names:
                 continue
             try:
-                resp = await self.client.users_info(user=uid)
+                resp = await self.client.users_info(user=uid, **auth)
             except SlackApiError as exc:
                 log.info("users.info failed for %s: %s; showing the member id", uid, exc.response.get("error"))
                 continue
@@ -111,7 +133,9 @@ class SlackPlatform:
 
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         """A plain note in the channel (e.g. a day skipped while the bot was offline)."""
-        await self.client.chat_postMessage(channel=ref.channel_id, text=escape(text))
+        await self.client.chat_postMessage(channel=ref.channel_id, text=escape(text), **await self._auth(ref))
 
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
-        await self.client.chat_postEphemeral(channel=ref.channel_id, user=user_id, text=fit_text(escape(text)))
+        await self.client.chat_postEphemeral(
+            channel=ref.channel_id, user=user_id, text=fit_text(escape(text)), **await self._auth(ref)
+        )

@@ -39,6 +39,7 @@ from bot.model import (
     TopicStats,
 )
 from bot.scoring import ranked
+from bot.store.installs_sql import PostgresInstalls
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
     ANSWER_COLUMNS,
@@ -79,7 +80,7 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
 
 
-class PostgresStore(SettlingStore):
+class PostgresStore(PostgresInstalls, SettlingStore):
     """Store port on PostgreSQL (several bot processes may share one database)."""
 
     dialect = "postgres"

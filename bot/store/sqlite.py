@@ -37,6 +37,7 @@ from bot.model import (
     TopicStats,
 )
 from bot.scoring import ranked
+from bot.store.installs_sql import SqliteInstalls
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
     ANSWER_COLUMNS,
@@ -82,7 +83,7 @@ def _chunks(items: Sequence[T], size: int) -> Iterable[Sequence[T]]:
         yield items[i : i + size]
 
 
-class SqliteStore(SettlingStore):
+class SqliteStore(SqliteInstalls, SettlingStore):
     """Store port on SQLite (the embedded default)."""
 
     def __init__(self, path: str | Path) -> None:

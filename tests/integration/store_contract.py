@@ -12,6 +12,7 @@ import random
 
 import pytest
 
+from bot.installs import WorkspaceInstall
 from bot.model import ChannelConfig, ChannelRef, Difficulty, NewAnswer, Period, RevealResult, RoundKind, StreakState
 from bot.scoring import score_daily_round
 
@@ -388,4 +389,41 @@ class SeenOnceContract:
     async def test_concurrent_deliveries_of_one_key_have_one_winner(self, store):
         keep = dt.timedelta(hours=1)
         results = await asyncio.gather(*(store.remember_once("slack-event", "Ev9", T0, keep) for _ in range(20)))
+        assert results.count(True) == 1
+
+
+def install(workspace: str, secret: str = "sealed-1", platform: str = "slack", **kw) -> WorkspaceInstall:
+    return WorkspaceInstall(platform, workspace, f"U{workspace}", secret, T0, **kw)
+
+
+class InstallationContract:
+    """Installations by workspace ("Add to Slack") and the install page's one-use OAuth states."""
+
+    async def test_an_installation_is_saved_found_replaced_and_deleted_by_workspace(self, store):
+        assert await store.find_install("slack", "T1") is None
+        first = install("T1", bot_id="B1", scopes="chat:write,commands", installed_by="U0ANN", enterprise_id="E1")
+        await store.save_install(first)
+        await store.save_install(install("T2", "sealed-2"))
+        assert await store.find_install("slack", "T1") == first
+        assert await store.find_install("other", "T1") is None  # platforms are apart
+        again = WorkspaceInstall("slack", "T1", "U0NEW", "sealed-3", T0 + dt.timedelta(days=1))
+        await store.save_install(again)  # a reinstall replaces the row
+        found = await store.find_install("slack", "T1")
+        assert found == again and found.bot_id is None and found.scopes == ""
+        assert await store.delete_install("slack", "T1") is True
+        assert await store.delete_install("slack", "T1") is False
+        assert await store.find_install("slack", "T1") is None
+        assert (await store.find_install("slack", "T2")).token_secret == "sealed-2"
+
+    async def test_an_oauth_state_is_consumed_once_before_it_expires(self, store):
+        await store.save_oauth_state("s1", T0 + dt.timedelta(minutes=10))
+        await store.save_oauth_state("s2", T0 + dt.timedelta(minutes=10))
+        assert await store.consume_oauth_state("nope", T0) is False
+        assert await store.consume_oauth_state("s1", T0 + dt.timedelta(minutes=9)) is True
+        assert await store.consume_oauth_state("s1", T0 + dt.timedelta(minutes=9)) is False
+        assert await store.consume_oauth_state("s2", T0 + dt.timedelta(minutes=10)) is False  # expired
+
+    async def test_concurrent_consumes_of_one_state_have_one_winner(self, store):
+        await store.save_oauth_state("s9", T0 + dt.timedelta(minutes=10))
+        results = await asyncio.gather(*(store.consume_oauth_state("s9", T0) for _ in range(10)))
         assert results.count(True) == 1

@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 
+from bot.installs import WorkspaceInstall
 from bot.model import (
     Answer,
     Board,
@@ -84,6 +85,8 @@ class _Tables:
     buckets: dict[BoardKey, dict[int, int]] = field(default_factory=dict)  # points total -> users with it
     streaks: dict[tuple[str, str, str], StreakState] = field(default_factory=dict)  # (platform, space, user)
     seen_once: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # (scope, key) -> expires at
+    installs: dict[tuple[str, str], WorkspaceInstall] = field(default_factory=dict)  # (platform, workspace)
+    oauth_states: dict[str, dt.datetime] = field(default_factory=dict)  # state -> expires at
     version: int = 0
     last_id: int = 0
     saves: int = 0
@@ -435,6 +438,34 @@ class InMemoryStore(SettlingStore):
             return False
         t.seen_once[(scope, key)] = now + keep
         return True
+
+    # ---- installations and OAuth states ----------------------------------------------------------
+
+    async def save_install(self, install: WorkspaceInstall) -> None:
+        t = await self._db()
+        t.installs[(install.platform, install.workspace_id)] = replace(
+            install, installed_at=_utc(install.installed_at), scopes=install.scopes or ""
+        )
+
+    async def find_install(self, platform: str, workspace_id: str) -> WorkspaceInstall | None:
+        return (await self._db()).installs.get((platform, workspace_id))
+
+    async def delete_install(self, platform: str, workspace_id: str) -> bool:
+        return (await self._db()).installs.pop((platform, workspace_id), None) is not None
+
+    async def save_oauth_state(self, state: str, expires_at: dt.datetime) -> None:
+        t = await self._db()
+        if state in t.oauth_states:
+            raise ValueError("duplicate OAuth state")  # as a primary key would refuse it
+        t.oauth_states[state] = _utc(expires_at)
+
+    async def consume_oauth_state(self, state: str, now: dt.datetime) -> bool:
+        t = await self._db()
+        now = _utc(now)
+        for issued, expires in list(t.oauth_states.items()):
+            if expires <= now:
+                del t.oauth_states[issued]
+        return t.oauth_states.pop(state, None) is not None
 
 
 _GONE = object()  # in the undo log: the key was not there

@@ -9,6 +9,7 @@ wait for calls, since bolt listeners do their work after the HTTP acknowledgemen
 from __future__ import annotations
 
 import asyncio
+import base64
 import itertools
 import json
 import time
@@ -50,6 +51,10 @@ class SlackApiStub:
         self._runner: web.AppRunner | None = None
         self.sockets: list[web.WebSocketResponse] = []
         self.port = 0
+        # many workspaces ("Add to Slack"): bot token -> workspace, and one-use OAuth codes -> bot token
+        self.workspaces: dict[str, dict[str, str]] = {}
+        self.codes: dict[str, str] = {}
+        self.client_id, self.client_secret = "1111.2222", "stub-client-secret"
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -82,6 +87,21 @@ class SlackApiStub:
     def add_user(self, user_id: str, *, admin: bool = False, owner: bool = False) -> None:
         self.users[user_id] = {"id": user_id, "team_id": self.team_id, "name": user_id.lower(),
                                "is_admin": admin, "is_owner": owner, "is_primary_owner": False}
+
+    def add_workspace(self, team_id: str, token: str, *, bot_user_id: str = "U0BOT", name: str = "") -> None:
+        """A workspace that can install the app; its bot token is handed out by oauth.v2.access."""
+        self.workspaces[token] = {"team_id": team_id, "bot_user_id": bot_user_id, "name": name or team_id}
+
+    def grant(self, code: str, token: str) -> None:
+        """Slack approved an install: `code` (once) exchanges for `token` at oauth.v2.access."""
+        self.codes[code] = token
+
+    def team_of(self, call: Call) -> str | None:
+        """The workspace whose bot token made a Web API call (None: an unknown or missing token)."""
+        auth = call.headers.get("Authorization", "")
+        token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else ""
+        known = self.workspaces.get(token)
+        return known["team_id"] if known else None
 
     def fail_next(self, method: str, *, status: int = 429, error: str = "ratelimited",
                   retry_after: int | None = 1) -> None:
@@ -158,6 +178,8 @@ class SlackApiStub:
         method = request.match_info["method"]
         args = await self._args(request)
         await self._record(method, args, request)
+        if method == "oauth.v2.access" or (method == "auth.test" and self._bearer(request) in self.workspaces):
+            return web.json_response(self._oauth_answer(method, args, request))
         if self.delays.get(method):
             await asyncio.sleep(self.delays[method])
         if self.failures.get(method):
@@ -165,6 +187,32 @@ class SlackApiStub:
             return web.json_response({"ok": False, "error": failure.error}, status=failure.status,
                                      headers=failure.headers)
         return web.json_response(self._answer(method, args))
+
+    @staticmethod
+    def _bearer(request: web.Request) -> str:
+        auth = request.headers.get("Authorization", "")
+        return auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else ""
+
+    def _oauth_answer(self, method: str, args: dict[str, Any], request: web.Request) -> dict[str, Any]:
+        """oauth.v2.access (client id and secret in HTTP Basic auth, as slack_sdk sends them) and a
+        workspace's auth.test."""
+        if method == "auth.test":
+            ws = self.workspaces[self._bearer(request)]
+            return {"ok": True, "url": f"https://{ws['team_id'].lower()}.slack.com/", "team": ws["name"],
+                    "user": "studybot", "team_id": ws["team_id"], "user_id": ws["bot_user_id"], "bot_id": "B0BOT",
+                    "is_enterprise_install": False}
+        expected = "Basic " + base64.b64encode(f"{self.client_id}:{self.client_secret}".encode()).decode()
+        if request.headers.get("Authorization") != expected:
+            return {"ok": False, "error": "invalid_client_id"}
+        token = self.codes.pop(str(args.get("code", "")), None)
+        if token is None:
+            return {"ok": False, "error": "invalid_code"}
+        ws = self.workspaces[token]
+        return {"ok": True, "app_id": "A0APP", "authed_user": {"id": "U0INSTALLER"},
+                "scope": "commands,chat:write,channels:join,reactions:read,users:read", "token_type": "bot",
+                "access_token": token, "bot_user_id": ws["bot_user_id"],
+                "team": {"id": ws["team_id"], "name": ws["name"]}, "enterprise": None,
+                "is_enterprise_install": False}
 
     def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         match method:

@@ -34,6 +34,7 @@ from adapters.slack.app import (
 from adapters.slack.ids import action_id, parse_message_id
 from adapters.slack.platform import make_client
 from bot.config import Settings
+from bot.errors import StartupError
 from bot.model import Actor, ChannelRef, Period, Round
 from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
@@ -405,11 +406,11 @@ async def test_uninstall_and_revoked_tokens_forget_the_workspace_and_its_events_
 def test_oauth_needs_a_valid_secret_key_and_says_so_in_one_line() -> None:
     base = {"SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "s3cret-value", "SLACK_SIGNING_SECRET": "x" * 12}
     assert Settings.from_env(base).platforms == ["slack"]
-    with pytest.raises(SystemExit) as missing:
+    with pytest.raises(StartupError) as missing:
         oauth_config(Settings.from_env(base))
     assert "STUDYBOT_SECRET_KEY is not set" in str(missing.value) and "Fernet" in str(missing.value)
     for bad in ("short", "x" * 44, KEY.decode()[:-2] + "!!", " "):
-        with pytest.raises(SystemExit) as wrong:
+        with pytest.raises(StartupError) as wrong:
             oauth_config(Settings.from_env(base | {"STUDYBOT_SECRET_KEY": bad}))
         message = str(wrong.value)
         assert message.startswith("STUDYBOT_SECRET_KEY") and "44 characters" in message
@@ -417,7 +418,7 @@ def test_oauth_needs_a_valid_secret_key_and_says_so_in_one_line() -> None:
     good = oauth_config(Settings.from_env(base | {"STUDYBOT_SECRET_KEY": KEY.decode(), "SLACK_SCOPES": "a, b"}))
     assert good is not None and good.key == KEY and good.scopes == ("a", "b") and "s3cret" not in repr(good)
     assert oauth_config(Settings.from_env({"SLACK_CLIENT_ID": "1.2"})) is None  # both are needed
-    with pytest.raises(SystemExit, match="SLACK_APP_TOKEN"):
+    with pytest.raises(StartupError, match="SLACK_APP_TOKEN"):
         oauth_config(Settings.from_env(base | {"STUDYBOT_SECRET_KEY": KEY.decode(), "SLACK_APP_TOKEN": "xapp-1"}))
 
 
@@ -431,11 +432,12 @@ async def test_start_slack_with_a_client_id_serves_the_install_page_and_checks_n
             "SLACK_SIGNING_SECRET": SECRET,
             "STUDYBOT_SECRET_KEY": KEY.decode(),
             "SLACK_BOT_TOKEN": "xoxb-ignored-one",
+            "STUDYBOT_HTTP_HOST": "127.0.0.1",
+            "STUDYBOT_HTTP_PORT": str(unused_tcp_port),
         }
     )
     client = make_client(None, base_url=spaces.stub.api_url)
-    env = {"STUDYBOT_HTTP_HOST": "127.0.0.1", "STUDYBOT_HTTP_PORT": str(unused_tcp_port)}
-    task = await start_slack(spaces.service, settings, client=client, env=env)
+    task = await start_slack(spaces.service, settings, client=client)
     try:
         assert not spaces.stub.calls_to("auth.test"), "each workspace brings its own token; none to check at start"
         async with spaces.session.get(f"http://127.0.0.1:{unused_tcp_port}/slack/install") as resp:

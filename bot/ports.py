@@ -19,6 +19,9 @@ from bot.model import (
     NewAnswer,
     Period,
     QuestionCard,
+    RecapCard,
+    RecapRound,
+    RecapScorer,
     RevealCard,
     Round,
     RoundKind,
@@ -40,7 +43,8 @@ class ChatPlatform(Protocol):
     """Outbound pushes to one chat platform. Inbound events reach the core through the service.
 
     A platform may also offer `async post_notice(ref, text)`: a plain note in a channel (e.g. that a day's
-    question was skipped while the bot was offline); the service uses it when present."""
+    question was skipped while the bot was offline); the service uses it when present. Likewise
+    `async post_recap(ref, card, png)` (see RecapPlatform): the weekly recap chart, when the platform has it."""
 
     name: str
 
@@ -55,6 +59,21 @@ class ChatPlatform(Protocol):
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         """A note only this user sees (ephemeral message or DM)."""
         ...
+
+
+class RecapPlatform(Protocol):
+    """The optional part of a ChatPlatform that posts the weekly recap."""
+
+    async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
+        """Post the recap: the PNG chart with `recap_alt_text(card)` as its alt text, or (png None: no
+        answers in the week) the plain note `recap_text(card)`; returns the message id if any."""
+        ...
+
+
+class NamePlatform(Protocol):
+    """The optional part of a ChatPlatform that knows members' display names (for the recap's top five)."""
+
+    async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]: ...
 
 
 class Store(Protocol):
@@ -159,6 +178,46 @@ class Store(Protocol):
 
     async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
         """Record a reveal send: 'sent', 'failed' (retry at `retry_at`), 'gave_up' or 'none' (not posted)."""
+        ...
+
+    # the weekly recap (the same durable work: a due instant on the channel, claimed by one tick)
+    async def set_next_recap(self, ref: ChannelRef, at: dt.datetime | None) -> None:
+        """The channel's next due recap (None: off or paused); releases any claim on it."""
+        ...
+
+    async def get_next_recap(self, ref: ChannelRef) -> dt.datetime | None: ...
+    async def unscheduled_recaps(self) -> list[ChannelConfig]:
+        """Running channels with the recap on but no next due recap stored."""
+        ...
+
+    async def claim_due_recaps(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        """Atomically claim unpaused channels whose recap is due and not claimed by a live lease."""
+        ...
+
+    async def finish_due_recap(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        """Release a claimed recap; it moves to `next_at` unless a config change moved it."""
+        ...
+
+    async def mark_recap(self, ref: ChannelRef, week_end: dt.date, now: dt.datetime) -> bool:
+        """True the first time the channel's week ending `week_end` is recapped (once per week, ever)."""
+        ...
+
+    async def unmark_recap(self, ref: ChannelRef, week_end: dt.date) -> None:
+        """Forget a week's mark (its recap could not be sent, so it may be tried again)."""
+        ...
+
+    async def recap_rounds(
+        self, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None = None
+    ) -> list[RecapRound]:
+        """Revealed daily rounds of a space (or one channel) on local dates start..end, with answer counts."""
+        ...
+
+    async def recap_scorers(
+        self, platform: str, space_id: str, start: dt.date, end: dt.date, limit: int, channel_id: str | None = None
+    ) -> list[RecapScorer]:
+        """The best members of those rounds: most points, then who reached their total first, then user id."""
         ...
 
     # answers

@@ -53,6 +53,7 @@ from bot.model import (
     StatsCard,
 )
 from bot.ports import ChatPlatform, Clock, Store
+from bot.recap import RECAP_KEYS, next_recap_after
 from bot.scoring import period_keys, score_daily_round
 from bot.selection import pick_question
 from bot.settings import ConfigChange
@@ -190,6 +191,8 @@ class QuizService:
             raise BadSetting("No question in the bank matches those topic and difficulty filters.")
         await self.store.save_channel(updated)
         await self._reschedule(updated)
+        if existing is None or any(key in (change or ConfigChange()) for key in RECAP_KEYS):
+            await self.store.set_next_recap(ref, next_recap_after(updated, self.clock.now()))
         log.info("channel %s/%s configured by %s", ref.platform, ref.channel_id, actor.user_id)
         await self._notify(self._config_listeners, updated)
         return await self.show_config(ref)

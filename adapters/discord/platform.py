@@ -6,15 +6,19 @@ Rate limits (429 + retry-after) are waited out by discord.py's HTTP client, so a
 
 from __future__ import annotations
 
+import io
 import logging
+from collections.abc import Sequence
 
 import discord
 
+from adapters.discord.markdown import escape as escape_markdown
 from adapters.discord.render import LETTER_EMOJI, question_embed, reveal_embed, winner_pings
 from adapters.discord.replies import PLATFORM
 from adapters.discord.views import question_view, revealed_view
 from bot.errors import QuizError
-from bot.model import LETTERS, ChannelRef, QuestionCard, RevealCard
+from bot.model import LETTERS, ChannelRef, QuestionCard, RecapCard, RevealCard
+from bot.recap import recap_alt_text, recap_text
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +88,28 @@ class DiscordPlatform:
             log.warning("posting the reveal of round %d in %s failed: %s", card.round_id, ref.channel_id, exc)
             return None
         return str(message.id)
+
+    async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
+        """The weekly recap: the chart attached as recap.png (its alt text as the attachment's description),
+        or the plain note when the week had no answers. Names are text, never pings."""
+        text = escape_markdown(recap_text(card))[:2000]
+        channel = self._channel(ref)
+        if png is None:
+            message = await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
+        else:
+            file = discord.File(io.BytesIO(png), filename="recap.png", description=recap_alt_text(card)[:1024])
+            message = await channel.send(text, file=file, allowed_mentions=discord.AllowedMentions.none())
+        return str(message.id)
+
+    async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
+        """Members' names from the gateway's cache (a member not cached is shown by id)."""
+        guild = self.client.get_guild(int(ref.space_id))
+        names: dict[str, str] = {}
+        for uid in user_ids:
+            member = guild.get_member(int(uid)) if guild is not None and uid.isdigit() else None
+            if member is not None:
+                names[uid] = member.display_name
+        return names
 
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         """A plain note in the channel (e.g. a day skipped while the bot was offline)."""

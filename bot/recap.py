@@ -219,12 +219,16 @@ class Recaps:
     async def run_due(self, spaces: SpaceFilter | None = None) -> None:
         """Claim and post every due recap; a failure of one never stops the others."""
         now = self.service.clock.now()
-        for due in await self.store.claim_due_recaps(now, now + RECAP_LEASE, BATCH, spaces):
-            try:
-                await self._run(due)
-            except Exception:
-                log.exception("weekly recap of %s/%s failed", due.ref.platform, due.ref.channel_id)
-                await self.store.finish_due_recap(due.ref, due.due_at, now + RETRY)
+        for _ in range(3):  # a recap skipped as too late may leave this week's due now: take it too
+            claimed = await self.store.claim_due_recaps(now, now + RECAP_LEASE, BATCH, spaces)
+            for due in claimed:
+                try:
+                    await self._run(due)
+                except Exception:
+                    log.exception("weekly recap of %s/%s failed", due.ref.platform, due.ref.channel_id)
+                    await self.store.finish_due_recap(due.ref, due.due_at, now + RETRY)
+            if not claimed:
+                break
 
     async def _run(self, due: DueChannel) -> None:
         store, now = self.store, self.service.clock.now()
@@ -247,7 +251,9 @@ class Recaps:
                 f"{due.due_at:%Y-%m-%d %H:%M}",
                 RECAP_GRACE,
             )
-            await store.finish_due_recap(due.ref, due.due_at, next_at)
+            # the next recap still within the grace comes next (it may be due now)
+            after = max(due.due_at, now - RECAP_GRACE - dt.timedelta(microseconds=1))
+            await store.finish_due_recap(due.ref, due.due_at, next_recap_after(cfg, after))
             return
         _, end = week_before(day)
         if not await store.mark_recap(due.ref, end, now):  # this week was recapped (e.g. before a day change)

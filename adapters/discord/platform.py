@@ -35,6 +35,7 @@ class DiscordPlatform:
 
     def __init__(self, client: discord.Client) -> None:
         self.client = client
+        self._names: dict[tuple[str, str], str] = {}  # (guild, member) -> server name, for the recap
 
     def _channel(self, ref: ChannelRef) -> discord.PartialMessageable:
         return self.client.get_partial_messageable(
@@ -102,13 +103,32 @@ class DiscordPlatform:
         return str(message.id)
 
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
-        """Members' names from the gateway's cache (a member not cached is shown by id)."""
+        """Members' server names (the gateway's cache, else one REST look-up each, cached); a member who
+        cannot be found is shown by id."""
         guild = self.client.get_guild(int(ref.space_id))
         names: dict[str, str] = {}
         for uid in user_ids:
-            member = guild.get_member(int(uid)) if guild is not None and uid.isdigit() else None
+            if not uid.isdigit():
+                continue
+            member = guild.get_member(int(uid)) if guild is not None else None
             if member is not None:
                 names[uid] = member.display_name
+                continue
+            key = (ref.space_id, uid)
+            if key not in self._names:
+                try:
+                    data = await self.client.http.get_member(int(ref.space_id), int(uid))
+                except discord.HTTPException as exc:
+                    log.info("could not look up member %s: %s", uid, exc.status)
+                    continue
+                user = data.get("user") or {}
+                name = data.get("nick") or user.get("global_name") or user.get("username")
+                if not name:
+                    continue
+                if len(self._names) > 10_000:
+                    self._names.clear()
+                self._names[key] = str(name)
+            names[uid] = self._names[key]
         return names
 
     async def post_notice(self, ref: ChannelRef, text: str) -> None:

@@ -249,3 +249,11 @@ def test_text_from_questions_and_names_is_drawn_literally() -> None:
     )
     image = Image.open(io.BytesIO(draw_recap(card)))
     assert image.size == (1200, 900)
+
+
+async def test_after_weeks_offline_the_recap_due_now_still_goes_out(env):
+    service, store, clock, platform, scheduler = env
+    clock.set(MON + dt.timedelta(days=14))  # two recaps missed; the third is due this very instant
+    await scheduler.recaps.run_due()
+    assert [card.end for _, card, _ in platform.recaps] == [dt.date(2026, 11, 29)]
+    assert await store.get_next_recap(REF) == MON + dt.timedelta(days=21)

@@ -204,6 +204,9 @@ def build_parser() -> argparse.ArgumentParser:
     from adapters.discord.invite import add_discord_cli  # stdlib only: works without the discord extra
 
     add_discord_cli(sub)
+    from bot.recap_cli import add_recap_cli
+
+    add_recap_cli(sub)
     return parser
 
 
@@ -228,6 +231,10 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(db_migrate(settings))
     if args.command == "discord":
         return args.discord_handler(args)
+    if args.command == "recap":
+        from bot.recap_cli import recap_main
+
+        return recap_main(args, settings)
     return 2
 
 

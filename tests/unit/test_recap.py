@@ -257,3 +257,22 @@ async def test_after_weeks_offline_the_recap_due_now_still_goes_out(env):
     await scheduler.recaps.run_due()
     assert [card.end for _, card, _ in platform.recaps] == [dt.date(2026, 11, 29)]
     assert await store.get_next_recap(REF) == MON + dt.timedelta(days=21)
+
+
+async def test_the_console_writes_the_chart_and_prints_its_path(env, tmp_path):
+    from adapters.console.channel import ConsolePlatform
+
+    service, store, clock, _, scheduler = env
+    await _play_week(service, store, clock, scheduler)
+    clock.set(MON + dt.timedelta(days=7))
+    await scheduler.tick()
+    lines: list[str] = []
+    console = ConsolePlatform(lines.append, recap_dir=tmp_path)
+    card = await scheduler.recaps.card("fake", REF.space_id, dt.date(2026, 11, 22))
+    path = await console.post_recap(REF, card, draw_recap(card))
+    assert path == str(tmp_path / "studybot-recap-2026-11-22.png")
+    assert Image.open(path).size == (1200, 900)
+    assert lines[-1].endswith(f"Chart: {path}") and "12 answers, 50% correct" in lines[-1]
+    empty = await build_recap(store, service.bank, "fake", REF.space_id, dt.date(2026, 12, 20))
+    assert await console.post_recap(REF, empty, None) is None
+    assert NOTHING in lines[-1] and len(list(tmp_path.iterdir())) == 1

@@ -404,6 +404,8 @@ class HardestQuestion:
     local_date: dt.date
     answered: int
     correct: int
+    topic: str = ""
+    code: str | None = None
 
     @property
     def accuracy(self) -> float:

@@ -128,7 +128,16 @@ def _hardest(bank: Bank, rounds: list[RecapRound]) -> HardestQuestion | None:
     question = bank.get(worst.question_id)
     prompt = question.prompt if question else "(a question no longer in the bank)"
     letter = LETTERS[question.answer] if question else "?"
-    return HardestQuestion(worst.question_id, prompt, letter, worst.local_date, worst.answered, worst.correct)
+    return HardestQuestion(
+        worst.question_id,
+        prompt,
+        letter,
+        worst.local_date,
+        worst.answered,
+        worst.correct,
+        worst.topic,
+        question.code if question else None,
+    )
 
 
 def _pct(correct: int, answered: int) -> str:

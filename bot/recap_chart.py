@@ -163,7 +163,8 @@ def _hardest(ax: Axes, card: RecapCard) -> None:
     h = card.hardest
     if h is None:
         return
-    lines = textwrap.wrap(" ".join(h.prompt.split()), 40, max_lines=7, placeholder=" …")
+    code = _code_lines(h.code) if h.code else []
+    lines = textwrap.wrap(" ".join(h.prompt.split()), 40, max_lines=3 if code else 7, placeholder=" …")
     ax.text(
         0.0,
         0.98,
@@ -174,13 +175,29 @@ def _hardest(ax: Axes, card: RecapCard) -> None:
         fontsize=14,
         linespacing=1.35,
         parse_math=False,
-        wrap=False,
     )
+    if code:
+        top = 0.96 - 0.1 * len(lines)
+        ax.text(
+            0.0,
+            top,
+            "\n".join(code),
+            transform=ax.transAxes,
+            va="top",
+            ha="left",
+            family="monospace",
+            fontsize=12,
+            linespacing=1.25,
+            parse_math=False,
+            bbox={"boxstyle": "round,pad=0.4", "facecolor": "#F2F2F2", "edgecolor": GRID},
+        )
     share = round(100 * h.accuracy)
+    topic = f" · {h.topic}" if h.topic else ""
     ax.text(
         0.0,
-        0.02,
-        f"{h.correct} of {h.answered} correct ({share}%) · answer {h.correct_letter}\nasked {h.local_date:%a %d %b}",
+        0.0,
+        f"{h.correct} of {h.answered} correct ({share}%) · answer {h.correct_letter}\n"
+        f"asked {h.local_date:%a %d %b}{topic}",
         transform=ax.transAxes,
         va="bottom",
         ha="left",
@@ -189,3 +206,12 @@ def _hardest(ax: Axes, card: RecapCard) -> None:
         fontweight="bold",
         parse_math=False,
     )
+
+
+def _code_lines(code: str, width: int = 46, most: int = 8) -> list[str]:
+    """The first lines of the question's code, each clipped, tabs as spaces; '…' when some are left out."""
+    lines = [line.replace("\t", "    ").rstrip() for line in code.strip("\n").splitlines()]
+    shown = [line if len(line) <= width else line[: width - 1] + "…" for line in lines[:most]]
+    if len(lines) > most:
+        shown[-1] = "…"
+    return shown

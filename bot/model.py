@@ -82,6 +82,7 @@ class ChannelConfig:
     speed_bonus: bool = False
     ping_winners: bool = False  # the reveal notifies the members who got it right
     recap_day: int | None = 0  # the weekly recap's local weekday (0 = Monday), at the posting time; None: off
+    threads: bool = False  # each reveal opens a discussion thread (Discord) or a reply thread (Slack)
 
 
 @dataclass(frozen=True)
@@ -240,6 +241,7 @@ class RevealCard:
     ping_winners: bool = False  # notify correct_users (the channel's setting); otherwise name them quietly
     common_wrong: tuple[str, str] | None = None  # (letter, why it fails) of the most chosen wrong choice
     note: str | None = None  # e.g. "Revealed late: the bot was offline."
+    discussion: bool = False  # the channel's threads setting: open a thread on the reveal to talk about it
 
     @property
     def total(self) -> int:

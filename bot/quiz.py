@@ -573,6 +573,8 @@ class QuizService:
         cfg = await self.store.get_channel(round_.ref) if round_.kind is RoundKind.DAILY else None
         answers = await self.store.round_answers(round_.id)
         card = cards.reveal_card(round_, self._question(round_), answers, ping_winners=bool(cfg and cfg.ping_winners))
+        if cfg is not None and cfg.threads:
+            card = replace(card, discussion=True)
         if (round_.kind is RoundKind.DAILY and round_.revealed_at and round_.closes_at
                 and round_.revealed_at - round_.closes_at > LATE_REVEAL):
             card = replace(card, note=LATE_NOTE)

@@ -134,6 +134,10 @@ SETTINGS: tuple[Setting, ...] = (
         choices=ON_OFF,
     ),
     Setting(
+        "threads", "threads", ("thread", "discussion"), parse_on_off, _on_off,
+        "each reveal opens a thread to talk about the question", "on", "rules", "threads", choices=ON_OFF,
+    ),
+    Setting(
         "recap_day", "recap", ("recap_day", "recap-day"), parse_recap_day,
         lambda v: "off" if v is None else DAY_NAMES[v],
         "the day of the weekly recap chart, posted at the posting time (a day such as mon, or off)", "fri",
@@ -146,7 +150,7 @@ SETTINGS: tuple[Setting, ...] = (
 GROUPS: dict[str, tuple[str, str]] = {
     "schedule": ("Post the daily question at a local time on chosen days", " "),
     "filters": ("Which topics and difficulties the daily question uses", "; "),
-    "rules": ("Answer window, reactions, speed bonus and winner pings", "; "),
+    "rules": ("Answer window, reactions, speed bonus, winner pings and discussion threads", "; "),
     "recap": ("The weekly recap chart: the day it is posted (at the posting time), or off", "; "),
 }
 

@@ -22,6 +22,7 @@ from bot.recap import recap_alt_text, recap_text
 
 log = logging.getLogger(__name__)
 
+THREAD_NAME_LIMIT = 100  # Discord's limit for a thread name
 CANNOT_POST = (
     "I cannot post in <#{channel}>: I need View Channel, Send Messages, Embed Links, Add Reactions and "
     "Read Message History there."
@@ -88,7 +89,23 @@ class DiscordPlatform:
         except (discord.Forbidden, discord.NotFound) as exc:
             log.warning("posting the reveal of round %d in %s failed: %s", card.round_id, ref.channel_id, exc)
             return None
+        if card.discussion:
+            await self._open_thread(message, card)
         return str(message.id)
+
+    async def _open_thread(self, message: discord.Message, card: RevealCard) -> None:
+        """The channel's threads setting: a public thread on the reveal message to talk about the question
+        (needs Create Public Threads; without it the reveal stands alone)."""
+        name = " ".join(f"Discuss: {card.prompt}".split())
+        name = name if len(name) <= THREAD_NAME_LIMIT else name[: THREAD_NAME_LIMIT - 1] + "…"
+        try:
+            # over REST by ids, as every push here: Message.create_thread needs the guild in the cache
+            await self.client.http.start_thread_with_message(
+                message.channel.id, message.id, name=name, auto_archive_duration=1440
+            )
+        except discord.HTTPException as exc:
+            log.warning("could not open a discussion thread on the reveal of round %d: %s", card.round_id,
+                        getattr(exc, "status", exc))
 
     async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
         """The weekly recap: the chart attached as recap.png (its alt text as the attachment's description),

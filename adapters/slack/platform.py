@@ -33,6 +33,7 @@ from bot.recap import recap_alt_text, recap_text
 log = logging.getLogger(__name__)
 
 RATE_LIMIT_RETRIES = 3
+DISCUSSION = "Talk about this question here: what tripped you up, and what would you ask next?"
 
 
 def make_client(token: str | None, base_url: str | None = None) -> AsyncWebClient:
@@ -88,6 +89,14 @@ class SlackPlatform:
         resp = await self.client.chat_postMessage(
             channel=ref.channel_id, text=reveal_text(card), blocks=reveal_blocks(card, names)
         )
+        if card.discussion:  # the channel's threads setting: the talk goes in the reveal's thread
+            try:
+                await self.client.chat_postMessage(
+                    channel=str(resp["channel"]), thread_ts=str(resp["ts"]), text=DISCUSSION
+                )
+            except SlackApiError as exc:
+                log.warning("could not open the discussion thread of round %d: %s", card.round_id,
+                            exc.response.get("error"))
         return message_id(str(resp["channel"]), str(resp["ts"]))
 
     async def _display_names(self, user_ids: tuple[str, ...]) -> dict[str, str]:

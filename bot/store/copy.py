@@ -34,7 +34,7 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ("timezone", "text"), ("weekdays", "text"), ("topics", "text"), ("difficulties", "text"),
         ("paused", "bool"), ("reactions", "bool"), ("answer_window_s", "int"), ("speed_bonus", "bool"),
         ("updated_at", "ts"), ("ping_winners", "bool"), ("next_post_at", "ts"), ("claimed_until", "ts"),
-        ("recap_day", "int"), ("next_recap_at", "ts"), ("recap_claimed_until", "ts"),
+        ("recap_day", "int"), ("next_recap_at", "ts"), ("recap_claimed_until", "ts"), ("threads", "bool"),
     ), ("platform", "channel_id")),
     ("rounds", (
         ("id", "int"), ("kind", "text"), ("platform", "text"), ("space_id", "text"), ("channel_id", "text"),

@@ -61,7 +61,7 @@ log = logging.getLogger(__name__)
 # the column order of rows.config_from_row, with the time rendered as HH:MM like the SQLite text
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, to_char(post_time, 'HH24:MI'), timezone, weekdays, topics, difficulties, "
-    "paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day"
+    "paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads"
 )
 POOL_MIN, POOL_MAX = 1, 10
 # advisory lock keys (two int4 keys): a namespace of ours, then 0 or a hash of the space
@@ -164,20 +164,20 @@ class PostgresStore(SettlingStore):
     async def save_channel(self, config: ChannelConfig) -> None:
         now = dt.datetime.now(dt.UTC)
         (platform, channel_id, space_id, _hhmm, timezone, weekdays, topics, difficulties, paused, reactions,
-         window_s, speed_bonus, _ts, ping_winners, recap_day) = config_to_row(config, now)
+         window_s, speed_bonus, _ts, ping_winners, recap_day, threads) = config_to_row(config, now)
         await self.pool.execute(
             "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
-            "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day) "
-            "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) "
+            "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
+            "threads) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16) "
             "ON CONFLICT (platform, channel_id) DO UPDATE SET "
             "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
             "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
             "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
             "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
-            "recap_day=excluded.recap_day",
+            "recap_day=excluded.recap_day, threads=excluded.threads",
             platform, channel_id, space_id, dt.time(config.post_time.hour, config.post_time.minute), timezone,
             weekdays, topics, difficulties, bool(paused), bool(reactions), window_s, bool(speed_bonus), now,
-            bool(ping_winners), recap_day,
+            bool(ping_winners), recap_day, bool(threads),
         )
 
     async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None:

@@ -61,7 +61,7 @@ T = TypeVar("T")
 # the column order of rows.config_from_row (named, as migrations may add columns in any order)
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions, "
-    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day"
+    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads"
 )
 CHECKPOINT_EVERY = 1.0  # seconds between background WAL checkpoints
 WAL_LIMIT = 64 * 1024 * 1024  # past this, a checkpoint waits for a gap between writes and resets the WAL
@@ -199,13 +199,13 @@ class SqliteStore(SettlingStore):
         async with self._tx() as db:
             await db.execute(
                 "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
-                "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (platform, channel_id) DO UPDATE SET "
+                "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
+                "threads) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (platform, channel_id) DO UPDATE SET "
                 "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
                 "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
                 "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
                 "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
-                "recap_day=excluded.recap_day",
+                "recap_day=excluded.recap_day, threads=excluded.threads",
                 row,
             )
 

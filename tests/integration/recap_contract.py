@@ -49,6 +49,12 @@ class RecapContract:
         await store.save_channel(ChannelConfig(ref=REF, recap_day=6))
         assert (await store.get_channel(REF)).recap_day == 6
 
+    async def test_the_threads_setting_round_trips_and_defaults_to_off(self, store):
+        await store.save_channel(ChannelConfig(ref=REF))
+        assert (await store.get_channel(REF)).threads is False
+        await store.save_channel(ChannelConfig(ref=REF, threads=True, recap_day=None))
+        assert await store.get_channel(REF) == ChannelConfig(ref=REF, threads=True, recap_day=None)
+
     async def test_due_recaps_are_claimed_once_until_the_lease_ends(self, store):
         await store.save_channel(ChannelConfig(ref=REF))
         await store.save_channel(ChannelConfig(ref=REF2, recap_day=None))

@@ -194,6 +194,8 @@ class FakeDiscord:
         self.requests: list[Recorded] = []
         self.messages: dict[str, dict[str, Any]] = {}
         self.files: dict[str, list[UploadedFile]] = {}  # message id -> the files attached to it
+        self.threads: dict[str, dict[str, Any]] = {}  # message id -> the thread started on it
+        self.no_threads: set[str] = set()  # channels where the bot may not create public threads
         self.edits: list[tuple[str, dict[str, Any]]] = []  # (message id, PATCH body)
         self.reactions_added: list[tuple[str, str, str]] = []  # (message id, emoji, user id)
         self.reactions_removed: list[tuple[str, str, str]] = []
@@ -254,6 +256,7 @@ class FakeDiscord:
         r.add_delete("/api/v10/channels/{channel}/messages/{message}/reactions/{emoji}/{user}", self._remove_reaction)
         r.add_post("/api/v10/users/@me/channels", self._create_dm)
         r.add_get("/api/v10/guilds/{guild}/members/{user}", self._get_member)
+        r.add_post("/api/v10/channels/{channel}/messages/{message}/threads", self._start_thread)
         r.add_post("/api/v10/interactions/{id}/{token}/callback", self._callback)
         r.add_patch("/api/v10/webhooks/{app}/{token}/messages/@original", self._edit_original)
         r.add_post("/api/v10/webhooks/{app}/{token}", self._followup)
@@ -437,6 +440,28 @@ class FakeDiscord:
         data.pop("member")
         await self.dispatch("MESSAGE_REACTION_REMOVE", data)
         return web.Response(status=204)
+
+    async def _start_thread(self, request: web.Request) -> web.Response:
+        channel, mid = request.match_info["channel"], request.match_info["message"]
+        if channel in self.no_threads:
+            return self._json({"message": "Missing Permissions", "code": 50013}, status=403)
+        if mid not in self.messages:
+            return self._json({"message": "Unknown Message", "code": 10008}, status=404)
+        if mid in self.threads:
+            return self._json({"message": "A thread has already been created for this message", "code": 160004},
+                              status=400)
+        body = request[BODY] or {}
+        name = str(body.get("name", ""))
+        if not 1 <= len(name) <= 100:
+            return self._json({"message": "Invalid Form Body", "code": 50035}, status=400)
+        thread = {
+            "id": mid, "type": 11, "guild_id": self.guild_of(channel).id, "name": name, "parent_id": channel,
+            "owner_id": self.bot.id, "message_count": 0, "member_count": 1, "rate_limit_per_user": 0, "flags": 0,
+            "thread_metadata": {"archived": False, "auto_archive_duration": body.get("auto_archive_duration", 1440),
+                                "archive_timestamp": _now_iso(), "locked": False},
+        }
+        self.threads[mid] = thread
+        return self._json(thread, status=201)
 
     async def _get_member(self, request: web.Request) -> web.Response:
         users = {u.id: u for u in (self.alice, self.bob, self.ada, self.owner, self.bot)}

@@ -273,6 +273,7 @@ class LeaderboardCard:
     period_label: str
     rows: tuple[LeaderboardRow, ...]
     me: LeaderboardRow | None = None
+    public: bool = False  # asked to be posted in the channel for everyone (no asker's rank then)
 
 
 @dataclass(frozen=True)

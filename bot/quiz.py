@@ -616,14 +616,16 @@ class QuizService:
         return self.clock.now().astimezone(ZoneInfo(tz)).date(), tz
 
     async def leaderboard(
-        self, platform: str, space_id: str, period: Period, asker: str | None = None
+        self, platform: str, space_id: str, period: Period, asker: str | None = None, *, public: bool = False
     ) -> LeaderboardCard:
-        """Top 10 for this week, this month or all time (in the space's timezone), plus the asker's rank."""
+        """Top 10 for this week, this month or all time (in the space's timezone), plus the asker's rank;
+        `public`: to be posted in the channel (the adapter shows names without notifying anyone)."""
         today, _tz = await self._space_today(platform, space_id)
         key = dict(period_keys(today))[period]
         rows = await self.store.leaderboard(platform, space_id, period, key, LEADERBOARD_SIZE)
         me = await self.store.rank_of(platform, space_id, period, key, asker) if asker else None
-        return cards.leaderboard_card(period, today, key, rows, me)
+        card = cards.leaderboard_card(period, today, key, rows, me)
+        return replace(card, public=True) if public else card
 
     async def stats(self, platform: str, space_id: str, user_id: str) -> StatsCard:
         """Answered, correct, accuracy by topic (daily and practice), streaks and all-time points."""

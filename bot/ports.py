@@ -303,6 +303,11 @@ class RevealTransaction(Protocol):
         """Add (user, points, correct as 0 or 1) to the users' totals on a board, one more answered each."""
         ...
 
+    async def set_reached(self, board: Board, reached: dict[str, dt.datetime]) -> None:
+        """When these users reached their current total on a board (the answer that scored last): a tie on
+        points is listed by who got there first."""
+        ...
+
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
         """Add (points total, change in users) to a board's score buckets; drop the buckets left empty."""
         ...

@@ -49,7 +49,7 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
     ), ("round_id", "user_id")),
     ("scores", (
         ("platform", "text"), ("space_id", "text"), ("period", "text"), ("period_key", "text"),
-        ("user_id", "text"), ("points", "int"), ("correct", "int"), ("answered", "int"),
+        ("user_id", "text"), ("points", "int"), ("correct", "int"), ("answered", "int"), ("reached_at", "ts"),
     ), ("platform", "space_id", "period", "period_key", "user_id")),
     ("score_buckets", (
         ("platform", "text"), ("space_id", "text"), ("period", "text"), ("period_key", "text"),

@@ -503,7 +503,7 @@ class PostgresStore(SettlingStore):
     ) -> list[LeaderboardRow]:
         rows = await self.pool.fetch(
             "SELECT user_id, points, correct, answered FROM scores WHERE platform = $1 AND space_id = $2 "
-            "AND period = $3 AND period_key = $4 ORDER BY points DESC, user_id LIMIT $5",
+            "AND period = $3 AND period_key = $4 ORDER BY points DESC, reached_at NULLS LAST, user_id LIMIT $5",
             platform, space_id, period.value, period_key, limit,
         )
         return ranked(rows)
@@ -718,6 +718,15 @@ class _Settle:
             "points = scores.points + excluded.points, correct = scores.correct + excluded.correct, "
             "answered = scores.answered + 1",
             *_board(board), *(list(column) for column in zip(*rows, strict=True)),
+        )
+
+    async def set_reached(self, board: Board, reached: dict[str, dt.datetime]) -> None:
+        users = sorted(reached)
+        await self.conn.execute(
+            "UPDATE scores s SET reached_at = u.at FROM unnest($5::text[], $6::timestamptz[]) AS u(user_id, at) "
+            "WHERE s.platform = $1 AND s.space_id = $2 AND s.period = $3 AND s.period_key = $4 "
+            "AND s.user_id = u.user_id",
+            *_board(board), users, [reached[u] for u in users],
         )
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:

@@ -563,7 +563,8 @@ class SqliteStore(SettlingStore):
     ) -> list[LeaderboardRow]:
         rows = await self._read(
             "SELECT user_id, points, correct, answered FROM scores WHERE platform = ? AND space_id = ? "
-            "AND period = ? AND period_key = ? ORDER BY points DESC, user_id LIMIT ?",
+            "AND period = ? AND period_key = ? ORDER BY points DESC, reached_at IS NULL, reached_at, user_id "
+            "LIMIT ?",
             (platform, space_id, period.value, period_key, limit),
         )
         return ranked(rows)
@@ -777,6 +778,13 @@ class _Settle:
             "VALUES (?,?,?,?,?,?,?,1) ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET "
             "points = points + excluded.points, correct = correct + excluded.correct, answered = answered + 1",
             [(*_board(board), *row) for row in rows],
+        )
+
+    async def set_reached(self, board: Board, reached: dict[str, dt.datetime]) -> None:
+        await self.db.executemany(
+            "UPDATE scores SET reached_at = ? WHERE platform = ? AND space_id = ? AND period = ? AND period_key = ? "
+            "AND user_id = ?",
+            [(to_ts(at), *_board(board), uid) for uid, at in reached.items()],
         )
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:

@@ -1,11 +1,12 @@
-"""The weekly recap's part of the Store contract: every store runs it (SQLite, PostgreSQL, the fake)."""
+"""The weekly recap's (and issue 13's other) part of the Store contract: every store runs it (SQLite,
+PostgreSQL, the fake)."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
 
-from bot.model import ChannelConfig, ChannelRef, NewAnswer, RecapRound
+from bot.model import ChannelConfig, ChannelRef, NewAnswer, Period, RecapRound
 from bot.scoring import score_daily_round
 from bot.store.settle import SettlingStore
 
@@ -133,3 +134,16 @@ class RecapContract:
         assert top[2].reached_at == T0 + dt.timedelta(days=1, seconds=5)  # no points: the first answer
         assert len(await store.recap_scorers("test", "space", MON, MON + dt.timedelta(days=6), 1)) == 1
         assert await store.recap_scorers("test", "space", MON, MON + dt.timedelta(days=6), 10, "chan-2") == []
+
+    async def test_leaderboard_ties_are_listed_by_who_reached_the_score_first(self, store):
+        await store.save_channel(ChannelConfig(ref=REF))
+        # zed answers right 25 s before amy: both have 10 points, zed got there first
+        await _day(store, REF, 0, [("amy", True, 30), ("zed", True, 5), ("bea", False, 1)])
+        rows = await store.leaderboard("test", "space", Period.WEEK, "2026-W48", 10)
+        assert [(r.user_id, r.rank, r.points) for r in rows] == [("zed", 1, 10), ("amy", 1, 10), ("bea", 3, 0)]
+        # the next day amy scores again and zed does not: amy leads; a new tie at 10 lists zed (Monday) first
+        await _day(store, REF, 1, [("zed", False, 1), ("amy", True, 40), ("cyd", True, 2)])
+        rows = await store.leaderboard("test", "space", Period.ALL, "all", 10)
+        assert [(r.user_id, r.points) for r in rows] == [("amy", 21), ("zed", 10), ("cyd", 10), ("bea", 0)]
+        assert [r.rank for r in rows] == [1, 2, 2, 4]
+        assert (await store.rank_of("test", "space", Period.ALL, "all", "cyd")).rank == 2

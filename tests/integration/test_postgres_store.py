@@ -112,7 +112,8 @@ async def test_processes_migrating_at_once_apply_each_migration_once(pg_url):
         applied = await asyncio.gather(*(s.migrate() for s in stores))
         every = [(version, name) for version, name, _ in load_migrations("postgres")]
         versions = [version for version, _ in every]
-        assert versions[0] == 1 and sorted(applied) == [[]] * 5 + [versions]
+        # each migration applied by exactly one process (which one may differ from migration to migration)
+        assert versions[0] == 1 and sorted(v for done in applied for v in done) == versions
         assert all([await s.schema_version() == versions[-1] for s in stores])
         rows = await stores[0].pool.fetch("SELECT version, name FROM schema_migrations ORDER BY version")
         assert [tuple(r) for r in rows] == every

@@ -96,6 +96,7 @@ class _Tables:
     next_recap: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # channel -> next due recap
     recap_claimed: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # channel -> lease end
     recaps: set[tuple[str, str, dt.date]] = field(default_factory=set)  # (platform, channel id, week end)
+    reached: dict[BoardKey, dict[str, dt.datetime]] = field(default_factory=dict)  # when a total was reached
 
 
 def _delivery(t: _Tables, round_id: int, what: str) -> list:
@@ -382,8 +383,11 @@ class InMemoryStore(SettlingStore):
         self, platform: str, space_id: str, period: Period, period_key: str, limit: int
     ) -> list[LeaderboardRow]:
         t = await self._db()
-        ordered = sorted(t.scores.get((platform, space_id, period, period_key), {}).items(),
-                         key=lambda item: (-item[1][0], item[0]))
+        key = (platform, space_id, period, period_key)
+        times = t.reached.get(key, {})
+        never = dt.datetime.max.replace(tzinfo=dt.UTC)
+        ordered = sorted(t.scores.get(key, {}).items(),
+                         key=lambda item: (-item[1][0], times.get(item[0], never), item[0]))
         if limit >= 0:  # SQLite reads a negative LIMIT as no limit at all
             ordered = ordered[:limit]
         out: list[LeaderboardRow] = []
@@ -619,6 +623,13 @@ class _Settle:
         for uid, points, right in rows:
             old_points, old_correct, old_answered = tallies.get(uid, (0, 0, 0))
             self._put(tallies, uid, (old_points + int(points), old_correct + right, old_answered + 1))
+
+    async def set_reached(self, board: Board, reached: dict[str, dt.datetime]) -> None:
+        tallies = self.t.scores.get(board, {})
+        times = self._table(self.t.reached, board)
+        for uid, at in reached.items():
+            if uid in tallies:
+                self._put(times, uid, _utc(at))
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
         buckets = self._table(self.t.buckets, board)

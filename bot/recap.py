@@ -140,6 +140,10 @@ def _hardest(bank: Bank, rounds: list[RecapRound]) -> HardestQuestion | None:
     )
 
 
+def answers_text(n: int) -> str:
+    return f"{n} answer" if n == 1 else f"{n} answers"
+
+
 def _pct(correct: int, answered: int) -> str:
     return f"{round(100 * correct / answered)}%" if answered else "-"
 
@@ -148,7 +152,7 @@ def recap_text(card: RecapCard) -> str:
     """The message that goes with the chart (or alone, when the week had no answers). Names, not mentions."""
     if card.empty:
         return f"{card.title}: {NOTHING}. No one answered a daily question in the past week."
-    lines = [f"{card.title}: {card.answered} answers, {_pct(card.correct, card.answered)} correct."]
+    lines = [f"{card.title}: {answers_text(card.answered)}, {_pct(card.correct, card.answered)} correct."]
     if card.top:
         best = ", ".join(f"{_clip(card.name(s.user_id), 40)} ({s.points})" for s in card.top)
         lines.append(f"Top five: {best}.")

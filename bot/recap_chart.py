@@ -24,6 +24,7 @@ from matplotlib.layout_engine import ConstrainedLayoutEngine  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from bot.model import RecapCard  # noqa: E402
+from bot.recap import answers_text  # noqa: E402
 
 # Okabe & Ito (2008), "Color Universal Design"
 BLUE = "#0072B2"
@@ -78,7 +79,10 @@ def draw_recap(card: RecapCard) -> bytes:
         grid = fig.add_gridspec(2, 2)
         share = round(100 * card.correct / card.answered)
         fig.suptitle(
-            f"{card.title}\n{card.answered} answers, {share}% correct", fontsize=22, fontweight="bold", parse_math=False
+            f"{card.title}\n{answers_text(card.answered)}, {share}% correct",
+            fontsize=22,
+            fontweight="bold",
+            parse_math=False,
         )
         _per_day(fig.add_subplot(grid[0, 0]), card)
         _by_topic(fig.add_subplot(grid[0, 1]), card)

@@ -22,6 +22,7 @@ from bot.recap import recap_alt_text, recap_text
 
 log = logging.getLogger(__name__)
 
+NO_ATTACH = "(The chart needs the Attach Files permission in this channel.)"
 THREAD_NAME_LIMIT = 100  # Discord's limit for a thread name
 CANNOT_POST = (
     "I cannot post in <#{channel}>: I need View Channel, Send Messages, Embed Links, Add Reactions and "
@@ -116,7 +117,12 @@ class DiscordPlatform:
             message = await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
         else:
             file = discord.File(io.BytesIO(png), filename="recap.png", description=recap_alt_text(card)[:1024])
-            message = await channel.send(text, file=file, allowed_mentions=discord.AllowedMentions.none())
+            try:
+                message = await channel.send(text, file=file, allowed_mentions=discord.AllowedMentions.none())
+            except discord.Forbidden:  # no Attach Files here: the recap in words, and what is missing
+                log.warning("no Attach Files in %s: the weekly recap goes out as text", ref.channel_id)
+                words = f"{text}\n{NO_ATTACH}"[:2000]
+                message = await channel.send(words, allowed_mentions=discord.AllowedMentions.none())
         return str(message.id)
 
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:

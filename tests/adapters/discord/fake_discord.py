@@ -202,6 +202,7 @@ class FakeDiscord:
         self.dm_channels: dict[str, str] = {}  # dm channel id -> user id
         self.dms_closed: set[str] = set()  # users who do not accept DMs from the bot
         self.forbidden_channels: set[str] = set()  # channels the bot may not post in
+        self.no_attach: set[str] = set()  # channels where the bot may not attach files
         self.accept_token: str | None = None  # None: any token logs in
         self.commands: dict[str | None, list[dict[str, Any]]] = {}  # guild id (None: global) -> synced commands
         self.identifies: list[dict[str, Any]] = []
@@ -409,6 +410,8 @@ class FakeDiscord:
         if self.dm_channels.get(request.match_info["channel"]) in self.dms_closed:
             return self._json({"message": "Cannot send messages to this user", "code": 50007}, status=403)
         if request.match_info["channel"] in self.forbidden_channels:
+            return self._json({"message": "Missing Permissions", "code": 50013}, status=403)
+        if request.match_info["channel"] in self.no_attach and (request[BODY] or {}).get("_files"):
             return self._json({"message": "Missing Permissions", "code": 50013}, status=403)
         return self._json(self._message(request.match_info["channel"], request[BODY] or {}))
 

@@ -57,3 +57,19 @@ async def test_a_week_without_answers_gets_a_note_and_no_chart(bot: StudyBotClie
     note = fake.channel_messages()[-1]
     assert NOTHING in note["content"] and note["attachments"] == []
     assert not any(r.headers.get("Content-Type", "").startswith("multipart/") for r in fake.requests)
+
+
+async def test_without_attach_files_the_recap_is_posted_in_words(bot: StudyBotClient, fake: FakeDiscord,
+                                                                 core: Core) -> None:
+    ref = await configure_channel(core, fake)
+    round_ = await core.service.post_scheduled(ref)
+    assert round_ is not None
+    await core.service.submit_answer(round_.id, fake.alice.id, 0)
+    await core.service.reveal_round(round_.id)
+    fake.no_attach.add(fake.channel_id)
+    core.clock.set(RECAP_AT)
+    await Recaps(core.service).run_due()
+    note = fake.channel_messages()[-1]
+    assert "1 answer, " in note["content"]
+    assert "Attach Files" in note["content"] and note["attachments"] == []
+    assert await core.store.get_next_recap(ref) == RECAP_AT + dt.timedelta(days=7)  # done, not retried

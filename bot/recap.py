@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+import threading
 from typing import TYPE_CHECKING
 
 from bot.bank import Bank
@@ -45,7 +46,7 @@ BATCH = 20
 ALT_LIMIT = 1000  # Slack's alt text and Discord's attachment description both stay under 1,024
 NOTHING = "nothing to chart yet"
 RECAP_KEYS = ("recap_day", "post_time", "timezone", "paused")  # the settings that move a channel's recap
-_DRAW_LOCK = asyncio.Lock()  # matplotlib is drawn from one thread at a time
+_DRAW_LOCK = threading.Lock()  # matplotlib is drawn from one thread at a time
 
 
 def week_before(day: dt.date) -> tuple[dt.date, dt.date]:
@@ -183,11 +184,16 @@ def recap_alt_text(card: RecapCard) -> str:
 
 
 async def draw(card: RecapCard) -> bytes:
-    """The chart as PNG bytes, drawn in a worker thread (matplotlib's Agg backend, no display)."""
-    from bot.recap_chart import draw_recap
+    """The chart as PNG bytes, drawn in a worker thread (matplotlib's Agg backend, no display); matplotlib is
+    imported there too, as its first import (font cache) takes seconds the event loop must not wait."""
+    return await asyncio.to_thread(_draw_now, card)
 
-    async with _DRAW_LOCK:
-        return await asyncio.to_thread(draw_recap, card)
+
+def _draw_now(card: RecapCard) -> bytes:
+    with _DRAW_LOCK:
+        from bot.recap_chart import draw_recap
+
+        return draw_recap(card)
 
 
 class Recaps:

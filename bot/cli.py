@@ -316,6 +316,9 @@ def build_parser() -> argparse.ArgumentParser:
     from adapters.discord.invite import add_discord_cli  # stdlib only: works without the discord extra
 
     add_discord_cli(sub)
+    from bot.recap_cli import add_recap_cli
+
+    add_recap_cli(sub)
     return parser
 
 
@@ -351,6 +354,10 @@ def _command(args: argparse.Namespace) -> int:
         return asyncio.run(db_migrate(settings))
     if args.command == "discord":
         return int(args.discord_handler(args, settings))
+    if args.command == "recap":
+        from bot.recap_cli import recap_main
+
+        return recap_main(args, settings)
     return 2
 
 

@@ -81,6 +81,8 @@ class ChannelConfig:
     answer_window: dt.timedelta | None = None  # None: open until the next daily post
     speed_bonus: bool = False
     ping_winners: bool = False  # the reveal notifies the members who got it right
+    recap_day: int | None = 0  # the weekly recap's local weekday (0 = Monday), at the posting time; None: off
+    threads: bool = False  # each reveal opens a discussion thread (Discord) or a reply thread (Slack)
 
 
 @dataclass(frozen=True)
@@ -239,6 +241,7 @@ class RevealCard:
     ping_winners: bool = False  # notify correct_users (the channel's setting); otherwise name them quietly
     common_wrong: tuple[str, str] | None = None  # (letter, why it fails) of the most chosen wrong choice
     note: str | None = None  # e.g. "Revealed late: the bot was offline."
+    discussion: bool = False  # the channel's threads setting: open a thread on the reveal to talk about it
 
     @property
     def total(self) -> int:
@@ -270,6 +273,7 @@ class LeaderboardCard:
     period_label: str
     rows: tuple[LeaderboardRow, ...]
     me: LeaderboardRow | None = None
+    public: bool = False  # asked to be posted in the channel for everyone (no asker's rank then)
 
 
 @dataclass(frozen=True)
@@ -360,3 +364,81 @@ class SpaceFilter:
             return (int(ref.space_id) >> 22) % self.shard_count in self.shard_ids
         except ValueError:
             return False
+
+
+# ---- the weekly recap -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecapRound:
+    """One revealed daily round of the recap's week, with how it was answered (a store aggregate)."""
+
+    round_id: int
+    local_date: dt.date
+    question_id: str
+    topic: str
+    answered: int
+    correct: int
+
+
+@dataclass(frozen=True)
+class RecapScorer:
+    """A member's week: points from revealed daily rounds, and when they reached that total."""
+
+    user_id: str
+    points: int
+    correct: int
+    answered: int
+    reached_at: dt.datetime  # the answer that brought the last points (ties: who got there first)
+
+
+@dataclass(frozen=True)
+class RecapDay:
+    day: dt.date
+    answered: int
+    correct: int
+
+
+@dataclass(frozen=True)
+class HardestQuestion:
+    question_id: str
+    prompt: str
+    correct_letter: str
+    local_date: dt.date
+    answered: int
+    correct: int
+    topic: str = ""
+    code: str | None = None
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True)
+class RecapCard:
+    """The past week of a channel (or a whole space): what the chart draws and its alt text says."""
+
+    title: str
+    start: dt.date  # first local date covered
+    end: dt.date  # last local date covered
+    days: tuple[RecapDay, ...]
+    topics: tuple[TopicStats, ...]  # weakest first
+    top: tuple[RecapScorer, ...]  # at most five, best first
+    hardest: HardestQuestion | None
+    names: tuple[tuple[str, str], ...] = ()  # user id -> display name (filled in by the platform)
+
+    @property
+    def answered(self) -> int:
+        return sum(d.answered for d in self.days)
+
+    @property
+    def correct(self) -> int:
+        return sum(d.correct for d in self.days)
+
+    @property
+    def empty(self) -> bool:
+        return self.answered == 0
+
+    def name(self, user_id: str) -> str:
+        return dict(self.names).get(user_id, user_id)

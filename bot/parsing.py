@@ -89,6 +89,17 @@ def _day_index(token: str) -> int | None:
     return None
 
 
+def parse_recap_day(text: str) -> int | None:
+    """One day (mon ... sun, or monday ...) for the weekly recap, or off."""
+    token = text.strip().lower()
+    if token in {"off", "none", "no"}:
+        return None
+    day = _day_index(token)
+    if day is None:
+        raise BadSetting(f"'{text[:40]}' is not a day for the weekly recap: use one day such as mon or fri, or off.")
+    return day
+
+
 def parse_choice(text: str) -> int:
     """A, B, C or D (any case); also 1-4."""
     t = text.strip().upper()

@@ -20,6 +20,9 @@ from bot.model import (
     NewAnswer,
     Period,
     QuestionCard,
+    RecapCard,
+    RecapRound,
+    RecapScorer,
     RevealCard,
     Round,
     RoundKind,
@@ -41,7 +44,8 @@ class ChatPlatform(Protocol):
     """Outbound pushes to one chat platform. Inbound events reach the core through the service.
 
     A platform may also offer `async post_notice(ref, text)`: a plain note in a channel (e.g. that a day's
-    question was skipped while the bot was offline); the service uses it when present."""
+    question was skipped while the bot was offline); the service uses it when present. Likewise
+    `async post_recap(ref, card, png)` (see RecapPlatform): the weekly recap chart, when the platform has it."""
 
     name: str
 
@@ -56,6 +60,21 @@ class ChatPlatform(Protocol):
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         """A note only this user sees (ephemeral message or DM)."""
         ...
+
+
+class RecapPlatform(Protocol):
+    """The optional part of a ChatPlatform that posts the weekly recap."""
+
+    async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
+        """Post the recap: the PNG chart with `recap_alt_text(card)` as its alt text, or (png None: no
+        answers in the week) the plain note `recap_text(card)`; returns the message id if any."""
+        ...
+
+
+class NamePlatform(Protocol):
+    """The optional part of a ChatPlatform that knows members' display names (for the recap's top five)."""
+
+    async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]: ...
 
 
 class Store(Protocol):
@@ -162,6 +181,46 @@ class Store(Protocol):
         """Record a reveal send: 'sent', 'failed' (retry at `retry_at`), 'gave_up' or 'none' (not posted)."""
         ...
 
+    # the weekly recap (the same durable work: a due instant on the channel, claimed by one tick)
+    async def set_next_recap(self, ref: ChannelRef, at: dt.datetime | None) -> None:
+        """The channel's next due recap (None: off or paused); releases any claim on it."""
+        ...
+
+    async def get_next_recap(self, ref: ChannelRef) -> dt.datetime | None: ...
+    async def unscheduled_recaps(self) -> list[ChannelConfig]:
+        """Running channels with the recap on but no next due recap stored."""
+        ...
+
+    async def claim_due_recaps(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        """Atomically claim unpaused channels whose recap is due and not claimed by a live lease."""
+        ...
+
+    async def finish_due_recap(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        """Release a claimed recap; it moves to `next_at` unless a config change moved it."""
+        ...
+
+    async def mark_recap(self, ref: ChannelRef, week_end: dt.date, now: dt.datetime) -> bool:
+        """True the first time the channel's week ending `week_end` is recapped (once per week, ever)."""
+        ...
+
+    async def unmark_recap(self, ref: ChannelRef, week_end: dt.date) -> None:
+        """Forget a week's mark (its recap could not be sent, so it may be tried again)."""
+        ...
+
+    async def recap_rounds(
+        self, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None = None
+    ) -> list[RecapRound]:
+        """Revealed daily rounds of a space (or one channel) on local dates start..end, with answer counts."""
+        ...
+
+    async def recap_scorers(
+        self, platform: str, space_id: str, start: dt.date, end: dt.date, limit: int, channel_id: str | None = None
+    ) -> list[RecapScorer]:
+        """The best members of those rounds: most points, then who reached their total first, then user id."""
+        ...
+
     # answers
     async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
         """Insert a batch in one transaction; each is recorded only if its round is open and the user has
@@ -260,6 +319,11 @@ class RevealTransaction(Protocol):
 
     async def add_scores(self, board: Board, rows: Sequence[tuple[str, int, int]]) -> None:
         """Add (user, points, correct as 0 or 1) to the users' totals on a board, one more answered each."""
+        ...
+
+    async def set_reached(self, board: Board, reached: dict[str, dt.datetime]) -> None:
+        """When these users reached their current total on a board (the answer that scored last): a tie on
+        points is listed by who got there first."""
         ...
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:

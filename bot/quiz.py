@@ -56,6 +56,7 @@ from bot.model import (
     StatsCard,
 )
 from bot.ports import ChatPlatform, Clock, Store
+from bot.recap import RECAP_KEYS, next_recap_after
 from bot.scoring import period_keys, score_daily_round
 from bot.selection import pick_question
 from bot.settings import ConfigChange
@@ -193,6 +194,8 @@ class QuizService:
             raise BadSetting("No question in the bank matches those topic and difficulty filters.")
         await self.store.save_channel(updated)
         await self._reschedule(updated)
+        if existing is None or any(key in (change or ConfigChange()) for key in RECAP_KEYS):
+            await self.store.set_next_recap(ref, next_recap_after(updated, self.clock.now()))
         log.info("channel %s/%s configured by %s", ref.platform, ref.channel_id, actor.user_id)
         await self._notify(self._config_listeners, updated)
         return await self.show_config(ref)
@@ -600,6 +603,8 @@ class QuizService:
         cfg = await self.store.get_channel(round_.ref) if round_.kind is RoundKind.DAILY else None
         answers = await self.store.round_answers(round_.id)
         card = cards.reveal_card(round_, self._question(round_), answers, ping_winners=bool(cfg and cfg.ping_winners))
+        if cfg is not None and cfg.threads:
+            card = replace(card, discussion=True)
         if (round_.kind is RoundKind.DAILY and round_.revealed_at and round_.closes_at
                 and round_.revealed_at - round_.closes_at > LATE_REVEAL):
             card = replace(card, note=LATE_NOTE)
@@ -641,14 +646,16 @@ class QuizService:
         return self.clock.now().astimezone(ZoneInfo(tz)).date(), tz
 
     async def leaderboard(
-        self, platform: str, space_id: str, period: Period, asker: str | None = None
+        self, platform: str, space_id: str, period: Period, asker: str | None = None, *, public: bool = False
     ) -> LeaderboardCard:
-        """Top 10 for this week, this month or all time (in the space's timezone), plus the asker's rank."""
+        """Top 10 for this week, this month or all time (in the space's timezone), plus the asker's rank;
+        `public`: to be posted in the channel (the adapter shows names without notifying anyone)."""
         today, _tz = await self._space_today(platform, space_id)
         key = dict(period_keys(today))[period]
         rows = await self.store.leaderboard(platform, space_id, period, key, LEADERBOARD_SIZE)
         me = await self.store.rank_of(platform, space_id, period, key, asker) if asker else None
-        return cards.leaderboard_card(period, today, key, rows, me)
+        card = cards.leaderboard_card(period, today, key, rows, me)
+        return replace(card, public=True) if public else card
 
     async def stats(self, platform: str, space_id: str, user_id: str) -> StatsCard:
         """Answered, correct, accuracy by topic (daily and practice), streaks and all-time points."""

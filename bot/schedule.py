@@ -24,6 +24,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from bot.model import ChannelConfig, ChannelRef, Round, SpaceFilter
 from bot.ports import Clock
 from bot.quiz import QuizService
+from bot.recap import Recaps
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,7 @@ class DailyScheduler:
         self.scheduler = scheduler or AsyncIOScheduler(timezone=dt.UTC)
         self.interval = tick
         self._lock = asyncio.Lock()
+        self.recaps = Recaps(service)
 
     @property
     def spaces(self) -> SpaceFilter:
@@ -63,6 +65,7 @@ class DailyScheduler:
     async def start(self) -> None:
         """Schedule channels saved without a next post, run a first tick (start-up catch-up), then tick."""
         await self.service.schedule_unscheduled(self.spaces)
+        await self.recaps.schedule_unscheduled(self.spaces)
         await self.tick()
         if not self.scheduler.running:
             self.scheduler.start()
@@ -82,6 +85,10 @@ class DailyScheduler:
                 await self.service.run_due_work(self.spaces)
             except Exception:
                 log.exception("scheduler tick failed")
+            try:  # after the day's reveals and posts, so the week's last round is in its recap
+                await self.recaps.run_due(self.spaces)
+            except Exception:
+                log.exception("weekly recaps failed")
 
     async def catch_up(self) -> None:
         """What start-up does after downtime: reveal every round whose promise passed, post what is due

@@ -29,6 +29,7 @@ from bot.parsing import (
     DAY_NAMES,
     parse_difficulties,
     parse_on_off,
+    parse_recap_day,
     parse_time,
     parse_timezone,
     parse_topics,
@@ -133,6 +134,16 @@ SETTINGS: tuple[Setting, ...] = (
         "the reveal notifies the members who got it right (off: names only)", "on", "rules", "ping winners",
         choices=ON_OFF,
     ),
+    Setting(
+        "threads", "threads", ("thread", "discussion"), parse_on_off, _on_off,
+        "each reveal opens a thread to talk about the question", "on", "rules", "threads", choices=ON_OFF,
+    ),
+    Setting(
+        "recap_day", "recap", ("recap_day", "recap-day"), parse_recap_day,
+        lambda v: "off" if v is None else DAY_NAMES[v],
+        "the day of the weekly recap chart, posted at the posting time (a day such as mon, or off)", "fri",
+        "recap", "weekly recap", option="day", choices=(*DAY_NAMES, "off"),
+    ),
     Setting("paused", "paused", (), parse_on_off, _on_off, "no daily post while paused", "on", "", "paused"),
 )
 
@@ -140,7 +151,8 @@ SETTINGS: tuple[Setting, ...] = (
 GROUPS: dict[str, tuple[str, str]] = {
     "schedule": ("Post the daily question at a local time on chosen days", " "),
     "filters": ("Which topics and difficulties the daily question uses", "; "),
-    "rules": ("Answer window, reactions, speed bonus and winner pings", "; "),
+    "rules": ("Answer window, reactions, speed bonus, winner pings and discussion threads", "; "),
+    "recap": ("The weekly recap chart: the day it is posted (at the posting time), or off", "; "),
 }
 
 BY_KEY: dict[str, Setting] = {s.key: s for s in SETTINGS}

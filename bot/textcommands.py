@@ -20,7 +20,7 @@ _USER_HELP = """\
 /quiz                          a private practice question (any topic)
 /quiz practice [topic]         a practice question on one topic
 /quiz answer B                 answer today's question in this channel
-/quiz leaderboard [week|month|all]
+/quiz leaderboard [week|month|all] [public]   (public: post it in the channel)
 /quiz stats [user]             answered, accuracy by topic, streaks
 /quiz help                     this text
 admins:
@@ -43,6 +43,7 @@ class AnswerDaily:
 @dataclass(frozen=True)
 class ShowLeaderboard:
     period: Period = Period.WEEK
+    public: bool = False  # post it in the channel for everyone
 
 
 @dataclass(frozen=True)
@@ -123,9 +124,11 @@ def parse_quiz(text: str) -> Command:
                 raise BadSetting("Say which choice: /quiz answer B (A, B, C or D).")
             return AnswerDaily(parse_choice(rest[0]))
         case "leaderboard" | "lb" | "top":
-            if len(rest) > 1:
-                raise BadSetting("Use /quiz leaderboard week, month or all.")
-            return ShowLeaderboard(parse_period(rest[0] if rest else None))
+            public = any(word.lower() == "public" for word in rest)
+            words = [word for word in rest if word.lower() != "public"]
+            if len(words) > 1 or len(rest) - len(words) > 1:
+                raise BadSetting("Use /quiz leaderboard week, month or all, and public to post it in the channel.")
+            return ShowLeaderboard(parse_period(words[0] if words else None), public)
         case "stats" | "me":
             return ShowStats(rest[0] if rest else None)
         case "help" | "?":

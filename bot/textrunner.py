@@ -95,6 +95,8 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return await service.start_practice(ref, user, topic)
         case AnswerDaily(choice=choice):
             return await service.answer_in_channel(ref, user, choice)
+        case ShowLeaderboard(period=period, public=True):
+            return await service.leaderboard(ref.platform, ref.space_id, period, None, public=True)
         case ShowLeaderboard(period=period):
             return await service.leaderboard(ref.platform, ref.space_id, period, user)
         case ShowStats(user=who):

@@ -13,14 +13,24 @@ import os
 import select
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TextIO
 from zoneinfo import ZoneInfo
 
 from adapters.console.render import config_text, leaderboard_text, question_text, reveal_text, stats_text
 from bot.echo import echo
 from bot.errors import AlreadyPosted, NothingOpen, QuizError, UnknownRound
-from bot.model import Actor, AnswerOutcome, ChannelRef, LeaderboardCard, QuestionCard, RevealCard, StatsCard
+from bot.model import (
+    Actor,
+    AnswerOutcome,
+    ChannelRef,
+    LeaderboardCard,
+    QuestionCard,
+    RecapCard,
+    RevealCard,
+    StatsCard,
+)
 from bot.parsing import parse_choice
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
@@ -46,9 +56,10 @@ class ConsolePlatform:
 
     name = "console"
 
-    def __init__(self, write: Callable[[str], None]) -> None:
+    def __init__(self, write: Callable[[str], None], recap_dir: Path | None = None) -> None:
         self._write = write
         self.shown: set[int] = set()  # question cards printed in this session
+        self.recap_dir = recap_dir  # where weekly recap charts are written (default: the current directory)
 
     async def post_question(self, ref: ChannelRef, card: QuestionCard) -> str:
         self._write(question_text(card))
@@ -64,6 +75,22 @@ class ConsolePlatform:
 
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         self._write(text)
+
+    async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
+        """The weekly recap: the chart written to a file, its path printed with the recap's text."""
+        from bot.recap import recap_text
+
+        if png is None:
+            self._write(recap_text(card))
+            return None
+        path = (self.recap_dir or Path.cwd()) / f"studybot-recap-{card.end:%Y-%m-%d}.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(path.write_bytes, png)
+        self._write(f"{recap_text(card)}\nChart: {path}")
+        return str(path)
+
+    async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
+        return {uid: uid for uid in user_ids}
 
 
 class ConsoleChannel:

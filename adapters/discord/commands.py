@@ -68,18 +68,19 @@ def member_commands() -> list[app_commands.Command]:  # type: ignore[type-arg]
         await _run(interaction, work)
 
     @app_commands.command(name="leaderboard", description="Top 10 of this server and your own rank")
-    @app_commands.describe(period="week (default), month or all time")
+    @app_commands.describe(period="week (default), month or all time",
+                           public="post it in this channel for everyone (default: only you see it)")
     @app_commands.choices(period=PERIOD_CHOICES)
     @app_commands.guild_only()
-    async def leaderboard(interaction: discord.Interaction, period: str | None = None) -> None:
+    async def leaderboard(interaction: discord.Interaction, period: str | None = None, public: bool = False) -> None:
         async def work() -> Reply:
             ref = ref_of(interaction)
-            asker = str(interaction.user.id)
+            asker = None if public else str(interaction.user.id)
             service = bot_of(interaction).service
-            card = await service.leaderboard(ref.platform, ref.space_id, parse_period(period), asker)
-            return Reply(embeds=(leaderboard_embed(card, asker),))
+            card = await service.leaderboard(ref.platform, ref.space_id, parse_period(period), asker, public=public)
+            return Reply(embeds=(leaderboard_embed(card, asker),), public=public)
 
-        await _run(interaction, work)
+        await respond(interaction, work(), defer_after=bot_of(interaction).defer_after, ephemeral=not public)
 
     @app_commands.command(name="stats", description="Answered, accuracy by topic and streaks")
     @app_commands.describe(member="Whose stats (default: yours)")

@@ -24,6 +24,8 @@ PERMISSIONS: dict[str, tuple[int, str]] = {
     "Add Reactions": (1 << 6, "add the A-D reactions members can answer with"),
     "Read Message History": (1 << 16, "react to and reply to its own question messages"),
     "Manage Messages": (1 << 13, "remove a member's answer reaction so nobody sees who chose what (optional)"),
+    "Attach Files": (1 << 15, "attach the weekly recap chart"),
+    "Create Public Threads": (1 << 35, "open a discussion thread on each reveal (optional: the threads setting)"),
 }
 PERMISSION_BITS = sum(bit for bit, _ in PERMISSIONS.values())
 

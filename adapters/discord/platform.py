@@ -6,19 +6,25 @@ Rate limits (429 + retry-after) are waited out by discord.py's HTTP client, so a
 
 from __future__ import annotations
 
+import io
 import logging
+from collections.abc import Sequence
 
 import discord
 
 from adapters.discord.limits import NO_PINGS, fit_content, fit_embed
+from adapters.discord.markdown import escape as escape_markdown
 from adapters.discord.render import LETTER_EMOJI, question_embed, reveal_embed, winner_pings
 from adapters.discord.replies import PLATFORM
 from adapters.discord.views import question_view, revealed_view
 from bot.errors import QuizError
-from bot.model import LETTERS, ChannelRef, QuestionCard, RevealCard
+from bot.model import LETTERS, ChannelRef, QuestionCard, RecapCard, RevealCard
+from bot.recap import recap_alt_text, recap_text
 
 log = logging.getLogger(__name__)
 
+NO_ATTACH = "(The chart needs the Attach Files permission in this channel.)"
+THREAD_NAME_LIMIT = 100  # Discord's limit for a thread name
 CANNOT_POST = (
     "I cannot post in <#{channel}>: I need View Channel, Send Messages, Embed Links, Add Reactions and "
     "Read Message History there."
@@ -32,6 +38,7 @@ class DiscordPlatform:
 
     def __init__(self, client: discord.Client) -> None:
         self.client = client
+        self._names: dict[tuple[str, str], str] = {}  # (guild, member) -> server name, for the recap
 
     def _channel(self, ref: ChannelRef) -> discord.PartialMessageable:
         return self.client.get_partial_messageable(
@@ -87,7 +94,69 @@ class DiscordPlatform:
         except (discord.Forbidden, discord.NotFound) as exc:
             log.warning("posting the reveal of round %d in %s failed: %s", card.round_id, ref.channel_id, exc)
             return None
+        if card.discussion:
+            await self._open_thread(message, card)
         return str(message.id)
+
+    async def _open_thread(self, message: discord.Message, card: RevealCard) -> None:
+        """The channel's threads setting: a public thread on the reveal message to talk about the question
+        (needs Create Public Threads; without it the reveal stands alone)."""
+        name = " ".join(f"Discuss: {card.prompt}".split())
+        name = name if len(name) <= THREAD_NAME_LIMIT else name[: THREAD_NAME_LIMIT - 1] + "…"
+        try:
+            # over REST by ids, as every push here: Message.create_thread needs the guild in the cache
+            await self.client.http.start_thread_with_message(
+                message.channel.id, message.id, name=name, auto_archive_duration=1440
+            )
+        except discord.HTTPException as exc:
+            log.warning("could not open a discussion thread on the reveal of round %d: %s", card.round_id,
+                        getattr(exc, "status", exc))
+
+    async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
+        """The weekly recap: the chart attached as recap.png (its alt text as the attachment's description),
+        or the plain note when the week had no answers. Names are text, never pings."""
+        text = escape_markdown(recap_text(card))[:2000]
+        channel = self._channel(ref)
+        if png is None:
+            message = await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
+        else:
+            file = discord.File(io.BytesIO(png), filename="recap.png", description=recap_alt_text(card)[:1024])
+            try:
+                message = await channel.send(text, file=file, allowed_mentions=discord.AllowedMentions.none())
+            except discord.Forbidden:  # no Attach Files here: the recap in words, and what is missing
+                log.warning("no Attach Files in %s: the weekly recap goes out as text", ref.channel_id)
+                words = f"{text}\n{NO_ATTACH}"[:2000]
+                message = await channel.send(words, allowed_mentions=discord.AllowedMentions.none())
+        return str(message.id)
+
+    async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
+        """Members' server names (the gateway's cache, else one REST look-up each, cached); a member who
+        cannot be found is shown by id."""
+        guild = self.client.get_guild(int(ref.space_id))
+        names: dict[str, str] = {}
+        for uid in user_ids:
+            if not uid.isdigit():
+                continue
+            member = guild.get_member(int(uid)) if guild is not None else None
+            if member is not None:
+                names[uid] = member.display_name
+                continue
+            key = (ref.space_id, uid)
+            if key not in self._names:
+                try:
+                    data = await self.client.http.get_member(int(ref.space_id), int(uid))
+                except discord.HTTPException as exc:
+                    log.info("could not look up member %s: %s", uid, exc.status)
+                    continue
+                user = data.get("user") or {}
+                name = data.get("nick") or user.get("global_name") or user.get("username")
+                if not name:
+                    continue
+                if len(self._names) > 10_000:
+                    self._names.clear()
+                self._names[key] = str(name)
+            names[uid] = self._names[key]
+        return names
 
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         """A plain note in the channel (e.g. a day skipped while the bot was offline)."""

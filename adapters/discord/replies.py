@@ -50,6 +50,7 @@ class Reply:
     content: str | None = None
     embeds: tuple[discord.Embed, ...] = ()
     view: discord.ui.View | None = None
+    public: bool = False  # for everyone in the channel (only where the command asked for it)
 
 
 def bot_of(interaction: discord.Interaction) -> QuizBot:
@@ -98,24 +99,32 @@ def _kwargs(reply: Reply) -> dict[str, Any]:
     return out
 
 
-async def respond(interaction: discord.Interaction, work: Awaitable[Reply], *, defer_after: float) -> None:
-    """Answer the interaction privately with the Reply the work produces (deferring first if it is slow)."""
+async def respond(
+    interaction: discord.Interaction, work: Awaitable[Reply], *, defer_after: float, ephemeral: bool = True
+) -> None:
+    """Answer the interaction with the Reply the work produces (deferring first if it is slow): privately,
+    unless `ephemeral` is False (a reply everyone in the channel sees, e.g. `/leaderboard public:true`); an
+    error is always private."""
     task = asyncio.ensure_future(_settle(work, interaction))
     done, _ = await asyncio.wait({task}, timeout=defer_after)
     deferred = False
     if not done:
         try:
-            await interaction.response.defer(ephemeral=True, thinking=True)
+            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
             deferred = True
         except discord.HTTPException as exc:
             log.warning("could not defer interaction %s: %s", interaction.id, exc)
     reply = await task
+    private = ephemeral or not reply.public  # an error reply (public False) stays with the asker
     try:
-        if deferred:
+        if deferred and private == ephemeral:
             await interaction.edit_original_response(**_kwargs(reply))
-        elif not interaction.response.is_done():
-            await interaction.response.send_message(ephemeral=True, **_kwargs(reply))
-        else:
+        elif deferred:  # a public deferral whose work failed: drop the thinking message, tell the asker alone
+            await interaction.delete_original_response()
             await interaction.followup.send(ephemeral=True, **_kwargs(reply))
+        elif not interaction.response.is_done():
+            await interaction.response.send_message(ephemeral=private, **_kwargs(reply))
+        else:
+            await interaction.followup.send(ephemeral=private, **_kwargs(reply))
     except discord.HTTPException as exc:
         log.warning("could not reply to interaction %s: %s", interaction.id, exc)

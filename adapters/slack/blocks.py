@@ -174,10 +174,18 @@ def verdict_blocks(outcome: AnswerOutcome) -> list[Block]:
 # ---- leaderboards, stats, settings, help -----------------------------------------------------------
 
 
-def leaderboard_blocks(card: LeaderboardCard) -> list[Block]:
+def leaderboard_blocks(card: LeaderboardCard, names: Mapping[str, str] | None = None) -> list[Block]:
+    """The board; with `names` (a board posted in the channel) members are named without notifying them."""
+
+    def who(uid: str) -> str:
+        if names is None:
+            return mention(uid)
+        name = names.get(uid)
+        return escape(name) if name else f"`{uid}`"
+
     if card.rows:
         lines = [
-            f"{row.rank}. {mention(row.user_id)}  *{row.points}* pts ({row.correct}/{row.answered} right)"
+            f"{row.rank}. {who(row.user_id)}  *{row.points}* pts ({row.correct}/{row.answered} right)"
             for row in card.rows
         ]
     else:

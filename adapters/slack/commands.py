@@ -113,6 +113,8 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
             return Reply(question_text(result), question_blocks(result))
         case AnswerOutcome():
             return Reply(escape(result.text))
+        case LeaderboardCard(public=True):
+            return await post_leaderboard(deps, client, ref, result)
         case LeaderboardCard():
             return Reply(escape(result.title), leaderboard_blocks(result))
         case StatsCard():
@@ -128,6 +130,16 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
         case RevealedReply(card=card):
             return Reply(escape(f"Revealed: {card.title}."))
     raise AssertionError(result)
+
+
+async def post_leaderboard(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, card: LeaderboardCard) -> Reply:
+    """`/quiz leaderboard ... public`: the board goes to the channel, members named without notifying them."""
+    platform = deps.service.platforms.get(PLATFORM)
+    resolve = getattr(platform, "display_names", None)
+    names = await resolve(ref, [r.user_id for r in card.rows]) if resolve is not None else {}
+    blocks = leaderboard_blocks(card, names)
+    await client.chat_postMessage(channel=ref.channel_id, text=escape(card.title), blocks=blocks)
+    return Reply(f"Posted the leaderboard in <#{ref.channel_id}>.")
 
 
 def config_reply(card: ConfigCard, note: str = "") -> Reply:

@@ -7,7 +7,7 @@ loses nothing.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
@@ -29,11 +29,13 @@ from adapters.slack.blocks import (
 from adapters.slack.ids import PLATFORM, message_id, parse_message_id
 from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mrkdwn import escape
-from bot.model import ChannelRef, QuestionCard, RevealCard
+from bot.model import ChannelRef, QuestionCard, RecapCard, RevealCard
+from bot.recap import recap_alt_text, recap_text
 
 log = logging.getLogger(__name__)
 
 RATE_LIMIT_RETRIES = 3
+DISCUSSION = "Talk about this question here: what tripped you up, and what would you ask next?"
 
 
 def make_client(token: str | None, base_url: str | None = None) -> AsyncWebClient:
@@ -110,6 +112,14 @@ class SlackPlatform:
             channel=ref.channel_id, text=fit_text(reveal_text(card)), blocks=fit_blocks(reveal_blocks(card, names)),
             **auth,
         )
+        if card.discussion:  # the channel's threads setting: the talk goes in the reveal's thread
+            try:
+                await self.client.chat_postMessage(
+                    channel=str(resp["channel"]), thread_ts=str(resp["ts"]), text=DISCUSSION
+                )
+            except SlackApiError as exc:
+                log.warning("could not open the discussion thread of round %d: %s", card.round_id,
+                            exc.response.get("error"))
         return message_id(str(resp["channel"]), str(resp["ts"]))
 
     async def _display_names(self, user_ids: tuple[str, ...], auth: dict[str, Any]) -> dict[str, str]:
@@ -130,6 +140,24 @@ class SlackPlatform:
                     self._names.clear()
                 self._names[uid] = str(name)
         return {uid: self._names[uid] for uid in user_ids if uid in self._names}
+
+    async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
+        """The weekly recap: the chart uploaded with the external-upload methods (files.getUploadURLExternal,
+        the upload itself, files.completeUploadExternal; files.upload is retired) with alt text, shared in
+        the channel with the recap's text as its comment; or the plain note when the week had no answers."""
+        text = escape(recap_text(card))
+        if png is None:
+            resp = await self.client.chat_postMessage(channel=ref.channel_id, text=text)
+            return message_id(str(resp["channel"]), str(resp["ts"]))
+        await self.client.files_upload_v2(
+            channel=ref.channel_id, content=png, filename=f"recap-{card.end:%Y-%m-%d}.png", title=card.title,
+            alt_txt=recap_alt_text(card), initial_comment=text,
+        )
+        return None
+
+    async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
+        """Members' display names (users.info, cached), for the recap's top five."""
+        return await self._display_names(tuple(user_ids))
 
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         """A plain note in the channel (e.g. a day skipped while the bot was offline)."""

@@ -34,6 +34,7 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ("timezone", "text"), ("weekdays", "text"), ("topics", "text"), ("difficulties", "text"),
         ("paused", "bool"), ("reactions", "bool"), ("answer_window_s", "int"), ("speed_bonus", "bool"),
         ("updated_at", "ts"), ("ping_winners", "bool"), ("next_post_at", "ts"), ("claimed_until", "ts"),
+        ("recap_day", "int"), ("next_recap_at", "ts"), ("recap_claimed_until", "ts"), ("threads", "bool"),
     ), ("platform", "channel_id")),
     ("rounds", (
         ("id", "int"), ("kind", "text"), ("platform", "text"), ("space_id", "text"), ("channel_id", "text"),
@@ -48,7 +49,7 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
     ), ("round_id", "user_id")),
     ("scores", (
         ("platform", "text"), ("space_id", "text"), ("period", "text"), ("period_key", "text"),
-        ("user_id", "text"), ("points", "int"), ("correct", "int"), ("answered", "int"),
+        ("user_id", "text"), ("points", "int"), ("correct", "int"), ("answered", "int"), ("reached_at", "ts"),
     ), ("platform", "space_id", "period", "period_key", "user_id")),
     ("score_buckets", (
         ("platform", "text"), ("space_id", "text"), ("period", "text"), ("period_key", "text"),
@@ -58,6 +59,9 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ("platform", "text"), ("space_id", "text"), ("user_id", "text"), ("current", "int"), ("best", "int"),
         ("last_date", "date"),
     ), ("platform", "space_id", "user_id")),
+    ("recaps", (
+        ("platform", "text"), ("channel_id", "text"), ("week_end", "date"), ("posted_at", "ts"),
+    ), ("platform", "channel_id", "week_end")),
 )
 TABLE_NAMES: tuple[str, ...] = tuple(t[0] for t in TABLES)
 BATCH = 5000

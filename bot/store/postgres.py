@@ -31,6 +31,8 @@ from bot.model import (
     LeaderboardRow,
     NewAnswer,
     Period,
+    RecapRound,
+    RecapScorer,
     Round,
     RoundKind,
     SendClaim,
@@ -60,7 +62,7 @@ log = logging.getLogger(__name__)
 # the column order of rows.config_from_row, with the time rendered as HH:MM like the SQLite text
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, to_char(post_time, 'HH24:MI'), timezone, weekdays, topics, difficulties, "
-    "paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners"
+    "paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads"
 )
 POOL_MIN, POOL_MAX = 1, 10
 # advisory lock keys (two int4 keys): a namespace of ours, then 0 or a hash of the space
@@ -163,18 +165,20 @@ class PostgresStore(PostgresInstalls, SettlingStore):
     async def save_channel(self, config: ChannelConfig) -> None:
         now = dt.datetime.now(dt.UTC)
         (platform, channel_id, space_id, _hhmm, timezone, weekdays, topics, difficulties, paused, reactions,
-         window_s, speed_bonus, _ts, ping_winners) = config_to_row(config, now)
+         window_s, speed_bonus, _ts, ping_winners, recap_day, threads) = config_to_row(config, now)
         await self.pool.execute(
             "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
-            "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners) "
-            "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14) ON CONFLICT (platform, channel_id) DO UPDATE SET "
+            "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
+            "threads) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16) "
+            "ON CONFLICT (platform, channel_id) DO UPDATE SET "
             "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
             "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
             "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
-            "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners",
+            "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
+            "recap_day=excluded.recap_day, threads=excluded.threads",
             platform, channel_id, space_id, dt.time(config.post_time.hour, config.post_time.minute), timezone,
             weekdays, topics, difficulties, bool(paused), bool(reactions), window_s, bool(speed_bonus), now,
-            bool(ping_winners),
+            bool(ping_winners), recap_day, bool(threads),
         )
 
     async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None:
@@ -392,6 +396,93 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             "UPDATE rounds SET reveal_state = $1, reveal_due_at = $2 WHERE id = $3", state, retry_at, round_id
         )
 
+    # ---- the weekly recap --------------------------------------------------------------------------
+
+    async def set_next_recap(self, ref: ChannelRef, at: dt.datetime | None) -> None:
+        await self.pool.execute(
+            "UPDATE channels SET next_recap_at = $1, recap_claimed_until = NULL "
+            "WHERE platform = $2 AND channel_id = $3",
+            at, ref.platform, ref.channel_id,
+        )
+
+    async def get_next_recap(self, ref: ChannelRef) -> dt.datetime | None:
+        at = await self.pool.fetchval(
+            "SELECT next_recap_at FROM channels WHERE platform = $1 AND channel_id = $2", ref.platform, ref.channel_id
+        )
+        return from_ts(at) if at else None
+
+    async def unscheduled_recaps(self) -> list[ChannelConfig]:
+        rows = await self.pool.fetch(
+            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE NOT paused AND recap_day IS NOT NULL "
+            "AND next_recap_at IS NULL ORDER BY platform, channel_id"
+        )
+        return [config_from_row(r) for r in rows]
+
+    async def claim_due_recaps(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        where, params = _space_sql(spaces, 4)
+        rows = await self.pool.fetch(
+            "UPDATE channels c SET recap_claimed_until = $1 FROM (SELECT platform, channel_id FROM channels "
+            "WHERE next_recap_at IS NOT NULL AND next_recap_at <= $2 AND NOT paused "
+            f"AND (recap_claimed_until IS NULL OR recap_claimed_until <= $2){where} ORDER BY next_recap_at "
+            "LIMIT $3 FOR UPDATE SKIP LOCKED) due WHERE c.platform = due.platform AND c.channel_id = due.channel_id "
+            "RETURNING c.platform, c.space_id, c.channel_id, c.next_recap_at",
+            lease_until, now, limit, *params,
+        )
+        return sorted(
+            (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
+            key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id),
+        )
+
+    async def finish_due_recap(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        await self.pool.execute(
+            "UPDATE channels SET next_recap_at = CASE WHEN next_recap_at = $1 THEN $2 ELSE next_recap_at END, "
+            "recap_claimed_until = NULL WHERE platform = $3 AND channel_id = $4",
+            due_at, next_at, ref.platform, ref.channel_id,
+        )
+
+    async def mark_recap(self, ref: ChannelRef, week_end: dt.date, now: dt.datetime) -> bool:
+        status = await self.pool.execute(
+            "INSERT INTO recaps (platform, channel_id, week_end, posted_at) VALUES ($1, $2, $3, $4) "
+            "ON CONFLICT DO NOTHING",
+            ref.platform, ref.channel_id, week_end, now,
+        )
+        return bool(status.endswith(" 1"))
+
+    async def unmark_recap(self, ref: ChannelRef, week_end: dt.date) -> None:
+        await self.pool.execute(
+            "DELETE FROM recaps WHERE platform = $1 AND channel_id = $2 AND week_end = $3",
+            ref.platform, ref.channel_id, week_end,
+        )
+
+    async def recap_rounds(
+        self, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None = None
+    ) -> list[RecapRound]:
+        channel = "" if channel_id is None else " AND r.channel_id = $5"
+        rows = await self.pool.fetch(
+            "SELECT r.id, r.local_date, r.question_id, r.topic, COUNT(a.user_id), "
+            "COUNT(a.user_id) FILTER (WHERE a.correct) FROM rounds r LEFT JOIN answers a ON a.round_id = r.id "
+            "WHERE r.platform = $1 AND r.space_id = $2 AND r.kind = 'daily' AND r.revealed_at IS NOT NULL "
+            f"AND r.local_date >= $3 AND r.local_date <= $4{channel} GROUP BY r.id ORDER BY r.local_date, r.id",
+            platform, space_id, start, end, *([] if channel_id is None else [channel_id]),
+        )
+        return [RecapRound(int(r[0]), r[1], r[2], r[3], int(r[4]), int(r[5])) for r in rows]
+
+    async def recap_scorers(
+        self, platform: str, space_id: str, start: dt.date, end: dt.date, limit: int, channel_id: str | None = None
+    ) -> list[RecapScorer]:
+        channel = "" if channel_id is None else " AND r.channel_id = $6"
+        rows = await self.pool.fetch(
+            "SELECT a.user_id, COALESCE(SUM(a.points), 0) AS pts, COUNT(*) FILTER (WHERE a.correct), COUNT(*), "
+            "COALESCE(MAX(a.answered_at) FILTER (WHERE a.points > 0), MIN(a.answered_at)) AS reached "
+            "FROM answers a JOIN rounds r ON r.id = a.round_id WHERE r.platform = $1 AND r.space_id = $2 "
+            "AND r.kind = 'daily' AND r.revealed_at IS NOT NULL AND r.local_date >= $3 AND r.local_date <= $4"
+            f"{channel} GROUP BY a.user_id ORDER BY pts DESC, reached, a.user_id COLLATE \"C\" LIMIT $5",
+            platform, space_id, start, end, limit, *([] if channel_id is None else [channel_id]),
+        )
+        return [RecapScorer(r[0], int(r[1]), int(r[2]), int(r[3]), from_ts(r[4])) for r in rows]
+
     # ---- answers ---------------------------------------------------------------------------------
 
     async def get_answer(self, round_id: int, user_id: str) -> Answer | None:
@@ -413,7 +504,7 @@ class PostgresStore(PostgresInstalls, SettlingStore):
     ) -> list[LeaderboardRow]:
         rows = await self.pool.fetch(
             "SELECT user_id, points, correct, answered FROM scores WHERE platform = $1 AND space_id = $2 "
-            "AND period = $3 AND period_key = $4 ORDER BY points DESC, user_id LIMIT $5",
+            "AND period = $3 AND period_key = $4 ORDER BY points DESC, reached_at NULLS LAST, user_id LIMIT $5",
             platform, space_id, period.value, period_key, limit,
         )
         return ranked(rows)
@@ -628,6 +719,15 @@ class _Settle:
             "points = scores.points + excluded.points, correct = scores.correct + excluded.correct, "
             "answered = scores.answered + 1",
             *_board(board), *(list(column) for column in zip(*rows, strict=True)),
+        )
+
+    async def set_reached(self, board: Board, reached: dict[str, dt.datetime]) -> None:
+        users = sorted(reached)
+        await self.conn.execute(
+            "UPDATE scores s SET reached_at = u.at FROM unnest($5::text[], $6::timestamptz[]) AS u(user_id, at) "
+            "WHERE s.platform = $1 AND s.space_id = $2 AND s.period = $3 AND s.period_key = $4 "
+            "AND s.user_id = u.user_id",
+            *_board(board), users, [reached[u] for u in users],
         )
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:

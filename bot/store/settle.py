@@ -68,8 +68,12 @@ async def reveal(tx: RevealTransaction, round_id: int, revealed_at: dt.datetime,
         await tx.write_streaks(ref, result.streaks)
     await update_learner_memory(tx, round_, answers)
     correct = {a.user_id: a.correct for a in answers}
+    scored = {a.user_id: a.answered_at for a in answers if result.points.get(a.user_id, 0) > 0}
     for period, key in period_keys(round_.local_date):
-        await fold_scores(tx, Board(ref.platform, ref.space_id, period, key), result.points, correct)
+        board = Board(ref.platform, ref.space_id, period, key)
+        await fold_scores(tx, board, result.points, correct)
+        if scored:
+            await tx.set_reached(board, scored)
     return True
 
 

@@ -29,6 +29,8 @@ from bot.model import (
     LeaderboardRow,
     NewAnswer,
     Period,
+    RecapRound,
+    RecapScorer,
     Round,
     RoundKind,
     SendClaim,
@@ -61,7 +63,7 @@ T = TypeVar("T")
 # the column order of rows.config_from_row (named, as migrations may add columns in any order)
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions, "
-    "answer_window_s, speed_bonus, updated_at, ping_winners"
+    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads"
 )
 CHECKPOINT_EVERY = 1.0  # seconds between background WAL checkpoints
 WAL_LIMIT = 64 * 1024 * 1024  # past this, a checkpoint waits for a gap between writes and resets the WAL
@@ -218,12 +220,13 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         async with self._tx() as db:
             await db.execute(
                 "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
-                "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (platform, channel_id) DO UPDATE SET "
+                "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
+                "threads) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (platform, channel_id) DO UPDATE SET "
                 "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
                 "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
                 "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
-                "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners",
+                "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
+                "recap_day=excluded.recap_day, threads=excluded.threads",
                 row,
             )
 
@@ -467,6 +470,95 @@ class SqliteStore(SqliteInstalls, SettlingStore):
                 (state, to_ts(retry_at) if retry_at else None, round_id),
             )
 
+    # ---- the weekly recap --------------------------------------------------------------------------
+
+    async def set_next_recap(self, ref: ChannelRef, at: dt.datetime | None) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE channels SET next_recap_at = ?, recap_claimed_until = NULL "
+                "WHERE platform = ? AND channel_id = ?",
+                (to_ts(at) if at else None, ref.platform, ref.channel_id),
+            )
+
+    async def get_next_recap(self, ref: ChannelRef) -> dt.datetime | None:
+        rows = await self._read(
+            "SELECT next_recap_at FROM channels WHERE platform = ? AND channel_id = ?", (ref.platform, ref.channel_id)
+        )
+        return from_ts(rows[0][0]) if rows and rows[0][0] else None
+
+    async def unscheduled_recaps(self) -> list[ChannelConfig]:
+        rows = await self._read(
+            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE paused = 0 AND recap_day IS NOT NULL "
+            "AND next_recap_at IS NULL ORDER BY platform, channel_id"
+        )
+        return [config_from_row(r) for r in rows]
+
+    async def claim_due_recaps(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        where, params = _space_sql(spaces)
+        async with self._tx() as db:
+            rows = await db.execute_fetchall(
+                "UPDATE channels SET recap_claimed_until = ? WHERE rowid IN (SELECT rowid FROM channels "
+                "WHERE next_recap_at IS NOT NULL AND next_recap_at <= ? AND paused = 0 "
+                f"AND (recap_claimed_until IS NULL OR recap_claimed_until <= ?){where} ORDER BY next_recap_at "
+                "LIMIT ?) RETURNING platform, space_id, channel_id, next_recap_at",
+                (to_ts(lease_until), to_ts(now), to_ts(now), *params, limit),
+            )
+        return sorted((DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
+                      key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id))
+
+    async def finish_due_recap(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE channels SET next_recap_at = CASE WHEN next_recap_at = ? THEN ? ELSE next_recap_at END, "
+                "recap_claimed_until = NULL WHERE platform = ? AND channel_id = ?",
+                (to_ts(due_at), to_ts(next_at) if next_at else None, ref.platform, ref.channel_id),
+            )
+
+    async def mark_recap(self, ref: ChannelRef, week_end: dt.date, now: dt.datetime) -> bool:
+        async with self._tx() as db:
+            async with db.execute(
+                "INSERT INTO recaps (platform, channel_id, week_end, posted_at) VALUES (?,?,?,?) "
+                "ON CONFLICT DO NOTHING",
+                (ref.platform, ref.channel_id, week_end.isoformat(), to_ts(now)),
+            ) as cur:
+                return cur.rowcount == 1
+
+    async def unmark_recap(self, ref: ChannelRef, week_end: dt.date) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "DELETE FROM recaps WHERE platform = ? AND channel_id = ? AND week_end = ?",
+                (ref.platform, ref.channel_id, week_end.isoformat()),
+            )
+
+    async def recap_rounds(
+        self, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None = None
+    ) -> list[RecapRound]:
+        channel, params = _recap_where(platform, space_id, start, end, channel_id)
+        rows = await self._read(
+            "SELECT r.id, r.local_date, r.question_id, r.topic, COUNT(a.user_id), COALESCE(SUM(a.correct), 0) "
+            "FROM rounds r LEFT JOIN answers a ON a.round_id = r.id WHERE r.platform = ? AND r.space_id = ? "
+            "AND r.kind = 'daily' AND r.revealed_at IS NOT NULL AND r.local_date >= ? AND r.local_date <= ?"
+            f"{channel} GROUP BY r.id ORDER BY r.local_date, r.id",
+            params,
+        )
+        return [RecapRound(int(r[0]), dt.date.fromisoformat(r[1]), r[2], r[3], int(r[4]), int(r[5])) for r in rows]
+
+    async def recap_scorers(
+        self, platform: str, space_id: str, start: dt.date, end: dt.date, limit: int, channel_id: str | None = None
+    ) -> list[RecapScorer]:
+        channel, params = _recap_where(platform, space_id, start, end, channel_id)
+        rows = await self._read(
+            "SELECT a.user_id, SUM(COALESCE(a.points, 0)) AS pts, SUM(a.correct), COUNT(*), "
+            "COALESCE(MAX(CASE WHEN a.points > 0 THEN a.answered_at END), MIN(a.answered_at)) AS reached "
+            "FROM answers a JOIN rounds r ON r.id = a.round_id WHERE r.platform = ? AND r.space_id = ? "
+            "AND r.kind = 'daily' AND r.revealed_at IS NOT NULL AND r.local_date >= ? AND r.local_date <= ?"
+            f"{channel} GROUP BY a.user_id ORDER BY pts DESC, reached, a.user_id LIMIT ?",
+            (*params, limit),
+        )
+        return [RecapScorer(r[0], int(r[1]), int(r[2]), int(r[3]), from_ts(r[4])) for r in rows]
+
     # ---- answers ---------------------------------------------------------------------------------
 
     async def get_answer(self, round_id: int, user_id: str) -> Answer | None:
@@ -492,7 +584,8 @@ class SqliteStore(SqliteInstalls, SettlingStore):
     ) -> list[LeaderboardRow]:
         rows = await self._read(
             "SELECT user_id, points, correct, answered FROM scores WHERE platform = ? AND space_id = ? "
-            "AND period = ? AND period_key = ? ORDER BY points DESC, user_id LIMIT ?",
+            "AND period = ? AND period_key = ? ORDER BY points DESC, reached_at IS NULL, reached_at, user_id "
+            "LIMIT ?",
             (platform, space_id, period.value, period_key, limit),
         )
         return ranked(rows)
@@ -602,6 +695,15 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         return given
 
 
+def _recap_where(
+    platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None
+) -> tuple[str, list[object]]:
+    params: list[object] = [platform, space_id, start.isoformat(), end.isoformat()]
+    if channel_id is None:
+        return "", params
+    return " AND r.channel_id = ?", [*params, channel_id]
+
+
 def _space_sql(spaces: SpaceFilter | None) -> tuple[str, list[object]]:
     """The SQL of a SpaceFilter: its platforms, and on the sharded platform its shards ((id >> 22) % count)."""
     if spaces is None:
@@ -697,6 +799,13 @@ class _Settle:
             "VALUES (?,?,?,?,?,?,?,1) ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET "
             "points = points + excluded.points, correct = correct + excluded.correct, answered = answered + 1",
             [(*_board(board), *row) for row in rows],
+        )
+
+    async def set_reached(self, board: Board, reached: dict[str, dt.datetime]) -> None:
+        await self.db.executemany(
+            "UPDATE scores SET reached_at = ? WHERE platform = ? AND space_id = ? AND period = ? AND period_key = ? "
+            "AND user_id = ?",
+            [(to_ts(at), *_board(board), uid) for uid, at in reached.items()],
         )
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:

@@ -44,7 +44,8 @@ async def make_history(store: SqliteStore) -> None:
     clock = FixedClock(T0)
     service = QuizService(store, make_bank(per_topic=4), clock, {"fake": FakePlatform()}, rng=random.Random(1))
     await service.configure(ADMIN, REFS[0], ConfigChange.of(timezone="UTC"))
-    await service.configure(ADMIN, REFS[1], ConfigChange.of(timezone="Asia/Tokyo", speed_bonus=True, reactions=False))
+    await service.configure(ADMIN, REFS[1], ConfigChange.of(timezone="Asia/Tokyo", speed_bonus=True, reactions=False,
+                                                            recap_day=None))
     await service.configure(ADMIN, REFS[2], ConfigChange.of(
         timezone="Europe/Berlin", answer_window=dt.timedelta(hours=20), topics=frozenset({"autograd", "tensors"})))
     for day in range(DAYS):
@@ -63,6 +64,7 @@ async def make_history(store: SqliteStore) -> None:
             card = await service.start_practice(REFS[day % 3], user)
             await service.submit_answer(card.round_id, user, rng.randrange(4))
     await service.start_practice(REFS[0], "ada")  # an open practice round with no answer
+    assert await store.mark_recap(REFS[0], dt.date(2026, 11, 29), clock.now())  # a week recapped
     await service.close()
 
 
@@ -78,6 +80,7 @@ async def dump(store: SqliteStore | PostgresStore) -> dict[str, list[tuple]]:
 async def views(store: SqliteStore | PostgresStore) -> dict:
     """What the service reads: leaderboards, ranks, rounds, answers, streaks and stats."""
     seen: dict = {"channels": await store.list_channels()}
+    seen["next recaps"] = [await store.get_next_recap(r) for r in REFS]
     rounds = []
     for round_id in range(1, 200):
         round_ = await store.get_round(round_id)
@@ -99,6 +102,10 @@ async def views(store: SqliteStore | PostgresStore) -> dict:
             seen[(space, "stats", user)] = sorted(stats, key=lambda kt: (kt[1].topic, kt[0].value))
         seen[(space, "latest")] = await store.latest_revealed_date("fake", space)
         seen[(space, "counts")] = await store.question_counts("fake", space, RoundKind.DAILY)
+        week = (dt.date(2026, 11, 24), dt.date(2026, 11, 30))
+        seen[(space, "recap")] = await store.recap_rounds("fake", space, *week)
+        seen[(space, "recap top")] = await store.recap_scorers("fake", space, *week, 10)
+        seen[(space, "recap chan-1")] = await store.recap_scorers("fake", space, *week, 10, "chan-1")
     return seen
 
 

@@ -31,6 +31,8 @@ from bot.model import (
     LeaderboardRow,
     NewAnswer,
     Period,
+    RecapRound,
+    RecapScorer,
     Round,
     RoundKind,
     SendClaim,
@@ -94,6 +96,10 @@ class _Tables:
     claimed: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # channel -> lease end
     # (round id, "post" | "reveal") -> [state, attempts, due_at, doubts]
     delivery: dict[tuple[int, str], list] = field(default_factory=dict)
+    next_recap: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # channel -> next due recap
+    recap_claimed: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # channel -> lease end
+    recaps: set[tuple[str, str, dt.date]] = field(default_factory=set)  # (platform, channel id, week end)
+    reached: dict[BoardKey, dict[str, dt.datetime]] = field(default_factory=dict)  # when a total was reached
 
 
 def _delivery(t: _Tables, round_id: int, what: str) -> list:
@@ -380,8 +386,11 @@ class InMemoryStore(SettlingStore):
         self, platform: str, space_id: str, period: Period, period_key: str, limit: int
     ) -> list[LeaderboardRow]:
         t = await self._db()
-        ordered = sorted(t.scores.get((platform, space_id, period, period_key), {}).items(),
-                         key=lambda item: (-item[1][0], item[0]))
+        key = (platform, space_id, period, period_key)
+        times = t.reached.get(key, {})
+        never = dt.datetime.max.replace(tzinfo=dt.UTC)
+        ordered = sorted(t.scores.get(key, {}).items(),
+                         key=lambda item: (-item[1][0], times.get(item[0], never), item[0]))
         if limit >= 0:  # SQLite reads a negative LIMIT as no limit at all
             ordered = ordered[:limit]
         out: list[LeaderboardRow] = []
@@ -401,6 +410,102 @@ class InMemoryStore(SettlingStore):
         buckets = t.buckets.get((platform, space_id, period, period_key), {})
         above = sum(n for total, n in buckets.items() if total > points)
         return LeaderboardRow(above + 1, user_id, points, correct, answered)
+
+    # ---- the weekly recap --------------------------------------------------------------------------
+
+    async def set_next_recap(self, ref: ChannelRef, at: dt.datetime | None) -> None:
+        t = await self._db()
+        key = (ref.platform, ref.channel_id)
+        if key not in t.channels:
+            return
+        t.recap_claimed.pop(key, None)
+        if at is None:
+            t.next_recap.pop(key, None)
+        else:
+            t.next_recap[key] = _utc(at)
+
+    async def get_next_recap(self, ref: ChannelRef) -> dt.datetime | None:
+        return (await self._db()).next_recap.get((ref.platform, ref.channel_id))
+
+    async def unscheduled_recaps(self) -> list[ChannelConfig]:
+        t = await self._db()
+        return [t.channels[k] for k in sorted(t.channels)
+                if not t.channels[k].paused and t.channels[k].recap_day is not None and k not in t.next_recap]
+
+    async def claim_due_recaps(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        t = await self._db()
+        due = sorted(
+            (at, key) for key, at in t.next_recap.items()
+            if at <= now and not t.channels[key].paused
+            and (key not in t.recap_claimed or t.recap_claimed[key] <= now)
+            and (spaces is None or spaces(t.channels[key].ref))
+        )[: max(limit, 0)]
+        for _, key in due:
+            t.recap_claimed[key] = _utc(lease_until)
+        return [DueChannel(t.channels[key].ref, at) for at, key in due]
+
+    async def finish_due_recap(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        t = await self._db()
+        key = (ref.platform, ref.channel_id)
+        t.recap_claimed.pop(key, None)
+        if t.next_recap.get(key) == due_at:
+            if next_at is None:
+                t.next_recap.pop(key)
+            else:
+                t.next_recap[key] = _utc(next_at)
+
+    async def mark_recap(self, ref: ChannelRef, week_end: dt.date, now: dt.datetime) -> bool:
+        t = await self._db()
+        _utc(now)
+        key = (ref.platform, ref.channel_id, week_end)
+        if key in t.recaps:
+            return False
+        t.recaps.add(key)
+        return True
+
+    async def unmark_recap(self, ref: ChannelRef, week_end: dt.date) -> None:
+        (await self._db()).recaps.discard((ref.platform, ref.channel_id, week_end))
+
+    def _recap_rounds(
+        self, t: _Tables, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None
+    ) -> list[Round]:
+        return [
+            r for r in t.rounds.values()
+            if _in_space(r, platform, space_id) and r.kind is RoundKind.DAILY and r.revealed_at is not None
+            and r.local_date is not None and start <= r.local_date <= end
+            and (channel_id is None or r.ref.channel_id == channel_id)
+        ]
+
+    async def recap_rounds(
+        self, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None = None
+    ) -> list[RecapRound]:
+        t = await self._db()
+        out = []
+        for r in self._recap_rounds(t, platform, space_id, start, end, channel_id):
+            answers = t.answers.get(r.id, {}).values()
+            assert r.local_date is not None
+            out.append(RecapRound(r.id, r.local_date, r.question_id, r.topic, len(answers),
+                                  sum(a.correct for a in answers)))
+        return sorted(out, key=lambda x: (x.local_date, x.round_id))
+
+    async def recap_scorers(
+        self, platform: str, space_id: str, start: dt.date, end: dt.date, limit: int, channel_id: str | None = None
+    ) -> list[RecapScorer]:
+        t = await self._db()
+        mine: dict[str, list[Answer]] = {}
+        for r in self._recap_rounds(t, platform, space_id, start, end, channel_id):
+            for a in t.answers.get(r.id, {}).values():
+                mine.setdefault(a.user_id, []).append(a)
+        rows = []
+        for uid, answers in mine.items():
+            scoring = [a.answered_at for a in answers if (a.points or 0) > 0]
+            reached = max(scoring) if scoring else min(a.answered_at for a in answers)
+            rows.append(RecapScorer(uid, sum(a.points or 0 for a in answers), sum(a.correct for a in answers),
+                                    len(answers), reached))
+        rows.sort(key=lambda x: (-x.points, x.reached_at, x.user_id))
+        return rows[: max(limit, 0)]
 
     # ---- stats -----------------------------------------------------------------------------------
 
@@ -549,6 +654,13 @@ class _Settle:
         for uid, points, right in rows:
             old_points, old_correct, old_answered = tallies.get(uid, (0, 0, 0))
             self._put(tallies, uid, (old_points + int(points), old_correct + right, old_answered + 1))
+
+    async def set_reached(self, board: Board, reached: dict[str, dt.datetime]) -> None:
+        tallies = self.t.scores.get(board, {})
+        times = self._table(self.t.reached, board)
+        for uid, at in reached.items():
+            if uid in tallies:
+                self._put(times, uid, _utc(at))
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
         buckets = self._table(self.t.buckets, board)

@@ -14,6 +14,7 @@ import pytest
 from bot.model import ChannelConfig, ChannelRef, Period, RevealInput, RevealResult
 from bot.scoring import score_daily_round
 from bot.store.sqlite import SqliteStore
+from tests.integration.recap_contract import RecapContract
 from tests.integration.store_contract import (
     DAY,
     REF,
@@ -27,7 +28,7 @@ from tests.integration.store_contract import (
 from tests.support.memory_store import InMemoryStore
 
 
-class TestInMemoryStore(StoreContract, SeenOnceContract, InstallationContract):
+class TestInMemoryStore(StoreContract, RecapContract, SeenOnceContract, InstallationContract):
     @pytest.fixture
     async def store(self):
         store = InMemoryStore()

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import email.parser
+import email.policy
 import itertools
 import json
 import re
@@ -56,6 +58,33 @@ class FakeUser:
     def json(self) -> dict[str, Any]:
         return {"id": self.id, "username": self.name, "global_name": self.name, "discriminator": "0",
                 "avatar": None, "bot": self.bot, "public_flags": 0}
+
+
+@dataclass(frozen=True)
+class UploadedFile:
+    """A file part of a multipart/form-data request (discord.File attachments)."""
+
+    field: str
+    filename: str
+    content_type: str
+    data: bytes
+
+
+def parse_multipart(content_type: str, raw: bytes) -> tuple[dict[str, Any], list[UploadedFile]]:
+    """Discord's multipart body: the JSON of `payload_json`, and every file part."""
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode() + raw
+    )
+    payload: dict[str, Any] = {}
+    files = []
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        data = part.get_payload(decode=True) or b""
+        if name == "payload_json":
+            payload = json.loads(data)
+        else:
+            files.append(UploadedFile(str(name), str(part.get_filename() or ""), part.get_content_type(), data))
+    return payload, files
 
 
 @dataclass
@@ -164,12 +193,16 @@ class FakeDiscord:
         self.bot_perms = BOT_PERMS | (MANAGE_MESSAGES if bot_can_manage_messages else 0)
         self.requests: list[Recorded] = []
         self.messages: dict[str, dict[str, Any]] = {}
+        self.files: dict[str, list[UploadedFile]] = {}  # message id -> the files attached to it
+        self.threads: dict[str, dict[str, Any]] = {}  # message id -> the thread started on it
+        self.no_threads: set[str] = set()  # channels where the bot may not create public threads
         self.edits: list[tuple[str, dict[str, Any]]] = []  # (message id, PATCH body)
         self.reactions_added: list[tuple[str, str, str]] = []  # (message id, emoji, user id)
         self.reactions_removed: list[tuple[str, str, str]] = []
         self.dm_channels: dict[str, str] = {}  # dm channel id -> user id
         self.dms_closed: set[str] = set()  # users who do not accept DMs from the bot
         self.forbidden_channels: set[str] = set()  # channels the bot may not post in
+        self.no_attach: set[str] = set()  # channels where the bot may not attach files
         self.accept_token: str | None = None  # None: any token logs in
         self.commands: dict[str | None, list[dict[str, Any]]] = {}  # guild id (None: global) -> synced commands
         self.identifies: list[dict[str, Any]] = []
@@ -223,6 +256,8 @@ class FakeDiscord:
         r.add_put("/api/v10/channels/{channel}/messages/{message}/reactions/{emoji}/@me", self._add_reaction)
         r.add_delete("/api/v10/channels/{channel}/messages/{message}/reactions/{emoji}/{user}", self._remove_reaction)
         r.add_post("/api/v10/users/@me/channels", self._create_dm)
+        r.add_get("/api/v10/guilds/{guild}/members/{user}", self._get_member)
+        r.add_post("/api/v10/channels/{channel}/messages/{message}/threads", self._start_thread)
         r.add_post("/api/v10/interactions/{id}/{token}/callback", self._callback)
         r.add_patch("/api/v10/webhooks/{app}/{token}/messages/@original", self._edit_original)
         r.add_post("/api/v10/webhooks/{app}/{token}", self._followup)
@@ -263,10 +298,14 @@ class FakeDiscord:
         body: Any = None
         if request.can_read_body:
             raw = await request.read()
-            try:
-                body = json.loads(raw) if raw else None
-            except ValueError:
-                body = raw.decode(errors="replace")
+            if request.content_type == "multipart/form-data":
+                body, files = parse_multipart(request.headers["Content-Type"], raw)
+                body["_files"] = files
+            else:
+                try:
+                    body = json.loads(raw) if raw else None
+                except ValueError:
+                    body = raw.decode(errors="replace")
         rec = Recorded(request.method, request.path, dict(request.query), body, dict(request.headers), time.monotonic())
         request[BODY] = body
         if request.path != "/gateway":
@@ -353,6 +392,17 @@ class FakeDiscord:
         }
         if msg["message_reference"] is None:
             del msg["message_reference"]
+        files: list[UploadedFile] = body.get("_files") or []
+        if files:
+            described = {str(a.get("id")): a for a in body.get("attachments") or []}
+            for i, f in enumerate(files):
+                meta = described.get(str(i), {})
+                url = f"https://cdn.example.invalid/attachments/{channel_id}/{msg['id']}/{f.filename}"
+                msg["attachments"].append({
+                    "id": self.snowflake(), "filename": f.filename, "size": len(f.data), "url": url,
+                    "proxy_url": url, "content_type": f.content_type, "description": meta.get("description"),
+                })
+            self.files[msg["id"]] = files
         self.messages[msg["id"]] = msg
         return msg
 
@@ -360,6 +410,8 @@ class FakeDiscord:
         if self.dm_channels.get(request.match_info["channel"]) in self.dms_closed:
             return self._json({"message": "Cannot send messages to this user", "code": 50007}, status=403)
         if request.match_info["channel"] in self.forbidden_channels:
+            return self._json({"message": "Missing Permissions", "code": 50013}, status=403)
+        if request.match_info["channel"] in self.no_attach and (request[BODY] or {}).get("_files"):
             return self._json({"message": "Missing Permissions", "code": 50013}, status=403)
         return self._json(self._message(request.match_info["channel"], request[BODY] or {}))
 
@@ -391,6 +443,35 @@ class FakeDiscord:
         data.pop("member")
         await self.dispatch("MESSAGE_REACTION_REMOVE", data)
         return web.Response(status=204)
+
+    async def _start_thread(self, request: web.Request) -> web.Response:
+        channel, mid = request.match_info["channel"], request.match_info["message"]
+        if channel in self.no_threads:
+            return self._json({"message": "Missing Permissions", "code": 50013}, status=403)
+        if mid not in self.messages:
+            return self._json({"message": "Unknown Message", "code": 10008}, status=404)
+        if mid in self.threads:
+            return self._json({"message": "A thread has already been created for this message", "code": 160004},
+                              status=400)
+        body = request[BODY] or {}
+        name = str(body.get("name", ""))
+        if not 1 <= len(name) <= 100:
+            return self._json({"message": "Invalid Form Body", "code": 50035}, status=400)
+        thread = {
+            "id": mid, "type": 11, "guild_id": self.guild_of(channel).id, "name": name, "parent_id": channel,
+            "owner_id": self.bot.id, "message_count": 0, "member_count": 1, "rate_limit_per_user": 0, "flags": 0,
+            "thread_metadata": {"archived": False, "auto_archive_duration": body.get("auto_archive_duration", 1440),
+                                "archive_timestamp": _now_iso(), "locked": False},
+        }
+        self.threads[mid] = thread
+        return self._json(thread, status=201)
+
+    async def _get_member(self, request: web.Request) -> web.Response:
+        users = {u.id: u for u in (self.alice, self.bob, self.ada, self.owner, self.bot)}
+        user = users.get(request.match_info["user"])
+        if user is None or request.match_info["guild"] not in self.guilds:
+            return self._json({"message": "Unknown Member", "code": 10007}, status=404)
+        return self._json(self._member(user, request.match_info["guild"]))
 
     async def _create_dm(self, request: web.Request) -> web.Response:
         user_id = str((request[BODY] or {})["recipient_id"])

@@ -36,7 +36,7 @@ async def test_start_discord_logs_in_syncs_to_the_test_guild_and_connects(
         assert names == {"quiz", "answer", "leaderboard", "stats", "quizconfig"}
         config = fake.command("quizconfig")
         assert {o["name"] for o in config["options"]} == {
-            "schedule", "pause", "resume", "show", "post-now", "reveal", "filters", "reactions", "rules"}
+            "schedule", "pause", "resume", "show", "post-now", "reveal", "filters", "reactions", "rules", "recap"}
         assert int(config["default_member_permissions"]) == 1 << 5  # Manage Server
         schedule = next(o for o in config["options"] if o["name"] == "schedule")
         tz = next(o for o in schedule["options"] if o["name"] == "timezone")

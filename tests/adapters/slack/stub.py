@@ -55,6 +55,8 @@ class SlackApiStub:
         self.workspaces: dict[str, dict[str, str]] = {}
         self.codes: dict[str, str] = {}
         self.client_id, self.client_secret = "1111.2222", "stub-client-secret"
+        self.uploads: dict[str, bytes] = {}  # file id -> the bytes posted to its upload URL
+        self._files = itertools.count(1)
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -63,6 +65,7 @@ class SlackApiStub:
         app.router.add_route("*", "/api/{method}", self._api)
         app.router.add_post("/respond/{name}", self._respond)
         app.router.add_get("/socket", self._socket)
+        app.router.add_post("/upload/{file_id}", self._upload)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -174,6 +177,14 @@ class SlackApiStub:
         await self._record(f"respond:{request.match_info['name']}", await request.json(), request)
         return web.Response(text="ok")
 
+    async def _upload(self, request: web.Request) -> web.Response:
+        """The upload URL files.getUploadURLExternal hands out: the raw file bytes are POSTed here."""
+        file_id = request.match_info["file_id"]
+        body = await request.read()
+        self.uploads[file_id] = body
+        await self._record(f"upload:{file_id}", {"length": len(body)}, request)
+        return web.Response(text=f"OK - {len(body)}")
+
     async def _api(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
         args = await self._args(request)
@@ -235,6 +246,18 @@ class SlackApiStub:
                 return {"ok": True, "view": {"id": "V0HOME", **args.get("view", {})}}
             case "apps.connections.open":
                 return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/socket"}
+            case "files.getUploadURLExternal":
+                file_id = f"F0FILE{next(self._files)}"
+                return {"ok": True, "file_id": file_id, "upload_url": f"http://127.0.0.1:{self.port}/upload/{file_id}"}
+            case "files.completeUploadExternal":
+                files = args.get("files")
+                listed = json.loads(files) if isinstance(files, str) else files or []
+                missing = [f["id"] for f in listed if f.get("id") not in self.uploads]
+                if missing or not listed:
+                    return {"ok": False, "error": "file_uploads_incomplete"}
+                return {"ok": True, "files": [{"id": f["id"], "title": f.get("title", "")} for f in listed]}
+            case "files.upload":
+                return {"ok": False, "error": "method_deprecated"}
             case "conversations.join":
                 return {"ok": True, "channel": {"id": args.get("channel")}}
         return {"ok": False, "error": "unknown_method"}

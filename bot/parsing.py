@@ -96,7 +96,7 @@ def parse_recap_day(text: str) -> int | None:
         return None
     day = _day_index(token)
     if day is None:
-        raise BadSetting(f"'{text[:40]}' is not a day for the weekly recap: use one day such as mon or fri, or off.")
+        raise BadSetting(f"'{echo(text)}' is not a day for the weekly recap: use one day such as mon or fri, or off.")
     return day
 
 

@@ -146,18 +146,19 @@ class SlackPlatform:
         the upload itself, files.completeUploadExternal; files.upload is retired) with alt text, shared in
         the channel with the recap's text as its comment; or the plain note when the week had no answers."""
         text = escape(recap_text(card))
+        auth = await self._auth(ref)
         if png is None:
-            resp = await self.client.chat_postMessage(channel=ref.channel_id, text=text)
+            resp = await self.client.chat_postMessage(channel=ref.channel_id, text=text, **auth)
             return message_id(str(resp["channel"]), str(resp["ts"]))
         await self.client.files_upload_v2(
             channel=ref.channel_id, content=png, filename=f"recap-{card.end:%Y-%m-%d}.png", title=card.title,
-            alt_txt=recap_alt_text(card), initial_comment=text,
+            alt_txt=recap_alt_text(card), initial_comment=text, **auth,
         )
         return None
 
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
         """Members' display names (users.info, cached), for the recap's top five."""
-        return await self._display_names(tuple(user_ids))
+        return await self._display_names(tuple(user_ids), await self._auth(ref))
 
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         """A plain note in the channel (e.g. a day skipped while the bot was offline)."""

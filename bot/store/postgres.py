@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
+from bot.learning import LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     Board,
@@ -39,11 +40,17 @@ from bot.scoring import ranked
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
     ANSWER_COLUMNS,
+    CARD_COLUMNS,
+    EVENT_COLUMNS,
     ROUND_COLUMNS,
     answer_from_row,
     asked_where,
+    card_from_row,
+    card_values,
     config_from_row,
     config_to_row,
+    event_from_row,
+    event_values,
     ident,
     opened,
     round_from_row,
@@ -352,6 +359,29 @@ class PostgresStore(SettlingStore):
             )
             return inserted is not None
 
+    # ---- learner memory -------------------------------------------------------------------------
+
+    async def learner_cards(self, platform: str, space_id: str, user_id: str) -> list[LearnerCard]:
+        rows = await self.pool.fetch(
+            f"SELECT {CARD_COLUMNS} FROM learner_cards WHERE platform = $1 AND space_id = $2 AND user_id = $3 "
+            "ORDER BY question_id",
+            platform, space_id, user_id,
+        )
+        return [card_from_row(r) for r in rows]
+
+    async def review_events(self, platform: str, space_id: str, user_id: str) -> list[ReviewEvent]:
+        rows = await self.pool.fetch(
+            f"SELECT {EVENT_COLUMNS} FROM review_log WHERE platform = $1 AND space_id = $2 AND user_id = $3 "
+            "ORDER BY reviewed_at, question_id",
+            platform, space_id, user_id,
+        )
+        return [event_from_row(r) for r in rows]
+
+    async def mark_unsure(self, round_id: int, user_id: str) -> None:
+        await self.pool.execute(
+            "INSERT INTO answer_doubts (round_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", round_id, user_id
+        )
+
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 
     async def count_rows(self, tables: Iterable[str]) -> dict[str, int]:
@@ -500,6 +530,42 @@ class _Settle:
             "DELETE FROM score_buckets WHERE platform = $1 AND space_id = $2 AND period = $3 AND period_key = $4 "
             "AND users <= 0",
             *_board(board),
+        )
+
+    async def doubts(self, round_id: int) -> set[str]:
+        rows = await self.conn.fetch("SELECT user_id FROM answer_doubts WHERE round_id = $1", round_id)
+        return {r[0] for r in rows}
+
+    async def cards(
+        self, platform: str, space_id: str, question_id: str, users: Sequence[str]
+    ) -> dict[str, LearnerCard]:
+        rows = await self.conn.fetch(
+            f"SELECT {', '.join('c.' + c for c in CARD_COLUMNS.split(', '))} FROM learner_cards c "
+            "JOIN unnest($4::text[]) AS u(user_id) ON c.user_id = u.user_id "
+            "WHERE c.platform = $1 AND c.space_id = $2 AND c.question_id = $3",
+            platform, space_id, question_id, list(users),
+        )
+        return {c.key.user_id: c for c in map(card_from_row, rows)}
+
+    async def write_cards(self, updates: Sequence[tuple[LearnerCard, ReviewEvent]]) -> None:
+        if not updates:
+            return
+        cols = list(zip(*(card_values(card) for card, _ in updates), strict=True))
+        await self.conn.execute(
+            f"INSERT INTO learner_cards ({CARD_COLUMNS}) SELECT * FROM unnest($1::text[], $2::text[], "
+            "$3::text[], $4::text[], $5::smallint[], $6::integer[], $7::float8[], $8::float8[], $9::timestamptz[], "
+            "$10::timestamptz[], $11::integer[], $12::integer[], $13::boolean[]) "
+            "ON CONFLICT (platform, space_id, user_id, question_id) DO UPDATE SET state = excluded.state, "
+            "step = excluded.step, stability = excluded.stability, difficulty = excluded.difficulty, "
+            "due = excluded.due, last_review = excluded.last_review, reviews = excluded.reviews, "
+            "lapses = excluded.lapses, confident_miss = excluded.confident_miss",
+            *(list(c) for c in cols),
+        )
+        events = list(zip(*(event_values(event) for _, event in updates), strict=True))
+        await self.conn.execute(
+            f"INSERT INTO review_log ({EVENT_COLUMNS}) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], "
+            "$4::text[], $5::timestamptz[], $6::smallint[], $7::boolean[]) ON CONFLICT DO NOTHING",
+            *(list(c) for c in events),
         )
 
     async def round_windows(

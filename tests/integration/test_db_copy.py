@@ -63,6 +63,9 @@ async def make_history(store: SqliteStore) -> None:
             card = await service.start_practice(REFS[day % 3], user)
             await service.submit_answer(card.round_id, user, rng.randrange(4))
     await service.start_practice(REFS[0], "ada")  # an open practice round with no answer
+    latest = await store.latest_daily_round(REFS[0])
+    assert latest is not None
+    await store.mark_unsure(latest.id, "ada")  # a "not sure" mark on a daily answer
     await service.close()
 
 

@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 
+from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     Board,
@@ -37,7 +38,7 @@ from bot.model import (
 from bot.store.rows import config_from_row, config_to_row
 from bot.store.settle import SettlingStore
 
-SCHEMA_VERSION = 10  # the version SqliteStore reaches with its migrations
+SCHEMA_VERSION = 20  # the version SqliteStore reaches with its migrations
 
 Tally = tuple[int, int, int]  # points, correct, answered
 BoardKey = tuple[str, str, Period, str]  # platform, space, period, period key
@@ -80,6 +81,9 @@ class _Tables:
     buckets: dict[BoardKey, dict[int, int]] = field(default_factory=dict)  # points total -> users with it
     streaks: dict[tuple[str, str, str], StreakState] = field(default_factory=dict)  # (platform, space, user)
     seen_once: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # (scope, key) -> expires at
+    cards: dict[CardKey, LearnerCard] = field(default_factory=dict)
+    review_log: dict[tuple[CardKey, dt.datetime], ReviewEvent] = field(default_factory=dict)
+    doubts: dict[tuple[int, str], bool] = field(default_factory=dict)  # (round id, user): marked "not sure"
     version: int = 0
     last_id: int = 0
     saves: int = 0
@@ -299,6 +303,25 @@ class InMemoryStore(SettlingStore):
         t.seen_once[(scope, key)] = now + keep
         return True
 
+    # ---- learner memory -------------------------------------------------------------------------
+
+    async def learner_cards(self, platform: str, space_id: str, user_id: str) -> list[LearnerCard]:
+        t = await self._db()
+        mine = [c for k, c in t.cards.items() if (k.platform, k.space_id, k.user_id) == (platform, space_id, user_id)]
+        return sorted(mine, key=lambda c: c.key.question_id)
+
+    async def review_events(self, platform: str, space_id: str, user_id: str) -> list[ReviewEvent]:
+        t = await self._db()
+        mine = [e for (k, _), e in t.review_log.items()
+                if (k.platform, k.space_id, k.user_id) == (platform, space_id, user_id)]
+        return sorted(mine, key=lambda e: (e.reviewed_at, e.key.question_id))
+
+    async def mark_unsure(self, round_id: int, user_id: str) -> None:
+        t = await self._db()
+        if round_id not in t.rounds:  # SQLite's foreign key
+            raise ValueError(f"no round {round_id}")
+        t.doubts[(round_id, user_id)] = True
+
 
 _GONE = object()  # in the undo log: the key was not there
 
@@ -390,6 +413,23 @@ class _Settle:
                 self._put(buckets, total, users)
             elif total in buckets:
                 self._put(buckets, total, _GONE)
+
+    async def doubts(self, round_id: int) -> set[str]:
+        return {user for (rid, user) in self.t.doubts if rid == round_id}
+
+    async def cards(
+        self, platform: str, space_id: str, question_id: str, users: Sequence[str]
+    ) -> dict[str, LearnerCard]:
+        keys = {u: CardKey(platform, space_id, u, question_id) for u in users}
+        return {u: self.t.cards[k] for u, k in keys.items() if k in self.t.cards}
+
+    async def write_cards(self, updates: Sequence[tuple[LearnerCard, ReviewEvent]]) -> None:
+        for card, event in updates:
+            stored = replace(card, due=_utc(card.due), last_review=_utc(card.last_review) if card.last_review else None)
+            self._put(self.t.cards, card.key, stored)
+            at = _utc(event.reviewed_at)
+            if (event.key, at) not in self.t.review_log:
+                self._put(self.t.review_log, (event.key, at), replace(event, reviewed_at=at))
 
     async def round_windows(
         self, round_ids: Sequence[int]

@@ -7,7 +7,7 @@ worrying about who mutates what.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
@@ -183,6 +183,11 @@ class Verdict:
     correct_letter: str
     explanation: str
     reference: str
+    sure: bool = True  # False: the learner marked the answer "not sure"
+
+    @property
+    def confident_miss(self) -> bool:
+        return self.sure and not self.correct
 
 
 @dataclass(frozen=True)
@@ -192,6 +197,7 @@ class AnswerOutcome:
     chosen_letter: str
     text: str  # the private acknowledgement: never the verdict for a daily round
     verdict: Verdict | None = None  # practice only
+    follow_up: QuestionCard | None = None  # a review's next question (the text ends with the score after the last)
 
 
 # ---- cards: what the core asks adapters to show -------------------------------------------------
@@ -273,6 +279,38 @@ class TopicStats:
         return self.correct / self.answered if self.answered else 0.0
 
 
+def shrunk_accuracy(correct: int, answered: int) -> float:
+    """Accuracy pulled toward one half, so a single answer counts without deciding alone."""
+    return (correct + 1) / (answered + 2)
+
+
+@dataclass(frozen=True)
+class TopicMastery:
+    """How well a learner remembers a topic: mean predicted recall of the seen questions, and coverage."""
+
+    topic: str
+    retrievability: float  # 0..1, mean over the seen questions
+    seen: int
+    total: int  # the topic's questions in the bank
+
+
+@dataclass(frozen=True)
+class LearningStats:
+    """A learner's memory in one space (from the FSRS cards and the review log)."""
+
+    due_now: int
+    due_tomorrow: int  # due after now and by the end of tomorrow (the space's local time)
+    next_due: dt.datetime | None
+    mastery: tuple[TopicMastery, ...] = ()
+    sure_answers: int = 0  # answers given without "not sure"
+    sure_right: int = 0
+
+    @property
+    def calibration(self) -> float | None:
+        """How often an answer given "sure" was right (None before any)."""
+        return self.sure_right / self.sure_answers if self.sure_answers else None
+
+
 @dataclass(frozen=True)
 class StatsCard:
     user_id: str
@@ -284,6 +322,7 @@ class StatsCard:
     best_streak: int
     points: int
     by_topic: tuple[TopicStats, ...] = field(default=())
+    learning: LearningStats | None = None
 
     @property
     def accuracy(self) -> float:
@@ -291,8 +330,26 @@ class StatsCard:
 
     @property
     def weakest_topic(self) -> TopicStats | None:
-        judged = [t for t in self.by_topic if t.answered >= 2]
-        return min(judged, key=lambda t: (t.accuracy, -t.answered, t.topic)) if judged else None
+        return weakest_topic(self.by_topic)
+
+
+def weakness_order(topics: Iterable[TopicStats]) -> list[TopicStats]:
+    """Topics with a mistake, weakest first: lowest shrunk accuracy, then more answers, then the name. A
+    topic never missed is never among them."""
+    missed = [t for t in topics if t.correct < t.answered]
+    return sorted(missed, key=lambda t: (shrunk_accuracy(t.correct, t.answered), -t.answered, t.topic))
+
+
+def weakest_topic(topics: Iterable[TopicStats]) -> TopicStats | None:
+    order = weakness_order(topics)
+    return order[0] if order else None
+
+
+@dataclass(frozen=True)
+class ReviewEmpty:
+    """A review found nothing to ask: the text says when the next review is due."""
+
+    text: str
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,13 @@ def test_verdict_wording() -> None:
     assert cards.verdict_headline(right) == "Correct!"
     assert cards.verdict_headline(wrong) == "Not quite: the answer is B"
     assert cards.verdict_text(right) == "Correct! Because q-2 says so."
-    assert cards.verdict_text(wrong) == "Not quite: the answer is B. Because q-2 says so."
+    assert cards.verdict_text(wrong) == (
+        "Not quite: the answer is B. Because q-2 says so.\n"
+        "You were sure, and it was wrong: this one comes back first in your next review."
+    )
+    unsure = cards.verdict(question, 3, sure=False)
+    assert cards.verdict_text(unsure) == "Not quite: the answer is B. Because q-2 says so."
+    assert cards.verdict_text(cards.verdict(question, 1, sure=False)) == "Correct! Because q-2 says so."
     assert "B" in cards.locked_in_text("B") and "right" in cards.locked_in_text("B")
 
 

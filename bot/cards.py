@@ -190,8 +190,9 @@ def nothing_to_review_text(next_due: dt.datetime | None, tz: str) -> str:
     return f"Nothing to review right now. Your next review is due {when:%a %d %b %H:%M} ({tz})."
 
 
-def learning_lines(stats: LearningStats, tz: str) -> tuple[str, ...]:
+def learning_lines(stats: LearningStats) -> tuple[str, ...]:
     """The memory part of /stats: reviews due, recall by topic, and how often a "sure" answer was right."""
+    tz = stats.timezone
     lines = [f"Reviews due: {stats.due_now} now, {stats.due_tomorrow} more by the end of tomorrow"]
     if stats.due_now == 0 and stats.next_due is not None:
         lines[0] += f" (next {stats.next_due.astimezone(ZoneInfo(tz)):%a %d %b %H:%M})"

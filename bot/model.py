@@ -197,7 +197,8 @@ class AnswerOutcome:
     chosen_letter: str
     text: str  # the private acknowledgement: never the verdict for a daily round
     verdict: Verdict | None = None  # practice only
-    follow_up: QuestionCard | None = None  # a review's next question (the text ends with the score after the last)
+    follow_up: QuestionCard | None = None  # a review's next question
+    review_score: str | None = None  # after a review's last question: its score (also at the end of `text`)
 
 
 # ---- cards: what the core asks adapters to show -------------------------------------------------
@@ -304,6 +305,7 @@ class LearningStats:
     mastery: tuple[TopicMastery, ...] = ()
     sure_answers: int = 0  # answers given without "not sure"
     sure_right: int = 0
+    timezone: str = "UTC"  # the space's, for showing when the next review is due
 
     @property
     def calibration(self) -> float | None:

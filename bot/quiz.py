@@ -312,7 +312,7 @@ class QuizService:
             verdict = cards.verdict(question, choice, sure=sure)
             follow_up, score = await self.reviews.after_answer(round_id, verdict.correct)
             text = cards.verdict_text(verdict) + (f"\n{score}" if score else "")
-            return AnswerOutcome(round_id, user_id, letter, text, verdict, follow_up)
+            return AnswerOutcome(round_id, user_id, letter, text, verdict, follow_up, score)
         if not sure:
             await self.store.mark_unsure(round_id, user_id)
         return AnswerOutcome(round_id, user_id, letter, cards.locked_in_text(letter))

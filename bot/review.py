@@ -101,6 +101,7 @@ def learning_stats(
         mastery=mastery,
         sure_answers=len(sure),
         sure_right=sum(1 for e in sure if e.rating > 1),
+        timezone=tz,
     )
 
 

@@ -15,12 +15,21 @@ from typing import TextIO
 
 from adapters.console.render import config_text, leaderboard_text, question_text, reveal_text, stats_text
 from bot.errors import AlreadyPosted, NothingOpen, QuizError, UnknownRound
-from bot.model import Actor, AnswerOutcome, ChannelRef, LeaderboardCard, QuestionCard, RevealCard, StatsCard
+from bot.model import (
+    Actor,
+    AnswerOutcome,
+    ChannelRef,
+    LeaderboardCard,
+    QuestionCard,
+    RevealCard,
+    ReviewEmpty,
+    StatsCard,
+)
 from bot.parsing import parse_choice
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.textcommands import HELP, parse_quiz
-from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, run_command
+from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +38,16 @@ OWNER = "you"
 CONSOLE_HELP = HELP + """
 console:
 /quiz as NAME [admin]          act as another person (admins may change settings)
-A, B, C or D                   answer your open practice question
+A, B, C or D [?]               answer your open practice or review question (? : not sure)
 /help, /quit"""
+
+
+def _practice_answer(line: str) -> tuple[str, bool] | None:
+    """`B`, `B ?` or `B?` (not sure) -> (letter, sure); None for anything else."""
+    text = line.strip()
+    sure = not text.endswith("?")
+    letter = text.rstrip("?").strip()
+    return (letter, sure) if len(letter) == 1 and letter.upper() in "ABCD" else None
 
 
 class ConsolePlatform:
@@ -113,8 +130,8 @@ class ConsoleChannel:
         try:
             if lowered.startswith(("/quiz as ", "/as ")):
                 self._switch_user(line.split()[2:] if lowered.startswith("/quiz") else line.split()[1:])
-            elif len(line) == 1 and line.upper() in "ABCD":
-                await self._answer_practice(line)
+            elif (answer := _practice_answer(line)) is not None:
+                await self._answer_practice(*answer)
             elif lowered.split()[0] in {"/quiz", "quiz"}:
                 await self._quiz(line)
             else:
@@ -132,13 +149,20 @@ class ConsoleChannel:
             self.admins.add(self.user)
         self.say(f"You are now '{self.user}'{' (admin)' if self.user in self.admins else ''}.")
 
-    async def _answer_practice(self, letter: str) -> None:
+    async def _answer_practice(self, letter: str, sure: bool = True) -> None:
         round_id = self.practice.pop(self.user, None)
         if round_id is None:
             self.say("You have no open practice question: /quiz gives you one (daily answers: /quiz answer B).")
             return
-        outcome = await self.service.submit_answer(round_id, self.user, parse_choice(letter))
-        self.say(f"(private to {self.user}) {outcome.text}")
+        outcome = await self.service.submit_answer(round_id, self.user, parse_choice(letter), sure=sure)
+        self._said_outcome(outcome)
+
+    def _said_outcome(self, outcome: AnswerOutcome) -> None:
+        private = f"(private to {self.user})"
+        self.say(f"{private} {outcome.text}")
+        if outcome.follow_up is not None:
+            self.practice[self.user] = outcome.follow_up.round_id
+            self.say(f"{private}\n{question_text(outcome.follow_up)}")
 
     # ---- the TextSource the shared runner asks ----------------------------------------------------
 
@@ -167,7 +191,11 @@ class ConsoleChannel:
                 self.practice[self.user] = result.round_id
                 self.say(f"{private}\n{question_text(result)}")
             case AnswerOutcome():
-                self.say(f"{private} {result.text}")
+                self._said_outcome(result)
+            case ReviewEmpty(text=text):
+                self.say(f"{private} {text}")
+            case TopicsReply(lines=lines):
+                self.say("\n".join(["== Topics ==", *lines]))
             case LeaderboardCard():
                 self.say(leaderboard_text(result))
             case StatsCard():

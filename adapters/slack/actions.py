@@ -7,10 +7,10 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 
-from adapters.slack.blocks import verdict_blocks
+from adapters.slack.blocks import question_blocks, question_text, verdict_blocks
 from adapters.slack.commands import FAILED
 from adapters.slack.deps import SlackDeps
-from adapters.slack.ids import ACTION_PATTERN, parse_action_id
+from adapters.slack.ids import ACTION_PATTERN, UNSURE_PATTERN, parse_action_id, parse_unsure_action_id
 from adapters.slack.mrkdwn import escape
 from bot.errors import QuizError
 
@@ -23,16 +23,23 @@ def register_actions(app: AsyncApp, deps: SlackDeps) -> None:
         await ack()
         await answer_click(deps, body, action, respond)
 
+    @app.action(UNSURE_PATTERN)
+    async def unsure_button(ack: Any, body: dict, action: dict, respond: Any) -> None:
+        await ack()
+        await answer_click(deps, body, action, respond)
+
 
 async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) -> None:
-    parsed = parse_action_id(str(action.get("action_id", "")))
+    raw = str(action.get("action_id", ""))
+    unsure = parse_unsure_action_id(raw)
+    parsed = unsure or parse_action_id(raw)
     user = (body.get("user") or {}).get("id")
     if parsed is None or not user:
         log.debug("ignoring a button without round, choice or user")
         return
     round_id, choice = parsed
     try:
-        outcome = await deps.service.submit_answer(round_id, user, choice)
+        outcome = await deps.service.submit_answer(round_id, user, choice, sure=unsure is None)
     except QuizError as exc:
         await private(respond, exc.message)
         return
@@ -43,6 +50,9 @@ async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) 
     if outcome.verdict is not None:  # practice: judged at once; the verdict replaces the question
         await respond(response_type="ephemeral", replace_original=True, text=escape(outcome.text),
                       blocks=verdict_blocks(outcome))
+        if outcome.follow_up is not None:  # a review's next question
+            await respond(response_type="ephemeral", replace_original=False, text=question_text(outcome.follow_up),
+                          blocks=question_blocks(outcome.follow_up))
     else:
         await private(respond, outcome.text)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adapters.slack.ids import REACTION_NAMES, action_id, mention
+from adapters.slack.ids import REACTION_NAMES, action_id, mention, unsure_action_id
 from adapters.slack.mrkdwn import clip as clip_mrkdwn
 from adapters.slack.mrkdwn import code_block, escape
 from bot import cards
@@ -83,12 +83,32 @@ def answer_buttons(round_id: int) -> Block:
     }
 
 
+def unsure_buttons(round_id: int) -> Block:
+    """The second row of a practice or review question: the same choices, marked "not sure"."""
+    return {
+        "type": "actions",
+        "block_id": f"studybot.unsure.{round_id}",
+        "elements": [
+            {
+                "type": "button",
+                "action_id": unsure_action_id(round_id, i),
+                "text": {"type": "plain_text", "text": f"{letter} (not sure)"},
+                "value": f"{round_id}:{i}:unsure",
+            }
+            for i, letter in enumerate(LETTERS)
+        ],
+    }
+
+
 def question_blocks(card: QuestionCard) -> list[Block]:
-    """A daily or practice question: prompt, code, choices, A-D buttons and when the reveal comes."""
+    """A daily or practice question: prompt, code, choices, A-D buttons (and, in practice, a "not sure"
+    row) and when the reveal comes."""
     blocks = [header(card.title), section(escape(card.prompt))]
     if card.code:
         blocks.append(section(code_block(card.code)))
     blocks += [section(choice_lines(card)), answer_buttons(card.round_id)]
+    if card.kind is RoundKind.PRACTICE:
+        blocks.append(unsure_buttons(card.round_id))
     meta = f"{TOPICS.get(card.topic, card.topic)} · {card.difficulty.value} · #{card.round_id}"
     if card.kind is RoundKind.PRACTICE:
         blocks.append(context("Practice: only you see this and it never counts toward leaderboards.", meta))
@@ -199,6 +219,10 @@ def stats_blocks(card: StatsCard) -> list[Block]:
     weak = card.weakest_topic
     if weak is not None:
         blocks.append(context(f"Weakest topic: {weak.topic}; try `/quiz practice {weak.topic}`"))
+    if card.learning is not None:
+        blocks.append(section(escape("\n".join(cards.learning_lines(card.learning)))))
+        if card.learning.due_now:
+            blocks.append(context("`/quiz review` to review them now"))
     return blocks
 
 

@@ -27,9 +27,18 @@ from adapters.slack.blocks import (
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, parse_channel, parse_user, team_of
 from bot.errors import BadSetting, QuizError
-from bot.model import Actor, AnswerOutcome, ChannelRef, ConfigCard, LeaderboardCard, QuestionCard, StatsCard
+from bot.model import (
+    Actor,
+    AnswerOutcome,
+    ChannelRef,
+    ConfigCard,
+    LeaderboardCard,
+    QuestionCard,
+    ReviewEmpty,
+    StatsCard,
+)
 from bot.textcommands import Command, parse_quiz
-from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, run_command
+from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +120,11 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
             return Reply(question_text(result), question_blocks(result))
         case AnswerOutcome():
             return Reply(escape(result.text))
+        case ReviewEmpty(text=text):
+            return Reply(escape(text))
+        case TopicsReply(lines=lines):
+            text = "\n".join(lines)
+            return Reply(escape(text), [section("*Topics*\n" + escape(text))])
         case LeaderboardCard():
             return Reply(result.title, leaderboard_blocks(result))
         case StatsCard():

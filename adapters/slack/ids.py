@@ -12,6 +12,8 @@ from bot.model import LETTERS
 PLATFORM = "slack"
 ACTION_PREFIX = "studybot.answer"
 ACTION_PATTERN = re.compile(r"^studybot\.answer\.(\d+)\.([0-3])$")
+UNSURE_PREFIX = "studybot.unsure"  # the same answer, marked "not sure" (practice and review questions)
+UNSURE_PATTERN = re.compile(r"^studybot\.unsure\.(\d+)\.([0-3])$")
 
 # The documented reaction per choice (shown beside the choices): :one: :two: :three: :four:.
 REACTION_NAMES: tuple[str, ...] = ("one", "two", "three", "four")
@@ -31,6 +33,16 @@ def action_id(round_id: int, choice: int) -> str:
 def parse_action_id(value: str) -> tuple[int, int] | None:
     """`studybot.answer.12.3` -> (12, 3); None for anything else."""
     m = ACTION_PATTERN.match(value or "")
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def unsure_action_id(round_id: int, choice: int) -> str:
+    return f"{UNSURE_PREFIX}.{round_id}.{choice}"
+
+
+def parse_unsure_action_id(value: str) -> tuple[int, int] | None:
+    """`studybot.unsure.12.3` -> (12, 3); None for anything else."""
+    m = UNSURE_PATTERN.match(value or "")
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 

@@ -217,5 +217,6 @@ def topic_lines(questions: Iterable[Question]) -> tuple[str, ...]:
     for topic in sorted(counts, key=lambda t: (list(TOPICS).index(t) if t in TOPICS else len(TOPICS), t)):
         per = counts[topic]
         split = ", ".join(f"{per[d]} {d}" for d in ("easy", "medium", "hard") if per.get(d))
-        lines.append(f"{topic}: {TOPICS.get(topic, topic)}, {sum(per.values())} questions ({split})")
+        n = sum(per.values())
+        lines.append(f"{topic}: {TOPICS.get(topic, topic)}, {n} question{'' if n == 1 else 's'} ({split})")
     return tuple(lines)

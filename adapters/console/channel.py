@@ -72,8 +72,9 @@ class ConsolePlatform:
 
 class ConsoleChannel:
     def __init__(self, service: QuizService, *, stdin: TextIO | None = None, stdout: TextIO | None = None,
-                 timezone: str = "UTC") -> None:
+                 timezone: str = "UTC", ref: ChannelRef = CONSOLE_REF) -> None:
         self.service = service
+        self._ref = ref  # one terminal is one channel (tests run several side by side)
         self._in = stdin or sys.stdin
         self._out = stdout or sys.stdout
         self.timezone = timezone
@@ -94,13 +95,13 @@ class ConsoleChannel:
     async def start(self) -> None:
         """Make sure the terminal channel has a schedule, and post today's question if none is open."""
         owner = Actor(OWNER, True)
-        if not await self.service.is_configured(CONSOLE_REF):
-            await self.service.configure(owner, CONSOLE_REF, ConfigChange.parse([("tz", self.timezone)]))
+        if not await self.service.is_configured(self._ref):
+            await self.service.configure(owner, self._ref, ConfigChange.parse([("tz", self.timezone)]))
         try:
-            self.say(question_text(await self.service.open_question_card(CONSOLE_REF)))
+            self.say(question_text(await self.service.open_question_card(self._ref)))
         except NothingOpen:
             try:
-                await self.service.post_now(owner, CONSOLE_REF)
+                await self.service.post_now(owner, self._ref)
             except AlreadyPosted:
                 self.say("Today's question was already posted and revealed here; /quiz gives a practice question.")
         except UnknownRound:
@@ -168,7 +169,7 @@ class ConsoleChannel:
 
     @property
     def ref(self) -> ChannelRef:
-        return CONSOLE_REF
+        return self._ref
 
     @property
     def user_id(self) -> str:
@@ -178,7 +179,7 @@ class ConsoleChannel:
         return (raw or self.user).lstrip("@")
 
     def channel(self, raw: str) -> ChannelRef:
-        return CONSOLE_REF  # the terminal has one channel
+        return self._ref  # the terminal has one channel
 
     async def actor(self, target: ChannelRef) -> Actor:
         return self.actor_now

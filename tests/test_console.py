@@ -123,6 +123,7 @@ def test_the_bot_process_serves_healthz_and_metrics_when_asked(tmp_path):
         "STUDYBOT_BANK_DIR": str(write_bank_files(tmp_path / "bank", make_bank())),
         "STUDYBOT_METRICS_PORT": str(port),
         "STUDYBOT_METRICS_HOST": "127.0.0.1",
+        "PYTHONPATH": str(ROOT),  # this checkout's code, not whichever one the venv has installed
     }
     proc = subprocess.Popen([sys.executable, "-m", "bot"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env)

@@ -10,7 +10,7 @@ Nothing here touches leaderboards: scores come from rounds, memory from cards.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from fsrs import Card, Rating, Scheduler, State
@@ -66,14 +66,22 @@ def rating_for(correct: bool, *, sure: bool = True) -> Rating:
 
 
 def _utc(moment: datetime) -> datetime:
+    if moment.tzinfo is UTC:  # the common case: stores and clocks give UTC
+        return moment
     if moment.tzinfo is None:
         raise ValueError("review instants must be timezone-aware")
     return moment.astimezone(UTC)
 
 
+# py-fsrs makes an id from the clock and sleeps a millisecond when a Card gets none; ours are keyed by CardKey
+_CARD_ID = 1
+_STATES = {int(s): s for s in State}
+
+
 def _to_fsrs(card: LearnerCard) -> Card:
     return Card(
-        state=State(card.state),
+        card_id=_CARD_ID,
+        state=_STATES[card.state],
         step=card.step,
         stability=card.stability,
         difficulty=card.difficulty,
@@ -88,19 +96,19 @@ def review(
     """The card after one answer (a first answer creates it) and the review event to log."""
     rating = rating_for(correct, sure=sure)
     now = _utc(at)
-    before = _to_fsrs(card) if card is not None else Card(due=now)
+    before = _to_fsrs(card) if card is not None else Card(card_id=_CARD_ID, due=now)
     after, _log = _SCHEDULER.review_card(before, rating, review_datetime=now)
-    previous = card or LearnerCard(key, int(State.Learning), 0, None, None, now, None)
-    updated = replace(
-        previous,
+    reviews, lapses = (card.reviews, card.lapses) if card is not None else (0, 0)
+    updated = LearnerCard(
+        key=key,
         state=int(after.state),
         step=after.step,
         stability=after.stability,
         difficulty=after.difficulty,
         due=after.due,
         last_review=after.last_review,
-        reviews=previous.reviews + 1,
-        lapses=previous.lapses + (0 if correct else 1),
+        reviews=reviews + 1,
+        lapses=lapses + (0 if correct else 1),
         confident_miss=not correct and sure,
     )
     return updated, ReviewEvent(key, int(rating), now, sure)

@@ -131,6 +131,16 @@ class NewAnswer(NamedTuple):
     answered_at: dt.datetime
 
 
+class PracticeAnswer(NamedTuple):
+    """A recorded practice answer on its way to be revealed at once (and to update the learner's card)."""
+
+    round_id: int
+    user_id: str
+    correct: bool
+    sure: bool
+    answered_at: dt.datetime
+
+
 @dataclass(frozen=True)
 class AnswerWrite:
     """The store's verdict on one answer of a batch."""

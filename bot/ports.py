@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from bot.clock import SystemClock as SystemClock  # re-exported for bot/cli.py; new code imports bot.clock
-from bot.learning import LearnerCard, ReviewEvent
+from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     AnswerWrite,
@@ -18,6 +18,7 @@ from bot.model import (
     LeaderboardRow,
     NewAnswer,
     Period,
+    PracticeAnswer,
     QuestionCard,
     RevealCard,
     Round,
@@ -136,7 +137,14 @@ class Store(Protocol):
         de-duplication shared by every process on the same database."""
         ...
 
-    # learner memory (bot.learning): cards are written by reveal_round, read here
+    async def reveal_practice(
+        self, answers: Sequence[PracticeAnswer], revealed_at: dt.datetime, *, learn: bool = True
+    ) -> list[bool]:
+        """Reveal these practice rounds in one transaction, each once, updating the learners' cards with
+        their answers (`learn`); per answer, whether its round was revealed now (never a daily round)."""
+        ...
+
+    # learner memory (bot.learning): cards are written by reveal_round and reveal_practice, read here
     async def learner_cards(self, platform: str, space_id: str, user_id: str) -> list[LearnerCard]:
         """Every memory card of one learner in a space, by question id."""
         ...
@@ -213,7 +221,16 @@ class RevealTransaction(Protocol):
         ...
 
     async def write_cards(self, updates: Sequence[tuple[LearnerCard, ReviewEvent]]) -> None:
-        """Store these cards (insert or replace) and append their review events to the log."""
+        """Store these cards (insert or replace; of a card given twice, the later stands) and append their
+        review events to the log."""
+        ...
+
+    async def claim_reveals(self, round_ids: Sequence[int], revealed_at: dt.datetime) -> dict[int, Round]:
+        """claim_reveal for many practice rounds at once (other rounds are left alone): those revealed now."""
+        ...
+
+    async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
+        """The memory cards with these keys (keys without one are left out)."""
         ...
 
 

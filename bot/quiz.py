@@ -11,7 +11,7 @@ import asyncio
 import datetime as dt
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from zoneinfo import ZoneInfo
 
@@ -29,6 +29,7 @@ from bot.errors import (
     RoundClosed,
     UnknownRound,
 )
+from bot.group_commit import GroupCommit
 from bot.metrics import Metrics
 from bot.model import (
     LETTERS,
@@ -43,6 +44,7 @@ from bot.model import (
     LeaderboardCard,
     NewAnswer,
     Period,
+    PracticeAnswer,
     Question,
     QuestionCard,
     RevealCard,
@@ -92,6 +94,7 @@ class QuizService:
         self._commands: dict[str, CommandNames] = {}
         self._rng = rng or random.Random()
         self._batcher = AnswerBatcher(store, clock.now)
+        self._practice_reveals: GroupCommit[PracticeAnswer, bool] = GroupCommit(self._reveal_practice)
         self._rounds: dict[int, Round] = {}
         self._config_listeners: list[ConfigListener] = []
         self._round_listeners: list[RoundListener] = []
@@ -121,6 +124,10 @@ class QuizService:
 
     async def close(self) -> None:
         await self._batcher.close()
+        await self._practice_reveals.close()
+
+    async def _reveal_practice(self, answers: Sequence[PracticeAnswer]) -> list[bool]:
+        return await self.store.reveal_practice(answers, self.clock.now(), learn=self.learning)
 
     @staticmethod
     async def _notify(listeners: list, value: object) -> None:
@@ -307,7 +314,7 @@ class QuizService:
                 raise UnknownRound("That question is not known here (it may be from another bot).")
         self.metrics.answer_recorded(round_.ref.platform, round_.kind)
         if round_.kind is RoundKind.PRACTICE:
-            await self.store.reveal_round(round_id, now, None, learn=self.learning, unsure=() if sure else (user_id,))
+            await self._practice_reveals.submit(PracticeAnswer(round_id, user_id, choice == question.answer, sure, now))
             self._rounds.pop(round_id, None)
             verdict = cards.verdict(question, choice, sure=sure)
             follow_up, score = await self.reviews.after_answer(round_id, verdict.correct)

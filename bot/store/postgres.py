@@ -22,7 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from bot.learning import LearnerCard, ReviewEvent
+from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     Board,
@@ -550,7 +550,8 @@ class _Settle:
     async def write_cards(self, updates: Sequence[tuple[LearnerCard, ReviewEvent]]) -> None:
         if not updates:
             return
-        cols = list(zip(*(card_values(card) for card, _ in updates), strict=True))
+        latest = {card.key: card for card, _ in updates}
+        cols = list(zip(*(card_values(card) for card in latest.values()), strict=True))
         await self.conn.execute(
             f"INSERT INTO learner_cards ({CARD_COLUMNS}) SELECT * FROM unnest($1::text[], $2::text[], "
             "$3::text[], $4::text[], $5::smallint[], $6::integer[], $7::float8[], $8::float8[], $9::timestamptz[], "
@@ -567,6 +568,27 @@ class _Settle:
             "$4::text[], $5::timestamptz[], $6::smallint[], $7::boolean[]) ON CONFLICT DO NOTHING",
             *(list(c) for c in events),
         )
+
+    async def claim_reveals(self, round_ids: Sequence[int], revealed_at: dt.datetime) -> dict[int, Round]:
+        rows = await self.conn.fetch(
+            f"UPDATE rounds SET revealed_at = $1 WHERE id = ANY($2::bigint[]) AND revealed_at IS NULL "
+            "AND kind = 'practice' "
+            f"RETURNING {ROUND_COLUMNS}",
+            revealed_at, list(round_ids),
+        )
+        return {r.id: r for r in map(round_from_row, rows)}
+
+    async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
+        rows = await self.conn.fetch(
+            f"SELECT {', '.join('c.' + c for c in CARD_COLUMNS.split(', '))} FROM learner_cards c "
+            "JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) "
+            "AS k(platform, space_id, user_id, question_id) "
+            "ON c.platform = k.platform AND c.space_id = k.space_id AND c.user_id = k.user_id "
+            "AND c.question_id = k.question_id",
+            [k.platform for k in keys], [k.space_id for k in keys], [k.user_id for k in keys],
+            [k.question_id for k in keys],
+        )
+        return {c.key: c for c in map(card_from_row, rows)}
 
     async def round_windows(
         self, round_ids: Sequence[int]

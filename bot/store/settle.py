@@ -21,6 +21,7 @@ from bot.model import (
     AnswerWrite,
     Board,
     NewAnswer,
+    PracticeAnswer,
     RevealInput,
     Round,
     RoundKind,
@@ -42,6 +43,14 @@ class SettlingStore:
             return []
         async with self._settling() as tx:
             return await add_answers(tx, answers, now)
+
+    async def reveal_practice(
+        self, answers: Sequence[PracticeAnswer], revealed_at: dt.datetime, *, learn: bool = True
+    ) -> list[bool]:
+        if not answers:
+            return []
+        async with self._settling() as tx:
+            return await reveal_practice(tx, answers, revealed_at, learn=learn)
 
     async def reveal_round(
         self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None, *, learn: bool = True,
@@ -112,6 +121,33 @@ async def update_learner_memory(
             at = card.last_review
         updates.append(learning.review(card, key, a.correct, sure=a.user_id not in doubts, at=at))
     await tx.write_cards(updates)
+
+
+async def reveal_practice(
+    tx: RevealTransaction, answers: Sequence[PracticeAnswer], revealed_at: dt.datetime, *, learn: bool
+) -> list[bool]:
+    """Reveal a batch of answered practice rounds (each once) and, with `learn`, rate each answer into the
+    learner's card, in order (a card met twice in a batch is reviewed twice). Per answer: revealed now."""
+    claimed = await tx.claim_reveals(sorted({a.round_id for a in answers}), revealed_at)
+    mine = [(a, claimed[a.round_id]) for a in answers if a.round_id in claimed]
+    if learn and mine:
+        keys = {a.round_id: CardKey(r.ref.platform, r.ref.space_id, a.user_id, r.question_id) for a, r in mine}
+        cards: dict[CardKey, LearnerCard] = await tx.cards_of(sorted(set(keys.values()), key=_card_order))
+        updates: list[tuple[LearnerCard, ReviewEvent]] = []
+        for a, _round in mine:
+            key = keys[a.round_id]
+            card = cards.get(key)
+            at = a.answered_at
+            if card is not None and card.last_review is not None and card.last_review > at:
+                at = card.last_review
+            cards[key], event = learning.review(card, key, a.correct, sure=a.sure, at=at)
+            updates.append((cards[key], event))
+        await tx.write_cards(updates)
+    return [a.round_id in claimed for a in answers]
+
+
+def _card_order(key: CardKey) -> tuple[str, str, str, str]:
+    return key.platform, key.space_id, key.user_id, key.question_id
 
 
 async def fold_scores(tx: RevealTransaction, board: Board, points: dict[str, int], correct: dict[str, bool]) -> None:

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.learning import LearnerCard, ReviewEvent
+from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     Board,
@@ -575,14 +575,34 @@ class _Settle:
     async def write_cards(self, updates: Sequence[tuple[LearnerCard, ReviewEvent]]) -> None:
         if not updates:
             return
+        latest = {card.key: card for card, _ in updates}
         await self.db.executemany(
             f"INSERT OR REPLACE INTO learner_cards ({CARD_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [_card_row(card) for card, _ in updates],
+            [_card_row(card) for card in latest.values()],
         )
         await self.db.executemany(
             f"INSERT INTO review_log ({EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
             [_event_row(event) for _, event in updates],
         )
+
+    async def claim_reveals(self, round_ids: Sequence[int], revealed_at: dt.datetime) -> dict[int, Round]:
+        rows = await self._rows_in(
+            f"UPDATE rounds SET revealed_at = ? WHERE id IN ({{marks}}) AND revealed_at IS NULL AND kind = 'practice' "
+            f"RETURNING {ROUND_COLUMNS}",
+            (to_ts(revealed_at),), round_ids,
+        )
+        return {r.id: r for r in map(round_from_row, rows)}
+
+    async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
+        found: dict[CardKey, LearnerCard] = {}
+        for chunk in _chunks(keys, IN_CHUNK // 4):
+            rows = await self.db.execute_fetchall(
+                f"SELECT {CARD_COLUMNS} FROM learner_cards WHERE (platform, space_id, user_id, question_id) "
+                f"IN (VALUES {','.join('(?,?,?,?)' for _ in chunk)})",
+                [v for k in chunk for v in (k.platform, k.space_id, k.user_id, k.question_id)],
+            )
+            found.update((c.key, c) for c in map(card_from_row, rows))
+        return found
 
     async def round_windows(
         self, round_ids: Sequence[int]

@@ -13,7 +13,17 @@ import random
 import pytest
 
 from bot.learning import CardKey
-from bot.model import ChannelConfig, ChannelRef, Difficulty, NewAnswer, Period, RevealResult, RoundKind, StreakState
+from bot.model import (
+    ChannelConfig,
+    ChannelRef,
+    Difficulty,
+    NewAnswer,
+    Period,
+    PracticeAnswer,
+    RevealResult,
+    RoundKind,
+    StreakState,
+)
 from bot.scoring import score_daily_round
 
 T0 = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)
@@ -357,3 +367,35 @@ class LearnerCardContract:
         for i in (0, 1, 777, 1199):
             [card] = await store.learner_cards("test", "space", users[i])
             assert card.lapses == i % 2
+
+    async def test_practice_reveals_in_one_batch_each_once_with_a_card_met_twice_reviewed_twice(self, store):
+        first = await store.create_practice_round(REF, "ada", "q1", "tensors", T0)
+        again = await store.create_practice_round(REF, "ada", "q1", "tensors", T0)
+        other = await store.create_practice_round(REF, "bob", "q2", "tensors", T0)
+        daily = await store.claim_daily_round(REF, DAY, "q3", "tensors", T0, None)
+        at = T0 + dt.timedelta(minutes=1)
+        await store.add_answers([ans(r.id, u, at=at) for r, u in ((first, "ada"), (again, "ada"), (other, "bob"))], at)
+        batch = [
+            PracticeAnswer(first.id, "ada", False, True, at),
+            PracticeAnswer(again.id, "ada", True, False, at + dt.timedelta(seconds=5)),
+            PracticeAnswer(other.id, "bob", True, True, at),
+            PracticeAnswer(daily.id, "ada", True, True, at),  # not a practice round: left alone
+        ]
+        assert await store.reveal_practice(batch, at + dt.timedelta(seconds=9)) == [True, True, True, False]
+        assert (await store.get_round(daily.id)).revealed_at is None
+        assert await store.reveal_practice(batch[:1], at) == [False]  # revealed already
+        [ada] = await store.learner_cards("test", "space", "ada")
+        assert (ada.reviews, ada.lapses, ada.key.question_id) == (2, 1, "q1")
+        assert ada.last_review == at + dt.timedelta(seconds=5) and not ada.confident_miss
+        events = await store.review_events("test", "space", "ada")
+        assert [(e.rating, e.sure) for e in events] == [(1, True), (2, False)]
+        [bob] = await store.learner_cards("test", "space", "bob")
+        assert bob.reviews == 1 and bob.lapses == 0
+        assert (await store.get_round(other.id)).revealed_at == at + dt.timedelta(seconds=9)
+
+    async def test_practice_reveals_without_learning_write_no_card(self, store):
+        r = await store.create_practice_round(REF, "ada", "q1", "tensors", T0)
+        await store.add_answers([ans(r.id, "ada")], T0)
+        assert await store.reveal_practice([PracticeAnswer(r.id, "ada", True, True, T0)], T0, learn=False) == [True]
+        assert await store.learner_cards("test", "space", "ada") == []
+        assert (await store.get_round(r.id)).revealed_at == T0

@@ -423,6 +423,19 @@ class _Settle:
         keys = {u: CardKey(platform, space_id, u, question_id) for u in users}
         return {u: self.t.cards[k] for u, k in keys.items() if k in self.t.cards}
 
+    async def claim_reveals(self, round_ids: Sequence[int], revealed_at: dt.datetime) -> dict[int, Round]:
+        claimed = {}
+        for rid in round_ids:
+            if rid not in self.t.rounds or self.t.rounds[rid].kind is not RoundKind.PRACTICE:
+                continue
+            round_ = await self.claim_reveal(rid, revealed_at)
+            if round_ is not None:
+                claimed[rid] = round_
+        return claimed
+
+    async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
+        return {k: self.t.cards[k] for k in keys if k in self.t.cards}
+
     async def write_cards(self, updates: Sequence[tuple[LearnerCard, ReviewEvent]]) -> None:
         for card, event in updates:
             stored = replace(card, due=_utc(card.due), last_review=_utc(card.last_review) if card.last_review else None)

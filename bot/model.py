@@ -96,10 +96,16 @@ class Round:
     closes_at: dt.datetime | None = None
     revealed_at: dt.datetime | None = None
     message_id: str | None = None
+    post_state: str = "sent"  # daily: due | sending | failed | sent | gave_up (the question's delivery)
 
     @property
     def is_open(self) -> bool:
         return self.revealed_at is None
+
+    @property
+    def is_posted(self) -> bool:
+        """Whether members can see the question (practice questions are shown at once)."""
+        return self.kind is RoundKind.PRACTICE or self.post_state == "sent"
 
 
 @dataclass(frozen=True)
@@ -182,6 +188,7 @@ class CommandNames:
 
     practice: str = "/quiz"
     answer: str = "/quiz answer"
+    post_now: str = "/quiz config post-now"
 
 
 @dataclass(frozen=True)
@@ -193,6 +200,7 @@ class Verdict:
     correct_letter: str
     explanation: str
     reference: str
+    why_wrong: str = ""  # why the chosen choice fails ("" when it is right or no sentence is known)
     sure: bool = True  # False: the learner marked the answer "not sure"
 
     @property
@@ -221,7 +229,7 @@ class QuestionCard:
     title: str
     prompt: str
     choices: tuple[str, ...]
-    topic: str
+    topic: str  # empty on a daily question: its topic would hint at the answer before the reveal
     difficulty: Difficulty
     code: str | None = None
     reveal_note: str | None = None  # "Answers are revealed at ..." for daily rounds
@@ -246,6 +254,8 @@ class RevealCard:
     question_message_id: str | None = None
     code: str | None = None
     ping_winners: bool = False  # notify correct_users (the channel's setting); otherwise name them quietly
+    common_wrong: tuple[str, str] | None = None  # (letter, why it fails) of the most chosen wrong choice
+    note: str | None = None  # e.g. "Revealed late: the bot was offline."
 
     @property
     def total(self) -> int:
@@ -374,3 +384,48 @@ class ConfigCard:
         from bot.settings import card_lines  # the settings table imports this module
 
         return card_lines(self)
+
+
+# ---- durable daily work (claims of the scheduler's tick) ------------------------------------------
+
+
+@dataclass(frozen=True)
+class DueChannel:
+    """A channel whose daily post is due, claimed by one process until `lease_until`."""
+
+    ref: ChannelRef
+    due_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class SendClaim:
+    """One process's claim to send a round's question (or reveal) now.
+
+    `doubtful`: an earlier attempt was claimed and never finished (the process stopped mid-send), so the
+    message may have gone out already; `doubts` counts such attempts (at most one duplicate is accepted)."""
+
+    round: Round
+    attempts: int
+    doubtful: bool
+    doubts: int
+
+
+@dataclass(frozen=True)
+class SpaceFilter:
+    """Which work a process claims: channels of its running platforms (None: every platform) and, on the
+    sharded platform, only spaces on its shards ((space id >> 22) % count in ids). Stores turn it into SQL."""
+
+    platforms: tuple[str, ...] | None = None
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] = ()
+    shard_platform: str = "discord"
+
+    def __call__(self, ref: ChannelRef) -> bool:
+        if self.platforms is not None and ref.platform not in self.platforms:
+            return False
+        if not self.shard_count or ref.platform != self.shard_platform:
+            return True
+        try:
+            return (int(ref.space_id) >> 22) % self.shard_count in self.shard_ids
+        except ValueError:
+            return False

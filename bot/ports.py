@@ -15,6 +15,7 @@ from bot.model import (
     Board,
     ChannelConfig,
     ChannelRef,
+    DueChannel,
     LeaderboardRow,
     NewAnswer,
     Period,
@@ -24,6 +25,8 @@ from bot.model import (
     Round,
     RoundKind,
     Scorer,
+    SendClaim,
+    SpaceFilter,
     StreakState,
     TopicStats,
 )
@@ -36,7 +39,10 @@ class Clock(Protocol):
 
 
 class ChatPlatform(Protocol):
-    """Outbound pushes to one chat platform. Inbound events reach the core through the service."""
+    """Outbound pushes to one chat platform. Inbound events reach the core through the service.
+
+    A platform may also offer `async post_notice(ref, text)`: a plain note in a channel (e.g. that a day's
+    question was skipped while the bot was offline); the service uses it when present."""
 
     name: str
 
@@ -74,9 +80,10 @@ class Store(Protocol):
     # rounds
     async def claim_daily_round(
         self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
-        closes_at: dt.datetime | None,
+        closes_at: dt.datetime | None, *, lease_until: dt.datetime | None = None,
     ) -> Round | None:
-        """Create the daily round for (channel, local date); None when that slot is already taken."""
+        """Create the daily round for (channel, local date); None when that slot is already taken.
+        With `lease_until` the round is created already claimed for its first send (post_state sending)."""
         ...
 
     async def create_practice_round(
@@ -98,6 +105,63 @@ class Store(Protocol):
 
     async def last_question_id(self, platform: str, space_id: str, kind: RoundKind,
                                user_id: str | None = None) -> str | None: ...
+
+    # durable daily work (every process runs the same tick over these)
+    async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
+        """The channel's next due post (None: nothing due, e.g. paused); releases any claim on it."""
+        ...
+
+    async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None: ...
+    async def unscheduled_channels(self) -> list[ChannelConfig]:
+        """Running (unpaused) channels without a next due post (saved before schedules were stored)."""
+        ...
+
+    async def claim_due_channels(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        """Atomically claim unpaused channels whose next post is due and not claimed by a live lease."""
+        ...
+
+    async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        """Release a claimed channel; its next post moves to `next_at` unless a config change moved it."""
+        ...
+
+    async def claim_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        force: bool = False, spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        """Claim open daily rounds whose question still has to be sent (never sent, failed, or a send whose
+        lease ran out). `force` (post-now) also takes a failed round whose retry is not due yet."""
+        ...
+
+    async def finish_post(
+        self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
+    ) -> None:
+        """Record a send: 'sent' (with its message id), 'failed' (retry at `retry_at`) or 'gave_up'."""
+        ...
+
+    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+        """The questions open as daily rounds in a space (practice must not serve them)."""
+        ...
+
+    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
+        """Give an open daily round without one its promised reveal instant (rounds from before promises)."""
+        ...
+
+    async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
+        """Open daily rounds whose promised reveal instant has passed."""
+        ...
+
+    async def claim_reveals(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        """Claim revealed daily rounds whose reveal message still has to be sent."""
+        ...
+
+    async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
+        """Record a reveal send: 'sent', 'failed' (retry at `retry_at`), 'gave_up' or 'none' (not posted)."""
+        ...
 
     # answers
     async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:

@@ -126,7 +126,7 @@ class Reviews:
         now = service.clock.now()
         learner_cards = await service.store.learner_cards(ref.platform, ref.space_id, user_id)
         topics = (await service.stats_without_memory(ref.platform, ref.space_id, user_id)).by_topic
-        blocked = await service.open_daily_questions(ref.platform, ref.space_id)
+        blocked = await service.store.open_daily_question_ids(ref.platform, ref.space_id)
         plan = plan_review(learner_cards, service.bank.questions, topics, now, n, blocked)
         if not plan.question_ids:
             _today, tz = await service.space_today(ref.platform, ref.space_id)

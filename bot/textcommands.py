@@ -10,6 +10,7 @@ import difflib
 from dataclasses import dataclass, field
 
 from bot.bank import TOPICS
+from bot.echo import echo
 from bot.errors import BadSetting
 from bot.model import Difficulty, Period
 from bot.parsing import parse_choice, parse_period
@@ -94,13 +95,15 @@ def parse_config(words: list[str]) -> Configure:
             return Configure("show")
     if len(words) % 2:
         if len(words) == 1:
+            said = echo(words[0])
             close = difflib.get_close_matches(head, _ACTIONS, n=1)
             if close:
-                raise BadSetting(f"'{words[0]}' is not a /quiz config command. Did you mean `/quiz config {close[0]}`?")
+                raise BadSetting(f"'{said}' is not a /quiz config command. Did you mean `/quiz config {close[0]}`?")
             setting = lookup(head)  # an unknown word: "not a setting", with the closest one
-            raise BadSetting(f"'{words[0]}' needs a value, for example /quiz config {setting.word} {setting.example}.")
+            raise BadSetting(f"'{said}' needs a value, for example /quiz config {setting.word} {setting.example}.")
         raise BadSetting(
-            f"'{' '.join(words)}' is not a setting list: give pairs such as time 09:00 tz Europe/Berlin days mon-fri."
+            f"'{echo(' '.join(words))}' is not a setting list: "
+            "give pairs such as time 09:00 tz Europe/Berlin days mon-fri."
         )
     pairs = list(zip(words[::2], words[1::2], strict=True))
     channel = next((value for key, value in pairs if key.lower() == "channel"), None)
@@ -130,7 +133,7 @@ def parse_practice(rest: list[str]) -> Practice | ShowHelp:
             topic = word
         else:
             raise BadSetting(
-                f"'{word}' is not a topic or a difficulty: use one of {', '.join(TOPICS)}, "
+                f"'{echo(word)}' is not a topic or a difficulty: use one of {', '.join(TOPICS)}, "
                 f"and easy, medium or hard."
             )
     return Practice(topic, level)
@@ -155,7 +158,8 @@ def parse_review_count(rest: list[str]) -> Review:
     if len(rest) == 1 and rest[0].isdigit() and 1 <= int(rest[0]) <= REVIEW_MAX:
         return Review(int(rest[0]))
     raise BadSetting(
-        f"'{' '.join(rest)}' is not a review length: give a number from 1 to {REVIEW_MAX}, for example /quiz review 5."
+        f"'{echo(' '.join(rest))}' is not a review length: "
+        f"give a number from 1 to {REVIEW_MAX}, for example /quiz review 5."
     )
 
 
@@ -194,7 +198,7 @@ def parse_quiz(text: str) -> Command:
         return parse_practice([sub, *rest])
     close = difflib.get_close_matches(sub, (*_SUBCOMMANDS, *TOPICS), n=1, cutoff=0.7)
     if close:
-        return ShowHelp(f"'{sub}' is not a /quiz command", f"/quiz {close[0]}")
-    return ShowHelp(f"'{sub}' is not a /quiz command")
+        return ShowHelp(f"'{echo(sub)}' is not a /quiz command", f"/quiz {close[0]}")
+    return ShowHelp(f"'{echo(sub)}' is not a /quiz command")
 
 

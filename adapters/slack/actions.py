@@ -10,8 +10,18 @@ from slack_bolt.async_app import AsyncApp
 from adapters.slack.blocks import question_blocks, question_text, verdict_blocks
 from adapters.slack.commands import FAILED
 from adapters.slack.deps import SlackDeps
-from adapters.slack.ids import ACTION_PATTERN, UNSURE_PATTERN, parse_action_id, parse_unsure_action_id
+from adapters.slack.ids import (
+    ACTION_PATTERN,
+    PLATFORM,
+    UNSURE_PATTERN,
+    parse_action_id,
+    parse_unsure_action_id,
+    team_of,
+    user_of,
+)
+from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mrkdwn import escape
+from bot.echo import echo
 from bot.errors import QuizError
 
 log = logging.getLogger(__name__)
@@ -30,16 +40,18 @@ def register_actions(app: AsyncApp, deps: SlackDeps) -> None:
 
 
 async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) -> None:
-    raw = str(action.get("action_id", ""))
+    raw = action.get("action_id") if isinstance(action, dict) else None
     unsure = parse_unsure_action_id(raw)
-    parsed = unsure or parse_action_id(raw)
-    user = (body.get("user") or {}).get("id")
-    if parsed is None or not user:
-        log.debug("ignoring a button without round, choice or user")
+    parsed, user = unsure or parse_action_id(raw), user_of(body.get("user"))
+    if parsed is None or user is None:
+        log.info("ignoring a button with an unreadable round, choice or user (action %r)", echo(repr(raw), 60))
         return
     round_id, choice = parsed
     try:
-        outcome = await deps.service.submit_answer(round_id, user, choice, sure=unsure is None)
+        team = team_of(body)
+        outcome = await deps.service.submit_answer(
+            round_id, user, choice, space=(PLATFORM, team) if team else None, sure=unsure is None
+        )
     except QuizError as exc:
         await private(respond, exc.message)
         return
@@ -48,11 +60,12 @@ async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) 
         await private(respond, FAILED)
         return
     if outcome.verdict is not None:  # practice: judged at once; the verdict replaces the question
-        await respond(response_type="ephemeral", replace_original=True, text=escape(outcome.text),
-                      blocks=verdict_blocks(outcome))
+        await respond(response_type="ephemeral", replace_original=True, text=fit_text(escape(outcome.text)),
+                      blocks=fit_blocks(verdict_blocks(outcome)))
         if outcome.follow_up is not None:  # a review's next question
-            await respond(response_type="ephemeral", replace_original=False, text=question_text(outcome.follow_up),
-                          blocks=question_blocks(outcome.follow_up))
+            await respond(response_type="ephemeral", replace_original=False,
+                          text=fit_text(question_text(outcome.follow_up)),
+                          blocks=fit_blocks(question_blocks(outcome.follow_up)))
     else:
         await private(respond, outcome.text)
 
@@ -60,6 +73,6 @@ async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) 
 async def private(respond: Any, text: str) -> None:
     """An ephemeral note beside the message, leaving the message as it is."""
     try:
-        await respond(response_type="ephemeral", replace_original=False, text=escape(text))
+        await respond(response_type="ephemeral", replace_original=False, text=fit_text(escape(text)))
     except Exception as exc:
         log.warning("could not answer a button privately: %r", exc)

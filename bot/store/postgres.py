@@ -28,11 +28,14 @@ from bot.model import (
     Board,
     ChannelConfig,
     ChannelRef,
+    DueChannel,
     LeaderboardRow,
     NewAnswer,
     Period,
     Round,
     RoundKind,
+    SendClaim,
+    SpaceFilter,
     StreakState,
     TopicStats,
 )
@@ -51,6 +54,7 @@ from bot.store.rows import (
     config_to_row,
     event_from_row,
     event_values,
+    from_ts,
     ident,
     opened,
     round_from_row,
@@ -205,14 +209,16 @@ class PostgresStore(SettlingStore):
 
     async def claim_daily_round(
         self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
-        closes_at: dt.datetime | None,
+        closes_at: dt.datetime | None, *, lease_until: dt.datetime | None = None,
     ) -> Round | None:
         # ON CONFLICT DO NOTHING covers the partial unique index: a concurrent claimer waits for the
         # winner's commit and then inserts nothing.
         row = await self.pool.fetchrow(
             "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, opened_at, "
-            f"closes_at) VALUES ('daily',$1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT DO NOTHING RETURNING {ROUND_COLUMNS}",
+            "closes_at, post_state, post_attempts, post_due_at) VALUES ('daily',$1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) "
+            f"ON CONFLICT DO NOTHING RETURNING {ROUND_COLUMNS}",
             ref.platform, ref.space_id, ref.channel_id, question_id, topic, local_date, opened_at, closes_at,
+            "sending" if lease_until else "due", 1 if lease_until else 0, lease_until,
         )
         return round_from_row(row) if row else None
 
@@ -276,6 +282,121 @@ class PostgresStore(SettlingStore):
         sql = f"SELECT question_id FROM rounds WHERE {where} ORDER BY id DESC LIMIT 1"
         question_id: str | None = await self.pool.fetchval(sql, *params)
         return question_id
+
+    # ---- durable daily work ----------------------------------------------------------------------
+
+    async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
+        await self.pool.execute(
+            "UPDATE channels SET next_post_at = $1, claimed_until = NULL WHERE platform = $2 AND channel_id = $3",
+            at, ref.platform, ref.channel_id,
+        )
+
+    async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None:
+        at = await self.pool.fetchval(
+            "SELECT next_post_at FROM channels WHERE platform = $1 AND channel_id = $2", ref.platform, ref.channel_id
+        )
+        return from_ts(at) if at else None
+
+    async def unscheduled_channels(self) -> list[ChannelConfig]:
+        rows = await self.pool.fetch(
+            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE NOT paused AND next_post_at IS NULL "
+            "ORDER BY platform, channel_id"
+        )
+        return [config_from_row(r) for r in rows]
+
+    async def claim_due_channels(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        where, params = _space_sql(spaces, 4)
+        rows = await self.pool.fetch(
+            "UPDATE channels c SET claimed_until = $1 FROM (SELECT platform, channel_id FROM channels "
+            "WHERE next_post_at IS NOT NULL AND next_post_at <= $2 AND NOT paused "
+            f"AND (claimed_until IS NULL OR claimed_until <= $2){where} ORDER BY next_post_at LIMIT $3 "
+            "FOR UPDATE SKIP LOCKED) due WHERE c.platform = due.platform AND c.channel_id = due.channel_id "
+            "RETURNING c.platform, c.space_id, c.channel_id, c.next_post_at",
+            lease_until, now, limit, *params,
+        )
+        return sorted(
+            (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
+            key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id),
+        )
+
+    async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        await self.pool.execute(
+            "UPDATE channels SET next_post_at = CASE WHEN next_post_at = $1 THEN $2 ELSE next_post_at END, "
+            "claimed_until = NULL WHERE platform = $3 AND channel_id = $4",
+            due_at, next_at, ref.platform, ref.channel_id,
+        )
+
+    async def _claim_sends(
+        self, what: str, now: dt.datetime, lease_until: dt.datetime, limit: int, round_id: int | None,
+        force: bool, spaces: SpaceFilter | None,
+    ) -> list[SendClaim]:
+        """Claim deliveries of `what` (post or reveal) that are due, failed and due for a retry, or whose
+        sending lease ran out: FOR UPDATE SKIP LOCKED, so concurrent ticks never take the same round."""
+        where, params = _space_sql(spaces, 5)
+        state = "revealed_at IS NULL" if what == "post" else "revealed_at IS NOT NULL"
+        rows = await self.pool.fetch(
+            f"UPDATE rounds r SET {what}_state = 'sending', {what}_attempts = r.{what}_attempts + 1, "
+            f"{what}_due_at = $1, "
+            f"{what}_doubts = r.{what}_doubts + (CASE WHEN w.prev_state = 'sending' THEN 1 ELSE 0 END) "
+            f"FROM (SELECT id, {what}_state AS prev_state FROM rounds WHERE kind = 'daily' AND {state} "
+            f"AND {what}_state IN ('due', 'sending', 'failed') AND ({what}_due_at IS NULL OR {what}_due_at <= $2"
+            + (f" OR {what}_state = 'failed'" if force else "")
+            + f") AND ($4::bigint IS NULL OR id = $4){where} ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED) w "
+            f"WHERE r.id = w.id RETURNING {', '.join('r.' + c.strip() for c in ROUND_COLUMNS.split(','))}, "
+            f"r.{what}_attempts, r.{what}_doubts, w.prev_state",
+            lease_until, now, limit, round_id, *params,
+        )
+        out = [SendClaim(round_from_row(tuple(r)[:-3]), int(r[-3]), r[-1] == "sending", int(r[-2])) for r in rows]
+        return sorted(out, key=lambda c: c.round.id)
+
+    async def claim_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        force: bool = False, spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        return await self._claim_sends("post", now, lease_until, limit, round_id, force, spaces)
+
+    async def finish_post(
+        self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
+    ) -> None:
+        await self.pool.execute(
+            "UPDATE rounds SET post_state = $1, post_due_at = $2, message_id = COALESCE($3, message_id) WHERE id = $4",
+            state, retry_at, message_id, round_id,
+        )
+
+    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+        rows = await self.pool.fetch(
+            "SELECT question_id FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
+            "AND revealed_at IS NULL",
+            platform, space_id,
+        )
+        return {r[0] for r in rows}
+
+    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
+        await self.pool.execute(
+            "UPDATE rounds SET closes_at = $1 WHERE id = $2 AND closes_at IS NULL AND revealed_at IS NULL", at, round_id
+        )
+
+    async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
+        where, params = _space_sql(spaces, 3)
+        rows = await self.pool.fetch(
+            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE kind = 'daily' AND revealed_at IS NULL "
+            f"AND closes_at IS NOT NULL AND closes_at <= $1{where} ORDER BY closes_at, id LIMIT $2",
+            now, limit, *params,
+        )
+        return [round_from_row(r) for r in rows]
+
+    async def claim_reveals(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        return await self._claim_sends("reveal", now, lease_until, limit, round_id, False, spaces)
+
+    async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
+        await self.pool.execute(
+            "UPDATE rounds SET reveal_state = $1, reveal_due_at = $2 WHERE id = $3", state, retry_at, round_id
+        )
 
     # ---- answers ---------------------------------------------------------------------------------
 
@@ -427,6 +548,26 @@ class PostgresStore(SettlingStore):
         if given:
             await self.pool.execute("ANALYZE " + ", ".join(ident(t) for t in given))
         return given
+
+
+def _space_sql(spaces: SpaceFilter | None, first: int) -> tuple[str, list[object]]:
+    """The SQL of a SpaceFilter with parameters numbered from $first: its platforms, and on the sharded
+    platform only spaces on its shards ((id >> 22) % count); a non-numeric space id is on no shard."""
+    if spaces is None:
+        return "", []
+    sql, params = "", list[object]()
+    n = first
+    if spaces.platforms is not None:
+        sql += f" AND platform = ANY(${n}::text[])"
+        params.append(list(spaces.platforms))
+        n += 1
+    if spaces.shard_count:
+        sql += (
+            f" AND (platform <> ${n} OR CASE WHEN space_id ~ '^[0-9]{{1,19}}$' "
+            f"THEN ((space_id::numeric::bigint >> 22) % ${n + 1}) = ANY(${n + 2}::int[]) ELSE false END)"
+        )
+        params += [spaces.shard_platform, spaces.shard_count, list(spaces.shard_ids)]
+    return sql, params
 
 
 async def _keep_session(conn: asyncpg.Connection) -> None:

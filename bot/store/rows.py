@@ -11,7 +11,7 @@ from bot.model import Answer, ChannelConfig, ChannelRef, Difficulty, Round, Roun
 # the column order of round_from_row and answer_from_row
 ROUND_COLUMNS = (
     "id, kind, platform, space_id, channel_id, user_id, question_id, topic, local_date, opened_at, "
-    "closes_at, revealed_at, message_id"
+    "closes_at, revealed_at, message_id, post_state"
 )
 ANSWER_COLUMNS = "round_id, user_id, choice, correct, answered_at, points"
 
@@ -67,7 +67,7 @@ def asked_where(
 
 def round_from_row(row: Any) -> Round:
     (rid, kind, platform, space_id, channel_id, user_id, question_id, topic, local_date, opened_at,
-     closes_at, revealed_at, message_id) = row
+     closes_at, revealed_at, message_id, *rest) = tuple(row)
     return Round(
         id=int(rid),
         kind=RoundKind(kind),
@@ -80,6 +80,7 @@ def round_from_row(row: Any) -> Round:
         closes_at=from_ts(closes_at) if closes_at else None,
         revealed_at=from_ts(revealed_at) if revealed_at else None,
         message_id=message_id,
+        post_state="sent" if not rest or kind != "daily" else str(rest[0]),
     )
 
 
@@ -90,7 +91,7 @@ def answer_from_row(row: Any) -> Answer:
     )
 
 
-def config_to_row(c: ChannelConfig, now: dt.datetime) -> tuple:
+def config_to_row(c: ChannelConfig, now: dt.datetime) -> tuple[object, ...]:
     return (
         c.ref.platform, c.ref.channel_id, c.ref.space_id, f"{c.post_time:%H:%M}", c.timezone,
         ",".join(str(d) for d in sorted(c.weekdays)), ",".join(sorted(c.topics)),
@@ -102,7 +103,7 @@ def config_to_row(c: ChannelConfig, now: dt.datetime) -> tuple:
 
 def config_from_row(row: Any) -> ChannelConfig:
     (platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions,
-     window_s, speed_bonus, _updated, ping_winners) = tuple(row)
+     window_s, speed_bonus, _updated, ping_winners) = tuple(row)[:14]
     hh, mm = (int(x) for x in post_time.split(":"))
     return ChannelConfig(
         ref=ChannelRef(platform, space_id, channel_id),

@@ -25,11 +25,14 @@ from bot.model import (
     Board,
     ChannelConfig,
     ChannelRef,
+    DueChannel,
     LeaderboardRow,
     NewAnswer,
     Period,
     Round,
     RoundKind,
+    SendClaim,
+    SpaceFilter,
     StreakState,
     TopicStats,
 )
@@ -60,6 +63,11 @@ from bot.store.settle import SettlingStore
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+# the column order of rows.config_from_row (named, as migrations may add columns in any order)
+CHANNEL_COLUMNS = (
+    "platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions, "
+    "answer_window_s, speed_bonus, updated_at, ping_winners"
+)
 CHECKPOINT_EVERY = 1.0  # seconds between background WAL checkpoints
 WAL_LIMIT = 64 * 1024 * 1024  # past this, a checkpoint waits for a gap between writes and resets the WAL
 INSERT_CHUNK = 900  # rows per multi-row INSERT (6 parameters each, under SQLite's variable limit)
@@ -207,15 +215,18 @@ class SqliteStore(SettlingStore):
 
     async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None:
         rows = await self._read(
-            "SELECT * FROM channels WHERE platform = ? AND channel_id = ?", (ref.platform, ref.channel_id)
+            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = ? AND channel_id = ?",
+            (ref.platform, ref.channel_id),
         )
         return config_from_row(rows[0]) if rows else None
 
     async def list_channels(self, platform: str | None = None) -> list[ChannelConfig]:
         if platform is None:
-            rows = await self._read("SELECT * FROM channels ORDER BY platform, channel_id")
+            rows = await self._read(f"SELECT {CHANNEL_COLUMNS} FROM channels ORDER BY platform, channel_id")
         else:
-            rows = await self._read("SELECT * FROM channels WHERE platform = ? ORDER BY channel_id", (platform,))
+            rows = await self._read(
+                f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = ? ORDER BY channel_id", (platform,)
+            )
         return [config_from_row(r) for r in rows]
 
     async def space_timezone(self, platform: str, space_id: str) -> str | None:
@@ -229,15 +240,18 @@ class SqliteStore(SettlingStore):
 
     async def claim_daily_round(
         self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
-        closes_at: dt.datetime | None,
+        closes_at: dt.datetime | None, *, lease_until: dt.datetime | None = None,
     ) -> Round | None:
         async with self._tx() as db:
             async with db.execute(
                 "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, "
-                "opened_at, closes_at) VALUES ('daily',?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING "
+                "opened_at, closes_at, post_state, post_attempts, post_due_at) "
+                "VALUES ('daily',?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING "
                 f"RETURNING {ROUND_COLUMNS}",
                 (ref.platform, ref.space_id, ref.channel_id, question_id, topic, local_date.isoformat(),
-                 to_ts(opened_at), to_ts(closes_at) if closes_at else None),
+                 to_ts(opened_at), to_ts(closes_at) if closes_at else None,
+                 "sending" if lease_until else "due", 1 if lease_until else 0,
+                 to_ts(lease_until) if lease_until else None),
             ) as cur:
                 row = await cur.fetchone()
         return round_from_row(row) if row else None
@@ -304,6 +318,140 @@ class SqliteStore(SettlingStore):
         where, params = asked_where(platform, space_id, kind, user_id, "?")
         rows = await self._read(f"SELECT question_id FROM rounds WHERE {where} ORDER BY id DESC LIMIT 1", params)
         return rows[0][0] if rows else None
+
+    # ---- durable daily work ----------------------------------------------------------------------
+
+    async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE channels SET next_post_at = ?, claimed_until = NULL WHERE platform = ? AND channel_id = ?",
+                (to_ts(at) if at else None, ref.platform, ref.channel_id),
+            )
+
+    async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None:
+        rows = await self._read(
+            "SELECT next_post_at FROM channels WHERE platform = ? AND channel_id = ?", (ref.platform, ref.channel_id)
+        )
+        return from_ts(rows[0][0]) if rows and rows[0][0] else None
+
+    async def unscheduled_channels(self) -> list[ChannelConfig]:
+        rows = await self._read(
+            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE paused = 0 AND next_post_at IS NULL "
+            "ORDER BY platform, channel_id"
+        )
+        return [config_from_row(r) for r in rows]
+
+    async def claim_due_channels(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        where, params = _space_sql(spaces)
+        async with self._tx() as db:
+            rows = await db.execute_fetchall(
+                "UPDATE channels SET claimed_until = ? WHERE rowid IN (SELECT rowid FROM channels "
+                "WHERE next_post_at IS NOT NULL AND next_post_at <= ? AND paused = 0 "
+                f"AND (claimed_until IS NULL OR claimed_until <= ?){where} ORDER BY next_post_at LIMIT ?) "
+                "RETURNING platform, space_id, channel_id, next_post_at",
+                (to_ts(lease_until), to_ts(now), to_ts(now), *params, limit),
+            )
+        return [DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows]
+
+    async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE channels SET next_post_at = CASE WHEN next_post_at = ? THEN ? ELSE next_post_at END, "
+                "claimed_until = NULL WHERE platform = ? AND channel_id = ?",
+                (to_ts(due_at), to_ts(next_at) if next_at else None, ref.platform, ref.channel_id),
+            )
+
+    async def _claim_sends(
+        self, what: str, now: dt.datetime, lease_until: dt.datetime, limit: int, round_id: int | None,
+        force: bool, spaces: SpaceFilter | None,
+    ) -> list[SendClaim]:
+        """One conditional UPDATE in one (single-writer) transaction: claim deliveries of `what`
+        (post or reveal) that are due, failed and due for a retry, or whose sending lease ran out."""
+        where, params = _space_sql(spaces)
+        state = "revealed_at IS NULL" if what == "post" else "revealed_at IS NOT NULL"
+        cond = (
+            f"kind = 'daily' AND {state} AND {what}_state IN ('due', 'sending', 'failed') "
+            f"AND ({what}_due_at IS NULL OR {what}_due_at <= ?"
+            + (f" OR {what}_state = 'failed'" if force else "") + ")" + where
+        )
+        args: list[object] = [to_ts(now), *params]
+        if round_id is not None:
+            cond += " AND id = ?"
+            args.append(round_id)
+        async with self._tx() as db:
+            before = {
+                int(r[0]): r[1]
+                for r in await db.execute_fetchall(
+                    f"SELECT id, {what}_state FROM rounds WHERE {cond} ORDER BY id LIMIT ?", (*args, limit)
+                )
+            }
+            if not before:
+                return []
+            marks = ",".join("?" * len(before))
+            rows = await db.execute_fetchall(
+                f"UPDATE rounds SET {what}_state = 'sending', {what}_attempts = {what}_attempts + 1, "
+                f"{what}_due_at = ?, {what}_doubts = {what}_doubts + ({what}_state = 'sending') "
+                f"WHERE id IN ({marks}) RETURNING {ROUND_COLUMNS}, {what}_attempts, {what}_doubts",
+                (to_ts(lease_until), *before),
+            )
+        out = [
+            SendClaim(round_from_row(r[:-2]), int(r[-2]), before[int(r[0])] == "sending", int(r[-1])) for r in rows
+        ]
+        return sorted(out, key=lambda c: c.round.id)
+
+    async def claim_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        force: bool = False, spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        return await self._claim_sends("post", now, lease_until, limit, round_id, force, spaces)
+
+    async def finish_post(
+        self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
+    ) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE rounds SET post_state = ?, post_due_at = ?, message_id = COALESCE(?, message_id) WHERE id = ?",
+                (state, to_ts(retry_at) if retry_at else None, message_id, round_id),
+            )
+
+    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+        rows = await self._read(
+            "SELECT question_id FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
+            "AND revealed_at IS NULL",
+            (platform, space_id),
+        )
+        return {r[0] for r in rows}
+
+    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE rounds SET closes_at = ? WHERE id = ? AND closes_at IS NULL AND revealed_at IS NULL",
+                (to_ts(at), round_id),
+            )
+
+    async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
+        where, params = _space_sql(spaces)
+        rows = await self._read(
+            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE kind = 'daily' AND revealed_at IS NULL "
+            f"AND closes_at IS NOT NULL AND closes_at <= ?{where} ORDER BY closes_at, id LIMIT ?",
+            (to_ts(now), *params, limit),
+        )
+        return [round_from_row(r) for r in rows]
+
+    async def claim_reveals(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        return await self._claim_sends("reveal", now, lease_until, limit, round_id, False, spaces)
+
+    async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
+                (state, to_ts(retry_at) if retry_at else None, round_id),
+            )
 
     # ---- answers ---------------------------------------------------------------------------------
 
@@ -463,6 +611,22 @@ class SqliteStore(SettlingStore):
                 if have != n:
                     raise RuntimeError(f"{table}: {have} rows after the import, {n} given; rolled back")
         return given
+
+
+def _space_sql(spaces: SpaceFilter | None) -> tuple[str, list[object]]:
+    """The SQL of a SpaceFilter: its platforms, and on the sharded platform its shards ((id >> 22) % count)."""
+    if spaces is None:
+        return "", []
+    sql, params = "", list[object]()
+    if spaces.platforms is not None:
+        names = list(spaces.platforms) or [""]
+        sql += f" AND platform IN ({','.join('?' * len(names))})"
+        params += names
+    if spaces.shard_count:
+        ids = list(spaces.shard_ids) or [-1]
+        sql += f" AND (platform <> ? OR ((CAST(space_id AS INTEGER) >> 22) % ?) IN ({','.join('?' * len(ids))}))"
+        params += [spaces.shard_platform, spaces.shard_count, *ids]
+    return sql, params
 
 
 class _Settle:

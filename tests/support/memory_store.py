@@ -27,18 +27,22 @@ from bot.model import (
     Board,
     ChannelConfig,
     ChannelRef,
+    DueChannel,
     LeaderboardRow,
     NewAnswer,
     Period,
     Round,
     RoundKind,
+    SendClaim,
+    SpaceFilter,
     StreakState,
     TopicStats,
 )
+from bot.store.migrations import load_migrations
 from bot.store.rows import config_from_row, config_to_row
 from bot.store.settle import SettlingStore
 
-SCHEMA_VERSION = 20  # the version SqliteStore reaches with its migrations
+SCHEMA_VERSION = max(v for v, _, _ in load_migrations("sqlite"))  # the version SqliteStore reaches
 
 Tally = tuple[int, int, int]  # points, correct, answered
 BoardKey = tuple[str, str, Period, str]  # platform, space, period, period key
@@ -87,6 +91,14 @@ class _Tables:
     version: int = 0
     last_id: int = 0
     saves: int = 0
+    next_post: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # channel -> next due post
+    claimed: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # channel -> lease end
+    # (round id, "post" | "reveal") -> [state, attempts, due_at, doubts]
+    delivery: dict[tuple[int, str], list] = field(default_factory=dict)
+
+
+def _delivery(t: _Tables, round_id: int, what: str) -> list:
+    return t.delivery.setdefault((round_id, what), ["due", 0, None, 0])
 
 
 class InMemoryStore(SettlingStore):
@@ -160,12 +172,13 @@ class InMemoryStore(SettlingStore):
 
     async def claim_daily_round(
         self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
-        closes_at: dt.datetime | None,
+        closes_at: dt.datetime | None, *, lease_until: dt.datetime | None = None,
     ) -> Round | None:
         t = await self._db()
         round_ = Round(
             id=t.last_id + 1, kind=RoundKind.DAILY, ref=ref, question_id=question_id, topic=topic,
             opened_at=_utc(opened_at), local_date=local_date, closes_at=_utc(closes_at) if closes_at else None,
+            post_state="sending" if lease_until else "due",
         )
         t.last_id = round_.id  # like SQLite's AUTOINCREMENT, a lost claim uses up its id too
         slot = (ref.platform, ref.channel_id, local_date)
@@ -173,6 +186,8 @@ class InMemoryStore(SettlingStore):
             return None
         t.daily_slots.add(slot)
         t.rounds[round_.id] = round_
+        if lease_until:
+            t.delivery[(round_.id, "post")] = ["sending", 1, _utc(lease_until), 0]
         return round_
 
     async def create_practice_round(
@@ -228,6 +243,128 @@ class InMemoryStore(SettlingStore):
         t = await self._db()
         asked = _asked(t.rounds, platform, space_id, kind, user_id)
         return asked[-1].question_id if asked else None
+
+    # ---- durable daily work ----------------------------------------------------------------------
+
+    async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
+        t = await self._db()
+        key = (ref.platform, ref.channel_id)
+        if key not in t.channels:
+            return
+        t.claimed.pop(key, None)
+        if at is None:
+            t.next_post.pop(key, None)
+        else:
+            t.next_post[key] = _utc(at)
+
+    async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None:
+        return (await self._db()).next_post.get((ref.platform, ref.channel_id))
+
+    async def unscheduled_channels(self) -> list[ChannelConfig]:
+        t = await self._db()
+        return [t.channels[k] for k in sorted(t.channels) if not t.channels[k].paused and k not in t.next_post]
+
+    async def claim_due_channels(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        t = await self._db()
+        due = sorted(
+            (at, key) for key, at in t.next_post.items()
+            if at <= now and not t.channels[key].paused
+            and (key not in t.claimed or t.claimed[key] <= now)
+            and (spaces is None or spaces(t.channels[key].ref))
+        )[: max(limit, 0)]
+        for _, key in due:
+            t.claimed[key] = _utc(lease_until)
+        return [DueChannel(t.channels[key].ref, at) for at, key in due]
+
+    async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        t = await self._db()
+        key = (ref.platform, ref.channel_id)
+        t.claimed.pop(key, None)
+        if t.next_post.get(key) == due_at:
+            if next_at is None:
+                t.next_post.pop(key)
+            else:
+                t.next_post[key] = _utc(next_at)
+
+    def _claim_sends(
+        self, t: _Tables, what: str, now: dt.datetime, lease_until: dt.datetime, limit: int, round_id: int | None,
+        force: bool, spaces: SpaceFilter | None,
+    ) -> list[SendClaim]:
+        out: list[SendClaim] = []
+        for r in t.rounds.values():
+            if len(out) >= limit:
+                break
+            if r.kind is not RoundKind.DAILY or (round_id is not None and r.id != round_id):
+                continue
+            if (r.revealed_at is None) != (what == "post") or (spaces is not None and not spaces(r.ref)):
+                continue
+            d = _delivery(t, r.id, what)
+            state, attempts, due_at, doubts = d
+            if state not in ("due", "sending", "failed"):
+                continue
+            if not (due_at is None or due_at <= now or (force and state == "failed")):
+                continue
+            doubtful = state == "sending"
+            d[:] = ["sending", attempts + 1, _utc(lease_until), doubts + int(doubtful)]
+            if what == "post":
+                t.rounds[r.id] = r = replace(r, post_state="sending")
+            out.append(SendClaim(r, attempts + 1, doubtful, doubts + int(doubtful)))
+        return out
+
+    async def claim_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        force: bool = False, spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        t = await self._db()
+        return self._claim_sends(t, "post", now, lease_until, limit, round_id, force, spaces)
+
+    async def finish_post(
+        self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
+    ) -> None:
+        t = await self._db()
+        if round_id not in t.rounds:
+            return
+        d = _delivery(t, round_id, "post")
+        d[0], d[2] = state, _utc(retry_at) if retry_at else None
+        r = t.rounds[round_id]
+        t.rounds[round_id] = replace(r, post_state=state, message_id=message_id or r.message_id)
+
+    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+        t = await self._db()
+        return {
+            r.question_id for r in t.rounds.values()
+            if r.kind is RoundKind.DAILY and r.revealed_at is None and _in_space(r, platform, space_id)
+        }
+
+    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
+        t = await self._db()
+        r = t.rounds.get(round_id)
+        if r is not None and r.closes_at is None and r.revealed_at is None:
+            t.rounds[round_id] = replace(r, closes_at=_utc(at))
+
+    async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
+        t = await self._db()
+        due = [
+            r for r in t.rounds.values()
+            if r.kind is RoundKind.DAILY and r.revealed_at is None and r.closes_at is not None
+            and r.closes_at <= now and (spaces is None or spaces(r.ref))
+        ]
+        return sorted(due, key=lambda r: (r.closes_at, r.id))[: max(limit, 0)]
+
+    async def claim_reveals(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        t = await self._db()
+        return self._claim_sends(t, "reveal", now, lease_until, limit, round_id, False, spaces)
+
+    async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
+        t = await self._db()
+        if round_id in t.rounds:
+            d = _delivery(t, round_id, "reveal")
+            d[0], d[2] = state, _utc(retry_at) if retry_at else None
 
     # ---- answers ---------------------------------------------------------------------------------
 

@@ -147,7 +147,7 @@ def card_from_row(row: Any) -> LearnerCard:
     )
 
 
-def card_values(card: LearnerCard) -> tuple:
+def card_values(card: LearnerCard) -> tuple[object, ...]:
     """A card as plain values in CARD_COLUMNS order (aware datetimes, a bool)."""
     k = card.key
     return (k.platform, k.space_id, k.user_id, k.question_id, card.state, card.step, card.stability,
@@ -160,6 +160,6 @@ def event_from_row(row: Any) -> ReviewEvent:
                        bool(sure))
 
 
-def event_values(event: ReviewEvent) -> tuple:
+def event_values(event: ReviewEvent) -> tuple[object, ...]:
     k = event.key
     return (k.platform, k.space_id, k.user_id, k.question_id, event.reviewed_at, event.rating, event.sure)

@@ -799,13 +799,13 @@ class _Settle:
         return choices
 
 
-def _card_row(card: LearnerCard) -> tuple:
+def _card_row(card: LearnerCard) -> tuple[object, ...]:
     values = card_values(card)
     return (*values[:8], to_ts(card.due), to_ts(card.last_review) if card.last_review else None, card.reviews,
             card.lapses, int(card.confident_miss))
 
 
-def _event_row(event: ReviewEvent) -> tuple:
+def _event_row(event: ReviewEvent) -> tuple[object, ...]:
     values = event_values(event)
     return (*values[:4], to_ts(event.reviewed_at), event.rating, int(event.sure))
 

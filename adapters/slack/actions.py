@@ -13,6 +13,7 @@ from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import (
     ACTION_PATTERN,
     PLATFORM,
+    REVIEW_ACTION,
     UNSURE_PATTERN,
     parse_action_id,
     parse_unsure_action_id,
@@ -23,6 +24,7 @@ from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mrkdwn import escape
 from bot.echo import echo
 from bot.errors import QuizError
+from bot.model import ChannelRef, ReviewEmpty
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +34,11 @@ def register_actions(app: AsyncApp, deps: SlackDeps) -> None:
     async def answer_button(ack: Any, body: dict, action: dict, respond: Any) -> None:
         await ack()
         await answer_click(deps, body, action, respond)
+
+    @app.action(REVIEW_ACTION)
+    async def review_button(ack: Any, body: dict, client: Any) -> None:
+        await ack()
+        await start_review_in_dm(deps, client, body)
 
     @app.action(UNSURE_PATTERN)
     async def unsure_button(ack: Any, body: dict, action: dict, respond: Any) -> None:
@@ -68,6 +75,24 @@ async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) 
                           blocks=fit_blocks(question_blocks(outcome.follow_up)))
     else:
         await private(respond, outcome.text)
+
+
+async def start_review_in_dm(deps: SlackDeps, client: Any, body: dict) -> None:
+    """The App Home's Review button: the review runs in the app's direct messages with the person (Slack
+    takes the user id as that conversation's channel), private like every review."""
+    user, team = user_of(body.get("user")), team_of(body)
+    if user is None or team is None:
+        log.info("ignoring a Review click without a readable user or team")
+        return
+    try:
+        result = await deps.service.start_review(ChannelRef(PLATFORM, team, user), user)
+        if isinstance(result, ReviewEmpty):
+            await client.chat_postMessage(channel=user, text=fit_text(escape(result.text)))
+        else:
+            await client.chat_postMessage(channel=user, text=fit_text(question_text(result)),
+                                          blocks=fit_blocks(question_blocks(result)))
+    except Exception:
+        log.exception("the App Home review for %s failed", user)
 
 
 async def private(respond: Any, text: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adapters.slack.ids import REACTION_NAMES, action_id, mention, unsure_action_id
+from adapters.slack.ids import REACTION_NAMES, REVIEW_ACTION, action_id, mention, unsure_action_id
 from adapters.slack.mrkdwn import clip as clip_mrkdwn
 from adapters.slack.mrkdwn import code_block, escape
 from bot import cards
@@ -238,9 +238,18 @@ def help_blocks(reason: str | None = None) -> list[Block]:
 
 
 def home_view(stats: StatsCard, board: LeaderboardCard) -> dict[str, Any]:
-    """The App Home tab: the person's stats and the workspace leaderboard."""
+    """The App Home tab: the person's stats (with a Review button when reviews are due) and the workspace
+    leaderboard."""
+    due = stats.learning.due_now if stats.learning is not None else 0
+    review: list[Block] = []
+    if due:
+        review = [{"type": "actions", "block_id": "studybot.home.review", "elements": [{
+            "type": "button", "action_id": REVIEW_ACTION, "style": "primary",
+            "text": {"type": "plain_text", "text": f"Review ({due} due)"}, "value": "review",
+        }]}]
     blocks = [
         *stats_blocks(stats),
+        *review,
         divider(),
         *leaderboard_blocks(board),
         context("`/quiz` for a practice question · `/quiz help` for everything else"),

@@ -15,6 +15,7 @@ PLATFORM = "slack"
 ACTION_PREFIX = "studybot.answer"
 ACTION_PATTERN = re.compile(r"^studybot\.answer\.")  # every button of ours; parse_action_id reads the rest
 _ACTION = re.compile(r"studybot\.answer\.([0-9]+)\.([0-3])")
+REVIEW_ACTION = "studybot.review"  # the App Home's Review button
 UNSURE_PREFIX = "studybot.unsure"  # the same answer, marked "not sure" (practice and review questions)
 UNSURE_PATTERN = re.compile(r"^studybot\.unsure\.")
 _UNSURE = re.compile(r"studybot\.unsure\.([0-9]+)\.([0-3])")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import replace
 
-from adapters.slack.ids import unsure_action_id
+from adapters.slack.ids import REVIEW_ACTION, unsure_action_id
 from bot.model import Period
 from tests.adapters.slack.harness import ANN, START, SlackHarness, buttons, texts
 from tests.adapters.slack.stub import TEAM_ID
@@ -70,3 +70,27 @@ async def test_review_counts_topics_and_levels_in_the_slash_command(slack: Slack
     assert round_ is not None and slack.service.bank.get(round_.question_id).difficulty.value == "hard"  # type: ignore[union-attr]
     nothing = await slack.reply(await slack.command("review"))
     assert "Nothing to review yet" in texts(nothing)  # the practice question is not answered yet: no card
+
+
+async def test_app_home_shows_reviews_due_with_a_review_button_that_starts_one_in_dms(slack: SlackHarness) -> None:
+    refs = [slack.ref, *(replace(slack.ref, channel_id=c) for c in ("C0TWO", "C0THREE"))]
+
+    async def click(round_, letter):
+        await slack.reply(await slack.click(round_.id, "ABCD".index(letter)))
+
+    missed = await miss_three_on_monday(slack.service, slack.clock, refs, MONDAY_9, click)
+    slack.clock.set(TUESDAY_NOON)
+    event = {"type": "app_home_opened", "user": ANN, "channel": "D0HOME", "tab": "home",
+             "event_ts": "1700000004.000001"}
+    assert (await slack.event(event, "Ev0HOMEREVIEW")).status == 200
+    [publish] = await slack.stub.wait_for("views.publish")
+    assert "Reviews due: 3 now" in texts(publish)
+    assert REVIEW_ACTION in [e["action_id"] for b in publish.args["view"]["blocks"] if b.get("type") == "actions"
+                             for e in b["elements"]]
+    posts_before = len(slack.stub.calls_to("chat.postMessage"))
+    assert (await slack.click(0, 0, action_id=REVIEW_ACTION)).status == 200
+    posts = await slack.stub.wait_for("chat.postMessage", posts_before + 1)
+    dm = posts[-1]
+    assert dm.args["channel"] == ANN and "Review 1/3" in texts(dm)
+    round_ = await slack.store.get_round(int(buttons(dm)[0].split(".")[2]))
+    assert round_ is not None and round_.user_id == ANN and round_.question_id == missed[0]

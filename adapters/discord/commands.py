@@ -81,14 +81,15 @@ def member_commands() -> list[app_commands.Command]:  # type: ignore[type-arg]
         await _run(interaction, work)
 
     @app_commands.command(name="answer", description="Answer today's question in this channel")
-    @app_commands.describe(choice="Your choice: A, B, C or D")
+    @app_commands.describe(choice="Your choice: A, B, C or D",
+                           not_sure="Mark the answer 'not sure' (it changes no score)")
     @app_commands.choices(choice=LETTER_CHOICES)
     @app_commands.guild_only()
-    async def answer(interaction: discord.Interaction, choice: str) -> None:
+    async def answer(interaction: discord.Interaction, choice: str, not_sure: bool = False) -> None:
         async def work() -> Reply:
             index = parse_choice(choice)
             outcome = await bot_of(interaction).service.answer_in_channel(
-                ref_of(interaction), str(interaction.user.id), index
+                ref_of(interaction), str(interaction.user.id), index, sure=not not_sure
             )
             return Reply(outcome.text)
 

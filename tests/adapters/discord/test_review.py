@@ -6,9 +6,10 @@ import datetime as dt
 
 from adapters.discord.app import StudyBotClient
 from bot.model import LETTERS, Period
+from bot.settings import ConfigChange
 from tests.adapters.discord.conftest import START, Core, channel_ref
 from tests.adapters.discord.fake_discord import FakeDiscord
-from tests.support.learning import miss_three_on_monday
+from tests.support.learning import SETUP, miss_three_on_monday
 
 MONDAY_9 = START + dt.timedelta(hours=1)
 TUESDAY_NOON = MONDAY_9 + dt.timedelta(days=1, hours=3)
@@ -75,3 +76,18 @@ async def test_a_confident_miss_says_so_and_a_bad_review_count_gets_a_specific_r
     assert "Confident miss" in verdict.text and "You were sure" in verdict.text
     bad = await fake.reply(await fake.slash(fake.alice, "review", count=25))
     assert bad.ephemeral and "A review takes 1 to 20 questions" in bad.text
+
+
+async def test_answer_not_sure_marks_the_daily_answer_and_its_card_learns_it_at_the_reveal(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
+    ref = channel_ref(fake)
+    await core.service.configure(SETUP, ref, ConfigChange.of(timezone="UTC"))
+    round_ = await core.service.post_scheduled(ref)
+    assert round_ is not None
+    right = LETTERS[core.service.bank.get(round_.question_id).answer]  # type: ignore[union-attr]
+    reply = await fake.reply(await fake.slash(fake.bob, "answer", choice=right, not_sure=True))
+    assert "locked in" in reply.text
+    await core.service.reveal_round(round_.id)
+    [event] = await core.store.review_events("discord", fake.guild_id, fake.bob.id)
+    assert (event.rating, event.sure) == (2, False)

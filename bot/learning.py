@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler, State
 
@@ -90,14 +90,29 @@ def _to_fsrs(card: LearnerCard) -> Card:
     )
 
 
+def _first_review(rating: Rating) -> tuple[Card, timedelta]:
+    """What py-fsrs makes of a new card's first rating: the same for every card and instant (no fuzzing),
+    so it is worked out once per rating; the due instant is the review instant plus the interval."""
+    start = datetime(2000, 1, 1, tzinfo=UTC)
+    after, _log = _SCHEDULER.review_card(Card(card_id=_CARD_ID, due=start), rating, review_datetime=start)
+    return after, after.due - start
+
+
+_FIRST = {rating: _first_review(rating) for rating in (Rating.Again, Rating.Hard, Rating.Good)}
+
+
 def review(
     card: LearnerCard | None, key: CardKey, correct: bool, *, sure: bool, at: datetime
 ) -> tuple[LearnerCard, ReviewEvent]:
     """The card after one answer (a first answer creates it) and the review event to log."""
     rating = rating_for(correct, sure=sure)
     now = _utc(at)
-    before = _to_fsrs(card) if card is not None else Card(card_id=_CARD_ID, due=now)
-    after, _log = _SCHEDULER.review_card(before, rating, review_datetime=now)
+    if card is None:
+        first, interval = _FIRST[rating]
+        after = Card(card_id=_CARD_ID, state=first.state, step=first.step, stability=first.stability,
+                     difficulty=first.difficulty, due=now + interval, last_review=now)
+    else:
+        after, _log = _SCHEDULER.review_card(_to_fsrs(card), rating, review_datetime=now)
     reviews, lapses = (card.reviews, card.lapses) if card is not None else (0, 0)
     updated = LearnerCard(
         key=key,

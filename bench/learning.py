@@ -93,7 +93,7 @@ async def main() -> None:
     for _ in range(args.repeat):
         for learning in (False, True):
             p = await practice_throughput(learning, args.practice, args.concurrency)
-            q = await practice_questions(learning, args.practice, args.concurrency)
+            q = await practice_questions(learning, args.practice // 5, args.concurrency)
             d, r = await daily_and_reveal(learning, args.daily, args.concurrency)
             measured = (("practice", p, max), ("question", q, max), ("daily", d, max), ("reveal", r, min))
             for key, value, better in measured:

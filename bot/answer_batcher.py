@@ -47,6 +47,7 @@ class AnswerBatcher:
         self._wakeup: asyncio.Event | None = None
         self._worker: asyncio.Task[None] | None = None
         self._closed = False
+        self._failing = False
 
     async def submit(self, answer: NewAnswer) -> AnswerWrite:
         """Queue one answer and wait until its batch is committed."""
@@ -91,11 +92,18 @@ class AnswerBatcher:
         try:
             results = await self._store.add_answers([a for a, _ in batch], self._now())
         except Exception as exc:  # noqa: BLE001 - every waiter must hear about the failure
-            log.exception("writing %d answers failed", len(batch))
+            if self._failing:  # logged once per outage, not once per batch
+                log.debug("writing %d answers failed again: %s", len(batch), exc)
+            else:
+                log.exception("writing %d answers failed", len(batch))
+            self._failing = True
             for _, fut in batch:
                 if not fut.done():
                     fut.set_exception(exc)
             return
+        if self._failing:
+            log.info("answers are written again")
+            self._failing = False
         for (_, fut), result in zip(batch, results, strict=True):
             if not fut.done():
                 fut.set_result(result)

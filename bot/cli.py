@@ -6,18 +6,24 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
 import logging
 import os
+import signal
 import sys
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from bot.bank import DEFAULT_BANK_DIR, TOPICS, Bank, BankError, load_bank, validate
-from bot.config import Settings
-from bot.ports import SystemClock
+from bot.config import Settings, redact_url
+from bot.errors import StartupError
+from bot.metrics import Metrics
+from bot.model import ChannelRef
+from bot.ports import Store, SystemClock
 from bot.quiz import QuizService
 from bot.runtime import tune_gc
 from bot.schedule import DailyScheduler
-from bot.sharding import channel_owner
 from bot.store import store_for_url
 
 log = logging.getLogger(__name__)
@@ -32,78 +38,183 @@ def _setup_logging(level: str) -> None:
     logging.getLogger("apscheduler").setLevel(logging.WARNING)
 
 
-async def run_bot(settings: Settings) -> int:
-    bank = load_bank(settings.bank_dir, strict=False)
-    if not len(bank):
-        print(f"No questions could be loaded from {settings.bank_dir}; run `studybot bank validate`.", file=sys.stderr)
-        return 1
-    store = store_for_url(settings.database_url)
-    await store.open()
-    clock = SystemClock()
-    service = QuizService(store, bank, clock)
-    tasks: list[asyncio.Task[None]] = []
-    scheduler = DailyScheduler(
-        service, clock, misfire_grace=settings.misfire_grace,
-        owns=channel_owner(settings.shard_count, settings.shard_ids),
-    )
-    service.on_config_change(scheduler.sync_channel)  # a settings change moves the channel's daily job
-    service.on_round_opened(scheduler.plan_reveal)  # a round with an answer window is revealed when it ends
-    health = None
-    if settings.metrics_port is not None:
-        from bot.health import serve_health
+NO_TOKEN_NO_INPUT = (
+    "No platform token is set and standard input is closed, so there is nothing to run: set DISCORD_TOKEN "
+    "(Discord) or SLACK_BOT_TOKEN with SLACK_APP_TOKEN or SLACK_SIGNING_SECRET (Slack), or run studybot in a "
+    "terminal for the local console."
+)
+EXTRAS = {
+    "discord": ("DISCORD_TOKEN", "adapters.discord.app", "start_discord", "discord"),
+    "slack": ("SLACK_BOT_TOKEN", "adapters.slack.app", "start_slack", "slack"),
+}
+Starter = Callable[[QuizService, Settings], Awaitable["asyncio.Task[None]"]]
 
-        async def healthy() -> bool:
-            await store.schema_version()
-            return scheduler.scheduler.running
 
-        health = await serve_health(settings.metrics_host, settings.metrics_port, service.metrics, healthy)
-    tune_gc()
+def _starters(settings: Settings) -> dict[str, Starter]:
+    """The start function of every enabled platform, imported now: a missing extra stops the start at once."""
+    starters: dict[str, Starter] = {}
+    for platform in settings.platforms:
+        variable, module, function, extra = EXTRAS[platform]
+        try:
+            starters[platform] = getattr(importlib.import_module(module), function)
+        except ImportError as exc:
+            raise StartupError(f"{variable} is set but the {platform} adapter cannot be imported ({exc}): "
+                               f"pip install 'studybot[{extra}]'") from None
+    return starters
+
+
+def _owner(settings: Settings) -> Callable[[ChannelRef], bool]:
+    """Which channels this process schedules: the Discord adapter's shard rule when Discord runs sharded."""
+    if "discord" not in settings.platforms or not settings.shard_count:
+        return lambda ref: True
+    from adapters.discord.sharding import channel_owner  # stdlib only; validates the shard settings
+
+    return channel_owner(settings.shard_count, settings.shard_ids)
+
+
+async def open_store(url: str, *, migrate: bool = True) -> Store:
+    """The store for `url`, opened; any failure is one StartupError line (the store closes what it opened)."""
+    store = store_for_url(url)
     try:
-        platforms = settings.platforms
-        if not platforms:
-            from adapters.console.channel import ConsoleChannel
+        await store.open(migrate=migrate)
+    except StartupError:
+        raise
+    except ConnectionError as exc:  # the store's own message names the (redacted) URL
+        raise StartupError(f"STUDYBOT_DATABASE_URL: {_first_line(exc)}") from None
+    except Exception as exc:  # noqa: BLE001 - corrupt file, read-only disk, bad login, failed migration ...
+        raise StartupError(f"STUDYBOT_DATABASE_URL={redact_url(url)}: cannot open the database: "
+                           f"{_first_line(exc)}") from None
+    return store
 
-            print(
-                "No DISCORD_TOKEN or SLACK_BOT_TOKEN set: starting the local console channel "
-                f"({settings.database_url}).",
-                flush=True,
-            )
-            console = ConsoleChannel(service, timezone=settings.console_timezone)
-            await scheduler.start()
-            await console.run()
-            return 0
-        if "discord" in platforms:
-            tasks.append(await _start_discord(service, settings))
-        if "slack" in platforms:
-            tasks.append(await _start_slack(service, settings))
-        await scheduler.start()
-        await asyncio.gather(*tasks)
-        return 0
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+@contextlib.contextmanager
+def stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
+    """SIGTERM and SIGINT set `stop` (also as PID 1, where signals without a handler are ignored); a second
+    signal while stopping ends the process at once."""
+    loop = asyncio.get_running_loop()
+    installed: list[signal.Signals] = []
+
+    def on_signal(sig: signal.Signals) -> None:
+        if stop.is_set():
+            os._exit(128 + sig.value)
+        log.info("%s: stopping", sig.name)
+        stop.set()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, on_signal, sig)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+            continue
+        installed.append(sig)
+    try:
+        yield
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        if health is not None:
-            health.close()
-        scheduler.shutdown()
-        await service.close()
-        await store.close()
+        for sig in installed:
+            loop.remove_signal_handler(sig)
 
 
-async def _start_discord(service: QuizService, settings: Settings) -> asyncio.Task[None]:
+async def _until_stopped(main: asyncio.Future[Any], stop: asyncio.Event) -> None:
+    """Wait for `main` to end or for a stop signal."""
+    stopping = asyncio.ensure_future(stop.wait())
     try:
-        from adapters.discord.app import start_discord  # type: ignore[import-not-found]
-    except ImportError as exc:
-        raise SystemExit(f"DISCORD_TOKEN is set but the Discord adapter is unavailable: {exc}") from None
-    return await start_discord(service, settings)
+        await asyncio.wait({main, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+    if main.done():
+        main.result()  # raises what ended it
 
 
-async def _start_slack(service: QuizService, settings: Settings) -> asyncio.Task[None]:
+async def _cancel(*futures: asyncio.Future[Any]) -> None:
+    for future in futures:
+        future.cancel()
+    results = await asyncio.gather(*futures, return_exceptions=True)
+    for result in results:
+        if isinstance(result, Exception) and not isinstance(result, StartupError):
+            log.warning("an adapter ended with %s while stopping", _first_line(result))
+
+
+async def run_bot(settings: Settings) -> int:
+    """Start everything the settings ask for and run until the console quits, an adapter ends or a signal
+    comes; whatever was opened is closed again in reverse order (input first, the store last)."""
+    starters = _starters(settings)
+    owns = _owner(settings)
+    if not settings.platforms:
+        from adapters.console.channel import stdin_at_eof
+
+        if stdin_at_eof(sys.stdin):
+            raise StartupError(NO_TOKEN_NO_INPUT)
+    stop = asyncio.Event()
+    with stop_on_signals(stop):
+        async with contextlib.AsyncExitStack() as stack:
+            # what can fail fast (the store, the port) is opened before the bank's longer load
+            store = await open_store(settings.database_url)
+            stack.push_async_callback(store.close)
+            metrics = Metrics()
+            schedulers: list[DailyScheduler] = []
+            if settings.metrics_port is not None:
+                health = await _serve_health(settings, metrics, store, schedulers)
+                stack.callback(health.close)
+            bank = await asyncio.to_thread(load_bank, settings.bank_dir, strict=False)
+            if not len(bank):
+                print(f"No questions could be loaded from {settings.bank_dir}; run `studybot bank validate`.",
+                      file=sys.stderr)
+                return 1
+            clock = SystemClock()
+            service = QuizService(store, bank, clock, metrics=metrics)
+            stack.push_async_callback(service.close)  # commits the answers still in flight
+            scheduler = DailyScheduler(service, clock, misfire_grace=settings.misfire_grace, owns=owns)
+            schedulers.append(scheduler)
+            stack.callback(scheduler.shutdown)
+            service.on_config_change(scheduler.sync_channel)  # a settings change moves the channel's daily job
+            service.on_round_opened(scheduler.plan_reveal)  # a round with an answer window is revealed when it ends
+            tune_gc()
+            main: asyncio.Future[Any]
+            if not settings.platforms:
+                from adapters.console.channel import ConsoleChannel
+
+                print(
+                    "No DISCORD_TOKEN or SLACK_BOT_TOKEN set: starting the local console channel "
+                    f"({redact_url(settings.database_url)}).",
+                    flush=True,
+                )
+                console = ConsoleChannel(service, timezone=settings.console_timezone)
+                await scheduler.start()
+                main = asyncio.ensure_future(console.run())
+            else:
+                tasks: list[asyncio.Task[None]] = []
+                for start in starters.values():
+                    task = await start(service, settings)
+                    tasks.append(task)
+                    stack.push_async_callback(_cancel, task)  # stops the gateway or socket first
+                await scheduler.start()
+                main = asyncio.ensure_future(asyncio.gather(*tasks))
+            stack.push_async_callback(_cancel, main)
+            await _until_stopped(main, stop)
+            return 0
+
+
+async def _serve_health(settings: Settings, metrics: Metrics, store: Store,
+                        schedulers: list[DailyScheduler]) -> asyncio.Server:
+    """/healthz and /metrics; healthy once the scheduler (appended to `schedulers` later) runs."""
+    from bot.health import serve_health
+
+    async def healthy() -> bool:
+        await store.schema_version()
+        return bool(schedulers) and schedulers[0].scheduler.running
+
+    assert settings.metrics_port is not None
     try:
-        from adapters.slack.app import start_slack  # type: ignore[import-not-found]
-    except ImportError as exc:
-        raise SystemExit(f"SLACK_BOT_TOKEN is set but the Slack adapter is unavailable: {exc}") from None
-    return await start_slack(service, settings)
+        return await serve_health(settings.metrics_host, settings.metrics_port, metrics, healthy)
+    except OSError as exc:
+        reason = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else _first_line(exc)
+        raise StartupError(f"STUDYBOT_METRICS_PORT={settings.metrics_port}: cannot listen on "
+                           f"{settings.metrics_host}:{settings.metrics_port} ({reason}); choose a free "
+                           "port or another STUDYBOT_METRICS_HOST.") from None
 
 
 def bank_validate(path: Path, run_verify: bool) -> int:
@@ -158,11 +269,12 @@ def bank_stats(path: Path) -> int:
 
 
 async def db_migrate(settings: Settings) -> int:
-    store = store_for_url(settings.database_url)
-    await store.open(migrate=False)
-    applied = await store.migrate()
-    version = await store.schema_version()
-    await store.close()
+    store = await open_store(settings.database_url, migrate=False)
+    try:
+        applied = await store.migrate()
+        version = await store.schema_version()
+    finally:
+        await store.close()
     print(f"schema at version {version}" + (f"; applied {', '.join(map(str, applied))}" if applied else "; up to date"))
     return 0
 
@@ -208,15 +320,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The `studybot` command: a StartupError anywhere below is one line on stderr and exit code 2."""
     args = build_parser().parse_args(argv)
+    # until run_bot installs its handlers, SIGTERM stops like Ctrl-C (and is not ignored as PID 1)
+    with contextlib.suppress(ValueError):
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        return _command(args)
+    except StartupError as exc:
+        print(f"studybot: {exc}", file=sys.stderr, flush=True)
+        return 2
+    except KeyboardInterrupt:
+        return 0
+
+
+def _command(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     if args.command in (None, "run"):
-        level = os.environ.get("STUDYBOT_LOG_LEVEL") or ("WARNING" if not settings.platforms else "INFO")
-        _setup_logging(level.upper())
-        with contextlib.suppress(KeyboardInterrupt):
-            return asyncio.run(run_bot(settings))
-        return 0
-    _setup_logging(settings.log_level)
+        _setup_logging(settings.effective_log_level())
+        return asyncio.run(run_bot(settings))
+    _setup_logging(settings.log_level or "INFO")
     if args.command == "bank":
         path = args.path or settings.bank_dir or DEFAULT_BANK_DIR
         if args.bank_command == "validate":
@@ -227,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(db_copy(args.copy_from, args.copy_to))
         return asyncio.run(db_migrate(settings))
     if args.command == "discord":
-        return args.discord_handler(args)
+        return int(args.discord_handler(args, settings))
     return 2
 
 

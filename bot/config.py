@@ -1,55 +1,254 @@
-"""Settings from the environment. Secrets are read here and never logged."""
+"""Settings: the one place that reads the environment (STUDYBOT_*, DISCORD_*, SLACK_*), once, at start.
+
+`Settings.from_env()` parses every variable into one typed object; a bad value is a StartupError whose
+message names the variable, the value (never a secret) and what is accepted. `Settings(...)` in code and
+tests takes exactly the values given and never looks at the environment.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import ipaddress
 import os
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import urlsplit, urlunsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from bot.bank import DEFAULT_BANK_DIR
-from bot.sharding import parse_shard_ids
+from bot.errors import StartupError
 
 DEFAULT_DATABASE_URL = "sqlite:///studybot.db"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+DEFAULT_HTTP_PORT = 3000
+
+#: What each variable accepts, for the one-line error (the field's alias is the variable's name).
+ACCEPTED: dict[str, str] = {
+    "STUDYBOT_DATABASE_URL": "sqlite:///file.db, sqlite:////abs/path.db or postgresql://user:password@host:5432/dbname",
+    "STUDYBOT_BANK_DIR": "a folder of question files",
+    "STUDYBOT_MISFIRE_GRACE_SECONDS": "a whole number of seconds, 0 or more (default 3600)",
+    "STUDYBOT_LOG_LEVEL": "one of " + ", ".join(LOG_LEVELS),
+    "STUDYBOT_CONSOLE_TZ": "an IANA timezone such as UTC or Europe/Berlin",
+    "STUDYBOT_METRICS_HOST": "an IP address or host name to listen on, such as 0.0.0.0 or 127.0.0.1",
+    "STUDYBOT_METRICS_PORT": "a port number from 0 to 65535, or empty for no endpoint",
+    "STUDYBOT_SHARD_COUNT": "a whole number of shards, 1 or more",
+    "STUDYBOT_SHARD_IDS": "shard numbers, comma separated or a range, such as 0,1 or 0-3",
+    "STUDYBOT_HTTP_HOST": "an IP address or host name to listen on, such as 0.0.0.0",
+    "STUDYBOT_HTTP_PORT": "a port number from 0 to 65535 (default 3000)",
+    "STUDYBOT_SLACK_ADMINS": "Slack user ids, comma separated, such as U123,T123:U456",
+    "DISCORD_GUILD_ID": "a server id (digits)",
+    "DISCORD_CLIENT_ID": "an application id (digits)",
+}
+SECRET_NAMES = frozenset({"DISCORD_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"})
 
 
-@dataclass(frozen=True)
-class Settings:
-    database_url: str = DEFAULT_DATABASE_URL
-    bank_dir: Path = DEFAULT_BANK_DIR
-    misfire_grace: dt.timedelta = dt.timedelta(hours=1)
-    log_level: str = "INFO"
-    console_timezone: str = "UTC"
-    metrics_host: str = "0.0.0.0"
-    metrics_port: int | None = None
-    shard_count: int | None = None
-    shard_ids: tuple[int, ...] = ()
-    discord_token: str | None = field(default=None, repr=False)
-    slack_bot_token: str | None = field(default=None, repr=False)
-    slack_app_token: str | None = field(default=None, repr=False)
-    slack_signing_secret: str | None = field(default=None, repr=False)
+def redact_url(url: str) -> str:
+    """The URL with its password replaced, for messages and logs."""
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+    except ValueError:
+        return re.sub(r"(//[^:/@]*:)[^@]*@", r"\1***@", url)
+    user, host = parts.netloc.rsplit("@", 1)
+    return urlunsplit(parts._replace(netloc=f"{user.split(':', 1)[0]}:***@{host}"))
+
+
+def _whole(value: object, *, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool):
+        raise ValueError("not a number")
+    if isinstance(value, int):
+        number = value
+    else:
+        text = str(value).strip()
+        if not re.fullmatch(r"[+-]?\d+", text):
+            raise ValueError("not a whole number")
+        number = int(text)
+    if number < low or (high is not None and number > high):
+        raise ValueError("out of range")
+    return number
+
+
+def _check_host(host: str) -> str:
+    host = host.strip()
+    if not host:
+        raise ValueError("empty")
+    if re.fullmatch(r"[\d.]+", host):
+        ipaddress.IPv4Address(host)  # 999.1.1.1 is no address (and no name to look up)
+    elif ":" in host:
+        ipaddress.IPv6Address(host.strip("[]"))
+    elif not re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?", host):
+        raise ValueError("not a host name")
+    return host
+
+
+def check_database_url(url: str) -> str:
+    """Accept sqlite:///path or postgresql://user@host:port/dbname (syntax only; the store connects)."""
+    if url.startswith("sqlite:"):
+        if not url.startswith("sqlite:///") or url == "sqlite:///":
+            raise ValueError("not a sqlite URL")
+        return url
+    if url.startswith(("postgresql://", "postgres://")):
+        parts = urlsplit(url)
+        if parts.port is not None and not 1 <= parts.port <= 65535:  # .port raises ValueError for 'abc'
+            raise ValueError("bad port")
+        if parts.hostname is not None and parts.hostname != "" and not parts.hostname.startswith("/"):
+            _check_host(parts.hostname)
+        if "@" in parts.netloc and not parts.username:
+            raise ValueError("empty user")
+        if parts.path not in ("", "/") and not re.fullmatch(r"/[^/]+", parts.path):
+            raise ValueError("bad database name")
+        return url
+    raise ValueError("unsupported scheme")
+
+
+class Settings(BaseSettings):
+    """Every setting of the bot; from_env() reads them, Settings(...) takes them as given."""
+
+    model_config = SettingsConfigDict(
+        frozen=True, case_sensitive=True, env_ignore_empty=True, populate_by_name=True, extra="ignore"
+    )
+
+    database_url: str = Field(default=DEFAULT_DATABASE_URL, validation_alias="STUDYBOT_DATABASE_URL")
+    bank_dir: Path = Field(default=DEFAULT_BANK_DIR, validation_alias="STUDYBOT_BANK_DIR")
+    misfire_grace: dt.timedelta = Field(
+        default=dt.timedelta(hours=1), validation_alias="STUDYBOT_MISFIRE_GRACE_SECONDS"
+    )
+    log_level: str | None = Field(
+        default=None, validation_alias="STUDYBOT_LOG_LEVEL"
+    )  # None: INFO, WARNING in the console
+    console_timezone: str = Field(default="UTC", validation_alias="STUDYBOT_CONSOLE_TZ")
+    metrics_host: str = Field(default="0.0.0.0", validation_alias="STUDYBOT_METRICS_HOST")
+    metrics_port: int | None = Field(default=None, validation_alias="STUDYBOT_METRICS_PORT")
+    shard_count: int | None = Field(default=None, validation_alias="STUDYBOT_SHARD_COUNT")
+    # which of the shard_count shards this process runs (empty: all); the Discord adapter checks the range
+    shard_ids: Annotated[tuple[int, ...], NoDecode] = Field(default=(), validation_alias="STUDYBOT_SHARD_IDS")
+    http_host: str = Field(default="0.0.0.0", validation_alias="STUDYBOT_HTTP_HOST")
+    http_port: int = Field(default=DEFAULT_HTTP_PORT, validation_alias="STUDYBOT_HTTP_PORT")
+    slack_admins: Annotated[frozenset[str], NoDecode] = Field(
+        default=frozenset(), validation_alias="STUDYBOT_SLACK_ADMINS"
+    )
+    discord_guild_id: int | None = Field(default=None, validation_alias="DISCORD_GUILD_ID")
+    discord_client_id: str | None = Field(default=None, validation_alias="DISCORD_CLIENT_ID")
+    discord_token: str | None = Field(default=None, repr=False, validation_alias="DISCORD_TOKEN")
+    slack_bot_token: str | None = Field(default=None, repr=False, validation_alias="SLACK_BOT_TOKEN")
+    slack_app_token: str | None = Field(default=None, repr=False, validation_alias="SLACK_APP_TOKEN")
+    slack_signing_secret: str | None = Field(default=None, repr=False, validation_alias="SLACK_SIGNING_SECRET")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)  # the environment is read by from_env only
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
-        env = os.environ if env is None else env
-        grace = env.get("STUDYBOT_MISFIRE_GRACE_SECONDS")
-        shard_count = int(env["STUDYBOT_SHARD_COUNT"]) if env.get("STUDYBOT_SHARD_COUNT") else None
-        return cls(
-            database_url=env.get("STUDYBOT_DATABASE_URL") or DEFAULT_DATABASE_URL,
-            bank_dir=Path(env.get("STUDYBOT_BANK_DIR") or DEFAULT_BANK_DIR),
-            misfire_grace=dt.timedelta(seconds=int(grace)) if grace else dt.timedelta(hours=1),
-            log_level=(env.get("STUDYBOT_LOG_LEVEL") or "INFO").upper(),
-            console_timezone=env.get("STUDYBOT_CONSOLE_TZ") or "UTC",
-            metrics_host=env.get("STUDYBOT_METRICS_HOST") or "0.0.0.0",
-            metrics_port=int(env["STUDYBOT_METRICS_PORT"]) if env.get("STUDYBOT_METRICS_PORT") else None,
-            shard_count=shard_count,
-            shard_ids=parse_shard_ids(env.get("STUDYBOT_SHARD_IDS"), shard_count) if shard_count else (),
-            discord_token=env.get("DISCORD_TOKEN") or None,
-            slack_bot_token=env.get("SLACK_BOT_TOKEN") or None,
-            slack_app_token=env.get("SLACK_APP_TOKEN") or None,
-            slack_signing_secret=env.get("SLACK_SIGNING_SECRET") or None,
-        )
+        """Parse the environment (or `env`) once; raises StartupError naming the first bad variable."""
+        values = _EnvSource(cls, os.environ if env is None else env)()
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            raise StartupError(_one_line(exc, values)) from None
+
+    # ---- parsers (strings from the environment; typed values from code pass through) -------------
+
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _database_url(cls, value: Any) -> str:
+        return check_database_url(str(value).strip())
+
+    @field_validator("misfire_grace", mode="before")
+    @classmethod
+    def _grace(cls, value: Any) -> dt.timedelta:
+        if isinstance(value, dt.timedelta):
+            if value < dt.timedelta(0):
+                raise ValueError("negative")
+            return value
+        return dt.timedelta(seconds=_whole(value, low=0))
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _log_level(cls, value: Any) -> str | None:
+        if value is None:
+            return None
+        level = str(value).strip().upper()
+        if level not in LOG_LEVELS:
+            raise ValueError("unknown level")
+        return level
+
+    @field_validator("console_timezone", mode="before")
+    @classmethod
+    def _timezone(cls, value: Any) -> str:
+        name = str(value).strip()
+        try:
+            ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError("unknown timezone") from exc
+        return name
+
+    @field_validator("metrics_host", "http_host", mode="before")
+    @classmethod
+    def _host(cls, value: Any) -> str:
+        return _check_host(str(value))
+
+    @field_validator("metrics_port", mode="before")
+    @classmethod
+    def _optional_port(cls, value: Any) -> int | None:
+        return None if value is None else _whole(value, low=0, high=65535)
+
+    @field_validator("http_port", mode="before")
+    @classmethod
+    def _port(cls, value: Any) -> int:
+        return _whole(value, low=0, high=65535)
+
+    @field_validator("shard_count", mode="before")
+    @classmethod
+    def _shard_count(cls, value: Any) -> int | None:
+        return None if value is None else _whole(value, low=1)
+
+    @field_validator("shard_ids", mode="before")
+    @classmethod
+    def _shard_ids(cls, value: Any) -> tuple[int, ...]:
+        if not isinstance(value, str):
+            return tuple(sorted(set(value)))
+        ids: set[int] = set()
+        for part in value.split(","):
+            lo, dash, hi = part.strip().partition("-")
+            first, last = _whole(lo, low=0), _whole(hi if dash else lo, low=0)
+            if last < first:
+                raise ValueError("empty range")
+            ids.update(range(first, last + 1))
+        return tuple(sorted(ids))
+
+    @field_validator("slack_admins", mode="before")
+    @classmethod
+    def _admins(cls, value: Any) -> frozenset[str]:
+        items = value.split(",") if isinstance(value, str) else value
+        return frozenset(a.strip() for a in items if a.strip())
+
+    @field_validator("discord_guild_id", mode="before")
+    @classmethod
+    def _guild(cls, value: Any) -> int | None:
+        if value is None:
+            return None
+        if not str(value).strip().isdigit():
+            raise ValueError("not digits")
+        return int(str(value).strip())
+
+    @field_validator("discord_client_id", mode="before")
+    @classmethod
+    def _client_id(cls, value: Any) -> str | None:
+        return None if value is None else str(value).strip() or None
 
     @property
     def platforms(self) -> list[str]:
@@ -60,10 +259,39 @@ class Settings:
             out.append("slack")
         return out
 
+    def effective_log_level(self) -> str:
+        """STUDYBOT_LOG_LEVEL, else WARNING in the console channel (no platform) and INFO with one."""
+        return self.log_level or ("INFO" if self.platforms else "WARNING")
+
+
+class _EnvSource(EnvSettingsSource):
+    """pydantic-settings' environment source over a given mapping (os.environ, or a test's dict)."""
+
+    def __init__(self, settings_cls: type[BaseSettings], env: Mapping[str, str]) -> None:
+        self._given = env
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return {k: v for k, v in self._given.items() if v is not None and v.strip() != ""}
+
+
+def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> str:
+    error = exc.errors()[0]
+    name = str(error["loc"][0]) if error["loc"] else "setting"
+    if name not in ACCEPTED and name not in SECRET_NAMES:
+        name = next((f.validation_alias for n, f in Settings.model_fields.items() if n == name), name)  # type: ignore[assignment]
+    raw = values.get(name, error.get("input"))
+    if name in SECRET_NAMES:
+        return f"{name} is set to a value that cannot be used"
+    shown = redact_url(str(raw)) if name == "STUDYBOT_DATABASE_URL" else str(raw)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    return f"{name}={shown} is not accepted: use {ACCEPTED.get(name, 'a valid value')}."
+
 
 def sqlite_path(url: str) -> str:
     """sqlite:///relative.db, sqlite:////abs/path.db or sqlite:///:memory: -> a path for sqlite3."""
     prefix = "sqlite:///"
     if not url.startswith(prefix):
         raise ValueError(f"not a sqlite URL: {url.split('://')[0]}://...")
-    return url[len(prefix):] or "studybot.db"
+    return url[len(prefix) :] or "studybot.db"

@@ -7,7 +7,7 @@ due work atomically in the store, does it through the QuizService and records it
 change through any process moves the stored due instant, so it takes effect everywhere within one tick;
 a process that dies holding a claim loses it when its lease runs out, and another process takes over.
 
-Discord shards claim only their guilds: `owns` (bot.sharding.channel_owner) is a SpaceFilter the store
+Discord shards claim only their guilds: `owns` (adapters.discord.sharding.channel_owner) is a SpaceFilter the store
 turns into SQL; each process claims only the platforms it runs.
 """
 

@@ -81,6 +81,13 @@ def test_health_checks(compose):
         assert {"interval", "timeout", "retries"} <= set(service["healthcheck"])
 
 
+def test_the_bot_has_time_to_stop_gracefully(compose):
+    """The bot stops within 10 s of SIGTERM (tests/test_startup.py); Docker waits longer before SIGKILL."""
+    grace = str(compose["services"]["bot"]["stop_grace_period"])
+    m = re.fullmatch(r"(\d+)s", grace)
+    assert m and int(m.group(1)) > 10, grace
+
+
 def test_postgres_keeps_its_data_in_a_named_volume(compose):
     volumes = compose["services"]["postgres"]["volumes"]
     named = [v.split(":", 1)[0] for v in volumes if v.split(":", 1)[1] == "/var/lib/postgresql/data"]

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def run_console(tmp_path: Path, lines: list[str], db: str = "bot.db") -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "SLACK_", "STUDYBOT_"))}
     env["STUDYBOT_DATABASE_URL"] = f"sqlite:///{tmp_path / db}"
+    env["PYTHONPATH"] = str(ROOT)  # this checkout's bot, not an installed copy (the cwd is tmp_path)
     env["STUDYBOT_BANK_DIR"] = str(write_bank_files(tmp_path / "bank", make_bank()))
     env["PYTHONPATH"] = str(ROOT)  # this checkout's code, not whichever one the venv has installed
     proc = subprocess.run(
@@ -119,11 +120,11 @@ def test_the_bot_process_serves_healthz_and_metrics_when_asked(tmp_path):
         port = s.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "SLACK_", "STUDYBOT_"))}
     env |= {
+        "PYTHONPATH": str(ROOT),
         "STUDYBOT_DATABASE_URL": f"sqlite:///{tmp_path / 'bot.db'}",
         "STUDYBOT_BANK_DIR": str(write_bank_files(tmp_path / "bank", make_bank())),
         "STUDYBOT_METRICS_PORT": str(port),
         "STUDYBOT_METRICS_HOST": "127.0.0.1",
-        "PYTHONPATH": str(ROOT),  # this checkout's code, not whichever one the venv has installed
     }
     proc = subprocess.Popen([sys.executable, "-m", "bot"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env)

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import select
 import sys
+import threading
 from collections.abc import Callable
 from typing import TextIO
 from zoneinfo import ZoneInfo
@@ -34,6 +37,9 @@ from bot.textcommands import HELP, parse_quiz
 from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
 
 log = logging.getLogger(__name__)
+
+STORE_DOWN_ANSWER = "the database is unavailable, your answer was not recorded"
+STORE_DOWN = "the database is unavailable; try again in a moment"
 
 CONSOLE_REF = ChannelRef("console", "local", "terminal")
 OWNER = "you"
@@ -89,6 +95,8 @@ class ConsoleChannel:
         self.admins = {OWNER}
         self.practice: dict[str, int] = {}  # user -> open practice round
         self.platform = ConsolePlatform(self.say)
+        self._store_down = False
+        self._outage_logged = False
         service.add_platform(self.platform)
 
     def say(self, text: str) -> None:
@@ -129,16 +137,36 @@ class ConsoleChannel:
         self.say(f"You are '{self.user}'. Type /help for commands, /quit to leave.")
 
     async def run(self) -> None:
+        """Post or show today's question, then run typed lines until /quit or the end of input. Lines are
+        read on a daemon thread, so a stop (Ctrl-C, SIGTERM) never waits for Enter."""
         await self.start()
-        while True:
-            line = await asyncio.to_thread(self._in.readline)
-            if not line:
-                break
-            if not await self.handle(line.strip()):
-                break
+        lines = LineReader(self._in)
+        try:
+            while (line := await lines.next()) is not None:
+                if not await self.handle(line.strip()):
+                    break
+        finally:
+            lines.close()
 
     async def handle(self, line: str) -> bool:
-        """Run one typed line; False when the user asked to quit."""
+        """Run one typed line; False when the user asked to quit. A store failure is told to the user and
+        logged once per outage; the console keeps running and recovers when the store does."""
+        try:
+            keep_going = await self._handle(line)
+        except Exception as exc:  # noqa: BLE001 - the store (or its connection) failed under this command
+            is_answer = len(line) == 1 or " answer" in f" {line.lower()}"
+            self.say(f"(private to {self.user}) {STORE_DOWN_ANSWER if is_answer else STORE_DOWN}")
+            if not self._outage_logged and not is_answer:  # a failed answer is logged by the answer batcher
+                log.error("the database is unavailable: %s", str(exc).splitlines()[0] if str(exc) else type(exc))
+                self._outage_logged = True
+            self._store_down = True
+            return True
+        if self._store_down:
+            log.warning("the database answers again")
+            self._store_down = self._outage_logged = False
+        return keep_going
+
+    async def _handle(self, line: str) -> bool:
         if not line:
             return True
         lowered = line.lower()
@@ -229,3 +257,104 @@ class ConsoleChannel:
                 self.say(config_text(card))
             case PostedReply() | RevealedReply():
                 pass  # the console platform has printed the question or the reveal
+
+
+class LineReader:
+    """Lines of a text stream for the event loop, read on a daemon thread (a blocked read never holds up
+    the exit). On a terminal, input() with readline gives line editing and history."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._tty = stream is sys.stdin and _isatty(stream) and _isatty(sys.stdout)
+        self._stream = stream
+        self._closed = False
+        if self._tty:
+            _enable_line_editing()
+        threading.Thread(target=self._read, name="console-input", daemon=True).start()
+
+    def _read(self) -> None:
+        while not self._closed:
+            try:
+                line: str | None = (input() + "\n") if self._tty else self._stream.readline()
+            except EOFError:
+                line = None
+            except (OSError, ValueError, UnicodeDecodeError):  # closed or unreadable input ends the session
+                line = None
+            if line == "":
+                line = None
+            try:
+                self._loop.call_soon_threadsafe(self._queue.put_nowait, line)
+            except RuntimeError:  # the loop is gone: the bot is stopping
+                return
+            if line is None:
+                return
+
+    async def next(self) -> str | None:
+        """The next line, or None at the end of input."""
+        return await self._queue.get()
+
+    def close(self) -> None:
+        self._closed = True
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _enable_line_editing() -> None:
+    """Importing readline makes input() edit lines and keep a history; the terminal's modes are restored
+    at exit even when the process stops in the middle of a line."""
+    try:
+        import readline  # noqa: F401
+        import termios
+    except ImportError:
+        return
+    import atexit
+
+    try:
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+    except (OSError, termios.error, ValueError):
+        return
+    atexit.register(lambda: _restore(fd, saved))
+
+
+def _restore(fd: int, saved: list) -> None:
+    import termios
+
+    try:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+    except (OSError, termios.error):
+        pass
+
+
+def stdin_at_eof(stream: TextIO | None) -> bool:
+    """True when `stream` is already at its end (/dev/null, an empty pipe that is closed, no stdin at all),
+    without taking anything from it; a terminal or input that is still to come is not at its end."""
+    if stream is None:
+        return True
+    try:
+        if stream.isatty():
+            return False
+        fd = stream.fileno()
+        ready, _, _ = select.select([fd], [], [], 0.05)
+    except (AttributeError, OSError, ValueError):
+        return False
+    if not ready:
+        return False
+    buffer = getattr(stream, "buffer", None)
+    peek = getattr(buffer, "peek", None)
+    if peek is None:
+        return os.fstat(fd).st_size == 0 and not os.isatty(fd) and _is_devnull(fd)
+    return peek(1) == b""
+
+
+def _is_devnull(fd: int) -> bool:
+    try:
+        return os.path.samestat(os.fstat(fd), os.stat(os.devnull))
+    except OSError:
+        return False

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 from discord import app_commands
 
@@ -18,14 +18,17 @@ from adapters.discord.commands import QuizTree, build_commands
 from adapters.discord.limits import NO_PINGS
 from adapters.discord.platform import DiscordPlatform
 from adapters.discord.replies import COMMANDS
+from adapters.discord.sharding import check_shards
 from adapters.discord.views import ANSWER_TEMPLATE, AnswerButton
 from bot.config import Settings
 from bot.echo import echo
+from bot.errors import StartupError
 from bot.quiz import QuizService
 
 log = logging.getLogger(__name__)
 
 DEFAULT_DEFER_AFTER = 1.5  # seconds of work before an interaction is deferred (Discord allows 3 s)
+LOGIN_RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)  # seconds between login attempts without a network
 
 
 def intents() -> discord.Intents:
@@ -145,25 +148,6 @@ def shards_text(client: discord.Client) -> str:
     return f" on shards {sorted(client.shards)} of {client.shard_count}"
 
 
-def check_shards(shard_count: int, shard_ids: tuple[int, ...]) -> list[int] | None:
-    """The shard ids to connect (None: all of them); Discord closes the gateway on an id outside 0..count-1."""
-    if shard_count < 1:
-        raise SystemExit(f"STUDYBOT_SHARD_COUNT must be at least 1, not {shard_count}.")
-    bad = sorted(i for i in shard_ids if not 0 <= i < shard_count)
-    if bad:
-        raise SystemExit(f"STUDYBOT_SHARD_IDS: shard {bad[0]} is outside 0..{shard_count - 1}.")
-    return sorted(set(shard_ids)) or None
-
-
-def guild_id_from_env(env: dict[str, str] | None = None) -> int | None:
-    raw = (os.environ if env is None else env).get("DISCORD_GUILD_ID", "").strip()
-    if not raw:
-        return None
-    if not raw.isdigit():
-        raise SystemExit(f"DISCORD_GUILD_ID must be a server id (digits), not {raw[:30]!r}.")
-    return int(raw)
-
-
 async def _run(client: discord.Client) -> None:
     try:
         await client.connect(reconnect=True)
@@ -172,31 +156,58 @@ async def _run(client: discord.Client) -> None:
             await client.close()
 
 
-async def launch(client: discord.Client, token: str) -> asyncio.Task[None]:
-    """Log in (REST: the platform can post from here on), run setup_hook, then keep the gateway in a task."""
-    try:
-        await client.login(token)
-    except discord.LoginFailure:
-        await client.close()
-        raise SystemExit("Discord rejected DISCORD_TOKEN: copy the bot token from the Developer Portal.") from None
-    except BaseException:
-        await client.close()
-        raise
+async def launch(
+    client: discord.Client, token: str, *, retry_delays: tuple[float, ...] = LOGIN_RETRY_DELAYS
+) -> asyncio.Task[None]:
+    """Log in (REST: the platform can post from here on), run setup_hook, then keep the gateway in a task.
+
+    Without a network the login is retried with growing delays (the last one repeats), one log line each; once
+    connected, discord.py reconnects the gateway by itself after a blip."""
+    attempt = 0
+    while True:
+        try:
+            await client.login(token)
+            break
+        except discord.LoginFailure:
+            await client.close()
+            raise StartupError(
+                "Discord rejected DISCORD_TOKEN: copy the bot token from the Developer Portal."
+            ) from None
+        except (OSError, aiohttp.ClientError, TimeoutError) as exc:  # no network, no DNS, refused, timed out
+            delay = retry_delays[min(attempt, len(retry_delays) - 1)]
+            attempt += 1
+            log.warning("cannot reach Discord (%s); login attempt %d failed, retrying in %g s",
+                        str(exc).splitlines()[0] if str(exc) else type(exc).__name__, attempt, delay)
+            await client.http.close()  # a fresh session (and connector) for the next attempt
+            client.http.connector = discord.utils.MISSING
+            try:
+                await asyncio.sleep(delay)
+            except BaseException:
+                await client.close()
+                raise
+        except BaseException:
+            await client.close()
+            raise
     task = asyncio.create_task(_run(client), name="discord-gateway")
     await asyncio.sleep(0)  # let the task enter its try block, so cancelling it at once still closes the client
     return task
 
 
 async def start_discord(
-    service: QuizService, settings: Settings, *, guild_id: int | None = None, **options: Any
+    service: QuizService,
+    settings: Settings,
+    *,
+    guild_id: int | None = None,
+    retry_delays: tuple[float, ...] = LOGIN_RETRY_DELAYS,
+    **options: Any,
 ) -> asyncio.Task[None]:
     """Start the Discord adapter; the returned task runs the client until it stops (cancel it to stop).
 
     With settings.shard_count (STUDYBOT_SHARD_COUNT) the client is sharded and connects only
-    settings.shard_ids (STUDYBOT_SHARD_IDS), matching the channels bot.sharding.channel_owner schedules."""
+    settings.shard_ids (STUDYBOT_SHARD_IDS), matching the channels adapters.discord.sharding.channel_owner schedules."""
     if not settings.discord_token:
-        raise SystemExit("DISCORD_TOKEN is not set.")
-    sync_guild = guild_id if guild_id is not None else guild_id_from_env()
+        raise StartupError("DISCORD_TOKEN is not set.")
+    sync_guild = guild_id if guild_id is not None else settings.discord_guild_id
     client: StudyBotMixin
     if settings.shard_count:
         shard_ids = check_shards(settings.shard_count, settings.shard_ids)
@@ -205,4 +216,4 @@ async def start_discord(
                                        shard_ids=shard_ids, **options)
     else:
         client = StudyBotClient(service, sync_guild_id=sync_guild, **options)
-    return await launch(client, settings.discord_token)
+    return await launch(client, settings.discord_token, retry_delays=retry_delays)

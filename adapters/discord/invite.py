@@ -6,14 +6,12 @@ from __future__ import annotations
 import argparse
 import base64
 import binascii
-import logging
-import os
 import sys
-from collections.abc import Mapping
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlencode
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from bot.config import Settings
 
 AUTHORIZE_URL = "https://discord.com/oauth2/authorize"
 SCOPES: tuple[str, ...] = ("bot", "applications.commands")
@@ -59,17 +57,21 @@ def add_discord_cli(subparsers: Any) -> None:
     invite.set_defaults(discord_handler=run_invite_url)
 
 
-def run_invite_url(args: argparse.Namespace, env: Mapping[str, str] | None = None, out: TextIO | None = None) -> int:
-    env = os.environ if env is None else env
+def run_invite_url(args: argparse.Namespace, settings: Settings | None = None, out: TextIO | None = None) -> int:
+    """DISCORD_CLIENT_ID, DISCORD_TOKEN and DISCORD_GUILD_ID come from the settings (bot/config.py)."""
+    if settings is None:
+        from bot.config import Settings
+
+        settings = Settings()
     out = out or sys.stdout
-    client_id = (args.client_id or env.get("DISCORD_CLIENT_ID") or "").strip()
-    if not client_id and env.get("DISCORD_TOKEN"):
-        client_id = client_id_from_token(env["DISCORD_TOKEN"]) or ""
+    client_id = (args.client_id or settings.discord_client_id or "").strip()
+    if not client_id and settings.discord_token:
+        client_id = client_id_from_token(settings.discord_token) or ""
     if not client_id.isdigit():
         print("Give the application id: --client-id ID (Developer Portal > your app > General Information), "
               "or set DISCORD_CLIENT_ID or DISCORD_TOKEN.", file=sys.stderr)
         return 2
-    guild_id = (args.guild_id or env.get("DISCORD_GUILD_ID") or "").strip() or None
+    guild_id = (args.guild_id or str(settings.discord_guild_id or "")).strip() or None
     print(invite_url(client_id, guild_id), file=out)
     print("Permissions: " + ", ".join(PERMISSIONS) + ". Scopes: " + ", ".join(SCOPES) + ".", file=out)
     return 0

@@ -7,7 +7,6 @@ setting, so a new setting appears here by itself; no option given shows the sett
 from __future__ import annotations
 
 import inspect
-import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Optional
 
@@ -19,8 +18,6 @@ from adapters.discord.render import config_embed
 from adapters.discord.replies import Reply, actor_of, bot_of, channel_ref, ref_of, respond
 from bot.model import ChannelRef
 from bot.settings import GROUPS, ConfigChange, Setting, in_group
-
-log = logging.getLogger(__name__)
 
 Choice = app_commands.Choice
 ON_OFF = [Choice(name="on", value="on"), Choice(name="off", value="off")]

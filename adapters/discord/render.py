@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-
 import discord
 
 from adapters.discord.markdown import code_block, escape
@@ -19,8 +17,6 @@ from bot.model import (
     RoundKind,
     StatsCard,
 )
-
-log = logging.getLogger(__name__)
 
 COLOUR = discord.Colour(0xEE4C2C)  # PyTorch orange
 RIGHT = discord.Colour.green()

@@ -7,7 +7,6 @@ AnswerButton class registered with `client.add_dynamic_items` in setup_hook.
 
 from __future__ import annotations
 
-import logging
 import re
 from typing import Any
 
@@ -15,8 +14,6 @@ import discord
 
 from adapters.discord.answers import answer_click
 from bot.model import LETTERS
-
-log = logging.getLogger(__name__)
 
 # Loose on purpose: a malformed round or letter still reaches the callback and gets a specific private reply.
 ANSWER_TEMPLATE = r"studybot:answer:(?P<round_id>[^:]{1,24}):(?P<letter>[^:]{0,8})"

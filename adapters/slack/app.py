@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
@@ -30,9 +31,12 @@ from adapters.slack.permissions import AdminPolicy
 from adapters.slack.platform import SlackPlatform, make_client
 from adapters.slack.signature import UNREADABLE, RequestGuard
 from bot.config import Settings
+from bot.errors import StartupError
 from bot.quiz import QuizService
 
 log = logging.getLogger(__name__)
+
+RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)  # seconds between attempts to reach Slack at start
 
 
 @dataclass(frozen=True)
@@ -129,11 +133,21 @@ async def _hold(cleanup: Callable[[], Awaitable[None]]) -> None:
         await cleanup()
 
 
-async def check_token(client: AsyncWebClient) -> None:
-    try:
-        auth = await client.auth_test()
-    except SlackApiError as exc:
-        raise SystemExit(f"Slack rejected SLACK_BOT_TOKEN: {exc.response.get('error')}") from None
+async def check_token(client: AsyncWebClient, retry_delays: tuple[float, ...] = RETRY_DELAYS) -> None:
+    """auth.test; a rejected token stops the start, no network is retried with growing delays (one line each)."""
+    attempt = 0
+    while True:
+        try:
+            auth = await client.auth_test()
+            break
+        except SlackApiError as exc:
+            raise StartupError(f"Slack rejected SLACK_BOT_TOKEN: {exc.response.get('error')}") from None
+        except (OSError, aiohttp.ClientError, TimeoutError) as exc:  # no network, no DNS, refused, timed out
+            delay = retry_delays[min(attempt, len(retry_delays) - 1)]
+            attempt += 1
+            log.warning("cannot reach Slack (%s); attempt %d failed, retrying in %g s",
+                        str(exc).splitlines()[0] if str(exc) else type(exc).__name__, attempt, delay)
+            await asyncio.sleep(delay)
     log.info("Slack: signed in as %s in workspace %s (%s)", auth.get("user"), auth.get("team"), auth.get("team_id"))
 
 
@@ -142,24 +156,28 @@ async def start_slack(
     settings: Settings,
     *,
     client: AsyncWebClient | None = None,
-    env: Mapping[str, str] | None = None,
+    retry_delays: tuple[float, ...] = RETRY_DELAYS,
 ) -> asyncio.Task[None]:
     """Start the Slack adapter; the returned task serves until it is cancelled."""
     if not settings.slack_bot_token and client is None:
-        raise SystemExit("SLACK_BOT_TOKEN is not set.")
-    options = SlackOptions.from_env(env)
+        raise StartupError("SLACK_BOT_TOKEN is not set.")
+    options = SlackOptions.from_settings(settings)
     if not settings.slack_app_token and not settings.slack_signing_secret:
-        raise SystemExit("Slack HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN for Socket Mode).")
+        raise StartupError("Slack HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN for Socket Mode).")
     bot = build_slack_app(
         service, token=settings.slack_bot_token, signing_secret=settings.slack_signing_secret or "",
         client=client, admins=options.admins,
     )
-    await check_token(bot.app.client)
+    await check_token(bot.app.client, retry_delays)
     if settings.slack_app_token:
         handler = socket_mode_handler(bot.app, settings.slack_app_token)
         await handler.connect_async()
         log.info("Slack: Socket Mode connected")
         return asyncio.create_task(_hold(handler.close_async), name="slack-socket-mode")
-    runner = await serve_http(bot, options.http_host, options.http_port)
+    try:
+        runner = await serve_http(bot, options.http_host, options.http_port)
+    except OSError as exc:
+        raise StartupError(f"STUDYBOT_HTTP_PORT={options.http_port}: cannot listen on {options.http_host}:"
+                           f"{options.http_port} ({exc.strerror or exc}); choose a free port.") from None
     log.info("Slack: HTTP mode listening on %s (path %s)", runner.addresses, EVENTS_PATH)
     return asyncio.create_task(_hold(runner.cleanup), name="slack-http")

@@ -1,14 +1,14 @@
-"""Slack-only settings read from the environment (bot/config.py holds the tokens): the HTTP listener and
-an allow-list of quiz admins. No secret is read or logged here."""
+"""Slack-only settings, taken from the one Settings object (bot/config.py reads the environment): the HTTP
+listener and an allow-list of quiz admins."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bot.config import DEFAULT_HTTP_PORT, Settings
+
 DEFAULT_HOST = "0.0.0.0"
-DEFAULT_PORT = 3000
+DEFAULT_PORT = DEFAULT_HTTP_PORT
 EVENTS_PATH = "/slack/events"
 
 
@@ -19,14 +19,5 @@ class SlackOptions:
     admins: frozenset[str] = frozenset()  # user ids (U123) or team-scoped ids (T123:U123)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> SlackOptions:
-        env = os.environ if env is None else env
-        raw_port = (env.get("STUDYBOT_HTTP_PORT") or "").strip()
-        try:
-            port = int(raw_port) if raw_port else DEFAULT_PORT
-        except ValueError:
-            raise SystemExit(f"STUDYBOT_HTTP_PORT must be a port number, not {raw_port!r}") from None
-        if not 0 <= port <= 65535:
-            raise SystemExit(f"STUDYBOT_HTTP_PORT must be between 0 and 65535, not {port}")
-        admins = frozenset(a.strip() for a in (env.get("STUDYBOT_SLACK_ADMINS") or "").split(",") if a.strip())
-        return cls(http_host=(env.get("STUDYBOT_HTTP_HOST") or DEFAULT_HOST).strip(), http_port=port, admins=admins)
+    def from_settings(cls, settings: Settings) -> SlackOptions:
+        return cls(http_host=settings.http_host, http_port=settings.http_port, admins=settings.slack_admins)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.errors import StartupError
 from bot.ports import Store
 
 
@@ -16,7 +17,8 @@ def store_for_url(url: str) -> Store:
         try:
             from bot.store.postgres import PostgresStore
         except ImportError as exc:
-            raise SystemExit(f"PostgreSQL needs its extra: pip install 'studybot[postgres]' ({exc})") from None
+            raise StartupError(f"STUDYBOT_DATABASE_URL is a PostgreSQL URL but asyncpg is not installed ({exc}): "
+                               "pip install 'studybot[postgres]'") from None
         return PostgresStore(url)
     scheme = url.split(":", 1)[0]
-    raise SystemExit(f"STUDYBOT_DATABASE_URL: unsupported scheme {scheme!r}; use sqlite:///file.db or postgresql://")
+    raise StartupError(f"STUDYBOT_DATABASE_URL={scheme}://... is not accepted: use sqlite:///file.db or postgresql://")

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -74,6 +75,15 @@ INSERT_CHUNK = 900  # rows per multi-row INSERT (6 parameters each, under SQLite
 IN_CHUNK = 500
 
 
+def _create_private(path: str) -> None:
+    """Create a new database file readable by its owner only (0600): SQLite gives its -wal and -shm files the
+    mode of the database file. An existing file keeps the mode its operator gave it."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+
+
 def _chunks(items: Sequence[T], size: int) -> Iterable[Sequence[T]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
@@ -92,9 +102,19 @@ class SqliteStore(SettlingStore):
     # ---- lifecycle -------------------------------------------------------------------------------
 
     async def open(self, *, migrate: bool = True) -> None:
+        """Connect, set up WAL and (by default) migrate; on any failure everything opened is closed again."""
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            _create_private(self.path)
         self._db = await aiosqlite.connect(self.path, isolation_level=None)
+        try:
+            await self._setup(migrate)
+        except BaseException:
+            await self.close()
+            raise
+
+    async def _setup(self, migrate: bool) -> None:
+        assert self._db is not None
         await self._db.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode: a committed transaction survives a process crash (SIGKILL); only a power
         # loss can roll back the last commits.

@@ -6,9 +6,10 @@ import datetime as dt
 
 import pytest
 
+from adapters.discord.sharding import channel_owner, check_shards, discord_shard_of
 from bot.config import Settings, sqlite_path
+from bot.errors import StartupError
 from bot.model import ChannelRef
-from bot.sharding import channel_owner, discord_shard_of, parse_shard_ids
 
 
 def test_discord_shard_formula():
@@ -17,14 +18,19 @@ def test_discord_shard_formula():
     assert discord_shard_of(guild, 4) == (guild >> 22) % 4
 
 
+def shard_ids(text: str) -> tuple[int, ...]:
+    return Settings.from_env({"STUDYBOT_SHARD_IDS": text}).shard_ids
+
+
 def test_parse_shard_ids():
-    assert parse_shard_ids(None, 3) == (0, 1, 2)
-    assert parse_shard_ids("0, 2", 3) == (0, 2)
-    assert parse_shard_ids("1-3", 4) == (1, 2, 3)
-    with pytest.raises(ValueError, match="outside 0..1"):
-        parse_shard_ids("2", 2)
-    with pytest.raises(ValueError, match="is not a shard number"):
-        parse_shard_ids("one", 2)
+    assert shard_ids("") == ()  # every shard
+    assert check_shards(3, ()) is None
+    assert shard_ids("0, 2") == (0, 2)
+    assert shard_ids("1-3") == (1, 2, 3)
+    with pytest.raises(StartupError, match="outside 0..1"):
+        check_shards(2, shard_ids("2"))
+    with pytest.raises(StartupError, match="STUDYBOT_SHARD_IDS=one is not accepted"):
+        shard_ids("one")
 
 
 def test_each_discord_guild_is_owned_by_exactly_one_process():

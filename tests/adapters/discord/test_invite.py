@@ -12,6 +12,7 @@ import discord
 import pytest
 
 from adapters.discord.invite import PERMISSION_BITS, add_discord_cli, client_id_from_token, invite_url
+from bot.config import Settings
 
 
 def test_the_invite_asks_for_both_scopes_and_exactly_the_permissions_the_bot_uses() -> None:
@@ -35,7 +36,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 def test_the_cli_prints_the_url_from_an_explicit_id_or_from_the_token() -> None:
     out = io.StringIO()
     args = parse(["discord", "invite-url", "--client-id", "42", "--guild-id", "7"])
-    assert args.discord_handler(args, env={}, out=out) == 0
+    assert args.discord_handler(args, Settings(), out=out) == 0
     first = out.getvalue().splitlines()[0]
     assert parse_qs(urlparse(first).query)["guild_id"] == ["7"]
 
@@ -43,11 +44,11 @@ def test_the_cli_prints_the_url_from_an_explicit_id_or_from_the_token() -> None:
     assert client_id_from_token(token) == "987654321"
     out = io.StringIO()
     args = parse(["discord", "invite-url"])
-    assert args.discord_handler(args, env={"DISCORD_TOKEN": token}, out=out) == 0
+    assert args.discord_handler(args, Settings(discord_token=token), out=out) == 0
     assert "client_id=987654321" in out.getvalue() and token not in out.getvalue()
 
 
 def test_the_cli_says_what_is_missing(capsys: pytest.CaptureFixture[str]) -> None:
     args = parse(["discord", "invite-url"])
-    assert args.discord_handler(args, env={"DISCORD_TOKEN": "not-a-token"}, out=sys.stdout) == 2
+    assert args.discord_handler(args, Settings(discord_token="not-a-token"), out=sys.stdout) == 2
     assert "--client-id" in capsys.readouterr().err

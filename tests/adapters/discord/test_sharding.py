@@ -14,10 +14,11 @@ import discord
 import pytest
 
 from adapters.discord.app import ShardedStudyBotClient, StudyBotClient, StudyBotMixin, start_discord
+from adapters.discord.sharding import channel_owner
 from bot.config import Settings
+from bot.errors import StartupError
 from bot.model import ChannelRef, RoundKind
 from bot.settings import ConfigChange
-from bot.sharding import channel_owner
 from tests.adapters.discord.conftest import ADMIN, TOKEN, Core, open_core
 from tests.adapters.discord.fake_discord import FakeDiscord, FakeGuild, shard_of
 
@@ -88,7 +89,7 @@ async def test_shard_one_of_two_identifies_as_1_2_and_receives_only_its_guilds(
     assert {g["id"] for g in ready["guilds"]} == mine
     assert shard_one.guild_ids() == mine
     assert all(g.shard_id == 1 for g in client.guilds)
-    # the scheduler of this process (bot.sharding) owns exactly the guilds its gateway brings
+    # the scheduler of this process (adapters.discord.sharding) owns exactly the guilds its gateway brings
     owns = channel_owner(2, (1,))
     assert {g.id for g in fake.guilds.values() if owns(ChannelRef("discord", g.id, g.channel_id))} == mine
 
@@ -177,7 +178,7 @@ async def test_without_a_shard_count_the_plain_client_runs(fake: FakeDiscord, co
 
 
 async def test_a_shard_outside_the_count_is_refused_before_connecting(fake: FakeDiscord, core: Core) -> None:
-    with pytest.raises(SystemExit, match="shard 2 is outside 0..1"):
+    with pytest.raises(StartupError, match="shard 2 is outside 0..1"):
         await start_discord(core.service, Settings(shard_count=2, shard_ids=(2,), discord_token=TOKEN))
     assert fake.requests == [] and "discord" not in core.service.platforms
 

@@ -4,8 +4,10 @@ a loopback WebSocket) and in HTTP mode, and the Slack options read from the envi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -17,8 +19,10 @@ from adapters.slack.app import socket_mode_handler, start_slack
 from adapters.slack.options import SlackOptions
 from adapters.slack.platform import make_client
 from bot.config import Settings
+from bot.errors import StartupError
 from tests.adapters.slack.harness import ANN, CHANNEL, SECRET, SlackHarness, texts
 from tests.adapters.slack.stub import TEAM_ID
+from tests.support.fakes import make_bank, write_bank_files
 
 
 class RecordingSocketClient:
@@ -62,7 +66,7 @@ async def test_start_slack_socket_mode_serves_over_a_websocket(slack: SlackHarne
     round_ = await slack.daily_round()
     settings = Settings(slack_bot_token="xoxb-test", slack_app_token="xapp-1-test")
     client = make_client("xoxb-test", base_url=slack.stub.api_url)
-    task = await start_slack(slack.service, settings, client=client, env={})
+    task = await start_slack(slack.service, settings, client=client)
     try:
         [opened] = slack.stub.calls_to("apps.connections.open")
         assert opened.headers["Authorization"] == "Bearer xapp-1-test"
@@ -92,10 +96,9 @@ def _free_port() -> int:
 
 async def test_start_slack_http_mode_serves_until_cancelled(slack: SlackHarness) -> None:
     port = _free_port()
-    settings = Settings(slack_bot_token="xoxb-test", slack_signing_secret=SECRET)
+    settings = Settings(slack_bot_token="xoxb-test", slack_signing_secret=SECRET, http_host="127.0.0.1", http_port=port)
     client = make_client("xoxb-test", base_url=slack.stub.api_url)
-    env = {"STUDYBOT_HTTP_HOST": "127.0.0.1", "STUDYBOT_HTTP_PORT": str(port)}
-    task = await start_slack(slack.service, settings, client=client, env=env)
+    task = await start_slack(slack.service, settings, client=client)
     assert slack.stub.calls_to("auth.test"), "the token is checked at start"
     url = f"http://127.0.0.1:{port}/slack/events"
     body = json.dumps({"type": "url_verification", "challenge": "c-1", "token": "t"})
@@ -117,26 +120,26 @@ async def test_start_slack_http_mode_serves_until_cancelled(slack: SlackHarness)
 async def test_http_mode_needs_a_signing_secret(slack: SlackHarness) -> None:
     settings = Settings(slack_bot_token="xoxb-test")
     client = make_client("xoxb-test", base_url=slack.stub.api_url)
-    with pytest.raises(SystemExit, match="SLACK_SIGNING_SECRET"):
-        await start_slack(slack.service, settings, client=client, env={})
+    with pytest.raises(StartupError, match="SLACK_SIGNING_SECRET"):
+        await start_slack(slack.service, settings, client=client)
 
 
 async def test_a_rejected_token_stops_the_start_without_showing_it(slack: SlackHarness) -> None:
     slack.stub.fail_next("auth.test", status=200, error="invalid_auth", retry_after=None)
-    settings = Settings(slack_bot_token="xoxb-secret-value", slack_signing_secret=SECRET)
+    settings = Settings(slack_bot_token="xoxb-secret-value", slack_signing_secret=SECRET, http_port=_free_port())
     client = make_client("xoxb-secret-value", base_url=slack.stub.api_url)
-    with pytest.raises(SystemExit) as exc:
-        await start_slack(slack.service, settings, client=client, env={"STUDYBOT_HTTP_PORT": str(_free_port())})
+    with pytest.raises(StartupError) as exc:
+        await start_slack(slack.service, settings, client=client)
     assert "invalid_auth" in str(exc.value) and "xoxb-secret-value" not in str(exc.value)
 
 
 def test_slack_options_from_the_environment() -> None:
-    assert SlackOptions.from_env({}) == SlackOptions("0.0.0.0", 3000, frozenset())
-    opts = SlackOptions.from_env({"STUDYBOT_HTTP_HOST": "127.0.0.1", "STUDYBOT_HTTP_PORT": "8080",
-                                  "STUDYBOT_SLACK_ADMINS": "U1, T2:U3,,"})
+    assert SlackOptions.from_settings(Settings.from_env({})) == SlackOptions("0.0.0.0", 3000, frozenset())
+    opts = SlackOptions.from_settings(Settings.from_env({
+        "STUDYBOT_HTTP_HOST": "127.0.0.1", "STUDYBOT_HTTP_PORT": "8080", "STUDYBOT_SLACK_ADMINS": "U1, T2:U3,,"}))
     assert opts == SlackOptions("127.0.0.1", 8080, frozenset({"U1", "T2:U3"}))
-    with pytest.raises(SystemExit, match="STUDYBOT_HTTP_PORT"):
-        SlackOptions.from_env({"STUDYBOT_HTTP_PORT": "http"})
+    with pytest.raises(StartupError, match="STUDYBOT_HTTP_PORT=http is not accepted"):
+        Settings.from_env({"STUDYBOT_HTTP_PORT": "http"})
 
 
 async def test_socket_mode_ignores_a_payload_bolt_cannot_read(slack: SlackHarness, caplog: pytest.LogCaptureFixture
@@ -156,3 +159,79 @@ async def test_socket_mode_ignores_a_payload_bolt_cannot_read(slack: SlackHarnes
         assert not [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
     finally:
         await handler.client.close()
+
+
+
+async def test_sigterm_stops_studybot_run_and_closes_the_socket(slack: SlackHarness, tmp_path, monkeypatch) -> None:
+    import os
+    import signal
+
+    import adapters.slack.app
+    from bot.cli import run_bot
+
+    def stub_client(token: str | None) -> Any:
+        return make_client(token, base_url=slack.stub.api_url)
+
+    monkeypatch.setattr(adapters.slack.app, "make_client", stub_client)
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'cli.db'}", bank_dir=small_bank(tmp_path),
+                        slack_bot_token="xoxb-test",
+                        slack_app_token="xapp-1-test")
+    running = asyncio.create_task(run_bot(settings))
+    try:
+        await slack.stub.wait_for("apps.connections.open")
+        for _ in range(100):
+            if slack.stub.sockets:
+                break
+            await asyncio.sleep(0.05)
+        assert slack.stub.sockets and not running.done()
+        assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, signal.SIG_IGN, signal.default_int_handler)
+        os.kill(os.getpid(), signal.SIGTERM)
+        assert await asyncio.wait_for(running, 10) == 0
+    finally:
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+    for _ in range(100):
+        if all(ws.closed for ws in slack.stub.sockets):
+            break
+        await asyncio.sleep(0.05)
+    assert all(ws.closed for ws in slack.stub.sockets)  # the Socket Mode connection was closed
+
+
+def small_bank(tmp_path) -> Path:  # type: ignore[no-untyped-def]
+    """A few questions: run_bot starts in a moment (the shipped bank takes a second or more to load)."""
+    return write_bank_files(tmp_path / "bank", make_bank())
+
+
+async def test_without_a_network_the_token_check_is_retried_one_line_each(slack: SlackHarness, caplog) -> None:
+    import logging
+
+    settings = Settings(slack_bot_token="xoxb-test", slack_signing_secret=SECRET, http_host="127.0.0.1",
+                        http_port=_free_port())
+    client = make_client("xoxb-test", base_url="http://127.0.0.1:1/api/")  # nobody listens: refused
+    real_auth_test = client.auth_test
+    attempts = 0
+
+    async def auth_test() -> Any:
+        nonlocal attempts
+        attempts += 1
+        if attempts == 3:
+            client.base_url = slack.stub.api_url  # the network is back
+        return await real_auth_test()
+
+    client.auth_test = auth_test  # type: ignore[method-assign]
+    caplog.set_level(logging.WARNING, logger="adapters.slack.app")
+    task = await start_slack(slack.service, settings, client=client, retry_delays=(0.01, 0.02))
+    try:
+        assert attempts == 3 and slack.stub.calls_to("auth.test") and not task.done()
+    finally:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    ours = [r for r in caplog.records if r.name == "adapters.slack.app"]
+    messages = [r.getMessage() for r in ours if r.levelno == logging.WARNING]
+    assert len(messages) == 2, messages
+    assert messages[0].startswith("cannot reach Slack (")
+    assert messages[0].endswith("attempt 1 failed, retrying in 0.01 s")
+    assert messages[1].endswith("attempt 2 failed, retrying in 0.02 s")
+    assert all(r.exc_info is None for r in ours)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import statistics
 import time
 
 from bench.common import REF, sqlite_factory
@@ -87,26 +88,34 @@ async def main() -> None:
     parser.add_argument("--practice", type=int, default=4_000)
     parser.add_argument("--daily", type=int, default=20_000)
     parser.add_argument("--concurrency", type=int, default=200)
-    parser.add_argument("--repeat", type=int, default=3, help="best of this many runs each, alternating on/off")
+    parser.add_argument("--repeat", type=int, default=3, help="pairs of runs (off and on back to back) per measure")
     args = parser.parse_args()
-    best: dict[tuple[str, bool], float] = {}
-    for _ in range(args.repeat):
-        for learning in (False, True):
-            p = await practice_throughput(learning, args.practice, args.concurrency)
-            q = await practice_questions(learning, args.practice // 5, args.concurrency)
-            d, r = await daily_and_reveal(learning, args.daily, args.concurrency)
-            measured = (("practice", p, max), ("question", q, max), ("daily", d, max), ("reveal", r, min))
-            for key, value, better in measured:
-                old = best.get((key, learning))
-                best[(key, learning)] = value if old is None else better(old, value)
-    labels = (("practice", "practice answers (round open)"), ("question", "practice questions (ask + answer)"),
-              ("daily", "daily answers (cards at reveal)"))
-    for key, label in labels:
-        off, on = best[(key, False)], best[(key, True)]
-        print(f"{label:<34} off {off:>8,.0f}/s  on {on:>8,.0f}/s  on/off = {on / off:.2f}   (target >= 0.80)")
-    off, on = best[("reveal", False)], best[("reveal", True)]
-    print(f"reveal of a daily round with {args.daily:,} answers: off {off * 1000:.0f} ms, on {on * 1000:.0f} ms "
-          f"({(on - off) / args.daily * 1e6:.1f} us per card)")
+    measures = {
+        "practice answers (round open)": lambda on: practice_throughput(on, args.practice, args.concurrency),
+        "practice questions (ask + answer)": lambda on: practice_questions(on, args.practice // 5, args.concurrency),
+        "daily answers (cards at reveal)": lambda on: _daily_rate(on, args.daily, args.concurrency),
+    }
+    for label, run in measures.items():
+        ratios, offs, ons = [], [], []
+        for k in range(args.repeat):  # each pair back to back, the order alternating, so drift cancels out
+            first = k % 2 == 1
+            a = await run(first)
+            b = await run(not first)
+            off, on = (b, a) if first else (a, b)
+            offs.append(off)
+            ons.append(on)
+            ratios.append(on / off)
+        print(f"{label:<34} off {max(offs):>8,.0f}/s  on {max(ons):>8,.0f}/s  "
+              f"on/off median {statistics.median(ratios):.2f} (pairs: {', '.join(f'{r:.2f}' for r in ratios)})"
+              "   (target >= 0.80)")
+    reveals = {on: min([(await daily_and_reveal(on, args.daily, args.concurrency))[1] for _ in range(args.repeat)])
+               for on in (False, True)}
+    print(f"reveal of a daily round with {args.daily:,} answers: off {reveals[False] * 1000:.0f} ms, "
+          f"on {reveals[True] * 1000:.0f} ms ({(reveals[True] - reveals[False]) / args.daily * 1e6:.1f} us per card)")
+
+
+async def _daily_rate(learning: bool, n: int, concurrency: int) -> float:
+    return (await daily_and_reveal(learning, n, concurrency))[0]
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from bot.model import (
     CommandNames,
     LeaderboardCard,
     LeaderboardRow,
+    LearningStats,
     Period,
     Question,
     QuestionCard,
@@ -135,21 +136,26 @@ def shares(card: RevealCard) -> tuple[int, ...]:
 # ---- answers ---------------------------------------------------------------------------------------
 
 
-def verdict(question: Question, choice: int) -> Verdict:
+def verdict(question: Question, choice: int, *, sure: bool = True) -> Verdict:
     why = question.why_wrong[choice] if choice != question.answer and choice < len(question.why_wrong) else ""
     return Verdict(choice == question.answer, LETTERS[choice], question.answer_letter, question.explanation,
-                   question.reference, why)
+                   question.reference, why, sure)
 
 
 def verdict_headline(v: Verdict) -> str:
     return "Correct!" if v.correct else f"Not quite: the answer is {v.correct_letter}"
 
 
+CONFIDENT_MISS = "You were sure, and it was wrong: this one comes back first in your next review."
+
+
 def verdict_text(v: Verdict) -> str:
-    """A practice answer judged at once: the headline and the explanation."""
+    """A practice answer judged at once: the headline and the explanation (and, for a wrong answer given
+    sure, that it was a confident miss)."""
     head = verdict_headline(v) + ("" if v.correct else ".")
     why = f" Why not {v.chosen_letter}: {v.why_wrong}" if v.why_wrong else ""
-    return f"{head}{why} {v.explanation}"
+    text = f"{head}{why} {v.explanation}"
+    return f"{text}\n{CONFIDENT_MISS}" if v.confident_miss else text
 
 
 def locked_in_text(letter: str) -> str:
@@ -197,3 +203,54 @@ def stats_card(
         points=points,
         by_topic=topics,
     )
+
+
+# ---- reviews and learner memory --------------------------------------------------------------------
+
+
+def review_title(position: int, total: int, topic: str) -> str:
+    return f"Review {position}/{total}: {TOPICS.get(topic, topic)}"
+
+
+def review_score_text(right: int, total: int) -> str:
+    return f"Review done: {right} of {total} right."
+
+
+def nothing_to_review_text(next_due: dt.datetime | None, tz: str) -> str:
+    """A review with nothing due and nothing new in the weakest topic: when the next review comes."""
+    if next_due is None:
+        return "Nothing to review yet: your misses come back here once you have answered a few questions."
+    when = next_due.astimezone(ZoneInfo(tz))
+    return f"Nothing to review right now. Your next review is due {when:%a %d %b %H:%M} ({tz})."
+
+
+def learning_lines(stats: LearningStats) -> tuple[str, ...]:
+    """The memory part of /stats: reviews due, recall by topic, and how often a "sure" answer was right."""
+    tz = stats.timezone
+    lines = [f"Reviews due: {stats.due_now} now, {stats.due_tomorrow} more by the end of tomorrow"]
+    if stats.due_now == 0 and stats.next_due is not None:
+        lines[0] += f" (next {stats.next_due.astimezone(ZoneInfo(tz)):%a %d %b %H:%M})"
+    for m in stats.mastery:
+        lines.append(
+            f"Memory of {TOPICS.get(m.topic, m.topic)}: {100 * m.retrievability:.0f}% ({m.seen} of {m.total} seen)"
+        )
+    if stats.calibration is not None:
+        lines.append(
+            f"When sure: right {stats.sure_right} of {stats.sure_answers} ({100 * stats.calibration:.0f}%)"
+        )
+    return tuple(lines)
+
+
+def topic_lines(questions: Iterable[Question]) -> tuple[str, ...]:
+    """Every topic with its number of questions, by difficulty."""
+    counts: dict[str, dict[str, int]] = {}
+    for q in questions:
+        per = counts.setdefault(q.topic, {})
+        per[q.difficulty.value] = per.get(q.difficulty.value, 0) + 1
+    lines = []
+    for topic in sorted(counts, key=lambda t: (list(TOPICS).index(t) if t in TOPICS else len(TOPICS), t)):
+        per = counts[topic]
+        split = ", ".join(f"{per[d]} {d}" for d in ("easy", "medium", "hard") if per.get(d))
+        n = sum(per.values())
+        lines.append(f"{topic}: {TOPICS.get(topic, topic)}, {n} question{'' if n == 1 else 's'} ({split})")
+    return tuple(lines)

@@ -10,8 +10,8 @@ Nothing here touches leaderboards: scores come from rounds, memory from cards.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler, State
 
@@ -66,14 +66,22 @@ def rating_for(correct: bool, *, sure: bool = True) -> Rating:
 
 
 def _utc(moment: datetime) -> datetime:
+    if moment.tzinfo is UTC:  # the common case: stores and clocks give UTC
+        return moment
     if moment.tzinfo is None:
         raise ValueError("review instants must be timezone-aware")
     return moment.astimezone(UTC)
 
 
+# py-fsrs makes an id from the clock and sleeps a millisecond when a Card gets none; ours are keyed by CardKey
+_CARD_ID = 1
+_STATES = {int(s): s for s in State}
+
+
 def _to_fsrs(card: LearnerCard) -> Card:
     return Card(
-        state=State(card.state),
+        card_id=_CARD_ID,
+        state=_STATES[card.state],
         step=card.step,
         stability=card.stability,
         difficulty=card.difficulty,
@@ -82,25 +90,40 @@ def _to_fsrs(card: LearnerCard) -> Card:
     )
 
 
+def _first_review(rating: Rating) -> tuple[Card, timedelta]:
+    """What py-fsrs makes of a new card's first rating: the same for every card and instant (no fuzzing),
+    so it is worked out once per rating; the due instant is the review instant plus the interval."""
+    start = datetime(2000, 1, 1, tzinfo=UTC)
+    after, _log = _SCHEDULER.review_card(Card(card_id=_CARD_ID, due=start), rating, review_datetime=start)
+    return after, after.due - start
+
+
+_FIRST = {rating: _first_review(rating) for rating in (Rating.Again, Rating.Hard, Rating.Good)}
+
+
 def review(
     card: LearnerCard | None, key: CardKey, correct: bool, *, sure: bool, at: datetime
 ) -> tuple[LearnerCard, ReviewEvent]:
     """The card after one answer (a first answer creates it) and the review event to log."""
     rating = rating_for(correct, sure=sure)
     now = _utc(at)
-    before = _to_fsrs(card) if card is not None else Card(due=now)
-    after, _log = _SCHEDULER.review_card(before, rating, review_datetime=now)
-    previous = card or LearnerCard(key, int(State.Learning), 0, None, None, now, None)
-    updated = replace(
-        previous,
+    if card is None:
+        first, interval = _FIRST[rating]
+        after = Card(card_id=_CARD_ID, state=first.state, step=first.step, stability=first.stability,
+                     difficulty=first.difficulty, due=now + interval, last_review=now)
+    else:
+        after, _log = _SCHEDULER.review_card(_to_fsrs(card), rating, review_datetime=now)
+    reviews, lapses = (card.reviews, card.lapses) if card is not None else (0, 0)
+    updated = LearnerCard(
+        key=key,
         state=int(after.state),
         step=after.step,
         stability=after.stability,
         difficulty=after.difficulty,
         due=after.due,
         last_review=after.last_review,
-        reviews=previous.reviews + 1,
-        lapses=previous.lapses + (0 if correct else 1),
+        reviews=reviews + 1,
+        lapses=lapses + (0 if correct else 1),
         confident_miss=not correct and sure,
     )
     return updated, ReviewEvent(key, int(rating), now, sure)

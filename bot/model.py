@@ -7,7 +7,7 @@ worrying about who mutates what.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
@@ -139,6 +139,16 @@ class NewAnswer(NamedTuple):
     answered_at: dt.datetime
 
 
+class PracticeAnswer(NamedTuple):
+    """A recorded practice answer on its way to be revealed at once (and to update the learner's card)."""
+
+    round_id: int
+    user_id: str
+    correct: bool
+    sure: bool
+    answered_at: dt.datetime
+
+
 @dataclass(frozen=True)
 class AnswerWrite:
     """The store's verdict on one answer of a batch."""
@@ -193,6 +203,11 @@ class Verdict:
     explanation: str
     reference: str
     why_wrong: str = ""  # why the chosen choice fails ("" when it is right or no sentence is known)
+    sure: bool = True  # False: the learner marked the answer "not sure"
+
+    @property
+    def confident_miss(self) -> bool:
+        return self.sure and not self.correct
 
 
 @dataclass(frozen=True)
@@ -202,6 +217,8 @@ class AnswerOutcome:
     chosen_letter: str
     text: str  # the private acknowledgement: never the verdict for a daily round
     verdict: Verdict | None = None  # practice only
+    follow_up: QuestionCard | None = None  # a review's next question
+    review_score: str | None = None  # after a review's last question: its score (also at the end of `text`)
 
 
 # ---- cards: what the core asks adapters to show -------------------------------------------------
@@ -287,6 +304,39 @@ class TopicStats:
         return self.correct / self.answered if self.answered else 0.0
 
 
+def shrunk_accuracy(correct: int, answered: int) -> float:
+    """Accuracy pulled toward one half, so a single answer counts without deciding alone."""
+    return (correct + 1) / (answered + 2)
+
+
+@dataclass(frozen=True)
+class TopicMastery:
+    """How well a learner remembers a topic: mean predicted recall of the seen questions, and coverage."""
+
+    topic: str
+    retrievability: float  # 0..1, mean over the seen questions
+    seen: int
+    total: int  # the topic's questions in the bank
+
+
+@dataclass(frozen=True)
+class LearningStats:
+    """A learner's memory in one space (from the FSRS cards and the review log)."""
+
+    due_now: int
+    due_tomorrow: int  # due after now and by the end of tomorrow (the space's local time)
+    next_due: dt.datetime | None
+    mastery: tuple[TopicMastery, ...] = ()
+    sure_answers: int = 0  # answers given without "not sure"
+    sure_right: int = 0
+    timezone: str = "UTC"  # the space's, for showing when the next review is due
+
+    @property
+    def calibration(self) -> float | None:
+        """How often an answer given "sure" was right (None before any)."""
+        return self.sure_right / self.sure_answers if self.sure_answers else None
+
+
 @dataclass(frozen=True)
 class StatsCard:
     user_id: str
@@ -298,6 +348,7 @@ class StatsCard:
     best_streak: int
     points: int
     by_topic: tuple[TopicStats, ...] = field(default=())
+    learning: LearningStats | None = None
 
     @property
     def accuracy(self) -> float:
@@ -305,8 +356,26 @@ class StatsCard:
 
     @property
     def weakest_topic(self) -> TopicStats | None:
-        judged = [t for t in self.by_topic if t.answered >= 2]
-        return min(judged, key=lambda t: (t.accuracy, -t.answered, t.topic)) if judged else None
+        return weakest_topic(self.by_topic)
+
+
+def weakness_order(topics: Iterable[TopicStats]) -> list[TopicStats]:
+    """Topics with a mistake, weakest first: lowest shrunk accuracy, then more answers, then the name. A
+    topic never missed is never among them."""
+    missed = [t for t in topics if t.correct < t.answered]
+    return sorted(missed, key=lambda t: (shrunk_accuracy(t.correct, t.answered), -t.answered, t.topic))
+
+
+def weakest_topic(topics: Iterable[TopicStats]) -> TopicStats | None:
+    order = weakness_order(topics)
+    return order[0] if order else None
+
+
+@dataclass(frozen=True)
+class ReviewEmpty:
+    """A review found nothing to ask: the text says when the next review is due."""
+
+    text: str
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,12 @@ they carry live in bot.model)."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from bot.clock import SystemClock as SystemClock  # re-exported for bot/cli.py; new code imports bot.clock
 from bot.installs import WorkspaceInstall
+from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     AnswerWrite,
@@ -19,6 +20,7 @@ from bot.model import (
     LeaderboardRow,
     NewAnswer,
     Period,
+    PracticeAnswer,
     QuestionCard,
     RecapCard,
     RecapRound,
@@ -231,9 +233,13 @@ class Store(Protocol):
     async def round_answers(self, round_id: int) -> list[Answer]: ...
 
     # reveal and scores
-    async def reveal_round(self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None) -> bool:
-        """Close a round once: score it (daily) and fold it into the leaderboards in one transaction.
-        False when it was already revealed."""
+    async def reveal_round(
+        self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None, *, learn: bool = True,
+        unsure: Collection[str] = (),
+    ) -> bool:
+        """Close a round once: score it (daily) and fold it into the leaderboards in one transaction;
+        with `learn`, its answers update the learners' memory cards in that transaction too (`unsure`:
+        users whose answer was marked "not sure"). False when it was already revealed."""
         ...
 
     async def leaderboard(
@@ -270,6 +276,26 @@ class Store(Protocol):
 
     async def consume_oauth_state(self, state: str, now: dt.datetime) -> bool:
         """True once for a state issued and not expired at `now`; it is gone afterwards."""
+        ...
+
+    async def reveal_practice(
+        self, answers: Sequence[PracticeAnswer], revealed_at: dt.datetime, *, learn: bool = True
+    ) -> list[bool]:
+        """Reveal these practice rounds in one transaction, each once, updating the learners' cards with
+        their answers (`learn`); per answer, whether its round was revealed now (never a daily round)."""
+        ...
+
+    # learner memory (bot.learning): cards are written by reveal_round and reveal_practice, read here
+    async def learner_cards(self, platform: str, space_id: str, user_id: str) -> list[LearnerCard]:
+        """Every memory card of one learner in a space, by question id."""
+        ...
+
+    async def review_events(self, platform: str, space_id: str, user_id: str) -> list[ReviewEvent]:
+        """One learner's review log in a space, oldest first."""
+        ...
+
+    async def mark_unsure(self, round_id: int, user_id: str) -> None:
+        """Remember that this user's daily answer was given "not sure" (read when the round is revealed)."""
         ...
 
 
@@ -328,6 +354,29 @@ class RevealTransaction(Protocol):
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
         """Add (points total, change in users) to a board's score buckets; drop the buckets left empty."""
+        ...
+
+    async def doubts(self, round_id: int) -> set[str]:
+        """The users who marked their answer to this round "not sure"."""
+        ...
+
+    async def cards(
+        self, platform: str, space_id: str, question_id: str, users: Sequence[str]
+    ) -> dict[str, LearnerCard]:
+        """These users' memory cards for one question (users without one are left out)."""
+        ...
+
+    async def write_cards(self, updates: Sequence[tuple[LearnerCard, ReviewEvent]]) -> None:
+        """Store these cards (insert or replace; of a card given twice, the later stands) and append their
+        review events to the log."""
+        ...
+
+    async def claim_reveals(self, round_ids: Sequence[int], revealed_at: dt.datetime) -> dict[int, Round]:
+        """claim_reveal for many practice rounds at once (other rounds are left alone): those revealed now."""
+        ...
+
+    async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
+        """The memory cards with these keys (keys without one are left out)."""
         ...
 
 

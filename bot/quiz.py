@@ -12,7 +12,7 @@ import datetime as dt
 import logging
 import random
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from zoneinfo import ZoneInfo
 
@@ -31,6 +31,7 @@ from bot.errors import (
     RoundClosed,
     UnknownRound,
 )
+from bot.group_commit import GroupCommit
 from bot.installs import WorkspaceInstall
 from bot.metrics import Metrics
 from bot.model import (
@@ -42,13 +43,16 @@ from bot.model import (
     ChannelRef,
     CommandNames,
     ConfigCard,
+    Difficulty,
     DueChannel,
     LeaderboardCard,
     NewAnswer,
     Period,
+    PracticeAnswer,
     Question,
     QuestionCard,
     RevealCard,
+    ReviewEmpty,
     Round,
     RoundKind,
     SendClaim,
@@ -57,6 +61,7 @@ from bot.model import (
 )
 from bot.ports import ChatPlatform, Clock, Store
 from bot.recap import RECAP_KEYS, next_recap_after
+from bot.review import REVIEW_DEFAULT, REVIEW_MAX, Reviews, learning_stats
 from bot.scoring import period_keys, score_daily_round
 from bot.selection import pick_question
 from bot.settings import ConfigChange
@@ -95,8 +100,12 @@ class QuizService:
         platforms: dict[str, ChatPlatform] | None = None,
         rng: random.Random | None = None,
         metrics: Metrics | None = None,
+        *,
+        learning: bool = True,
     ) -> None:
         self.store = store
+        self.learning = learning  # answers update the learners' FSRS cards (off only to measure its cost)
+        self.reviews = Reviews(self)
         self.metrics = metrics or Metrics()
         self.bank = bank
         self.clock = clock
@@ -104,6 +113,7 @@ class QuizService:
         self._commands: dict[str, CommandNames] = {}
         self._rng = rng or random.Random()
         self._batcher = AnswerBatcher(store, clock.now)
+        self._practice_reveals: GroupCommit[PracticeAnswer, bool] = GroupCommit(self._reveal_practice)
         self._rounds: dict[int, Round] = {}
         self._config_listeners: list[ConfigListener] = []
         self._round_listeners: list[RoundListener] = []
@@ -134,6 +144,10 @@ class QuizService:
 
     async def close(self) -> None:
         await self._batcher.close()
+        await self._practice_reveals.close()
+
+    async def _reveal_practice(self, answers: Sequence[PracticeAnswer]) -> list[bool]:
+        return await self.store.reveal_practice(answers, self.clock.now(), learn=self.learning)
 
     @staticmethod
     async def _notify(listeners: list, value: object) -> None:
@@ -463,11 +477,12 @@ class QuizService:
     # ---- answers ---------------------------------------------------------------------------------
 
     async def submit_answer(
-        self, round_id: int, user_id: str, choice: int, *, space: tuple[str, str] | None = None
+        self, round_id: int, user_id: str, choice: int, *, space: tuple[str, str] | None = None, sure: bool = True
     ) -> AnswerOutcome:
         """Record one answer (button, reaction or text all come here). The first answer locks; the
         acknowledgement of a daily answer never says whether it is right. `space` (platform, space id)
-        is where the click came from: a round of another space is not known there."""
+        is where the click came from: a round of another space is not known there. `sure=False`: the
+        learner marked it "not sure" (their memory card learns it; scores do not)."""
         if not 0 <= choice < len(LETTERS):
             raise BadSetting("Answer with A, B, C or D.")
         round_ = self._rounds.get(round_id) or await self._round(round_id)
@@ -497,10 +512,14 @@ class QuizService:
                 raise UnknownRound(NOT_HERE)
         self.metrics.answer_recorded(round_.ref.platform, round_.kind)
         if round_.kind is RoundKind.PRACTICE:
-            await self.store.reveal_round(round_id, now, None)
+            await self._practice_reveals.submit(PracticeAnswer(round_id, user_id, choice == question.answer, sure, now))
             self._rounds.pop(round_id, None)
-            verdict = cards.verdict(question, choice)
-            return AnswerOutcome(round_id, user_id, letter, cards.verdict_text(verdict), verdict)
+            verdict = cards.verdict(question, choice, sure=sure)
+            follow_up, score = await self.reviews.after_answer(round_id, verdict.correct)
+            text = cards.verdict_text(verdict) + (f"\n{score}" if score else "")
+            return AnswerOutcome(round_id, user_id, letter, text, verdict, follow_up, score)
+        if not sure:
+            await self.store.mark_unsure(round_id, user_id)
         return AnswerOutcome(round_id, user_id, letter, cards.locked_in_text(letter))
 
     async def answer_by_reaction(self, platform: str, message_id: str, user_id: str, choice: int) -> AnswerOutcome:
@@ -516,10 +535,12 @@ class QuizService:
             raise ReactionsOff(f"Reaction answers are switched off in this channel; use the buttons or {answer}.")
         return await self.submit_answer(round_.id, user_id, choice)
 
-    async def answer_in_channel(self, ref: ChannelRef, user_id: str, choice: int) -> AnswerOutcome:
+    async def answer_in_channel(
+        self, ref: ChannelRef, user_id: str, choice: int, *, sure: bool = True
+    ) -> AnswerOutcome:
         """A typed answer (`/quiz answer B`, Discord's `/answer`): goes to the channel's open daily question."""
         round_ = await self.open_round_in(ref)
-        return await self.submit_answer(round_.id, user_id, choice)
+        return await self.submit_answer(round_.id, user_id, choice, sure=sure)
 
     # ---- reveal ----------------------------------------------------------------------------------
 
@@ -533,7 +554,7 @@ class QuizService:
             return None
         scorer = score_daily_round if round_.kind is RoundKind.DAILY else None
         now = self.clock.now()
-        if not await self.store.reveal_round(round_id, now, scorer):
+        if not await self.store.reveal_round(round_id, now, scorer, learn=self.learning):
             return None
         self._rounds.pop(round_id, None)
         revealed = replace(round_, revealed_at=now)
@@ -612,18 +633,24 @@ class QuizService:
 
     # ---- practice --------------------------------------------------------------------------------
 
-    async def start_practice(self, ref: ChannelRef, user_id: str, topic: str | None = None) -> QuestionCard:
-        """A private question for one learner; it never counts toward leaderboards. Without a topic it
-        leans toward the learner's weakest topic now and then."""
+    async def start_practice(
+        self, ref: ChannelRef, user_id: str, topic: str | None = None, difficulty: Difficulty | None = None
+    ) -> QuestionCard:
+        """A private question for one learner; it never counts toward leaderboards, and it is never a question
+        open as a daily round in the space. Without a topic it leans toward the learner's weakest topic now
+        and then."""
         if topic is not None and topic not in TOPICS:
             raise BadSetting(f"'{echo(topic)}' is not a topic; topics: {', '.join(TOPICS)}.")
-        candidates = self.bank.filtered(frozenset({topic}) if topic else frozenset(), frozenset())
+        levels = frozenset({difficulty}) if difficulty else frozenset()
+        candidates = self.bank.filtered(frozenset({topic}) if topic else frozenset(), levels)
         if not candidates:
-            raise BadSetting(f"There are no questions on {topic} yet.")
+            if difficulty is None:
+                raise BadSetting(f"There are no questions on {topic} yet.")
+            raise BadSetting(f"There are no {difficulty.value} questions{f' on {topic}' if topic else ''} yet.")
         if topic is None and self._rng.random() < 0.5:
-            weak = (await self.stats(ref.platform, ref.space_id, user_id)).weakest_topic
+            weak = (await self.stats_without_memory(ref.platform, ref.space_id, user_id)).weakest_topic
             if weak is not None and weak.accuracy < 0.8:
-                candidates = self.bank.filtered(frozenset({weak.topic}), frozenset()) or candidates
+                candidates = self.bank.filtered(frozenset({weak.topic}), levels) or candidates
         # never a question that is open as a daily round in this space: it would give its answer away
         live = await self.store.open_daily_question_ids(ref.platform, ref.space_id)
         if live:
@@ -635,9 +662,26 @@ class QuizService:
         last = await self.store.last_question_id(ref.platform, ref.space_id, RoundKind.PRACTICE, user_id)
         question = pick_question(candidates, counts, last, self._rng)
         assert question is not None
+        return await self.practice_round(ref, user_id, question)
+
+    async def practice_round(self, ref: ChannelRef, user_id: str, question: Question) -> QuestionCard:
+        """Open a private practice round of this question for one learner."""
         round_ = await self.store.create_practice_round(ref, user_id, question.id, question.topic, self.clock.now())
         self._remember(round_)
         return cards.question_card(round_, question, None)
+
+    # ---- reviews and memory ----------------------------------------------------------------------
+
+    async def start_review(self, ref: ChannelRef, user_id: str, n: int = REVIEW_DEFAULT) -> QuestionCard | ReviewEmpty:
+        """A private review of `n` (1-20) questions: due cards first, else the weakest topic's unseen ones;
+        ReviewEmpty says when the next review is due. Each answer brings the next question."""
+        if not 1 <= n <= REVIEW_MAX:
+            raise BadSetting(f"A review takes 1 to {REVIEW_MAX} questions.")
+        return await self.reviews.start(ref, user_id, n)
+
+    def topics(self) -> tuple[str, ...]:
+        """Every topic of the bank with its question counts."""
+        return cards.topic_lines(self.bank.questions)
 
     # ---- leaderboards and stats ------------------------------------------------------------------
 
@@ -658,7 +702,20 @@ class QuizService:
         return replace(card, public=True) if public else card
 
     async def stats(self, platform: str, space_id: str, user_id: str) -> StatsCard:
-        """Answered, correct, accuracy by topic (daily and practice), streaks and all-time points."""
+        """Answered, correct, accuracy by topic (daily and practice), streaks, all-time points and the
+        learner's memory (reviews due, recall by topic, calibration)."""
+        card = await self.stats_without_memory(platform, space_id, user_id)
+        _today, tz = await self._space_today(platform, space_id)
+        learner_cards = await self.store.learner_cards(platform, space_id, user_id)
+        events = await self.store.review_events(platform, space_id, user_id)
+        memory = learning_stats(learner_cards, events, self.bank.questions, self.clock.now(), tz)
+        return replace(card, learning=memory)
+
+    async def space_today(self, platform: str, space_id: str) -> tuple[dt.date, str]:
+        """Today's date in the space and its timezone name."""
+        return await self._space_today(platform, space_id)
+
+    async def stats_without_memory(self, platform: str, space_id: str, user_id: str) -> StatsCard:
         rows = await self.store.user_topic_stats(platform, space_id, user_id)
         state = await self.store.streak(platform, space_id, user_id)
         latest = await self.store.latest_revealed_date(platform, space_id)

@@ -12,14 +12,17 @@ from dataclasses import dataclass, field
 from bot.bank import TOPICS
 from bot.echo import echo
 from bot.errors import BadSetting
-from bot.model import Period
+from bot.model import Difficulty, Period
 from bot.parsing import parse_choice, parse_period
+from bot.review import REVIEW_DEFAULT, REVIEW_MAX
 from bot.settings import ConfigChange, lookup, text_help
 
 _USER_HELP = """\
 /quiz                          a private practice question (any topic)
-/quiz practice [topic]         a practice question on one topic
-/quiz answer B                 answer today's question in this channel
+/quiz practice [topic] [easy|medium|hard]   a practice question on one topic or level
+/quiz review [n]               your due reviews (1-20 questions, default 5): misses come back first
+/quiz topics                   the topics and how many questions each has
+/quiz answer B                 answer today's question in this channel (add ? if not sure: /quiz answer B ?)
 /quiz leaderboard [week|month|all] [public]   (public: post it in the channel)
 /quiz stats [user]             answered, accuracy by topic, streaks
 /quiz help                     this text
@@ -33,11 +36,23 @@ HELP = _USER_HELP + text_help()
 @dataclass(frozen=True)
 class Practice:
     topic: str | None = None
+    difficulty: Difficulty | None = None
 
 
 @dataclass(frozen=True)
 class AnswerDaily:
     choice: int
+    sure: bool = True
+
+
+@dataclass(frozen=True)
+class Review:
+    count: int = REVIEW_DEFAULT
+
+
+@dataclass(frozen=True)
+class ShowTopics:
+    pass
 
 
 @dataclass(frozen=True)
@@ -64,7 +79,7 @@ class Configure:
     channel: str | None = None  # `channel #c` (Slack): configure another channel
 
 
-Command = Practice | AnswerDaily | ShowLeaderboard | ShowStats | ShowHelp | Configure
+Command = Practice | AnswerDaily | Review | ShowTopics | ShowLeaderboard | ShowStats | ShowHelp | Configure
 
 _ACTIONS = ("show", "pause", "resume", "post-now", "reveal")
 
@@ -100,7 +115,53 @@ def parse_config(words: list[str]) -> Configure:
 
 
 # what /quiz accepts first, for "did you mean"
-_SUBCOMMANDS = ("practice", "answer", "leaderboard", "stats", "help", "config", "reveal", "post-now")
+_SUBCOMMANDS = (
+    "practice", "answer", "review", "topics", "leaderboard", "stats", "help", "config", "reveal", "post-now",
+)
+_LEVELS = tuple(d.value for d in Difficulty)
+
+
+def parse_practice(rest: list[str]) -> Practice | ShowHelp:
+    """`practice [topic] [difficulty]`, in either order."""
+    if len(rest) > 2:
+        return ShowHelp("practice takes at most a topic and a difficulty")
+    topic: str | None = None
+    level: Difficulty | None = None
+    for word in (w.lower() for w in rest):
+        if word in _LEVELS and level is None:
+            level = Difficulty(word)
+        elif word in TOPICS and topic is None:
+            topic = word
+        else:
+            raise BadSetting(
+                f"'{echo(word)}' is not a topic or a difficulty: use one of {', '.join(TOPICS)}, "
+                f"and easy, medium or hard."
+            )
+    return Practice(topic, level)
+
+
+def parse_answer(rest: list[str]) -> AnswerDaily:
+    """`answer B`, `answer B ?` or `answer B?` (not sure)."""
+    words = list(rest)
+    sure = True
+    if len(words) == 2 and words[1] == "?":
+        words, sure = words[:1], False
+    elif len(words) == 1 and len(words[0]) > 1 and words[0].endswith("?"):
+        words, sure = [words[0][:-1]], False
+    if len(words) != 1:
+        raise BadSetting("Say which choice: /quiz answer B (A, B, C or D), or /quiz answer B ? if you are not sure.")
+    return AnswerDaily(parse_choice(words[0]), sure)
+
+
+def parse_review_count(rest: list[str]) -> Review:
+    if not rest:
+        return Review()
+    if len(rest) == 1 and rest[0].isdigit() and 1 <= int(rest[0]) <= REVIEW_MAX:
+        return Review(int(rest[0]))
+    raise BadSetting(
+        f"'{echo(' '.join(rest))}' is not a review length: "
+        f"give a number from 1 to {REVIEW_MAX}, for example /quiz review 5."
+    )
 
 
 def parse_quiz(text: str) -> Command:
@@ -113,16 +174,13 @@ def parse_quiz(text: str) -> Command:
     sub, rest = words[0].lower(), words[1:]
     match sub:
         case "practice" | "p":
-            if len(rest) > 1:
-                return ShowHelp("practice takes at most one topic")
-            topic = rest[0].lower() if rest else None
-            if topic is not None and topic not in TOPICS:
-                raise BadSetting(f"'{echo(rest[0])}' is not a topic: use one of {', '.join(TOPICS)}.")
-            return Practice(topic)
+            return parse_practice(rest)
         case "answer" | "a":
-            if len(rest) != 1:
-                raise BadSetting("Say which choice: /quiz answer B (A, B, C or D).")
-            return AnswerDaily(parse_choice(rest[0]))
+            return parse_answer(rest)
+        case "review" | "r":
+            return parse_review_count(rest)
+        case "topics":
+            return ShowTopics()
         case "leaderboard" | "lb" | "top":
             public = any(word.lower() == "public" for word in rest)
             words = [word for word in rest if word.lower() != "public"]
@@ -140,7 +198,7 @@ def parse_quiz(text: str) -> Command:
         case "post-now" | "postnow":
             return parse_config(["post-now", *rest])
     if sub in TOPICS:
-        return Practice(sub)
+        return parse_practice([sub, *rest])
     close = difflib.get_close_matches(sub, (*_SUBCOMMANDS, *TOPICS), n=1, cutoff=0.7)
     if close:
         return ShowHelp(f"'{echo(sub)}' is not a /quiz command", f"/quiz {close[0]}")

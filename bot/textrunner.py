@@ -17,6 +17,7 @@ from bot.model import (
     LeaderboardCard,
     QuestionCard,
     RevealCard,
+    ReviewEmpty,
     Round,
     StatsCard,
 )
@@ -27,9 +28,11 @@ from bot.textcommands import (
     Command,
     Configure,
     Practice,
+    Review,
     ShowHelp,
     ShowLeaderboard,
     ShowStats,
+    ShowTopics,
 )
 
 
@@ -82,8 +85,14 @@ class RevealedReply:
     card: RevealCard
 
 
+@dataclass(frozen=True)
+class TopicsReply:
+    lines: tuple[str, ...]
+
+
 Result = (
-    QuestionCard | AnswerOutcome | LeaderboardCard | StatsCard | HelpReply | SettingsReply | PostedReply | RevealedReply
+    QuestionCard | AnswerOutcome | LeaderboardCard | StatsCard | HelpReply | SettingsReply | PostedReply
+    | RevealedReply | ReviewEmpty | TopicsReply
 )
 
 
@@ -91,12 +100,16 @@ async def run_command(service: QuizService, source: TextSource, command: Command
     """One service call per command; core errors (QuizError) are left for the adapter to reply with."""
     ref, user = source.ref, source.user_id
     match command:
-        case Practice(topic=topic):
-            return await service.start_practice(ref, user, topic)
-        case AnswerDaily(choice=choice):
-            return await service.answer_in_channel(ref, user, choice)
+        case Practice(topic=topic, difficulty=difficulty):
+            return await service.start_practice(ref, user, topic, difficulty)
+        case AnswerDaily(choice=choice, sure=sure):
+            return await service.answer_in_channel(ref, user, choice, sure=sure)
         case ShowLeaderboard(period=period, public=True):
             return await service.leaderboard(ref.platform, ref.space_id, period, None, public=True)
+        case Review(count=count):
+            return await service.start_review(ref, user, count)
+        case ShowTopics():
+            return TopicsReply(service.topics())
         case ShowLeaderboard(period=period):
             return await service.leaderboard(ref.platform, ref.space_id, period, user)
         case ShowStats(user=who):

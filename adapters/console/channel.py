@@ -29,13 +29,14 @@ from bot.model import (
     QuestionCard,
     RecapCard,
     RevealCard,
+    ReviewEmpty,
     StatsCard,
 )
 from bot.parsing import parse_choice
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.textcommands import HELP, parse_quiz
-from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, run_command
+from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +48,16 @@ OWNER = "you"
 CONSOLE_HELP = HELP + """
 console:
 /quiz as NAME [admin]          act as another person (admins may change settings)
-A, B, C or D                   answer your open practice question
+A, B, C or D [?]               answer your open practice or review question (? : not sure)
 /help, /quit"""
+
+
+def _practice_answer(line: str) -> tuple[str, bool] | None:
+    """`B`, `B ?` or `B?` (not sure) -> (letter, sure); None for anything else."""
+    text = line.strip()
+    sure = not text.endswith("?")
+    letter = text.rstrip("?").strip()
+    return (letter, sure) if len(letter) == 1 and letter.upper() in "ABCD" else None
 
 
 class ConsolePlatform:
@@ -95,8 +104,9 @@ class ConsolePlatform:
 
 class ConsoleChannel:
     def __init__(self, service: QuizService, *, stdin: TextIO | None = None, stdout: TextIO | None = None,
-                 timezone: str = "UTC") -> None:
+                 timezone: str = "UTC", ref: ChannelRef = CONSOLE_REF) -> None:
         self.service = service
+        self._ref = ref  # one terminal is one channel (tests run several side by side)
         self._in = stdin or sys.stdin
         self._out = stdout or sys.stdout
         self.timezone = timezone
@@ -120,14 +130,14 @@ class ConsoleChannel:
         """Make sure the terminal channel has a schedule, and post today's question if none is open, unless
         the channel is paused or today is not one of its days. A card is printed once per session."""
         owner = Actor(OWNER, True)
-        if not await self.service.is_configured(CONSOLE_REF):
-            await self.service.configure(owner, CONSOLE_REF, ConfigChange.parse([("tz", self.timezone)]))
+        if not await self.service.is_configured(self._ref):
+            await self.service.configure(owner, self._ref, ConfigChange.parse([("tz", self.timezone)]))
         try:
-            card = await self.service.open_question_card(CONSOLE_REF)
+            card = await self.service.open_question_card(self._ref)
             if card.round_id not in self.platform.shown:  # the start-up catch-up may have printed it
                 self.say(question_text(card))
         except NothingOpen:
-            shown = await self.service.show_config(CONSOLE_REF)
+            shown = await self.service.show_config(self._ref)
             cfg = shown.config
             today = self.service.clock.now().astimezone(ZoneInfo(cfg.timezone))
             if cfg.paused:
@@ -137,7 +147,7 @@ class ConsoleChannel:
                 self.say(f"No daily question today; the next one comes {when}.")
             else:
                 try:
-                    await self.service.post_now(owner, CONSOLE_REF)
+                    await self.service.post_now(owner, self._ref)
                 except AlreadyPosted:
                     self.say("Today's question was already posted and revealed here; "
                              "/quiz gives a practice question.")
@@ -188,8 +198,8 @@ class ConsoleChannel:
         try:
             if lowered.startswith(("/quiz as ", "/as ")):
                 self._switch_user(line.split()[2:] if lowered.startswith("/quiz") else line.split()[1:])
-            elif len(line) == 1 and line.upper() in "ABCD":
-                await self._answer_practice(line)
+            elif (answer := _practice_answer(line)) is not None:
+                await self._answer_practice(*answer)
             elif lowered.split()[0] in {"/quiz", "quiz"}:
                 await self._quiz(line)
             else:
@@ -207,19 +217,26 @@ class ConsoleChannel:
             self.admins.add(self.user)
         self.say(f"You are now '{self.user}'{' (admin)' if self.user in self.admins else ''}.")
 
-    async def _answer_practice(self, letter: str) -> None:
+    async def _answer_practice(self, letter: str, sure: bool = True) -> None:
         round_id = self.practice.pop(self.user, None)
         if round_id is None:
             self.say("You have no open practice question: /quiz gives you one (daily answers: /quiz answer B).")
             return
-        outcome = await self.service.submit_answer(round_id, self.user, parse_choice(letter))
-        self.say(f"(private to {self.user}) {outcome.text}")
+        outcome = await self.service.submit_answer(round_id, self.user, parse_choice(letter), sure=sure)
+        self._said_outcome(outcome)
+
+    def _said_outcome(self, outcome: AnswerOutcome) -> None:
+        private = f"(private to {self.user})"
+        self.say(f"{private} {outcome.text}")
+        if outcome.follow_up is not None:
+            self.practice[self.user] = outcome.follow_up.round_id
+            self.say(f"{private}\n{question_text(outcome.follow_up)}")
 
     # ---- the TextSource the shared runner asks ----------------------------------------------------
 
     @property
     def ref(self) -> ChannelRef:
-        return CONSOLE_REF
+        return self._ref
 
     @property
     def user_id(self) -> str:
@@ -229,7 +246,7 @@ class ConsoleChannel:
         return (raw or self.user).lstrip("@")[:32]
 
     def channel(self, raw: str) -> ChannelRef:
-        return CONSOLE_REF  # the terminal has one channel
+        return self._ref  # the terminal has one channel
 
     async def actor(self, target: ChannelRef) -> Actor:
         return self.actor_now
@@ -242,7 +259,11 @@ class ConsoleChannel:
                 self.practice[self.user] = result.round_id
                 self.say(f"{private}\n{question_text(result)}")
             case AnswerOutcome():
-                self.say(f"{private} {result.text}")
+                self._said_outcome(result)
+            case ReviewEmpty(text=text):
+                self.say(f"{private} {text}")
+            case TopicsReply(lines=lines):
+                self.say("\n".join(["== Topics ==", *lines]))
             case LeaderboardCard():
                 self.say(leaderboard_text(result))
             case StatsCard():

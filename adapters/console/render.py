@@ -17,7 +17,8 @@ def question_text(card: QuestionCard) -> str:
     lines += [f"  {letter}) {text}" for letter, text in card.lettered_choices]
     if card.reveal_note:
         lines.append(card.reveal_note)
-    lines.append("Answer with /quiz answer A-D." if card.kind == "daily" else "Answer by typing A, B, C or D.")
+    lines.append("Answer with /quiz answer A-D (add ? if not sure)." if card.kind == "daily"
+                 else "Answer by typing A, B, C or D (add ? if not sure, as in B ?).")
     return "\n".join(lines)
 
 
@@ -61,6 +62,10 @@ def stats_text(card: StatsCard) -> str:
     weak = card.weakest_topic
     if weak is not None:
         lines.append(f"Weakest topic: {weak.topic}; try /quiz practice {weak.topic}")
+    if card.learning is not None:
+        lines += cards.learning_lines(card.learning)
+        if card.learning.due_now:
+            lines.append("Review them with /quiz review")
     return "\n".join(lines)
 
 

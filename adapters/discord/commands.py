@@ -1,4 +1,4 @@
-"""Slash commands for everyone (/quiz, /answer, /leaderboard, /stats), the command list with /quizconfig, and
+"""Slash commands for everyone (/quiz, /review, /answer, /leaderboard, /stats), the command list with /quizconfig, and
 the tree's error reply. Each command parses its options into core values, calls the service and renders the
 card; every reply is ephemeral (see replies.respond)."""
 
@@ -19,16 +19,29 @@ from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, ref_of, r
 from adapters.discord.views import question_view
 from bot.bank import TOPICS
 from bot.echo import echo
-from bot.model import LETTERS
+from bot.errors import BadSetting
+from bot.model import LETTERS, Difficulty, ReviewEmpty
 from bot.parsing import parse_choice, parse_period
+from bot.review import REVIEW_DEFAULT, REVIEW_MAX
 
 log = logging.getLogger(__name__)
 
 Choice = app_commands.Choice
 TOPIC_CHOICES = [Choice(name=label[:100], value=key) for key, label in TOPICS.items()][:25]
 LETTER_CHOICES = [Choice(name=letter, value=letter) for letter in LETTERS]
+DIFFICULTY_CHOICES = [Choice(name=d.value, value=d.value) for d in Difficulty]
 PERIOD_CHOICES = [Choice(name="this week", value="week"), Choice(name="this month", value="month"),
                   Choice(name="all time", value="all")]
+
+
+def parse_difficulty(raw: str | None) -> Difficulty | None:
+    """A difficulty option (Discord offers the three; a stale client may send anything)."""
+    if raw is None:
+        return None
+    try:
+        return Difficulty(raw.strip().lower())
+    except ValueError:
+        raise BadSetting(f"'{echo(raw)}' is not a difficulty: use easy, medium or hard.") from None
 
 
 async def _run(interaction: discord.Interaction, work: Callable[[], Awaitable[Reply]]) -> None:
@@ -42,26 +55,41 @@ def member_commands() -> list[app_commands.Command]:  # type: ignore[type-arg]
     """Fresh command objects per client (a restart in the same process builds a new tree)."""
 
     @app_commands.command(name="quiz", description="A private practice question (never counts toward the leaderboard)")
-    @app_commands.describe(topic="A topic to practise; leave empty for a mix")
-    @app_commands.choices(topic=TOPIC_CHOICES)
+    @app_commands.describe(topic="A topic to practise; leave empty for a mix", difficulty="easy, medium or hard")
+    @app_commands.choices(topic=TOPIC_CHOICES, difficulty=DIFFICULTY_CHOICES)
     @app_commands.guild_only()
-    async def quiz(interaction: discord.Interaction, topic: str | None = None) -> None:
+    async def quiz(interaction: discord.Interaction, topic: str | None = None, difficulty: str | None = None) -> None:
         async def work() -> Reply:
             ref = ref_of(interaction)
-            card = await bot_of(interaction).service.start_practice(ref, str(interaction.user.id), topic)
-            return Reply(embeds=(question_embed(card),), view=question_view(card.round_id))
+            level = parse_difficulty(difficulty)
+            card = await bot_of(interaction).service.start_practice(ref, str(interaction.user.id), topic, level)
+            return Reply(embeds=(question_embed(card),), view=question_view(card.round_id, unsure=True))
+
+        await _run(interaction, work)
+
+    @app_commands.command(name="review", description="Your due reviews: the questions you are about to forget")
+    @app_commands.describe(count=f"How many questions (1-{REVIEW_MAX}, default {REVIEW_DEFAULT})")
+    @app_commands.guild_only()
+    async def review(interaction: discord.Interaction, count: int = REVIEW_DEFAULT) -> None:
+        async def work() -> Reply:
+            ref = ref_of(interaction)
+            result = await bot_of(interaction).service.start_review(ref, str(interaction.user.id), count)
+            if isinstance(result, ReviewEmpty):
+                return Reply(result.text)
+            return Reply(embeds=(question_embed(result),), view=question_view(result.round_id, unsure=True))
 
         await _run(interaction, work)
 
     @app_commands.command(name="answer", description="Answer today's question in this channel")
-    @app_commands.describe(choice="Your choice: A, B, C or D")
+    @app_commands.describe(choice="Your choice: A, B, C or D",
+                           not_sure="Mark the answer 'not sure' (it changes no score)")
     @app_commands.choices(choice=LETTER_CHOICES)
     @app_commands.guild_only()
-    async def answer(interaction: discord.Interaction, choice: str) -> None:
+    async def answer(interaction: discord.Interaction, choice: str, not_sure: bool = False) -> None:
         async def work() -> Reply:
             index = parse_choice(choice)
             outcome = await bot_of(interaction).service.answer_in_channel(
-                ref_of(interaction), str(interaction.user.id), index
+                ref_of(interaction), str(interaction.user.id), index, sure=not not_sure
             )
             return Reply(outcome.text)
 
@@ -94,7 +122,7 @@ def member_commands() -> list[app_commands.Command]:  # type: ignore[type-arg]
 
         await _run(interaction, work)
 
-    return [quiz, answer, leaderboard, stats]
+    return [quiz, review, answer, leaderboard, stats]
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:  # type: ignore[type-arg]

@@ -104,12 +104,16 @@ def verdict_embed(outcome: AnswerOutcome) -> discord.Embed:
         description=clip(escape(verdict.explanation), DESCRIPTION_MAX),
         colour=RIGHT if verdict.correct else WRONG,
     )
-    embed.add_field(name="Your answer", value=verdict.chosen_letter)
+    embed.add_field(name="Your answer", value=verdict.chosen_letter + ("" if verdict.sure else " (not sure)"))
     if verdict.why_wrong:
         embed.add_field(name=f"Why not {verdict.chosen_letter}", value=clip(escape(verdict.why_wrong), FIELD_MAX),
                         inline=False)
     if verdict.reference:
         embed.add_field(name="Learn more", value=clip(verdict.reference, FIELD_MAX))
+    if verdict.confident_miss:
+        embed.add_field(name="Confident miss", value=cards.CONFIDENT_MISS, inline=False)
+    if outcome.review_score:
+        embed.add_field(name="Review", value=outcome.review_score, inline=False)
     return embed
 
 
@@ -213,6 +217,11 @@ def stats_embed(card: StatsCard) -> discord.Embed:
             f"{TOPICS.get(t.topic, t.topic)}: {t.correct}/{t.answered} ({100 * t.accuracy:.0f}%)" for t in card.by_topic
         ]
         embed.add_field(name="By topic", value=clip("\n".join(rows), FIELD_MAX), inline=False)
+    if card.learning is not None:
+        memory = "\n".join(cards.learning_lines(card.learning))
+        if card.learning.due_now:
+            memory += "\nReview them with /review"
+        embed.add_field(name="Memory", value=clip(escape(memory), FIELD_MAX), inline=False)
     weak = card.weakest_topic
     if weak is not None:
         embed.set_footer(text=f"Weakest topic: {TOPICS.get(weak.topic, weak.topic)}. Try /quiz topic:{weak.topic}")

@@ -34,14 +34,17 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ANSW
         style: discord.ButtonStyle = discord.ButtonStyle.secondary,
         disabled: bool = False,
         emoji: str | None = None,
+        label: str | None = None,
+        row: int | None = None,
     ) -> None:
         super().__init__(
             discord.ui.Button(
-                label=letter if len(letter) <= 8 else "?",
+                label=label or (letter if len(letter) <= 8 else "?"),
                 style=style,
                 custom_id=answer_custom_id(round_id, letter),
                 disabled=disabled,
                 emoji=emoji,
+                row=row,
             )
         )
         self.round_id = str(round_id)
@@ -62,11 +65,17 @@ def _frozen(view: discord.ui.View) -> discord.ui.View:
     return view
 
 
-def question_view(round_id: int) -> discord.ui.View:
-    """A-D buttons for an open round."""
+UNSURE_MARK = "?"  # a letter ending in it ("B?") answers "not sure"
+
+
+def question_view(round_id: int, *, unsure: bool = False) -> discord.ui.View:
+    """A-D buttons for an open round; `unsure` (practice and review): a second row, "not sure"."""
     view = discord.ui.View(timeout=None)
     for letter in LETTERS:
-        view.add_item(AnswerButton(round_id, letter, style=discord.ButtonStyle.primary))
+        view.add_item(AnswerButton(round_id, letter, style=discord.ButtonStyle.primary, row=0))
+    if unsure:
+        for letter in LETTERS:
+            view.add_item(AnswerButton(round_id, letter + UNSURE_MARK, label=f"{letter} (not sure)", row=1))
     return _frozen(view)
 
 

@@ -7,14 +7,24 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 
-from adapters.slack.blocks import verdict_blocks
+from adapters.slack.blocks import question_blocks, question_text, verdict_blocks
 from adapters.slack.commands import FAILED
 from adapters.slack.deps import SlackDeps
-from adapters.slack.ids import ACTION_PATTERN, PLATFORM, parse_action_id, team_of, user_of
+from adapters.slack.ids import (
+    ACTION_PATTERN,
+    PLATFORM,
+    REVIEW_ACTION,
+    UNSURE_PATTERN,
+    parse_action_id,
+    parse_unsure_action_id,
+    team_of,
+    user_of,
+)
 from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mrkdwn import escape
 from bot.echo import echo
 from bot.errors import QuizError
+from bot.model import ChannelRef, ReviewEmpty
 
 log = logging.getLogger(__name__)
 
@@ -25,17 +35,30 @@ def register_actions(app: AsyncApp, deps: SlackDeps) -> None:
         await ack()
         await answer_click(deps, body, action, respond)
 
+    @app.action(REVIEW_ACTION)
+    async def review_button(ack: Any, body: dict, client: Any) -> None:
+        await ack()
+        await start_review_in_dm(deps, client, body)
+
+    @app.action(UNSURE_PATTERN)
+    async def unsure_button(ack: Any, body: dict, action: dict, respond: Any) -> None:
+        await ack()
+        await answer_click(deps, body, action, respond)
+
 
 async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) -> None:
     raw = action.get("action_id") if isinstance(action, dict) else None
-    parsed, user = parse_action_id(raw), user_of(body.get("user"))
+    unsure = parse_unsure_action_id(raw)
+    parsed, user = unsure or parse_action_id(raw), user_of(body.get("user"))
     if parsed is None or user is None:
         log.info("ignoring a button with an unreadable round, choice or user (action %r)", echo(repr(raw), 60))
         return
     round_id, choice = parsed
     try:
         team = team_of(body)
-        outcome = await deps.service.submit_answer(round_id, user, choice, space=(PLATFORM, team) if team else None)
+        outcome = await deps.service.submit_answer(
+            round_id, user, choice, space=(PLATFORM, team) if team else None, sure=unsure is None
+        )
     except QuizError as exc:
         await private(respond, exc.message)
         return
@@ -46,8 +69,30 @@ async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) 
     if outcome.verdict is not None:  # practice: judged at once; the verdict replaces the question
         await respond(response_type="ephemeral", replace_original=True, text=fit_text(escape(outcome.text)),
                       blocks=fit_blocks(verdict_blocks(outcome)))
+        if outcome.follow_up is not None:  # a review's next question
+            await respond(response_type="ephemeral", replace_original=False,
+                          text=fit_text(question_text(outcome.follow_up)),
+                          blocks=fit_blocks(question_blocks(outcome.follow_up)))
     else:
         await private(respond, outcome.text)
+
+
+async def start_review_in_dm(deps: SlackDeps, client: Any, body: dict) -> None:
+    """The App Home's Review button: the review runs in the app's direct messages with the person (Slack
+    takes the user id as that conversation's channel), private like every review."""
+    user, team = user_of(body.get("user")), team_of(body)
+    if user is None or team is None:
+        log.info("ignoring a Review click without a readable user or team")
+        return
+    try:
+        result = await deps.service.start_review(ChannelRef(PLATFORM, team, user), user)
+        if isinstance(result, ReviewEmpty):
+            await client.chat_postMessage(channel=user, text=fit_text(escape(result.text)))
+        else:
+            await client.chat_postMessage(channel=user, text=fit_text(question_text(result)),
+                                          blocks=fit_blocks(question_blocks(result)))
+    except Exception:
+        log.exception("the App Home review for %s failed", user)
 
 
 async def private(respond: Any, text: str) -> None:

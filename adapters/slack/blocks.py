@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adapters.slack.ids import REACTION_NAMES, action_id, mention
+from adapters.slack.ids import REACTION_NAMES, REVIEW_ACTION, action_id, mention, unsure_action_id
 from adapters.slack.mrkdwn import clip as clip_mrkdwn
 from adapters.slack.mrkdwn import code_block, escape
 from bot import cards
@@ -83,12 +83,32 @@ def answer_buttons(round_id: int) -> Block:
     }
 
 
+def unsure_buttons(round_id: int) -> Block:
+    """The second row of a practice or review question: the same choices, marked "not sure"."""
+    return {
+        "type": "actions",
+        "block_id": f"studybot.unsure.{round_id}",
+        "elements": [
+            {
+                "type": "button",
+                "action_id": unsure_action_id(round_id, i),
+                "text": {"type": "plain_text", "text": f"{letter} (not sure)"},
+                "value": f"{round_id}:{i}:unsure",
+            }
+            for i, letter in enumerate(LETTERS)
+        ],
+    }
+
+
 def question_blocks(card: QuestionCard) -> list[Block]:
-    """A daily or practice question: prompt, code, choices, A-D buttons and when the reveal comes."""
+    """A daily or practice question: prompt, code, choices, A-D buttons (and, in practice, a "not sure"
+    row) and when the reveal comes."""
     blocks = [header(card.title), section(escape(card.prompt))]
     if card.code:
         blocks.append(section(code_block(card.code)))
     blocks += [section(choice_lines(card)), answer_buttons(card.round_id)]
+    if card.kind is RoundKind.PRACTICE:
+        blocks.append(unsure_buttons(card.round_id))
     meta = " · ".join(x for x in (TOPICS.get(card.topic, card.topic), card.difficulty.value, f"#{card.round_id}") if x)
     if card.kind is RoundKind.PRACTICE:
         blocks.append(context("Practice: only you see this and it never counts toward leaderboards.", meta))
@@ -208,6 +228,10 @@ def stats_blocks(card: StatsCard) -> list[Block]:
     weak = card.weakest_topic
     if weak is not None:
         blocks.append(context(f"Weakest topic: {weak.topic}; try `/quiz practice {weak.topic}`"))
+    if card.learning is not None:
+        blocks.append(section(escape("\n".join(cards.learning_lines(card.learning)))))
+        if card.learning.due_now:
+            blocks.append(context("`/quiz review` to review them now"))
     return blocks
 
 
@@ -222,9 +246,18 @@ def help_blocks(reason: str | None = None) -> list[Block]:
 
 
 def home_view(stats: StatsCard, board: LeaderboardCard) -> dict[str, Any]:
-    """The App Home tab: the person's stats and the workspace leaderboard."""
+    """The App Home tab: the person's stats (with a Review button when reviews are due) and the workspace
+    leaderboard."""
+    due = stats.learning.due_now if stats.learning is not None else 0
+    review: list[Block] = []
+    if due:
+        review = [{"type": "actions", "block_id": "studybot.home.review", "elements": [{
+            "type": "button", "action_id": REVIEW_ACTION, "style": "primary",
+            "text": {"type": "plain_text", "text": f"Review ({due} due)"}, "value": "review",
+        }]}]
     blocks = [
         *stats_blocks(stats),
+        *review,
         divider(),
         *leaderboard_blocks(board),
         context("`/quiz` for a practice question · `/quiz help` for everything else"),

@@ -29,9 +29,18 @@ from adapters.slack.ids import PLATFORM, parse_channel, parse_user, team_of
 from adapters.slack.limits import fit_blocks, fit_text
 from bot.echo import echo
 from bot.errors import BadSetting, QuizError
-from bot.model import Actor, AnswerOutcome, ChannelRef, ConfigCard, LeaderboardCard, QuestionCard, StatsCard
+from bot.model import (
+    Actor,
+    AnswerOutcome,
+    ChannelRef,
+    ConfigCard,
+    LeaderboardCard,
+    QuestionCard,
+    ReviewEmpty,
+    StatsCard,
+)
 from bot.textcommands import Command, parse_quiz
-from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, run_command
+from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +124,11 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
             return Reply(escape(result.text))
         case LeaderboardCard(public=True):
             return await post_leaderboard(deps, client, ref, result)
+        case ReviewEmpty(text=text):
+            return Reply(escape(text))
+        case TopicsReply(lines=lines):
+            text = "\n".join(lines)
+            return Reply(escape(text), [section("*Topics*\n" + escape(text))])
         case LeaderboardCard():
             return Reply(escape(result.title), leaderboard_blocks(result))
         case StatsCard():

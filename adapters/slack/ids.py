@@ -15,6 +15,10 @@ PLATFORM = "slack"
 ACTION_PREFIX = "studybot.answer"
 ACTION_PATTERN = re.compile(r"^studybot\.answer\.")  # every button of ours; parse_action_id reads the rest
 _ACTION = re.compile(r"studybot\.answer\.([0-9]+)\.([0-3])")
+REVIEW_ACTION = "studybot.review"  # the App Home's Review button
+UNSURE_PREFIX = "studybot.unsure"  # the same answer, marked "not sure" (practice and review questions)
+UNSURE_PATTERN = re.compile(r"^studybot\.unsure\.")
+_UNSURE = re.compile(r"studybot\.unsure\.([0-9]+)\.([0-3])")
 
 # The documented reaction per choice (shown beside the choices): :one: :two: :three: :four:.
 REACTION_NAMES: tuple[str, ...] = ("one", "two", "three", "four")
@@ -36,6 +40,17 @@ def action_id(round_id: int, choice: int) -> str:
 def parse_action_id(value: object) -> tuple[int, int] | None:
     """`studybot.answer.12.3` -> (12, 3); None for anything else (a round id no store can hold included)."""
     m = _ACTION.fullmatch(value) if isinstance(value, str) else None
+    round_id = parse_round_id(m.group(1)) if m else None
+    return (round_id, int(m.group(2))) if m and round_id is not None else None
+
+
+def unsure_action_id(round_id: int, choice: int) -> str:
+    return f"{UNSURE_PREFIX}.{round_id}.{choice}"
+
+
+def parse_unsure_action_id(value: object) -> tuple[int, int] | None:
+    """`studybot.unsure.12.3` -> (12, 3); None for anything else (a round id no store can hold included)."""
+    m = _UNSURE.fullmatch(value) if isinstance(value, str) else None
     round_id = parse_round_id(m.group(1)) if m else None
     return (round_id, int(m.group(2))) if m and round_id is not None else None
 

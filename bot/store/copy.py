@@ -62,6 +62,16 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
     ("recaps", (
         ("platform", "text"), ("channel_id", "text"), ("week_end", "date"), ("posted_at", "ts"),
     ), ("platform", "channel_id", "week_end")),
+    ("learner_cards", (
+        ("platform", "text"), ("space_id", "text"), ("user_id", "text"), ("question_id", "text"), ("state", "int"),
+        ("step", "int"), ("stability", "float"), ("difficulty", "float"), ("due", "ts"), ("last_review", "ts"),
+        ("reviews", "int"), ("lapses", "int"), ("confident_miss", "bool"),
+    ), ("platform", "space_id", "user_id", "question_id")),
+    ("review_log", (
+        ("platform", "text"), ("space_id", "text"), ("user_id", "text"), ("question_id", "text"),
+        ("reviewed_at", "ts"), ("rating", "int"), ("sure", "bool"),
+    ), ("platform", "space_id", "user_id", "question_id", "reviewed_at")),
+    ("answer_doubts", (("round_id", "int"), ("user_id", "text")), ("round_id", "user_id")),
 )
 TABLE_NAMES: tuple[str, ...] = tuple(t[0] for t in TABLES)
 BATCH = 5000
@@ -100,11 +110,11 @@ def _opt(f: Convert) -> Convert:
 # SQLite's stored values <-> plain values; PostgreSQL (asyncpg) already speaks plain values
 _FROM_SQLITE: dict[str, Convert] = {
     "text": _keep, "int": _keep, "bool": _opt(bool), "ts": _opt(from_ts), "date": parse_date,
-    "time": _opt(dt.time.fromisoformat),
+    "time": _opt(dt.time.fromisoformat), "float": _keep,
 }
 _TO_SQLITE: dict[str, Convert] = {
     "text": _keep, "int": _keep, "bool": _opt(int), "ts": _opt(to_ts), "date": _opt(dt.date.isoformat),
-    "time": _hhmm,
+    "time": _hhmm, "float": _keep,
 }
 
 

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
+from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     Board,
@@ -45,11 +46,17 @@ from bot.store.installs_sql import PostgresInstalls
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
     ANSWER_COLUMNS,
+    CARD_COLUMNS,
+    EVENT_COLUMNS,
     ROUND_COLUMNS,
     answer_from_row,
     asked_where,
+    card_from_row,
+    card_values,
     config_from_row,
     config_to_row,
+    event_from_row,
+    event_values,
     from_ts,
     ident,
     opened,
@@ -565,6 +572,29 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             )
             return inserted is not None
 
+    # ---- learner memory -------------------------------------------------------------------------
+
+    async def learner_cards(self, platform: str, space_id: str, user_id: str) -> list[LearnerCard]:
+        rows = await self.pool.fetch(
+            f"SELECT {CARD_COLUMNS} FROM learner_cards WHERE platform = $1 AND space_id = $2 AND user_id = $3 "
+            "ORDER BY question_id",
+            platform, space_id, user_id,
+        )
+        return [card_from_row(r) for r in rows]
+
+    async def review_events(self, platform: str, space_id: str, user_id: str) -> list[ReviewEvent]:
+        rows = await self.pool.fetch(
+            f"SELECT {EVENT_COLUMNS} FROM review_log WHERE platform = $1 AND space_id = $2 AND user_id = $3 "
+            "ORDER BY reviewed_at, question_id",
+            platform, space_id, user_id,
+        )
+        return [event_from_row(r) for r in rows]
+
+    async def mark_unsure(self, round_id: int, user_id: str) -> None:
+        await self.pool.execute(
+            "INSERT INTO answer_doubts (round_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", round_id, user_id
+        )
+
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 
     async def count_rows(self, tables: Iterable[str]) -> dict[str, int]:
@@ -743,6 +773,64 @@ class _Settle:
             "AND users <= 0",
             *_board(board),
         )
+
+    async def doubts(self, round_id: int) -> set[str]:
+        rows = await self.conn.fetch("SELECT user_id FROM answer_doubts WHERE round_id = $1", round_id)
+        return {r[0] for r in rows}
+
+    async def cards(
+        self, platform: str, space_id: str, question_id: str, users: Sequence[str]
+    ) -> dict[str, LearnerCard]:
+        rows = await self.conn.fetch(
+            f"SELECT {', '.join('c.' + c for c in CARD_COLUMNS.split(', '))} FROM learner_cards c "
+            "JOIN unnest($4::text[]) AS u(user_id) ON c.user_id = u.user_id "
+            "WHERE c.platform = $1 AND c.space_id = $2 AND c.question_id = $3",
+            platform, space_id, question_id, list(users),
+        )
+        return {c.key.user_id: c for c in map(card_from_row, rows)}
+
+    async def write_cards(self, updates: Sequence[tuple[LearnerCard, ReviewEvent]]) -> None:
+        if not updates:
+            return
+        latest = {card.key: card for card, _ in updates}
+        cols = list(zip(*(card_values(card) for card in latest.values()), strict=True))
+        await self.conn.execute(
+            f"INSERT INTO learner_cards ({CARD_COLUMNS}) SELECT * FROM unnest($1::text[], $2::text[], "
+            "$3::text[], $4::text[], $5::smallint[], $6::integer[], $7::float8[], $8::float8[], $9::timestamptz[], "
+            "$10::timestamptz[], $11::integer[], $12::integer[], $13::boolean[]) "
+            "ON CONFLICT (platform, space_id, user_id, question_id) DO UPDATE SET state = excluded.state, "
+            "step = excluded.step, stability = excluded.stability, difficulty = excluded.difficulty, "
+            "due = excluded.due, last_review = excluded.last_review, reviews = excluded.reviews, "
+            "lapses = excluded.lapses, confident_miss = excluded.confident_miss",
+            *(list(c) for c in cols),
+        )
+        events = list(zip(*(event_values(event) for _, event in updates), strict=True))
+        await self.conn.execute(
+            f"INSERT INTO review_log ({EVENT_COLUMNS}) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], "
+            "$4::text[], $5::timestamptz[], $6::smallint[], $7::boolean[]) ON CONFLICT DO NOTHING",
+            *(list(c) for c in events),
+        )
+
+    async def claim_reveals(self, round_ids: Sequence[int], revealed_at: dt.datetime) -> dict[int, Round]:
+        rows = await self.conn.fetch(
+            f"UPDATE rounds SET revealed_at = $1 WHERE id = ANY($2::bigint[]) AND revealed_at IS NULL "
+            "AND kind = 'practice' "
+            f"RETURNING {ROUND_COLUMNS}",
+            revealed_at, list(round_ids),
+        )
+        return {r.id: r for r in map(round_from_row, rows)}
+
+    async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
+        rows = await self.conn.fetch(
+            f"SELECT {', '.join('c.' + c for c in CARD_COLUMNS.split(', '))} FROM learner_cards c "
+            "JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) "
+            "AS k(platform, space_id, user_id, question_id) "
+            "ON c.platform = k.platform AND c.space_id = k.space_id AND c.user_id = k.user_id "
+            "AND c.question_id = k.question_id",
+            [k.platform for k in keys], [k.space_id for k in keys], [k.user_id for k in keys],
+            [k.question_id for k in keys],
+        )
+        return {c.key: c for c in map(card_from_row, rows)}
 
     async def round_windows(
         self, round_ids: Sequence[int]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, TypeVar
 
+from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import Answer, ChannelConfig, ChannelRef, Difficulty, Round, RoundKind
 
 # the column order of round_from_row and answer_from_row
@@ -119,3 +120,48 @@ def config_from_row(row: Any) -> ChannelConfig:
         recap_day=None if recap_day is None else int(recap_day),
         threads=bool(threads),
     )
+
+
+# ---- learner memory (bot.learning) ---------------------------------------------------------------------
+
+# the column order of card_from_row and card_values
+CARD_COLUMNS = (
+    "platform, space_id, user_id, question_id, state, step, stability, difficulty, due, last_review, reviews, "
+    "lapses, confident_miss"
+)
+EVENT_COLUMNS = "platform, space_id, user_id, question_id, reviewed_at, rating, sure"
+
+
+def card_from_row(row: Any) -> LearnerCard:
+    (platform, space_id, user_id, question_id, state, step, stability, difficulty, due, last_review, reviews,
+     lapses, confident_miss) = tuple(row)
+    return LearnerCard(
+        key=CardKey(platform, space_id, user_id, question_id),
+        state=int(state),
+        step=None if step is None else int(step),
+        stability=None if stability is None else float(stability),
+        difficulty=None if difficulty is None else float(difficulty),
+        due=from_ts(due),
+        last_review=from_ts(last_review) if last_review else None,
+        reviews=int(reviews),
+        lapses=int(lapses),
+        confident_miss=bool(confident_miss),
+    )
+
+
+def card_values(card: LearnerCard) -> tuple[object, ...]:
+    """A card as plain values in CARD_COLUMNS order (aware datetimes, a bool)."""
+    k = card.key
+    return (k.platform, k.space_id, k.user_id, k.question_id, card.state, card.step, card.stability,
+            card.difficulty, card.due, card.last_review, card.reviews, card.lapses, card.confident_miss)
+
+
+def event_from_row(row: Any) -> ReviewEvent:
+    platform, space_id, user_id, question_id, reviewed_at, rating, sure = tuple(row)
+    return ReviewEvent(CardKey(platform, space_id, user_id, question_id), int(rating), from_ts(reviewed_at),
+                       bool(sure))
+
+
+def event_values(event: ReviewEvent) -> tuple[object, ...]:
+    k = event.key
+    return (k.platform, k.space_id, k.user_id, k.question_id, event.reviewed_at, event.rating, event.sure)

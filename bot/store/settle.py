@@ -10,15 +10,18 @@ and one method per store.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 
+from bot import learning
+from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     AnswerStatus,
     AnswerWrite,
     Board,
     NewAnswer,
+    PracticeAnswer,
     RevealInput,
     Round,
     RoundKind,
@@ -41,19 +44,41 @@ class SettlingStore:
         async with self._settling() as tx:
             return await add_answers(tx, answers, now)
 
-    async def reveal_round(self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None) -> bool:
+    async def reveal_practice(
+        self, answers: Sequence[PracticeAnswer], revealed_at: dt.datetime, *, learn: bool = True
+    ) -> list[bool]:
+        if not answers:
+            return []
         async with self._settling() as tx:
-            return await reveal(tx, round_id, revealed_at, scorer)
+            return await reveal_practice(tx, answers, revealed_at, learn=learn)
+
+    async def reveal_round(
+        self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None, *, learn: bool = True,
+        unsure: Collection[str] = (),
+    ) -> bool:
+        async with self._settling() as tx:
+            return await reveal(tx, round_id, revealed_at, scorer, learn=learn, unsure=unsure)
 
 
-async def reveal(tx: RevealTransaction, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None) -> bool:
+async def reveal(
+    tx: RevealTransaction, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None, *, learn: bool = False,
+    unsure: Collection[str] = (),
+) -> bool:
     """Close a round once; a daily round with a scorer is also scored and folded into its space's
-    leaderboards. False when it was already revealed (or does not exist). Any failure must roll the
-    store's transaction back, so a failed reveal changes nothing."""
+    leaderboards. With `learn`, the answers also update the learners' memory cards (`unsure`: users who
+    marked their answer "not sure", besides the doubts stored with a daily round). False when it was
+    already revealed (or does not exist). Any failure must roll the store's transaction back, so a failed
+    reveal changes nothing."""
     round_ = await tx.claim_reveal(round_id, revealed_at)
     if round_ is None:
         return False
+    if round_.kind is RoundKind.PRACTICE:
+        if learn:
+            await update_learner_memory(tx, round_, await tx.answers(round_id), frozenset(unsure))
+        return True
     if scorer is None or round_.kind is not RoundKind.DAILY or round_.local_date is None:
+        if learn:
+            await update_learner_memory(tx, round_, await tx.answers(round_id), frozenset(unsure))
         return True
     ref = round_.ref
     await tx.lock_space(ref)
@@ -66,7 +91,8 @@ async def reveal(tx: RevealTransaction, round_id: int, revealed_at: dt.datetime,
         await tx.write_points(round_id, result.points)
     if result.streaks:
         await tx.write_streaks(ref, result.streaks)
-    await update_learner_memory(tx, round_, answers)
+    if learn:
+        await update_learner_memory(tx, round_, answers, frozenset(unsure))
     correct = {a.user_id: a.correct for a in answers}
     scored = {a.user_id: a.answered_at for a in answers if result.points.get(a.user_id, 0) > 0}
     for period, key in period_keys(round_.local_date):
@@ -77,13 +103,55 @@ async def reveal(tx: RevealTransaction, round_id: int, revealed_at: dt.datetime,
     return True
 
 
-async def update_learner_memory(tx: RevealTransaction, round_: Round, answers: tuple[Answer, ...]) -> None:
-    """Hook for the learning features: FSRS card updates at reveal go here, one per answer of the scored
-    daily round, inside the same transaction (so a failed reveal leaves the cards unchanged too). It
-    runs after points and streaks are written and before the leaderboards are folded. No-op today. The
-    plan: read the answering users' cards for the round's question (a new `cards` step), apply
-    bot.learning.review with bot.learning.rating_for(answer.correct) at the reveal time, and write them
-    back (a new `write_cards` step); each store adds those two statements to its RevealTransaction."""
+async def update_learner_memory(
+    tx: RevealTransaction, round_: Round, answers: Sequence[Answer], unsure: frozenset[str] = frozenset()
+) -> None:
+    """FSRS card updates at reveal, one per answer of the round, inside the same transaction (so a failed
+    reveal leaves the cards unchanged too). A daily round runs this after points and streaks are written
+    and before the leaderboards are folded; it never touches them. Each answer is rated as of when it was
+    given (never before the card's last review); doubts stored with the round count as "not sure"."""
+    if not answers:
+        return
+    ref = round_.ref
+    users = sorted({a.user_id for a in answers})
+    doubts = unsure | await tx.doubts(round_.id) if round_.kind is RoundKind.DAILY else unsure
+    cards = await tx.cards(ref.platform, ref.space_id, round_.question_id, users)
+    updates: list[tuple[LearnerCard, ReviewEvent]] = []
+    for a in sorted(answers, key=lambda a: a.user_id):
+        key = CardKey(ref.platform, ref.space_id, a.user_id, round_.question_id)
+        card = cards.get(a.user_id)
+        at = a.answered_at
+        if card is not None and card.last_review is not None and card.last_review > at:
+            at = card.last_review
+        updates.append(learning.review(card, key, a.correct, sure=a.user_id not in doubts, at=at))
+    await tx.write_cards(updates)
+
+
+async def reveal_practice(
+    tx: RevealTransaction, answers: Sequence[PracticeAnswer], revealed_at: dt.datetime, *, learn: bool
+) -> list[bool]:
+    """Reveal a batch of answered practice rounds (each once) and, with `learn`, rate each answer into the
+    learner's card, in order (a card met twice in a batch is reviewed twice). Per answer: revealed now."""
+    claimed = await tx.claim_reveals(sorted({a.round_id for a in answers}), revealed_at)
+    mine = [(a, claimed[a.round_id]) for a in answers if a.round_id in claimed]
+    if learn and mine:
+        keys = {a.round_id: CardKey(r.ref.platform, r.ref.space_id, a.user_id, r.question_id) for a, r in mine}
+        cards: dict[CardKey, LearnerCard] = await tx.cards_of(sorted(set(keys.values()), key=_card_order))
+        updates: list[tuple[LearnerCard, ReviewEvent]] = []
+        for a, _round in mine:
+            key = keys[a.round_id]
+            card = cards.get(key)
+            at = a.answered_at
+            if card is not None and card.last_review is not None and card.last_review > at:
+                at = card.last_review
+            cards[key], event = learning.review(card, key, a.correct, sure=a.sure, at=at)
+            updates.append((cards[key], event))
+        await tx.write_cards(updates)
+    return [a.round_id in claimed for a in answers]
+
+
+def _card_order(key: CardKey) -> tuple[str, str, str, str]:
+    return key.platform, key.space_id, key.user_id, key.question_id
 
 
 async def fold_scores(tx: RevealTransaction, board: Board, points: dict[str, int], correct: dict[str, bool]) -> None:

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     Board,
@@ -43,11 +44,17 @@ from bot.store.installs_sql import SqliteInstalls
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
     ANSWER_COLUMNS,
+    CARD_COLUMNS,
+    EVENT_COLUMNS,
     ROUND_COLUMNS,
     answer_from_row,
     asked_where,
+    card_from_row,
+    card_values,
     config_from_row,
     config_to_row,
+    event_from_row,
+    event_values,
     from_ts,
     ident,
     opened,
@@ -647,6 +654,31 @@ class SqliteStore(SqliteInstalls, SettlingStore):
             ) as cur:
                 return cur.rowcount == 1
 
+    # ---- learner memory -------------------------------------------------------------------------
+
+    async def learner_cards(self, platform: str, space_id: str, user_id: str) -> list[LearnerCard]:
+        rows = await self._read(
+            f"SELECT {CARD_COLUMNS} FROM learner_cards WHERE platform = ? AND space_id = ? AND user_id = ? "
+            "ORDER BY question_id",
+            (platform, space_id, user_id),
+        )
+        return [card_from_row(r) for r in rows]
+
+    async def review_events(self, platform: str, space_id: str, user_id: str) -> list[ReviewEvent]:
+        rows = await self._read(
+            f"SELECT {EVENT_COLUMNS} FROM review_log WHERE platform = ? AND space_id = ? AND user_id = ? "
+            "ORDER BY reviewed_at, question_id",
+            (platform, space_id, user_id),
+        )
+        return [event_from_row(r) for r in rows]
+
+    async def mark_unsure(self, round_id: int, user_id: str) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "INSERT INTO answer_doubts (round_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                (round_id, user_id),
+            )
+
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 
     async def count_rows(self, tables: Iterable[str]) -> dict[str, int]:
@@ -820,6 +852,52 @@ class _Settle:
             _board(board),
         )
 
+    async def doubts(self, round_id: int) -> set[str]:
+        rows = await self.db.execute_fetchall("SELECT user_id FROM answer_doubts WHERE round_id = ?", (round_id,))
+        return {r[0] for r in rows}
+
+    async def cards(
+        self, platform: str, space_id: str, question_id: str, users: Sequence[str]
+    ) -> dict[str, LearnerCard]:
+        rows = await self._rows_in(
+            f"SELECT {CARD_COLUMNS} FROM learner_cards WHERE platform = ? AND space_id = ? AND question_id = ? "
+            "AND user_id IN ({marks})",
+            (platform, space_id, question_id), users,
+        )
+        return {c.key.user_id: c for c in map(card_from_row, rows)}
+
+    async def write_cards(self, updates: Sequence[tuple[LearnerCard, ReviewEvent]]) -> None:
+        if not updates:
+            return
+        latest = {card.key: card for card, _ in updates}
+        await self.db.executemany(
+            f"INSERT OR REPLACE INTO learner_cards ({CARD_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [_card_row(card) for card in latest.values()],
+        )
+        await self.db.executemany(
+            f"INSERT INTO review_log ({EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
+            [_event_row(event) for _, event in updates],
+        )
+
+    async def claim_reveals(self, round_ids: Sequence[int], revealed_at: dt.datetime) -> dict[int, Round]:
+        rows = await self._rows_in(
+            f"UPDATE rounds SET revealed_at = ? WHERE id IN ({{marks}}) AND revealed_at IS NULL AND kind = 'practice' "
+            f"RETURNING {ROUND_COLUMNS}",
+            (to_ts(revealed_at),), round_ids,
+        )
+        return {r.id: r for r in map(round_from_row, rows)}
+
+    async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
+        found: dict[CardKey, LearnerCard] = {}
+        for chunk in _chunks(keys, IN_CHUNK // 4):
+            rows = await self.db.execute_fetchall(
+                f"SELECT {CARD_COLUMNS} FROM learner_cards WHERE (platform, space_id, user_id, question_id) "
+                f"IN (VALUES {','.join('(?,?,?,?)' for _ in chunk)})",
+                [v for k in chunk for v in (k.platform, k.space_id, k.user_id, k.question_id)],
+            )
+            found.update((c.key, c) for c in map(card_from_row, rows))
+        return found
+
     async def round_windows(
         self, round_ids: Sequence[int]
     ) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
@@ -849,6 +927,17 @@ class _Settle:
             if rows:
                 choices[key] = int(rows[0][0])
         return choices
+
+
+def _card_row(card: LearnerCard) -> tuple[object, ...]:
+    values = card_values(card)
+    return (*values[:8], to_ts(card.due), to_ts(card.last_review) if card.last_review else None, card.reviews,
+            card.lapses, int(card.confident_miss))
+
+
+def _event_row(event: ReviewEvent) -> tuple[object, ...]:
+    values = event_values(event)
+    return (*values[:4], to_ts(event.reviewed_at), event.rating, int(event.sure))
 
 
 def _board(board: Board) -> tuple[str, str, str, str]:

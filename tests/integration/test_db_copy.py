@@ -65,6 +65,9 @@ async def make_history(store: SqliteStore) -> None:
             await service.submit_answer(card.round_id, user, rng.randrange(4))
     await service.start_practice(REFS[0], "ada")  # an open practice round with no answer
     assert await store.mark_recap(REFS[0], dt.date(2026, 11, 29), clock.now())  # a week recapped
+    latest = await store.latest_daily_round(REFS[0])
+    assert latest is not None
+    await store.mark_unsure(latest.id, "ada")  # a "not sure" mark on a daily answer
     await service.close()
 
 

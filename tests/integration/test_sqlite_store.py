@@ -9,10 +9,18 @@ import pytest
 from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
 from tests.integration.recap_contract import RecapContract
-from tests.integration.store_contract import InstallationContract, RestartContract, SeenOnceContract, StoreContract
+from tests.integration.store_contract import (
+    InstallationContract,
+    LearnerCardContract,
+    RestartContract,
+    SeenOnceContract,
+    StoreContract,
+)
 
 
-class TestSqliteStore(StoreContract, RecapContract, RestartContract, SeenOnceContract, InstallationContract):
+class TestSqliteStore(
+    StoreContract, RecapContract, RestartContract, SeenOnceContract, InstallationContract, LearnerCardContract
+):
     @pytest.fixture
     async def store(self, tmp_path):
         store = SqliteStore(tmp_path / "studybot.db")

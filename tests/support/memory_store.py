@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.installs import WorkspaceInstall
+from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     Board,
@@ -89,6 +90,9 @@ class _Tables:
     seen_once: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # (scope, key) -> expires at
     installs: dict[tuple[str, str], WorkspaceInstall] = field(default_factory=dict)  # (platform, workspace)
     oauth_states: dict[str, dt.datetime] = field(default_factory=dict)  # state -> expires at
+    cards: dict[CardKey, LearnerCard] = field(default_factory=dict)
+    review_log: dict[tuple[CardKey, dt.datetime], ReviewEvent] = field(default_factory=dict)
+    doubts: dict[tuple[int, str], bool] = field(default_factory=dict)  # (round id, user): marked "not sure"
     version: int = 0
     last_id: int = 0
     saves: int = 0
@@ -572,6 +576,25 @@ class InMemoryStore(SettlingStore):
                 del t.oauth_states[issued]
         return t.oauth_states.pop(state, None) is not None
 
+    # ---- learner memory -------------------------------------------------------------------------
+
+    async def learner_cards(self, platform: str, space_id: str, user_id: str) -> list[LearnerCard]:
+        t = await self._db()
+        mine = [c for k, c in t.cards.items() if (k.platform, k.space_id, k.user_id) == (platform, space_id, user_id)]
+        return sorted(mine, key=lambda c: c.key.question_id)
+
+    async def review_events(self, platform: str, space_id: str, user_id: str) -> list[ReviewEvent]:
+        t = await self._db()
+        mine = [e for (k, _), e in t.review_log.items()
+                if (k.platform, k.space_id, k.user_id) == (platform, space_id, user_id)]
+        return sorted(mine, key=lambda e: (e.reviewed_at, e.key.question_id))
+
+    async def mark_unsure(self, round_id: int, user_id: str) -> None:
+        t = await self._db()
+        if round_id not in t.rounds:  # SQLite's foreign key
+            raise ValueError(f"no round {round_id}")
+        t.doubts[(round_id, user_id)] = True
+
 
 _GONE = object()  # in the undo log: the key was not there
 
@@ -670,6 +693,36 @@ class _Settle:
                 self._put(buckets, total, users)
             elif total in buckets:
                 self._put(buckets, total, _GONE)
+
+    async def doubts(self, round_id: int) -> set[str]:
+        return {user for (rid, user) in self.t.doubts if rid == round_id}
+
+    async def cards(
+        self, platform: str, space_id: str, question_id: str, users: Sequence[str]
+    ) -> dict[str, LearnerCard]:
+        keys = {u: CardKey(platform, space_id, u, question_id) for u in users}
+        return {u: self.t.cards[k] for u, k in keys.items() if k in self.t.cards}
+
+    async def claim_reveals(self, round_ids: Sequence[int], revealed_at: dt.datetime) -> dict[int, Round]:
+        claimed = {}
+        for rid in round_ids:
+            if rid not in self.t.rounds or self.t.rounds[rid].kind is not RoundKind.PRACTICE:
+                continue
+            round_ = await self.claim_reveal(rid, revealed_at)
+            if round_ is not None:
+                claimed[rid] = round_
+        return claimed
+
+    async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
+        return {k: self.t.cards[k] for k in keys if k in self.t.cards}
+
+    async def write_cards(self, updates: Sequence[tuple[LearnerCard, ReviewEvent]]) -> None:
+        for card, event in updates:
+            stored = replace(card, due=_utc(card.due), last_review=_utc(card.last_review) if card.last_review else None)
+            self._put(self.t.cards, card.key, stored)
+            at = _utc(event.reviewed_at)
+            if (event.key, at) not in self.t.review_log:
+                self._put(self.t.review_log, (event.key, at), replace(event, reviewed_at=at))
 
     async def round_windows(
         self, round_ids: Sequence[int]

@@ -37,8 +37,14 @@ def test_verdict_wording() -> None:
     assert cards.verdict_text(right) == "Correct! Because q-2 says so."
     assert (
         cards.verdict_text(wrong)
-        == "Not quite: the answer is B. Why not D: q-2 D looks right but is not. Because q-2 says so."
+        == "Not quite: the answer is B. Why not D: q-2 D looks right but is not. Because q-2 says so.\n"
+        "You were sure, and it was wrong: this one comes back first in your next review."
     )
+    unsure = cards.verdict(question, 3, sure=False)
+    assert cards.verdict_text(unsure) == (
+        "Not quite: the answer is B. Why not D: q-2 D looks right but is not. Because q-2 says so."
+    )
+    assert cards.verdict_text(cards.verdict(question, 1, sure=False)) == "Correct! Because q-2 says so."
     assert "B" in cards.locked_in_text("B") and "right" in cards.locked_in_text("B")
 
 
@@ -74,7 +80,8 @@ def test_the_practice_verdict_says_why_the_chosen_wrong_choice_fails() -> None:
     assert wrong.why_wrong == "q-1 A looks right but is not."
     text = cards.verdict_text(wrong)
     assert text.startswith("Not quite: the answer is C. Why not A: q-1 A looks right but is not.")
-    assert text.endswith(question.explanation)
+    assert text.endswith(f"{question.explanation}\n{cards.CONFIDENT_MISS}")  # answered sure: a confident miss
+    assert cards.verdict_text(cards.verdict(question, 0, sure=False)).endswith(question.explanation)
     right = cards.verdict(question, 2)
     assert right.why_wrong == "" and "Why not" not in cards.verdict_text(right)
 

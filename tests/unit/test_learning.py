@@ -88,3 +88,19 @@ def test_review_instants_in_any_zone_are_normalised_across_a_dst_change() -> Non
 def test_naive_instants_are_refused() -> None:
     with pytest.raises(ValueError, match="timezone-aware"):
         review(None, key("q"), True, sure=True, at=datetime(2026, 12, 7, 9, 30))
+
+
+def test_a_first_answer_is_scheduled_exactly_as_py_fsrs_schedules_a_new_card() -> None:
+    """review() works a new card's first rating out once per rating; it must match py-fsrs at any instant."""
+    from fsrs import Card
+
+    from bot.learning import _SCHEDULER
+
+    moments = [MONDAY, MONDAY + timedelta(hours=13, seconds=7), datetime(2031, 2, 28, 23, 59, 59, 999, tzinfo=UTC)]
+    for at in moments:
+        for correct, sure in ((False, True), (True, False), (True, True)):
+            ours, _ = review(None, key("q"), correct, sure=sure, at=at)
+            theirs, _ = _SCHEDULER.review_card(Card(card_id=1, due=at), rating_for(correct, sure=sure), at)
+            assert (ours.state, ours.step, ours.stability, ours.difficulty, ours.due, ours.last_review) == (
+                int(theirs.state), theirs.step, theirs.stability, theirs.difficulty, theirs.due, theirs.last_review
+            )

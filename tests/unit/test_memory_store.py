@@ -21,6 +21,7 @@ from tests.integration.store_contract import (
     REF2,
     T0,
     InstallationContract,
+    LearnerCardContract,
     SeenOnceContract,
     StoreContract,
     ans,
@@ -28,7 +29,7 @@ from tests.integration.store_contract import (
 from tests.support.memory_store import InMemoryStore
 
 
-class TestInMemoryStore(StoreContract, RecapContract, SeenOnceContract, InstallationContract):
+class TestInMemoryStore(StoreContract, RecapContract, SeenOnceContract, InstallationContract, LearnerCardContract):
     @pytest.fixture
     async def store(self):
         store = InMemoryStore()

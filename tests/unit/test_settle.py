@@ -92,7 +92,7 @@ async def test_the_reveal_runs_its_steps_in_order_with_the_learner_hook_inside(m
 
     seen: list[tuple[int, tuple[Answer, ...]]] = []
 
-    async def hook(tx, round_, answers):
+    async def hook(tx, round_, answers, unsure=frozenset()):
         steps.append("update_learner_memory")
         seen.append((round_.id, answers))
 

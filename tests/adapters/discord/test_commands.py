@@ -19,7 +19,9 @@ async def test_quiz_gives_a_private_practice_question_whose_click_answers_at_onc
     assert reply.embeds[0]["title"].startswith("Practice: Autograd")
     ids = reply.custom_ids
     round_id = int(ids[0].split(":")[2])
-    assert ids == [f"studybot:answer:{round_id}:{x}" for x in "ABCD"]
+    assert ids == [f"studybot:answer:{round_id}:{x}" for x in "ABCD"] + [
+        f"studybot:answer:{round_id}:{x}?" for x in "ABCD"  # the "not sure" row
+    ]
     round_ = await core.store.get_round(round_id)
     assert round_ is not None and round_.kind is RoundKind.PRACTICE and round_.user_id == fake.alice.id
     assert round_.topic == "autograd"

@@ -30,7 +30,9 @@ async def test_bare_quiz_and_practice_topic_give_a_private_practice_question(sla
     assert reply.args["response_type"] == "ephemeral"
     [practice] = [r for r in await _rounds(slack) if r.kind is RoundKind.PRACTICE]
     assert practice.user_id == ANN
-    assert buttons(reply) == [f"studybot.answer.{practice.id}.{i}" for i in range(4)]
+    assert buttons(reply) == [f"studybot.answer.{practice.id}.{i}" for i in range(4)] + [
+        f"studybot.unsure.{practice.id}.{i}" for i in range(4)  # the "not sure" row
+    ]
     assert "never counts toward leaderboards" in texts(reply)
 
     topical = await slack.reply(await slack.command("practice autograd"))

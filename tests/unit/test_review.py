@@ -1,0 +1,265 @@
+"""Reviews, not-sure answers and memory stats through the service, on the in-memory store with a fake clock."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+
+import pytest
+
+from bot import cards
+from bot.errors import BadSetting
+from bot.learning import CardKey, review
+from bot.model import LETTERS, ChannelRef, Difficulty, Period, ReviewEmpty, RoundKind, StatsCard, TopicStats
+from bot.quiz import QuizService
+from bot.review import learning_stats, plan_review
+from bot.settings import ConfigChange
+from bot.textcommands import AnswerDaily, Practice, Review, ShowTopics, parse_quiz
+from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank, make_question
+from tests.support.learning import SETUP, miss_three_on_monday
+from tests.support.memory_store import InMemoryStore
+
+MONDAY_9 = dt.datetime(2026, 12, 7, 9, 0, tzinfo=dt.UTC)
+TUESDAY_NOON = MONDAY_9 + dt.timedelta(days=1, hours=3)
+REFS = (REF, ChannelRef("fake", "space-1", "chan-2"), ChannelRef("fake", "space-1", "chan-3"))
+
+
+@pytest.fixture
+async def env():
+    store = InMemoryStore()
+    await store.open()
+    clock = FixedClock(MONDAY_9)
+    service = QuizService(store, make_bank(per_topic=4), clock, {"fake": FakePlatform()}, rng=random.Random(3))
+    yield service, store, clock
+    await service.close()
+    await store.close()
+
+
+def right_choice(service: QuizService, question_id: str) -> int:
+    question = service.bank.get(question_id)
+    assert question is not None
+    return question.answer
+
+
+async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first_and_stats_show_them(env):
+    service, store, clock = env
+
+    async def answer(round_, letter):
+        await service.submit_answer(round_.id, "ada", LETTERS.index(letter))
+
+    missed = await miss_three_on_monday(service, clock, REFS, MONDAY_9, answer)
+    clock.set(TUESDAY_NOON)
+    stats = await service.stats("fake", "space-1", "ada")
+    assert stats.learning is not None and stats.learning.due_now == 3
+    assert "Reviews due: 3 now" in cards.learning_lines(stats.learning)[0]
+    first = await service.start_review(REF, "ada", 5)
+    assert not isinstance(first, ReviewEmpty)
+    served, card = [], first
+    while card is not None:
+        round_ = await store.get_round(card.round_id)
+        assert round_ is not None and round_.kind is RoundKind.PRACTICE and round_.user_id == "ada"
+        assert card.title.startswith(f"Review {len(served) + 1}/3")
+        served.append(round_.question_id)
+        outcome = await service.submit_answer(card.round_id, "ada", right_choice(service, round_.question_id))
+        card = outcome.follow_up
+    assert served == missed
+    assert outcome.review_score == "Review done: 3 of 3 right." and outcome.text.endswith(outcome.review_score)
+    assert (await service.stats("fake", "space-1", "ada")).learning.due_now == 0
+    # the reviews never reached the leaderboard: the three misses scored 0 and nothing was added
+    [row] = await store.leaderboard("fake", "space-1", Period.ALL, "all", 10)
+    assert (row.user_id, row.points, row.answered) == ("ada", 0, 3)
+
+
+async def test_a_daily_answer_changes_no_card_before_the_reveal(env):
+    service, store, clock = env
+    await service.configure(SETUP, REF, ConfigChange.of(timezone="UTC"))
+    round_ = await service.post_scheduled(REF)
+    await service.submit_answer(round_.id, "ada", (right_choice(service, round_.question_id) + 1) % 4)
+    assert await store.learner_cards("fake", "space-1", "ada") == []
+    await service.reveal_round(round_.id)
+    [card] = await store.learner_cards("fake", "space-1", "ada")
+    assert card.lapses == 1 and card.confident_miss
+
+
+async def test_practice_updates_the_card_at_once_and_not_sure_is_hard(env):
+    service, store, clock = env
+    card = await service.start_practice(REF, "ada", "autograd")
+    round_ = await store.get_round(card.round_id)
+    outcome = await service.submit_answer(card.round_id, "ada", right_choice(service, round_.question_id), sure=False)
+    assert outcome.verdict is not None and outcome.verdict.correct and not outcome.verdict.sure
+    [memory] = await store.learner_cards("fake", "space-1", "ada")
+    assert memory.key == CardKey("fake", "space-1", "ada", round_.question_id)
+    [event] = await store.review_events("fake", "space-1", "ada")
+    assert (event.rating, event.sure) == (2, False)
+
+
+async def test_a_confident_wrong_practice_answer_says_so_and_an_unsure_one_does_not(env):
+    service, store, clock = env
+    card = await service.start_practice(REF, "ada", "tensors")
+    round_ = await store.get_round(card.round_id)
+    wrong = (right_choice(service, round_.question_id) + 1) % 4
+    outcome = await service.submit_answer(card.round_id, "ada", wrong)
+    assert cards.CONFIDENT_MISS in outcome.text
+    card = await service.start_practice(REF, "ada", "tensors")
+    round_ = await store.get_round(card.round_id)
+    outcome = await service.submit_answer(card.round_id, "ada", (right_choice(service, round_.question_id) + 1) % 4,
+                                          sure=False)
+    assert cards.CONFIDENT_MISS not in outcome.text and "Not quite" in outcome.text
+
+
+async def test_learning_off_leaves_cards_alone(env):
+    service, store, clock = env
+    service.learning = False
+    card = await service.start_practice(REF, "ada")
+    await service.submit_answer(card.round_id, "ada", 0)
+    assert await store.learner_cards("fake", "space-1", "ada") == []
+
+
+async def test_review_of_a_new_learner_says_there_is_nothing_yet_and_later_when_the_next_is_due(env):
+    service, store, clock = env
+    empty = await service.start_review(REF, "ada")
+    assert isinstance(empty, ReviewEmpty) and "Nothing to review yet" in empty.text
+    card = await service.start_practice(REF, "ada", "tensors")
+    round_ = await store.get_round(card.round_id)
+    await service.submit_answer(card.round_id, "ada", right_choice(service, round_.question_id))
+    later = await service.start_review(REF, "ada")
+    [memory] = await store.learner_cards("fake", "space-1", "ada")
+    assert isinstance(later, ReviewEmpty)
+    assert f"next review is due {memory.due:%a %d %b %H:%M} (UTC)" in later.text
+
+
+async def test_with_nothing_due_a_review_serves_the_weakest_topics_unseen_questions(env):
+    service, store, clock = env
+    # one miss in autograd, one right in tensors: autograd is the weakest
+    for topic, right in (("autograd", False), ("tensors", True)):
+        card = await service.start_practice(REF, "ada", topic)
+        round_ = await store.get_round(card.round_id)
+        choice = right_choice(service, round_.question_id)
+        await service.submit_answer(card.round_id, "ada", choice if right else (choice + 1) % 4)
+    result = await service.start_review(REF, "ada", 2)
+    assert not isinstance(result, ReviewEmpty) and result.topic == "autograd"
+    seen = {c.key.question_id for c in await store.learner_cards("fake", "space-1", "ada")}
+    round_ = await store.get_round(result.round_id)
+    assert round_.question_id not in seen
+    assert result.title.startswith("Review 1/2")
+
+
+async def test_a_review_count_outside_1_to_20_is_refused(env):
+    service, store, clock = env
+    for n in (0, 21):
+        with pytest.raises(BadSetting, match="1 to 20"):
+            await service.start_review(REF, "ada", n)
+    for text in ("review 0", "review 21", "review lots", "review 2 3"):
+        with pytest.raises(BadSetting, match="from 1 to 20"):
+            parse_quiz(text)
+
+
+async def test_practice_never_serves_a_question_open_as_a_daily_round_in_the_space(env):
+    service, store, clock = env
+    bank_one_topic = make_bank(per_topic=2, topics=("autograd",))
+    service.bank = bank_one_topic
+    await service.configure(SETUP, REFS[1], ConfigChange.of(timezone="UTC"))
+    daily = await service.post_scheduled(REFS[1])
+    for _ in range(6):
+        card = await service.start_practice(REF, "ada", "autograd")
+        round_ = await store.get_round(card.round_id)
+        assert round_.question_id != daily.question_id
+        await service.submit_answer(card.round_id, "ada", 0)
+
+
+async def test_practice_by_difficulty_and_the_topics_list(env):
+    service, store, clock = env
+    for _ in range(4):
+        card = await service.start_practice(REF, "ada", "autograd", Difficulty.HARD)
+        assert card.difficulty is Difficulty.HARD and card.topic == "autograd"
+        await service.submit_answer(card.round_id, "ada", 0)
+    service.bank = make_bank(per_topic=1)  # only easy questions
+    with pytest.raises(BadSetting, match="no hard questions on autograd"):
+        await service.start_practice(REF, "ada", "autograd", Difficulty.HARD)
+    assert service.topics() == (
+        "tensors: Tensors and dtypes, 1 question (1 easy)",
+        "autograd: Autograd, 1 question (1 easy)",
+        "modules: nn.Module and layers, 1 question (1 easy)",
+    )
+
+
+def test_the_grammar_of_review_topics_practice_levels_and_not_sure():
+    assert parse_quiz("/quiz review") == Review(5)
+    assert parse_quiz("review 12") == Review(12)
+    assert parse_quiz("topics") == ShowTopics()
+    assert parse_quiz("practice autograd hard") == Practice("autograd", Difficulty.HARD)
+    assert parse_quiz("practice hard autograd") == Practice("autograd", Difficulty.HARD)
+    assert parse_quiz("practice easy") == Practice(None, Difficulty.EASY)
+    assert parse_quiz("autograd medium") == Practice("autograd", Difficulty.MEDIUM)
+    assert parse_quiz("answer B ?") == AnswerDaily(1, sure=False)
+    assert parse_quiz("answer c?") == AnswerDaily(2, sure=False)
+    assert parse_quiz("answer D") == AnswerDaily(3, sure=True)
+    with pytest.raises(BadSetting, match="not a topic or a difficulty"):
+        parse_quiz("practice autograd impossible")
+
+
+async def test_a_daily_answer_marked_not_sure_is_rated_hard_at_the_reveal(env):
+    service, store, clock = env
+    await service.configure(SETUP, REF, ConfigChange.of(timezone="UTC"))
+    round_ = await service.post_scheduled(REF)
+    outcome = await service.answer_in_channel(REF, "ada", right_choice(service, round_.question_id), sure=False)
+    assert "locked in" in outcome.text and outcome.verdict is None  # no early verdict
+    await service.reveal_round(round_.id)
+    [event] = await store.review_events("fake", "space-1", "ada")
+    assert (event.rating, event.sure) == (2, False)
+    [row] = await store.leaderboard("fake", "space-1", Period.ALL, "all", 10)
+    assert row.points > 0  # not sure changes no score
+
+
+# ---- pure rules ------------------------------------------------------------------------------------
+
+
+def test_weakest_topic_is_never_a_topic_without_mistakes_and_single_answers_count():
+    def card(*topics: TopicStats) -> StatsCard:
+        return StatsCard("u", 0, 0, 0, 0, 0, 0, 0, by_topic=topics)
+
+    assert card(TopicStats("tensors", 2, 2), TopicStats("autograd", 1, 0)).weakest_topic.topic == "autograd"
+    assert card(TopicStats("tensors", 5, 5)).weakest_topic is None
+    # 1/3 shrunk is (1+1)/(3+2) = 0.4; 0/1 shrunk is 1/3: the single miss is weaker
+    assert card(TopicStats("tensors", 3, 1), TopicStats("autograd", 1, 0)).weakest_topic.topic == "autograd"
+    # 9/10 (shrunk 0.83) is stronger than 3/4 (0.67)
+    assert card(TopicStats("tensors", 10, 9), TopicStats("autograd", 4, 3)).weakest_topic.topic == "autograd"
+
+
+def test_plan_puts_confident_misses_first_and_skips_blocked_and_removed_questions():
+    questions = [make_question(f"q{i}", "autograd") for i in range(4)]
+    k = lambda q: CardKey("fake", "space-1", "ada", q)  # noqa: E731
+    unsure, _ = review(None, k("q0"), False, sure=False, at=MONDAY_9)
+    sure, _ = review(None, k("q1"), False, sure=True, at=MONDAY_9 + dt.timedelta(hours=2))
+    blocked, _ = review(None, k("q2"), False, sure=True, at=MONDAY_9)
+    gone, _ = review(None, k("gone"), False, sure=True, at=MONDAY_9)
+    plan = plan_review([unsure, sure, blocked, gone], questions, [], TUESDAY_NOON, 5, {"q2"})
+    assert plan.question_ids == ("q1", "q0") and plan.due == 2
+    assert plan_review([unsure, sure], questions, [], TUESDAY_NOON, 1).question_ids == ("q1",)
+
+
+def test_learning_stats_count_due_now_and_tomorrow_mastery_and_calibration():
+    questions = [make_question(f"q{i}", "autograd") for i in range(4)] + [make_question("t0", "tensors")]
+    k = lambda q: CardKey("fake", "space-1", "ada", q)  # noqa: E731
+    miss, e1 = review(None, k("q0"), False, sure=True, at=MONDAY_9)
+    late_miss, e2 = review(None, k("q1"), False, sure=True, at=MONDAY_9 + dt.timedelta(hours=6))
+    right, e3 = review(None, k("t0"), True, sure=True, at=MONDAY_9)
+    unsure, e4 = review(None, k("q2"), True, sure=False, at=MONDAY_9)
+    # Tuesday 10:00: q0 and q2 (a day after Monday 09:00) are due, q1 at 15:00 today, t0 Wednesday 09:00
+    at = MONDAY_9 + dt.timedelta(days=1, hours=1)
+    assert (miss.due, unsure.due, late_miss.due) == (MONDAY_9 + dt.timedelta(days=1),) * 2 + (
+        MONDAY_9 + dt.timedelta(days=1, hours=6),)
+    assert right.due == MONDAY_9 + dt.timedelta(days=2)
+    stats = learning_stats([miss, late_miss, right, unsure], [e1, e2, e3, e4], questions, at, "UTC")
+    assert stats.due_now == 2
+    assert stats.due_tomorrow == 2  # q1 later today, t0 tomorrow
+    # "tomorrow" is the space's: at Monday 10:00 UTC it is already Tuesday in Kiritimati (UTC+14)
+    monday_10 = MONDAY_9 + dt.timedelta(hours=1)
+    assert learning_stats([right], [e3], questions, monday_10, "UTC").due_tomorrow == 0
+    assert learning_stats([right], [e3], questions, monday_10, "Pacific/Kiritimati").due_tomorrow == 1
+    assert [(m.topic, m.seen, m.total) for m in stats.mastery] == [("autograd", 3, 4), ("tensors", 1, 1)]
+    assert all(0 < m.retrievability <= 1 for m in stats.mastery)
+    assert (stats.sure_answers, stats.sure_right, stats.calibration) == (3, 1, 1 / 3)
+    lines = cards.learning_lines(stats)
+    assert lines[0] == "Reviews due: 2 now, 2 more by the end of tomorrow"
+    assert "When sure: right 1 of 3 (33%)" in lines

@@ -67,6 +67,9 @@ class SqliteStore:
         self._lock = asyncio.Lock()
         self._checkpointer: asyncio.Task[None] | None = None
         self._checkpoint_thread: ThreadPoolExecutor | None = None
+        self.checkpoint_holds = 0  # checkpoints finished inside the store lock, and for how long in all (s)
+        self.checkpoint_hold_seconds = 0.0
+        self.checkpoint_hold_max = 0.0
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -130,7 +133,14 @@ class SqliteStore:
                     )
                     if logged * page > WAL_RESET_AT:  # `logged` is where the WAL ended when this pass began
                         async with self._lock:
-                            await asyncio.shield(loop.run_in_executor(self._checkpoint_thread, _checkpoint, con))
+                            held = loop.time()
+                            try:
+                                await asyncio.shield(loop.run_in_executor(self._checkpoint_thread, _checkpoint, con))
+                            finally:
+                                held = loop.time() - held
+                                self.checkpoint_holds += 1
+                                self.checkpoint_hold_seconds += held
+                                self.checkpoint_hold_max = max(self.checkpoint_hold_max, held)
                 except sqlite3.Error as exc:  # busy or locked: the next round catches up
                     log.debug("background checkpoint skipped: %s", exc)
         finally:

@@ -16,8 +16,8 @@ import time
 from collections.abc import Awaitable, Callable
 
 from bench.common import REF, T0, Factory, sqlite_factory
-from bot.model import Period
-from bot.ports import NewAnswer, Store
+from bot.model import NewAnswer, Period
+from bot.ports import Store
 from bot.runtime import tune_gc
 from bot.scoring import score_daily_round
 

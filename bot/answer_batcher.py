@@ -14,7 +14,8 @@ import time
 from collections.abc import Callable
 
 from bot.errors import Busy
-from bot.ports import AnswerWrite, NewAnswer, Store
+from bot.model import AnswerWrite, NewAnswer
+from bot.ports import Store
 
 log = logging.getLogger(__name__)
 

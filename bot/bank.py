@@ -25,10 +25,10 @@ from bot.model import LETTERS, Difficulty, Question
 log = logging.getLogger(__name__)
 
 # ---- rules the shipped content does not pass yet: the lead turns each on once the content is merged ----
-REQUIRE_WHY_WRONG = False  # every question has why_wrong (one 20-200 character sentence per wrong choice)
-REJECT_SEED_WORDS = False  # "seed"/"seeds" in prompt, choices, explanation or why_wrong (outside `code` spans)
-REQUIRE_CHECK = False  # every question has a verify block or a checked_by docs page
-REJECT_NEAR_COPIES = False  # prompt + code too alike (idf-weighted cosine) across two questions
+REQUIRE_WHY_WRONG = True  # every question has why_wrong (one 20-200 character sentence per wrong choice)
+REJECT_SEED_WORDS = True  # "seed"/"seeds" in prompt, choices, explanation or why_wrong (outside `code` spans)
+REQUIRE_CHECK = True  # every question has a verify block or a checked_by docs page
+REJECT_NEAR_COPIES = True  # prompt + code too alike (idf-weighted cosine) across two questions
 
 # ---- caps that always hold ----
 MAX_CODE_LINES = 30  # a `code` block must fit on a card
@@ -250,7 +250,8 @@ class Bank:
         object.__setattr__(self, "_by_id", {q.id: q for q in self.questions})
 
     def get(self, question_id: str) -> Question | None:
-        return self._by_id.get(question_id)  # type: ignore[attr-defined]
+        by_id: dict[str, Question] = self._by_id  # type: ignore[attr-defined]
+        return by_id.get(question_id)
 
     def __len__(self) -> int:
         return len(self.questions)

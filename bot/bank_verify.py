@@ -41,7 +41,7 @@ def _close(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
-    return a == b
+    return bool(a == b)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from bot.model import (
     LETTERS,
     Answer,
     ChannelConfig,
+    CommandNames,
     LeaderboardCard,
     LeaderboardRow,
     Period,
@@ -23,12 +24,11 @@ from bot.model import (
     Round,
     RoundKind,
     StatsCard,
+    StreakState,
     TopicStats,
     Verdict,
 )
-from bot.ports import StreakState
 from bot.scoring import current_streak
-from bot.timing import next_post_after
 
 NO_SCORES = "No scores yet: answers count once their question is revealed."
 
@@ -49,7 +49,7 @@ def question_card(round_: Round, question: Question, cfg: ChannelConfig | None) 
         title=title,
         prompt=question.prompt,
         choices=question.choices,
-        topic=question.topic,
+        topic=question.topic if round_.kind is RoundKind.PRACTICE else "",  # a daily topic is a hint
         difficulty=question.difficulty,
         code=question.code,
         reveal_note=note,
@@ -58,14 +58,27 @@ def question_card(round_: Round, question: Question, cfg: ChannelConfig | None) 
 
 
 def reveal_note(round_: Round, cfg: ChannelConfig | None) -> str:
-    """When a daily round's answer comes: the end of its window, else the channel's next post."""
+    """When a daily round's answer comes: exactly the instant promised when it was posted."""
     tz = ZoneInfo(cfg.timezone) if cfg else dt.UTC
     at = round_.closes_at
-    if at is None and cfg is not None and not cfg.paused:
-        at = next_post_after(cfg, round_.opened_at)
     if at is None:
         return "One answer each; it locks. The answer is revealed when an admin reveals it."
     return f"One answer each; it locks. The answer is revealed {at.astimezone(tz):%a %d %b %H:%M} ({tz})."
+
+
+def closed_text(closed_at: dt.datetime, timezone: str, answer_letter: str) -> str:
+    """The reply to an answer that came after the question closed."""
+    return f"Today's question closed at {closed_at.astimezone(ZoneInfo(timezone)):%H:%M} ({timezone}); " \
+        f"the answer was {answer_letter}."
+
+
+def skipped_text(cfg: ChannelConfig, due_at: dt.datetime, commands: CommandNames) -> str:
+    """The channel's note when the bot was down past the grace at the time of a daily post."""
+    local = due_at.astimezone(ZoneInfo(cfg.timezone))
+    return (
+        f"The bot was offline at {local:%H:%M} ({cfg.timezone}) on {local:%a %d %b}, so that day's question "
+        f"was not posted. An admin can post it now with {commands.post_now}."
+    )
 
 
 def reveal_card(
@@ -79,6 +92,7 @@ def reveal_card(
         distribution[a.choice] += 1
     right = tuple(a.user_id for a in sorted(answers, key=lambda a: (a.answered_at, a.user_id)) if a.correct)
     return RevealCard(
+        common_wrong=most_chosen_wrong(question, distribution),
         round_id=round_.id,
         title=f"Answer: {question.answer_letter}" + (f" ({round_.local_date:%a %d %b})" if round_.local_date else ""),
         prompt=question.prompt,
@@ -94,6 +108,24 @@ def reveal_card(
     )
 
 
+def most_chosen_wrong(question: Question, distribution: list[int]) -> tuple[str, str] | None:
+    """The wrong choice most people picked (the earlier letter on a tie) and why it fails, if anyone did."""
+    wrong = [(n, -i) for i, n in enumerate(distribution) if i != question.answer and n > 0]
+    if not wrong:
+        return None
+    index = -max(wrong)[1]
+    sentence = question.why_wrong[index] if index < len(question.why_wrong) else ""
+    return (LETTERS[index], sentence) if sentence else None
+
+
+def common_wrong_text(card: RevealCard) -> str:
+    """The reveal's line on the most chosen wrong choice ("" when there is none)."""
+    if card.common_wrong is None:
+        return ""
+    letter, sentence = card.common_wrong
+    return f"Most chosen wrong answer, {letter}: {sentence}"
+
+
 def shares(card: RevealCard) -> tuple[int, ...]:
     """Each choice's share of the answers, in whole percent (all 0 when nobody answered)."""
     total = card.total
@@ -104,8 +136,9 @@ def shares(card: RevealCard) -> tuple[int, ...]:
 
 
 def verdict(question: Question, choice: int) -> Verdict:
+    why = question.why_wrong[choice] if choice != question.answer and choice < len(question.why_wrong) else ""
     return Verdict(choice == question.answer, LETTERS[choice], question.answer_letter, question.explanation,
-                   question.reference)
+                   question.reference, why)
 
 
 def verdict_headline(v: Verdict) -> str:
@@ -115,7 +148,8 @@ def verdict_headline(v: Verdict) -> str:
 def verdict_text(v: Verdict) -> str:
     """A practice answer judged at once: the headline and the explanation."""
     head = verdict_headline(v) + ("" if v.correct else ".")
-    return f"{head} {v.explanation}"
+    why = f" Why not {v.chosen_letter}: {v.why_wrong}" if v.why_wrong else ""
+    return f"{head}{why} {v.explanation}"
 
 
 def locked_in_text(letter: str) -> str:

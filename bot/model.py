@@ -7,8 +7,10 @@ worrying about who mutates what.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
 
@@ -94,10 +96,16 @@ class Round:
     closes_at: dt.datetime | None = None
     revealed_at: dt.datetime | None = None
     message_id: str | None = None
+    post_state: str = "sent"  # daily: due | sending | failed | sent | gave_up (the question's delivery)
 
     @property
     def is_open(self) -> bool:
         return self.revealed_at is None
+
+    @property
+    def is_posted(self) -> bool:
+        """Whether members can see the question (practice questions are shown at once)."""
+        return self.kind is RoundKind.PRACTICE or self.post_state == "sent"
 
 
 @dataclass(frozen=True)
@@ -119,12 +127,58 @@ class AnswerStatus(StrEnum):
     UNKNOWN = "unknown"  # no such round
 
 
+class NewAnswer(NamedTuple):
+    """An answer on its way to the store (a tuple: thousands are built per second)."""
+
+    round_id: int
+    user_id: str
+    choice: int
+    correct: bool
+    answered_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class AnswerWrite:
+    """The store's verdict on one answer of a batch."""
+
+    status: str  # an AnswerStatus value: "recorded" | "duplicate" | "closed" | "unknown"
+    existing_choice: int | None = None
+
+
+@dataclass(frozen=True)
+class StreakState:
+    current: int
+    best: int
+    last_date: dt.date | None
+
+
+@dataclass(frozen=True)
+class RevealInput:
+    """What scoring needs to settle a daily round (read inside the reveal transaction)."""
+
+    round: Round
+    answers: tuple[Answer, ...]
+    previous_date: dt.date | None  # the space's last revealed daily date before this round's date
+    streaks: dict[str, StreakState]
+    speed_bonus: bool
+
+
+@dataclass(frozen=True)
+class RevealResult:
+    points: dict[str, int]  # user -> points for this round
+    streaks: dict[str, StreakState]  # new states for users whose streak changed
+
+
+Scorer = Callable[[RevealInput], RevealResult]
+
+
 @dataclass(frozen=True)
 class CommandNames:
     """How a platform spells the commands core messages point to (the adapter supplies its own)."""
 
     practice: str = "/quiz"
     answer: str = "/quiz answer"
+    post_now: str = "/quiz config post-now"
 
 
 @dataclass(frozen=True)
@@ -136,6 +190,7 @@ class Verdict:
     correct_letter: str
     explanation: str
     reference: str
+    why_wrong: str = ""  # why the chosen choice fails ("" when it is right or no sentence is known)
 
 
 @dataclass(frozen=True)
@@ -157,7 +212,7 @@ class QuestionCard:
     title: str
     prompt: str
     choices: tuple[str, ...]
-    topic: str
+    topic: str  # empty on a daily question: its topic would hint at the answer before the reveal
     difficulty: Difficulty
     code: str | None = None
     reveal_note: str | None = None  # "Answers are revealed at ..." for daily rounds
@@ -182,6 +237,8 @@ class RevealCard:
     question_message_id: str | None = None
     code: str | None = None
     ping_winners: bool = False  # notify correct_users (the channel's setting); otherwise name them quietly
+    common_wrong: tuple[str, str] | None = None  # (letter, why it fails) of the most chosen wrong choice
+    note: str | None = None  # e.g. "Revealed late: the bot was offline."
 
     @property
     def total(self) -> int:
@@ -195,6 +252,15 @@ class LeaderboardRow:
     points: int
     correct: int
     answered: int
+
+
+class Board(NamedTuple):
+    """One leaderboard: a space's scores for one period (a week, a month or all time)."""
+
+    platform: str
+    space_id: str
+    period: Period
+    period_key: str
 
 
 @dataclass(frozen=True)
@@ -249,3 +315,48 @@ class ConfigCard:
         from bot.settings import card_lines  # the settings table imports this module
 
         return card_lines(self)
+
+
+# ---- durable daily work (claims of the scheduler's tick) ------------------------------------------
+
+
+@dataclass(frozen=True)
+class DueChannel:
+    """A channel whose daily post is due, claimed by one process until `lease_until`."""
+
+    ref: ChannelRef
+    due_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class SendClaim:
+    """One process's claim to send a round's question (or reveal) now.
+
+    `doubtful`: an earlier attempt was claimed and never finished (the process stopped mid-send), so the
+    message may have gone out already; `doubts` counts such attempts (at most one duplicate is accepted)."""
+
+    round: Round
+    attempts: int
+    doubtful: bool
+    doubts: int
+
+
+@dataclass(frozen=True)
+class SpaceFilter:
+    """Which work a process claims: channels of its running platforms (None: every platform) and, on the
+    sharded platform, only spaces on its shards ((space id >> 22) % count in ids). Stores turn it into SQL."""
+
+    platforms: tuple[str, ...] | None = None
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] = ()
+    shard_platform: str = "discord"
+
+    def __call__(self, ref: ChannelRef) -> bool:
+        if self.platforms is not None and ref.platform not in self.platforms:
+            return False
+        if not self.shard_count or ref.platform != self.shard_platform:
+            return True
+        try:
+            return (int(ref.space_id) >> 22) % self.shard_count in self.shard_ids
+        except ValueError:
+            return False

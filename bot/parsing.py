@@ -11,6 +11,7 @@ import re
 import zoneinfo
 from functools import cache
 
+from bot.echo import echo
 from bot.errors import BadSetting
 from bot.model import LETTERS, Difficulty, Period
 
@@ -23,7 +24,7 @@ def parse_time(text: str) -> dt.time:
     """24-hour HH:MM, e.g. 09:00 or 17:30."""
     m = re.fullmatch(r"\s*([01]?\d|2[0-3]):([0-5]\d)\s*", text)
     if not m:
-        raise BadSetting(f"'{text}' is not a time: use 24-hour HH:MM, for example 09:00 or 17:30.")
+        raise BadSetting(f"'{echo(text)}' is not a time: use 24-hour HH:MM, for example 09:00 or 17:30.")
     return dt.time(int(m.group(1)), int(m.group(2)))
 
 
@@ -43,7 +44,7 @@ def parse_timezone(text: str) -> str:
         )
         also = f" Did you mean {', '.join(hint)}?" if hint else ""
         raise BadSetting(
-            f"'{text}' is not an IANA timezone: use a name like Europe/Berlin, America/New_York or UTC.{also}"
+            f"'{echo(text)}' is not an IANA timezone: use a name like Europe/Berlin, America/New_York or UTC.{also}"
         )
     return found
 
@@ -64,7 +65,7 @@ def parse_weekdays(text: str) -> frozenset[int]:
     raw = _DAY_ALIASES.get(text.strip().lower(), text.strip().lower())
     days: set[int] = set()
     error = BadSetting(
-        f"'{text}' is not a list of days: use mon-fri, mon,wed,fri, weekdays, weekends or daily."
+        f"'{echo(text)}' is not a list of days: use mon-fri, mon,wed,fri, weekdays, weekends or daily."
     )
     for part in filter(None, (p.strip() for p in raw.split(","))):
         start, dash, end = part.partition("-")
@@ -88,10 +89,6 @@ def _day_index(token: str) -> int | None:
     return None
 
 
-def format_weekdays(days: frozenset[int]) -> str:
-    return ",".join(DAY_NAMES[d] for d in sorted(days))
-
-
 def parse_choice(text: str) -> int:
     """A, B, C or D (any case); also 1-4."""
     t = text.strip().upper()
@@ -99,7 +96,7 @@ def parse_choice(text: str) -> int:
         return LETTERS.index(t)
     if t in {"1", "2", "3", "4"}:
         return int(t) - 1
-    raise BadSetting(f"'{text}' is not a choice: answer with A, B, C or D.")
+    raise BadSetting(f"'{echo(text)}' is not a choice: answer with A, B, C or D.")
 
 
 def parse_period(text: str | None) -> Period:
@@ -108,7 +105,7 @@ def parse_period(text: str | None) -> Period:
     try:
         return Period(aliases.get(t, t))
     except ValueError:
-        raise BadSetting(f"'{text}' is not a period: use week, month or all.") from None
+        raise BadSetting(f"'{echo(text)}' is not a period: use week, month or all.") from None
 
 
 def parse_on_off(text: str) -> bool:
@@ -117,7 +114,7 @@ def parse_on_off(text: str) -> bool:
         return True
     if t in {"off", "no", "false", "0", "disable", "disabled"}:
         return False
-    raise BadSetting(f"'{text}' is not on or off: use on or off.")
+    raise BadSetting(f"'{echo(text)}' is not on or off: use on or off.")
 
 
 def parse_window(text: str) -> dt.timedelta | None:
@@ -127,7 +124,7 @@ def parse_window(text: str) -> dt.timedelta | None:
         return None
     m = re.fullmatch(r"(\d{1,2})\s*h?", t)
     if not m or not 1 <= int(m.group(1)) <= 72:
-        raise BadSetting(f"'{text}' is not an answer window: use hours from 1h to 72h, or none.")
+        raise BadSetting(f"'{echo(text)}' is not an answer window: use hours from 1h to 72h, or none.")
     return dt.timedelta(hours=int(m.group(1)))
 
 
@@ -141,7 +138,7 @@ def parse_difficulties(text: str) -> frozenset[Difficulty]:
             out.add(Difficulty(part))
         except ValueError:
             raise BadSetting(
-                f"'{part}' is not a difficulty: use easy, medium, hard (comma-separated) or all."
+                f"'{echo(part)}' is not a difficulty: use easy, medium, hard (comma-separated) or all."
             ) from None
     return frozenset(out)
 
@@ -153,6 +150,21 @@ def parse_topics(text: str, known: tuple[str, ...]) -> frozenset[str]:
     out = set()
     for part in filter(None, (p.strip() for p in t.split(","))):
         if part not in known:
-            raise BadSetting(f"'{part}' is not a topic: use any of {', '.join(known)} (comma-separated) or all.")
+            raise BadSetting(f"'{echo(part)}' is not a topic: use any of {', '.join(known)} (comma-separated) or all.")
         out.add(part)
     return frozenset(out)
+
+
+ROUND_ID_MAX = 2**63 - 1  # the stores keep round ids as signed 64-bit integers
+
+
+def parse_round_id(text: object) -> int | None:
+    """A round id as it travels in a button (ASCII digits of a positive signed 64-bit integer); None for
+    anything else: `²`, `٣`, 24 digits, an empty string, a float or an object."""
+    if isinstance(text, bool) or not isinstance(text, str | int):
+        return None
+    raw = str(text)
+    if not re.fullmatch(r"[0-9]{1,19}", raw):
+        return None
+    value = int(raw)
+    return value if 0 < value <= ROUND_ID_MAX else None

@@ -1,22 +1,31 @@
-"""The ports the core consumes: a Store, outbound ChatPlatforms and a Clock."""
+"""The ports the core consumes: a Store, outbound ChatPlatforms and a Clock (Protocols only; the values
+they carry live in bot.model)."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from collections.abc import Sequence
+from typing import Protocol
 
+from bot.clock import SystemClock as SystemClock  # re-exported for bot/cli.py; new code imports bot.clock
 from bot.model import (
     Answer,
+    AnswerWrite,
+    Board,
     ChannelConfig,
     ChannelRef,
+    DueChannel,
     LeaderboardRow,
+    NewAnswer,
     Period,
     QuestionCard,
     RevealCard,
     Round,
     RoundKind,
+    Scorer,
+    SendClaim,
+    SpaceFilter,
+    StreakState,
     TopicStats,
 )
 
@@ -27,13 +36,11 @@ class Clock(Protocol):
     def now(self) -> dt.datetime: ...
 
 
-class SystemClock:
-    def now(self) -> dt.datetime:
-        return dt.datetime.now(dt.UTC)
-
-
 class ChatPlatform(Protocol):
-    """Outbound pushes to one chat platform. Inbound events reach the core through the service."""
+    """Outbound pushes to one chat platform. Inbound events reach the core through the service.
+
+    A platform may also offer `async post_notice(ref, text)`: a plain note in a channel (e.g. that a day's
+    question was skipped while the bot was offline); the service uses it when present."""
 
     name: str
 
@@ -48,51 +55,6 @@ class ChatPlatform(Protocol):
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         """A note only this user sees (ephemeral message or DM)."""
         ...
-
-
-class NewAnswer(NamedTuple):
-    """An answer on its way to the store (a tuple: thousands are built per second)."""
-
-    round_id: int
-    user_id: str
-    choice: int
-    correct: bool
-    answered_at: dt.datetime
-
-
-@dataclass(frozen=True)
-class AnswerWrite:
-    """The store's verdict on one answer of a batch."""
-
-    status: str  # "recorded" | "duplicate" | "closed" | "unknown"
-    existing_choice: int | None = None
-
-
-@dataclass(frozen=True)
-class StreakState:
-    current: int
-    best: int
-    last_date: dt.date | None
-
-
-@dataclass(frozen=True)
-class RevealInput:
-    """What scoring needs to settle a daily round (read inside the reveal transaction)."""
-
-    round: Round
-    answers: tuple[Answer, ...]
-    previous_date: dt.date | None  # the space's last revealed daily date before this round's date
-    streaks: dict[str, StreakState]
-    speed_bonus: bool
-
-
-@dataclass(frozen=True)
-class RevealResult:
-    points: dict[str, int]  # user -> points for this round
-    streaks: dict[str, StreakState]  # new states for users whose streak changed
-
-
-Scorer = Callable[[RevealInput], RevealResult]
 
 
 class Store(Protocol):
@@ -116,9 +78,10 @@ class Store(Protocol):
     # rounds
     async def claim_daily_round(
         self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
-        closes_at: dt.datetime | None,
+        closes_at: dt.datetime | None, *, lease_until: dt.datetime | None = None,
     ) -> Round | None:
-        """Create the daily round for (channel, local date); None when that slot is already taken."""
+        """Create the daily round for (channel, local date); None when that slot is already taken.
+        With `lease_until` the round is created already claimed for its first send (post_state sending)."""
         ...
 
     async def create_practice_round(
@@ -140,6 +103,63 @@ class Store(Protocol):
 
     async def last_question_id(self, platform: str, space_id: str, kind: RoundKind,
                                user_id: str | None = None) -> str | None: ...
+
+    # durable daily work (every process runs the same tick over these)
+    async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
+        """The channel's next due post (None: nothing due, e.g. paused); releases any claim on it."""
+        ...
+
+    async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None: ...
+    async def unscheduled_channels(self) -> list[ChannelConfig]:
+        """Running (unpaused) channels without a next due post (saved before schedules were stored)."""
+        ...
+
+    async def claim_due_channels(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        """Atomically claim unpaused channels whose next post is due and not claimed by a live lease."""
+        ...
+
+    async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        """Release a claimed channel; its next post moves to `next_at` unless a config change moved it."""
+        ...
+
+    async def claim_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        force: bool = False, spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        """Claim open daily rounds whose question still has to be sent (never sent, failed, or a send whose
+        lease ran out). `force` (post-now) also takes a failed round whose retry is not due yet."""
+        ...
+
+    async def finish_post(
+        self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
+    ) -> None:
+        """Record a send: 'sent' (with its message id), 'failed' (retry at `retry_at`) or 'gave_up'."""
+        ...
+
+    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+        """The questions open as daily rounds in a space (practice must not serve them)."""
+        ...
+
+    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
+        """Give an open daily round without one its promised reveal instant (rounds from before promises)."""
+        ...
+
+    async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
+        """Open daily rounds whose promised reveal instant has passed."""
+        ...
+
+    async def claim_reveals(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        """Claim revealed daily rounds whose reveal message still has to be sent."""
+        ...
+
+    async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
+        """Record a reveal send: 'sent', 'failed' (retry at `retry_at`), 'gave_up' or 'none' (not posted)."""
+        ...
 
     # answers
     async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
@@ -176,9 +196,78 @@ class Store(Protocol):
         ...
 
 
-def period_keys(local_date: dt.date) -> Iterable[tuple[Period, str]]:
-    """The leaderboard buckets a daily round's local date falls in."""
-    iso = local_date.isocalendar()
-    yield Period.WEEK, f"{iso.year}-W{iso.week:02d}"
-    yield Period.MONTH, f"{local_date:%Y-%m}"
-    yield Period.ALL, "all"
+# ---- the transactions bot.store.settle runs: each store implements them with its own statements ----------
+
+
+class RevealTransaction(Protocol):
+    """The steps of one reveal, inside one open transaction of a store (bot.store.settle.reveal calls them
+    in order). Each step is a statement or two; the rules between them live in bot.store.settle."""
+
+    async def claim_reveal(self, round_id: int, revealed_at: dt.datetime) -> Round | None:
+        """Mark the round revealed unless it already is: the revealed round, or None (revealed or unknown)."""
+        ...
+
+    async def lock_space(self, ref: ChannelRef) -> None:
+        """Hold off every other scoring in this space until commit (streaks, the previous date and the score
+        buckets are read, then written). A store whose transactions are serial already does nothing."""
+        ...
+
+    async def answers(self, round_id: int) -> tuple[Answer, ...]:
+        """The round's answers."""
+        ...
+
+    async def previous_date(self, ref: ChannelRef, before: dt.date) -> dt.date | None:
+        """The space's latest revealed daily date before `before`."""
+        ...
+
+    async def streaks(self, ref: ChannelRef, users: Sequence[str]) -> dict[str, StreakState]:
+        """The stored streaks of these users in the space (users without one are left out)."""
+        ...
+
+    async def speed_bonus(self, ref: ChannelRef) -> bool:
+        """Whether the round's channel has the speed bonus on."""
+        ...
+
+    async def write_points(self, round_id: int, points: dict[str, int]) -> None:
+        """Set the points of these users' answers to the round."""
+        ...
+
+    async def write_streaks(self, ref: ChannelRef, streaks: dict[str, StreakState]) -> None:
+        """Store these users' new streaks in the space."""
+        ...
+
+    async def board_points(self, board: Board, users: Sequence[str]) -> dict[str, int]:
+        """These users' point totals on one board (users not on it yet are left out)."""
+        ...
+
+    async def add_scores(self, board: Board, rows: Sequence[tuple[str, int, int]]) -> None:
+        """Add (user, points, correct as 0 or 1) to the users' totals on a board, one more answered each."""
+        ...
+
+    async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
+        """Add (points total, change in users) to a board's score buckets; drop the buckets left empty."""
+        ...
+
+
+class AnswerTransaction(Protocol):
+    """The steps of one answer batch, inside one open transaction (bot.store.settle.add_answers)."""
+
+    async def round_windows(
+        self, round_ids: Sequence[int]
+    ) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
+        """(revealed_at, closes_at) of each of these rounds that exists. A store whose reveals can run
+        alongside also keeps them from being revealed until this transaction commits."""
+        ...
+
+    async def insert_answers(self, answers: Sequence[NewAnswer]) -> set[tuple[int, str]]:
+        """Insert answers (one per round and user), skipping those already stored: the (round, user) keys
+        inserted. An invalid answer fails the whole batch."""
+        ...
+
+    async def stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
+        """The stored choice of each (round, user) that has an answer (this batch's included)."""
+        ...
+
+
+class SettleTransaction(RevealTransaction, AnswerTransaction, Protocol):
+    """Both sets of steps on one open transaction (what a store's `_settling()` yields)."""

@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 from bot import cards
 from bot.answer_batcher import AnswerBatcher
 from bot.bank import TOPICS, Bank
+from bot.echo import echo
 from bot.errors import (
     AlreadyAnswered,
     AlreadyPosted,
@@ -39,26 +40,42 @@ from bot.model import (
     ChannelRef,
     CommandNames,
     ConfigCard,
+    DueChannel,
     LeaderboardCard,
+    NewAnswer,
     Period,
     Question,
     QuestionCard,
     RevealCard,
     Round,
     RoundKind,
+    SendClaim,
+    SpaceFilter,
     StatsCard,
 )
-from bot.ports import ChatPlatform, Clock, NewAnswer, Store, period_keys
-from bot.scoring import score_daily_round
+from bot.ports import ChatPlatform, Clock, Store
+from bot.scoring import period_keys, score_daily_round
 from bot.selection import pick_question
 from bot.settings import ConfigChange
-from bot.timing import last_post_at_or_before, next_post_after
+from bot.timing import local_date_of, next_post_after, post_instant, reveal_instant
 
 log = logging.getLogger(__name__)
 
 LEADERBOARD_SIZE = 10
 ROUND_CACHE_SIZE = 4096
 CLOSED = "This question is closed; its answer has been (or is about to be) revealed."
+OTHER_SPACE = "That channel belongs to another workspace or server; its quiz is managed there."
+NOT_HERE = "That question is not known here (it may be from another bot)."
+DEFAULT_GRACE = dt.timedelta(hours=1)  # how late a post may still go out, and how long sends are retried
+SEND_LEASE = dt.timedelta(minutes=2)  # a claimed send is this process's until then (then another may retry)
+LATE_REVEAL = dt.timedelta(minutes=2)  # a reveal later than this after its promise says it came late
+LATE_NOTE = "Revealed late: the bot was offline."
+WORK_BATCH = 50  # due channels or rounds claimed per kind and tick
+
+
+def retry_delay(attempts: int) -> dt.timedelta:
+    """Backoff between send attempts: 5 s, 10 s, 20 s ... at most 5 minutes."""
+    return min(dt.timedelta(seconds=5 * 2 ** max(attempts - 1, 0)), dt.timedelta(minutes=5))
 
 ConfigListener = Callable[[ChannelConfig], Awaitable[None] | None]
 RoundListener = Callable[[Round], Awaitable[None] | None]
@@ -87,6 +104,7 @@ class QuizService:
         self._rounds: dict[int, Round] = {}
         self._config_listeners: list[ConfigListener] = []
         self._round_listeners: list[RoundListener] = []
+        self.grace = DEFAULT_GRACE  # the scheduler sets the configured misfire grace
 
     # ---- wiring (done by the composition root, bot/cli.py) ---------------------------------------
 
@@ -123,14 +141,41 @@ class QuizService:
 
     # ---- channel settings ------------------------------------------------------------------------
 
+    async def _saved_channel(self, ref: ChannelRef) -> ChannelConfig | None:
+        """The channel's saved settings, looked up within the asker's space: a channel id that belongs to
+        another workspace or server can be neither read nor changed from this one."""
+        cfg = await self.store.get_channel(ref)
+        if cfg is not None and cfg.ref.space_id != ref.space_id:
+            raise NotAllowed(OTHER_SPACE)
+        return cfg
+
     async def channel_config(self, ref: ChannelRef) -> ChannelConfig:
-        return await self.store.get_channel(ref) or ChannelConfig(ref=ref, paused=True)
+        return await self._saved_channel(ref) or ChannelConfig(ref=ref, paused=True)
 
     async def show_config(self, ref: ChannelRef) -> ConfigCard:
         cfg = await self.channel_config(ref)
-        configured = await self.store.get_channel(ref) is not None
-        next_post = None if cfg.paused or not configured else next_post_after(cfg, self.clock.now())
+        configured = await self._saved_channel(ref) is not None
+        next_post = None if cfg.paused or not configured else await self.next_due(cfg, self.clock.now())
+        if next_post is not None:
+            next_post = next_post.astimezone(ZoneInfo(cfg.timezone))
         return ConfigCard(cfg, next_post)
+
+    async def next_due(self, cfg: ChannelConfig, after: dt.datetime) -> dt.datetime | None:
+        """The channel's next scheduled post after `after` on a local date not taken yet (None: paused)."""
+        if cfg.paused:
+            return None
+        latest = await self.store.latest_daily_round(cfg.ref)
+        taken = latest.local_date if latest is not None else None
+        at = next_post_after(cfg, after)
+        for _ in range(10):  # bounded: the latest round is at most a day or two ahead
+            if at is None or taken is None or local_date_of(cfg, at) > taken:
+                break
+            at = next_post_after(cfg, at)
+        return at
+
+    async def _reschedule(self, cfg: ChannelConfig) -> None:
+        """Store the channel's next due post, so every process's tick sees the change."""
+        await self.store.set_next_post(cfg.ref, await self.next_due(cfg, self.clock.now()))
 
     async def configure(self, actor: Actor, ref: ChannelRef, change: ConfigChange | None = None) -> ConfigCard:
         """Change a channel's daily schedule or rules (values were checked when `change` was made). Only
@@ -139,12 +184,13 @@ class QuizService:
         A channel configured for the first time is switched on (unpaused) unless `paused` is given."""
         if not actor.is_admin:
             raise NotAllowed("Only members who can manage this server or workspace can change the quiz settings.")
-        existing = await self.store.get_channel(ref)
+        existing = await self._saved_channel(ref)
         base = existing or ChannelConfig(ref=ref)
         updated = (change or ConfigChange()).apply(base)
         if not self.bank.filtered(updated.topics, updated.difficulties):
             raise BadSetting("No question in the bank matches those topic and difficulty filters.")
         await self.store.save_channel(updated)
+        await self._reschedule(updated)
         log.info("channel %s/%s configured by %s", ref.platform, ref.channel_id, actor.user_id)
         await self._notify(self._config_listeners, updated)
         return await self.show_config(ref)
@@ -167,6 +213,7 @@ class QuizService:
     async def post_scheduled(self, ref: ChannelRef, local_date: dt.date | None = None) -> Round | None:
         """The scheduler's daily post for the channel's local date (default: today there). A taken slot
         is logged and skipped (None): another process may be posting it, and no round is posted twice.
+        A failed send is not raised: the round stays due and the tick retries it until the grace ends.
         How late the post started after its scheduled instant is measured."""
         cfg = await self.channel_config(ref)
         day = local_date or self._today(cfg)
@@ -174,27 +221,29 @@ class QuizService:
         if round_ is None:
             log.info("daily round for %s/%s on %s already claimed; skipping", ref.platform, ref.channel_id, day)
             return None
-        round_ = await self._open(round_, cfg)
-        saved = await self.store.get_channel(ref)
-        due = last_post_at_or_before(saved, round_.opened_at) if saved else None
-        if due is not None:
-            self.metrics.scheduler_lag.observe(max(0.0, (round_.opened_at - due).total_seconds()))
-        return round_
+        self.metrics.scheduler_lag.observe(max(0.0, (round_.opened_at - post_instant(cfg, day)).total_seconds()))
+        return await self._open(round_, cfg, raise_errors=False)
 
     async def post_now(self, actor: Actor, ref: ChannelRef) -> Round:
-        """An admin posts today's question now. If today's round was claimed but its post never went out,
-        it is sent again; a round that is posted already raises AlreadyPosted."""
+        """An admin posts today's question now. If today's round was claimed but its post never went out
+        (or failed), it is sent now; one being sent right now or posted already raises AlreadyPosted."""
         if not actor.is_admin:
             raise NotAllowed("Only members who can manage this server or workspace can post the question now.")
         cfg = await self.channel_config(ref)
         day = self._today(cfg)
         round_ = await self._claim(ref, cfg, day)
         if round_ is not None:
-            return await self._open(round_, cfg)
+            round_ = await self._open(round_, cfg, raise_errors=True)
+            await self._reschedule(await self.channel_config(ref))  # today is taken: the next post moves on
+            return round_
         existing = await self.store.latest_daily_round(ref)
-        if existing is not None and existing.local_date == day and existing.is_open and not existing.message_id:
-            log.info("re-posting round %d, whose first post did not go out", existing.id)
-            return await self._post(existing, cfg)
+        if existing is not None and existing.local_date == day and existing.is_open and not existing.is_posted:
+            now = self.clock.now()
+            claims = await self.store.claim_posts(now, now + SEND_LEASE, 1, round_id=existing.id, force=True)
+            if claims:
+                log.info("posting round %d now, whose earlier post did not go out", existing.id)
+                return await self._send_post(claims[0], cfg, raise_errors=True)
+            raise AlreadyPosted(f"Today's question ({day:%Y-%m-%d}) is being posted in this channel right now.")
         log.info("daily round for %s/%s on %s already claimed; skipping", ref.platform, ref.channel_id, day)
         raise AlreadyPosted(f"Today's question ({day:%Y-%m-%d}) is already posted in this channel.")
 
@@ -202,7 +251,8 @@ class QuizService:
         return self.clock.now().astimezone(ZoneInfo(cfg.timezone)).date()
 
     async def _claim(self, ref: ChannelRef, cfg: ChannelConfig, day: dt.date) -> Round | None:
-        """Pick the next question and claim the (channel, local date) slot; None when it is taken."""
+        """Pick the next question and claim the (channel, local date) slot, with its promised reveal
+        instant and this process's claim on the first send; None when the slot is taken."""
         now = self.clock.now()
         candidates = self.bank.filtered(cfg.topics, cfg.difficulties) or self.bank.questions
         counts = await self.store.question_counts(ref.platform, ref.space_id, RoundKind.DAILY)
@@ -210,41 +260,153 @@ class QuizService:
         question = pick_question(candidates, counts, last, self._rng)
         if question is None:
             raise BadSetting("The question bank is empty.")
-        closes_at = now + cfg.answer_window if cfg.answer_window else None
-        return await self.store.claim_daily_round(ref, day, question.id, question.topic, now, closes_at)
+        closes_at = reveal_instant(cfg, day, now)
+        return await self.store.claim_daily_round(
+            ref, day, question.id, question.topic, now, closes_at, lease_until=now + SEND_LEASE
+        )
 
-    async def _open(self, round_: Round, cfg: ChannelConfig) -> Round:
-        """A freshly claimed round: reveal the channel's older open rounds, post it, tell the listeners."""
+    async def _open(self, round_: Round, cfg: ChannelConfig, *, raise_errors: bool) -> Round:
+        """A freshly claimed round: reveal the channel's older open rounds that are due (their promise has
+        passed, or they were posted before promises were stored; a failure there never blocks this post),
+        post it, tell the listeners. An older round promised for later (the schedule moved) stays open
+        until its promise."""
+        now = self.clock.now()
         for previous in await self.store.open_daily_rounds(round_.ref):
-            if previous.id != round_.id:
-                await self.reveal_round(previous.id)
-        round_ = await self._post(round_, cfg)
+            if previous.id != round_.id and (previous.closes_at is None or previous.closes_at <= now):
+                try:
+                    await self.reveal_round(previous.id)
+                except Exception:
+                    log.exception("reveal of round %d failed; posting round %d anyway", previous.id, round_.id)
+        round_ = await self._send_post(SendClaim(round_, 1, False, 0), cfg, raise_errors=raise_errors)
         await self._notify(self._round_listeners, round_)
         return round_
 
-    async def _post(self, round_: Round, cfg: ChannelConfig) -> Round:
-        """Send a daily round's question card and remember its message id. If the platform fails, the
-        round stays claimed without a message id, and an admin's post-now that day sends it again."""
+    async def _send_post(self, claim: SendClaim, cfg: ChannelConfig, *, raise_errors: bool = False) -> Round:
+        """Send a claimed daily question and record the outcome: its message id, or a retry with backoff
+        until the grace ends. A send that may have gone out before a crash is sent once more at most."""
+        round_ = claim.round
         self._remember(round_)
         platform = self.platforms.get(round_.ref.platform)
         if platform is None:
             log.warning("no platform %r is running; round %d is stored but not posted", round_.ref.platform, round_.id)
-            return round_
+            await self.store.finish_post(round_.id, "due")
+            return replace(round_, post_state="due")
+        now = self.clock.now()
+        if claim.doubts > 1:  # two sends were interrupted: one of them most likely went out
+            log.error("round %d: not sending again, an earlier duplicate may already be out; taking it as posted",
+                      round_.id)
+            await self.store.finish_post(round_.id, "sent")
+            return replace(round_, post_state="sent")
+        if claim.doubtful:
+            log.warning("round %d: an earlier send was interrupted and may have gone out; sending again "
+                        "(this may be its one duplicate)", round_.id)
         card = cards.question_card(round_, self._question(round_), cfg)
         try:
             message_id = await platform.post_question(round_.ref, card)
-        except Exception:
+        except Exception as exc:
             self.metrics.post_failures.labels(round_.ref.platform).inc()
-            raise
+            retry = now + retry_delay(claim.attempts)
+            if retry > round_.opened_at + self.grace:
+                log.error("gave up posting round %d after %d attempts: %s", round_.id, claim.attempts,
+                          type(exc).__name__)
+                await self.store.finish_post(round_.id, "gave_up")
+            else:
+                log.warning("posting round %d failed (%s); retrying at %s", round_.id, type(exc).__name__,
+                            f"{retry:%H:%M:%S}")
+                await self.store.finish_post(round_.id, "failed", retry_at=retry)
+            if raise_errors:
+                raise
+            return replace(round_, post_state="failed")
         self.metrics.posts_sent.labels(round_.ref.platform).inc()
-        if message_id:
-            await self.store.set_message_id(round_.id, message_id)
-            round_ = replace(round_, message_id=message_id)
-            self._remember(round_)
+        await self.store.finish_post(round_.id, "sent", message_id=message_id or None)
+        round_ = replace(round_, message_id=message_id or round_.message_id, post_state="sent")
+        self._remember(round_)
         return round_
 
+    # ---- the durable work every process's tick claims -------------------------------------------
+
+    async def schedule_unscheduled(self, spaces: SpaceFilter | None = None) -> None:
+        """Give running channels saved without a stored next post one (a post missed within the grace
+        still goes out)."""
+        now = self.clock.now()
+        for cfg in await self.store.unscheduled_channels():
+            if spaces is None or spaces(cfg.ref):
+                await self.store.set_next_post(cfg.ref, await self.next_due(cfg, now - self.grace))
+        for round_ in await self.store.open_daily_rounds():  # posted before promises were stored
+            if round_.closes_at is None and round_.local_date is not None and (spaces is None or spaces(round_.ref)):
+                cfg = await self.channel_config(round_.ref)
+                await self.store.set_reveal_at(round_.id, reveal_instant(cfg, round_.local_date, round_.opened_at))
+
+    async def run_due_work(self, spaces: SpaceFilter | None = None) -> None:
+        """One tick: reveal rounds whose promised instant passed, resend failed reveals, post due
+        channels, resend failed or interrupted posts. Each item is claimed in the store first, so any
+        number of processes can run this at once; a failure of one item never stops the others."""
+        now = self.clock.now()
+        for round_ in await self.store.due_reveals(now, WORK_BATCH, spaces):
+            try:
+                await self.reveal_round(round_.id)
+            except Exception:
+                log.exception("reveal of round %d failed", round_.id)
+        for claim in await self.store.claim_reveals(now, now + SEND_LEASE, WORK_BATCH, spaces=spaces):
+            try:
+                await self._send_reveal(claim)
+            except Exception:
+                log.exception("reveal post of round %d failed", claim.round.id)
+                await self.store.finish_reveal(claim.round.id, "failed", retry_at=now + retry_delay(claim.attempts))
+        for _ in range(3):  # a skipped day may leave a later one due within the grace: take it now
+            claimed = await self.store.claim_due_channels(now, now + SEND_LEASE, WORK_BATCH, spaces)
+            for due in claimed:
+                try:
+                    await self._run_due_post(due)
+                except Exception:
+                    log.exception("daily post of %s/%s failed", due.ref.platform, due.ref.channel_id)
+                    await self.store.finish_due_channel(due.ref, due.due_at, now + dt.timedelta(minutes=1))
+            if not claimed:
+                break
+        for claim in await self.store.claim_posts(now, now + SEND_LEASE, WORK_BATCH, spaces=spaces):
+            try:
+                await self._send_post(claim, await self.channel_config(claim.round.ref))
+            except Exception:
+                log.exception("post of round %d failed", claim.round.id)
+
+    async def _run_due_post(self, due: DueChannel) -> None:
+        cfg = await self.store.get_channel(due.ref)
+        now = self.clock.now()
+        if cfg is None or cfg.paused:
+            await self.store.finish_due_channel(due.ref, due.due_at, None)
+            return
+        day = local_date_of(cfg, due.due_at)
+        late = now - due.due_at
+        if late > self.grace:
+            latest = await self.store.latest_daily_round(cfg.ref)
+            if latest is None or latest.local_date is None or latest.local_date < day:
+                told = await self._tell(cfg, cards.skipped_text(cfg, due.due_at, self.commands_of(cfg.ref.platform)))
+                # the channel was told in plain words; the log keeps the details (a warning if it was not told)
+                log.log(logging.INFO if told else logging.WARNING,
+                        "skipped the daily post of %s/%s for %s: missed by %s, more than the %s grace",
+                        cfg.ref.platform, cfg.ref.channel_id, day, late, self.grace)
+            # every day missed beyond the grace is skipped at once; one still within it comes next
+            after = max(due.due_at, now - self.grace - dt.timedelta(microseconds=1))
+        else:
+            await self.post_scheduled(cfg.ref, day)
+            after = max(now, due.due_at)
+        await self.store.finish_due_channel(due.ref, due.due_at, await self.next_due(cfg, after))
+
+    async def _tell(self, cfg: ChannelConfig, text: str) -> bool:
+        """A plain note in the channel (a platform's optional `post_notice`); False when it could not."""
+        platform = self.platforms.get(cfg.ref.platform)
+        notice = getattr(platform, "post_notice", None)
+        if notice is None:
+            return False
+        try:
+            await notice(cfg.ref, text)
+        except Exception as exc:
+            log.warning("could not tell %s/%s: %s", cfg.ref.platform, cfg.ref.channel_id, type(exc).__name__)
+            return False
+        return True
+
     async def open_round_in(self, ref: ChannelRef) -> Round:
-        rounds = await self.store.open_daily_rounds(ref)
+        rounds = [r for r in await self.store.open_daily_rounds(ref) if r.is_posted and r.ref == ref]
         if not rounds:
             practice = self.commands_of(ref.platform).practice
             raise NothingOpen(
@@ -259,7 +421,7 @@ class QuizService:
 
     async def is_configured(self, ref: ChannelRef) -> bool:
         """Whether the channel has saved settings (a daily schedule, running or paused)."""
-        return await self.store.get_channel(ref) is not None
+        return await self._saved_channel(ref) is not None
 
     async def first_delivery(self, scope: str, key: str, keep: dt.timedelta) -> bool:
         """True the first time a platform delivery (an event id, a request signature) is seen within
@@ -268,19 +430,24 @@ class QuizService:
 
     # ---- answers ---------------------------------------------------------------------------------
 
-    async def submit_answer(self, round_id: int, user_id: str, choice: int) -> AnswerOutcome:
+    async def submit_answer(
+        self, round_id: int, user_id: str, choice: int, *, space: tuple[str, str] | None = None
+    ) -> AnswerOutcome:
         """Record one answer (button, reaction or text all come here). The first answer locks; the
-        acknowledgement of a daily answer never says whether it is right."""
+        acknowledgement of a daily answer never says whether it is right. `space` (platform, space id)
+        is where the click came from: a round of another space is not known there."""
         if not 0 <= choice < len(LETTERS):
             raise BadSetting("Answer with A, B, C or D.")
         round_ = self._rounds.get(round_id) or await self._round(round_id)
+        if space is not None and (round_.ref.platform, round_.ref.space_id) != space:
+            raise UnknownRound(NOT_HERE)
         letter = LETTERS[choice]
         if round_.kind is RoundKind.PRACTICE and round_.user_id != user_id:
             practice = self.commands_of(round_.ref.platform).practice
             raise NotAllowed(f"That practice question belongs to someone else; use {practice} for one of your own.")
         now = self.clock.now()
         if not round_.is_open or (round_.closes_at is not None and now >= round_.closes_at):
-            raise RoundClosed(CLOSED)
+            raise RoundClosed(await self._closed_text(round_))
         question = self._question(round_)
         write = await self._batcher.submit(
             NewAnswer(round_id, user_id, choice, choice == question.answer, now)
@@ -293,9 +460,9 @@ class QuizService:
                 )
             case AnswerStatus.CLOSED:
                 self._rounds.pop(round_id, None)
-                raise RoundClosed(CLOSED)
+                raise RoundClosed(await self._closed_text(await self.store.get_round(round_id) or round_))
             case AnswerStatus.UNKNOWN:
-                raise UnknownRound("That question is not known here (it may be from another bot).")
+                raise UnknownRound(NOT_HERE)
         self.metrics.answer_recorded(round_.ref.platform, round_.kind)
         if round_.kind is RoundKind.PRACTICE:
             await self.store.reveal_round(round_id, now, None)
@@ -325,7 +492,8 @@ class QuizService:
     # ---- reveal ----------------------------------------------------------------------------------
 
     async def reveal_round(self, round_id: int) -> RevealCard | None:
-        """Close a round, score it once and post the reveal; None if it was already revealed."""
+        """Close a round, score it once and post the reveal; None if it was already revealed. The reveal
+        post is claimed and retried through the store: a failure is never raised here."""
         round_ = await self.store.get_round(round_id)
         if round_ is None:
             raise UnknownRound(f"There is no question number {round_id}.")
@@ -336,11 +504,58 @@ class QuizService:
         if not await self.store.reveal_round(round_id, now, scorer):
             return None
         self._rounds.pop(round_id, None)
-        card = await self.reveal_card(replace(round_, revealed_at=now))
-        platform = self.platforms.get(round_.ref.platform)
-        if platform is not None and round_.kind is RoundKind.DAILY:
-            await platform.post_reveal(round_.ref, card)
+        revealed = replace(round_, revealed_at=now)
+        card = await self.reveal_card(revealed)
+        if round_.kind is RoundKind.DAILY:
+            for claim in await self.store.claim_reveals(now, now + SEND_LEASE, 1, round_id=round_id):
+                try:
+                    await self._send_reveal(claim)
+                except Exception:  # settled all the same; the tick retries the post
+                    log.exception("reveal post of round %d failed", round_id)
+                    await self.store.finish_reveal(round_id, "failed", retry_at=now + retry_delay(claim.attempts))
         return card
+
+    async def _send_reveal(self, claim: SendClaim) -> None:
+        """Post a claimed reveal and record it; a failure is retried with backoff until the grace ends."""
+        round_ = claim.round
+        if not round_.is_posted:  # nobody saw the question: there is nothing to reveal in the channel
+            await self.store.finish_reveal(round_.id, "none")
+            return
+        platform = self.platforms.get(round_.ref.platform)
+        if platform is None:
+            await self.store.finish_reveal(round_.id, "due")
+            return
+        if claim.doubts > 1:
+            log.error("round %d: not posting its reveal again, an earlier one may already be out", round_.id)
+            await self.store.finish_reveal(round_.id, "gave_up")
+            return
+        if claim.doubtful:
+            log.warning("round %d: an earlier reveal post was interrupted and may have gone out; posting again "
+                        "(this may be its one duplicate)", round_.id)
+        now = self.clock.now()
+        try:
+            await platform.post_reveal(round_.ref, await self.reveal_card(round_))
+        except Exception as exc:
+            retry = now + retry_delay(claim.attempts)
+            started = round_.revealed_at or now
+            if retry > started + self.grace:
+                log.error("gave up posting the reveal of round %d after %d attempts: %s", round_.id,
+                          claim.attempts, type(exc).__name__)
+                await self.store.finish_reveal(round_.id, "gave_up")
+            else:
+                log.warning("posting the reveal of round %d failed (%s); retrying", round_.id, type(exc).__name__)
+                await self.store.finish_reveal(round_.id, "failed", retry_at=retry)
+            return
+        await self.store.finish_reveal(round_.id, "sent")
+
+    async def _closed_text(self, round_: Round) -> str:
+        """What a late answer hears: when the question closed (channel time) and its answer."""
+        question = self.bank.get(round_.question_id)
+        ends = [t for t in (round_.closes_at, round_.revealed_at) if t is not None]
+        if round_.kind is not RoundKind.DAILY or question is None or not ends:
+            return CLOSED
+        cfg = await self.store.get_channel(round_.ref)
+        return cards.closed_text(min(ends), cfg.timezone if cfg else "UTC", question.answer_letter)
 
     async def reveal_now(self, actor: Actor, ref: ChannelRef) -> RevealCard:
         """An admin reveals the channel's open daily question early."""
@@ -355,7 +570,11 @@ class QuizService:
     async def reveal_card(self, round_: Round) -> RevealCard:
         cfg = await self.store.get_channel(round_.ref) if round_.kind is RoundKind.DAILY else None
         answers = await self.store.round_answers(round_.id)
-        return cards.reveal_card(round_, self._question(round_), answers, ping_winners=bool(cfg and cfg.ping_winners))
+        card = cards.reveal_card(round_, self._question(round_), answers, ping_winners=bool(cfg and cfg.ping_winners))
+        if (round_.kind is RoundKind.DAILY and round_.revealed_at and round_.closes_at
+                and round_.revealed_at - round_.closes_at > LATE_REVEAL):
+            card = replace(card, note=LATE_NOTE)
+        return card
 
     # ---- practice --------------------------------------------------------------------------------
 
@@ -363,7 +582,7 @@ class QuizService:
         """A private question for one learner; it never counts toward leaderboards. Without a topic it
         leans toward the learner's weakest topic now and then."""
         if topic is not None and topic not in TOPICS:
-            raise BadSetting(f"'{topic}' is not a topic; topics: {', '.join(TOPICS)}.")
+            raise BadSetting(f"'{echo(topic)}' is not a topic; topics: {', '.join(TOPICS)}.")
         candidates = self.bank.filtered(frozenset({topic}) if topic else frozenset(), frozenset())
         if not candidates:
             raise BadSetting(f"There are no questions on {topic} yet.")
@@ -371,6 +590,13 @@ class QuizService:
             weak = (await self.stats(ref.platform, ref.space_id, user_id)).weakest_topic
             if weak is not None and weak.accuracy < 0.8:
                 candidates = self.bank.filtered(frozenset({weak.topic}), frozenset()) or candidates
+        # never a question that is open as a daily round in this space: it would give its answer away
+        live = await self.store.open_daily_question_ids(ref.platform, ref.space_id)
+        if live:
+            candidates = tuple(q for q in candidates if q.id not in live)
+            if not candidates:
+                raise BadSetting(f"The only {topic or 'practice'} questions are today's open daily question; "
+                                 "try another topic or come back after the reveal.")
         counts = await self.store.question_counts(ref.platform, ref.space_id, RoundKind.PRACTICE, user_id)
         last = await self.store.last_question_id(ref.platform, ref.space_id, RoundKind.PRACTICE, user_id)
         question = pick_question(candidates, counts, last, self._rng)

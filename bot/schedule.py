@@ -1,45 +1,39 @@
-"""Daily posts on APScheduler 3.x: one cron job per channel in its IANA timezone, rebuilt from the store.
+"""Daily posts and reveals as durable work in the store, driven by one small tick in every process.
 
-Jobs carry explicit ids and use replace_existing, coalesce and a misfire grace. Because the job store
-is in memory, a post missed while the bot was down is caught up at start: late within the grace (the
-store's unique (channel, local date) claim keeps it to one), skipped and logged after it.
+Each channel row carries its next due post (a UTC instant from its local time, weekdays and IANA zone) and
+each daily round its promised reveal instant and the state of its question's and reveal's delivery. Every
+process runs the same tick (an APScheduler interval job, every TICK seconds, the clock injected): it claims
+due work atomically in the store, does it through the QuizService and records it done. A configuration
+change through any process moves the stored due instant, so it takes effect everywhere within one tick;
+a process that dies holding a claim loses it when its lease runs out, and another process takes over.
 
-The scheduler reads and posts only through the QuizService. It follows settings changes and opened rounds
-through the service's listeners, which the composition root (bot/cli.py) connects:
-`service.on_config_change(scheduler.sync_channel)` and `service.on_round_opened(scheduler.plan_reveal)`.
+Discord shards claim only their guilds: `owns` (bot.sharding.channel_owner) is a SpaceFilter the store
+turns into SQL; each process claims only the platforms it runs.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import logging
 from collections.abc import Callable
-from zoneinfo import ZoneInfo
+from dataclasses import replace
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
-from apscheduler.triggers.date import DateTrigger
 
-from bot.errors import QuizError
-from bot.model import ChannelConfig, ChannelRef, Round
+from bot.model import ChannelConfig, ChannelRef, Round, SpaceFilter
 from bot.ports import Clock
 from bot.quiz import QuizService
-from bot.timing import daily_trigger, last_post_at_or_before
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MISFIRE_GRACE = dt.timedelta(hours=1)
-
-
-def daily_job_id(ref: ChannelRef) -> str:
-    return f"daily:{ref.platform}:{ref.channel_id}"
-
-
-def reveal_job_id(round_id: int) -> str:
-    return f"reveal:{round_id}"
+TICK = dt.timedelta(seconds=15)  # at most 30 s: config changes take effect within one tick
+TICK_JOB_ID = "studybot:tick"
 
 
 class DailyScheduler:
-    """Keeps one job per active channel; `owns` limits it to this process's channels (shards)."""
+    """Runs the service's due work every tick; `owns` limits it to this process's spaces (shards)."""
 
     def __init__(
         self,
@@ -49,106 +43,55 @@ class DailyScheduler:
         misfire_grace: dt.timedelta = DEFAULT_MISFIRE_GRACE,
         owns: Callable[[ChannelRef], bool] | None = None,
         scheduler: AsyncIOScheduler | None = None,
+        tick: dt.timedelta = TICK,
     ) -> None:
         self.service = service
         self.clock = clock
         self.misfire_grace = misfire_grace
+        service.grace = misfire_grace
         self.owns = owns or (lambda ref: True)
         self.scheduler = scheduler or AsyncIOScheduler(timezone=dt.UTC)
-        self._reported_skips: set[tuple[ChannelRef, dt.date]] = set()
+        self.interval = tick
+        self._lock = asyncio.Lock()
+
+    @property
+    def spaces(self) -> SpaceFilter:
+        """The work this process may claim: its running platforms, and its shards of Discord."""
+        base = self.owns if isinstance(self.owns, SpaceFilter) else SpaceFilter()
+        return replace(base, platforms=tuple(sorted(self.service.platforms)))
 
     async def start(self) -> None:
-        """Start the scheduler, rebuild jobs from the saved channels, catch up missed posts and reveals."""
+        """Schedule channels saved without a next post, run a first tick (start-up catch-up), then tick."""
+        await self.service.schedule_unscheduled(self.spaces)
+        await self.tick()
         if not self.scheduler.running:
             self.scheduler.start()
-        for cfg in await self.service.channels():
-            self.sync_channel(cfg)
-        await self.catch_up()
+        self.scheduler.add_job(
+            self.tick, "interval", seconds=self.interval.total_seconds(), id=TICK_JOB_ID, replace_existing=True,
+            coalesce=True, max_instances=1, misfire_grace_time=None,
+        )
 
     def shutdown(self) -> None:
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
 
+    async def tick(self) -> None:
+        """Claim and do whatever is due now; never raises (a failed item is retried on a later tick)."""
+        async with self._lock:
+            try:
+                await self.service.run_due_work(self.spaces)
+            except Exception:
+                log.exception("scheduler tick failed")
+
+    async def catch_up(self) -> None:
+        """What start-up does after downtime: reveal every round whose promise passed, post what is due
+        within the grace, tell channels about days missed beyond it. The same as a tick."""
+        await self.tick()
+
+    # The composition root connects these listeners; the store is the schedule now, so they only
+    # hurry the next tick along.
     def sync_channel(self, cfg: ChannelConfig) -> None:
-        """Add, replace or remove a channel's daily job after a config change."""
-        job_id = daily_job_id(cfg.ref)
-        if cfg.paused or not self.owns(cfg.ref):
-            if self.scheduler.get_job(job_id):
-                self.scheduler.remove_job(job_id)
-                log.info("removed daily job %s", job_id)
-            return
-        self.scheduler.add_job(
-            self.fire,
-            trigger=daily_trigger(cfg),
-            args=[cfg.ref],
-            id=job_id,
-            name=f"daily post {cfg.ref.platform}/{cfg.ref.channel_id}",
-            replace_existing=True,
-            coalesce=True,
-            misfire_grace_time=int(self.misfire_grace.total_seconds()),
-            max_instances=1,
-        )
-        log.info("scheduled %s at %s %s", job_id, f"{cfg.post_time:%H:%M}", cfg.timezone)
-
-    async def fire(self, ref: ChannelRef, local_date: dt.date | None = None) -> Round | None:
-        """A channel's daily job: post its question; failures are logged, never raised into APScheduler."""
-        try:
-            return await self.service.post_scheduled(ref, local_date)
-        except QuizError as exc:
-            log.warning("daily post for %s/%s failed: %s", ref.platform, ref.channel_id, exc.message)
-        except Exception:
-            log.exception("daily post for %s/%s failed", ref.platform, ref.channel_id)
-        return None
-
-    async def reveal(self, round_id: int) -> None:
-        try:
-            await self.service.reveal_round(round_id)
-        except Exception:
-            log.exception("reveal of round %d failed", round_id)
+        """A settings change: its new due instant is already stored (the next tick uses it)."""
 
     def plan_reveal(self, round_: Round) -> None:
-        """A round with an answer window gets a one-off job that reveals it when the window ends."""
-        if round_.closes_at is not None:
-            self.scheduler.add_job(
-                self.reveal,
-                trigger=DateTrigger(run_date=round_.closes_at),
-                args=[round_.id],
-                id=reveal_job_id(round_.id),
-                replace_existing=True,
-                misfire_grace_time=None,
-            )
-
-    async def catch_up(self) -> list[Round]:
-        """Post what downtime missed (within the grace) and reveal rounds whose window has passed."""
-        now = self.clock.now()
-        posted: list[Round] = []
-        for round_ in await self.service.open_daily_rounds():
-            if not self.owns(round_.ref):
-                continue
-            if round_.closes_at is not None and round_.closes_at <= now:
-                await self.reveal(round_.id)
-            else:
-                self.plan_reveal(round_)
-        for cfg in await self.service.channels():
-            if cfg.paused or not self.owns(cfg.ref):
-                continue
-            due = last_post_at_or_before(cfg, now)
-            if due is None:
-                continue
-            day = due.astimezone(ZoneInfo(cfg.timezone)).date()
-            latest = await self.service.latest_daily_round(cfg.ref)
-            if latest is not None and latest.local_date is not None and latest.local_date >= day:
-                continue
-            late = now - due
-            if late <= self.misfire_grace:
-                log.info("posting %s/%s for %s late by %s", cfg.ref.platform, cfg.ref.channel_id, day, late)
-                round_ = await self.fire(cfg.ref, local_date=day)
-                if round_ is not None:
-                    posted.append(round_)
-            elif (cfg.ref, day) not in self._reported_skips:
-                self._reported_skips.add((cfg.ref, day))
-                log.warning(
-                    "skipped the daily post of %s/%s for %s: missed by %s, more than the %s grace",
-                    cfg.ref.platform, cfg.ref.channel_id, day, late, self.misfire_grace,
-                )
-        return posted
+        """A round just posted: its promised reveal instant is stored with it (the tick reveals it)."""

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-from bot.ports import RevealInput, RevealResult, StreakState
+from bot.model import LeaderboardRow, Period, RevealInput, RevealResult, StreakState
 
 BASE_POINTS = 10
 MAX_STREAK_BONUS = 5
@@ -57,6 +60,33 @@ def current_streak(state: StreakState | None, latest_revealed: dt.date | None) -
     return 0
 
 
-def competition_rank(points_above: int) -> int:
-    """Standard competition ranking: 1 + how many have strictly more points (ties share a rank)."""
-    return points_above + 1
+def period_keys(local_date: dt.date) -> Iterable[tuple[Period, str]]:
+    """The leaderboard buckets a daily round's local date falls in."""
+    iso = local_date.isocalendar()
+    yield Period.WEEK, f"{iso.year}-W{iso.week:02d}"
+    yield Period.MONTH, f"{local_date:%Y-%m}"
+    yield Period.ALL, "all"
+
+
+def bucket_moves(old: Mapping[str, int], points: Mapping[str, int]) -> list[tuple[int, int]]:
+    """How the score buckets (users per points total) of one board change when `points` are added to the
+    users' `old` totals (a user missing from `old` is new to the board): (points total, change in users)
+    pairs, lowest total first, no zero changes."""
+    delta: Counter[int] = Counter()
+    for uid, p in points.items():
+        if uid in old:
+            delta[old[uid]] -= 1
+            delta[old[uid] + p] += 1
+        else:
+            delta[p] += 1
+    return sorted((pts, n) for pts, n in delta.items() if n)
+
+
+def ranked(rows: Iterable[Iterable[Any]]) -> list[LeaderboardRow]:
+    """Leaderboard rows from (user, points, correct, answered) ordered by points, highest first: standard
+    competition ranking (ties share a rank, the next rank skips them)."""
+    out: list[LeaderboardRow] = []
+    for i, (uid, pts, corr, ans) in enumerate(rows):
+        rank = out[-1].rank if out and out[-1].points == pts else i + 1
+        out.append(LeaderboardRow(rank, uid, int(pts), int(corr), int(ans)))
+    return out

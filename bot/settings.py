@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.bank import TOPICS
+from bot.echo import echo
 from bot.errors import BadSetting
 from bot.model import ChannelConfig, ConfigCard
 from bot.parsing import (
@@ -162,7 +163,7 @@ def lookup(name: str) -> Setting:
         words = [s.word for s in listed()]
         close = difflib.get_close_matches(name.lower(), [n for n in _BY_NAME if _BY_NAME[n].listed], n=1)
         hint = f" Did you mean {_BY_NAME[close[0]].word}?" if close else ""
-        raise BadSetting(f"'{name}' is not a setting: use {', '.join(words)}.{hint}")
+        raise BadSetting(f"'{echo(name)}' is not a setting: use {', '.join(words)}.{hint}")
     return found
 
 
@@ -180,13 +181,15 @@ class ConfigChange:
         for key, value in values.items():
             setting = BY_KEY.get(key)
             if setting is None:
-                raise BadSetting(f"Unknown setting {key!r}; settings: {', '.join(sorted(BY_KEY))}.")
+                raise BadSetting(f"Unknown setting {echo(repr(key))}; settings: {', '.join(sorted(BY_KEY))}.")
             try:
                 text = setting.render(value)
             except (TypeError, ValueError, AttributeError, KeyError, IndexError):
-                raise BadSetting(f"{value!r} is not a value for {setting.word}.") from None
+                raise BadSetting(f"{echo(repr(value))} is not a value for {setting.word}.") from None
             if setting.parse(text) != value:
-                raise BadSetting(f"{value!r} is not a value for {setting.word}: use a value like {setting.example}.")
+                raise BadSetting(
+                    f"{echo(repr(value))} is not a value for {setting.word}: use a value like {setting.example}."
+                )
             checked.append((key, value))
         return cls(tuple(checked))
 

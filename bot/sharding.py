@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.model import ChannelRef
+from bot.model import ChannelRef, SpaceFilter
 
 
 def discord_shard_of(guild_id: int, shard_count: int) -> int:
@@ -38,17 +38,8 @@ def parse_shard_ids(text: str | None, shard_count: int) -> tuple[int, ...]:
 
 
 def channel_owner(shard_count: int | None, shard_ids: tuple[int, ...]) -> Callable[[ChannelRef], bool]:
-    """A predicate for DailyScheduler(owns=...): Discord channels by their guild's shard, the rest always."""
+    """A predicate for DailyScheduler(owns=...): Discord channels by their guild's shard, the rest always.
+    With shards it is a SpaceFilter, which the scheduler passes to the store's claims."""
     if not shard_count:
         return lambda ref: True
-    mine = frozenset(shard_ids)
-
-    def owns(ref: ChannelRef) -> bool:
-        if ref.platform != "discord":
-            return True
-        try:
-            return discord_shard_of(int(ref.space_id), shard_count) in mine
-        except ValueError:
-            return False
-
-    return owns
+    return SpaceFilter(shard_count=shard_count, shard_ids=tuple(sorted(frozenset(shard_ids))))

@@ -10,6 +10,7 @@ import difflib
 from dataclasses import dataclass, field
 
 from bot.bank import TOPICS
+from bot.echo import echo
 from bot.errors import BadSetting
 from bot.model import Period
 from bot.parsing import parse_choice, parse_period
@@ -79,13 +80,15 @@ def parse_config(words: list[str]) -> Configure:
             return Configure("show")
     if len(words) % 2:
         if len(words) == 1:
+            said = echo(words[0])
             close = difflib.get_close_matches(head, _ACTIONS, n=1)
             if close:
-                raise BadSetting(f"'{words[0]}' is not a /quiz config command. Did you mean `/quiz config {close[0]}`?")
+                raise BadSetting(f"'{said}' is not a /quiz config command. Did you mean `/quiz config {close[0]}`?")
             setting = lookup(head)  # an unknown word: "not a setting", with the closest one
-            raise BadSetting(f"'{words[0]}' needs a value, for example /quiz config {setting.word} {setting.example}.")
+            raise BadSetting(f"'{said}' needs a value, for example /quiz config {setting.word} {setting.example}.")
         raise BadSetting(
-            f"'{' '.join(words)}' is not a setting list: give pairs such as time 09:00 tz Europe/Berlin days mon-fri."
+            f"'{echo(' '.join(words))}' is not a setting list: "
+            "give pairs such as time 09:00 tz Europe/Berlin days mon-fri."
         )
     pairs = list(zip(words[::2], words[1::2], strict=True))
     channel = next((value for key, value in pairs if key.lower() == "channel"), None)
@@ -113,7 +116,7 @@ def parse_quiz(text: str) -> Command:
                 return ShowHelp("practice takes at most one topic")
             topic = rest[0].lower() if rest else None
             if topic is not None and topic not in TOPICS:
-                raise BadSetting(f"'{rest[0]}' is not a topic: use one of {', '.join(TOPICS)}.")
+                raise BadSetting(f"'{echo(rest[0])}' is not a topic: use one of {', '.join(TOPICS)}.")
             return Practice(topic)
         case "answer" | "a":
             if len(rest) != 1:
@@ -137,7 +140,7 @@ def parse_quiz(text: str) -> Command:
         return Practice(sub)
     close = difflib.get_close_matches(sub, (*_SUBCOMMANDS, *TOPICS), n=1, cutoff=0.7)
     if close:
-        return ShowHelp(f"'{sub}' is not a /quiz command", f"/quiz {close[0]}")
-    return ShowHelp(f"'{sub}' is not a /quiz command")
+        return ShowHelp(f"'{echo(sub)}' is not a /quiz command", f"/quiz {close[0]}")
+    return ShowHelp(f"'{echo(sub)}' is not a /quiz command")
 
 

@@ -12,8 +12,10 @@ import logging
 import sys
 from collections.abc import Callable
 from typing import TextIO
+from zoneinfo import ZoneInfo
 
 from adapters.console.render import config_text, leaderboard_text, question_text, reveal_text, stats_text
+from bot.echo import echo
 from bot.errors import AlreadyPosted, NothingOpen, QuizError, UnknownRound
 from bot.model import Actor, AnswerOutcome, ChannelRef, LeaderboardCard, QuestionCard, RevealCard, StatsCard
 from bot.parsing import parse_choice
@@ -40,9 +42,11 @@ class ConsolePlatform:
 
     def __init__(self, write: Callable[[str], None]) -> None:
         self._write = write
+        self.shown: set[int] = set()  # question cards printed in this session
 
     async def post_question(self, ref: ChannelRef, card: QuestionCard) -> str:
         self._write(question_text(card))
+        self.shown.add(card.round_id)
         return f"console-{card.round_id}"
 
     async def post_reveal(self, ref: ChannelRef, card: RevealCard) -> str | None:
@@ -51,6 +55,9 @@ class ConsolePlatform:
 
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         self._write(f"(private to {user_id}) {text}")
+
+    async def post_notice(self, ref: ChannelRef, text: str) -> None:
+        self._write(text)
 
 
 class ConsoleChannel:
@@ -75,17 +82,30 @@ class ConsoleChannel:
         return Actor(self.user, self.user in self.admins)
 
     async def start(self) -> None:
-        """Make sure the terminal channel has a schedule, and post today's question if none is open."""
+        """Make sure the terminal channel has a schedule, and post today's question if none is open, unless
+        the channel is paused or today is not one of its days. A card is printed once per session."""
         owner = Actor(OWNER, True)
         if not await self.service.is_configured(CONSOLE_REF):
             await self.service.configure(owner, CONSOLE_REF, ConfigChange.parse([("tz", self.timezone)]))
         try:
-            self.say(question_text(await self.service.open_question_card(CONSOLE_REF)))
+            card = await self.service.open_question_card(CONSOLE_REF)
+            if card.round_id not in self.platform.shown:  # the start-up catch-up may have printed it
+                self.say(question_text(card))
         except NothingOpen:
-            try:
-                await self.service.post_now(owner, CONSOLE_REF)
-            except AlreadyPosted:
-                self.say("Today's question was already posted and revealed here; /quiz gives a practice question.")
+            shown = await self.service.show_config(CONSOLE_REF)
+            cfg = shown.config
+            today = self.service.clock.now().astimezone(ZoneInfo(cfg.timezone))
+            if cfg.paused:
+                self.say("The daily question is paused here; an admin turns it on with /quiz config resume.")
+            elif today.weekday() not in cfg.weekdays:
+                when = f"{shown.next_post:%a %d %b %H:%M} ({cfg.timezone})" if shown.next_post else "later"
+                self.say(f"No daily question today; the next one comes {when}.")
+            else:
+                try:
+                    await self.service.post_now(owner, CONSOLE_REF)
+                except AlreadyPosted:
+                    self.say("Today's question was already posted and revealed here; "
+                             "/quiz gives a practice question.")
         except UnknownRound:
             pass  # the open question is no longer in the bank: nothing to show again
         self.say(f"You are '{self.user}'. Type /help for commands, /quit to leave.")
@@ -118,7 +138,7 @@ class ConsoleChannel:
             elif lowered.split()[0] in {"/quiz", "quiz"}:
                 await self._quiz(line)
             else:
-                self.say(f"Not a command: {line!r}. Type /help for the list, /quit to leave.")
+                self.say(f"Not a command: {echo(repr(line))}. Type /help for the list, /quit to leave.")
         except QuizError as exc:
             self.say(f"(private to {self.user}) {exc.message}")
         return True
@@ -151,7 +171,7 @@ class ConsoleChannel:
         return self.user
 
     def person(self, raw: str | None) -> str:
-        return (raw or self.user).lstrip("@")
+        return (raw or self.user).lstrip("@")[:32]
 
     def channel(self, raw: str) -> ChannelRef:
         return CONSOLE_REF  # the terminal has one channel

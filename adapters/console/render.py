@@ -10,7 +10,8 @@ from bot.model import LETTERS, ConfigCard, LeaderboardCard, QuestionCard, Reveal
 
 
 def question_text(card: QuestionCard) -> str:
-    lines = [f"== {card.title} (#{card.round_id}, {card.topic}, {card.difficulty.value}) ==", card.prompt]
+    meta = ", ".join(x for x in (f"#{card.round_id}", card.topic, card.difficulty.value) if x)
+    lines = [f"== {card.title} ({meta}) ==", card.prompt]
     if card.code:
         lines += ["", textwrap.indent(card.code, "    "), ""]
     lines += [f"  {letter}) {text}" for letter, text in card.lettered_choices]
@@ -31,7 +32,9 @@ def reveal_text(card: RevealCard) -> str:
         winners += f" and {len(card.correct_users) - 20} more"
     return "\n".join(
         [f"== Reveal #{card.round_id}: {card.title} ==", card.prompt, *bars, card.explanation,
+         *([cards.common_wrong_text(card)] if card.common_wrong else []),
          f"More: {card.reference}", f"Right ({len(card.correct_users)} of {total}): {winners}"]
+        + ([f"({card.note})"] if card.note else [])
     )
 
 

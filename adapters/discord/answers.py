@@ -10,10 +10,13 @@ import logging
 
 import discord
 
+from adapters.discord.payloads import snowflake
 from adapters.discord.render import choice_of_emoji, verdict_embed
 from adapters.discord.replies import PLATFORM, Reply, bot_of, channel_ref, quiz_bot, respond
+from bot.echo import echo
 from bot.errors import QuizError, ReactionsOff, UnknownRound
 from bot.parsing import parse_choice
+from bot.parsing import parse_round_id as parse_round
 
 log = logging.getLogger(__name__)
 
@@ -21,9 +24,12 @@ NOT_OURS = "That button does not belong to a studybot question I know."
 
 
 def parse_round_id(raw: str) -> int:
-    if not raw.isdigit():
+    """The round of a button's custom_id; anything but a round id the stores can hold is not ours."""
+    round_id = parse_round(raw)
+    if round_id is None:
+        log.info("ignoring a click on a button with the unreadable round id %r", echo(raw, 30))
         raise UnknownRound(NOT_OURS)
-    return int(raw)
+    return round_id
 
 
 async def answer_click(interaction: discord.Interaction, round_raw: str, letter: str) -> None:
@@ -33,7 +39,8 @@ async def answer_click(interaction: discord.Interaction, round_raw: str, letter:
     async def work() -> Reply:
         choice = parse_choice(letter)
         round_id = parse_round_id(round_raw)
-        outcome = await bot.service.submit_answer(round_id, str(interaction.user.id), choice)
+        space = (PLATFORM, str(interaction.guild_id)) if interaction.guild_id else None
+        outcome = await bot.service.submit_answer(round_id, str(interaction.user.id), choice, space=space)
         if outcome.verdict is not None:
             return Reply(embeds=(verdict_embed(outcome),))
         return Reply(outcome.text)
@@ -50,6 +57,10 @@ async def handle_reaction(client: discord.Client, payload: discord.RawReactionAc
 
 
 async def _handle_reaction(client: discord.Client, payload: discord.RawReactionActionEvent) -> None:
+    ids = [payload.user_id, payload.message_id, payload.channel_id]
+    if any(snowflake(i) is None for i in [*ids, *([payload.guild_id] if payload.guild_id is not None else [])]):
+        log.info("ignoring a reaction whose ids are not Discord ids (message %s)", echo(payload.message_id, 30))
+        return
     me = client.user.id if client.user else None
     if payload.user_id == me or (payload.member is not None and payload.member.bot):
         return

@@ -15,10 +15,12 @@ from discord import app_commands
 
 from adapters.discord.answers import handle_reaction
 from adapters.discord.commands import QuizTree, build_commands
+from adapters.discord.limits import NO_PINGS
 from adapters.discord.platform import DiscordPlatform
 from adapters.discord.replies import COMMANDS
 from adapters.discord.views import ANSWER_TEMPLATE, AnswerButton
 from bot.config import Settings
+from bot.echo import echo
 from bot.quiz import QuizService
 
 log = logging.getLogger(__name__)
@@ -38,8 +40,10 @@ def _guarded(event: str, parser: Callable[[Any], None]) -> Callable[[Any], None]
     def parse(data: Any) -> None:
         try:
             parser(data)
-        except Exception:
-            log.warning("ignoring a %s gateway event that could not be parsed", event, exc_info=True)
+        except Exception as exc:  # a payload that is not what Discord documents: one line, no traceback
+            log.info("ignoring a %s gateway event that could not be parsed: %s: %s", event, type(exc).__name__,
+                     echo(str(exc), 200))
+            log.debug("the %s event that could not be parsed", event, exc_info=True)
 
     return parse
 
@@ -77,6 +81,7 @@ class StudyBotMixin(_ClientBase):
         defer_after: float = DEFAULT_DEFER_AFTER,
         **options: Any,
     ) -> None:
+        options.setdefault("allowed_mentions", NO_PINGS)  # the default of every send: nobody is notified
         super().__init__(intents=intents(), **options)
         self.service = service
         self.sync_guild_id = sync_guild_id

@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import discord
 from discord import app_commands
 
+from adapters.discord.limits import NO_PINGS, fit_content
+from adapters.discord.payloads import unreadable
 from adapters.discord.quizconfig import QuizConfig
 from adapters.discord.render import leaderboard_embed, question_embed, stats_embed
 from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, ref_of, respond
 from adapters.discord.views import question_view
 from bot.bank import TOPICS
+from bot.echo import echo
 from bot.model import LETTERS
 from bot.parsing import parse_choice, parse_period
 
@@ -96,25 +100,45 @@ def build_commands() -> list[app_commands.Command | app_commands.Group]:  # type
     return [*member_commands(), QuizConfig()]
 
 
+UNREADABLE = "I could not read that command's options; please pick them again."
+
+
 class QuizTree(app_commands.CommandTree):
     """A tree whose errors (stale commands, values Discord let through, anything unforeseen) get a private reply."""
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        """Options that hold no valid Discord id (discord.py would raise while reading them) stop here: one
+        INFO line and a private reply, nothing run."""
+        problem = unreadable(interaction.data)
+        if problem is None:
+            return True
+        data: dict[str, Any] = dict(interaction.data or {})
+        name = str(data.get("name", "?"))[:32]
+        log.info("ignoring /%s from guild %s: %s", name, interaction.guild_id, problem)
+        if interaction.type is discord.InteractionType.application_command:
+            try:
+                await interaction.response.send_message(UNREADABLE, ephemeral=True, allowed_mentions=NO_PINGS)
+            except discord.HTTPException as exc:
+                log.info("could not answer interaction %s: %s", interaction.id, exc)
+        return False
 
     async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError, /) -> None:
         if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
             text = "That command has changed; Discord is still updating its list. Try again in a minute."
-            log.info("stale command %r from guild %s", getattr(error, "name", "?"), interaction.guild_id)
+            log.info("stale command %r from guild %s", echo(getattr(error, "name", "?"), 40), interaction.guild_id)
         elif isinstance(error, app_commands.NoPrivateMessage):
             text = GUILD_ONLY
         elif isinstance(error, app_commands.TransformerError):
-            text = f"I could not use {error.value!r} there (I may not be able to see that channel)."
-            log.info("transformer error: %s", error)
+            text = f"I could not use {echo(repr(error.value))} there (I may not be able to see that channel)."
+            log.info("transformer error: %s", echo(str(error), 300))
         else:
             text = SORRY
             log.error("command %s failed", interaction.command and interaction.command.qualified_name, exc_info=error)
+        text = fit_content(text) or SORRY
         try:
             if interaction.response.is_done():
-                await interaction.followup.send(text, ephemeral=True)
+                await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_PINGS)
             else:
-                await interaction.response.send_message(text, ephemeral=True)
+                await interaction.response.send_message(text, ephemeral=True, allowed_mentions=NO_PINGS)
         except discord.HTTPException as exc:
             log.warning("could not report an error to interaction %s: %s", interaction.id, exc)

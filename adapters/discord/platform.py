@@ -10,6 +10,7 @@ import logging
 
 import discord
 
+from adapters.discord.limits import NO_PINGS, fit_content, fit_embed
 from adapters.discord.render import LETTER_EMOJI, question_embed, reveal_embed, winner_pings
 from adapters.discord.replies import PLATFORM
 from adapters.discord.views import question_view, revealed_view
@@ -40,7 +41,9 @@ class DiscordPlatform:
     async def post_question(self, ref: ChannelRef, card: QuestionCard) -> str:
         channel = self._channel(ref)
         try:
-            message = await channel.send(embed=question_embed(card), view=question_view(card.round_id))
+            message = await channel.send(
+                embed=fit_embed(question_embed(card)), view=question_view(card.round_id), allowed_mentions=NO_PINGS
+            )
         except (discord.Forbidden, discord.NotFound) as exc:
             log.warning("posting round %d in channel %s failed: %s", card.round_id, ref.channel_id, exc)
             raise QuizError(CANNOT_POST.format(channel=ref.channel_id)) from exc
@@ -70,7 +73,7 @@ class DiscordPlatform:
             except discord.HTTPException as exc:
                 log.warning("could not mark message %s as revealed: %s", card.question_message_id, exc)
         pings = winner_pings(card)
-        content, allowed = None, discord.AllowedMentions.none()
+        content, allowed = None, NO_PINGS
         if pings is not None:  # the channel's ping_winners: notify exactly these members, nobody else
             content, users = pings
             allowed = discord.AllowedMentions(
@@ -78,18 +81,23 @@ class DiscordPlatform:
             )
         try:
             message = await channel.send(
-                content, embed=reveal_embed(card), reference=reference, allowed_mentions=allowed
+                fit_content(content), embed=fit_embed(reveal_embed(card)), reference=reference,
+                allowed_mentions=allowed,
             )
         except (discord.Forbidden, discord.NotFound) as exc:
             log.warning("posting the reveal of round %d in %s failed: %s", card.round_id, ref.channel_id, exc)
             return None
         return str(message.id)
 
+    async def post_notice(self, ref: ChannelRef, text: str) -> None:
+        """A plain note in the channel (e.g. a day skipped while the bot was offline)."""
+        await self._channel(ref).send(text, allowed_mentions=discord.AllowedMentions.none())
+
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         """A DM; members with DMs closed simply get none."""
         try:
             dm = await self.client.create_dm(discord.Object(int(user_id)))
-            await dm.send(text, allowed_mentions=discord.AllowedMentions.none())
+            await dm.send(fit_content(text) or "…", allowed_mentions=NO_PINGS)
         except discord.Forbidden:
             log.info("member %s does not accept DMs from the bot", user_id)
         except (discord.HTTPException, ValueError) as exc:

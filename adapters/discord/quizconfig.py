@@ -9,11 +9,12 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any
+from typing import Any, Optional
 
 import discord
 from discord import app_commands
 
+from adapters.discord.limits import fit_choices
 from adapters.discord.render import config_embed
 from adapters.discord.replies import Reply, actor_of, bot_of, channel_ref, ref_of, respond
 from bot.model import ChannelRef
@@ -24,6 +25,8 @@ log = logging.getLogger(__name__)
 Choice = app_commands.Choice
 ON_OFF = [Choice(name="on", value="on"), Choice(name="off", value="off")]
 CHANNEL_HELP = "Which channel (default: this one)"
+OPTION_MAX = 100  # characters a setting's option accepts (Discord's own default is 6,000)
+WIDER_OPTIONS = {"topics": 300}  # a comma-separated list of every topic fits
 
 
 async def _run(interaction: discord.Interaction, work: Callable[[], Awaitable[Reply]]) -> None:
@@ -125,7 +128,7 @@ def _settings_command(group: str) -> app_commands.Command[Any, ..., None]:
 
     keyword = inspect.Parameter.KEYWORD_ONLY
     params = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=discord.Interaction)]
-    params += [inspect.Parameter(s.option_name, keyword, annotation=str | None, default=None) for s in settings]
+    params += [inspect.Parameter(s.option_name, keyword, annotation=_option_type(s), default=None) for s in settings]
     params.append(inspect.Parameter("channel", keyword, annotation=discord.TextChannel | None, default=None))
     # what discord.py reads from a decorated callback: its signature, option descriptions and choices
     callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
@@ -144,6 +147,13 @@ def _settings_command(group: str) -> app_commands.Command[Any, ..., None]:
     return command
 
 
+def _option_type(setting: Setting) -> Any:
+    """An optional string; free text is capped (Discord's client refuses longer values before sending)."""
+    if setting.choices:
+        return Optional[str]  # noqa: UP045 - discord.py reads typing.Optional in a built signature
+    return Optional[app_commands.Range[str, 1, WIDER_OPTIONS.get(setting.key, OPTION_MAX)]]  # noqa: UP045
+
+
 def _describe(setting: Setting) -> str:
     text = f"{setting.help[:1].upper()}{setting.help[1:]} (default: unchanged)"
     return text if len(text) <= 100 else setting.help[:100]
@@ -154,6 +164,6 @@ def _suggester(setting: Setting) -> Callable[[discord.Interaction, str], Corouti
     assert suggest is not None
 
     async def autocomplete(interaction: discord.Interaction, current: str) -> list[Choice[str]]:
-        return [Choice(name=v, value=v) for v in suggest(current)[:25]]
+        return fit_choices(suggest(current[:OPTION_MAX]))
 
     return autocomplete

@@ -93,7 +93,8 @@ def question_embed(card: QuestionCard) -> discord.Embed:
             how += "\n" + card.reveal_note
     embed.add_field(name="How to answer", value=clip(how, FIELD_MAX), inline=False)
     topic = TOPICS.get(card.topic, card.topic)
-    embed.set_footer(text=f"{topic} · {card.difficulty.value} · question #{card.round_id}")
+    meta = (topic, card.difficulty.value, f"question #{card.round_id}")
+    embed.set_footer(text=" · ".join(x for x in meta if x))
     return embed
 
 
@@ -108,6 +109,9 @@ def verdict_embed(outcome: AnswerOutcome) -> discord.Embed:
         colour=RIGHT if verdict.correct else WRONG,
     )
     embed.add_field(name="Your answer", value=verdict.chosen_letter)
+    if verdict.why_wrong:
+        embed.add_field(name=f"Why not {verdict.chosen_letter}", value=clip(escape(verdict.why_wrong), FIELD_MAX),
+                        inline=False)
     if verdict.reference:
         embed.add_field(name="Learn more", value=clip(verdict.reference, FIELD_MAX))
     return embed
@@ -166,11 +170,15 @@ def reveal_embed(card: RevealCard) -> discord.Embed:
     embed.add_field(name="Correct answer", value=correct, inline=False)
     why = escape(card.explanation) + (f"\nMore: {card.reference}" if card.reference else "")
     embed.add_field(name="Why", value=clip(why, FIELD_MAX), inline=False)
+    if card.common_wrong is not None:
+        letter, sentence = card.common_wrong
+        name = f"Most chosen wrong answer: {letter}"
+        embed.add_field(name=name, value=clip(escape(sentence), FIELD_MAX), inline=False)
     answered = f"How the channel answered ({card.total})"
     embed.add_field(name=answered, value=_distribution(card) if card.total else "Nobody answered.", inline=False)
     right = f"Got it right ({len(card.correct_users)})"
     embed.add_field(name=right, value=_user_list(card.correct_users), inline=False)
-    embed.set_footer(text=f"question #{card.round_id}")
+    embed.set_footer(text=f"question #{card.round_id}" + (f" · {card.note}" if card.note else ""))
     return embed
 
 

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import discord
 
+from adapters.discord.limits import NO_PINGS, fit_content, fit_embeds
+from adapters.discord.markdown import escape
 from bot.errors import QuizError
 from bot.model import Actor, ChannelRef, CommandNames
 
@@ -27,7 +29,8 @@ log = logging.getLogger(__name__)
 PLATFORM = "discord"
 SORRY = "Something went wrong on my side and nothing was changed. Please try again in a moment."
 GUILD_ONLY = "studybot works in server channels: use its commands there."
-COMMANDS = CommandNames(practice="/quiz", answer="/answer")  # how core messages name Discord's commands
+# how core messages name Discord's commands
+COMMANDS = CommandNames(practice="/quiz", answer="/answer", post_now="/quizconfig post-now")
 
 
 class QuizBot(Protocol):
@@ -73,8 +76,8 @@ def actor_of(interaction: discord.Interaction) -> Actor:
 async def _settle(work: Awaitable[Reply], interaction: discord.Interaction) -> Reply:
     try:
         return await work
-    except QuizError as exc:
-        return Reply(exc.message)
+    except QuizError as exc:  # it may quote what was typed: `__x__` must read as typed, not underlined
+        return Reply(escape(exc.message))
     except Exception:
         log.exception("interaction %s (%s) failed", interaction.id, _describe(interaction))
         return Reply(SORRY)
@@ -86,7 +89,10 @@ def _describe(interaction: discord.Interaction) -> str:
 
 
 def _kwargs(reply: Reply) -> dict[str, Any]:
-    out: dict[str, Any] = {"content": reply.content, "embeds": list(reply.embeds)}
+    """What Discord accepts: texts within its limits, and no mention in them notifies anyone."""
+    out: dict[str, Any] = {
+        "content": fit_content(reply.content), "embeds": fit_embeds(reply.embeds), "allowed_mentions": NO_PINGS,
+    }
     if reply.view is not None:
         out["view"] = reply.view
     return out

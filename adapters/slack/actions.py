@@ -10,8 +10,10 @@ from slack_bolt.async_app import AsyncApp
 from adapters.slack.blocks import verdict_blocks
 from adapters.slack.commands import FAILED
 from adapters.slack.deps import SlackDeps
-from adapters.slack.ids import ACTION_PATTERN, parse_action_id
+from adapters.slack.ids import ACTION_PATTERN, PLATFORM, parse_action_id, team_of, user_of
+from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mrkdwn import escape
+from bot.echo import echo
 from bot.errors import QuizError
 
 log = logging.getLogger(__name__)
@@ -25,14 +27,15 @@ def register_actions(app: AsyncApp, deps: SlackDeps) -> None:
 
 
 async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) -> None:
-    parsed = parse_action_id(str(action.get("action_id", "")))
-    user = (body.get("user") or {}).get("id")
-    if parsed is None or not user:
-        log.debug("ignoring a button without round, choice or user")
+    raw = action.get("action_id") if isinstance(action, dict) else None
+    parsed, user = parse_action_id(raw), user_of(body.get("user"))
+    if parsed is None or user is None:
+        log.info("ignoring a button with an unreadable round, choice or user (action %r)", echo(repr(raw), 60))
         return
     round_id, choice = parsed
     try:
-        outcome = await deps.service.submit_answer(round_id, user, choice)
+        team = team_of(body)
+        outcome = await deps.service.submit_answer(round_id, user, choice, space=(PLATFORM, team) if team else None)
     except QuizError as exc:
         await private(respond, exc.message)
         return
@@ -41,8 +44,8 @@ async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) 
         await private(respond, FAILED)
         return
     if outcome.verdict is not None:  # practice: judged at once; the verdict replaces the question
-        await respond(response_type="ephemeral", replace_original=True, text=escape(outcome.text),
-                      blocks=verdict_blocks(outcome))
+        await respond(response_type="ephemeral", replace_original=True, text=fit_text(escape(outcome.text)),
+                      blocks=fit_blocks(verdict_blocks(outcome)))
     else:
         await private(respond, outcome.text)
 
@@ -50,6 +53,6 @@ async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) 
 async def private(respond: Any, text: str) -> None:
     """An ephemeral note beside the message, leaving the message as it is."""
     try:
-        await respond(response_type="ephemeral", replace_original=False, text=escape(text))
+        await respond(response_type="ephemeral", replace_original=False, text=fit_text(escape(text)))
     except Exception as exc:
         log.warning("could not answer a button privately: %r", exc)

@@ -7,6 +7,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -14,6 +15,8 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.error import BoltUnhandledRequestError
 from slack_bolt.response import BoltResponse
 from slack_sdk.errors import SlackApiError
+from slack_sdk.socket_mode.request import SocketModeRequest
+from slack_sdk.socket_mode.response import SocketModeResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.actions import register_actions
@@ -25,7 +28,7 @@ from adapters.slack.logsafe import install as redact_logs
 from adapters.slack.options import EVENTS_PATH, SlackOptions
 from adapters.slack.permissions import AdminPolicy
 from adapters.slack.platform import SlackPlatform, make_client
-from adapters.slack.signature import RequestGuard
+from adapters.slack.signature import UNREADABLE, RequestGuard
 from bot.config import Settings
 from bot.quiz import QuizService
 
@@ -86,9 +89,21 @@ async def on_error(error: Exception, body: dict) -> BoltResponse | None:
     return None
 
 
+class GuardedSocketModeHandler(AsyncSocketModeHandler):
+    """Socket Mode as bolt does it, except that a payload whose fields bolt cannot read (e.g. "user": 5) is
+    acknowledged, logged at INFO once and ignored, as the HTTP edge does (adapters/slack/signature.py)."""
+
+    async def handle(self, client: Any, req: SocketModeRequest) -> None:  # type: ignore[override]
+        try:
+            await super().handle(client, req)
+        except (TypeError, AttributeError, KeyError, ValueError, IndexError) as exc:
+            log.info(UNREADABLE, type(exc).__name__)
+            await client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
+
+
 def socket_mode_handler(app: AsyncApp, app_token: str) -> AsyncSocketModeHandler:
     """The Socket Mode handler for the same app (connects only when asked)."""
-    return AsyncSocketModeHandler(app, app_token)
+    return GuardedSocketModeHandler(app, app_token)
 
 
 async def serve_http(bot: SlackBot, host: str, port: int) -> web.AppRunner:

@@ -26,6 +26,8 @@ from adapters.slack.blocks import (
 )
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, parse_channel, parse_user, team_of
+from adapters.slack.limits import fit_blocks, fit_text
+from bot.echo import echo
 from bot.errors import BadSetting, QuizError
 from bot.model import Actor, AnswerOutcome, ChannelRef, ConfigCard, LeaderboardCard, QuestionCard, StatsCard
 from bot.textcommands import Command, parse_quiz
@@ -49,7 +51,7 @@ def register_commands(app: AsyncApp, deps: SlackDeps) -> None:
         await ack()
         reply = await run_quiz(deps, client, body, context.team_id)
         try:
-            await respond(response_type="ephemeral", text=reply.text, blocks=reply.blocks)
+            await respond(response_type="ephemeral", text=fit_text(reply.text), blocks=fit_blocks(reply.blocks))
         except Exception as exc:  # an expired response_url: nothing else to tell the user with
             log.warning("could not reply to /quiz: %r", exc)
 
@@ -64,7 +66,7 @@ async def run_quiz(deps: SlackDeps, client: AsyncWebClient, body: dict, context_
     try:
         return await dispatch(deps, client, ref, user, parse_quiz(body.get("text") or ""))
     except QuizError as exc:
-        return Reply(exc.message)
+        return Reply(escape(exc.message))
     except SlackApiError as exc:
         error = exc.response.get("error")
         log.warning("/quiz hit a Slack API error: %s", error)
@@ -87,13 +89,13 @@ class SlackSource:
             return self.user_id
         target = parse_user(raw)
         if target is None:
-            raise BadSetting(f"'{raw}' is not a person: mention them with @, for example /quiz stats @ann.")
+            raise BadSetting(f"'{echo(raw)}' is not a person: mention them with @, for example /quiz stats @ann.")
         return target
 
     def channel(self, raw: str) -> ChannelRef:
         channel = parse_channel(raw)
         if channel is None:
-            raise BadSetting(f"'{raw}' is not a channel: pick one with #, for example channel #pytorch.")
+            raise BadSetting(f"'{echo(raw)}' is not a channel: pick one with #, for example channel #pytorch.")
         return replace(self.ref, channel_id=channel)
 
     async def actor(self, target: ChannelRef) -> Actor:
@@ -112,13 +114,13 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
         case AnswerOutcome():
             return Reply(escape(result.text))
         case LeaderboardCard():
-            return Reply(result.title, leaderboard_blocks(result))
+            return Reply(escape(result.title), leaderboard_blocks(result))
         case StatsCard():
             return Reply("Quiz stats", stats_blocks(result))
         case HelpReply(did_you_mean=str() as short):
-            return Reply(short, [section(escape(short))])
+            return Reply(escape(short), [section(escape(short))])
         case HelpReply(reason=reason):
-            return Reply(SLACK_HELP, help_blocks(reason))
+            return Reply(escape(SLACK_HELP), help_blocks(reason))
         case SettingsReply(card=card, changed=changed):
             return config_reply(card, await join_note(client, card.config.ref) if changed else "")
         case PostedReply(ref=target):
@@ -130,7 +132,7 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
 
 def config_reply(card: ConfigCard, note: str = "") -> Reply:
     blocks = config_blocks(card) + ([section(note)] if note else [])
-    return Reply("\n".join(line for line in card.lines if line), blocks)
+    return Reply(escape("\n".join(line for line in card.lines if line)), blocks)
 
 
 async def join_note(client: AsyncWebClient, ref: ChannelRef) -> str:

@@ -28,6 +28,7 @@ def dedupe_middleware(service: QuizService) -> Callable[..., Awaitable[BoltRespo
             retry = request.headers.get("x-slack-retry-num", ["?"])[0]
             log.debug("dropping repeated event %s (retry %s)", event_id, retry)
             return BoltResponse(status=200, body="")
-        return await next()
+        response: BoltResponse | None = await next()
+        return response
 
     return drop_repeated_events

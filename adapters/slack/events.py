@@ -12,7 +12,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack.blocks import home_view
 from adapters.slack.commands import FAILED
 from adapters.slack.deps import SlackDeps
-from adapters.slack.ids import PLATFORM, choice_for_reaction, message_id, team_of
+from adapters.slack.ids import PLATFORM, choice_for_reaction, message_id, message_of, team_of, user_of
+from adapters.slack.limits import fit_view
+from bot.echo import echo
 from bot.errors import NotAQuestion, QuizError, ReactionsOff
 from bot.model import ChannelRef, Period
 
@@ -33,13 +35,17 @@ def register_events(app: AsyncApp, deps: SlackDeps) -> None:
 
 async def answer_by_reaction(deps: SlackDeps, body: dict, event: dict, context_team: str | None) -> None:
     """:one: .. :four: on a daily question answers it (when the channel has reactions on)."""
-    choice = choice_for_reaction(str(event.get("reaction", "")))
-    item = event.get("item") or {}
-    user, team = event.get("user"), team_of(body, context_team)
-    channel, ts = item.get("channel"), item.get("ts")
-    if choice is None or item.get("type") != "message" or not (user and team and channel and ts):
-        log.debug("ignoring reaction %r: not an answer", event.get("reaction"))
+    reaction = event.get("reaction")
+    choice = choice_for_reaction(reaction) if isinstance(reaction, str) else None
+    item = event.get("item")
+    if choice is None or (isinstance(item, dict) and item.get("type") not in (None, "message")):
+        log.debug("ignoring reaction %r: not an answer", echo(repr(reaction), 40))
         return
+    message, user, team = message_of(item), user_of(event.get("user")), team_of(body, context_team)
+    if message is None or user is None or team is None:
+        log.info("ignoring a reaction_added event whose item, user or team is not what Slack documents")
+        return
+    channel, ts = message
     try:
         text = (await deps.service.answer_by_reaction(PLATFORM, message_id(channel, ts), user, choice)).text
     except (NotAQuestion, ReactionsOff) as exc:
@@ -59,14 +65,17 @@ async def answer_by_reaction(deps: SlackDeps, body: dict, event: dict, context_t
 async def publish_home(deps: SlackDeps, client: AsyncWebClient, body: dict, event: dict,
                        context_team: str | None) -> None:
     """The Home tab: the person's stats and this week's workspace leaderboard."""
-    user, team = event.get("user"), team_of(body, context_team)
-    if event.get("tab", "home") != "home" or not (user and team):
-        log.debug("ignoring app_home_opened on the %r tab", event.get("tab"))
+    user, team = user_of(event.get("user")), team_of(body, context_team)
+    if event.get("tab", "home") != "home":
+        log.debug("ignoring app_home_opened on the %r tab", echo(repr(event.get("tab")), 40))
+        return
+    if user is None or team is None:
+        log.info("ignoring an app_home_opened event whose user or team is not what Slack documents")
         return
     try:
         stats = await deps.service.stats(PLATFORM, team, user)
         board = await deps.service.leaderboard(PLATFORM, team, Period.WEEK, user)
-        await client.views_publish(user_id=user, view=home_view(stats, board))
+        await client.views_publish(user_id=user, view=fit_view(home_view(stats, board)))
     except SlackApiError as exc:
         log.warning("views.publish failed: %s", exc.response.get("error"))
     except Exception:

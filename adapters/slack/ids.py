@@ -6,12 +6,15 @@ Each is parsed at the adapter boundary into core values (round ids, choice index
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from bot.model import LETTERS
+from bot.parsing import parse_round_id
 
 PLATFORM = "slack"
 ACTION_PREFIX = "studybot.answer"
-ACTION_PATTERN = re.compile(r"^studybot\.answer\.(\d+)\.([0-3])$")
+ACTION_PATTERN = re.compile(r"^studybot\.answer\.")  # every button of ours; parse_action_id reads the rest
+_ACTION = re.compile(r"studybot\.answer\.([0-9]+)\.([0-3])")
 
 # The documented reaction per choice (shown beside the choices): :one: :two: :three: :four:.
 REACTION_NAMES: tuple[str, ...] = ("one", "two", "three", "four")
@@ -21,6 +24,8 @@ _USER_MENTION = re.compile(r"^<@([UW][A-Z0-9]+)(?:\|[^>]*)?>$")
 _CHANNEL_MENTION = re.compile(r"^<#([CG][A-Z0-9]+)(?:\|[^>]*)?>$")
 _RAW_USER = re.compile(r"^[UW][A-Z0-9]{2,}$")
 _RAW_CHANNEL = re.compile(r"^[CG][A-Z0-9]{2,}$")
+_ID = re.compile(r"[A-Z][A-Z0-9]{2,40}")  # a user, channel or team id as payloads carry it
+_TS = re.compile(r"[0-9]{1,12}\.[0-9]{1,8}")  # a message timestamp
 
 
 def action_id(round_id: int, choice: int) -> str:
@@ -28,10 +33,11 @@ def action_id(round_id: int, choice: int) -> str:
     return f"{ACTION_PREFIX}.{round_id}.{choice}"
 
 
-def parse_action_id(value: str) -> tuple[int, int] | None:
-    """`studybot.answer.12.3` -> (12, 3); None for anything else."""
-    m = ACTION_PATTERN.match(value or "")
-    return (int(m.group(1)), int(m.group(2))) if m else None
+def parse_action_id(value: object) -> tuple[int, int] | None:
+    """`studybot.answer.12.3` -> (12, 3); None for anything else (a round id no store can hold included)."""
+    m = _ACTION.fullmatch(value) if isinstance(value, str) else None
+    round_id = parse_round_id(m.group(1)) if m else None
+    return (round_id, int(m.group(2))) if m and round_id is not None else None
 
 
 def message_id(channel_id: str, ts: str) -> str:
@@ -76,13 +82,32 @@ def mention(user_id: str) -> str:
     return f"<@{user_id}>"
 
 
-def team_of(body: dict, context_team: str | None = None) -> str | None:
+def payload_id(value: Any) -> str | None:
+    """A user, channel or team id from a payload field; None for anything else (an object, a number, text)."""
+    return value if isinstance(value, str) and _ID.fullmatch(value) else None
+
+
+def user_of(value: Any) -> str | None:
+    """The user of a payload: an object with an `id` (interactions) or the id itself (events)."""
+    return payload_id(value.get("id") if isinstance(value, dict) else value)
+
+
+def message_of(item: Any) -> tuple[str, str] | None:
+    """A reaction's `item` when it is a message: (channel id, ts); None for a file or a malformed item."""
+    if not isinstance(item, dict) or item.get("type") != "message":
+        return None
+    channel, ts = payload_id(item.get("channel")), item.get("ts")
+    return (channel, ts) if channel and isinstance(ts, str) and _TS.fullmatch(ts) else None
+
+
+def team_of(body: dict[str, Any], context_team: str | None = None) -> str | None:
     """The workspace (space) a request comes from: bolt's context, else the payload's own fields."""
     team, user = body.get("team"), body.get("user")
-    return (
+    found = (
         context_team
         or body.get("team_id")
         or (team.get("id") if isinstance(team, dict) else None)
         or (user.get("team_id") if isinstance(user, dict) else None)
         or body.get("enterprise_id")
     )
+    return payload_id(found)

@@ -25,6 +25,7 @@ from adapters.slack.blocks import (
     revealed_question_blocks,
 )
 from adapters.slack.ids import PLATFORM, message_id, parse_message_id
+from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mrkdwn import escape
 from bot.model import ChannelRef, QuestionCard, RevealCard
 
@@ -67,7 +68,7 @@ class SlackPlatform:
 
     async def _post_question(self, ref: ChannelRef, card: QuestionCard) -> AsyncSlackResponse:
         return await self.client.chat_postMessage(
-            channel=ref.channel_id, text=question_text(card), blocks=question_blocks(card)
+            channel=ref.channel_id, text=fit_text(question_text(card)), blocks=fit_blocks(question_blocks(card))
         )
 
     async def post_reveal(self, ref: ChannelRef, card: RevealCard) -> str | None:
@@ -77,14 +78,15 @@ class SlackPlatform:
             channel, ts = posted
             try:
                 await self.client.chat_update(
-                    channel=channel, ts=ts, text=reveal_text(card), blocks=revealed_question_blocks(card)
+                    channel=channel, ts=ts, text=fit_text(reveal_text(card)),
+                    blocks=fit_blocks(revealed_question_blocks(card)),
                 )
             except SlackApiError as exc:  # deleted message, lost access: the reveal still goes out
                 log.warning("could not update question %s of round %d: %s", ts, card.round_id,
                             exc.response.get("error"))
         names = {} if card.ping_winners else await self._display_names(card.correct_users[:MAX_NAMED])
         resp = await self.client.chat_postMessage(
-            channel=ref.channel_id, text=reveal_text(card), blocks=reveal_blocks(card, names)
+            channel=ref.channel_id, text=fit_text(reveal_text(card)), blocks=fit_blocks(reveal_blocks(card, names))
         )
         return message_id(str(resp["channel"]), str(resp["ts"]))
 
@@ -107,5 +109,9 @@ class SlackPlatform:
                 self._names[uid] = str(name)
         return {uid: self._names[uid] for uid in user_ids if uid in self._names}
 
+    async def post_notice(self, ref: ChannelRef, text: str) -> None:
+        """A plain note in the channel (e.g. a day skipped while the bot was offline)."""
+        await self.client.chat_postMessage(channel=ref.channel_id, text=escape(text))
+
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
-        await self.client.chat_postEphemeral(channel=ref.channel_id, user=user_id, text=escape(text))
+        await self.client.chat_postEphemeral(channel=ref.channel_id, user=user_id, text=fit_text(escape(text)))

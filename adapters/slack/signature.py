@@ -5,6 +5,7 @@ minutes away, a wrong HMAC) gets 401 and one INFO line, whatever its body holds:
 payload never reaches a parser. A correctly signed request that was already handled (the same signature
 again within the window) is refused too; the signatures seen are kept in the store, so every process of
 the bot shares them. Slack's own redeliveries (X-Slack-Retry-Num) are acknowledged without running again.
+A signed payload whose fields bolt cannot read is acknowledged, logged at INFO and ignored.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ log = logging.getLogger(__name__)
 WINDOW = dt.timedelta(minutes=5)  # Slack's tolerance for the request timestamp, either way
 REJECTED = "Rejected a request with an invalid signature or a stale timestamp (body withheld)"
 REPLAYED = "Refused a replayed Slack request (the same signature was already handled)"
+UNREADABLE = "Ignored a signed Slack request whose fields are not what Slack documents (%s; body withheld)"
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -57,4 +59,10 @@ class RequestGuard:
                 return web.Response(status=200)  # Slack redelivering what we already handled
             log.info(REPLAYED)
             return web.Response(status=401)
-        return await handler(request)
+        try:
+            return await handler(request)
+        except (TypeError, AttributeError, KeyError, ValueError, IndexError) as exc:
+            # bolt reads `user`, `team`, `channel` while building its request; a signed payload whose fields
+            # have shapes Slack never sends (e.g. "user": 5) is acknowledged and ignored, not a 500 and a traceback
+            log.info(UNREADABLE, type(exc).__name__)
+            return web.Response(status=200)

@@ -14,7 +14,7 @@ def store_for_url(url: str) -> Store:
         return SqliteStore(sqlite_path(url))
     if url.startswith(("postgresql://", "postgres://")):
         try:
-            from bot.store.postgres import PostgresStore  # type: ignore[import-not-found]
+            from bot.store.postgres import PostgresStore
         except ImportError as exc:
             raise SystemExit(f"PostgreSQL needs its extra: pip install 'studybot[postgres]' ({exc})") from None
         return PostgresStore(url)

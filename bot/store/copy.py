@@ -19,7 +19,7 @@ import contextlib
 import datetime as dt
 import logging
 import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -33,12 +33,14 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ("platform", "text"), ("channel_id", "text"), ("space_id", "text"), ("post_time", "time"),
         ("timezone", "text"), ("weekdays", "text"), ("topics", "text"), ("difficulties", "text"),
         ("paused", "bool"), ("reactions", "bool"), ("answer_window_s", "int"), ("speed_bonus", "bool"),
-        ("updated_at", "ts"), ("ping_winners", "bool"),
+        ("updated_at", "ts"), ("ping_winners", "bool"), ("next_post_at", "ts"), ("claimed_until", "ts"),
     ), ("platform", "channel_id")),
     ("rounds", (
         ("id", "int"), ("kind", "text"), ("platform", "text"), ("space_id", "text"), ("channel_id", "text"),
         ("user_id", "text"), ("question_id", "text"), ("topic", "text"), ("local_date", "date"),
         ("opened_at", "ts"), ("closes_at", "ts"), ("revealed_at", "ts"), ("message_id", "text"),
+        ("post_state", "text"), ("post_attempts", "int"), ("post_due_at", "ts"), ("post_doubts", "int"),
+        ("reveal_state", "text"), ("reveal_attempts", "int"), ("reveal_due_at", "ts"), ("reveal_doubts", "int"),
     ), ("id",)),
     ("answers", (
         ("round_id", "int"), ("user_id", "text"), ("choice", "int"), ("correct", "bool"), ("answered_at", "ts"),
@@ -70,8 +72,10 @@ class BulkStore(Protocol):
 
     async def count_rows(self, tables: Sequence[str]) -> dict[str, int]: ...
     def export_rows(self, tables: Sequence[tuple[str, Sequence[str], Sequence[str]]],
-                    batch: int = ...) -> AsyncIterator[tuple[str, list[tuple]]]: ...
-    async def import_rows(self, batches: AsyncIterator[tuple[str, Sequence[str], list[tuple]]]) -> dict[str, int]: ...
+                    batch: int = ...) -> AsyncGenerator[tuple[str, list[tuple[Any, ...]]]]: ...
+    async def import_rows(
+        self, batches: AsyncIterator[tuple[str, Sequence[str], list[tuple[Any, ...]]]]
+    ) -> dict[str, int]: ...
 
 
 Convert = Callable[[Any], Any]
@@ -136,7 +140,7 @@ async def copy_data(src: BulkStore, dst: BulkStore, *, batch: int = BATCH) -> di
     specs = [(name, [c for c, _ in columns], list(order)) for name, columns, order in TABLES]
     column_names = {name: cols for name, cols, _ in specs}
 
-    async def stream() -> AsyncIterator[tuple[str, Sequence[str], list[tuple]]]:
+    async def stream() -> AsyncGenerator[tuple[str, Sequence[str], list[tuple[Any, ...]]]]:
         for name in TABLE_NAMES:  # every table shows up, even an empty one
             yield name, column_names[name], []
         async with contextlib.aclosing(src.export_rows(specs, batch)) as rows_by_table:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
-from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
@@ -25,30 +24,43 @@ import asyncpg
 
 from bot.model import (
     Answer,
+    Board,
     ChannelConfig,
     ChannelRef,
+    DueChannel,
     LeaderboardRow,
+    NewAnswer,
     Period,
     Round,
     RoundKind,
+    SendClaim,
+    SpaceFilter,
+    StreakState,
     TopicStats,
 )
-from bot.ports import AnswerWrite, NewAnswer, RevealInput, Scorer, StreakState, period_keys
+from bot.scoring import ranked
 from bot.store.migrations import load_migrations
-from bot.store.rows import config_from_row, config_to_row, from_ts, round_from_row
+from bot.store.rows import (
+    ANSWER_COLUMNS,
+    ROUND_COLUMNS,
+    answer_from_row,
+    asked_where,
+    config_from_row,
+    config_to_row,
+    from_ts,
+    ident,
+    opened,
+    round_from_row,
+)
+from bot.store.settle import SettlingStore
 
 log = logging.getLogger(__name__)
 
-ROUND_COLUMNS = (
-    "id, kind, platform, space_id, channel_id, user_id, question_id, topic, local_date, opened_at, "
-    "closes_at, revealed_at, message_id"
-)
 # the column order of rows.config_from_row, with the time rendered as HH:MM like the SQLite text
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, to_char(post_time, 'HH24:MI'), timezone, weekdays, topics, difficulties, "
     "paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners"
 )
-ANSWER_COLUMNS = "round_id, user_id, choice, correct, answered_at, points"
 POOL_MIN, POOL_MAX = 1, 10
 # advisory lock keys (two int4 keys): a namespace of ours, then 0 or a hash of the space
 LOCK_MIGRATIONS = 0x53420001
@@ -67,13 +79,7 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
 
 
-def _ident(name: str) -> str:
-    if not (name.isidentifier() and name.isascii()):
-        raise ValueError(f"not a plain SQL identifier: {name!r}")
-    return name
-
-
-class PostgresStore:
+class PostgresStore(SettlingStore):
     """Store port on PostgreSQL (several bot processes may share one database)."""
 
     dialect = "postgres"
@@ -112,14 +118,17 @@ class PostgresStore:
 
     @property
     def pool(self) -> asyncpg.Pool:
-        if self._pool is None:
-            raise RuntimeError("the store is not open")
-        return self._pool
+        return opened(self._pool)
 
     @contextlib.asynccontextmanager
     async def _tx(self) -> AsyncIterator[asyncpg.Connection]:
         async with self.pool.acquire() as conn, conn.transaction():
             yield conn
+
+    @contextlib.asynccontextmanager
+    async def _settling(self) -> AsyncIterator[_Settle]:
+        async with self._tx() as conn:
+            yield _Settle(conn)
 
     async def migrate(self) -> list[int]:
         """Apply numbered migrations not applied yet; returns the versions applied now.
@@ -193,14 +202,16 @@ class PostgresStore:
 
     async def claim_daily_round(
         self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
-        closes_at: dt.datetime | None,
+        closes_at: dt.datetime | None, *, lease_until: dt.datetime | None = None,
     ) -> Round | None:
         # ON CONFLICT DO NOTHING covers the partial unique index: a concurrent claimer waits for the
         # winner's commit and then inserts nothing.
         row = await self.pool.fetchrow(
             "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, opened_at, "
-            f"closes_at) VALUES ('daily',$1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT DO NOTHING RETURNING {ROUND_COLUMNS}",
+            "closes_at, post_state, post_attempts, post_due_at) VALUES ('daily',$1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) "
+            f"ON CONFLICT DO NOTHING RETURNING {ROUND_COLUMNS}",
             ref.platform, ref.space_id, ref.channel_id, question_id, topic, local_date, opened_at, closes_at,
+            "sending" if lease_until else "due", 1 if lease_until else 0, lease_until,
         )
         return round_from_row(row) if row else None
 
@@ -253,203 +264,148 @@ class PostgresStore:
     async def question_counts(
         self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
     ) -> dict[str, int]:
-        sql = "SELECT question_id, COUNT(*) FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = $3"
-        params: list = [platform, space_id, kind.value]
-        if user_id is not None:
-            sql += " AND user_id = $4"
-            params.append(user_id)
-        rows = await self.pool.fetch(sql + " GROUP BY question_id", *params)
-        return {r[0]: int(r[1]) for r in rows}
+        where, params = asked_where(platform, space_id, kind, user_id, "$")
+        sql = f"SELECT question_id, COUNT(*) FROM rounds WHERE {where} GROUP BY question_id"
+        return {r[0]: int(r[1]) for r in await self.pool.fetch(sql, *params)}
 
     async def last_question_id(
         self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
     ) -> str | None:
-        sql = "SELECT question_id FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = $3"
-        params: list = [platform, space_id, kind.value]
-        if user_id is not None:
-            sql += " AND user_id = $4"
-            params.append(user_id)
-        return await self.pool.fetchval(sql + " ORDER BY id DESC LIMIT 1", *params)
+        where, params = asked_where(platform, space_id, kind, user_id, "$")
+        sql = f"SELECT question_id FROM rounds WHERE {where} ORDER BY id DESC LIMIT 1"
+        question_id: str | None = await self.pool.fetchval(sql, *params)
+        return question_id
+
+    # ---- durable daily work ----------------------------------------------------------------------
+
+    async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
+        await self.pool.execute(
+            "UPDATE channels SET next_post_at = $1, claimed_until = NULL WHERE platform = $2 AND channel_id = $3",
+            at, ref.platform, ref.channel_id,
+        )
+
+    async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None:
+        at = await self.pool.fetchval(
+            "SELECT next_post_at FROM channels WHERE platform = $1 AND channel_id = $2", ref.platform, ref.channel_id
+        )
+        return from_ts(at) if at else None
+
+    async def unscheduled_channels(self) -> list[ChannelConfig]:
+        rows = await self.pool.fetch(
+            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE NOT paused AND next_post_at IS NULL "
+            "ORDER BY platform, channel_id"
+        )
+        return [config_from_row(r) for r in rows]
+
+    async def claim_due_channels(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        where, params = _space_sql(spaces, 4)
+        rows = await self.pool.fetch(
+            "UPDATE channels c SET claimed_until = $1 FROM (SELECT platform, channel_id FROM channels "
+            "WHERE next_post_at IS NOT NULL AND next_post_at <= $2 AND NOT paused "
+            f"AND (claimed_until IS NULL OR claimed_until <= $2){where} ORDER BY next_post_at LIMIT $3 "
+            "FOR UPDATE SKIP LOCKED) due WHERE c.platform = due.platform AND c.channel_id = due.channel_id "
+            "RETURNING c.platform, c.space_id, c.channel_id, c.next_post_at",
+            lease_until, now, limit, *params,
+        )
+        return sorted(
+            (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
+            key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id),
+        )
+
+    async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        await self.pool.execute(
+            "UPDATE channels SET next_post_at = CASE WHEN next_post_at = $1 THEN $2 ELSE next_post_at END, "
+            "claimed_until = NULL WHERE platform = $3 AND channel_id = $4",
+            due_at, next_at, ref.platform, ref.channel_id,
+        )
+
+    async def _claim_sends(
+        self, what: str, now: dt.datetime, lease_until: dt.datetime, limit: int, round_id: int | None,
+        force: bool, spaces: SpaceFilter | None,
+    ) -> list[SendClaim]:
+        """Claim deliveries of `what` (post or reveal) that are due, failed and due for a retry, or whose
+        sending lease ran out: FOR UPDATE SKIP LOCKED, so concurrent ticks never take the same round."""
+        where, params = _space_sql(spaces, 5)
+        state = "revealed_at IS NULL" if what == "post" else "revealed_at IS NOT NULL"
+        rows = await self.pool.fetch(
+            f"UPDATE rounds r SET {what}_state = 'sending', {what}_attempts = r.{what}_attempts + 1, "
+            f"{what}_due_at = $1, "
+            f"{what}_doubts = r.{what}_doubts + (CASE WHEN w.prev_state = 'sending' THEN 1 ELSE 0 END) "
+            f"FROM (SELECT id, {what}_state AS prev_state FROM rounds WHERE kind = 'daily' AND {state} "
+            f"AND {what}_state IN ('due', 'sending', 'failed') AND ({what}_due_at IS NULL OR {what}_due_at <= $2"
+            + (f" OR {what}_state = 'failed'" if force else "")
+            + f") AND ($4::bigint IS NULL OR id = $4){where} ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED) w "
+            f"WHERE r.id = w.id RETURNING {', '.join('r.' + c.strip() for c in ROUND_COLUMNS.split(','))}, "
+            f"r.{what}_attempts, r.{what}_doubts, w.prev_state",
+            lease_until, now, limit, round_id, *params,
+        )
+        out = [SendClaim(round_from_row(tuple(r)[:-3]), int(r[-3]), r[-1] == "sending", int(r[-2])) for r in rows]
+        return sorted(out, key=lambda c: c.round.id)
+
+    async def claim_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        force: bool = False, spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        return await self._claim_sends("post", now, lease_until, limit, round_id, force, spaces)
+
+    async def finish_post(
+        self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
+    ) -> None:
+        await self.pool.execute(
+            "UPDATE rounds SET post_state = $1, post_due_at = $2, message_id = COALESCE($3, message_id) WHERE id = $4",
+            state, retry_at, message_id, round_id,
+        )
+
+    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+        rows = await self.pool.fetch(
+            "SELECT question_id FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
+            "AND revealed_at IS NULL",
+            platform, space_id,
+        )
+        return {r[0] for r in rows}
+
+    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
+        await self.pool.execute(
+            "UPDATE rounds SET closes_at = $1 WHERE id = $2 AND closes_at IS NULL AND revealed_at IS NULL", at, round_id
+        )
+
+    async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
+        where, params = _space_sql(spaces, 3)
+        rows = await self.pool.fetch(
+            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE kind = 'daily' AND revealed_at IS NULL "
+            f"AND closes_at IS NOT NULL AND closes_at <= $1{where} ORDER BY closes_at, id LIMIT $2",
+            now, limit, *params,
+        )
+        return [round_from_row(r) for r in rows]
+
+    async def claim_reveals(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        return await self._claim_sends("reveal", now, lease_until, limit, round_id, False, spaces)
+
+    async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
+        await self.pool.execute(
+            "UPDATE rounds SET reveal_state = $1, reveal_due_at = $2 WHERE id = $3", state, retry_at, round_id
+        )
 
     # ---- answers ---------------------------------------------------------------------------------
-
-    async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
-        if not answers:
-            return []
-        results: list[AnswerWrite | None] = [None] * len(answers)
-        async with self._tx() as conn:
-            # FOR SHARE: batches run side by side, but a reveal (UPDATE of the round) waits for them, and a
-            # batch that waited for a reveal reads the revealed row; no answer slips in after a reveal.
-            rows = await conn.fetch(
-                "SELECT id, revealed_at, closes_at FROM rounds WHERE id = ANY($1::bigint[]) ORDER BY id FOR SHARE",
-                sorted({a.round_id for a in answers}),
-            )
-            state = {r[0]: r[1] is None and (r[2] is None or r[2] > now) for r in rows}
-            pending: list[int] = []
-            seen: set[tuple[int, str]] = set()
-            for i, a in enumerate(answers):
-                if a.round_id not in state:
-                    results[i] = AnswerWrite("unknown")
-                elif not state[a.round_id]:
-                    results[i] = AnswerWrite("closed")
-                elif (a.round_id, a.user_id) not in seen:
-                    seen.add((a.round_id, a.user_id))
-                    pending.append(i)
-            inserted: set[tuple[int, str]] = set()
-            if pending:
-                batch = [answers[i] for i in pending]
-                for r in await conn.fetch(
-                    "INSERT INTO answers (round_id, user_id, choice, correct, answered_at) "
-                    "SELECT * FROM unnest($1::bigint[], $2::text[], $3::smallint[], $4::boolean[], "
-                    "$5::timestamptz[]) ON CONFLICT DO NOTHING RETURNING round_id, user_id",
-                    [a.round_id for a in batch], [a.user_id for a in batch], [a.choice for a in batch],
-                    [a.correct for a in batch], [a.answered_at for a in batch],
-                ):
-                    inserted.add((r[0], r[1]))
-            # the first of a batch's answers by one user is recorded; every other one is a duplicate and
-            # learns the stored choice (read inside this transaction, so it sees this batch's own rows)
-            first: set[tuple[int, str]] = set()
-            duplicates: list[int] = []
-            for i, a in enumerate(answers):
-                key = (a.round_id, a.user_id)
-                if results[i] is not None:
-                    continue
-                if key in inserted and key not in first:
-                    first.add(key)
-                    results[i] = AnswerWrite("recorded")
-                else:
-                    duplicates.append(i)
-            if duplicates:
-                keys = sorted({(answers[i].round_id, answers[i].user_id) for i in duplicates})
-                existing = {(r[0], r[1]): int(r[2]) for r in await conn.fetch(
-                    "SELECT a.round_id, a.user_id, a.choice FROM answers a "
-                    "JOIN unnest($1::bigint[], $2::text[]) AS k(round_id, user_id) "
-                    "ON a.round_id = k.round_id AND a.user_id = k.user_id",
-                    [k[0] for k in keys], [k[1] for k in keys],
-                )}
-                for i in duplicates:
-                    results[i] = AnswerWrite("duplicate", existing.get((answers[i].round_id, answers[i].user_id)))
-        return [r for r in results if r is not None]
 
     async def get_answer(self, round_id: int, user_id: str) -> Answer | None:
         row = await self.pool.fetchrow(
             f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = $1 AND user_id = $2", round_id, user_id
         )
-        return _answer(row) if row else None
+        return answer_from_row(row) if row else None
 
     async def round_answers(self, round_id: int) -> list[Answer]:
         rows = await self.pool.fetch(
             f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = $1 ORDER BY answered_at, user_id", round_id
         )
-        return [_answer(r) for r in rows]
+        return [answer_from_row(r) for r in rows]
 
     # ---- reveal and leaderboards -----------------------------------------------------------------
-
-    async def reveal_round(self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None) -> bool:
-        async with self._tx() as conn:
-            row = await conn.fetchrow(
-                f"UPDATE rounds SET revealed_at = $1 WHERE id = $2 AND revealed_at IS NULL RETURNING {ROUND_COLUMNS}",
-                revealed_at, round_id,
-            )
-            if row is None:
-                return False
-            round_ = round_from_row(row)
-            if scorer is None or round_.kind is not RoundKind.DAILY or round_.local_date is None:
-                return True
-            ref = round_.ref
-            # one scoring at a time per space: streaks, the previous date and score buckets read-modify-write
-            await conn.execute(
-                "SELECT pg_advisory_xact_lock($1, hashtext($2))", LOCK_SPACE, f"{ref.platform}\x1f{ref.space_id}"
-            )
-            answers = tuple(_answer(r) for r in await conn.fetch(
-                f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = $1", round_id
-            ))
-            prev = await conn.fetchval(
-                "SELECT MAX(local_date) FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
-                "AND revealed_at IS NOT NULL AND local_date < $3",
-                ref.platform, ref.space_id, round_.local_date,
-            )
-            streaks: dict[str, StreakState] = {}
-            if answers:
-                for r in await conn.fetch(
-                    "SELECT s.user_id, s.current, s.best, s.last_date FROM streaks s "
-                    "JOIN unnest($3::text[]) AS u(user_id) ON s.user_id = u.user_id "
-                    "WHERE s.platform = $1 AND s.space_id = $2",
-                    ref.platform, ref.space_id, [a.user_id for a in answers],
-                ):
-                    streaks[r[0]] = StreakState(int(r[1]), int(r[2]), r[3])
-            speed = await conn.fetchval(
-                "SELECT speed_bonus FROM channels WHERE platform = $1 AND channel_id = $2", ref.platform, ref.channel_id
-            )
-            result = scorer(RevealInput(round_, answers, prev, streaks, bool(speed)))
-            if result.points:
-                users = sorted(result.points)
-                await conn.execute(
-                    "UPDATE answers AS a SET points = u.points FROM unnest($2::text[], $3::integer[]) "
-                    "AS u(user_id, points) WHERE a.round_id = $1 AND a.user_id = u.user_id",
-                    round_id, users, [result.points[u] for u in users],
-                )
-            if result.streaks:
-                users = sorted(result.streaks)
-                states = [result.streaks[u] for u in users]
-                await conn.execute(
-                    "INSERT INTO streaks (platform, space_id, user_id, current, best, last_date) "
-                    "SELECT $1, $2, u.* FROM unnest($3::text[], $4::integer[], $5::integer[], $6::date[]) AS u "
-                    "ON CONFLICT (platform, space_id, user_id) DO UPDATE SET current = excluded.current, "
-                    "best = excluded.best, last_date = excluded.last_date",
-                    ref.platform, ref.space_id, users, [s.current for s in states], [s.best for s in states],
-                    [s.last_date for s in states],
-                )
-            correct = {a.user_id: a.correct for a in answers}
-            for period, key in period_keys(round_.local_date):
-                await self._fold_scores(conn, ref, period, key, result.points, correct)
-        return True
-
-    async def _fold_scores(
-        self, conn: asyncpg.Connection, ref: ChannelRef, period: Period, key: str, points: dict[str, int],
-        correct: dict[str, bool],
-    ) -> None:
-        """Add a round's points to one leaderboard and move its users between score buckets."""
-        if not points:
-            return
-        users = sorted(points)
-        scope = (ref.platform, ref.space_id, period.value, key)
-        # a join with unnest, not `user_id = ANY($5)`: a filter on a 10,000-element array is checked row by row
-        old = {r[0]: int(r[1]) for r in await conn.fetch(
-            "SELECT s.user_id, s.points FROM scores s JOIN unnest($5::text[]) AS u(user_id) ON s.user_id = u.user_id "
-            "WHERE s.platform = $1 AND s.space_id = $2 AND s.period = $3 AND s.period_key = $4",
-            *scope, users,
-        )}
-        await conn.execute(
-            "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered) "
-            "SELECT $1, $2, $3, $4, u.user_id, u.points, u.correct, 1 "
-            "FROM unnest($5::text[], $6::integer[], $7::integer[]) AS u(user_id, points, correct) "
-            "ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET "
-            "points = scores.points + excluded.points, correct = scores.correct + excluded.correct, "
-            "answered = scores.answered + 1",
-            *scope, users, [points[u] for u in users], [int(correct[u]) for u in users],
-        )
-        delta: Counter[int] = Counter()
-        for uid, p in points.items():
-            if uid in old:
-                delta[old[uid]] -= 1
-                delta[old[uid] + p] += 1
-            else:
-                delta[p] += 1
-        moved = sorted((pts, n) for pts, n in delta.items() if n)
-        if moved:
-            await conn.execute(
-                "INSERT INTO score_buckets (platform, space_id, period, period_key, points, users) "
-                "SELECT $1, $2, $3, $4, u.* FROM unnest($5::integer[], $6::integer[]) AS u "
-                "ON CONFLICT (platform, space_id, period, period_key, points) DO UPDATE SET "
-                "users = score_buckets.users + excluded.users",
-                *scope, [m[0] for m in moved], [m[1] for m in moved],
-            )
-            await conn.execute(
-                "DELETE FROM score_buckets WHERE platform = $1 AND space_id = $2 AND period = $3 AND period_key = $4 "
-                "AND users <= 0",
-                *scope,
-            )
 
     async def leaderboard(
         self, platform: str, space_id: str, period: Period, period_key: str, limit: int
@@ -459,11 +415,7 @@ class PostgresStore:
             "AND period = $3 AND period_key = $4 ORDER BY points DESC, user_id LIMIT $5",
             platform, space_id, period.value, period_key, limit,
         )
-        out: list[LeaderboardRow] = []
-        for i, (uid, pts, corr, ans) in enumerate(rows):
-            rank = out[-1].rank if out and out[-1].points == pts else i + 1
-            out.append(LeaderboardRow(rank, uid, int(pts), int(corr), int(ans)))
-        return out
+        return ranked(rows)
 
     async def rank_of(
         self, platform: str, space_id: str, period: Period, period_key: str, user_id: str
@@ -526,7 +478,7 @@ class PostgresStore:
     async def count_rows(self, tables: Iterable[str]) -> dict[str, int]:
         """Rows per table."""
         async with self.pool.acquire() as conn:
-            return {t: int(await conn.fetchval(f"SELECT COUNT(*) FROM {_ident(t)}")) for t in tables}
+            return {t: int(await conn.fetchval(f"SELECT COUNT(*) FROM {ident(t)}")) for t in tables}
 
     async def export_rows(
         self, tables: Sequence[TableSpec], batch: int = 5000
@@ -534,9 +486,9 @@ class PostgresStore:
         """Yield (table, rows) batches, every table read from one snapshot (a read-only repeatable read)."""
         async with self.pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
             for table, columns, order in tables:
-                cols = ", ".join(_ident(c) for c in columns)
+                cols = ", ".join(ident(c) for c in columns)
                 cursor = await conn.cursor(
-                    f"SELECT {cols} FROM {_ident(table)} ORDER BY {', '.join(_ident(c) for c in order)}"
+                    f"SELECT {cols} FROM {ident(table)} ORDER BY {', '.join(ident(c) for c in order)}"
                 )
                 while rows := await cursor.fetch(batch):
                     yield table, [tuple(r) for r in rows]
@@ -550,7 +502,7 @@ class PostgresStore:
                 given.setdefault(table, 0)
                 if rows:
                     await conn.copy_records_to_table(
-                        _ident(table), records=rows, columns=[_ident(c) for c in columns]
+                        ident(table), records=rows, columns=[ident(c) for c in columns]
                     )
                     given[table] += len(rows)
             if "rounds" in given:
@@ -559,13 +511,33 @@ class PostgresStore:
                     "FROM rounds"
                 )
             for table, n in given.items():
-                have = int(await conn.fetchval(f"SELECT COUNT(*) FROM {_ident(table)}"))
+                have = int(await conn.fetchval(f"SELECT COUNT(*) FROM {ident(table)}"))
                 if have != n:
                     raise RuntimeError(f"{table}: {have} rows after the import, {n} given; rolled back")
         # fresh statistics at once (autovacuum would take a minute): the planner picks the right indexes
         if given:
-            await self.pool.execute("ANALYZE " + ", ".join(_ident(t) for t in given))
+            await self.pool.execute("ANALYZE " + ", ".join(ident(t) for t in given))
         return given
+
+
+def _space_sql(spaces: SpaceFilter | None, first: int) -> tuple[str, list[object]]:
+    """The SQL of a SpaceFilter with parameters numbered from $first: its platforms, and on the sharded
+    platform only spaces on its shards ((id >> 22) % count); a non-numeric space id is on no shard."""
+    if spaces is None:
+        return "", []
+    sql, params = "", list[object]()
+    n = first
+    if spaces.platforms is not None:
+        sql += f" AND platform = ANY(${n}::text[])"
+        params.append(list(spaces.platforms))
+        n += 1
+    if spaces.shard_count:
+        sql += (
+            f" AND (platform <> ${n} OR CASE WHEN space_id ~ '^[0-9]{{1,19}}$' "
+            f"THEN ((space_id::numeric::bigint >> 22) % ${n + 1}) = ANY(${n + 2}::int[]) ELSE false END)"
+        )
+        params += [spaces.shard_platform, spaces.shard_count, list(spaces.shard_ids)]
+    return sql, params
 
 
 async def _keep_session(conn: asyncpg.Connection) -> None:
@@ -574,8 +546,132 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
     itself, so the default reset query (RESET ALL; UNLISTEN *; ...) would only cost a round trip per call."""
 
 
-def _answer(row: asyncpg.Record) -> Answer:
-    return Answer(
-        round_id=int(row[0]), user_id=row[1], choice=int(row[2]), correct=bool(row[3]),
-        answered_at=from_ts(row[4]), points=None if row[5] is None else int(row[5]),
-    )
+class _Settle:
+    """The reveal and answer-batch steps (bot.ports.RevealTransaction, AnswerTransaction) on one open
+    transaction. Batches lock their rounds FOR SHARE and a reveal takes the space's advisory lock."""
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self.conn = conn
+
+    async def claim_reveal(self, round_id: int, revealed_at: dt.datetime) -> Round | None:
+        row = await self.conn.fetchrow(
+            f"UPDATE rounds SET revealed_at = $1 WHERE id = $2 AND revealed_at IS NULL RETURNING {ROUND_COLUMNS}",
+            revealed_at, round_id,
+        )
+        return round_from_row(row) if row else None
+
+    async def lock_space(self, ref: ChannelRef) -> None:
+        await self.conn.execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext($2))", LOCK_SPACE, f"{ref.platform}\x1f{ref.space_id}"
+        )
+
+    async def answers(self, round_id: int) -> tuple[Answer, ...]:
+        rows = await self.conn.fetch(f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = $1", round_id)
+        return tuple(answer_from_row(r) for r in rows)
+
+    async def previous_date(self, ref: ChannelRef, before: dt.date) -> dt.date | None:
+        day: dt.date | None = await self.conn.fetchval(
+            "SELECT MAX(local_date) FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
+            "AND revealed_at IS NOT NULL AND local_date < $3",
+            ref.platform, ref.space_id, before,
+        )
+        return day
+
+    async def streaks(self, ref: ChannelRef, users: Sequence[str]) -> dict[str, StreakState]:
+        # a join with unnest, not `user_id = ANY($3)`: a filter on a 10,000-element array is checked row by row
+        return {r[0]: StreakState(int(r[1]), int(r[2]), r[3]) for r in await self.conn.fetch(
+            "SELECT s.user_id, s.current, s.best, s.last_date FROM streaks s "
+            "JOIN unnest($3::text[]) AS u(user_id) ON s.user_id = u.user_id "
+            "WHERE s.platform = $1 AND s.space_id = $2",
+            ref.platform, ref.space_id, list(users),
+        )}
+
+    async def speed_bonus(self, ref: ChannelRef) -> bool:
+        return bool(await self.conn.fetchval(
+            "SELECT speed_bonus FROM channels WHERE platform = $1 AND channel_id = $2", ref.platform, ref.channel_id
+        ))
+
+    async def write_points(self, round_id: int, points: dict[str, int]) -> None:
+        users = sorted(points)
+        await self.conn.execute(
+            "UPDATE answers AS a SET points = u.points FROM unnest($2::text[], $3::integer[]) "
+            "AS u(user_id, points) WHERE a.round_id = $1 AND a.user_id = u.user_id",
+            round_id, users, [points[u] for u in users],
+        )
+
+    async def write_streaks(self, ref: ChannelRef, streaks: dict[str, StreakState]) -> None:
+        users = sorted(streaks)
+        states = [streaks[u] for u in users]
+        await self.conn.execute(
+            "INSERT INTO streaks (platform, space_id, user_id, current, best, last_date) "
+            "SELECT $1, $2, u.* FROM unnest($3::text[], $4::integer[], $5::integer[], $6::date[]) AS u "
+            "ON CONFLICT (platform, space_id, user_id) DO UPDATE SET current = excluded.current, "
+            "best = excluded.best, last_date = excluded.last_date",
+            ref.platform, ref.space_id, users, [s.current for s in states], [s.best for s in states],
+            [s.last_date for s in states],
+        )
+
+    async def board_points(self, board: Board, users: Sequence[str]) -> dict[str, int]:
+        return {r[0]: int(r[1]) for r in await self.conn.fetch(
+            "SELECT s.user_id, s.points FROM scores s JOIN unnest($5::text[]) AS u(user_id) ON s.user_id = u.user_id "
+            "WHERE s.platform = $1 AND s.space_id = $2 AND s.period = $3 AND s.period_key = $4",
+            *_board(board), list(users),
+        )}
+
+    async def add_scores(self, board: Board, rows: Sequence[tuple[str, int, int]]) -> None:
+        await self.conn.execute(
+            "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered) "
+            "SELECT $1, $2, $3, $4, u.user_id, u.points, u.correct, 1 "
+            "FROM unnest($5::text[], $6::integer[], $7::integer[]) AS u(user_id, points, correct) "
+            "ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET "
+            "points = scores.points + excluded.points, correct = scores.correct + excluded.correct, "
+            "answered = scores.answered + 1",
+            *_board(board), *(list(column) for column in zip(*rows, strict=True)),
+        )
+
+    async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
+        await self.conn.execute(
+            "INSERT INTO score_buckets (platform, space_id, period, period_key, points, users) "
+            "SELECT $1, $2, $3, $4, u.* FROM unnest($5::integer[], $6::integer[]) AS u "
+            "ON CONFLICT (platform, space_id, period, period_key, points) DO UPDATE SET "
+            "users = score_buckets.users + excluded.users",
+            *_board(board), [m[0] for m in moves], [m[1] for m in moves],
+        )
+        await self.conn.execute(
+            "DELETE FROM score_buckets WHERE platform = $1 AND space_id = $2 AND period = $3 AND period_key = $4 "
+            "AND users <= 0",
+            *_board(board),
+        )
+
+    async def round_windows(
+        self, round_ids: Sequence[int]
+    ) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
+        # FOR SHARE: batches run side by side, but a reveal (UPDATE of the round) waits for them, and a
+        # batch that waited for a reveal reads the revealed row; no answer slips in after a reveal.
+        rows = await self.conn.fetch(
+            "SELECT id, revealed_at, closes_at FROM rounds WHERE id = ANY($1::bigint[]) ORDER BY id FOR SHARE",
+            list(round_ids),
+        )
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    async def insert_answers(self, answers: Sequence[NewAnswer]) -> set[tuple[int, str]]:
+        rows = await self.conn.fetch(
+            "INSERT INTO answers (round_id, user_id, choice, correct, answered_at) "
+            "SELECT * FROM unnest($1::bigint[], $2::text[], $3::smallint[], $4::boolean[], "
+            "$5::timestamptz[]) ON CONFLICT DO NOTHING RETURNING round_id, user_id",
+            *(list(column) for column in zip(*answers, strict=True)),
+        )
+        return {(r[0], r[1]) for r in rows}
+
+    async def stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
+        # read inside the batch's transaction, so it sees the batch's own rows
+        return {(r[0], r[1]): int(r[2]) for r in await self.conn.fetch(
+            "SELECT a.round_id, a.user_id, a.choice FROM answers a "
+            "JOIN unnest($1::bigint[], $2::text[]) AS k(round_id, user_id) "
+            "ON a.round_id = k.round_id AND a.user_id = k.user_id",
+            [k[0] for k in keys], [k[1] for k in keys],
+        )}
+
+
+def _board(board: Board) -> tuple[str, str, str, str]:
+    return board.platform, board.space_id, board.period.value, board.period_key

@@ -1,10 +1,35 @@
-"""Conversions between core values and database rows, shared by the stores."""
+"""What the SQL stores share: conversions between core values and rows, column lists, checks."""
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any, TypeVar
 
-from bot.model import ChannelConfig, ChannelRef, Difficulty, Round, RoundKind
+from bot.model import Answer, ChannelConfig, ChannelRef, Difficulty, Round, RoundKind
+
+# the column order of round_from_row and answer_from_row
+ROUND_COLUMNS = (
+    "id, kind, platform, space_id, channel_id, user_id, question_id, topic, local_date, opened_at, "
+    "closes_at, revealed_at, message_id, post_state"
+)
+ANSWER_COLUMNS = "round_id, user_id, choice, correct, answered_at, points"
+
+
+T = TypeVar("T")
+
+
+def opened(handle: T | None) -> T:
+    """A store's connection (or pool), or the error for a store used while closed."""
+    if handle is None:
+        raise RuntimeError("the store is not open")
+    return handle
+
+
+def ident(name: str) -> str:
+    """A table or column name checked to be a plain SQL identifier (names are spliced into statements)."""
+    if not (name.isidentifier() and name.isascii()):
+        raise ValueError(f"not a plain SQL identifier: {name!r}")
+    return name
 
 # the second to_ts formatted last and its text, replaced as one tuple (so no thread sees half an update)
 _last_second: tuple[tuple[int, ...], str] = ((), "")
@@ -39,9 +64,20 @@ def parse_date(value: str | dt.date | None) -> dt.date | None:
     return dt.date.fromisoformat(value)
 
 
-def round_from_row(row) -> Round:
+def asked_where(
+    platform: str, space_id: str, kind: RoundKind, user_id: str | None, mark: str
+) -> tuple[str, list[str]]:
+    """The WHERE clause (and its parameters) for the rounds of a kind in a space, and to a user if given;
+    `mark` is the driver's placeholder: "?" (SQLite) or "$" (PostgreSQL's $1, $2, ...)."""
+    params = [platform, space_id, kind.value] + ([] if user_id is None else [user_id])
+    columns = ("platform", "space_id", "kind", "user_id")[: len(params)]
+    marks = ["?"] * len(params) if mark == "?" else [f"${i}" for i in range(1, len(params) + 1)]
+    return " AND ".join(f"{c} = {m}" for c, m in zip(columns, marks, strict=True)), params
+
+
+def round_from_row(row: Any) -> Round:
     (rid, kind, platform, space_id, channel_id, user_id, question_id, topic, local_date, opened_at,
-     closes_at, revealed_at, message_id) = row
+     closes_at, revealed_at, message_id, *rest) = tuple(row)
     return Round(
         id=int(rid),
         kind=RoundKind(kind),
@@ -54,10 +90,18 @@ def round_from_row(row) -> Round:
         closes_at=from_ts(closes_at) if closes_at else None,
         revealed_at=from_ts(revealed_at) if revealed_at else None,
         message_id=message_id,
+        post_state="sent" if not rest or kind != "daily" else str(rest[0]),
     )
 
 
-def config_to_row(c: ChannelConfig, now: dt.datetime) -> tuple:
+def answer_from_row(row: Any) -> Answer:
+    return Answer(
+        round_id=int(row[0]), user_id=row[1], choice=int(row[2]), correct=bool(row[3]),
+        answered_at=from_ts(row[4]), points=None if row[5] is None else int(row[5]),
+    )
+
+
+def config_to_row(c: ChannelConfig, now: dt.datetime) -> tuple[object, ...]:
     return (
         c.ref.platform, c.ref.channel_id, c.ref.space_id, f"{c.post_time:%H:%M}", c.timezone,
         ",".join(str(d) for d in sorted(c.weekdays)), ",".join(sorted(c.topics)),
@@ -67,9 +111,9 @@ def config_to_row(c: ChannelConfig, now: dt.datetime) -> tuple:
     )
 
 
-def config_from_row(row) -> ChannelConfig:
+def config_from_row(row: Any) -> ChannelConfig:
     (platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions,
-     window_s, speed_bonus, _updated, ping_winners) = tuple(row)
+     window_s, speed_bonus, _updated, ping_winners) = tuple(row)[:14]
     hh, mm = (int(x) for x in post_time.split(":"))
     return ChannelConfig(
         ref=ChannelRef(platform, space_id, channel_id),

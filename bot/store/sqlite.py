@@ -12,39 +12,54 @@ import contextlib
 import datetime as dt
 import logging
 import sqlite3
-from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, TypeVar
 
 import aiosqlite
 
 from bot.model import (
     Answer,
+    Board,
     ChannelConfig,
     ChannelRef,
+    DueChannel,
     LeaderboardRow,
+    NewAnswer,
     Period,
     Round,
     RoundKind,
+    SendClaim,
+    SpaceFilter,
+    StreakState,
     TopicStats,
 )
-from bot.ports import AnswerWrite, NewAnswer, RevealInput, Scorer, StreakState, period_keys
+from bot.scoring import ranked
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
+    ANSWER_COLUMNS,
+    ROUND_COLUMNS,
+    answer_from_row,
+    asked_where,
     config_from_row,
     config_to_row,
     from_ts,
+    ident,
+    opened,
     parse_date,
     round_from_row,
     to_ts,
 )
+from bot.store.settle import SettlingStore
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
-ROUND_COLUMNS = (
-    "id, kind, platform, space_id, channel_id, user_id, question_id, topic, local_date, opened_at, "
-    "closes_at, revealed_at, message_id"
+# the column order of rows.config_from_row (named, as migrations may add columns in any order)
+CHANNEL_COLUMNS = (
+    "platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions, "
+    "answer_window_s, speed_bonus, updated_at, ping_winners"
 )
 CHECKPOINT_EVERY = 0.25  # seconds between background WAL checkpoints
 WAL_RESET_AT = 4 * 1024 * 1024  # past this much WAL content, a checkpoint finishes in a gap between transactions
@@ -53,12 +68,12 @@ INSERT_CHUNK = 900  # rows per multi-row INSERT (6 parameters each, under SQLite
 IN_CHUNK = 500
 
 
-def _chunks(items: Sequence, size: int) -> Iterable[Sequence]:
+def _chunks(items: Sequence[T], size: int) -> Iterable[Sequence[T]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
 
 
-class SqliteStore:
+class SqliteStore(SettlingStore):
     """Store port on SQLite (the embedded default)."""
 
     def __init__(self, path: str | Path) -> None:
@@ -149,9 +164,7 @@ class SqliteStore:
 
     @property
     def db(self) -> aiosqlite.Connection:
-        if self._db is None:
-            raise RuntimeError("the store is not open")
-        return self._db
+        return opened(self._db)
 
     @contextlib.asynccontextmanager
     async def _tx(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -164,6 +177,11 @@ class SqliteStore:
                 raise
             else:
                 await self.db.execute("COMMIT")
+
+    @contextlib.asynccontextmanager
+    async def _settling(self) -> AsyncIterator[_Settle]:
+        async with self._tx() as db:
+            yield _Settle(db)
 
     async def _read(self, sql: str, params: Sequence = ()) -> list[sqlite3.Row | tuple]:
         """One statement, one trip to the connection's thread (execute, fetch and close together)."""
@@ -214,15 +232,18 @@ class SqliteStore:
 
     async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None:
         rows = await self._read(
-            "SELECT * FROM channels WHERE platform = ? AND channel_id = ?", (ref.platform, ref.channel_id)
+            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = ? AND channel_id = ?",
+            (ref.platform, ref.channel_id),
         )
         return config_from_row(rows[0]) if rows else None
 
     async def list_channels(self, platform: str | None = None) -> list[ChannelConfig]:
         if platform is None:
-            rows = await self._read("SELECT * FROM channels ORDER BY platform, channel_id")
+            rows = await self._read(f"SELECT {CHANNEL_COLUMNS} FROM channels ORDER BY platform, channel_id")
         else:
-            rows = await self._read("SELECT * FROM channels WHERE platform = ? ORDER BY channel_id", (platform,))
+            rows = await self._read(
+                f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = ? ORDER BY channel_id", (platform,)
+            )
         return [config_from_row(r) for r in rows]
 
     async def space_timezone(self, platform: str, space_id: str) -> str | None:
@@ -236,15 +257,18 @@ class SqliteStore:
 
     async def claim_daily_round(
         self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
-        closes_at: dt.datetime | None,
+        closes_at: dt.datetime | None, *, lease_until: dt.datetime | None = None,
     ) -> Round | None:
         async with self._tx() as db:
             async with db.execute(
                 "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, "
-                "opened_at, closes_at) VALUES ('daily',?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING "
+                "opened_at, closes_at, post_state, post_attempts, post_due_at) "
+                "VALUES ('daily',?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING "
                 f"RETURNING {ROUND_COLUMNS}",
                 (ref.platform, ref.space_id, ref.channel_id, question_id, topic, local_date.isoformat(),
-                 to_ts(opened_at), to_ts(closes_at) if closes_at else None),
+                 to_ts(opened_at), to_ts(closes_at) if closes_at else None,
+                 "sending" if lease_until else "due", 1 if lease_until else 0,
+                 to_ts(lease_until) if lease_until else None),
             ) as cur:
                 row = await cur.fetchone()
         return round_from_row(row) if row else None
@@ -301,186 +325,170 @@ class SqliteStore:
     async def question_counts(
         self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
     ) -> dict[str, int]:
-        sql = "SELECT question_id, COUNT(*) FROM rounds WHERE platform = ? AND space_id = ? AND kind = ?"
-        params: list = [platform, space_id, kind.value]
-        if user_id is not None:
-            sql += " AND user_id = ?"
-            params.append(user_id)
-        rows = await self._read(sql + " GROUP BY question_id", params)
+        where, params = asked_where(platform, space_id, kind, user_id, "?")
+        rows = await self._read(f"SELECT question_id, COUNT(*) FROM rounds WHERE {where} GROUP BY question_id", params)
         return {r[0]: int(r[1]) for r in rows}
 
     async def last_question_id(
         self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
     ) -> str | None:
-        sql = "SELECT question_id FROM rounds WHERE platform = ? AND space_id = ? AND kind = ?"
-        params: list = [platform, space_id, kind.value]
-        if user_id is not None:
-            sql += " AND user_id = ?"
-            params.append(user_id)
-        rows = await self._read(sql + " ORDER BY id DESC LIMIT 1", params)
+        where, params = asked_where(platform, space_id, kind, user_id, "?")
+        rows = await self._read(f"SELECT question_id FROM rounds WHERE {where} ORDER BY id DESC LIMIT 1", params)
         return rows[0][0] if rows else None
+
+    # ---- durable daily work ----------------------------------------------------------------------
+
+    async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE channels SET next_post_at = ?, claimed_until = NULL WHERE platform = ? AND channel_id = ?",
+                (to_ts(at) if at else None, ref.platform, ref.channel_id),
+            )
+
+    async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None:
+        rows = await self._read(
+            "SELECT next_post_at FROM channels WHERE platform = ? AND channel_id = ?", (ref.platform, ref.channel_id)
+        )
+        return from_ts(rows[0][0]) if rows and rows[0][0] else None
+
+    async def unscheduled_channels(self) -> list[ChannelConfig]:
+        rows = await self._read(
+            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE paused = 0 AND next_post_at IS NULL "
+            "ORDER BY platform, channel_id"
+        )
+        return [config_from_row(r) for r in rows]
+
+    async def claim_due_channels(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        where, params = _space_sql(spaces)
+        async with self._tx() as db:
+            rows = await db.execute_fetchall(
+                "UPDATE channels SET claimed_until = ? WHERE rowid IN (SELECT rowid FROM channels "
+                "WHERE next_post_at IS NOT NULL AND next_post_at <= ? AND paused = 0 "
+                f"AND (claimed_until IS NULL OR claimed_until <= ?){where} ORDER BY next_post_at LIMIT ?) "
+                "RETURNING platform, space_id, channel_id, next_post_at",
+                (to_ts(lease_until), to_ts(now), to_ts(now), *params, limit),
+            )
+        return [DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows]
+
+    async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE channels SET next_post_at = CASE WHEN next_post_at = ? THEN ? ELSE next_post_at END, "
+                "claimed_until = NULL WHERE platform = ? AND channel_id = ?",
+                (to_ts(due_at), to_ts(next_at) if next_at else None, ref.platform, ref.channel_id),
+            )
+
+    async def _claim_sends(
+        self, what: str, now: dt.datetime, lease_until: dt.datetime, limit: int, round_id: int | None,
+        force: bool, spaces: SpaceFilter | None,
+    ) -> list[SendClaim]:
+        """One conditional UPDATE in one (single-writer) transaction: claim deliveries of `what`
+        (post or reveal) that are due, failed and due for a retry, or whose sending lease ran out."""
+        where, params = _space_sql(spaces)
+        state = "revealed_at IS NULL" if what == "post" else "revealed_at IS NOT NULL"
+        cond = (
+            f"kind = 'daily' AND {state} AND {what}_state IN ('due', 'sending', 'failed') "
+            f"AND ({what}_due_at IS NULL OR {what}_due_at <= ?"
+            + (f" OR {what}_state = 'failed'" if force else "") + ")" + where
+        )
+        args: list[object] = [to_ts(now), *params]
+        if round_id is not None:
+            cond += " AND id = ?"
+            args.append(round_id)
+        async with self._tx() as db:
+            before = {
+                int(r[0]): r[1]
+                for r in await db.execute_fetchall(
+                    f"SELECT id, {what}_state FROM rounds WHERE {cond} ORDER BY id LIMIT ?", (*args, limit)
+                )
+            }
+            if not before:
+                return []
+            marks = ",".join("?" * len(before))
+            rows = await db.execute_fetchall(
+                f"UPDATE rounds SET {what}_state = 'sending', {what}_attempts = {what}_attempts + 1, "
+                f"{what}_due_at = ?, {what}_doubts = {what}_doubts + ({what}_state = 'sending') "
+                f"WHERE id IN ({marks}) RETURNING {ROUND_COLUMNS}, {what}_attempts, {what}_doubts",
+                (to_ts(lease_until), *before),
+            )
+        out = [
+            SendClaim(round_from_row(r[:-2]), int(r[-2]), before[int(r[0])] == "sending", int(r[-1])) for r in rows
+        ]
+        return sorted(out, key=lambda c: c.round.id)
+
+    async def claim_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        force: bool = False, spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        return await self._claim_sends("post", now, lease_until, limit, round_id, force, spaces)
+
+    async def finish_post(
+        self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
+    ) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE rounds SET post_state = ?, post_due_at = ?, message_id = COALESCE(?, message_id) WHERE id = ?",
+                (state, to_ts(retry_at) if retry_at else None, message_id, round_id),
+            )
+
+    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+        rows = await self._read(
+            "SELECT question_id FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
+            "AND revealed_at IS NULL",
+            (platform, space_id),
+        )
+        return {r[0] for r in rows}
+
+    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE rounds SET closes_at = ? WHERE id = ? AND closes_at IS NULL AND revealed_at IS NULL",
+                (to_ts(at), round_id),
+            )
+
+    async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
+        where, params = _space_sql(spaces)
+        rows = await self._read(
+            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE kind = 'daily' AND revealed_at IS NULL "
+            f"AND closes_at IS NOT NULL AND closes_at <= ?{where} ORDER BY closes_at, id LIMIT ?",
+            (to_ts(now), *params, limit),
+        )
+        return [round_from_row(r) for r in rows]
+
+    async def claim_reveals(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        return await self._claim_sends("reveal", now, lease_until, limit, round_id, False, spaces)
+
+    async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
+                (state, to_ts(retry_at) if retry_at else None, round_id),
+            )
 
     # ---- answers ---------------------------------------------------------------------------------
 
-    async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
-        if not answers:
-            return []
-        results: list[AnswerWrite | None] = [None] * len(answers)
-        async with self._tx() as db:
-            round_ids = sorted({a.round_id for a in answers})
-            state: dict[int, bool] = {}
-            for chunk in _chunks(round_ids, IN_CHUNK):
-                marks = ",".join("?" * len(chunk))
-                for rid, revealed, closes in await db.execute_fetchall(
-                    f"SELECT id, revealed_at, closes_at FROM rounds WHERE id IN ({marks})", chunk
-                ):
-                    state[rid] = revealed is None and (closes is None or from_ts(closes) > now)
-            pending: list[int] = []
-            seen: set[tuple[int, str]] = set()
-            for i, a in enumerate(answers):
-                if a.round_id not in state:
-                    results[i] = AnswerWrite("unknown")
-                elif not state[a.round_id]:
-                    results[i] = AnswerWrite("closed")
-                elif (a.round_id, a.user_id) in seen:
-                    results[i] = AnswerWrite("duplicate")  # settled below with the stored choice
-                else:
-                    seen.add((a.round_id, a.user_id))
-                    pending.append(i)
-            inserted: set[tuple[int, str]] = set()
-            for chunk in _chunks(pending, INSERT_CHUNK):
-                values = ",".join("(?,?,?,?,?)" for _ in chunk)
-                params: list = []
-                for i in chunk:
-                    a = answers[i]
-                    params += [a.round_id, a.user_id, a.choice, int(a.correct), to_ts(a.answered_at)]
-                rows = await db.execute_fetchall(
-                    "INSERT INTO answers (round_id, user_id, choice, correct, answered_at) "
-                    f"VALUES {values} ON CONFLICT DO NOTHING RETURNING round_id, user_id",
-                    params,
-                )
-                inserted.update((r[0], r[1]) for r in rows)
-            for i, a in enumerate(answers):
-                if results[i] is None and (a.round_id, a.user_id) in inserted:
-                    results[i] = AnswerWrite("recorded")
-                elif results[i] is None or results[i].status == "duplicate":
-                    found = await db.execute_fetchall(
-                        "SELECT choice FROM answers WHERE round_id = ? AND user_id = ?", (a.round_id, a.user_id)
-                    )
-                    results[i] = AnswerWrite("duplicate", int(found[0][0]) if found else None)
-        return [r for r in results if r is not None]
-
     async def get_answer(self, round_id: int, user_id: str) -> Answer | None:
         rows = await self._read(
-            "SELECT round_id, user_id, choice, correct, answered_at, points FROM answers "
+            f"SELECT {ANSWER_COLUMNS} FROM answers "
             "WHERE round_id = ? AND user_id = ?",
             (round_id, user_id),
         )
-        return _answer(rows[0]) if rows else None
+        return answer_from_row(rows[0]) if rows else None
 
     async def round_answers(self, round_id: int) -> list[Answer]:
         rows = await self._read(
-            "SELECT round_id, user_id, choice, correct, answered_at, points FROM answers WHERE round_id = ? "
+            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ? "
             "ORDER BY answered_at, user_id",
             (round_id,),
         )
-        return [_answer(r) for r in rows]
+        return [answer_from_row(r) for r in rows]
 
     # ---- reveal and leaderboards -----------------------------------------------------------------
-
-    async def reveal_round(self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None) -> bool:
-        async with self._tx() as db:
-            cur = await db.execute(
-                "UPDATE rounds SET revealed_at = ? WHERE id = ? AND revealed_at IS NULL", (to_ts(revealed_at), round_id)
-            )
-            if cur.rowcount == 0:
-                return False
-            if scorer is None:
-                return True
-            async with db.execute(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = ?", (round_id,)) as c:
-                round_ = round_from_row(await c.fetchone())
-            if round_.kind is not RoundKind.DAILY or round_.local_date is None:
-                return True
-            async with db.execute(
-                "SELECT round_id, user_id, choice, correct, answered_at, points FROM answers WHERE round_id = ?",
-                (round_id,),
-            ) as c:
-                answers = tuple(_answer(r) for r in await c.fetchall())
-            ref = round_.ref
-            async with db.execute(
-                "SELECT MAX(local_date) FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
-                "AND revealed_at IS NOT NULL AND local_date < ?",
-                (ref.platform, ref.space_id, round_.local_date.isoformat()),
-            ) as c:
-                prev = (await c.fetchone())[0]
-            users = [a.user_id for a in answers]
-            streaks: dict[str, StreakState] = {}
-            for chunk in _chunks(users, IN_CHUNK):
-                marks = ",".join("?" * len(chunk))
-                async with db.execute(
-                    f"SELECT user_id, current, best, last_date FROM streaks WHERE platform = ? AND space_id = ? "
-                    f"AND user_id IN ({marks})",
-                    (ref.platform, ref.space_id, *chunk),
-                ) as c:
-                    for uid, cur_s, best, last in await c.fetchall():
-                        streaks[uid] = StreakState(cur_s, best, parse_date(last))
-            settings = await (await db.execute(
-                "SELECT speed_bonus FROM channels WHERE platform = ? AND channel_id = ?", (ref.platform, ref.channel_id)
-            )).fetchone()
-            result = scorer(RevealInput(round_, answers, parse_date(prev), streaks, bool(settings and settings[0])))
-            await db.executemany(
-                "UPDATE answers SET points = ? WHERE round_id = ? AND user_id = ?",
-                [(p, round_id, uid) for uid, p in result.points.items()],
-            )
-            await db.executemany(
-                "INSERT INTO streaks (platform, space_id, user_id, current, best, last_date) VALUES (?,?,?,?,?,?) "
-                "ON CONFLICT (platform, space_id, user_id) DO UPDATE SET current = excluded.current, "
-                "best = excluded.best, last_date = excluded.last_date",
-                [(ref.platform, ref.space_id, uid, s.current, s.best, s.last_date.isoformat() if s.last_date else None)
-                 for uid, s in result.streaks.items()],
-            )
-            correct = {a.user_id: a.correct for a in answers}
-            for period, key in period_keys(round_.local_date):
-                await self._fold_scores(db, ref, period, key, result.points, correct)
-        return True
-
-    async def _fold_scores(
-        self, db: aiosqlite.Connection, ref: ChannelRef, period: Period, key: str, points: dict[str, int],
-        correct: dict[str, bool],
-    ) -> None:
-        old: dict[str, int] = {}
-        users = list(points)
-        for chunk in _chunks(users, IN_CHUNK):
-            marks = ",".join("?" * len(chunk))
-            async with db.execute(
-                f"SELECT user_id, points FROM scores WHERE platform = ? AND space_id = ? AND period = ? "
-                f"AND period_key = ? AND user_id IN ({marks})",
-                (ref.platform, ref.space_id, period.value, key, *chunk),
-            ) as c:
-                old.update({r[0]: int(r[1]) for r in await c.fetchall()})
-        await db.executemany(
-            "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered) "
-            "VALUES (?,?,?,?,?,?,?,1) ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET "
-            "points = points + excluded.points, correct = correct + excluded.correct, answered = answered + 1",
-            [(ref.platform, ref.space_id, period.value, key, uid, p, int(correct[uid])) for uid, p in points.items()],
-        )
-        delta: Counter[int] = Counter()
-        for uid, p in points.items():
-            if uid in old:
-                delta[old[uid]] -= 1
-                delta[old[uid] + p] += 1
-            else:
-                delta[p] += 1
-        await db.executemany(
-            "INSERT INTO score_buckets (platform, space_id, period, period_key, points, users) VALUES (?,?,?,?,?,?) "
-            "ON CONFLICT (platform, space_id, period, period_key, points) DO UPDATE SET users = users + excluded.users",
-            [(ref.platform, ref.space_id, period.value, key, pts, n) for pts, n in delta.items() if n],
-        )
-        await db.execute(
-            "DELETE FROM score_buckets WHERE platform = ? AND space_id = ? AND period = ? AND period_key = ? "
-            "AND users <= 0",
-            (ref.platform, ref.space_id, period.value, key),
-        )
 
     async def leaderboard(
         self, platform: str, space_id: str, period: Period, period_key: str, limit: int
@@ -490,11 +498,7 @@ class SqliteStore:
             "AND period = ? AND period_key = ? ORDER BY points DESC, user_id LIMIT ?",
             (platform, space_id, period.value, period_key, limit),
         )
-        out: list[LeaderboardRow] = []
-        for i, (uid, pts, corr, ans) in enumerate(rows):
-            rank = out[-1].rank if out and out[-1].points == pts else i + 1
-            out.append(LeaderboardRow(rank, uid, int(pts), int(corr), int(ans)))
-        return out
+        return ranked(rows)
 
     async def rank_of(
         self, platform: str, space_id: str, period: Period, period_key: str, user_id: str
@@ -559,9 +563,7 @@ class SqliteStore:
         """Rows per table."""
         counts: dict[str, int] = {}
         for table in tables:
-            if not (table.isidentifier() and table.isascii()):
-                raise ValueError(f"not a plain SQL identifier: {table!r}")
-            counts[table] = int((await self._read(f"SELECT COUNT(*) FROM {table}"))[0][0])
+            counts[table] = int((await self._read(f"SELECT COUNT(*) FROM {ident(table)}"))[0][0])
         return counts
 
     async def export_rows(
@@ -569,8 +571,7 @@ class SqliteStore:
     ) -> AsyncIterator[tuple[str, list[tuple]]]:
         """Yield (table, rows) batches of stored values, every table read from one snapshot."""
         for name in [t for t, cols, order in tables] + [c for _, cols, order in tables for c in (*cols, *order)]:
-            if not (name.isidentifier() and name.isascii()):
-                raise ValueError(f"not a plain SQL identifier: {name!r}")
+            ident(name)
         async with self._lock:
             await self.db.execute("BEGIN")
             try:
@@ -590,8 +591,7 @@ class SqliteStore:
         async with self._tx() as db:
             async for table, columns, rows in batches:
                 for name in (table, *columns):
-                    if not (name.isidentifier() and name.isascii()):
-                        raise ValueError(f"not a plain SQL identifier: {name!r}")
+                    ident(name)
                 given.setdefault(table, 0)
                 if rows:
                     marks = ",".join("?" * len(columns))
@@ -603,6 +603,150 @@ class SqliteStore:
                 if have != n:
                     raise RuntimeError(f"{table}: {have} rows after the import, {n} given; rolled back")
         return given
+
+
+def _space_sql(spaces: SpaceFilter | None) -> tuple[str, list[object]]:
+    """The SQL of a SpaceFilter: its platforms, and on the sharded platform its shards ((id >> 22) % count)."""
+    if spaces is None:
+        return "", []
+    sql, params = "", list[object]()
+    if spaces.platforms is not None:
+        names = list(spaces.platforms) or [""]
+        sql += f" AND platform IN ({','.join('?' * len(names))})"
+        params += names
+    if spaces.shard_count:
+        ids = list(spaces.shard_ids) or [-1]
+        sql += f" AND (platform <> ? OR ((CAST(space_id AS INTEGER) >> 22) % ?) IN ({','.join('?' * len(ids))}))"
+        params += [spaces.shard_platform, spaces.shard_count, *ids]
+    return sql, params
+
+
+class _Settle:
+    """The reveal and answer-batch steps (bot.ports.RevealTransaction, AnswerTransaction) on one open
+    BEGIN IMMEDIATE transaction: the only writer of the file until it commits, so no space lock."""
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self.db = db
+
+    async def _rows_in(self, sql: str, head: Sequence[object], items: Sequence[object]) -> list[Any]:
+        """Run `sql` (with `{marks}` for an IN list) once per chunk of items; all the rows."""
+        rows: list[Any] = []
+        for chunk in _chunks(items, IN_CHUNK):
+            rows += await self.db.execute_fetchall(sql.format(marks=",".join("?" * len(chunk))), (*head, *chunk))
+        return rows
+
+    async def claim_reveal(self, round_id: int, revealed_at: dt.datetime) -> Round | None:
+        rows = list(await self.db.execute_fetchall(
+            f"UPDATE rounds SET revealed_at = ? WHERE id = ? AND revealed_at IS NULL RETURNING {ROUND_COLUMNS}",
+            (to_ts(revealed_at), round_id),
+        ))
+        return round_from_row(rows[0]) if rows else None
+
+    async def lock_space(self, ref: ChannelRef) -> None:
+        pass
+
+    async def answers(self, round_id: int) -> tuple[Answer, ...]:
+        rows = await self.db.execute_fetchall(f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ?", (round_id,))
+        return tuple(answer_from_row(r) for r in rows)
+
+    async def previous_date(self, ref: ChannelRef, before: dt.date) -> dt.date | None:
+        rows = list(await self.db.execute_fetchall(
+            "SELECT MAX(local_date) FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
+            "AND revealed_at IS NOT NULL AND local_date < ?",
+            (ref.platform, ref.space_id, before.isoformat()),
+        ))
+        return parse_date(rows[0][0])
+
+    async def streaks(self, ref: ChannelRef, users: Sequence[str]) -> dict[str, StreakState]:
+        rows = await self._rows_in(
+            "SELECT user_id, current, best, last_date FROM streaks WHERE platform = ? AND space_id = ? "
+            "AND user_id IN ({marks})",
+            (ref.platform, ref.space_id), users,
+        )
+        return {uid: StreakState(cur, best, parse_date(last)) for uid, cur, best, last in rows}
+
+    async def speed_bonus(self, ref: ChannelRef) -> bool:
+        rows = list(await self.db.execute_fetchall(
+            "SELECT speed_bonus FROM channels WHERE platform = ? AND channel_id = ?", (ref.platform, ref.channel_id)
+        ))
+        return bool(rows and rows[0][0])
+
+    async def write_points(self, round_id: int, points: dict[str, int]) -> None:
+        await self.db.executemany(
+            "UPDATE answers SET points = ? WHERE round_id = ? AND user_id = ?",
+            [(p, round_id, uid) for uid, p in points.items()],
+        )
+
+    async def write_streaks(self, ref: ChannelRef, streaks: dict[str, StreakState]) -> None:
+        await self.db.executemany(
+            "INSERT INTO streaks (platform, space_id, user_id, current, best, last_date) VALUES (?,?,?,?,?,?) "
+            "ON CONFLICT (platform, space_id, user_id) DO UPDATE SET current = excluded.current, "
+            "best = excluded.best, last_date = excluded.last_date",
+            [(ref.platform, ref.space_id, uid, s.current, s.best, s.last_date.isoformat() if s.last_date else None)
+             for uid, s in streaks.items()],
+        )
+
+    async def board_points(self, board: Board, users: Sequence[str]) -> dict[str, int]:
+        rows = await self._rows_in(
+            "SELECT user_id, points FROM scores WHERE platform = ? AND space_id = ? AND period = ? "
+            "AND period_key = ? AND user_id IN ({marks})",
+            _board(board), users,
+        )
+        return {r[0]: int(r[1]) for r in rows}
+
+    async def add_scores(self, board: Board, rows: Sequence[tuple[str, int, int]]) -> None:
+        await self.db.executemany(
+            "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered) "
+            "VALUES (?,?,?,?,?,?,?,1) ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET "
+            "points = points + excluded.points, correct = correct + excluded.correct, answered = answered + 1",
+            [(*_board(board), *row) for row in rows],
+        )
+
+    async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
+        await self.db.executemany(
+            "INSERT INTO score_buckets (platform, space_id, period, period_key, points, users) VALUES (?,?,?,?,?,?) "
+            "ON CONFLICT (platform, space_id, period, period_key, points) DO UPDATE SET users = users + excluded.users",
+            [(*_board(board), *move) for move in moves],
+        )
+        await self.db.execute(
+            "DELETE FROM score_buckets WHERE platform = ? AND space_id = ? AND period = ? AND period_key = ? "
+            "AND users <= 0",
+            _board(board),
+        )
+
+    async def round_windows(
+        self, round_ids: Sequence[int]
+    ) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
+        rows = await self._rows_in("SELECT id, revealed_at, closes_at FROM rounds WHERE id IN ({marks})", (), round_ids)
+        return {rid: (from_ts(rev) if rev else None, from_ts(closes) if closes else None) for rid, rev, closes in rows}
+
+    async def insert_answers(self, answers: Sequence[NewAnswer]) -> set[tuple[int, str]]:
+        inserted: set[tuple[int, str]] = set()
+        for chunk in _chunks(answers, INSERT_CHUNK):
+            params: list[object] = []
+            for a in chunk:
+                params += [a.round_id, a.user_id, a.choice, int(a.correct), to_ts(a.answered_at)]
+            rows = await self.db.execute_fetchall(
+                "INSERT INTO answers (round_id, user_id, choice, correct, answered_at) "
+                f"VALUES {','.join('(?,?,?,?,?)' for _ in chunk)} ON CONFLICT DO NOTHING RETURNING round_id, user_id",
+                params,
+            )
+            inserted.update((r[0], r[1]) for r in rows)
+        return inserted
+
+    async def stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
+        choices: dict[tuple[int, str], int] = {}
+        for key in keys:
+            rows = list(await self.db.execute_fetchall(
+                "SELECT choice FROM answers WHERE round_id = ? AND user_id = ?", key
+            ))
+            if rows:
+                choices[key] = int(rows[0][0])
+        return choices
+
+
+def _board(board: Board) -> tuple[str, str, str, str]:
+    return board.platform, board.space_id, board.period.value, board.period_key
 
 
 def _checkpoint_connection(path: str) -> sqlite3.Connection:
@@ -617,13 +761,6 @@ def _checkpoint(con: sqlite3.Connection) -> tuple[int, int, int]:
     """A PASSIVE checkpoint (it never waits for a writer or a reader): (busy, frames in the WAL, frames copied)."""
     busy, logged, copied = con.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
     return int(busy), int(logged), int(copied)
-
-
-def _answer(row) -> Answer:
-    return Answer(
-        round_id=int(row[0]), user_id=row[1], choice=int(row[2]), correct=bool(row[3]),
-        answered_at=from_ts(row[4]), points=None if row[5] is None else int(row[5]),
-    )
 
 
 def split_sql(script: str) -> list[str]:

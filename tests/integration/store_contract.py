@@ -12,8 +12,7 @@ import random
 
 import pytest
 
-from bot.model import ChannelConfig, ChannelRef, Difficulty, Period, RoundKind
-from bot.ports import NewAnswer, RevealResult, StreakState
+from bot.model import ChannelConfig, ChannelRef, Difficulty, NewAnswer, Period, RevealResult, RoundKind, StreakState
 from bot.scoring import score_daily_round
 
 T0 = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)
@@ -240,6 +239,118 @@ class StoreContract:
         stats = await store.user_topic_stats("test", "space", "ada")
         assert [(k, t.topic, t.answered, t.correct) for k, t in stats] == [(RoundKind.DAILY, "autograd", 1, 0)]
         assert await store.user_topic_stats("test", "other", "ada") == []
+
+
+    # ---- durable daily work ----------------------------------------------------------------------
+
+    async def test_next_posts_are_claimed_once_per_lease_and_follow_config_changes(self, store):
+        later = T0 + dt.timedelta(days=1)
+        for ref in (REF, REF2):
+            await store.save_channel(ChannelConfig(ref=ref))
+        assert [c.ref for c in await store.unscheduled_channels()] == [REF, REF2]
+        await store.set_next_post(REF, T0)
+        await store.set_next_post(REF2, T0 + dt.timedelta(minutes=5))
+        assert await store.get_next_post(REF) == T0 and await store.unscheduled_channels() == []
+        lease = T0 + dt.timedelta(minutes=2)
+        assert await store.claim_due_channels(T0 - dt.timedelta(seconds=1), lease, 10) == []
+        claims = await asyncio.gather(*(store.claim_due_channels(T0, lease, 10) for _ in range(8)))
+        assert sorted(len(c) for c in claims) == [0] * 7 + [1]
+        (due,) = [c for batch in claims for c in batch]
+        assert due.ref == REF and due.due_at == T0
+        assert await store.claim_due_channels(T0 + dt.timedelta(minutes=1), lease, 10) == []  # leased
+        # the lease ran out (the claimer died): another process takes it
+        again = await store.claim_due_channels(lease, lease + dt.timedelta(minutes=2), 10)
+        assert [d.ref for d in again] == [REF]
+        await store.finish_due_channel(REF, T0, later)
+        assert await store.get_next_post(REF) == later
+        five = T0 + dt.timedelta(minutes=5)
+        assert [d.ref for d in await store.claim_due_channels(five, five + dt.timedelta(minutes=2), 10)] == [REF2]
+        # a config change while a claim is held wins over the claimer's finish
+        await store.set_next_post(REF2, later + dt.timedelta(hours=1))
+        await store.finish_due_channel(REF2, T0 + dt.timedelta(minutes=5), later)
+        assert await store.get_next_post(REF2) == later + dt.timedelta(hours=1)
+        # paused channels are never claimed; None means nothing is due
+        await store.save_channel(ChannelConfig(ref=REF, paused=True))
+        assert [d.ref for d in await store.claim_due_channels(later + dt.timedelta(days=1), lease, 10)] == [REF2]
+        await store.set_next_post(REF, None)
+        assert await store.get_next_post(REF) is None
+
+    async def test_claims_keep_to_the_spaces_given(self, store):
+        from bot.model import SpaceFilter
+
+        mine = ChannelRef("discord", str(1 << 22), "c1")  # shard 1 of 2
+        theirs = ChannelRef("discord", str(2 << 22), "c2")  # shard 0 of 2
+        other = ChannelRef("slack", "T1", "c3")
+        for ref in (mine, theirs, other):
+            await store.save_channel(ChannelConfig(ref=ref))
+            await store.set_next_post(ref, T0)
+            await store.claim_daily_round(ref, DAY, "q1", "tensors", T0, T0 + dt.timedelta(hours=1))
+        shard1 = SpaceFilter(shard_count=2, shard_ids=(1,))
+        lease = T0 + dt.timedelta(minutes=2)
+        assert {d.ref for d in await store.claim_due_channels(T0, lease, 10, shard1)} == {mine, other}
+        assert {c.round.ref for c in await store.claim_posts(T0, lease, 10, spaces=shard1)} == {mine, other}
+        late = T0 + dt.timedelta(hours=2)
+        assert {r.ref for r in await store.due_reveals(late, 10, SpaceFilter(platforms=("slack",)))} == {other}
+        assert {r.ref for r in await store.due_reveals(late, 10, SpaceFilter(shard_count=2, shard_ids=(0,)))} == {
+            theirs, other
+        }
+
+    async def test_a_post_is_claimed_sent_once_retried_after_a_failure_and_doubted_after_a_crash(self, store):
+        lease = T0 + dt.timedelta(minutes=2)
+        r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, T0 + dt.timedelta(days=1), lease_until=lease)
+        assert r.post_state == "sending" and not r.is_posted
+        assert await store.claim_posts(T0, lease, 10) == []  # the poster holds it
+        assert await store.claim_posts(T0, lease, 10, round_id=r.id, force=True) == []  # even post-now waits
+        # the poster died mid-send: after the lease, the round is claimed again, in doubt
+        (claim,) = await store.claim_posts(lease, lease + dt.timedelta(minutes=2), 10)
+        assert claim.round.id == r.id and claim.attempts == 2 and claim.doubtful and claim.doubts == 1
+        retry = lease + dt.timedelta(minutes=10)
+        await store.finish_post(r.id, "failed", retry_at=retry)
+        assert await store.claim_posts(lease + dt.timedelta(minutes=5), retry, 10) == []  # backing off
+        (forced,) = await store.claim_posts(lease + dt.timedelta(minutes=5), retry, 10, round_id=r.id, force=True)
+        assert forced.attempts == 3 and not forced.doubtful and forced.doubts == 1
+        await store.finish_post(r.id, "sent", message_id="m1")
+        got = await store.get_round(r.id)
+        assert got.message_id == "m1" and got.post_state == "sent" and got.is_posted
+        assert await store.claim_posts(retry + dt.timedelta(days=1), retry, 10) == []
+        # a claim without a lease (e.g. no platform ran) is work for the next tick
+        r2 = await store.claim_daily_round(REF2, DAY, "q2", "tensors", T0, None)
+        assert r2.post_state == "due"
+        assert [c.round.id for c in await store.claim_posts(T0, lease, 10)] == [r2.id]
+
+    async def test_open_daily_question_ids_of_a_space(self, store):
+        r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        await store.claim_daily_round(ChannelRef("test", "other", "c"), DAY, "q2", "tensors", T0, None)
+        await store.create_practice_round(REF, "ada", "q3", "tensors", T0)
+        assert await store.open_daily_question_ids("test", "space") == {"q1"}
+        await store.reveal_round(r.id, T0, None)
+        assert await store.open_daily_question_ids("test", "space") == set()
+
+    async def test_a_round_without_a_promise_gets_one_once(self, store):
+        r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        promise = T0 + dt.timedelta(days=1)
+        await store.set_reveal_at(r.id, promise)
+        await store.set_reveal_at(r.id, promise + dt.timedelta(hours=1))  # a promise, once given, stays
+        assert (await store.get_round(r.id)).closes_at == promise
+        assert [x.id for x in await store.due_reveals(promise, 10)] == [r.id]
+
+    async def test_due_reveals_and_reveal_sends(self, store):
+        closes = T0 + dt.timedelta(hours=1)
+        r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, closes)
+        await store.create_practice_round(REF, "ada", "q2", "tensors", T0)
+        assert await store.due_reveals(closes - dt.timedelta(seconds=1), 10) == []
+        assert [x.id for x in await store.due_reveals(closes, 10)] == [r.id]
+        lease = closes + dt.timedelta(minutes=2)
+        assert await store.claim_reveals(closes, lease, 10) == []  # not settled yet
+        assert await store.reveal_round(r.id, closes, None)
+        assert await store.due_reveals(closes, 10) == []
+        claims = await asyncio.gather(*(store.claim_reveals(closes, lease, 10) for _ in range(4)))
+        assert sorted(len(c) for c in claims) == [0, 0, 0, 1]
+        await store.finish_reveal(r.id, "failed", retry_at=lease)
+        (again,) = await store.claim_reveals(lease, lease + dt.timedelta(minutes=2), 10, round_id=r.id)
+        assert again.attempts == 2 and not again.doubtful
+        await store.finish_reveal(r.id, "sent")
+        assert await store.claim_reveals(lease + dt.timedelta(days=1), lease, 10) == []
 
 
 class RestartContract:

@@ -30,10 +30,10 @@ SPACES = 20
 
 
 class Worker:
-    def __init__(self, name: str, url: str, start: dt.datetime) -> None:
+    def __init__(self, name: str, url: str, start: dt.datetime, factor: float = 10) -> None:
         self.name = name
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.cluster_worker", url, start.isoformat(), "10"],
+            [sys.executable, "-m", "tests.support.cluster_worker", url, start.isoformat(), str(factor)],
             cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
         )
         self.lines: Queue[str] = Queue()
@@ -107,7 +107,7 @@ async def test_two_processes_post_each_round_once_and_count_every_answer():
             for w in workers:
                 w.drain()
             posts = lines_of(workers, "POST")
-            per_channel = Counter(channel for _, (channel, _round) in posts)
+            per_channel = Counter(channel for _, (channel, _round, _at) in posts)
             assert len(per_channel) == CHANNELS and set(per_channel.values()) == {1}, per_channel.most_common(3)
             by_process = Counter(name for name, _ in posts)
             assert sum(by_process.values()) == CHANNELS
@@ -163,3 +163,67 @@ async def test_two_processes_post_each_round_once_and_count_every_answer():
                 assert sum(row.answered for row in board) == count
         finally:
             await store.close()
+
+
+async def test_config_changes_through_one_process_are_obeyed_by_the_other_and_a_kill_loses_nothing():
+    """Issue 10, observation 4: pause and a time change through A are obeyed by B; a channel set up
+    through A after B started is posted; after A is killed (-9), B posts the rest, each once."""
+    async with throwaway_database("studybot_cluster2") as url:
+        store = PostgresStore(url)
+        await store.open()
+        for name, at in (("paused", dt.time(9, 0)), ("moved", dt.time(9, 0)), ("kept", dt.time(9, 0)),
+                         ("later", dt.time(9, 20))):
+            await store.save_channel(ChannelConfig(ref=ChannelRef(PLATFORM, "space1", name), post_time=at))
+        await store.close()
+        # 60x: one real second is a minute; the tick runs every 0.05 s real (3 s simulated)
+        start = dt.datetime.combine(DAY, dt.time(8, 50), tzinfo=dt.UTC)
+        a, b = Worker("a", url, start, 60), Worker("b", url, start, 60)
+        loop = asyncio.get_running_loop()
+
+        async def wait(seconds: float) -> None:
+            await loop.run_in_executor(None, lambda: __import__("time").sleep(seconds))
+
+        try:
+            for w in (a, b):
+                assert w.wait_for("READY", 30) == "READY 4"
+            a.send("CONFIG paused space1 pause")
+            a.send("CONFIG moved space1 time 09:30")
+            a.send("CONFIG fresh space1 time 09:00")  # set up after B started
+            for channel in ("paused", "moved", "fresh"):
+                assert a.wait_for("CONFIGURED", 20).split()[1] == channel
+            for _ in range(300):  # until 09:10 simulated
+                a.drain()
+                b.drain()
+                if {c for _, (c, *_rest) in lines_of([a, b], "POST")} >= {"kept", "fresh"}:
+                    break
+                await wait(0.1)
+            await wait(3)  # any double post
+            a.drain()
+            b.drain()
+            early = lines_of([a, b], "POST")
+            assert sorted(c for _, (c, *_rest) in early) == ["fresh", "kept"], early
+            a.proc.kill()  # kill -9 while B runs on
+            a.proc.wait(timeout=10)
+            for _ in range(600):
+                b.drain()
+                if {c for _, (c, *_rest) in lines_of([a, b], "POST")} >= {"kept", "fresh", "later", "moved"}:
+                    break
+                await wait(0.1)
+            await wait(3)
+            b.drain()
+        finally:
+            if b.proc.poll() is None:
+                b.send("QUIT")
+                try:
+                    b.proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    b.proc.kill()
+            if a.proc.poll() is None:
+                a.proc.kill()
+        posts = lines_of([a, b], "POST")
+        per_channel = Counter(c for _, (c, *_rest) in posts)
+        assert per_channel == {"kept": 1, "fresh": 1, "later": 1, "moved": 1}, posts
+        at = {c: dt.datetime.fromisoformat(when) for _, (c, _r, when) in posts}
+        assert at["moved"] >= dt.datetime.combine(DAY, dt.time(9, 30), tzinfo=dt.UTC)  # the new time, not 09:00
+        assert at["later"] >= dt.datetime.combine(DAY, dt.time(9, 20), tzinfo=dt.UTC)
+        assert {name for name, (c, *_rest) in posts if c in ("later", "moved")} == {"b"}

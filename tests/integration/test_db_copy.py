@@ -17,8 +17,8 @@ import pytest
 
 from bot.errors import AlreadyAnswered, RoundClosed
 from bot.model import Actor, ChannelRef, Period, RoundKind
-from bot.ports import period_keys
 from bot.quiz import QuizService
+from bot.scoring import period_keys
 from bot.settings import ConfigChange
 from bot.store.copy import TABLE_NAMES, TABLES, CopyError, copy_data, dialect_of
 from bot.store.copy import main as copy_main
@@ -158,7 +158,7 @@ async def test_the_copy_keeps_working_on_postgres(sqlite_source, pg_store):
     await copy_data(sqlite_source, pg_store)
     top = await pg_store.pool.fetchval("SELECT MAX(id) FROM rounds")
     latest = await pg_store.latest_daily_round(REFS[0])
-    clock = FixedClock(T0 + dt.timedelta(days=DAYS))
+    clock = FixedClock(T0 + dt.timedelta(days=DAYS, minutes=30))  # 09:00: the copied round's promise
     service = QuizService(pg_store, make_bank(per_topic=4), clock, {"fake": FakePlatform()}, rng=random.Random(2))
     before = await service.leaderboard("fake", "space-1", Period.ALL, "ada")
     new = await service.post_scheduled(REFS[0])  # reveals the copied open round of chan-1

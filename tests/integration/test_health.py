@@ -47,14 +47,15 @@ async def service():
 
 
 async def test_metrics_count_answers_posts_failures_and_lag(service):
-    scheduler = DailyScheduler(service, service.clock)
-    round_ = await scheduler.fire(REF)
+    DailyScheduler(service, service.clock)
+    round_ = await service.post_scheduled(REF)
     await service.submit_answer(round_.id, "ada", 0)
     await service.submit_answer(round_.id, "bob", 1)
     await service.start_practice(REF, "ada")
     broken = REF.__class__("broken", "s", "c")
     await service.configure(Actor("a", True), broken)
-    assert await scheduler.fire(broken) is None  # logged, counted, not raised
+    failed = await service.post_scheduled(broken)  # logged, counted, retried later, not raised
+    assert failed is not None and failed.post_state == "failed"
     server = await serve_health("127.0.0.1", 0, service.metrics, lambda: asyncio.sleep(0, True))
     port = server.sockets[0].getsockname()[1]
     try:
@@ -63,8 +64,8 @@ async def test_metrics_count_answers_posts_failures_and_lag(service):
         assert 'studybot_answers_recorded_total{kind="daily",platform="fake"} 2.0' in body
         assert 'studybot_posts_sent_total{platform="fake"} 1.0' in body
         assert 'studybot_post_failures_total{platform="broken"} 1.0' in body
-        assert "studybot_scheduler_lag_seconds_count 1.0" in body
-        assert "studybot_scheduler_lag_seconds_sum 42.0" in body  # fired 42 s after 09:00
+        assert "studybot_scheduler_lag_seconds_count 2.0" in body
+        assert "studybot_scheduler_lag_seconds_sum 84.0" in body  # both started 42 s after 09:00
     finally:
         server.close()
 

@@ -21,8 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 
-from bot.model import ChannelRef, Period
-from bot.ports import NewAnswer, RevealInput, RevealResult
+from bot.model import ChannelRef, NewAnswer, Period, RevealInput, RevealResult
 from bot.scoring import score_daily_round
 from bot.store import store_for_url
 from bot.store.migrations import load_migrations

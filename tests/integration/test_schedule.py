@@ -1,5 +1,6 @@
-"""The daily scheduler with an injected clock: DST keeps local time, downtime catch-up posts once within
-the grace and skips after it, and local days roll over per timezone for streaks. No real sleeping."""
+"""The daily scheduler with an injected clock: DST keeps local time, the tick posts and reveals from the
+store, downtime catch-up posts once within the grace and skips (and says so) after it, and local days roll
+over per timezone for streaks. No real sleeping: tests call the tick."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.model import Actor, ChannelConfig, ChannelRef
+from bot.errors import RoundClosed
+from bot.model import Actor, ChannelConfig
 from bot.quiz import QuizService
-from bot.schedule import DailyScheduler, daily_job_id
+from bot.schedule import DailyScheduler
 from bot.settings import ConfigChange
 from bot.store.sqlite import SqliteStore
-from bot.timing import daily_trigger, last_post_at_or_before, next_post_after
+from bot.timing import last_post_at_or_before, next_post_after
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
+from tests.support.memory_store import InMemoryStore
 
 ADMIN = Actor("admin", True)
 
@@ -71,6 +74,7 @@ def test_last_post_at_or_before():
     c = cfg("Asia/Tokyo")
     now = dt.datetime(2026, 11, 30, 0, 30, tzinfo=dt.UTC)  # 09:30 in Tokyo
     assert last_post_at_or_before(c, now) == dt.datetime(2026, 11, 30, 9, tzinfo=ZoneInfo("Asia/Tokyo"))
+    assert last_post_at_or_before(c, now).tzinfo is dt.UTC
     assert last_post_at_or_before(c, dt.datetime(2026, 11, 29, 23, 59, tzinfo=dt.UTC)) == dt.datetime(
         2026, 11, 29, 9, tzinfo=ZoneInfo("Asia/Tokyo")
     )
@@ -92,68 +96,177 @@ async def env(tmp_path):
     await store.close()
 
 
-async def test_jobs_are_rebuilt_from_the_store_and_follow_config_changes(env):
+async def test_config_changes_move_the_stored_due_instant(env):
     service, store, clock, platform, scheduler = env
-    await store.save_channel(cfg("Europe/Berlin"))
-    paused = ChannelConfig(ref=ChannelRef("fake", "space-1", "quiet"), paused=True)
-    await store.save_channel(paused)
-    clock.set(dt.datetime(2026, 11, 30, 6, 0, tzinfo=dt.UTC))  # 07:00 Berlin: nothing due yet
-    await scheduler.start()
-    job = scheduler.scheduler.get_job(daily_job_id(REF))
-    assert job is not None and scheduler.scheduler.get_job(daily_job_id(paused.ref)) is None
-    assert job.misfire_grace_time == 3600 and job.coalesce is True
-    assert repr(job.trigger) == repr(daily_trigger(cfg("Europe/Berlin")))
-    assert "timezone='Europe/Berlin'" in repr(job.trigger)
-    assert platform.posted == []
+    clock.set(dt.datetime(2026, 11, 30, 6, 0, tzinfo=dt.UTC))  # 07:00 Berlin
+    await service.configure(ADMIN, REF, ConfigChange.of(timezone="Europe/Berlin"))
+    assert await store.get_next_post(REF) == dt.datetime(2026, 11, 30, 8, 0, tzinfo=dt.UTC)
     await service.configure(ADMIN, REF, ConfigChange.of(post_time=dt.time(17, 15), timezone="Asia/Tokyo"))
-    job = scheduler.scheduler.get_job(daily_job_id(REF))
-    assert repr(job.trigger) == repr(daily_trigger(cfg("Asia/Tokyo", 17, 15)))
+    assert await store.get_next_post(REF) == dt.datetime(2026, 11, 30, 8, 15, tzinfo=dt.UTC)
     await service.configure(ADMIN, REF, ConfigChange.of(paused=True))
-    assert scheduler.scheduler.get_job(daily_job_id(REF)) is None
+    assert await store.get_next_post(REF) is None
+    clock.set(dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC))
+    await scheduler.tick()
+    assert platform.posted == []  # paused: nothing due
+    await service.configure(ADMIN, REF, ConfigChange.of(paused=False))
+    assert await store.get_next_post(REF) == dt.datetime(2026, 12, 1, 8, 15, tzinfo=dt.UTC)
 
 
-async def test_a_post_missed_by_downtime_goes_out_late_within_the_grace_and_only_once(env):
+async def test_an_early_post_now_is_revealed_at_the_promised_instant_not_skipped(env):
+    # observation 1: post-now at 08:06 for a 09:00 channel
     service, store, clock, platform, scheduler = env
-    await store.save_channel(cfg("Europe/Berlin"))
-    clock.set(dt.datetime(2026, 11, 30, 8, 40, tzinfo=dt.UTC))  # 09:40 Berlin: 40 minutes late
-    posted = await scheduler.catch_up()
-    assert [r.local_date for r in posted] == [dt.date(2026, 11, 30)] and len(platform.posted) == 1
-    # a second start (restart, or a second process) finds the slot taken
-    assert await scheduler.catch_up() == []
-    second = DailyScheduler(service, clock, misfire_grace=dt.timedelta(hours=1))
-    assert await second.catch_up() == []
-    assert await scheduler.fire(REF) is None  # the regular job firing late as well
-    assert len(platform.posted) == 1
+    clock.set(dt.datetime(2026, 12, 8, 8, 0, tzinfo=dt.UTC))
+    await service.configure(ADMIN, REF)
+    clock.set(dt.datetime(2026, 12, 8, 8, 6, tzinfo=dt.UTC))
+    first = await service.post_now(ADMIN, REF)
+    card = platform.posted[-1][1]
+    assert card.reveal_note.endswith("revealed Wed 09 Dec 09:00 (UTC).")
+    assert first.closes_at == dt.datetime(2026, 12, 9, 9, 0, tzinfo=dt.UTC)
+    assert await store.get_next_post(REF) == dt.datetime(2026, 12, 9, 9, 0, tzinfo=dt.UTC)
+    clock.set(dt.datetime(2026, 12, 8, 9, 0, tzinfo=dt.UTC))
+    await scheduler.tick()
+    assert len(platform.posted) == 1 and platform.reveals == []  # its promise is tomorrow 09:00
+    clock.set(dt.datetime(2026, 12, 9, 9, 0, 10, tzinfo=dt.UTC))
+    await scheduler.tick()
+    assert [c.round_id for _, c in platform.reveals] == [first.id]
+    assert platform.reveals[0][1].note is None  # on time
+    assert len(platform.posted) == 2
+    clock.set(dt.datetime(2026, 12, 9, 9, 1, tzinfo=dt.UTC))
+    answer = service.bank.get(first.question_id).answer_letter
+    with pytest.raises(RoundClosed) as closed:
+        await service.submit_answer(first.id, "ada", 0)
+    assert closed.value.message == f"Today's question closed at 09:00 (UTC); the answer was {answer}."
 
 
-async def test_a_post_missed_by_more_than_the_grace_is_skipped_and_logged(env, caplog):
+async def test_a_paused_channel_s_open_round_is_revealed_at_its_promised_instant(env):
     service, store, clock, platform, scheduler = env
-    await store.save_channel(cfg("Europe/Berlin"))
-    clock.set(dt.datetime(2026, 11, 30, 9, 30, tzinfo=dt.UTC))  # 10:30 Berlin: 90 minutes late
-    with caplog.at_level(logging.WARNING, logger="bot.schedule"):
-        assert await scheduler.catch_up() == []
-    assert platform.posted == []
-    assert any("skipped the daily post" in r.getMessage() for r in caplog.records)
+    clock.set(dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC))
+    await service.configure(ADMIN, REF, ConfigChange.of(timezone="Asia/Tokyo", post_time=dt.time(10, 0)))  # 01:00 UTC
+    clock.set(dt.datetime(2026, 12, 1, 1, 0, 5, tzinfo=dt.UTC))
+    await scheduler.tick()
+    (round_,) = await store.open_daily_rounds()
+    assert round_.closes_at == dt.datetime(2026, 12, 2, 1, 0, tzinfo=dt.UTC)
+    await service.configure(ADMIN, REF, ConfigChange.of(paused=True))
+    clock.set(dt.datetime(2026, 12, 2, 1, 0, 5, tzinfo=dt.UTC))
+    await scheduler.tick()
+    assert [c.round_id for _, c in platform.reveals] == [round_.id] and len(platform.posted) == 1
+    with pytest.raises(RoundClosed, match=r"closed at 10:00 \(Asia/Tokyo\); the answer was [ABCD]\.$"):
+        await service.submit_answer(round_.id, "late", 1)
 
 
-async def test_rounds_whose_window_passed_during_downtime_are_revealed_at_start(env):
+async def test_a_round_before_days_off_is_revealed_at_the_next_weekday_post(env):
+    service, store, clock, platform, scheduler = env
+    clock.set(dt.datetime(2026, 12, 4, 8, 0, tzinfo=dt.UTC))  # Friday
+    await service.configure(ADMIN, REF, ConfigChange.of(weekdays=frozenset(range(5))))
+    clock.set(dt.datetime(2026, 12, 4, 9, 0, tzinfo=dt.UTC))
+    await scheduler.tick()
+    (friday,) = await store.open_daily_rounds()
+    assert friday.closes_at == dt.datetime(2026, 12, 7, 9, 0, tzinfo=dt.UTC)  # Monday
+    for day in (5, 6):
+        clock.set(dt.datetime(2026, 12, day, 9, 0, tzinfo=dt.UTC))
+        await scheduler.tick()
+    assert len(platform.posted) == 1 and platform.reveals == []
+    clock.set(dt.datetime(2026, 12, 7, 9, 0, tzinfo=dt.UTC))
+    await scheduler.tick()
+    assert [c.round_id for _, c in platform.reveals] == [friday.id] and len(platform.posted) == 2
+
+
+async def test_a_round_open_from_before_promises_gets_one_at_start(env):
+    service, store, clock, platform, scheduler = env
+    clock.set(dt.datetime(2026, 12, 8, 9, 0, tzinfo=dt.UTC))
+    await store.save_channel(ChannelConfig(ref=REF))  # saved the old way: no next post stored
+    old = await store.claim_daily_round(REF, dt.date(2026, 12, 8), "tensors-0", "tensors", clock.now(), None)
+    await store.finish_post(old.id, "sent", message_id="m-old")
+    clock.set(dt.datetime(2026, 12, 8, 12, 0, tzinfo=dt.UTC))
+    await scheduler.start()
+    scheduler.shutdown()
+    assert (await store.get_round(old.id)).closes_at == dt.datetime(2026, 12, 9, 9, 0, tzinfo=dt.UTC)
+    assert await store.get_next_post(REF) == dt.datetime(2026, 12, 9, 9, 0, tzinfo=dt.UTC)
+    clock.set(dt.datetime(2026, 12, 9, 9, 0, tzinfo=dt.UTC))
+    await scheduler.tick()
+    assert [c.round_id for _, c in platform.reveals] == [old.id] and len(platform.posted) == 1
+
+
+async def test_an_answer_window_is_the_promise(env):
     service, store, clock, platform, scheduler = env
     await store.save_channel(ChannelConfig(ref=REF, timezone="UTC", answer_window=dt.timedelta(hours=2)))
     clock.set(dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC))
     round_ = await service.post_scheduled(REF)
-    clock.advance(hours=3)
-    await scheduler.catch_up()
+    assert round_.closes_at == dt.datetime(2026, 11, 30, 11, 0, tzinfo=dt.UTC)
+    clock.set(dt.datetime(2026, 11, 30, 10, 59, tzinfo=dt.UTC))
+    await scheduler.tick()
+    assert platform.reveals == []
+    clock.set(dt.datetime(2026, 11, 30, 11, 0, tzinfo=dt.UTC))
+    await scheduler.tick()
     assert [c.round_id for _, c in platform.reveals] == [round_.id]
 
 
-async def test_an_open_window_gets_a_reveal_job(env):
+@pytest.mark.parametrize("tz", ["Asia/Tokyo", "Europe/Berlin", "America/New_York"])
+@pytest.mark.parametrize("down", [dt.timedelta(minutes=30), dt.timedelta(hours=3), dt.timedelta(hours=25)])
+async def test_downtime_catch_up(env, tz, down, caplog):
+    # observation 2: quit after Tuesday's post, start again `down` after Wednesday's post time
     service, store, clock, platform, scheduler = env
-    await store.save_channel(ChannelConfig(ref=REF, timezone="UTC", answer_window=dt.timedelta(hours=2)))
-    clock.set(dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC))
-    scheduler.scheduler.start(paused=True)
-    round_ = await service.post_scheduled(REF)
-    job = scheduler.scheduler.get_job(f"reveal:{round_.id}")
-    assert job is not None and job.trigger.run_date == round_.closes_at
+    zone = ZoneInfo(tz)
+    tuesday = dt.datetime(2026, 12, 8, 9, 0, tzinfo=zone).astimezone(dt.UTC)
+    clock.set(tuesday - dt.timedelta(hours=1))
+    await service.configure(ADMIN, REF, ConfigChange.of(timezone=tz))
+    clock.set(tuesday)
+    await scheduler.tick()
+    (first,) = await store.open_daily_rounds()
+    await service.submit_answer(first.id, "ada", 0)
+    # ... the process is down; a new one starts:
+    clock.set(tuesday + dt.timedelta(days=1) + down)
+    again = DailyScheduler(service, clock, misfire_grace=dt.timedelta(hours=1))
+    with caplog.at_level(logging.INFO):
+        await again.start()
+    again.shutdown()
+    reveals = [c for _, c in platform.reveals]
+    assert [c.round_id for c in reveals] == [first.id]
+    with pytest.raises(RoundClosed, match=rf"closed at 09:00 \({tz}\)"):  # Tuesday's takes no more answers
+        await service.submit_answer(first.id, "bob", 1)
+    assert reveals[0].note == "Revealed late: the bot was offline."
+    posted_days = [c.title for _, c in platform.posted]
+    notices = [text for _, text in platform.notices]
+    if down <= dt.timedelta(hours=1):
+        assert len(posted_days) == 2 and "Wed 09 Dec 2026" in posted_days[1] and notices == []
+    else:
+        assert len(notices) == 1 and "Wed 09 Dec" in notices[0] and "/quiz config post-now" in notices[0]
+        assert any("skipped the daily post" in r.getMessage() for r in caplog.records)
+        if down == dt.timedelta(hours=25):  # Thursday's post is 1 h late: within the grace
+            assert len(posted_days) == 2 and "Thu 10 Dec 2026" in posted_days[1]
+        else:
+            assert len(posted_days) == 1
+    # the next start or tick changes nothing
+    await scheduler.tick()
+    assert len(platform.reveals) == 1 and len(platform.notices) == len(notices)
+    assert len(platform.posted) == len(posted_days)
+
+
+@pytest.mark.parametrize(
+    ("tz", "hhmm", "first", "days"),
+    [("Europe/Berlin", (2, 30), dt.date(2026, 10, 1), 31), ("Europe/Berlin", (2, 30), dt.date(2026, 3, 1), 31),
+     ("America/New_York", (1, 30), dt.date(2026, 10, 15), 31), ("America/New_York", (2, 30), dt.date(2026, 3, 1), 31)],
+)
+async def test_a_month_of_ticks_in_the_shifted_hours_posts_and_reveals_every_day_once(tz, hhmm, first, days):
+    # observation 3 on the scheduler: ticks every 30 minutes through a transition month never hang
+    store = InMemoryStore()
+    await store.open()
+    zone = ZoneInfo(tz)
+    clock = FixedClock(dt.datetime.combine(first, dt.time(0, 0), tzinfo=zone) - dt.timedelta(hours=1))
+    platform = FakePlatform()
+    service = QuizService(store, make_bank(), clock, {"fake": platform}, rng=random.Random(3))
+    scheduler = DailyScheduler(service, clock)
+    await service.configure(ADMIN, REF, ConfigChange.of(timezone=tz, post_time=dt.time(*hhmm)))
+    end = clock.now() + dt.timedelta(days=days)
+    while clock.now() < end:
+        clock.advance(minutes=30)
+        await scheduler.tick()
+    titles = [c.title for _, c in platform.posted]
+    dates = [first + dt.timedelta(days=i) for i in range(days)]
+    assert titles == [f"Daily PyTorch question, {d:%a %d %b %Y}" for d in dates]
+    revealed = [c.round_id for _, c in platform.reveals]
+    assert revealed == sorted(set(revealed)) and len(revealed) == days - 1
+    await service.close()
 
 
 @pytest.mark.parametrize(
@@ -170,13 +283,29 @@ async def test_local_days_roll_over_for_streaks(env, tz, utc_post):
     dates = []
     for day in range(4):
         clock.set(first_utc + dt.timedelta(days=day, minutes=1))
-        round_ = await scheduler.fire(REF)
+        round_ = await service.post_scheduled(REF)
         assert round_ is not None
         dates.append(round_.local_date)
         right = service.bank.get(round_.question_id).answer
         clock.advance(hours=12)  # answer late in the local day: still that day's round
         await service.submit_answer(round_.id, "ada", right)
+    clock.advance(hours=12)
     await service.reveal_round(round_.id)
     assert dates == [dt.date(2026, 11, 30) + dt.timedelta(days=i) for i in range(4)]
     stats = await service.stats("fake", "space-1", "ada")
     assert stats.current_streak == 4 and stats.points == 10 + 11 + 12 + 13
+
+
+async def test_a_schedule_moved_earlier_keeps_the_open_round_s_promise(env):
+    service, store, clock, platform, scheduler = env
+    clock.set(dt.datetime(2026, 12, 1, 14, 0, tzinfo=dt.UTC))
+    await service.configure(ADMIN, REF)
+    first = await service.post_now(ADMIN, REF)  # promised for Wed 09:00
+    await service.configure(ADMIN, REF, ConfigChange.of(post_time=dt.time(2, 30)))  # the next post is Wed 02:30 now
+    clock.set(dt.datetime(2026, 12, 2, 2, 30, tzinfo=dt.UTC))
+    await scheduler.tick()
+    assert len(platform.posted) == 2 and platform.reveals == []
+    assert (await service.submit_answer(first.id, "ada", 0)).chosen_letter == "A"  # still open, as promised
+    clock.set(dt.datetime(2026, 12, 2, 9, 0, tzinfo=dt.UTC))
+    await scheduler.tick()
+    assert [c.round_id for _, c in platform.reveals] == [first.id]

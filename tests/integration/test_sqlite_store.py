@@ -51,7 +51,7 @@ CLOSE_WHILE_CHECKPOINTING = """
 import asyncio, datetime as dt, sys
 import bot.store.sqlite as s
 from bot.model import ChannelRef
-from bot.ports import NewAnswer
+from bot.model import NewAnswer
 from bot.store.migrations import load_migrations
 s.CHECKPOINT_EVERY = 0.0
 T0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)

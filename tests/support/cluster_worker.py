@@ -1,10 +1,11 @@
 """One bot process of a cluster test: the real service, the real DailyScheduler and the real
 PostgreSQL store, with a recording platform and an accelerated clock.
 
-Prints `POST <channel> <round>` for every question it posted, `ACK`/`ERR` lines for answers it was sent on
-stdin (`ANSWER <channel> <user> <letter>`), `REVEALED <n>` after `REVEALALL`, and exits on `QUIT`.
-The accelerated clock drives the scheduler's due-post check (the same claim-then-post path the cron jobs
-take), since APScheduler 3 reads the wall clock itself.
+Prints `POST <channel> <round> <clock time>` for every question it posted, `ACK`/`ERR` lines for answers it
+was sent on stdin (`ANSWER <channel> <user> <letter>`), `CONFIGURED <channel>` after
+`CONFIG <channel> <space> pause|time HH:MM` (a new channel is set up), `REVEALED <n>` after `REVEALALL`, and
+exits on `QUIT`. The accelerated clock drives the scheduler's tick directly (the same claim-do-record path
+its interval job takes), since APScheduler 3 reads the wall clock itself.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import sys
 import time
 
 from bot.errors import QuizError
-from bot.model import ChannelRef, QuestionCard, RevealCard
+from bot.model import Actor, ChannelRef, QuestionCard, RevealCard
 from bot.parsing import parse_choice
 from bot.quiz import QuizService
 from bot.schedule import DailyScheduler
+from bot.settings import ConfigChange
 from bot.store.postgres import PostgresStore
 from tests.support.fakes import make_bank
 
@@ -37,11 +39,12 @@ class AcceleratedClock:
 class RecordingPlatform:
     name = PLATFORM
 
-    def __init__(self, space_of: dict[str, str]) -> None:
+    def __init__(self, space_of: dict[str, str], clock: AcceleratedClock) -> None:
         self.space_of = space_of
+        self.clock = clock
 
     async def post_question(self, ref: ChannelRef, card: QuestionCard) -> str:
-        emit(f"POST {ref.channel_id} {card.round_id}")
+        emit(f"POST {ref.channel_id} {card.round_id} {self.clock.now().isoformat()}")
         return f"m{card.round_id}"
 
     async def post_reveal(self, ref: ChannelRef, card: RevealCard) -> str | None:
@@ -63,7 +66,7 @@ async def main(url: str, start: str, factor: float) -> None:
     channels = await store.list_channels(PLATFORM)
     refs = {c.ref.channel_id: c.ref for c in channels}
     service = QuizService(store, make_bank(per_topic=4), clock, rng=random.Random())
-    service.add_platform(RecordingPlatform({c: r.space_id for c, r in refs.items()}))
+    service.add_platform(RecordingPlatform({c: r.space_id for c, r in refs.items()}, clock))
     scheduler = DailyScheduler(service, clock)
     service.on_config_change(scheduler.sync_channel)  # wired as bot/cli.py does
     service.on_round_opened(scheduler.plan_reveal)
@@ -95,6 +98,16 @@ async def main(url: str, start: str, factor: float) -> None:
                 task = asyncio.create_task(answer(*words[1:4]))
                 pending.add(task)
                 task.add_done_callback(pending.discard)
+            elif words[0] == "CONFIG":
+                channel, space, what, *rest = words[1:]
+                ref = refs.setdefault(channel, ChannelRef(PLATFORM, space, channel))
+                admin = Actor("admin", True)
+                if what == "pause":
+                    await service.configure(admin, ref, ConfigChange.of(paused=True))
+                else:
+                    hh, mm = (int(x) for x in rest[0].split(":"))
+                    await service.configure(admin, ref, ConfigChange.of(post_time=dt.time(hh, mm)))
+                emit(f"CONFIGURED {channel}")
             elif words[0] == "REVEALALL":
                 await asyncio.gather(*pending)
                 rounds = await store.open_daily_rounds()

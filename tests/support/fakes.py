@@ -38,6 +38,7 @@ class FakePlatform:
     posted: list[tuple[ChannelRef, QuestionCard]] = field(default_factory=list)
     reveals: list[tuple[ChannelRef, RevealCard]] = field(default_factory=list)
     private: list[tuple[ChannelRef, str, str]] = field(default_factory=list)
+    notices: list[tuple[ChannelRef, str]] = field(default_factory=list)
 
     async def post_question(self, ref: ChannelRef, card: QuestionCard) -> str:
         self.posted.append((ref, card))
@@ -49,6 +50,9 @@ class FakePlatform:
 
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         self.private.append((ref, user_id, text))
+
+    async def post_notice(self, ref: ChannelRef, text: str) -> None:
+        self.notices.append((ref, text))
 
 
 def make_question(
@@ -64,6 +68,7 @@ def make_question(
         explanation=f"Because {qid} says so.",
         reference="https://docs.pytorch.org/docs/stable/index.html",
         source="original",
+        why_wrong=tuple("" if i == answer else f"{qid} {x} looks right but is not." for i, x in enumerate("ABCD")),
     )
 
 
@@ -91,7 +96,8 @@ def write_bank_files(folder: Path, bank: Bank) -> Path:
             {
                 "id": q.id, "topic": q.topic, "difficulty": q.difficulty.value, "prompt": q.prompt,
                 "choices": list(q.choices), "answer": q.answer_letter, "explanation": q.explanation,
-                "reference": q.reference, "source": q.source,
+                "reference": q.reference, "source": q.source, "checked_by": q.reference,
+                "why_wrong": {x: why for x, why in zip("ABCD", q.why_wrong, strict=False) if why},
             }
         )
     for topic, questions in by_topic.items():

@@ -7,23 +7,41 @@ tests/integration/store_contract.py (see tests/unit/test_memory_store.py).
 
 Concurrency: every method yields to the event loop once on entry, as a database driver would, so the
 service's own races still interleave between store calls; after that it never awaits, so each call is
-one atomic transaction without a lock. Each call checks its input before it changes anything.
+one atomic transaction without a lock. Each call checks its input before it changes anything; answer
+batches and reveals run the stores' shared bot.store.settle code and undo their changes when a step fails.
 Like SqliteStore(":memory:"), it refuses calls while closed, and closing it discards everything.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from bot.model import Answer, ChannelConfig, ChannelRef, LeaderboardRow, Period, Round, RoundKind, TopicStats
-from bot.ports import AnswerWrite, NewAnswer, RevealInput, Scorer, StreakState, period_keys
+from bot.model import (
+    Answer,
+    Board,
+    ChannelConfig,
+    ChannelRef,
+    DueChannel,
+    LeaderboardRow,
+    NewAnswer,
+    Period,
+    Round,
+    RoundKind,
+    SendClaim,
+    SpaceFilter,
+    StreakState,
+    TopicStats,
+)
+from bot.store.migrations import load_migrations
 from bot.store.rows import config_from_row, config_to_row
+from bot.store.settle import SettlingStore
 
-SCHEMA_VERSION = 3  # the version SqliteStore reaches with its migrations
+SCHEMA_VERSION = max(v for v, _, _ in load_migrations("sqlite"))  # the version SqliteStore reaches
 
 Tally = tuple[int, int, int]  # points, correct, answered
 BoardKey = tuple[str, str, Period, str]  # platform, space, period, period key
@@ -63,15 +81,25 @@ class _Tables:
     daily_slots: set[tuple[str, str, dt.date]] = field(default_factory=set)  # (platform, channel id, date)
     answers: dict[int, dict[str, Answer]] = field(default_factory=dict)  # round id -> user -> answer
     scores: dict[BoardKey, dict[str, Tally]] = field(default_factory=dict)
+    buckets: dict[BoardKey, dict[int, int]] = field(default_factory=dict)  # points total -> users with it
     streaks: dict[tuple[str, str, str], StreakState] = field(default_factory=dict)  # (platform, space, user)
     seen_once: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # (scope, key) -> expires at
     version: int = 0
     last_id: int = 0
     saves: int = 0
+    next_post: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # channel -> next due post
+    claimed: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # channel -> lease end
+    # (round id, "post" | "reveal") -> [state, attempts, due_at, doubts]
+    delivery: dict[tuple[int, str], list] = field(default_factory=dict)
 
 
-class InMemoryStore:
-    """Store port on plain dicts; behaves like SqliteStore(":memory:")."""
+def _delivery(t: _Tables, round_id: int, what: str) -> list:
+    return t.delivery.setdefault((round_id, what), ["due", 0, None, 0])
+
+
+class InMemoryStore(SettlingStore):
+    """Store port on plain dicts; behaves like SqliteStore(":memory:"). Answer batches and reveals run
+    bot.store.settle over `_Settle`, as the SQL stores do."""
 
     def __init__(self) -> None:
         self._tables: _Tables | None = None
@@ -82,6 +110,16 @@ class InMemoryStore:
         if self._tables is None:
             raise RuntimeError("the store is not open")
         return self._tables
+
+    @contextlib.asynccontextmanager
+    async def _settling(self) -> AsyncIterator[_Settle]:
+        """One transaction: the steps never await, and a failure undoes every change they made."""
+        tx = _Settle(await self._db())
+        try:
+            yield tx
+        except BaseException:
+            tx.rollback()
+            raise
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -130,12 +168,13 @@ class InMemoryStore:
 
     async def claim_daily_round(
         self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
-        closes_at: dt.datetime | None,
+        closes_at: dt.datetime | None, *, lease_until: dt.datetime | None = None,
     ) -> Round | None:
         t = await self._db()
         round_ = Round(
             id=t.last_id + 1, kind=RoundKind.DAILY, ref=ref, question_id=question_id, topic=topic,
             opened_at=_utc(opened_at), local_date=local_date, closes_at=_utc(closes_at) if closes_at else None,
+            post_state="sending" if lease_until else "due",
         )
         t.last_id = round_.id  # like SQLite's AUTOINCREMENT, a lost claim uses up its id too
         slot = (ref.platform, ref.channel_id, local_date)
@@ -143,6 +182,8 @@ class InMemoryStore:
             return None
         t.daily_slots.add(slot)
         t.rounds[round_.id] = round_
+        if lease_until:
+            t.delivery[(round_.id, "post")] = ["sending", 1, _utc(lease_until), 0]
         return round_
 
     async def create_practice_round(
@@ -199,33 +240,129 @@ class InMemoryStore:
         asked = _asked(t.rounds, platform, space_id, kind, user_id)
         return asked[-1].question_id if asked else None
 
-    # ---- answers ---------------------------------------------------------------------------------
+    # ---- durable daily work ----------------------------------------------------------------------
 
-    async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
+    async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
         t = await self._db()
-        verdicts: list[str] = []
-        fresh: dict[tuple[int, str], Answer] = {}
-        for a in answers:  # first decide every answer; store nothing until the whole batch is valid
-            round_ = t.rounds.get(a.round_id)
-            if round_ is None:
-                verdicts.append("unknown")
-            elif round_.revealed_at is not None or (round_.closes_at is not None and round_.closes_at <= now):
-                verdicts.append("closed")
-            elif (a.round_id, a.user_id) in fresh or a.user_id in t.answers.get(a.round_id, {}):
-                verdicts.append("duplicate")
+        key = (ref.platform, ref.channel_id)
+        if key not in t.channels:
+            return
+        t.claimed.pop(key, None)
+        if at is None:
+            t.next_post.pop(key, None)
+        else:
+            t.next_post[key] = _utc(at)
+
+    async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None:
+        return (await self._db()).next_post.get((ref.platform, ref.channel_id))
+
+    async def unscheduled_channels(self) -> list[ChannelConfig]:
+        t = await self._db()
+        return [t.channels[k] for k in sorted(t.channels) if not t.channels[k].paused and k not in t.next_post]
+
+    async def claim_due_channels(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        t = await self._db()
+        due = sorted(
+            (at, key) for key, at in t.next_post.items()
+            if at <= now and not t.channels[key].paused
+            and (key not in t.claimed or t.claimed[key] <= now)
+            and (spaces is None or spaces(t.channels[key].ref))
+        )[: max(limit, 0)]
+        for _, key in due:
+            t.claimed[key] = _utc(lease_until)
+        return [DueChannel(t.channels[key].ref, at) for at, key in due]
+
+    async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        t = await self._db()
+        key = (ref.platform, ref.channel_id)
+        t.claimed.pop(key, None)
+        if t.next_post.get(key) == due_at:
+            if next_at is None:
+                t.next_post.pop(key)
             else:
-                if not 0 <= a.choice <= 3:  # SQLite's CHECK constraint fails the whole batch
-                    raise ValueError(f"choice {a.choice} of {a.user_id!r} is not between 0 and 3")
-                fresh[(a.round_id, a.user_id)] = Answer(
-                    a.round_id, a.user_id, int(a.choice), bool(a.correct), _utc(a.answered_at)
-                )
-                verdicts.append("recorded")
-        for (round_id, user_id), answer in fresh.items():
-            t.answers.setdefault(round_id, {})[user_id] = answer
-        return [
-            AnswerWrite(v, t.answers[a.round_id][a.user_id].choice) if v == "duplicate" else AnswerWrite(v)
-            for v, a in zip(verdicts, answers, strict=True)
+                t.next_post[key] = _utc(next_at)
+
+    def _claim_sends(
+        self, t: _Tables, what: str, now: dt.datetime, lease_until: dt.datetime, limit: int, round_id: int | None,
+        force: bool, spaces: SpaceFilter | None,
+    ) -> list[SendClaim]:
+        out: list[SendClaim] = []
+        for r in t.rounds.values():
+            if len(out) >= limit:
+                break
+            if r.kind is not RoundKind.DAILY or (round_id is not None and r.id != round_id):
+                continue
+            if (r.revealed_at is None) != (what == "post") or (spaces is not None and not spaces(r.ref)):
+                continue
+            d = _delivery(t, r.id, what)
+            state, attempts, due_at, doubts = d
+            if state not in ("due", "sending", "failed"):
+                continue
+            if not (due_at is None or due_at <= now or (force and state == "failed")):
+                continue
+            doubtful = state == "sending"
+            d[:] = ["sending", attempts + 1, _utc(lease_until), doubts + int(doubtful)]
+            if what == "post":
+                t.rounds[r.id] = r = replace(r, post_state="sending")
+            out.append(SendClaim(r, attempts + 1, doubtful, doubts + int(doubtful)))
+        return out
+
+    async def claim_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        force: bool = False, spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        t = await self._db()
+        return self._claim_sends(t, "post", now, lease_until, limit, round_id, force, spaces)
+
+    async def finish_post(
+        self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
+    ) -> None:
+        t = await self._db()
+        if round_id not in t.rounds:
+            return
+        d = _delivery(t, round_id, "post")
+        d[0], d[2] = state, _utc(retry_at) if retry_at else None
+        r = t.rounds[round_id]
+        t.rounds[round_id] = replace(r, post_state=state, message_id=message_id or r.message_id)
+
+    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+        t = await self._db()
+        return {
+            r.question_id for r in t.rounds.values()
+            if r.kind is RoundKind.DAILY and r.revealed_at is None and _in_space(r, platform, space_id)
+        }
+
+    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
+        t = await self._db()
+        r = t.rounds.get(round_id)
+        if r is not None and r.closes_at is None and r.revealed_at is None:
+            t.rounds[round_id] = replace(r, closes_at=_utc(at))
+
+    async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
+        t = await self._db()
+        due = [
+            r for r in t.rounds.values()
+            if r.kind is RoundKind.DAILY and r.revealed_at is None and r.closes_at is not None
+            and r.closes_at <= now and (spaces is None or spaces(r.ref))
         ]
+        return sorted(due, key=lambda r: (r.closes_at, r.id))[: max(limit, 0)]
+
+    async def claim_reveals(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        t = await self._db()
+        return self._claim_sends(t, "reveal", now, lease_until, limit, round_id, False, spaces)
+
+    async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
+        t = await self._db()
+        if round_id in t.rounds:
+            d = _delivery(t, round_id, "reveal")
+            d[0], d[2] = state, _utc(retry_at) if retry_at else None
+
+    # ---- answers ---------------------------------------------------------------------------------
 
     async def get_answer(self, round_id: int, user_id: str) -> Answer | None:
         return (await self._db()).answers.get(round_id, {}).get(user_id)
@@ -235,45 +372,6 @@ class InMemoryStore:
         return sorted(t.answers.get(round_id, {}).values(), key=lambda a: (a.answered_at, a.user_id))
 
     # ---- reveal and leaderboards -----------------------------------------------------------------
-
-    async def reveal_round(self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None) -> bool:
-        t = await self._db()
-        round_ = t.rounds.get(round_id)
-        if round_ is None or round_.revealed_at is not None:
-            return False
-        revealed = replace(round_, revealed_at=_utc(revealed_at))
-        day, ref = revealed.local_date, revealed.ref
-        if scorer is None or revealed.kind is not RoundKind.DAILY or day is None:
-            t.rounds[round_id] = revealed
-            return True
-        answers = tuple(sorted(t.answers.get(round_id, {}).values(), key=lambda a: a.user_id))
-        previous = max(
-            (r.local_date for r in t.rounds.values()
-             if _in_space(r, ref.platform, ref.space_id) and r.kind is RoundKind.DAILY
-             and r.revealed_at is not None and r.local_date is not None and r.local_date < day),
-            default=None,
-        )
-        streaks = {
-            a.user_id: t.streaks[(ref.platform, ref.space_id, a.user_id)]
-            for a in answers if (ref.platform, ref.space_id, a.user_id) in t.streaks
-        }
-        channel = t.channels.get((ref.platform, ref.channel_id))
-        result = scorer(RevealInput(revealed, answers, previous, streaks, bool(channel and channel.speed_bonus)))
-        correct = {a.user_id: a.correct for a in answers}
-        folded = [(uid, int(p), int(correct[uid])) for uid, p in result.points.items()]  # KeyError, as SQLite
-        # nothing can fail from here on: commit
-        t.rounds[round_id] = revealed
-        mine = t.answers.get(round_id, {})
-        for uid, points, _ in folded:
-            mine[uid] = replace(mine[uid], points=points)
-        for uid, s in result.streaks.items():
-            t.streaks[(ref.platform, ref.space_id, uid)] = StreakState(int(s.current), int(s.best), s.last_date)
-        for period, key in period_keys(day):
-            board = t.scores.setdefault((ref.platform, ref.space_id, period, key), {})
-            for uid, points, right in folded:
-                old_points, old_correct, old_answered = board.get(uid, (0, 0, 0))
-                board[uid] = (old_points + points, old_correct + right, old_answered + 1)
-        return True
 
     async def leaderboard(
         self, platform: str, space_id: str, period: Period, period_key: str, limit: int
@@ -297,7 +395,8 @@ class InMemoryStore:
         if user_id not in board:
             return None
         points, correct, answered = board[user_id]
-        above = sum(1 for other, _, _ in board.values() if other > points)
+        buckets = t.buckets.get((platform, space_id, period, period_key), {})
+        above = sum(n for total, n in buckets.items() if total > points)
         return LeaderboardRow(above + 1, user_id, points, correct, answered)
 
     # ---- stats -----------------------------------------------------------------------------------
@@ -336,3 +435,116 @@ class InMemoryStore:
             return False
         t.seen_once[(scope, key)] = now + keep
         return True
+
+
+_GONE = object()  # in the undo log: the key was not there
+
+
+class _Settle:
+    """The reveal and answer-batch steps (bot.ports.RevealTransaction, AnswerTransaction) on the tables.
+    No step awaits, so a settle runs without a break; every change goes through `_put`, which logs what
+    it replaced so that `rollback` can put it back."""
+
+    def __init__(self, t: _Tables) -> None:
+        self.t = t
+        self._undo: list[tuple[dict, object, object]] = []
+
+    def _put(self, table: dict, key: object, value: object) -> None:
+        self._undo.append((table, key, table.get(key, _GONE)))
+        if value is _GONE:
+            del table[key]
+        else:
+            table[key] = value
+
+    def _table(self, tables: dict, key: object) -> dict:
+        if key not in tables:
+            self._put(tables, key, {})
+        return tables[key]
+
+    def rollback(self) -> None:
+        for table, key, old in reversed(self._undo):
+            if old is _GONE:
+                table.pop(key, None)
+            else:
+                table[key] = old
+        self._undo.clear()
+
+    async def claim_reveal(self, round_id: int, revealed_at: dt.datetime) -> Round | None:
+        round_ = self.t.rounds.get(round_id)
+        if round_ is None or round_.revealed_at is not None:
+            return None
+        revealed = replace(round_, revealed_at=_utc(revealed_at))
+        self._put(self.t.rounds, round_id, revealed)
+        return revealed
+
+    async def lock_space(self, ref: ChannelRef) -> None:
+        pass
+
+    async def answers(self, round_id: int) -> tuple[Answer, ...]:
+        return tuple(sorted(self.t.answers.get(round_id, {}).values(), key=lambda a: a.user_id))
+
+    async def previous_date(self, ref: ChannelRef, before: dt.date) -> dt.date | None:
+        return max(
+            (r.local_date for r in self.t.rounds.values()
+             if _in_space(r, ref.platform, ref.space_id) and r.kind is RoundKind.DAILY
+             and r.revealed_at is not None and r.local_date is not None and r.local_date < before),
+            default=None,
+        )
+
+    async def streaks(self, ref: ChannelRef, users: Sequence[str]) -> dict[str, StreakState]:
+        keys = {u: (ref.platform, ref.space_id, u) for u in users}
+        return {u: self.t.streaks[k] for u, k in keys.items() if k in self.t.streaks}
+
+    async def speed_bonus(self, ref: ChannelRef) -> bool:
+        channel = self.t.channels.get((ref.platform, ref.channel_id))
+        return bool(channel and channel.speed_bonus)
+
+    async def write_points(self, round_id: int, points: dict[str, int]) -> None:
+        mine = self.t.answers.get(round_id, {})
+        for uid, p in points.items():
+            self._put(mine, uid, replace(mine[uid], points=int(p)))  # KeyError for a user who did not answer
+
+    async def write_streaks(self, ref: ChannelRef, streaks: dict[str, StreakState]) -> None:
+        for uid, s in streaks.items():
+            state = StreakState(int(s.current), int(s.best), s.last_date)
+            self._put(self.t.streaks, (ref.platform, ref.space_id, uid), state)
+
+    async def board_points(self, board: Board, users: Sequence[str]) -> dict[str, int]:
+        tallies = self.t.scores.get(board, {})
+        return {u: tallies[u][0] for u in users if u in tallies}
+
+    async def add_scores(self, board: Board, rows: Sequence[tuple[str, int, int]]) -> None:
+        tallies = self._table(self.t.scores, board)
+        for uid, points, right in rows:
+            old_points, old_correct, old_answered = tallies.get(uid, (0, 0, 0))
+            self._put(tallies, uid, (old_points + int(points), old_correct + right, old_answered + 1))
+
+    async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
+        buckets = self._table(self.t.buckets, board)
+        for total, change in moves:
+            users = buckets.get(total, 0) + change
+            if users > 0:
+                self._put(buckets, total, users)
+            elif total in buckets:
+                self._put(buckets, total, _GONE)
+
+    async def round_windows(
+        self, round_ids: Sequence[int]
+    ) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
+        rounds = [self.t.rounds[rid] for rid in round_ids if rid in self.t.rounds]
+        return {r.id: (r.revealed_at, r.closes_at) for r in rounds}
+
+    async def insert_answers(self, answers: Sequence[NewAnswer]) -> set[tuple[int, str]]:
+        fresh: list[Answer] = []
+        for a in answers:  # check every answer before storing any
+            if a.user_id in self.t.answers.get(a.round_id, {}):
+                continue
+            if not 0 <= a.choice <= 3:  # SQLite's CHECK constraint fails the whole batch
+                raise ValueError(f"choice {a.choice} of {a.user_id!r} is not between 0 and 3")
+            fresh.append(Answer(a.round_id, a.user_id, int(a.choice), bool(a.correct), _utc(a.answered_at)))
+        for answer in fresh:
+            self._put(self._table(self.t.answers, answer.round_id), answer.user_id, answer)
+        return {(a.round_id, a.user_id) for a in fresh}
+
+    async def stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
+        return {k: self.t.answers[k[0]][k[1]].choice for k in keys if k[1] in self.t.answers.get(k[0], {})}

@@ -7,7 +7,7 @@ import pytest
 
 from bot.answer_batcher import AnswerBatcher
 from bot.errors import Busy
-from bot.ports import AnswerWrite, NewAnswer
+from bot.model import AnswerWrite, NewAnswer
 
 NOW = dt.datetime(2026, 12, 7, 9, 30, tzinfo=dt.UTC)
 

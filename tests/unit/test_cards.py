@@ -35,7 +35,10 @@ def test_verdict_wording() -> None:
     assert cards.verdict_headline(right) == "Correct!"
     assert cards.verdict_headline(wrong) == "Not quite: the answer is B"
     assert cards.verdict_text(right) == "Correct! Because q-2 says so."
-    assert cards.verdict_text(wrong) == "Not quite: the answer is B. Because q-2 says so."
+    assert (
+        cards.verdict_text(wrong)
+        == "Not quite: the answer is B. Why not D: q-2 D looks right but is not. Because q-2 says so."
+    )
     assert "B" in cards.locked_in_text("B") and "right" in cards.locked_in_text("B")
 
 
@@ -63,3 +66,26 @@ def test_leaderboard_labels() -> None:
     month = cards.leaderboard_card(Period.MONTH, day, "2026-11", [], row)
     assert month.title == "Leaderboard: November 2026" and month.rows == () and month.me == row
     assert cards.leaderboard_card(Period.ALL, day, "all", [], None).period_label == "all time"
+
+
+def test_the_practice_verdict_says_why_the_chosen_wrong_choice_fails() -> None:
+    question = make_question("q-1", answer=2)
+    wrong = cards.verdict(question, 0)
+    assert wrong.why_wrong == "q-1 A looks right but is not."
+    text = cards.verdict_text(wrong)
+    assert text.startswith("Not quite: the answer is C. Why not A: q-1 A looks right but is not.")
+    assert text.endswith(question.explanation)
+    right = cards.verdict(question, 2)
+    assert right.why_wrong == "" and "Why not" not in cards.verdict_text(right)
+
+
+def test_the_reveal_explains_the_most_chosen_wrong_choice() -> None:
+    question = make_question("q-1", answer=2)
+    picks = [answer("a", 0, 1), answer("b", 3, 2), answer("c", 3, 3), answer("d", 2, 4)]
+    card = cards.reveal_card(DAILY, question, picks)
+    assert card.common_wrong == ("D", "q-1 D looks right but is not.")
+    assert cards.common_wrong_text(card) == "Most chosen wrong answer, D: q-1 D looks right but is not."
+    tie = cards.reveal_card(DAILY, question, [answer("a", 3, 1), answer("b", 0, 2)])
+    assert tie.common_wrong is not None and tie.common_wrong[0] == "A"  # a tie goes to the earlier letter
+    everyone_right = cards.reveal_card(DAILY, question, [answer("a", 2, 1)])
+    assert everyone_right.common_wrong is None and cards.common_wrong_text(everyone_right) == ""

@@ -11,8 +11,7 @@ import sqlite3
 
 import pytest
 
-from bot.model import ChannelConfig, ChannelRef, Period
-from bot.ports import RevealInput, RevealResult
+from bot.model import ChannelConfig, ChannelRef, Period, RevealInput, RevealResult
 from bot.scoring import score_daily_round
 from bot.store.sqlite import SqliteStore
 from tests.integration.store_contract import DAY, REF, REF2, T0, SeenOnceContract, StoreContract, ans

@@ -39,19 +39,20 @@ async def store():
     await s.close()
 
 
-async def test_a_failed_post_is_sent_again_by_the_next_attempt_that_day(store):
+async def test_a_failed_post_is_retried_and_an_admin_can_send_it_at_once(store):
     platform = FlakyPlatform(failures=1)
     clock = FixedClock(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC))
     service = QuizService(store, make_bank(), clock, {"fake": platform}, rng=random.Random(2))
     await service.configure(ADMIN, REF)
-    with pytest.raises(ConnectionError):
-        await service.post_scheduled(REF)
+    failed = await service.post_scheduled(REF)  # the scheduler's post: a failure is recorded, not raised
     claimed = await store.latest_daily_round(REF)
-    assert claimed is not None and claimed.message_id is None and platform.posted == []
-    assert await service.post_scheduled(REF) is None  # the scheduler never re-sends (another process may be)
-    assert platform.posted == []
-    again = await service.post_now(ADMIN, REF)  # an admin's post-now does
-    assert again is not None and again.id == claimed.id and again.message_id == f"msg-{claimed.id}"
+    assert failed is not None and claimed.id == failed.id and claimed.post_state == "failed"
+    assert claimed.message_id is None and platform.posted == []
+    with pytest.raises(NothingOpen):  # nobody saw it: it takes no typed answers
+        await service.answer_in_channel(REF, "ada", 1)
+    assert await service.post_scheduled(REF) is None  # the slot is taken: never a second round
+    again = await service.post_now(ADMIN, REF)  # an admin's post-now sends the failed one at once
+    assert again.id == claimed.id and again.message_id == f"msg-{claimed.id}"
     assert [card.round_id for _, card in platform.posted] == [claimed.id]
     with pytest.raises(AlreadyPosted):
         await service.post_now(ADMIN, REF)  # now it is really posted

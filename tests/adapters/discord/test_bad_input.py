@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 
 from adapters.discord.app import StudyBotClient
+from bot.model import ChannelRef
 from tests.adapters.discord.conftest import Core, channel_ref, configure_channel
 from tests.adapters.discord.fake_discord import FakeDiscord, FakeInteraction
 
@@ -69,7 +71,7 @@ async def test_clicks_on_closed_or_unknown_rounds_are_refused(bot: StudyBotClien
     round_id, message = await post_daily(core, fake)
     await core.service.reveal_round(round_id)
     closed = await fake.reply(await fake.click(fake.alice, message, f"studybot:answer:{round_id}:A"))
-    assert closed.ephemeral and "This question is closed" in closed.text
+    assert closed.ephemeral and "question closed at" in closed.text and "the answer was" in closed.text
     assert await core.store.round_answers(round_id) == []
 
     for custom_id, expected in ((f"studybot:answer:{round_id + 999}:A", "not known here"),
@@ -138,3 +140,16 @@ async def test_post_now_where_the_bot_may_not_post_says_so(bot: StudyBotClient, 
     reply = await fake.reply(await fake.slash(fake.ada, "quizconfig", "post-now"))
     assert reply.ephemeral and "I cannot post in" in reply.text and "Send Messages" in reply.text
     assert fake.channel_messages() == []
+
+
+async def test_a_click_naming_another_server_s_round_is_refused(bot: StudyBotClient, fake: FakeDiscord,
+                                                                core: Core) -> None:
+    # issue 10, observation 7: a round id from another guild is not known in this one
+    theirs = ChannelRef("discord", "999000111", "999000222")
+    at = core.clock.now()
+    round_ = await core.store.claim_daily_round(theirs, at.date(), "q", "tensors", at, at + dt.timedelta(days=1))
+    await core.store.finish_post(round_.id, "sent", message_id="1")
+    custom_id = f"studybot:answer:{round_.id}:A"
+    reply = await fake.reply(await fake.click(fake.alice, button_message(fake, custom_id), custom_id))
+    assert reply.ephemeral and "not known here" in reply.text
+    assert await core.store.round_answers(round_.id) == []

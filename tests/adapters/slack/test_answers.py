@@ -112,5 +112,5 @@ async def test_reaction_after_the_reveal_is_refused_privately(slack: SlackHarnes
     await slack.service.reveal_round(round_.id)
     await slack.react(round_, "one", event_id="Ev0LATE")
     [note] = await slack.stub.wait_for("chat.postEphemeral")
-    assert "This question is closed" in note.args["text"]
+    assert "question closed at" in note.args["text"] and "the answer was" in note.args["text"]
     assert await slack.store.round_answers(round_.id) == []

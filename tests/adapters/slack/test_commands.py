@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
+from bot.errors import NotAllowed
 from bot.model import Actor, ChannelRef, Difficulty, Period, RoundKind
 from bot.settings import ConfigChange
 from tests.adapters.slack.harness import ADMIN, ANN, BOB, CHANNEL, OWNER, SlackHarness, buttons, texts
@@ -189,3 +192,25 @@ async def _rounds(slack: SlackHarness) -> list:  # type: ignore[type-arg]
             break
         out.append(r)
     return out
+
+
+async def test_config_of_another_workspace_s_channel_is_refused_and_changes_nothing(slack: SlackHarness) -> None:
+    # issue 10, observation 7: `/quiz config channel C0THEIRS time 03:00` from workspace 1
+    theirs = ChannelRef("slack", "T0THEIRS", "C0THEIRS")
+    await slack.service.configure(Actor("U0THEIRADMIN", True), theirs, ConfigChange.of(post_time=dt.time(9, 0)))
+    reply = await slack.reply(await slack.command("config channel <#C0THEIRS|quiz> time 03:00", user=ADMIN))
+    assert "another workspace" in texts(reply)
+    kept = await slack.store.get_channel(theirs)
+    assert kept is not None and kept.ref.space_id == "T0THEIRS" and kept.post_time == dt.time(9, 0)
+    with pytest.raises(NotAllowed):  # nor read from here
+        await slack.service.show_config(ChannelRef("slack", slack.ref.space_id, "C0THEIRS"))
+
+
+async def test_a_click_naming_another_workspace_s_round_is_refused(slack: SlackHarness) -> None:
+    theirs = ChannelRef("slack", "T0THEIRS", "C0THEIRS")
+    at = slack.service.clock.now()
+    round_ = await slack.store.claim_daily_round(theirs, at.date(), "q", "tensors", at, at + dt.timedelta(days=1))
+    await slack.store.finish_post(round_.id, "sent", message_id="C0THEIRS:1.2")
+    reply = await slack.reply(await slack.click(round_.id, 1))
+    assert reply.args["response_type"] == "ephemeral" and "not known here" in reply.args["text"]
+    assert await slack.store.round_answers(round_.id) == []

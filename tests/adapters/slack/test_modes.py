@@ -137,3 +137,22 @@ def test_slack_options_from_the_environment() -> None:
     assert opts == SlackOptions("127.0.0.1", 8080, frozenset({"U1", "T2:U3"}))
     with pytest.raises(SystemExit, match="STUDYBOT_HTTP_PORT"):
         SlackOptions.from_env({"STUDYBOT_HTTP_PORT": "http"})
+
+
+async def test_socket_mode_ignores_a_payload_bolt_cannot_read(slack: SlackHarness, caplog: pytest.LogCaptureFixture
+                                                              ) -> None:
+    import logging
+
+    caplog.set_level(logging.INFO)
+    handler = socket_mode_handler(slack.bot.app, "xapp-1-test")
+    try:
+        fake = RecordingSocketClient(handler.client.logger)
+        event = {"type": "reaction_added", "user": 5, "reaction": "one", "item": "C0QUIZ:1.2"}
+        body = {"team_id": TEAM_ID, "api_app_id": "A0APP", "type": "event_callback", "event_id": "Ev0BAD",
+                "event_time": 1, "event": event}
+        await handler.handle(fake, SocketModeRequest(type="events_api", envelope_id="env-bad", payload=body))
+        assert [r.envelope_id for r in fake.sent] == ["env-bad"]
+        assert [r.levelname for r in caplog.records if "not what Slack documents" in r.getMessage()] == ["INFO"]
+        assert not [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
+    finally:
+        await handler.client.close()

@@ -1,0 +1,131 @@
+"""The reveal transaction and the answer batch, written once for every store.
+
+A store subclasses SettlingStore: its `_settling()` opens one transaction (with the store's own locking)
+and yields an object that speaks bot.ports.SettleTransaction, a few short statements. The order of the
+steps and the rules between them live here, the pure rules (points, streaks, periods, buckets, ranks) in
+bot.scoring. A new step at reveal (FSRS card updates: see `update_learner_memory`) is one function here
+and one method per store.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+
+from bot.model import (
+    Answer,
+    AnswerStatus,
+    AnswerWrite,
+    Board,
+    NewAnswer,
+    RevealInput,
+    Round,
+    RoundKind,
+    Scorer,
+)
+from bot.ports import AnswerTransaction, RevealTransaction, SettleTransaction
+from bot.scoring import bucket_moves, period_keys
+
+
+class SettlingStore:
+    """The Store methods settled here, for a store that opens its own transaction (with its own locking)
+    in `_settling()` and yields the steps on it."""
+
+    def _settling(self) -> AbstractAsyncContextManager[SettleTransaction]:
+        raise NotImplementedError
+
+    async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
+        if not answers:
+            return []
+        async with self._settling() as tx:
+            return await add_answers(tx, answers, now)
+
+    async def reveal_round(self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None) -> bool:
+        async with self._settling() as tx:
+            return await reveal(tx, round_id, revealed_at, scorer)
+
+
+async def reveal(tx: RevealTransaction, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None) -> bool:
+    """Close a round once; a daily round with a scorer is also scored and folded into its space's
+    leaderboards. False when it was already revealed (or does not exist). Any failure must roll the
+    store's transaction back, so a failed reveal changes nothing."""
+    round_ = await tx.claim_reveal(round_id, revealed_at)
+    if round_ is None:
+        return False
+    if scorer is None or round_.kind is not RoundKind.DAILY or round_.local_date is None:
+        return True
+    ref = round_.ref
+    await tx.lock_space(ref)
+    answers = await tx.answers(round_id)
+    previous = await tx.previous_date(ref, round_.local_date)
+    streaks = await tx.streaks(ref, [a.user_id for a in answers]) if answers else {}
+    speed = await tx.speed_bonus(ref)
+    result = scorer(RevealInput(round_, answers, previous, streaks, speed))
+    if result.points:
+        await tx.write_points(round_id, result.points)
+    if result.streaks:
+        await tx.write_streaks(ref, result.streaks)
+    await update_learner_memory(tx, round_, answers)
+    correct = {a.user_id: a.correct for a in answers}
+    for period, key in period_keys(round_.local_date):
+        await fold_scores(tx, Board(ref.platform, ref.space_id, period, key), result.points, correct)
+    return True
+
+
+async def update_learner_memory(tx: RevealTransaction, round_: Round, answers: tuple[Answer, ...]) -> None:
+    """Hook for the learning features: FSRS card updates at reveal go here, one per answer of the scored
+    daily round, inside the same transaction (so a failed reveal leaves the cards unchanged too). It
+    runs after points and streaks are written and before the leaderboards are folded. No-op today. The
+    plan: read the answering users' cards for the round's question (a new `cards` step), apply
+    bot.learning.review with bot.learning.rating_for(answer.correct) at the reveal time, and write them
+    back (a new `write_cards` step); each store adds those two statements to its RevealTransaction."""
+
+
+async def fold_scores(tx: RevealTransaction, board: Board, points: dict[str, int], correct: dict[str, bool]) -> None:
+    """Add a round's points to one leaderboard and move its users between score buckets."""
+    if not points:
+        return
+    users = sorted(points)
+    rows = [(u, points[u], int(correct[u])) for u in users]  # KeyError: points for a user who did not answer
+    old = await tx.board_points(board, users)
+    await tx.add_scores(board, rows)
+    moves = bucket_moves(old, points)
+    if moves:
+        await tx.move_buckets(board, moves)
+
+
+def accepts_answers(revealed_at: dt.datetime | None, closes_at: dt.datetime | None, now: dt.datetime) -> bool:
+    """A round takes answers until it is revealed or its answer window ends."""
+    return revealed_at is None and (closes_at is None or closes_at > now)
+
+
+async def add_answers(tx: AnswerTransaction, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
+    """Record a batch: each answer only if its round is open and the user has not answered it yet (the
+    first of a batch's answers by one user counts). A duplicate learns the stored choice."""
+    if not answers:
+        return []
+    windows = await tx.round_windows(sorted({a.round_id for a in answers}))
+    results: list[AnswerWrite | None] = [None] * len(answers)
+    pending: list[int] = []
+    seen: set[tuple[int, str]] = set()
+    for i, a in enumerate(answers):
+        key = (a.round_id, a.user_id)
+        if a.round_id not in windows:
+            results[i] = AnswerWrite(AnswerStatus.UNKNOWN)
+        elif not accepts_answers(*windows[a.round_id], now):
+            results[i] = AnswerWrite(AnswerStatus.CLOSED)
+        elif key not in seen:
+            seen.add(key)
+            pending.append(i)
+    inserted = await tx.insert_answers([answers[i] for i in pending]) if pending else set()
+    for i in pending:
+        if (answers[i].round_id, answers[i].user_id) in inserted:
+            results[i] = AnswerWrite(AnswerStatus.RECORDED)
+    duplicates = [i for i, r in enumerate(results) if r is None]
+    if duplicates:
+        keys = sorted({(answers[i].round_id, answers[i].user_id) for i in duplicates})
+        stored = await tx.stored_choices(keys)
+        for i in duplicates:
+            results[i] = AnswerWrite(AnswerStatus.DUPLICATE, stored.get((answers[i].round_id, answers[i].user_id)))
+    return [r for r in results if r is not None]

@@ -1,0 +1,84 @@
+"""The console channel's daily behaviour (issue 10, observation 8), in process with an injected clock: it
+obeys pause and weekdays at start, prints each card once, and `config show` names the real next post."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import random
+
+from adapters.console.channel import CONSOLE_REF, ConsoleChannel
+from bot.model import Actor
+from bot.quiz import QuizService
+from bot.schedule import DailyScheduler
+from bot.settings import ConfigChange
+from tests.support.fakes import FixedClock, make_bank
+from tests.support.memory_store import InMemoryStore
+
+OWNER = Actor("you", True)
+
+
+async def console_at(moment: dt.datetime, **settings: object) -> tuple[ConsoleChannel, QuizService, io.StringIO]:
+    store = InMemoryStore()
+    await store.open()
+    clock = FixedClock(moment)
+    service = QuizService(store, make_bank(), clock, rng=random.Random(7))
+    out = io.StringIO()
+    console = ConsoleChannel(service, stdin=io.StringIO(""), stdout=out)
+    if settings:
+        await service.configure(OWNER, CONSOLE_REF, ConfigChange.of(**settings))
+    return console, service, out
+
+
+async def test_a_paused_console_posts_nothing_at_start():
+    console, service, out = await console_at(dt.datetime(2026, 12, 8, 8, 6, tzinfo=dt.UTC), paused=True)
+    await DailyScheduler(service, service.clock).catch_up()
+    await console.start()
+    assert "== Daily PyTorch question" not in out.getvalue()
+    assert "paused" in out.getvalue()
+    assert await service.store.latest_daily_round(CONSOLE_REF) is None
+
+
+async def test_a_console_on_a_day_off_posts_nothing_and_says_when(tmp_path):
+    saturday = dt.datetime(2026, 12, 12, 8, 6, tzinfo=dt.UTC)
+    console, service, out = await console_at(saturday, weekdays=frozenset(range(5)))
+    await console.start()
+    assert "== Daily PyTorch question" not in out.getvalue()
+    assert "No daily question today; the next one comes Mon 14 Dec 09:00 (UTC)." in out.getvalue()
+
+
+async def test_a_catch_up_card_is_printed_once():
+    console, service, out = await console_at(dt.datetime(2026, 12, 8, 8, 0, tzinfo=dt.UTC), timezone="UTC")
+    service.clock.set(dt.datetime(2026, 12, 8, 9, 30, tzinfo=dt.UTC))  # started 30 min after the post time
+    scheduler = DailyScheduler(service, service.clock)
+    await scheduler.catch_up()
+    await console.start()
+    assert out.getvalue().count("== Daily PyTorch question") == 1
+    await console.handle("/quiz config show")
+    assert "next post 2026-12-09 09:00 UTC" in out.getvalue()  # today's is out: tomorrow
+
+
+async def test_config_show_skips_the_spring_forward_gap():
+    # 01:00 in Berlin on the night clocks jump from 02:00 to 03:00
+    console, service, out = await console_at(
+        dt.datetime(2026, 3, 29, 0, 0, tzinfo=dt.UTC), timezone="Europe/Berlin", post_time=dt.time(2, 30),
+        paused=True,
+    )
+    await console.handle("/quiz config resume")
+    await console.handle("/quiz config show")
+    assert "next post 2026-03-29 03:00 CEST" in out.getvalue()
+    assert "02:30 CE" not in out.getvalue()
+
+
+async def test_a_day_missed_while_offline_is_told_in_plain_words_once():
+    console, service, out = await console_at(dt.datetime(2026, 12, 7, 20, 0, tzinfo=dt.UTC),  # 05:00 in Tokyo
+                                             **{"timezone": "Asia/Tokyo", "post_time": dt.time(9, 0)})
+    service.clock.set(dt.datetime(2026, 12, 8, 3, 0, 1, tzinfo=dt.UTC))  # 12:00:01 in Tokyo: 3 h late
+    scheduler = DailyScheduler(service, service.clock)
+    await scheduler.catch_up()
+    await console.start()
+    await scheduler.tick()
+    text = out.getvalue()
+    assert text.count("The bot was offline at 09:00 (Asia/Tokyo) on Tue 08 Dec") == 1
+    assert "/quiz config post-now" in text
+    assert "skipped the daily post" not in text and "WARNING" not in text  # no log lines in the transcript

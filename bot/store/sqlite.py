@@ -62,8 +62,10 @@ CHANNEL_COLUMNS = (
     "answer_window_s, speed_bonus, updated_at, ping_winners"
 )
 CHECKPOINT_EVERY = 0.25  # seconds between background WAL checkpoints
-WAL_RESET_AT = 4 * 1024 * 1024  # past this much WAL content, a checkpoint finishes in a gap between transactions
-WAL_KEEP = 8 * 1024 * 1024  # when the WAL starts over, its file is cut back to this size (journal_size_limit)
+# Past this much WAL content a checkpoint is finished inside the store lock (between two transactions): it
+# copies what was written since the unlocked pass and syncs the database file, a few ms that answers wait.
+WAL_RESET_AT = 8 * 1024 * 1024
+WAL_KEEP = 16 * 1024 * 1024  # when the WAL starts over, its file is cut back to this size (journal_size_limit)
 INSERT_CHUNK = 900  # rows per multi-row INSERT (6 parameters each, under SQLite's variable limit)
 IN_CHUNK = 500
 

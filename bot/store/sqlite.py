@@ -62,8 +62,8 @@ CHANNEL_COLUMNS = (
     "answer_window_s, speed_bonus, updated_at, ping_winners"
 )
 CHECKPOINT_EVERY = 0.25  # seconds between background WAL checkpoints
-# Past this much WAL content a checkpoint is finished inside the store lock (between two transactions): it
-# copies what was written since the unlocked pass and syncs the database file, a few ms that answers wait.
+# Past this much WAL content a checkpoint is finished between two write transactions: it copies what was
+# written since the unlocked pass and syncs the database file, a few ms that writes (not reads) wait.
 WAL_RESET_AT = 8 * 1024 * 1024
 WAL_KEEP = 16 * 1024 * 1024  # when the WAL starts over, its file is cut back to this size (journal_size_limit)
 INSERT_CHUNK = 900  # rows per multi-row INSERT (6 parameters each, under SQLite's variable limit)
@@ -84,7 +84,8 @@ class SqliteStore(SettlingStore):
         self._lock = asyncio.Lock()
         self._checkpointer: asyncio.Task[None] | None = None
         self._checkpoint_thread: ThreadPoolExecutor | None = None
-        self.checkpoint_holds = 0  # checkpoints finished inside the store lock, and for how long in all (s)
+        self._writes_paused: asyncio.Future[None] | None = None  # set while a checkpoint is being finished
+        self.checkpoint_holds = 0  # checkpoints finished with writes paused, and for how long in all (s)
         self.checkpoint_hold_seconds = 0.0
         self.checkpoint_hold_max = 0.0
 
@@ -135,8 +136,8 @@ class SqliteStore(SettlingStore):
         A PASSIVE checkpoint never blocks the writer, but under a steady stream of commits it never catches up
         with the end of the WAL either, and SQLite starts the WAL over only once all of it is in the database:
         the file would grow without end. So once the WAL holds more than WAL_RESET_AT, the checkpoint is
-        finished inside the store's lock, between two transactions: only the frames written since the
-        unlocked pass are left to copy, and the next write starts the WAL over (cut to WAL_KEEP)."""
+        finished between two write transactions (reads go on): only the frames written since the unlocked
+        pass are left to copy, and the next write starts the WAL over (cut to WAL_KEEP)."""
         loop = asyncio.get_running_loop()
         assert self._checkpoint_thread is not None
         con = await loop.run_in_executor(self._checkpoint_thread, _checkpoint_connection, self.path)
@@ -149,15 +150,18 @@ class SqliteStore(SettlingStore):
                         loop.run_in_executor(self._checkpoint_thread, _checkpoint, con)
                     )
                     if logged * page > WAL_RESET_AT:  # `logged` is where the WAL ended when this pass began
-                        async with self._lock:
-                            held = loop.time()
-                            try:
-                                await asyncio.shield(loop.run_in_executor(self._checkpoint_thread, _checkpoint, con))
-                            finally:
-                                held = loop.time() - held
-                                self.checkpoint_holds += 1
-                                self.checkpoint_hold_seconds += held
-                                self.checkpoint_hold_max = max(self.checkpoint_hold_max, held)
+                        async with self._lock:  # the transaction in progress ends; no new one begins
+                            paused = self._writes_paused = loop.create_future()
+                        held = loop.time()
+                        try:
+                            await asyncio.shield(loop.run_in_executor(self._checkpoint_thread, _checkpoint, con))
+                        finally:
+                            self._writes_paused = None
+                            paused.set_result(None)
+                            held = loop.time() - held
+                            self.checkpoint_holds += 1
+                            self.checkpoint_hold_seconds += held
+                            self.checkpoint_hold_max = max(self.checkpoint_hold_max, held)
                 except sqlite3.Error as exc:  # busy or locked: the next round catches up
                     log.debug("background checkpoint skipped: %s", exc)
         finally:
@@ -169,8 +173,25 @@ class SqliteStore(SettlingStore):
         return opened(self._db)
 
     @contextlib.asynccontextmanager
+    async def _write_turn(self) -> AsyncIterator[None]:
+        """The store lock for a write transaction, taken only while no checkpoint is being finished (reads
+        go on during one; see _checkpoint_loop)."""
+        while True:
+            paused = self._writes_paused
+            if paused is not None:
+                await asyncio.shield(paused)
+            await self._lock.acquire()
+            if self._writes_paused is None:
+                break
+            self._lock.release()
+        try:
+            yield
+        finally:
+            self._lock.release()
+
+    @contextlib.asynccontextmanager
     async def _tx(self) -> AsyncIterator[aiosqlite.Connection]:
-        async with self._lock:
+        async with self._write_turn():
             await self.db.execute("BEGIN IMMEDIATE")
             try:
                 yield self.db

@@ -133,3 +133,26 @@ async def test_the_wal_starts_over_and_is_cut_back_while_answers_keep_coming(tmp
         assert sizes[-1] <= 256 * 1024, (grown, sizes[-5:])
     finally:
         await store.close()
+
+
+async def test_while_a_checkpoint_is_finished_writes_wait_and_reads_go_on(tmp_path):
+    import asyncio
+    import datetime as dt
+
+    from bot.model import ChannelRef
+
+    t0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
+    ref = ChannelRef("t", "s", "c")
+    store = SqliteStore(tmp_path / "pause.db")
+    await store.open()
+    try:
+        paused = store._writes_paused = asyncio.get_running_loop().create_future()
+        write = asyncio.ensure_future(store.claim_daily_round(ref, t0.date(), "q", "tensors", t0, None))
+        assert await store.latest_daily_round(ref) is None  # a read is not held up
+        assert not write.done()
+        store._writes_paused = None
+        paused.set_result(None)
+        round_ = await write
+        assert round_ is not None and (await store.latest_daily_round(ref)).id == round_.id
+    finally:
+        await store.close()

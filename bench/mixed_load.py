@@ -215,7 +215,7 @@ async def main() -> None:
     )
     if r["holds"]:
         print(
-            f"checkpoints finished inside the store lock: {r['holds']:.0f}, {r['hold_total_ms']:.0f} ms in all, "
+            f"checkpoints finished with writes paused: {r['holds']:.0f}, {r['hold_total_ms']:.0f} ms in all, "
             f"longest {r['hold_max_ms']:.1f} ms"
         )
 

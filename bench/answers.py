@@ -71,8 +71,13 @@ async def latency(factory: Factory, rate: int, seconds: float) -> tuple[float, f
 
 
 def raw_ceiling(n: int, batch: int) -> float:
-    """sqlite3 executemany of the same rows, same schema and pragmas, committed every `batch` rows."""
-    path = Path(tempfile.mkdtemp(prefix="studybot-raw-")) / "raw.db"
+    """sqlite3 executemany of the same rows, same schema and pragmas, committed every `batch` rows (in a
+    temporary folder, removed afterwards)."""
+    with tempfile.TemporaryDirectory(prefix="studybot-raw-") as folder:
+        return _raw_ceiling(Path(folder) / "raw.db", n, batch)
+
+
+def _raw_ceiling(path: Path, n: int, batch: int) -> float:
     con = sqlite3.connect(path, isolation_level=None)
     con.execute("PRAGMA journal_mode=WAL")
     con.execute("PRAGMA synchronous=NORMAL")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import random
+import shutil
 import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -53,24 +54,36 @@ class NullPlatform:
 
 
 async def sqlite_service(folder: str | None = None) -> tuple[QuizService, SqliteStore, Path]:
+    """A service on a SQLite file in `folder`, or else in a new temporary folder: whoever calls this without a
+    folder removes `path.parent` afterwards (sqlite_factory does)."""
     path = Path(folder or tempfile.mkdtemp(prefix="studybot-bench-")) / "bench.db"
     store = SqliteStore(path)
-    await store.open()
-    service = QuizService(store, synthetic_bank(), StepClock(), {REF.platform: NullPlatform()}, rng=random.Random(0))
-    await service.configure(Actor("admin", True), REF)
+    try:
+        await store.open()
+        service = QuizService(store, synthetic_bank(), StepClock(), {REF.platform: NullPlatform()},
+                              rng=random.Random(0))
+        await service.configure(Actor("admin", True), REF)
+    except BaseException:
+        await store.close()
+        if folder is None:
+            shutil.rmtree(path.parent, ignore_errors=True)
+        raise
     return service, store, path
 
 
 def sqlite_factory() -> Factory:
-    """A fresh service on a temporary SQLite file per measurement, closed afterwards."""
+    """A fresh service on a temporary SQLite file per measurement, closed and removed afterwards."""
 
     @contextlib.asynccontextmanager
     async def make() -> AsyncIterator[Service]:
-        service, store, _ = await sqlite_service()
+        service, store, path = await sqlite_service()
         try:
             yield service, store
         finally:
-            await service.close()
-            await store.close()
+            try:
+                await service.close()
+                await store.close()
+            finally:
+                shutil.rmtree(path.parent, ignore_errors=True)
 
     return make

@@ -54,7 +54,8 @@ class AnswerBatcher:
         if self._closed:
             raise RuntimeError("the answer batcher is closed")
         loop = asyncio.get_running_loop()
-        if self._overloaded(self._monotonic()):
+        queued_at = self._monotonic()
+        if self._overloaded(queued_at):
             self.refused += 1
             raise Busy(BUSY)
         if self._worker is None or self._worker.done():
@@ -62,7 +63,7 @@ class AnswerBatcher:
             self._worker = loop.create_task(self._run(), name="answer-batcher")
         fut: asyncio.Future[AnswerWrite] = loop.create_future()
         self._pending.append((answer, fut))
-        self._queued_at.append(self._monotonic())
+        self._queued_at.append(queued_at)
         assert self._wakeup is not None
         self._wakeup.set()
         return await fut

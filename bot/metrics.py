@@ -27,14 +27,20 @@ class Metrics:
             buckets=LAG_BUCKETS, registry=self.registry,
         )
 
-        self._answer_counters: dict[tuple[str, str], object] = {}
+        self._answers_pending: dict[tuple[str, str], int] = {}
 
     def answer_recorded(self, platform: str, kind: str) -> None:
-        """Count one committed answer (the labelled child is cached: this runs for every answer)."""
-        child = self._answer_counters.get((platform, kind))
-        if child is None:
-            child = self._answer_counters[(platform, kind)] = self.answers_recorded.labels(platform, kind)
-        child.inc()  # type: ignore[attr-defined]
+        """Count one committed answer. This runs for every answer, so it only adds to a plain dict; the
+        counts reach the Prometheus counter (a labelled child, a lock) when the metrics are read."""
+        key = (platform, kind)
+        pending = self._answers_pending
+        pending[key] = pending.get(key, 0) + 1
+
+    def _flush(self) -> None:
+        pending, self._answers_pending = self._answers_pending, {}
+        for (platform, kind), n in pending.items():
+            self.answers_recorded.labels(platform, kind).inc(n)
 
     def exposition(self) -> bytes:
+        self._flush()
         return generate_latest(self.registry)

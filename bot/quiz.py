@@ -499,7 +499,7 @@ class QuizService:
         write = await self._batcher.submit(
             NewAnswer(round_id, user_id, choice, choice == question.answer, now)
         )
-        match AnswerStatus(write.status):
+        match write.status if write.status == AnswerStatus.RECORDED else AnswerStatus(write.status):
             case AnswerStatus.DUPLICATE:
                 previous = LETTERS[write.existing_choice] if write.existing_choice is not None else "?"
                 raise AlreadyAnswered(

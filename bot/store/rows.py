@@ -32,14 +32,25 @@ def ident(name: str) -> str:
         raise ValueError(f"not a plain SQL identifier: {name!r}")
     return name
 
+# the second to_ts formatted last and its text, replaced as one tuple (so no thread sees half an update)
+_last_second: tuple[tuple[int, ...], str] = ((), "")
+
 
 def to_ts(moment: dt.datetime) -> str:
-    """A UTC timestamp as fixed-width ISO text, so text order is time order."""
-    if moment.tzinfo is dt.UTC:  # the common case (clocks give UTC): skip the conversion
-        return moment.isoformat(timespec="microseconds")
-    if moment.tzinfo is None:
-        raise ValueError("timestamps must be timezone-aware")
-    return moment.astimezone(dt.UTC).isoformat(timespec="microseconds")
+    """A UTC timestamp as fixed-width ISO text, so text order is time order.
+
+    Runs once per answer: the text up to the second is kept from the last call (answers of one batch
+    arrive within the same second), so only the microseconds are formatted."""
+    global _last_second
+    if moment.tzinfo is not dt.UTC:
+        if moment.tzinfo is None:
+            raise ValueError("timestamps must be timezone-aware")
+        moment = moment.astimezone(dt.UTC)
+    second = (moment.year, moment.month, moment.day, moment.hour, moment.minute, moment.second)
+    last = _last_second
+    if second != last[0]:
+        last = _last_second = (second, moment.replace(microsecond=0, tzinfo=None).isoformat())
+    return f"{last[1]}.{moment.microsecond:06d}+00:00"
 
 
 def from_ts(text: str | dt.datetime) -> dt.datetime:

@@ -72,8 +72,11 @@ CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions, "
     "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads"
 )
-CHECKPOINT_EVERY = 1.0  # seconds between background WAL checkpoints
-WAL_LIMIT = 64 * 1024 * 1024  # past this, a checkpoint waits for a gap between writes and resets the WAL
+CHECKPOINT_EVERY = 0.25  # seconds between background WAL checkpoints
+# Past this much WAL content a checkpoint is finished between two write transactions: it copies what was
+# written since the unlocked pass and syncs the database file, a few ms that writes (not reads) wait.
+WAL_RESET_AT = 8 * 1024 * 1024
+WAL_KEEP = 16 * 1024 * 1024  # when the WAL starts over, its file is cut back to this size (journal_size_limit)
 INSERT_CHUNK = 900  # rows per multi-row INSERT (6 parameters each, under SQLite's variable limit)
 IN_CHUNK = 500
 
@@ -101,6 +104,10 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         self._lock = asyncio.Lock()
         self._checkpointer: asyncio.Task[None] | None = None
         self._checkpoint_thread: ThreadPoolExecutor | None = None
+        self._writes_paused: asyncio.Future[None] | None = None  # set while a checkpoint is being finished
+        self.checkpoint_holds = 0  # checkpoints finished with writes paused, and for how long in all (s)
+        self.checkpoint_hold_seconds = 0.0
+        self.checkpoint_hold_max = 0.0
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -129,6 +136,7 @@ class SqliteStore(SqliteInstalls, SettlingStore):
             # stall that commit, and every answer waiting on it, for tens of milliseconds; a second
             # connection does them in the background instead, without blocking the writer.
             await self._db.execute("PRAGMA wal_autocheckpoint=0")
+            await self._db.execute(f"PRAGMA journal_size_limit={WAL_KEEP}")
             self._checkpoint_thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite-checkpoint")
             self._checkpointer = asyncio.create_task(self._checkpoint_loop(), name="sqlite-checkpoint")
         if migrate:
@@ -153,15 +161,37 @@ class SqliteStore(SqliteInstalls, SettlingStore):
 
     async def _checkpoint_loop(self) -> None:
         """Checkpoint every CHECKPOINT_EVERY seconds on a connection that lives on one worker thread, so a
-        checkpoint in progress always finishes before that connection is closed."""
+        checkpoint in progress always finishes before that connection is closed.
+
+        A PASSIVE checkpoint never blocks the writer, but under a steady stream of commits it never catches up
+        with the end of the WAL either, and SQLite starts the WAL over only once all of it is in the database:
+        the file would grow without end. So once the WAL holds more than WAL_RESET_AT, the checkpoint is
+        finished between two write transactions (reads go on): only the frames written since the unlocked
+        pass are left to copy, and the next write starts the WAL over (cut to WAL_KEEP)."""
         loop = asyncio.get_running_loop()
         assert self._checkpoint_thread is not None
         con = await loop.run_in_executor(self._checkpoint_thread, _checkpoint_connection, self.path)
+        page = await loop.run_in_executor(self._checkpoint_thread, _page_size, con)
         try:
             while True:
                 await asyncio.sleep(CHECKPOINT_EVERY)
                 try:
-                    await asyncio.shield(loop.run_in_executor(self._checkpoint_thread, _checkpoint, con, self.path))
+                    _, logged, copied = await asyncio.shield(
+                        loop.run_in_executor(self._checkpoint_thread, _checkpoint, con)
+                    )
+                    if logged * page > WAL_RESET_AT:  # `logged` is where the WAL ended when this pass began
+                        async with self._lock:  # the transaction in progress ends; no new one begins
+                            paused = self._writes_paused = loop.create_future()
+                        held = loop.time()
+                        try:
+                            await asyncio.shield(loop.run_in_executor(self._checkpoint_thread, _checkpoint, con))
+                        finally:
+                            self._writes_paused = None
+                            paused.set_result(None)
+                            held = loop.time() - held
+                            self.checkpoint_holds += 1
+                            self.checkpoint_hold_seconds += held
+                            self.checkpoint_hold_max = max(self.checkpoint_hold_max, held)
                 except sqlite3.Error as exc:  # busy or locked: the next round catches up
                     log.debug("background checkpoint skipped: %s", exc)
         finally:
@@ -173,8 +203,25 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         return opened(self._db)
 
     @contextlib.asynccontextmanager
+    async def _write_turn(self) -> AsyncIterator[None]:
+        """The store lock for a write transaction, taken only while no checkpoint is being finished (reads
+        go on during one; see _checkpoint_loop)."""
+        while True:
+            paused = self._writes_paused
+            if paused is not None:
+                await asyncio.shield(paused)
+            await self._lock.acquire()
+            if self._writes_paused is None:
+                break
+            self._lock.release()
+        try:
+            yield
+        finally:
+            self._lock.release()
+
+    @contextlib.asynccontextmanager
     async def _tx(self) -> AsyncIterator[aiosqlite.Connection]:
-        async with self._lock:
+        async with self._write_turn():
             await self.db.execute("BEGIN IMMEDIATE")
             try:
                 yield self.db
@@ -948,11 +995,14 @@ def _checkpoint_connection(path: str) -> sqlite3.Connection:
     return sqlite3.connect(path, check_same_thread=False)
 
 
-def _checkpoint(con: sqlite3.Connection, path: str) -> None:
-    """PASSIVE never waits for the writer; RESTART (for an oversized WAL) waits for a gap, then resets it."""
-    wal = Path(path + "-wal")
-    mode = "RESTART" if wal.exists() and wal.stat().st_size > WAL_LIMIT else "PASSIVE"
-    con.execute(f"PRAGMA wal_checkpoint({mode})")
+def _page_size(con: sqlite3.Connection) -> int:
+    return int(con.execute("PRAGMA page_size").fetchone()[0])
+
+
+def _checkpoint(con: sqlite3.Connection) -> tuple[int, int, int]:
+    """A PASSIVE checkpoint (it never waits for a writer or a reader): (busy, frames in the WAL, frames copied)."""
+    busy, logged, copied = con.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    return int(busy), int(logged), int(copied)
 
 
 def split_sql(script: str) -> list[str]:

@@ -109,3 +109,59 @@ async def test_a_version_1_database_gains_ping_winners_off_and_keeps_its_channel
         assert cfg.ref.channel_id == "C1" and cfg.speed_bonus and cfg.ping_winners is False
     finally:
         await store.close()
+
+
+async def test_the_wal_starts_over_and_is_cut_back_while_answers_keep_coming(tmp_path, monkeypatch):
+    """The background checkpointer keeps the WAL file small under a steady stream of commits: it finishes
+    each checkpoint between two transactions, so the next write starts the WAL over, cut to WAL_KEEP."""
+    import datetime as dt
+
+    import bot.store.sqlite as sqlite_module
+    from bot.model import ChannelRef
+    from bot.ports import NewAnswer
+
+    monkeypatch.setattr(sqlite_module, "CHECKPOINT_EVERY", 0.0)
+    monkeypatch.setattr(sqlite_module, "WAL_RESET_AT", 0)
+    monkeypatch.setattr(sqlite_module, "WAL_KEEP", 256 * 1024)
+    t0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
+    store = SqliteStore(tmp_path / "wal.db")
+    await store.open()
+    wal = tmp_path / "wal.db-wal"
+    try:
+        round_ = await store.claim_daily_round(ChannelRef("t", "s", "c"), t0.date(), "q", "tensors", t0, None)
+        assert round_ is not None
+        await store.add_answers([NewAnswer(round_.id, f"big{i}", i % 4, True, t0) for i in range(40_000)], t0)
+        grown = wal.stat().st_size
+        assert grown > 1024 * 1024
+        sizes = []
+        for n in range(3000):  # small commits, back to back, as answers arrive
+            await store.add_answers([NewAnswer(round_.id, f"u{n}-{i}", i % 4, True, t0) for i in range(5)], t0)
+            sizes.append(wal.stat().st_size)
+            if sizes[-1] <= 256 * 1024:
+                break
+        assert sizes[-1] <= 256 * 1024, (grown, sizes[-5:])
+    finally:
+        await store.close()
+
+
+async def test_while_a_checkpoint_is_finished_writes_wait_and_reads_go_on(tmp_path):
+    import asyncio
+    import datetime as dt
+
+    from bot.model import ChannelRef
+
+    t0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
+    ref = ChannelRef("t", "s", "c")
+    store = SqliteStore(tmp_path / "pause.db")
+    await store.open()
+    try:
+        paused = store._writes_paused = asyncio.get_running_loop().create_future()
+        write = asyncio.ensure_future(store.claim_daily_round(ref, t0.date(), "q", "tensors", t0, None))
+        assert await store.latest_daily_round(ref) is None  # a read is not held up
+        assert not write.done()
+        store._writes_paused = None
+        paused.set_result(None)
+        round_ = await write
+        assert round_ is not None and (await store.latest_daily_round(ref)).id == round_.id
+    finally:
+        await store.close()

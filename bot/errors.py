@@ -51,3 +51,19 @@ class ReactionsOff(NotAllowed):
 
 class Busy(QuizError):
     """Too many answers are waiting to be written: this one was refused at once and not recorded."""
+
+
+class PackError(QuizError):
+    """A pack could not be imported or used; `problems` lists every problem found (nothing changed)."""
+
+    def __init__(self, message: str, problems: list[str] | tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = list(problems)
+
+
+class PackExists(PackError):
+    """The pack exists already and the import did not ask to replace it."""
+
+
+class PackBusy(PackError):
+    """Another import into the same space is running right now (that one goes ahead)."""

@@ -81,6 +81,7 @@ class ChannelConfig:
     answer_window: dt.timedelta | None = None  # None: open until the next daily post
     speed_bonus: bool = False
     ping_winners: bool = False  # the reveal notifies the members who got it right
+    packs: frozenset[str] = frozenset({"pytorch"})  # the question packs it draws from (pytorch: the shipped bank)
 
 
 @dataclass(frozen=True)

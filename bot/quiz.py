@@ -52,6 +52,7 @@ from bot.model import (
     SpaceFilter,
     StatsCard,
 )
+from bot.packs import PackCatalog
 from bot.ports import ChatPlatform, Clock, Store
 from bot.scoring import period_keys, score_daily_round
 from bot.selection import pick_question
@@ -100,6 +101,7 @@ class QuizService:
         self._commands: dict[str, CommandNames] = {}
         self._rng = rng or random.Random()
         self._batcher = AnswerBatcher(store, clock.now)
+        self.packs = PackCatalog(store, bank)  # a space's own question packs, and what each round posted
         self._rounds: dict[int, Round] = {}
         self._config_listeners: list[ConfigListener] = []
         self._round_listeners: list[RoundListener] = []
@@ -186,8 +188,8 @@ class QuizService:
         existing = await self._saved_channel(ref)
         base = existing or ChannelConfig(ref=ref)
         updated = (change or ConfigChange()).apply(base)
-        if not self.bank.filtered(updated.topics, updated.difficulties):
-            raise BadSetting("No question in the bank matches those topic and difficulty filters.")
+        if not await self.packs.candidates(updated, strict=True):
+            raise BadSetting("No question in the channel's packs matches those topic and difficulty filters.")
         await self.store.save_channel(updated)
         await self._reschedule(updated)
         log.info("channel %s/%s configured by %s", ref.platform, ref.channel_id, actor.user_id)
@@ -253,16 +255,19 @@ class QuizService:
         """Pick the next question and claim the (channel, local date) slot, with its promised reveal
         instant and this process's claim on the first send; None when the slot is taken."""
         now = self.clock.now()
-        candidates = self.bank.filtered(cfg.topics, cfg.difficulties) or self.bank.questions
+        candidates = await self.packs.candidates(cfg)
         counts = await self.store.question_counts(ref.platform, ref.space_id, RoundKind.DAILY)
         last = await self.store.last_question_id(ref.platform, ref.space_id, RoundKind.DAILY)
         question = pick_question(candidates, counts, last, self._rng)
         if question is None:
             raise BadSetting("The question bank is empty.")
         closes_at = reveal_instant(cfg, day, now)
-        return await self.store.claim_daily_round(
+        round_ = await self.store.claim_daily_round(
             ref, day, question.id, question.topic, now, closes_at, lease_until=now + SEND_LEASE
         )
+        if round_ is not None:
+            await self.packs.remember(round_, question)  # kept as posted, whatever the pack becomes
+        return round_
 
     async def _open(self, round_: Round, cfg: ChannelConfig, *, raise_errors: bool) -> Round:
         """A freshly claimed round: reveal the channel's older open rounds that are due (their promise has
@@ -299,6 +304,7 @@ class QuizService:
         if claim.doubtful:
             log.warning("round %d: an earlier send was interrupted and may have gone out; sending again "
                         "(this may be its one duplicate)", round_.id)
+        await self.packs.prime(round_)
         card = cards.question_card(round_, self._question(round_), cfg)
         try:
             message_id = await platform.post_question(round_.ref, card)
@@ -416,6 +422,7 @@ class QuizService:
     async def open_question_card(self, ref: ChannelRef) -> QuestionCard:
         """The card of the channel's open daily question (to show it again); NothingOpen when there is none."""
         round_ = await self.open_round_in(ref)
+        await self.packs.prime(round_)
         return cards.question_card(round_, self._question(round_), await self.channel_config(ref))
 
     async def is_configured(self, ref: ChannelRef) -> bool:
@@ -447,6 +454,7 @@ class QuizService:
         now = self.clock.now()
         if not round_.is_open or (round_.closes_at is not None and now >= round_.closes_at):
             raise RoundClosed(await self._closed_text(round_))
+        await self.packs.prime(round_)
         question = self._question(round_)
         write = await self._batcher.submit(
             NewAnswer(round_id, user_id, choice, choice == question.answer, now)
@@ -569,6 +577,7 @@ class QuizService:
     async def reveal_card(self, round_: Round) -> RevealCard:
         cfg = await self.store.get_channel(round_.ref) if round_.kind is RoundKind.DAILY else None
         answers = await self.store.round_answers(round_.id)
+        await self.packs.prime(round_)
         card = cards.reveal_card(round_, self._question(round_), answers, ping_winners=bool(cfg and cfg.ping_winners))
         if (round_.kind is RoundKind.DAILY and round_.revealed_at and round_.closes_at
                 and round_.revealed_at - round_.closes_at > LATE_REVEAL):
@@ -647,7 +656,7 @@ class QuizService:
         return round_
 
     def _question(self, round_: Round) -> Question:
-        question = self.bank.get(round_.question_id)
+        question = self.bank.get(round_.question_id) or self.packs.posted(round_)
         if question is None:
             raise UnknownRound(f"Question {round_.question_id} is no longer in the bank.")
         return question

@@ -34,6 +34,7 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ("timezone", "text"), ("weekdays", "text"), ("topics", "text"), ("difficulties", "text"),
         ("paused", "bool"), ("reactions", "bool"), ("answer_window_s", "int"), ("speed_bonus", "bool"),
         ("updated_at", "ts"), ("ping_winners", "bool"), ("next_post_at", "ts"), ("claimed_until", "ts"),
+        ("packs", "text"),
     ), ("platform", "channel_id")),
     ("rounds", (
         ("id", "int"), ("kind", "text"), ("platform", "text"), ("space_id", "text"), ("channel_id", "text"),
@@ -58,6 +59,15 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ("platform", "text"), ("space_id", "text"), ("user_id", "text"), ("current", "int"), ("best", "int"),
         ("last_date", "date"),
     ), ("platform", "space_id", "user_id")),
+    ("packs", (
+        ("platform", "text"), ("space_id", "text"), ("name", "text"), ("version", "int"), ("questions", "int"),
+        ("updated_at", "ts"),
+    ), ("platform", "space_id", "name")),
+    ("pack_questions", (
+        ("platform", "text"), ("space_id", "text"), ("pack", "text"), ("position", "int"), ("question_id", "text"),
+        ("body", "text"),
+    ), ("platform", "space_id", "pack", "position")),
+    ("round_questions", (("round_id", "int"), ("body", "text")), ("round_id",)),
 )
 TABLE_NAMES: tuple[str, ...] = tuple(t[0] for t in TABLES)
 BATCH = 5000

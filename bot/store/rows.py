@@ -96,13 +96,14 @@ def config_to_row(c: ChannelConfig, now: dt.datetime) -> tuple[object, ...]:
         ",".join(str(d) for d in sorted(c.weekdays)), ",".join(sorted(c.topics)),
         ",".join(sorted(d.value for d in c.difficulties)), int(c.paused), int(c.reactions),
         int(c.answer_window.total_seconds()) if c.answer_window else None, int(c.speed_bonus), to_ts(now),
-        int(c.ping_winners),
+        int(c.ping_winners), ",".join(sorted(c.packs)),
     )
 
 
 def config_from_row(row: Any) -> ChannelConfig:
     (platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions,
      window_s, speed_bonus, _updated, ping_winners) = tuple(row)[:14]
+    packs = tuple(row)[14] if len(tuple(row)) > 14 else "pytorch"
     hh, mm = (int(x) for x in post_time.split(":"))
     return ChannelConfig(
         ref=ChannelRef(platform, space_id, channel_id),
@@ -116,4 +117,5 @@ def config_from_row(row: Any) -> ChannelConfig:
         answer_window=dt.timedelta(seconds=window_s) if window_s else None,
         speed_bonus=bool(speed_bonus),
         ping_winners=bool(ping_winners),
+        packs=frozenset(p for p in (packs or "pytorch").split(",") if p),
     )

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from bot.errors import PackError, PackExists
 from bot.model import (
     Answer,
     Board,
@@ -59,7 +60,7 @@ T = TypeVar("T")
 # the column order of rows.config_from_row (named, as migrations may add columns in any order)
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions, "
-    "answer_window_s, speed_bonus, updated_at, ping_winners"
+    "answer_window_s, speed_bonus, updated_at, ping_winners, packs"
 )
 CHECKPOINT_EVERY = 1.0  # seconds between background WAL checkpoints
 WAL_LIMIT = 64 * 1024 * 1024  # past this, a checkpoint waits for a gap between writes and resets the WAL
@@ -197,12 +198,13 @@ class SqliteStore(SettlingStore):
         async with self._tx() as db:
             await db.execute(
                 "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
-                "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (platform, channel_id) DO UPDATE SET "
+                "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, packs) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (platform, channel_id) DO UPDATE SET "
                 "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
                 "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
                 "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
-                "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners",
+                "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
+                "packs=excluded.packs",
                 row,
             )
 
@@ -532,6 +534,75 @@ class SqliteStore(SettlingStore):
                 (scope, key, to_ts(now + keep)),
             ) as cur:
                 return cur.rowcount == 1
+
+    # ---- question packs (a space's own; see bot.packs) -------------------------------------------
+
+    async def save_pack(
+        self, platform: str, space_id: str, name: str, questions: Sequence[tuple[str, str]], *,
+        replace: bool, max_packs: int, now: dt.datetime,
+    ) -> int:
+        """Create (or, with replace, replace) a space's pack with (question id, body) rows, all or
+        nothing; returns the pack's new version. PackExists / PackError (too many packs) change nothing."""
+        async with self._tx() as db:
+            async with db.execute(
+                "SELECT version FROM packs WHERE platform = ? AND space_id = ? AND name = ?",
+                (platform, space_id, name),
+            ) as cur:
+                row = await cur.fetchone()
+            if row is not None and not replace:
+                raise PackExists(f"The pack {name} already exists in this space; import with --replace to replace it.")
+            if row is None:
+                async with db.execute(
+                    "SELECT COUNT(*) FROM packs WHERE platform = ? AND space_id = ?", (platform, space_id)
+                ) as cur:
+                    count = (await cur.fetchone())[0]
+                if count >= max_packs:
+                    raise PackError(f"This space has {count} packs, the most it may hold; remove one first.")
+            version = (row[0] if row else 0) + 1
+            await db.execute(
+                "DELETE FROM pack_questions WHERE platform = ? AND space_id = ? AND pack = ?",
+                (platform, space_id, name),
+            )
+            await db.executemany(
+                "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(platform, space_id, name, i, qid, body) for i, (qid, body) in enumerate(questions)],
+            )
+            await db.execute(
+                "INSERT INTO packs (platform, space_id, name, version, questions, updated_at) VALUES (?,?,?,?,?,?) "
+                "ON CONFLICT (platform, space_id, name) DO UPDATE SET version = excluded.version, "
+                "questions = excluded.questions, updated_at = excluded.updated_at",
+                (platform, space_id, name, version, len(questions), to_ts(now)),
+            )
+            return version
+
+    async def list_packs(self, platform: str, space_id: str) -> list[tuple[str, int, int]]:
+        """(name, questions, version) of the space's own packs, by name."""
+        rows = await self._read(
+            "SELECT name, questions, version FROM packs WHERE platform = ? AND space_id = ? ORDER BY name",
+            (platform, space_id),
+        )
+        return [(r[0], int(r[1]), int(r[2])) for r in rows]
+
+    async def pack_questions(self, platform: str, space_id: str, name: str) -> list[tuple[str, str]]:
+        """(question id, body) of one of the space's packs in import order ([] when there is no such pack)."""
+        rows = await self._read(
+            "SELECT question_id, body FROM pack_questions WHERE platform = ? AND space_id = ? AND pack = ? "
+            "ORDER BY position",
+            (platform, space_id, name),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    async def save_round_question(self, round_id: int, body: str) -> None:
+        """Keep the question a round posted, as posted (the first one saved stays)."""
+        async with self._tx() as db:
+            await db.execute(
+                "INSERT INTO round_questions (round_id, body) VALUES (?, ?) ON CONFLICT DO NOTHING", (round_id, body)
+            )
+
+    async def round_question(self, round_id: int) -> str | None:
+        rows = await self._read("SELECT body FROM round_questions WHERE round_id = ?", (round_id,))
+        return rows[0][0] if rows else None
 
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 

@@ -389,3 +389,48 @@ class SeenOnceContract:
         keep = dt.timedelta(hours=1)
         results = await asyncio.gather(*(store.remember_once("slack-event", "Ev9", T0, keep) for _ in range(20)))
         assert results.count(True) == 1
+
+
+class PackContract:
+    """A space's own question packs (bot.packs): all or nothing, per space, limited, versioned."""
+
+    async def test_a_pack_is_saved_listed_and_read_in_order(self, store):
+        from bot.errors import PackExists
+
+        rows = [("q2", '{"id": "q2"}'), ("q1", '{"id": "q1"}')]
+        assert await store.save_pack("test", "space", "mine", rows, replace=False, max_packs=50, now=T0) == 1
+        assert await store.list_packs("test", "space") == [("mine", 2, 1)]
+        assert await store.pack_questions("test", "space", "mine") == rows
+        assert await store.list_packs("test", "other") == []  # nothing crosses spaces
+        assert await store.pack_questions("test", "other", "mine") == []
+        with pytest.raises(PackExists):
+            await store.save_pack("test", "space", "mine", [("x", "{}")], replace=False, max_packs=50, now=T0)
+        assert await store.pack_questions("test", "space", "mine") == rows  # unchanged
+        assert await store.save_pack("test", "space", "mine", [("x", "{}")], replace=True, max_packs=50, now=T0) == 2
+        assert await store.list_packs("test", "space") == [("mine", 1, 2)]
+        assert await store.pack_questions("test", "space", "mine") == [("x", "{}")]
+
+    async def test_a_space_holds_at_most_max_packs(self, store):
+        from bot.errors import PackError
+
+        for name in ("a", "b"):
+            await store.save_pack("test", "space", name, [("q", "{}")], replace=False, max_packs=2, now=T0)
+        with pytest.raises(PackError, match="most it may hold"):
+            await store.save_pack("test", "space", "c", [("q", "{}")], replace=False, max_packs=2, now=T0)
+        assert [n for n, _, _ in await store.list_packs("test", "space")] == ["a", "b"]
+        # replacing one of them is no new pack; another space has its own limit
+        await store.save_pack("test", "space", "a", [("q", "{}")], replace=True, max_packs=2, now=T0)
+        await store.save_pack("test", "space-2", "c", [("q", "{}")], replace=False, max_packs=2, now=T0)
+
+    async def test_a_round_keeps_the_question_it_posted(self, store):
+        round_ = await store.claim_daily_round(REF, DAY, "mine/q1", "t", T0, T0 + dt.timedelta(hours=1))
+        assert await store.round_question(round_.id) is None
+        await store.save_round_question(round_.id, '{"v": 1}')
+        await store.save_round_question(round_.id, '{"v": 2}')  # the first one stays
+        assert await store.round_question(round_.id) == '{"v": 1}'
+
+    async def test_a_channel_keeps_its_packs(self, store):
+        await store.save_channel(ChannelConfig(ref=REF, packs=frozenset({"pytorch", "mine"})))
+        assert (await store.get_channel(REF)).packs == frozenset({"pytorch", "mine"})
+        await store.save_channel(ChannelConfig(ref=REF2))
+        assert (await store.get_channel(REF2)).packs == frozenset({"pytorch"})

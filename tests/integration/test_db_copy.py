@@ -63,6 +63,10 @@ async def make_history(store: SqliteStore) -> None:
             card = await service.start_practice(REFS[day % 3], user)
             await service.submit_answer(card.round_id, user, rng.randrange(4))
     await service.start_practice(REFS[0], "ada")  # an open practice round with no answer
+    # a space's own pack and a round's kept question (bodies are opaque text to the copy)
+    await store.save_pack("fake", "space-1", "mine", [("q1", '{"id": "q1", "prompt": "émile?"}'), ("q2", "{}")],
+                          replace=False, max_packs=50, now=T0)
+    await store.save_round_question(1, '{"id": "q1"}')
     await service.close()
 
 

@@ -26,7 +26,15 @@ from bot.scoring import score_daily_round
 from bot.store import store_for_url
 from bot.store.migrations import load_migrations
 from bot.store.postgres import LOCK_SPACE, PostgresStore, redact
-from tests.integration.store_contract import DAY, REF, T0, RestartContract, SeenOnceContract, StoreContract
+from tests.integration.store_contract import (
+    DAY,
+    REF,
+    T0,
+    PackContract,
+    RestartContract,
+    SeenOnceContract,
+    StoreContract,
+)
 
 DEFAULT_SERVER_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 
@@ -72,7 +80,7 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
             await conn.close()
 
 
-class TestPostgresStore(StoreContract, RestartContract, SeenOnceContract):
+class TestPostgresStore(StoreContract, RestartContract, SeenOnceContract, PackContract):
     @pytest.fixture
     async def store(self):
         async with throwaway_database() as url:

@@ -8,10 +8,10 @@ import pytest
 
 from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
-from tests.integration.store_contract import RestartContract, SeenOnceContract, StoreContract
+from tests.integration.store_contract import PackContract, RestartContract, SeenOnceContract, StoreContract
 
 
-class TestSqliteStore(StoreContract, RestartContract, SeenOnceContract):
+class TestSqliteStore(StoreContract, RestartContract, SeenOnceContract, PackContract):
     @pytest.fixture
     async def store(self, tmp_path):
         store = SqliteStore(tmp_path / "studybot.db")

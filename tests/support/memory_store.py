@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 
+from bot.errors import PackError, PackExists
 from bot.model import (
     Answer,
     Board,
@@ -84,6 +85,8 @@ class _Tables:
     buckets: dict[BoardKey, dict[int, int]] = field(default_factory=dict)  # points total -> users with it
     streaks: dict[tuple[str, str, str], StreakState] = field(default_factory=dict)  # (platform, space, user)
     seen_once: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # (scope, key) -> expires at
+    packs: dict[tuple[str, str, str], tuple[int, list[tuple[str, str]]]] = field(default_factory=dict)
+    round_questions: dict[int, str] = field(default_factory=dict)
     version: int = 0
     last_id: int = 0
     saves: int = 0
@@ -435,6 +438,40 @@ class InMemoryStore(SettlingStore):
             return False
         t.seen_once[(scope, key)] = now + keep
         return True
+
+    # ---- question packs --------------------------------------------------------------------------
+
+    async def save_pack(
+        self, platform: str, space_id: str, name: str, questions: Sequence[tuple[str, str]], *,
+        replace: bool, max_packs: int, now: dt.datetime,
+    ) -> int:
+        t = await self._db()
+        _utc(now)
+        key = (platform, space_id, name)
+        if key in t.packs and not replace:
+            raise PackExists(f"The pack {name} already exists in this space; import with --replace to replace it.")
+        if key not in t.packs:
+            count = sum(1 for p, s, _ in t.packs if (p, s) == (platform, space_id))
+            if count >= max_packs:
+                raise PackError(f"This space has {count} packs, the most it may hold; remove one first.")
+        version = (t.packs[key][0] if key in t.packs else 0) + 1
+        t.packs[key] = (version, [(str(q), str(b)) for q, b in questions])
+        return version
+
+    async def list_packs(self, platform: str, space_id: str) -> list[tuple[str, int, int]]:
+        t = await self._db()
+        return [(n, len(rows), v) for (p, s, n), (v, rows) in sorted(t.packs.items()) if (p, s) == (platform, space_id)]
+
+    async def pack_questions(self, platform: str, space_id: str, name: str) -> list[tuple[str, str]]:
+        t = await self._db()
+        found = t.packs.get((platform, space_id, name))
+        return list(found[1]) if found else []
+
+    async def save_round_question(self, round_id: int, body: str) -> None:
+        (await self._db()).round_questions.setdefault(round_id, body)
+
+    async def round_question(self, round_id: int) -> str | None:
+        return (await self._db()).round_questions.get(round_id)
 
 
 _GONE = object()  # in the undo log: the key was not there

@@ -14,11 +14,11 @@ import pytest
 from bot.model import ChannelConfig, ChannelRef, Period, RevealInput, RevealResult
 from bot.scoring import score_daily_round
 from bot.store.sqlite import SqliteStore
-from tests.integration.store_contract import DAY, REF, REF2, T0, SeenOnceContract, StoreContract, ans
+from tests.integration.store_contract import DAY, REF, REF2, T0, PackContract, SeenOnceContract, StoreContract, ans
 from tests.support.memory_store import InMemoryStore
 
 
-class TestInMemoryStore(StoreContract, SeenOnceContract):
+class TestInMemoryStore(StoreContract, SeenOnceContract, PackContract):
     @pytest.fixture
     async def store(self):
         store = InMemoryStore()

@@ -40,8 +40,18 @@ MAX_REFERENCE = 500
 PACK_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$")
 TOPIC_PATTERN = r"^[A-Za-z0-9-]{1,40}$"
 CSV_COLUMNS = (
-    "id", "topic", "difficulty", "prompt", "code", "choice_a", "choice_b", "choice_c", "choice_d", "answer",
-    "explanation", "reference",
+    "id",
+    "topic",
+    "difficulty",
+    "prompt",
+    "code",
+    "choice_a",
+    "choice_b",
+    "choice_c",
+    "choice_d",
+    "answer",
+    "explanation",
+    "reference",
 )
 Format = Literal["yaml", "csv"]
 __all__ = ["PackBusy", "PackError", "PackExists"]  # raised here and by the stores
@@ -87,20 +97,29 @@ def parse_packs(text: str) -> frozenset[str]:
         raise BadSetting("Name at least one pack, for example pytorch or pytorch,mypack.")
     for name in names:
         if not PACK_NAME.fullmatch(name):
-            raise BadSetting(f"'{name}' is not a pack name: use lower-case letters, digits and - "
-                             "(comma-separated), for example pytorch,mypack.")
+            raise BadSetting(
+                f"'{name}' is not a pack name: use lower-case letters, digits and - "
+                "(comma-separated), for example pytorch,mypack."
+            )
     return frozenset(names)
 
 
 def canonical(spec: PackQuestionSpec) -> dict[str, Any]:
     """The question as stored and exported: fields in the schema's order, empty ones left out."""
     out: dict[str, Any] = {
-        "id": spec.id, "topic": spec.topic, "difficulty": spec.difficulty.value, "prompt": spec.prompt,
+        "id": spec.id,
+        "topic": spec.topic,
+        "difficulty": spec.difficulty.value,
+        "prompt": spec.prompt,
     }
     if spec.code:
         out["code"] = spec.code
-    out |= {"choices": list(spec.choices), "answer": spec.answer, "explanation": spec.explanation,
-            "reference": spec.reference}
+    out |= {
+        "choices": list(spec.choices),
+        "answer": spec.answer,
+        "explanation": spec.explanation,
+        "reference": spec.reference,
+    }
     if spec.source != "original":
         out["source"] = spec.source
     if spec.why_wrong:
@@ -124,19 +143,34 @@ def card_problems(spec: PackQuestionSpec) -> list[tuple[str, str]]:
         if len(lines) > MAX_CODE_LINES:
             problems.append(("code", f"too long: {len(lines)} lines, at most {MAX_CODE_LINES} (it must fit a card)"))
         if len(spec.code.rstrip()) > MAX_CODE_CHARS:
-            problems.append(("code", f"too long: {len(spec.code.rstrip()):,} characters, at most "
-                                     f"{MAX_CODE_CHARS:,} (it must fit a card)"))
+            problems.append(
+                (
+                    "code",
+                    f"too long: {len(spec.code.rstrip()):,} characters, at most "
+                    f"{MAX_CODE_CHARS:,} (it must fit a card)",
+                )
+            )
     body = _escaped_len(spec.prompt) + (len(spec.code) + 16 if spec.code else 0)
     body += sum(_escaped_len(c) + 8 for c in spec.choices)
     if body > CARD_BODY_LIMIT:
-        problems.append(("prompt", f"the question card would be {body:,} characters with its code and choices, "
-                                   f"more than the {CARD_BODY_LIMIT:,} a Slack section takes; shorten it"))
+        problems.append(
+            (
+                "prompt",
+                f"the question card would be {body:,} characters with its code and choices, "
+                f"more than the {CARD_BODY_LIMIT:,} a Slack section takes; shorten it",
+            )
+        )
     why = max((_escaped_len(t) for t in (spec.why_wrong or {}).values()), default=0)
     field_len = _escaped_len(spec.explanation) + (why + 16 if why else 0)
     if field_len > CARD_FIELD_LIMIT:
-        problems.append(("explanation", f"the reveal's explanation would be {field_len:,} characters with its "
-                                        f"why-wrong note, more than the {CARD_FIELD_LIMIT:,} a Discord field "
-                                        "takes; shorten it"))
+        problems.append(
+            (
+                "explanation",
+                f"the reveal's explanation would be {field_len:,} characters with its "
+                f"why-wrong note, more than the {CARD_FIELD_LIMIT:,} a Discord field "
+                "takes; shorten it",
+            )
+        )
     return problems
 
 
@@ -153,8 +187,9 @@ def decode_upload(data: bytes, label: str = "file") -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise PackError(f"{label}: encoding: not valid UTF-8 (byte 0x{data[exc.start]:02x} at line {line}); "
-                        "save it as UTF-8") from None
+        raise PackError(
+            f"{label}: encoding: not valid UTF-8 (byte 0x{data[exc.start]:02x} at line {line}); save it as UTF-8"
+        ) from None
 
 
 def read_upload_file(path: Path) -> bytes:
@@ -212,8 +247,9 @@ def _csv_items(text: str, label: str) -> list[tuple[str, Any]]:
     try:
         header = next(reader)
     except StopIteration:
-        raise PackError(f"{label}: the CSV file is empty; its first row names the columns "
-                        f"{', '.join(CSV_COLUMNS)}") from None
+        raise PackError(
+            f"{label}: the CSV file is empty; its first row names the columns {', '.join(CSV_COLUMNS)}"
+        ) from None
     except csv.Error as exc:
         raise PackError(f"{label}: row 1: not valid CSV: {exc}") from None
     names = [h.strip().lower() for h in header]
@@ -223,13 +259,15 @@ def _csv_items(text: str, label: str) -> list[tuple[str, Any]]:
     if missing:
         problems.append(f"{label}: row 1: missing column(s) {', '.join(missing)}")
     if extra:
-        problems.append(f"{label}: row 1: unknown column(s) {', '.join(repr(e) for e in extra)}; "
-                        f"the columns are {', '.join(CSV_COLUMNS)}")
+        problems.append(
+            f"{label}: row 1: unknown column(s) {', '.join(repr(e) for e in extra)}; "
+            f"the columns are {', '.join(CSV_COLUMNS)}"
+        )
     if len(set(names)) != len(names):
         problems.append(f"{label}: row 1: a column is named twice")
     if problems:
         raise PackError(problems[0], problems)
-    items = []
+    items: list[tuple[str, Any]] = []
     try:
         for number, row in enumerate(reader, start=2):
             if not any(cell.strip() for cell in row):
@@ -242,8 +280,9 @@ def _csv_items(text: str, label: str) -> list[tuple[str, Any]]:
             qid = cells["id"].strip()
             if qid:
                 where = f"row {number} (question {qid})"
-            raw: dict[str, Any] = {k: cells[k] for k in ("id", "topic", "difficulty", "prompt", "answer",
-                                                         "explanation", "reference")}
+            raw: dict[str, Any] = {
+                k: cells[k] for k in ("id", "topic", "difficulty", "prompt", "answer", "explanation", "reference")
+            }
             raw["difficulty"] = raw["difficulty"].strip().lower()
             raw["answer"] = raw["answer"].strip().upper()
             if cells["code"].strip():
@@ -326,8 +365,19 @@ def export_csv(bodies: Iterable[dict[str, Any]]) -> bytes:
     writer.writerow(CSV_COLUMNS)
     for b in bodies:
         choices = b["choices"]
-        writer.writerow([b["id"], b["topic"], b["difficulty"], b["prompt"], b.get("code", ""), *choices,
-                         b["answer"], b["explanation"], b["reference"]])
+        writer.writerow(
+            [
+                b["id"],
+                b["topic"],
+                b["difficulty"],
+                b["prompt"],
+                b.get("code", ""),
+                *choices,
+                b["answer"],
+                b["explanation"],
+                b["reference"],
+            ]
+        )
     return out.getvalue().encode("utf-8")
 
 
@@ -351,7 +401,8 @@ def require_admin(actor: Actor, what: str) -> None:
 
 def filtered(questions: Iterable[Question], cfg: ChannelConfig) -> tuple[Question, ...]:
     return tuple(
-        q for q in questions
+        q
+        for q in questions
         if (not cfg.topics or q.topic in cfg.topics) and (not cfg.difficulties or q.difficulty in cfg.difficulties)
     )
 
@@ -387,8 +438,9 @@ class PackCatalog:
         own = [PackInfo(name, count) for name, count, _ in await self.store.list_packs(platform, space_id)]
         return [bank_info(self.bank), *own]
 
-    async def _load(self, platform: str, space_id: str, name: str, version: int
-                    ) -> tuple[tuple[Question, ...], dict[str, str]]:
+    async def _load(
+        self, platform: str, space_id: str, name: str, version: int
+    ) -> tuple[tuple[Question, ...], dict[str, str]]:
         key = (platform, space_id, name)
         cached = self._packs.get(key)
         if cached is None or cached[0] != version:
@@ -398,8 +450,9 @@ class PackCatalog:
             self._packs[key] = cached
         return cached[1], cached[2]
 
-    async def questions(self, platform: str, space_id: str, names: Iterable[str], *, strict: bool = True
-                        ) -> tuple[Question, ...]:
+    async def questions(
+        self, platform: str, space_id: str, names: Iterable[str], *, strict: bool = True
+    ) -> tuple[Question, ...]:
         """Every question of the named packs. strict: a pack the space does not have raises BadSetting."""
         versions = {name: version for name, _, version in await self.store.list_packs(platform, space_id)}
         out: list[Question] = []
@@ -461,8 +514,17 @@ class PackCatalog:
     # ---- import and export (admins only) ----------------------------------------------------------
 
     async def import_pack(
-        self, actor: Actor, platform: str, space_id: str, name: str, data: bytes, fmt: Format, *,
-        replace: bool = False, now: Any, label: str = "file",
+        self,
+        actor: Actor,
+        platform: str,
+        space_id: str,
+        name: str,
+        data: bytes,
+        fmt: Format,
+        *,
+        replace: bool = False,
+        now: Any,
+        label: str = "file",
     ) -> ImportResult:
         """All or nothing: PackError lists every problem and nothing changes."""
         require_admin(actor, "import")
@@ -472,8 +534,9 @@ class PackCatalog:
         specs = parse_pack(data, fmt, label)
         rows = [(s.id, json.dumps(canonical(s), ensure_ascii=False, separators=(",", ":"))) for s in specs]
         existed = name in {n for n, _, _ in await self.store.list_packs(platform, space_id)}
-        version = await self.store.save_pack(platform, space_id, name, rows, replace=replace, max_packs=MAX_PACKS,
-                                             now=now)
+        version = await self.store.save_pack(
+            platform, space_id, name, rows, replace=replace, max_packs=MAX_PACKS, now=now
+        )
         return ImportResult(name, len(rows), version, replaced=existed)
 
     async def export_pack(self, actor: Actor, platform: str, space_id: str, name: str, fmt: Format) -> bytes:

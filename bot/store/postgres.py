@@ -545,7 +545,8 @@ class PostgresStore(SettlingStore):
         )
 
     async def round_question(self, round_id: int) -> str | None:
-        return await self.pool.fetchval("SELECT body FROM round_questions WHERE round_id = $1", round_id)
+        body = await self.pool.fetchval("SELECT body FROM round_questions WHERE round_id = $1", round_id)
+        return None if body is None else str(body)
 
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 

@@ -555,7 +555,7 @@ class SqliteStore(SettlingStore):
                 async with db.execute(
                     "SELECT COUNT(*) FROM packs WHERE platform = ? AND space_id = ?", (platform, space_id)
                 ) as cur:
-                    count = (await cur.fetchone())[0]
+                    count = tuple(await cur.fetchone() or (0,))[0]
                 if count >= max_packs:
                     raise PackError(f"This space has {count} packs, the most it may hold; remove one first.")
             version = (row[0] if row else 0) + 1

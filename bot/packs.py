@@ -407,6 +407,29 @@ def filtered(questions: Iterable[Question], cfg: ChannelConfig) -> tuple[Questio
     )
 
 
+@dataclass(frozen=True)
+class PacksCard:
+    """The packs of a space, with question counts, and the ones the asking channel draws from."""
+
+    packs: tuple[PackInfo, ...]
+    in_use: frozenset[str]
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """Plain text (adapters escape it): one line per pack."""
+        out = []
+        for p in self.packs:
+            flags = (("shipped, read-only", p.read_only), ("this channel", p.name in self.in_use))
+            notes = [n for n, on in flags if on]
+            out.append(f"{p.name}: {p.questions:,} question{'s' if p.questions != 1 else ''}"
+                       + (f" ({'; '.join(notes)})" if notes else ""))
+        return tuple(out)
+
+    @property
+    def text(self) -> str:
+        return "Question packs\n" + "\n".join(self.lines)
+
+
 def bank_info(bank: Bank) -> PackInfo:
     return PackInfo(BANK_PACK, len(bank), read_only=True)
 

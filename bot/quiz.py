@@ -52,7 +52,7 @@ from bot.model import (
     SpaceFilter,
     StatsCard,
 )
-from bot.packs import PackCatalog
+from bot.packs import PackCatalog, PacksCard
 from bot.ports import ChatPlatform, Clock, Store
 from bot.scoring import period_keys, score_daily_round
 from bot.selection import pick_question
@@ -195,6 +195,11 @@ class QuizService:
         log.info("channel %s/%s configured by %s", ref.platform, ref.channel_id, actor.user_id)
         await self._notify(self._config_listeners, updated)
         return await self.show_config(ref)
+
+    async def packs_card(self, ref: ChannelRef) -> PacksCard:
+        """The space's question packs with their question counts, marking the ones this channel uses."""
+        cfg = await self.channel_config(ref)
+        return PacksCard(tuple(await self.packs.list(ref.platform, ref.space_id)), cfg.packs)
 
     # ---- what the scheduler reads --------------------------------------------------------------
 

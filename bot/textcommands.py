@@ -21,6 +21,7 @@ _USER_HELP = """\
 /quiz answer B                 answer today's question in this channel
 /quiz leaderboard [week|month|all]
 /quiz stats [user]             answered, accuracy by topic, streaks
+/quiz packs                    the question packs here, with question counts
 /quiz help                     this text
 admins:
 /quiz config show | pause | resume | post-now | reveal
@@ -62,7 +63,12 @@ class Configure:
     channel: str | None = None  # `channel #c` (Slack): configure another channel
 
 
-Command = Practice | AnswerDaily | ShowLeaderboard | ShowStats | ShowHelp | Configure
+@dataclass(frozen=True)
+class ShowPacks:
+    pass
+
+
+Command = Practice | AnswerDaily | ShowLeaderboard | ShowStats | ShowHelp | Configure | ShowPacks
 
 _ACTIONS = ("show", "pause", "resume", "post-now", "reveal")
 
@@ -96,7 +102,7 @@ def parse_config(words: list[str]) -> Configure:
 
 
 # what /quiz accepts first, for "did you mean"
-_SUBCOMMANDS = ("practice", "answer", "leaderboard", "stats", "help", "config", "reveal", "post-now")
+_SUBCOMMANDS = ("practice", "answer", "leaderboard", "stats", "help", "config", "reveal", "post-now", "packs")
 
 
 def parse_quiz(text: str) -> Command:
@@ -127,6 +133,8 @@ def parse_quiz(text: str) -> Command:
             return ShowStats(rest[0] if rest else None)
         case "help" | "?":
             return ShowHelp()
+        case "packs" | "pack":
+            return ShowPacks()
         case "config" | "settings":
             return parse_config(rest)
         case "reveal":

@@ -20,6 +20,7 @@ from bot.model import (
     Round,
     StatsCard,
 )
+from bot.packs import PacksCard
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.textcommands import (
@@ -29,6 +30,7 @@ from bot.textcommands import (
     Practice,
     ShowHelp,
     ShowLeaderboard,
+    ShowPacks,
     ShowStats,
 )
 
@@ -84,6 +86,7 @@ class RevealedReply:
 
 Result = (
     QuestionCard | AnswerOutcome | LeaderboardCard | StatsCard | HelpReply | SettingsReply | PostedReply | RevealedReply
+    | PacksCard
 )
 
 
@@ -103,6 +106,8 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return HelpReply(reason, suggestion)
         case Configure():
             return await _configure(service, source, command)
+        case ShowPacks():
+            return await service.packs_card(ref)
     raise AssertionError(command)
 
 

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from adapters.console.render import config_text, leaderboard_text, question_text, reveal_text, stats_text
 from bot.errors import AlreadyPosted, NothingOpen, QuizError, UnknownRound
 from bot.model import Actor, AnswerOutcome, ChannelRef, LeaderboardCard, QuestionCard, RevealCard, StatsCard
+from bot.packs import PacksCard
 from bot.parsing import parse_choice
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
@@ -197,5 +198,7 @@ class ConsoleChannel:
                 self.say((f"{reason}.\n" if reason else "") + CONSOLE_HELP)
             case SettingsReply(card=card):
                 self.say(config_text(card))
+            case PacksCard():
+                self.say(result.text)
             case PostedReply() | RevealedReply():
                 pass  # the console platform has printed the question or the reveal

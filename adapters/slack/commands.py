@@ -28,6 +28,7 @@ from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, parse_channel, parse_user, team_of
 from bot.errors import BadSetting, QuizError
 from bot.model import Actor, AnswerOutcome, ChannelRef, ConfigCard, LeaderboardCard, QuestionCard, StatsCard
+from bot.packs import PacksCard
 from bot.textcommands import Command, parse_quiz
 from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, run_command
 
@@ -125,6 +126,8 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
             return Reply(f"Posted today's question in <#{target.channel_id}>.")
         case RevealedReply(card=card):
             return Reply(escape(f"Revealed: {card.title}."))
+        case PacksCard():
+            return Reply(escape(result.text), [section("*Question packs*\n" + escape("\n".join(result.lines)))])
     raise AssertionError(result)
 
 

@@ -7,6 +7,7 @@ import datetime as dt
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import asyncpg
 import pytest
@@ -17,8 +18,11 @@ from tests.integration.test_postgres_store import throwaway_database
 from tests.support.packs import pack_csv, pack_rows
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
 def studybot(*args: str, db: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, STUDYBOT_DATABASE_URL=db, STUDYBOT_LOG_LEVEL="WARNING")
+    env = dict(os.environ, STUDYBOT_DATABASE_URL=db, STUDYBOT_LOG_LEVEL="WARNING", PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", "bot", *args], capture_output=True, text=True, env=env, timeout=120)
 
 
@@ -99,3 +103,18 @@ async def test_two_processes_importing_into_one_space_on_postgres(tmp_path):
             assert [n for n, _, _ in await store.list_packs("discord", "9")] == ["team"]
         finally:
             await store.close()
+
+
+def test_the_console_lists_and_uses_an_imported_pack(tmp_path):
+    from tests.test_console import run_console
+
+    team = tmp_path / "team.csv"
+    team.write_bytes(pack_csv())
+    done = studybot("bank", "import", str(team), "--space", "console:local", "--pack", "team",
+                    db=f"sqlite:///{tmp_path / 'bot.db'}")
+    assert done.returncode == 0, done.stderr
+    out = run_console(tmp_path, ["/quiz config packs pytorch,team", "/quiz packs", "/quiz config packs nope"])
+    assert "packs pytorch,team" in out
+    assert "Question packs\npytorch: 9 questions (shipped, read-only; this channel)\n" in out
+    assert "team: 30 questions (this channel)" in out
+    assert "There is no pack nope in this space" in out

@@ -80,7 +80,7 @@ class PackQuestionSpec(QuestionSpec):
     @field_validator("topic")
     @classmethod
     def _known_topic(cls, v: str) -> str:  # replaces the bank's check against its topic list
-        return v
+        return v.lower()  # topics are compared as the settings parse them
 
 
 def check_pack_name(name: str) -> str:
@@ -492,7 +492,13 @@ class PackCatalog:
         """What a channel's daily question is drawn from: its packs, filtered by its topics and
         difficulties. Not strict (the daily post): an empty choice falls back to the shipped bank."""
         ref = cfg.ref
-        found = filtered(await self.questions(ref.platform, ref.space_id, cfg.packs, strict=strict), cfg)
+        every = await self.questions(ref.platform, ref.space_id, cfg.packs, strict=strict)
+        if strict and cfg.topics:
+            known = sorted({q.topic for q in every})
+            for topic in sorted(cfg.topics - set(known)):
+                raise BadSetting(f"'{topic}' is not a topic of this channel's packs: use any of "
+                                 f"{', '.join(known)} (comma-separated) or all.")
+        found = filtered(every, cfg)
         if found or strict:
             return found
         return self.bank.filtered(cfg.topics, cfg.difficulties) or self.bank.questions

@@ -265,3 +265,15 @@ def test_the_packs_setting_parses_and_refuses():
     with pytest.raises(BadSetting, match="not a pack name"):
         ConfigChange.parse([("packs", "team/lore")])
     assert ChannelConfig(ref=REF).packs == frozenset({"pytorch"})
+
+
+async def test_topics_of_own_packs_filter_and_unknown_ones_are_refused(store):
+    service, platform, clock = service_on(store)
+    await service.packs.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(6)), "csv", now=T0)
+    with pytest.raises(BadSetting, match="'team-lore' is not a topic of this channel's packs"):
+        await service.configure(ADMIN, REF, ConfigChange.parse([("topics", "team-lore")]))  # pytorch only
+    with pytest.raises(BadSetting, match="'cooking' is not a topic of this channel's packs"):
+        await service.configure(ADMIN, REF, ConfigChange.parse([("packs", "team"), ("topics", "cooking")]))
+    await service.configure(ADMIN, REF, ConfigChange.parse([("packs", "team"), ("topics", "Team-Lore")]))
+    round_ = await service.post_scheduled(REF)
+    assert round_ is not None and round_.topic == "team-lore"

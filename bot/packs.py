@@ -13,7 +13,7 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -351,6 +351,18 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _str)
 
 
+def problem_text(exc: PackError, limit: int = 1900) -> str:
+    """A PackError as one message: each problem, then what it means, cut to `limit` characters."""
+    lines = [*exc.problems, exc.message] if exc.problems else [exc.message]
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if sum(len(x) + 1 for x in out) + len(line) > limit - 40:
+            out.append(f"... and {len(lines) - i} more line(s)")
+            break
+        out.append(line)
+    return "\n".join(out)
+
+
 def export_yaml(bodies: Iterable[dict[str, Any]]) -> bytes:
     """The pack in the bank's YAML format (a mapping with a `questions` list)."""
     doc = {"questions": list(bodies)}
@@ -548,16 +560,22 @@ class PackCatalog:
         platform: str,
         space_id: str,
         name: str,
-        data: bytes,
+        data: bytes | Callable[[], Awaitable[bytes]],
         fmt: Format,
         *,
         replace: bool = False,
         now: Any,
         label: str = "file",
+        size: int | None = None,
     ) -> ImportResult:
-        """All or nothing: PackError lists every problem and nothing changes."""
+        """All or nothing: PackError lists every problem and nothing changes. `size`: what the platform says
+        an upload weighs, checked before a callable `data` fetches it."""
         require_admin(actor, "import")
         check_pack_name(name)
+        if size is not None and size > MAX_UPLOAD_BYTES:
+            raise PackError(f"{label}: file too large: {size:,} bytes, at most 1 MiB; split it into several packs")
+        if callable(data):
+            data = await data()
         if name == BANK_PACK:
             raise PackError(f"{BANK_PACK} is the shipped question bank and cannot be replaced; choose another name.")
         specs = parse_pack(data, fmt, label)

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 import discord
 from discord import app_commands
 
+from adapters.discord.quizadmin import QuizAdmin
 from adapters.discord.quizconfig import QuizConfig
 from adapters.discord.render import leaderboard_embed, packs_embed, question_embed, stats_embed
 from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, ref_of, respond
@@ -102,7 +103,7 @@ def member_commands() -> list[app_commands.Command]:  # type: ignore[type-arg]
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:  # type: ignore[type-arg]
-    return [*member_commands(), QuizConfig()]
+    return [*member_commands(), QuizConfig(), QuizAdmin()]
 
 
 class QuizTree(app_commands.CommandTree):

@@ -48,6 +48,7 @@ class Reply:
     content: str | None = None
     embeds: tuple[discord.Embed, ...] = ()
     view: discord.ui.View | None = None
+    file: discord.File | None = None  # an attachment (a pack export)
 
 
 def bot_of(interaction: discord.Interaction) -> QuizBot:
@@ -86,10 +87,12 @@ def _describe(interaction: discord.Interaction) -> str:
     return str(data.get("name") or data.get("custom_id") or interaction.type)
 
 
-def _kwargs(reply: Reply) -> dict[str, Any]:
+def _kwargs(reply: Reply, *, edit: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"content": reply.content, "embeds": list(reply.embeds)}
     if reply.view is not None:
         out["view"] = reply.view
+    if reply.file is not None:
+        out["attachments" if edit else "file"] = [reply.file] if edit else reply.file
     return out
 
 
@@ -107,7 +110,7 @@ async def respond(interaction: discord.Interaction, work: Awaitable[Reply], *, d
     reply = await task
     try:
         if deferred:
-            await interaction.edit_original_response(**_kwargs(reply))
+            await interaction.edit_original_response(**_kwargs(reply, edit=True))
         elif not interaction.response.is_done():
             await interaction.response.send_message(ephemeral=True, **_kwargs(reply))
         else:

@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(run_bot(settings))
         return 0
     _setup_logging(settings.log_level)
-    if args.command == "bank" and args.bank_command in ("import", "export"):
+    if args.command == "bank" and args.bank_command in ("import", "export", "question-stats"):
         from bot.packs_cli import run_pack_command
 
         return run_pack_command(args, settings)

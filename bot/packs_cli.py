@@ -9,12 +9,13 @@ import asyncio
 import sys
 from pathlib import Path
 
-from bot.bank import Bank
+from bot.bank import Bank, load_bank
 from bot.clock import SystemClock
 from bot.config import Settings
 from bot.errors import PackError, QuizError
 from bot.model import Actor
 from bot.packs import PackCatalog, format_of, read_upload_file
+from bot.question_stats import question_stats
 from bot.store import store_for_url
 
 OPERATOR = Actor("cli", is_admin=True)
@@ -40,14 +41,22 @@ def add_pack_cli(bank_sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     exp.add_argument("--pack", required=True, metavar="NAME")
     exp.add_argument("--format", choices=("yaml", "csv"), required=True)
     exp.add_argument("-o", "--output", type=Path, default=None, help="default: standard output")
+    st = bank_sub.add_parser("question-stats", help="a space's hardest and flagged questions")
+    st.add_argument("--space", type=_space, required=True, metavar="PLATFORM:SPACE_ID")
+    st.add_argument("--pack", default=None, metavar="NAME", help="default: every pack")
 
 
 async def _run(args: argparse.Namespace, settings: Settings) -> int:
     store = store_for_url(settings.database_url)
     await store.open()
     try:
-        catalog = PackCatalog(store, Bank(()))  # the shipped bank plays no part in a space's packs
+        catalog = PackCatalog(store, load_bank(settings.bank_dir, strict=False) if args.bank_command == "question-stats"
+                              else Bank(()))  # the shipped bank plays no part in importing a space's packs
         platform, space_id = args.space
+        if args.bank_command == "question-stats":
+            card = await question_stats(catalog, OPERATOR, platform, space_id, args.pack)
+            print(card.text)
+            return 0
         if args.bank_command == "import":
             fmt = format_of(str(args.file), args.format)
             data = read_upload_file(args.file)

@@ -54,6 +54,7 @@ from bot.model import (
 )
 from bot.packs import PackCatalog, PacksCard
 from bot.ports import ChatPlatform, Clock, Store
+from bot.question_stats import QuestionStatsCard, question_stats
 from bot.scoring import period_keys, score_daily_round
 from bot.selection import pick_question
 from bot.settings import ConfigChange
@@ -200,6 +201,11 @@ class QuizService:
         """The space's question packs with their question counts, marking the ones this channel uses."""
         cfg = await self.channel_config(ref)
         return PacksCard(tuple(await self.packs.list(ref.platform, ref.space_id)), cfg.packs)
+
+    async def question_stats(self, actor: Actor, platform: str, space_id: str, pack: str | None = None
+                             ) -> QuestionStatsCard:
+        """Admins only: times asked, % correct, the most chosen wrong option; the ten hardest and the flagged."""
+        return await question_stats(self.packs, actor, platform, space_id, pack)
 
     # ---- what the scheduler reads --------------------------------------------------------------
 

@@ -58,6 +58,8 @@ def test_import_export_and_refusals_on_sqlite(tmp_path):
     as_csv = studybot("bank", "export", "--space", "discord:123", "--pack", "team", "--format", "csv", db=db)
     assert as_csv.stdout.encode() == pack_csv()  # the bad file changed nothing
 
+    stats = studybot("bank", "question-stats", "--space", "discord:123", "--pack", "team", db=db)
+    assert stats.returncode == 0 and stats.stdout == "Question stats (team)\nNo answers yet.\n"
     slash = studybot("bank", "import", str(team), "--space", "discord:123", "--pack", "a/b", db=db)
     assert slash.returncode == 1 and "'a/b' is not a pack name" in slash.stderr
     space = studybot("bank", "import", str(team), "--space", "discord", "--pack", "x", db=db)

@@ -79,3 +79,16 @@ class QuizAdmin(app_commands.Group):
             return Reply(escape(f"Pack {name} ({format})."), file=discord.File(io.BytesIO(data), f"{name}.{format}"))
 
         await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
+
+    @app_commands.command(name="question-stats", description="The hardest questions here and the ones to check")
+    @app_commands.describe(pack="Only this pack (default: every pack)")
+    async def question_stats(self, interaction: discord.Interaction, pack: str | None = None) -> None:
+        async def work() -> Reply:
+            ref = ref_of(interaction)
+            service = bot_of(interaction).service
+            card = await service.question_stats(
+                actor_of(interaction), ref.platform, ref.space_id, pack.strip().lower() if pack else None
+            )
+            return Reply(escape(card.text)[:2000])
+
+        await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)

@@ -538,6 +538,22 @@ class PostgresStore(SettlingStore):
         )
         return [(r[0], r[1]) for r in rows]
 
+    async def question_answer_counts(self, platform: str, space_id: str) -> list[tuple[str, int, tuple[int, ...], int]]:
+        """Per question asked in the space: (question id, rounds, answers per choice A-D, correct answers)."""
+        from bot.store.sqlite import _answer_counts
+
+        asked = await self.pool.fetch(
+            "SELECT question_id, COUNT(*) FROM rounds WHERE platform = $1 AND space_id = $2 GROUP BY question_id",
+            platform, space_id,
+        )
+        chosen = await self.pool.fetch(
+            "SELECT r.question_id, a.choice, COUNT(*), SUM(CASE WHEN a.correct THEN 1 ELSE 0 END) FROM answers a "
+            "JOIN rounds r ON r.id = a.round_id WHERE r.platform = $1 AND r.space_id = $2 "
+            "GROUP BY r.question_id, a.choice",
+            platform, space_id,
+        )
+        return _answer_counts([tuple(r) for r in asked], [tuple(r) for r in chosen])
+
     async def save_round_question(self, round_id: int, body: str) -> None:
         """Keep the question a round posted, as posted (the first one saved stays)."""
         await self.pool.execute(

@@ -593,6 +593,20 @@ class SqliteStore(SettlingStore):
         )
         return [(r[0], r[1]) for r in rows]
 
+    async def question_answer_counts(self, platform: str, space_id: str) -> list[tuple[str, int, tuple[int, ...], int]]:
+        """Per question asked in the space: (question id, rounds, answers per choice A-D, correct answers)."""
+        asked = await self._read(
+            "SELECT question_id, COUNT(*) FROM rounds WHERE platform = ? AND space_id = ? GROUP BY question_id",
+            (platform, space_id),
+        )
+        chosen = await self._read(
+            "SELECT r.question_id, a.choice, COUNT(*), SUM(a.correct) FROM answers a "
+            "JOIN rounds r ON r.id = a.round_id WHERE r.platform = ? AND r.space_id = ? "
+            "GROUP BY r.question_id, a.choice",
+            (platform, space_id),
+        )
+        return _answer_counts(asked, chosen)
+
     async def save_round_question(self, round_id: int, body: str) -> None:
         """Keep the question a round posted, as posted (the first one saved stays)."""
         async with self._tx() as db:
@@ -790,6 +804,20 @@ class _Settle:
             if rows:
                 choices[key] = int(rows[0][0])
         return choices
+
+
+def _answer_counts(asked: Iterable[Any], chosen: Iterable[Any]) -> list[tuple[str, int, tuple[int, ...], int]]:
+    counts: dict[str, list[int]] = {}
+    for qid, choice, n, correct in chosen:
+        row = counts.setdefault(qid, [0, 0, 0, 0, 0])
+        if 0 <= int(choice) < 4:
+            row[int(choice)] += int(n)
+        row[4] += int(correct or 0)
+    out = []
+    for qid, n in asked:
+        row = counts.get(qid, [0, 0, 0, 0, 0])
+        out.append((str(qid), int(n), tuple(row[:4]), row[4]))
+    return sorted(out)
 
 
 def _board(board: Board) -> tuple[str, str, str, str]:

@@ -434,3 +434,13 @@ class PackContract:
         assert (await store.get_channel(REF)).packs == frozenset({"pytorch", "mine"})
         await store.save_channel(ChannelConfig(ref=REF2))
         assert (await store.get_channel(REF2)).packs == frozenset({"pytorch"})
+
+    async def test_answer_counts_per_question(self, store):
+        one = await store.claim_daily_round(REF, DAY, "q1", "t", T0, T0 + dt.timedelta(hours=1))
+        two = await store.create_practice_round(REF, "ann", "q1", "t", T0)
+        await store.claim_daily_round(REF2, DAY, "q2", "t", T0, None)
+        await store.claim_daily_round(ChannelRef("test", "other", "c"), DAY, "q1", "t", T0, None)
+        await store.add_answers([ans(one.id, "ann", 0, True), ans(one.id, "bob", 2, False),
+                                 ans(one.id, "cy", 2, False), ans(two.id, "ann", 1, False)], T0)
+        assert await store.question_answer_counts("test", "space") == [
+            ("q1", 2, (1, 1, 2, 0), 1), ("q2", 1, (0, 0, 0, 0), 0)]

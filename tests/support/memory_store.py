@@ -467,6 +467,19 @@ class InMemoryStore(SettlingStore):
         found = t.packs.get((platform, space_id, name))
         return list(found[1]) if found else []
 
+    async def question_answer_counts(self, platform: str, space_id: str) -> list[tuple[str, int, tuple[int, ...], int]]:
+        t = await self._db()
+        asked: Counter[str] = Counter()
+        chosen: dict[str, list[int]] = {}
+        for r in t.rounds.values():
+            if _in_space(r, platform, space_id):
+                asked[r.question_id] += 1
+                row = chosen.setdefault(r.question_id, [0, 0, 0, 0, 0])
+                for a in t.answers.get(r.id, {}).values():
+                    row[a.choice] += 1
+                    row[4] += int(a.correct)
+        return sorted((q, n, tuple(chosen[q][:4]), chosen[q][4]) for q, n in asked.items())
+
     async def save_round_question(self, round_id: int, body: str) -> None:
         (await self._db()).round_questions.setdefault(round_id, body)
 

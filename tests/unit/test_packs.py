@@ -277,3 +277,39 @@ async def test_topics_of_own_packs_filter_and_unknown_ones_are_refused(store):
     await service.configure(ADMIN, REF, ConfigChange.parse([("packs", "team"), ("topics", "Team-Lore")]))
     round_ = await service.post_scheduled(REF)
     assert round_ is not None and round_.topic == "team-lore"
+
+
+# ---- per-question statistics ---------------------------------------------------------------------------
+
+
+async def test_question_stats_list_the_hardest_and_flag_questions_to_check(store):
+    from bot.question_stats import QuestionStat
+
+    service, platform, clock = service_on(store)
+    await service.packs.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(2)), "csv", now=T0)
+    await service.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
+    rounds = []
+    for day in range(2):
+        clock.set(T0 + dt.timedelta(days=day))
+        rounds.append(await service.post_scheduled(REF))
+    by_question = {r.question_id: r for r in rounds}
+    hard = by_question["team/team-0"]  # answer A: most people choose C
+    for i, choice in enumerate([0, 2, 2, 2, 1]):
+        await service.submit_answer(hard.id, f"u{i}", choice)
+    easy = by_question["team/team-1"]  # answer B: everyone right
+    for i in range(3):
+        await service.submit_answer(easy.id, f"u{i}", 1)
+    with pytest.raises(NotAllowed):
+        await service.question_stats(MEMBER, "fake", "space-1")
+    card = await service.question_stats(ADMIN, "fake", "space-1", "team")
+    assert [s.question_id for s in card.hardest] == ["team/team-0", "team/team-1"]
+    assert [s.question_id for s in card.flagged] == ["team/team-0"]
+    assert card.hardest[0].line() == ("team/team-0: asked 1, 5 answers, 20% correct, most chosen wrong C (60%)"
+                                      " - check this question")
+    assert "team/team-1: asked 1, 3 answers, 100% correct" in card.text
+    assert (await service.question_stats(ADMIN, "fake", "space-1", "pytorch")).text.endswith("No answers yet.")
+    # the flag's other rule: more than 30 answers, under 15% right
+    many = QuestionStat("q", 1, (4, 10, 10, 10), 4, 0)
+    assert many.answered == 34 and many.correct_share < 0.15 and many.check
+    fine = QuestionStat("q", 1, (20, 5, 5, 4), 20, 0)
+    assert not fine.check

@@ -72,3 +72,15 @@ async def test_quizadmin_imports_an_attachment_and_exports_a_file(bot: StudyBotC
     await fake.reply(await fake.slash(fake.ada, "quizconfig", "filters", packs="team"))
     round_ = await core.service.post_scheduled(ref)
     assert round_ is not None and round_.question_id.startswith("team/")
+
+
+async def test_quizadmin_question_stats(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
+    ref = await configure_channel(core, fake)
+    round_ = await core.service.post_scheduled(ref)
+    assert round_ is not None
+    await core.service.submit_answer(round_.id, fake.bob.id, 0)
+    refused = await fake.reply(await fake.slash(fake.bob, "quizadmin", "question-stats"))
+    assert "Only members who can manage" in refused.text
+    shown = await fake.reply(await fake.slash(fake.ada, "quizadmin", "question-stats"))
+    assert shown.ephemeral and shown.text.startswith("Question stats (every pack)")
+    assert f"{round_.question_id}: asked 1, 1 answers" in shown.text.replace("\\", "")

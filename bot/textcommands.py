@@ -25,6 +25,7 @@ _USER_HELP = """\
 /quiz help                     this text
 admins:
 /quiz config show | pause | resume | post-now | reveal
+/quiz question-stats [pack]    the hardest questions here and the ones to check
 /quiz config time 09:00 tz Europe/Berlin days mon-fri   (several settings in one line)
 /quiz config channel #c time 09:00 ...  (settings of another channel)
 """
@@ -68,7 +69,12 @@ class ShowPacks:
     pass
 
 
-Command = Practice | AnswerDaily | ShowLeaderboard | ShowStats | ShowHelp | Configure | ShowPacks
+@dataclass(frozen=True)
+class ShowQuestionStats:
+    pack: str | None = None
+
+
+Command = Practice | AnswerDaily | ShowLeaderboard | ShowStats | ShowHelp | Configure | ShowPacks | ShowQuestionStats
 
 _ACTIONS = ("show", "pause", "resume", "post-now", "reveal")
 
@@ -102,7 +108,9 @@ def parse_config(words: list[str]) -> Configure:
 
 
 # what /quiz accepts first, for "did you mean"
-_SUBCOMMANDS = ("practice", "answer", "leaderboard", "stats", "help", "config", "reveal", "post-now", "packs")
+_SUBCOMMANDS = (
+    "practice", "answer", "leaderboard", "stats", "help", "config", "reveal", "post-now", "packs", "question-stats",
+)
 
 
 def parse_quiz(text: str) -> Command:
@@ -135,6 +143,10 @@ def parse_quiz(text: str) -> Command:
             return ShowHelp()
         case "packs" | "pack":
             return ShowPacks()
+        case "question-stats" | "questionstats":
+            if len(rest) > 1:
+                raise BadSetting("Use /quiz question-stats or /quiz question-stats PACK.")
+            return ShowQuestionStats(rest[0].lower() if rest else None)
         case "config" | "settings":
             return parse_config(rest)
         case "reveal":

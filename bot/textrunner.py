@@ -21,6 +21,7 @@ from bot.model import (
     StatsCard,
 )
 from bot.packs import PacksCard
+from bot.question_stats import QuestionStatsCard
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.textcommands import (
@@ -31,6 +32,7 @@ from bot.textcommands import (
     ShowHelp,
     ShowLeaderboard,
     ShowPacks,
+    ShowQuestionStats,
     ShowStats,
 )
 
@@ -86,7 +88,7 @@ class RevealedReply:
 
 Result = (
     QuestionCard | AnswerOutcome | LeaderboardCard | StatsCard | HelpReply | SettingsReply | PostedReply | RevealedReply
-    | PacksCard
+    | PacksCard | QuestionStatsCard
 )
 
 
@@ -108,6 +110,8 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return await _configure(service, source, command)
         case ShowPacks():
             return await service.packs_card(ref)
+        case ShowQuestionStats(pack=pack):
+            return await service.question_stats(await source.actor(ref), ref.platform, ref.space_id, pack)
     raise AssertionError(command)
 
 

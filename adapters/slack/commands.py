@@ -29,6 +29,7 @@ from adapters.slack.ids import PLATFORM, parse_channel, parse_user, team_of
 from bot.errors import BadSetting, QuizError
 from bot.model import Actor, AnswerOutcome, ChannelRef, ConfigCard, LeaderboardCard, QuestionCard, StatsCard
 from bot.packs import PacksCard
+from bot.question_stats import QuestionStatsCard
 from bot.textcommands import Command, parse_quiz
 from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, run_command
 
@@ -128,6 +129,8 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
             return Reply(escape(f"Revealed: {card.title}."))
         case PacksCard():
             return Reply(escape(result.text), [section("*Question packs*\n" + escape("\n".join(result.lines)))])
+        case QuestionStatsCard():
+            return Reply(escape(result.text), [section(escape(result.text))])
     raise AssertionError(result)
 
 

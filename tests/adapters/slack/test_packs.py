@@ -23,3 +23,12 @@ async def test_a_channel_switched_to_a_pack_posts_from_it(slack: SlackHarness) -
     assert round_ is not None and round_.question_id.startswith("team/team-")
     [post] = slack.stub.calls_to("chat.postMessage")
     assert "Which number does the team call question" in str(post.args)
+
+
+async def test_question_stats_for_admins_only(slack: SlackHarness) -> None:
+    round_ = await slack.daily_round()
+    await slack.service.submit_answer(round_.id, ANN, 0)
+    refused = await slack.reply(await slack.command("question-stats", user=ANN))
+    assert "Only members who can manage" in texts(refused)
+    shown = await slack.reply(await slack.command("question-stats", user=ADMIN))
+    assert "Question stats (every pack)" in texts(shown) and f"{round_.question_id}: asked 1, 1 answers" in texts(shown)

@@ -429,6 +429,21 @@ def parse_file(path: Path) -> tuple[Any, str | None]:
         return None, f"{path}: YAML error: cannot be read ({type(exc).__name__})"
 
 
+def parse_yaml_text(path: Path, text: str) -> tuple[Any, str | None]:
+    """parse_file for text already read (an upload): the same safe loader, refusing aliases, tags,
+    deep nesting and duplicate keys; (document, None) or (None, a one-line problem)."""
+    try:
+        problem = _scan(path, text)
+        if problem is not None:
+            return None, problem
+        return yaml.load(text, Loader=_StrictLoader), None  # noqa: S506 - a safe loader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return None, _yaml_problem(path, str(getattr(exc, "problem", None) or exc), mark)
+    except (RecursionError, MemoryError, ValueError, TypeError, OverflowError) as exc:  # belt and braces
+        return None, f"{path}: YAML error: cannot be read ({type(exc).__name__})"
+
+
 def load_file(path: Path) -> tuple[list[LoadedQuestion], list[str]]:
     """Parse one file. Returns (questions, problems); questions is empty whenever problems is not."""
     problems: list[str] = []

@@ -305,6 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--run-verify", action="store_true", help="also execute verify blocks (needs torch)")
     s = bank_sub.add_parser("stats", help="questions by topic and difficulty")
     s.add_argument("path", nargs="?", type=Path, default=None)
+    from bot.packs_cli import add_pack_cli
+
+    add_pack_cli(bank_sub)
     db = sub.add_parser("db", help="database tools")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("migrate", help="apply pending migrations")
@@ -343,6 +346,10 @@ def _command(args: argparse.Namespace) -> int:
         _setup_logging(settings.effective_log_level())
         return asyncio.run(run_bot(settings))
     _setup_logging(settings.log_level or "INFO")
+    if args.command == "bank" and args.bank_command in ("import", "export", "question-stats"):
+        from bot.packs_cli import run_pack_command
+
+        return run_pack_command(args, settings)
     if args.command == "bank":
         path = args.path or settings.bank_dir or DEFAULT_BANK_DIR
         if args.bank_command == "validate":

@@ -56,3 +56,19 @@ class Busy(QuizError):
 class StartupError(Exception):
     """The bot cannot start with this setting or resource. Library code raises it with one line for the
     operator (the variable, the value, what is accepted); only the CLI turns it into stderr and exit code 2."""
+
+
+class PackError(QuizError):
+    """A pack could not be imported or used; `problems` lists every problem found (nothing changed)."""
+
+    def __init__(self, message: str, problems: list[str] | tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = list(problems)
+
+
+class PackExists(PackError):
+    """The pack exists already and the import did not ask to replace it."""
+
+
+class PackBusy(PackError):
+    """Another import into the same space is running right now (that one goes ahead)."""

@@ -83,6 +83,7 @@ class ChannelConfig:
     ping_winners: bool = False  # the reveal notifies the members who got it right
     recap_day: int | None = 0  # the weekly recap's local weekday (0 = Monday), at the posting time; None: off
     threads: bool = False  # each reveal opens a discussion thread (Discord) or a reply thread (Slack)
+    packs: frozenset[str] = frozenset({"pytorch"})  # the question packs it draws from (pytorch: the shipped bank)
 
 
 @dataclass(frozen=True)

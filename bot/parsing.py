@@ -154,13 +154,16 @@ def parse_difficulties(text: str) -> frozenset[Difficulty]:
     return frozenset(out)
 
 
+_FREE_TOPIC = re.compile(r"[a-z0-9-]{1,40}")  # a topic of a space's own pack (checked against its packs later)
+
+
 def parse_topics(text: str, known: tuple[str, ...]) -> frozenset[str]:
     t = text.strip().lower()
     if t in {"all", "any", "*"}:
         return frozenset()
     out = set()
     for part in filter(None, (p.strip() for p in t.split(","))):
-        if part not in known:
+        if part not in known and not _FREE_TOPIC.fullmatch(part):  # a space's own packs name their own topics
             raise BadSetting(f"'{echo(part)}' is not a topic: use any of {', '.join(known)} (comma-separated) or all.")
         out.add(part)
     return frozenset(out)

@@ -59,7 +59,9 @@ from bot.model import (
     SpaceFilter,
     StatsCard,
 )
+from bot.packs import PackCatalog, PacksCard
 from bot.ports import ChatPlatform, Clock, Store
+from bot.question_stats import QuestionStatsCard, question_stats
 from bot.recap import RECAP_KEYS, next_recap_after
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX, Reviews, learning_stats
 from bot.scoring import period_keys, score_daily_round
@@ -114,6 +116,7 @@ class QuizService:
         self._rng = rng or random.Random()
         self._batcher = AnswerBatcher(store, clock.now)
         self._practice_reveals: GroupCommit[PracticeAnswer, bool] = GroupCommit(self._reveal_practice)
+        self.packs = PackCatalog(store, bank)  # a space's own question packs, and what each round posted
         self._rounds: dict[int, Round] = {}
         self._config_listeners: list[ConfigListener] = []
         self._round_listeners: list[RoundListener] = []
@@ -204,8 +207,8 @@ class QuizService:
         existing = await self._saved_channel(ref)
         base = existing or ChannelConfig(ref=ref)
         updated = (change or ConfigChange()).apply(base)
-        if not self.bank.filtered(updated.topics, updated.difficulties):
-            raise BadSetting("No question in the bank matches those topic and difficulty filters.")
+        if not await self.packs.candidates(updated, strict=True):
+            raise BadSetting("No question in the channel's packs matches those topic and difficulty filters.")
         await self.store.save_channel(updated)
         await self._reschedule(updated)
         if existing is None or any(key in (change or ConfigChange()) for key in RECAP_KEYS):
@@ -213,6 +216,16 @@ class QuizService:
         log.info("channel %s/%s configured by %s", ref.platform, ref.channel_id, actor.user_id)
         await self._notify(self._config_listeners, updated)
         return await self.show_config(ref)
+
+    async def packs_card(self, ref: ChannelRef) -> PacksCard:
+        """The space's question packs with their question counts, marking the ones this channel uses."""
+        cfg = await self.channel_config(ref)
+        return PacksCard(tuple(await self.packs.list(ref.platform, ref.space_id)), cfg.packs)
+
+    async def question_stats(self, actor: Actor, platform: str, space_id: str, pack: str | None = None
+                             ) -> QuestionStatsCard:
+        """Admins only: times asked, % correct, the most chosen wrong option; the ten hardest and the flagged."""
+        return await question_stats(self.packs, actor, platform, space_id, pack)
 
     # ---- what the scheduler reads --------------------------------------------------------------
 
@@ -273,16 +286,19 @@ class QuizService:
         """Pick the next question and claim the (channel, local date) slot, with its promised reveal
         instant and this process's claim on the first send; None when the slot is taken."""
         now = self.clock.now()
-        candidates = self.bank.filtered(cfg.topics, cfg.difficulties) or self.bank.questions
+        candidates = await self.packs.candidates(cfg)
         counts = await self.store.question_counts(ref.platform, ref.space_id, RoundKind.DAILY)
         last = await self.store.last_question_id(ref.platform, ref.space_id, RoundKind.DAILY)
         question = pick_question(candidates, counts, last, self._rng)
         if question is None:
             raise BadSetting("The question bank is empty.")
         closes_at = reveal_instant(cfg, day, now)
-        return await self.store.claim_daily_round(
+        round_ = await self.store.claim_daily_round(
             ref, day, question.id, question.topic, now, closes_at, lease_until=now + SEND_LEASE
         )
+        if round_ is not None:
+            await self.packs.remember(round_, question)  # kept as posted, whatever the pack becomes
+        return round_
 
     async def _open(self, round_: Round, cfg: ChannelConfig, *, raise_errors: bool) -> Round:
         """A freshly claimed round: reveal the channel's older open rounds that are due (their promise has
@@ -319,6 +335,7 @@ class QuizService:
         if claim.doubtful:
             log.warning("round %d: an earlier send was interrupted and may have gone out; sending again "
                         "(this may be its one duplicate)", round_.id)
+        await self.packs.prime(round_)
         card = cards.question_card(round_, self._question(round_), cfg)
         try:
             message_id = await platform.post_question(round_.ref, card)
@@ -436,6 +453,7 @@ class QuizService:
     async def open_question_card(self, ref: ChannelRef) -> QuestionCard:
         """The card of the channel's open daily question (to show it again); NothingOpen when there is none."""
         round_ = await self.open_round_in(ref)
+        await self.packs.prime(round_)
         return cards.question_card(round_, self._question(round_), await self.channel_config(ref))
 
     async def is_configured(self, ref: ChannelRef) -> bool:
@@ -495,6 +513,7 @@ class QuizService:
         now = self.clock.now()
         if not round_.is_open or (round_.closes_at is not None and now >= round_.closes_at):
             raise RoundClosed(await self._closed_text(round_))
+        await self.packs.prime(round_)
         question = self._question(round_)
         write = await self._batcher.submit(
             NewAnswer(round_id, user_id, choice, choice == question.answer, now)
@@ -623,6 +642,7 @@ class QuizService:
     async def reveal_card(self, round_: Round) -> RevealCard:
         cfg = await self.store.get_channel(round_.ref) if round_.kind is RoundKind.DAILY else None
         answers = await self.store.round_answers(round_.id)
+        await self.packs.prime(round_)
         card = cards.reveal_card(round_, self._question(round_), answers, ping_winners=bool(cfg and cfg.ping_winners))
         if cfg is not None and cfg.threads:
             card = replace(card, discussion=True)
@@ -741,7 +761,7 @@ class QuizService:
         return round_
 
     def _question(self, round_: Round) -> Question:
-        question = self.bank.get(round_.question_id)
+        question = self.bank.get(round_.question_id) or self.packs.posted(round_)
         if question is None:
             raise UnknownRound(f"Question {round_.question_id} is no longer in the bank.")
         return question

@@ -25,6 +25,7 @@ from bot.bank import TOPICS
 from bot.echo import echo
 from bot.errors import BadSetting
 from bot.model import ChannelConfig, ConfigCard
+from bot.packs import parse_packs
 from bot.parsing import (
     DAY_NAMES,
     parse_difficulties,
@@ -117,6 +118,11 @@ SETTINGS: tuple[Setting, ...] = (
         "easy, medium, hard (comma-separated) or all", "easy,medium", "filters", "difficulty",
     ),
     Setting(
+        "packs", "packs", ("pack",), parse_packs, lambda v: ",".join(sorted(v)),
+        "question packs the daily question is drawn from (comma-separated); /quiz packs lists them",
+        "pytorch,mypack", "filters", "packs",
+    ),
+    Setting(
         "answer_window", "window", ("answer_window",), parse_window, _window,
         "reveal this many hours after posting (1h-72h), or none: at the next post", "12h", "rules",
         "answer window", show=lambda v: _window(v) if v else "until next post",
@@ -150,7 +156,7 @@ SETTINGS: tuple[Setting, ...] = (
 # the /quizconfig subcommands made of settings: name, description, how the card joins its settings
 GROUPS: dict[str, tuple[str, str]] = {
     "schedule": ("Post the daily question at a local time on chosen days", " "),
-    "filters": ("Which topics and difficulties the daily question uses", "; "),
+    "filters": ("Which packs, topics and difficulties the daily question uses", "; "),
     "rules": ("Answer window, reactions, speed bonus, winner pings and discussion threads", "; "),
     "recap": ("The weekly recap chart: the day it is posted (at the posting time), or off", "; "),
 }

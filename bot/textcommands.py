@@ -25,9 +25,11 @@ _USER_HELP = """\
 /quiz answer B                 answer today's question in this channel (add ? if not sure: /quiz answer B ?)
 /quiz leaderboard [week|month|all] [public]   (public: post it in the channel)
 /quiz stats [user]             answered, accuracy by topic, streaks
+/quiz packs                    the question packs here, with question counts
 /quiz help                     this text
 admins:
 /quiz config show | pause | resume | post-now | reveal
+/quiz question-stats [pack]    the hardest questions here and the ones to check
 /quiz config time 09:00 tz Europe/Berlin days mon-fri   (several settings in one line)
 /quiz config channel #c time 09:00 ...  (settings of another channel)
 """
@@ -79,7 +81,20 @@ class Configure:
     channel: str | None = None  # `channel #c` (Slack): configure another channel
 
 
-Command = Practice | AnswerDaily | Review | ShowTopics | ShowLeaderboard | ShowStats | ShowHelp | Configure
+@dataclass(frozen=True)
+class ShowPacks:
+    pass
+
+
+@dataclass(frozen=True)
+class ShowQuestionStats:
+    pack: str | None = None
+
+
+Command = (
+    Practice | AnswerDaily | Review | ShowTopics | ShowLeaderboard | ShowStats | ShowHelp | Configure | ShowPacks
+    | ShowQuestionStats
+)
 
 _ACTIONS = ("show", "pause", "resume", "post-now", "reveal")
 
@@ -117,6 +132,7 @@ def parse_config(words: list[str]) -> Configure:
 # what /quiz accepts first, for "did you mean"
 _SUBCOMMANDS = (
     "practice", "answer", "review", "topics", "leaderboard", "stats", "help", "config", "reveal", "post-now",
+    "packs", "question-stats",
 )
 _LEVELS = tuple(d.value for d in Difficulty)
 
@@ -191,6 +207,12 @@ def parse_quiz(text: str) -> Command:
             return ShowStats(rest[0] if rest else None)
         case "help" | "?":
             return ShowHelp()
+        case "packs" | "pack":
+            return ShowPacks()
+        case "question-stats" | "questionstats":
+            if len(rest) > 1:
+                raise BadSetting("Use /quiz question-stats or /quiz question-stats PACK.")
+            return ShowQuestionStats(rest[0].lower() if rest else None)
         case "config" | "settings":
             return parse_config(rest)
         case "reveal":

@@ -21,6 +21,8 @@ from bot.model import (
     Round,
     StatsCard,
 )
+from bot.packs import PacksCard
+from bot.question_stats import QuestionStatsCard
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.textcommands import (
@@ -31,6 +33,8 @@ from bot.textcommands import (
     Review,
     ShowHelp,
     ShowLeaderboard,
+    ShowPacks,
+    ShowQuestionStats,
     ShowStats,
     ShowTopics,
 )
@@ -93,6 +97,7 @@ class TopicsReply:
 Result = (
     QuestionCard | AnswerOutcome | LeaderboardCard | StatsCard | HelpReply | SettingsReply | PostedReply
     | RevealedReply | ReviewEmpty | TopicsReply
+    | PacksCard | QuestionStatsCard
 )
 
 
@@ -118,6 +123,10 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return HelpReply(reason, suggestion)
         case Configure():
             return await _configure(service, source, command)
+        case ShowPacks():
+            return await service.packs_card(ref)
+        case ShowQuestionStats(pack=pack):
+            return await service.question_stats(await source.actor(ref), ref.platform, ref.space_id, pack)
     raise AssertionError(command)
 
 

@@ -32,7 +32,9 @@ from bot.model import (
     ReviewEmpty,
     StatsCard,
 )
+from bot.packs import PacksCard
 from bot.parsing import parse_choice
+from bot.question_stats import QuestionStatsCard
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.textcommands import HELP, parse_quiz
@@ -274,6 +276,8 @@ class ConsoleChannel:
                 self.say((f"{reason}.\n" if reason else "") + CONSOLE_HELP)
             case SettingsReply(card=card):
                 self.say(config_text(card))
+            case PacksCard() | QuestionStatsCard():
+                self.say(result.text)
             case PostedReply() | RevealedReply():
                 pass  # the console platform has printed the question or the reveal
 

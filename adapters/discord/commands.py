@@ -1,6 +1,6 @@
-"""Slash commands for everyone (/quiz, /review, /answer, /leaderboard, /stats), the command list with /quizconfig, and
-the tree's error reply. Each command parses its options into core values, calls the service and renders the
-card; every reply is ephemeral (see replies.respond)."""
+"""Slash commands for everyone (/quiz, /review, /answer, /leaderboard, /stats, /packs), the command list with
+/quizconfig, and the tree's error reply. Each command parses its options into core values, calls the service and
+renders the card; every reply is ephemeral (see replies.respond)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from discord import app_commands
 
 from adapters.discord.limits import NO_PINGS, fit_content
 from adapters.discord.payloads import unreadable
+from adapters.discord.quizadmin import QuizAdmin
 from adapters.discord.quizconfig import QuizConfig
-from adapters.discord.render import leaderboard_embed, question_embed, stats_embed
+from adapters.discord.render import leaderboard_embed, packs_embed, question_embed, stats_embed
 from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, ref_of, respond
 from adapters.discord.views import question_view
 from bot.bank import TOPICS
@@ -122,11 +123,20 @@ def member_commands() -> list[app_commands.Command]:  # type: ignore[type-arg]
 
         await _run(interaction, work)
 
-    return [quiz, review, answer, leaderboard, stats]
+    @app_commands.command(name="packs", description="The question packs of this server, with question counts")
+    @app_commands.guild_only()
+    async def packs(interaction: discord.Interaction) -> None:
+        async def work() -> Reply:
+            card = await bot_of(interaction).service.packs_card(ref_of(interaction))
+            return Reply(embeds=(packs_embed(card),))
+
+        await _run(interaction, work)
+
+    return [quiz, review, answer, leaderboard, stats, packs]
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:  # type: ignore[type-arg]
-    return [*member_commands(), QuizConfig()]
+    return [*member_commands(), QuizConfig(), QuizAdmin()]
 
 
 UNREADABLE = "I could not read that command's options; please pick them again."

@@ -17,6 +17,7 @@ from bot.model import (
     RoundKind,
     StatsCard,
 )
+from bot.packs import PacksCard
 
 COLOUR = discord.Colour(0xEE4C2C)  # PyTorch orange
 RIGHT = discord.Colour.green()
@@ -235,4 +236,11 @@ def config_embed(card: ConfigCard) -> discord.Embed:
         title="Daily question settings",
         description=clip(f"<#{ref.channel_id}>\n" + "\n".join(lines), DESCRIPTION_MAX),
         colour=COLOUR,
+    )
+
+
+def packs_embed(card: PacksCard) -> discord.Embed:
+    """The space's question packs with their question counts (names are plain text, escaped)."""
+    return discord.Embed(
+        title="Question packs", description=clip(escape("\n".join(card.lines)), DESCRIPTION_MAX), colour=COLOUR
     )

@@ -51,6 +51,7 @@ class Reply:
     embeds: tuple[discord.Embed, ...] = ()
     view: discord.ui.View | None = None
     public: bool = False  # for everyone in the channel (only where the command asked for it)
+    file: discord.File | None = None  # an attachment (a pack export)
 
 
 def bot_of(interaction: discord.Interaction) -> QuizBot:
@@ -89,13 +90,15 @@ def _describe(interaction: discord.Interaction) -> str:
     return str(data.get("name") or data.get("custom_id") or interaction.type)
 
 
-def _kwargs(reply: Reply) -> dict[str, Any]:
+def _kwargs(reply: Reply, *, edit: bool = False) -> dict[str, Any]:
     """What Discord accepts: texts within its limits, and no mention in them notifies anyone."""
     out: dict[str, Any] = {
         "content": fit_content(reply.content), "embeds": fit_embeds(reply.embeds), "allowed_mentions": NO_PINGS,
     }
     if reply.view is not None:
         out["view"] = reply.view
+    if reply.file is not None:
+        out["attachments" if edit else "file"] = [reply.file] if edit else reply.file
     return out
 
 
@@ -118,7 +121,7 @@ async def respond(
     private = ephemeral or not reply.public  # an error reply (public False) stays with the asker
     try:
         if deferred and private == ephemeral:
-            await interaction.edit_original_response(**_kwargs(reply))
+            await interaction.edit_original_response(**_kwargs(reply, edit=True))
         elif deferred:  # a public deferral whose work failed: drop the thinking message, tell the asker alone
             await interaction.delete_original_response()
             await interaction.followup.send(ephemeral=True, **_kwargs(reply))

@@ -39,6 +39,8 @@ from bot.model import (
     ReviewEmpty,
     StatsCard,
 )
+from bot.packs import PacksCard
+from bot.question_stats import QuestionStatsCard
 from bot.textcommands import Command, parse_quiz
 from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
 
@@ -143,6 +145,10 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
             return Reply(f"Posted today's question in <#{target.channel_id}>.")
         case RevealedReply(card=card):
             return Reply(escape(f"Revealed: {card.title}."))
+        case PacksCard():
+            return Reply(escape(result.text), [section("*Question packs*\n" + escape("\n".join(result.lines)))])
+        case QuestionStatsCard():
+            return Reply(escape(result.text), [section(escape(result.text))])
     raise AssertionError(result)
 
 

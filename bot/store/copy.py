@@ -35,6 +35,7 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ("paused", "bool"), ("reactions", "bool"), ("answer_window_s", "int"), ("speed_bonus", "bool"),
         ("updated_at", "ts"), ("ping_winners", "bool"), ("next_post_at", "ts"), ("claimed_until", "ts"),
         ("recap_day", "int"), ("next_recap_at", "ts"), ("recap_claimed_until", "ts"), ("threads", "bool"),
+        ("packs", "text"),
     ), ("platform", "channel_id")),
     ("rounds", (
         ("id", "int"), ("kind", "text"), ("platform", "text"), ("space_id", "text"), ("channel_id", "text"),
@@ -72,6 +73,15 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ("reviewed_at", "ts"), ("rating", "int"), ("sure", "bool"),
     ), ("platform", "space_id", "user_id", "question_id", "reviewed_at")),
     ("answer_doubts", (("round_id", "int"), ("user_id", "text")), ("round_id", "user_id")),
+    ("packs", (
+        ("platform", "text"), ("space_id", "text"), ("name", "text"), ("version", "int"), ("questions", "int"),
+        ("updated_at", "ts"),
+    ), ("platform", "space_id", "name")),
+    ("pack_questions", (
+        ("platform", "text"), ("space_id", "text"), ("pack", "text"), ("position", "int"), ("question_id", "text"),
+        ("body", "text"),
+    ), ("platform", "space_id", "pack", "position")),
+    ("round_questions", (("round_id", "int"), ("body", "text")), ("round_id",)),
 )
 TABLE_NAMES: tuple[str, ...] = tuple(t[0] for t in TABLES)
 BATCH = 5000

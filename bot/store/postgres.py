@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
+from bot.errors import PackBusy, PackError, PackExists
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
@@ -69,12 +70,13 @@ log = logging.getLogger(__name__)
 # the column order of rows.config_from_row, with the time rendered as HH:MM like the SQLite text
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, to_char(post_time, 'HH24:MI'), timezone, weekdays, topics, difficulties, "
-    "paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads"
+    "paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs"
 )
 POOL_MIN, POOL_MAX = 1, 10
 # advisory lock keys (two int4 keys): a namespace of ours, then 0 or a hash of the space
 LOCK_MIGRATIONS = 0x53420001
 LOCK_SPACE = 0x53420002
+LOCK_PACKS = 0x53420030  # one pack import per space at a time
 
 TableSpec = tuple[str, Sequence[str], Sequence[str]]  # table, columns, ORDER BY columns
 
@@ -172,20 +174,20 @@ class PostgresStore(PostgresInstalls, SettlingStore):
     async def save_channel(self, config: ChannelConfig) -> None:
         now = dt.datetime.now(dt.UTC)
         (platform, channel_id, space_id, _hhmm, timezone, weekdays, topics, difficulties, paused, reactions,
-         window_s, speed_bonus, _ts, ping_winners, recap_day, threads) = config_to_row(config, now)
+         window_s, speed_bonus, _ts, ping_winners, recap_day, threads, packs) = config_to_row(config, now)
         await self.pool.execute(
             "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
             "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
-            "threads) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16) "
+            "threads, packs) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17) "
             "ON CONFLICT (platform, channel_id) DO UPDATE SET "
             "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
             "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
             "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
             "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
-            "recap_day=excluded.recap_day, threads=excluded.threads",
+            "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs",
             platform, channel_id, space_id, dt.time(config.post_time.hour, config.post_time.minute), timezone,
             weekdays, topics, difficulties, bool(paused), bool(reactions), window_s, bool(speed_bonus), now,
-            bool(ping_winners), recap_day, bool(threads),
+            bool(ping_winners), recap_day, bool(threads), packs,
         )
 
     async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None:
@@ -594,6 +596,93 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         await self.pool.execute(
             "INSERT INTO answer_doubts (round_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", round_id, user_id
         )
+
+    # ---- question packs (a space's own; see bot.packs) -------------------------------------------
+
+    async def save_pack(
+        self, platform: str, space_id: str, name: str, questions: Sequence[tuple[str, str]], *,
+        replace: bool, max_packs: int, now: dt.datetime,
+    ) -> int:
+        """Create (or, with replace, replace) a space's pack, all or nothing; returns its new version.
+        One import per space at a time: a second one while the first runs gets PackBusy at once."""
+        async with self._tx() as conn:
+            if not await conn.fetchval(
+                "SELECT pg_try_advisory_xact_lock($1, hashtext($2))", LOCK_PACKS, f"{platform}\x1f{space_id}"
+            ):
+                raise PackBusy("Another import into this space is running right now; nothing was imported. "
+                               "Try again when it has finished.")
+            version = await conn.fetchval(
+                "SELECT version FROM packs WHERE platform = $1 AND space_id = $2 AND name = $3",
+                platform, space_id, name,
+            )
+            if version is not None and not replace:
+                raise PackExists(f"The pack {name} already exists in this space; import with --replace to replace it.")
+            if version is None:
+                count = await conn.fetchval(
+                    "SELECT COUNT(*) FROM packs WHERE platform = $1 AND space_id = $2", platform, space_id
+                )
+                if count >= max_packs:
+                    raise PackError(f"This space has {count} packs, the most it may hold; remove one first.")
+            version = (version or 0) + 1
+            await conn.execute(
+                "DELETE FROM pack_questions WHERE platform = $1 AND space_id = $2 AND pack = $3",
+                platform, space_id, name,
+            )
+            await conn.executemany(
+                "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
+                "VALUES ($1, $2, $3, $4, $5, $6)",
+                [(platform, space_id, name, i, qid, body) for i, (qid, body) in enumerate(questions)],
+            )
+            await conn.execute(
+                "INSERT INTO packs (platform, space_id, name, version, questions, updated_at) "
+                "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (platform, space_id, name) DO UPDATE SET "
+                "version = excluded.version, questions = excluded.questions, updated_at = excluded.updated_at",
+                platform, space_id, name, version, len(questions), now,
+            )
+            return int(version)
+
+    async def list_packs(self, platform: str, space_id: str) -> list[tuple[str, int, int]]:
+        """(name, questions, version) of the space's own packs, by name."""
+        rows = await self.pool.fetch(
+            "SELECT name, questions, version FROM packs WHERE platform = $1 AND space_id = $2 ORDER BY name",
+            platform, space_id,
+        )
+        return [(r[0], int(r[1]), int(r[2])) for r in rows]
+
+    async def pack_questions(self, platform: str, space_id: str, name: str) -> list[tuple[str, str]]:
+        """(question id, body) of one of the space's packs in import order ([] when there is no such pack)."""
+        rows = await self.pool.fetch(
+            "SELECT question_id, body FROM pack_questions WHERE platform = $1 AND space_id = $2 AND pack = $3 "
+            "ORDER BY position",
+            platform, space_id, name,
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    async def question_answer_counts(self, platform: str, space_id: str) -> list[tuple[str, int, tuple[int, ...], int]]:
+        """Per question asked in the space: (question id, rounds, answers per choice A-D, correct answers)."""
+        from bot.store.sqlite import _answer_counts
+
+        asked = await self.pool.fetch(
+            "SELECT question_id, COUNT(*) FROM rounds WHERE platform = $1 AND space_id = $2 GROUP BY question_id",
+            platform, space_id,
+        )
+        chosen = await self.pool.fetch(
+            "SELECT r.question_id, a.choice, COUNT(*), SUM(CASE WHEN a.correct THEN 1 ELSE 0 END) FROM answers a "
+            "JOIN rounds r ON r.id = a.round_id WHERE r.platform = $1 AND r.space_id = $2 "
+            "GROUP BY r.question_id, a.choice",
+            platform, space_id,
+        )
+        return _answer_counts([tuple(r) for r in asked], [tuple(r) for r in chosen])
+
+    async def save_round_question(self, round_id: int, body: str) -> None:
+        """Keep the question a round posted, as posted (the first one saved stays)."""
+        await self.pool.execute(
+            "INSERT INTO round_questions (round_id, body) VALUES ($1, $2) ON CONFLICT DO NOTHING", round_id, body
+        )
+
+    async def round_question(self, round_id: int) -> str | None:
+        body = await self.pool.fetchval("SELECT body FROM round_questions WHERE round_id = $1", round_id)
+        return None if body is None else str(body)
 
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 

@@ -108,13 +108,14 @@ def config_to_row(c: ChannelConfig, now: dt.datetime) -> tuple[object, ...]:
         ",".join(str(d) for d in sorted(c.weekdays)), ",".join(sorted(c.topics)),
         ",".join(sorted(d.value for d in c.difficulties)), int(c.paused), int(c.reactions),
         int(c.answer_window.total_seconds()) if c.answer_window else None, int(c.speed_bonus), to_ts(now),
-        int(c.ping_winners), c.recap_day, int(c.threads),
+        int(c.ping_winners), c.recap_day, int(c.threads), ",".join(sorted(c.packs)),
     )
 
 
 def config_from_row(row: Any) -> ChannelConfig:
     (platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions,
      window_s, speed_bonus, _updated, ping_winners, recap_day, threads) = tuple(row)[:16]
+    packs = tuple(row)[16] if len(tuple(row)) > 16 else "pytorch"
     hh, mm = (int(x) for x in post_time.split(":"))
     return ChannelConfig(
         ref=ChannelRef(platform, space_id, channel_id),
@@ -130,6 +131,7 @@ def config_from_row(row: Any) -> ChannelConfig:
         ping_winners=bool(ping_winners),
         recap_day=None if recap_day is None else int(recap_day),
         threads=bool(threads),
+        packs=frozenset(p for p in (packs or "pytorch").split(",") if p),
     )
 
 

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from bot.errors import PackError, PackExists
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
@@ -70,7 +71,7 @@ T = TypeVar("T")
 # the column order of rows.config_from_row (named, as migrations may add columns in any order)
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions, "
-    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads"
+    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs"
 )
 CHECKPOINT_EVERY = 0.25  # seconds between background WAL checkpoints
 # Past this much WAL content a checkpoint is finished between two write transactions: it copies what was
@@ -275,12 +276,13 @@ class SqliteStore(SqliteInstalls, SettlingStore):
             await db.execute(
                 "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
                 "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
-                "threads) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (platform, channel_id) DO UPDATE SET "
+                "threads, packs) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT (platform, channel_id) DO UPDATE SET "
                 "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
                 "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
                 "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
                 "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
-                "recap_day=excluded.recap_day, threads=excluded.threads",
+                "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs",
                 row,
             )
 
@@ -726,6 +728,89 @@ class SqliteStore(SqliteInstalls, SettlingStore):
                 (round_id, user_id),
             )
 
+    # ---- question packs (a space's own; see bot.packs) -------------------------------------------
+
+    async def save_pack(
+        self, platform: str, space_id: str, name: str, questions: Sequence[tuple[str, str]], *,
+        replace: bool, max_packs: int, now: dt.datetime,
+    ) -> int:
+        """Create (or, with replace, replace) a space's pack with (question id, body) rows, all or
+        nothing; returns the pack's new version. PackExists / PackError (too many packs) change nothing."""
+        async with self._tx() as db:
+            async with db.execute(
+                "SELECT version FROM packs WHERE platform = ? AND space_id = ? AND name = ?",
+                (platform, space_id, name),
+            ) as cur:
+                row = await cur.fetchone()
+            if row is not None and not replace:
+                raise PackExists(f"The pack {name} already exists in this space; import with --replace to replace it.")
+            if row is None:
+                async with db.execute(
+                    "SELECT COUNT(*) FROM packs WHERE platform = ? AND space_id = ?", (platform, space_id)
+                ) as cur:
+                    count = tuple(await cur.fetchone() or (0,))[0]
+                if count >= max_packs:
+                    raise PackError(f"This space has {count} packs, the most it may hold; remove one first.")
+            version = (row[0] if row else 0) + 1
+            await db.execute(
+                "DELETE FROM pack_questions WHERE platform = ? AND space_id = ? AND pack = ?",
+                (platform, space_id, name),
+            )
+            await db.executemany(
+                "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(platform, space_id, name, i, qid, body) for i, (qid, body) in enumerate(questions)],
+            )
+            await db.execute(
+                "INSERT INTO packs (platform, space_id, name, version, questions, updated_at) VALUES (?,?,?,?,?,?) "
+                "ON CONFLICT (platform, space_id, name) DO UPDATE SET version = excluded.version, "
+                "questions = excluded.questions, updated_at = excluded.updated_at",
+                (platform, space_id, name, version, len(questions), to_ts(now)),
+            )
+            return version
+
+    async def list_packs(self, platform: str, space_id: str) -> list[tuple[str, int, int]]:
+        """(name, questions, version) of the space's own packs, by name."""
+        rows = await self._read(
+            "SELECT name, questions, version FROM packs WHERE platform = ? AND space_id = ? ORDER BY name",
+            (platform, space_id),
+        )
+        return [(r[0], int(r[1]), int(r[2])) for r in rows]
+
+    async def pack_questions(self, platform: str, space_id: str, name: str) -> list[tuple[str, str]]:
+        """(question id, body) of one of the space's packs in import order ([] when there is no such pack)."""
+        rows = await self._read(
+            "SELECT question_id, body FROM pack_questions WHERE platform = ? AND space_id = ? AND pack = ? "
+            "ORDER BY position",
+            (platform, space_id, name),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    async def question_answer_counts(self, platform: str, space_id: str) -> list[tuple[str, int, tuple[int, ...], int]]:
+        """Per question asked in the space: (question id, rounds, answers per choice A-D, correct answers)."""
+        asked = await self._read(
+            "SELECT question_id, COUNT(*) FROM rounds WHERE platform = ? AND space_id = ? GROUP BY question_id",
+            (platform, space_id),
+        )
+        chosen = await self._read(
+            "SELECT r.question_id, a.choice, COUNT(*), SUM(a.correct) FROM answers a "
+            "JOIN rounds r ON r.id = a.round_id WHERE r.platform = ? AND r.space_id = ? "
+            "GROUP BY r.question_id, a.choice",
+            (platform, space_id),
+        )
+        return _answer_counts(asked, chosen)
+
+    async def save_round_question(self, round_id: int, body: str) -> None:
+        """Keep the question a round posted, as posted (the first one saved stays)."""
+        async with self._tx() as db:
+            await db.execute(
+                "INSERT INTO round_questions (round_id, body) VALUES (?, ?) ON CONFLICT DO NOTHING", (round_id, body)
+            )
+
+    async def round_question(self, round_id: int) -> str | None:
+        rows = await self._read("SELECT body FROM round_questions WHERE round_id = ?", (round_id,))
+        return rows[0][0] if rows else None
+
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 
     async def count_rows(self, tables: Iterable[str]) -> dict[str, int]:
@@ -985,6 +1070,20 @@ def _card_row(card: LearnerCard) -> tuple[object, ...]:
 def _event_row(event: ReviewEvent) -> tuple[object, ...]:
     values = event_values(event)
     return (*values[:4], to_ts(event.reviewed_at), event.rating, int(event.sure))
+
+
+def _answer_counts(asked: Iterable[Any], chosen: Iterable[Any]) -> list[tuple[str, int, tuple[int, ...], int]]:
+    counts: dict[str, list[int]] = {}
+    for qid, choice, n, correct in chosen:
+        row = counts.setdefault(qid, [0, 0, 0, 0, 0])
+        if 0 <= int(choice) < 4:
+            row[int(choice)] += int(n)
+        row[4] += int(correct or 0)
+    out = []
+    for qid, n in asked:
+        row = counts.get(qid, [0, 0, 0, 0, 0])
+        out.append((str(qid), int(n), tuple(row[:4]), row[4]))
+    return sorted(out)
 
 
 def _board(board: Board) -> tuple[str, str, str, str]:

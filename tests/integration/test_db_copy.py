@@ -68,6 +68,10 @@ async def make_history(store: SqliteStore) -> None:
     latest = await store.latest_daily_round(REFS[0])
     assert latest is not None
     await store.mark_unsure(latest.id, "ada")  # a "not sure" mark on a daily answer
+    # a space's own pack and a round's kept question (bodies are opaque text to the copy)
+    await store.save_pack("fake", "space-1", "mine", [("q1", '{"id": "q1", "prompt": "émile?"}'), ("q2", "{}")],
+                          replace=False, max_packs=50, now=T0)
+    await store.save_round_question(1, '{"id": "q1"}')
     await service.close()
 
 

@@ -33,6 +33,7 @@ from tests.integration.store_contract import (
     T0,
     InstallationContract,
     LearnerCardContract,
+    PackContract,
     RestartContract,
     SeenOnceContract,
     StoreContract,
@@ -83,7 +84,8 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
 
 
 class TestPostgresStore(
-    StoreContract, RecapContract, RestartContract, SeenOnceContract, InstallationContract, LearnerCardContract
+    StoreContract, RecapContract, RestartContract, SeenOnceContract, InstallationContract, LearnerCardContract,
+    PackContract,
 ):
     @pytest.fixture
     async def store(self):

@@ -12,6 +12,7 @@ from tests.integration.recap_contract import RecapContract
 from tests.integration.store_contract import (
     InstallationContract,
     LearnerCardContract,
+    PackContract,
     RestartContract,
     SeenOnceContract,
     StoreContract,
@@ -19,7 +20,8 @@ from tests.integration.store_contract import (
 
 
 class TestSqliteStore(
-    StoreContract, RecapContract, RestartContract, SeenOnceContract, InstallationContract, LearnerCardContract
+    StoreContract, RecapContract, RestartContract, SeenOnceContract, InstallationContract, LearnerCardContract,
+    PackContract,
 ):
     @pytest.fixture
     async def store(self, tmp_path):

@@ -22,6 +22,7 @@ from tests.integration.store_contract import (
     T0,
     InstallationContract,
     LearnerCardContract,
+    PackContract,
     SeenOnceContract,
     StoreContract,
     ans,
@@ -29,7 +30,9 @@ from tests.integration.store_contract import (
 from tests.support.memory_store import InMemoryStore
 
 
-class TestInMemoryStore(StoreContract, RecapContract, SeenOnceContract, InstallationContract, LearnerCardContract):
+class TestInMemoryStore(
+    StoreContract, RecapContract, SeenOnceContract, InstallationContract, LearnerCardContract, PackContract
+):
     @pytest.fixture
     async def store(self):
         store = InMemoryStore()

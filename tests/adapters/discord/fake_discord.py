@@ -99,6 +99,15 @@ class Recorded:
 
 
 @dataclass
+class FakeFile:
+    """A file a member attaches to a slash command option (size: what Discord reports, default its length)."""
+
+    filename: str
+    data: bytes
+    size: int | None = None
+
+
+@dataclass
 class FakeInteraction:
     id: str
     token: str
@@ -209,6 +218,7 @@ class FakeDiscord:
         self.readies: list[dict[str, Any]] = []  # the READY payloads sent, in order
         self.recommended_shards = 1  # what GET /gateway/bot answers
         self.interactions: dict[str, FakeInteraction] = {}
+        self.uploads: dict[str, bytes] = {}  # attachment id -> bytes, served at /attachments/{id}/{name}
         self._faults: list[Fault] = []
         self._sockets: list[web.WebSocketResponse] = []
         self._seq: dict[int, int] = {}
@@ -261,6 +271,7 @@ class FakeDiscord:
         r.add_post("/api/v10/interactions/{id}/{token}/callback", self._callback)
         r.add_patch("/api/v10/webhooks/{app}/{token}/messages/@original", self._edit_original)
         r.add_post("/api/v10/webhooks/{app}/{token}", self._followup)
+        r.add_get("/attachments/{id}/{name}", self._attachment)
         self._runner = web.AppRunner(app, shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -488,6 +499,12 @@ class FakeDiscord:
     def dms(self, user: FakeUser) -> list[str]:
         return [m["content"] for m in self.messages.values() if self.dm_channels.get(m["channel_id"]) == user.id]
 
+    async def _attachment(self, request: web.Request) -> web.Response:
+        data = self.uploads.get(request.match_info["id"])
+        if data is None:
+            return web.Response(status=404)
+        return web.Response(body=data, content_type="application/octet-stream")
+
     # ---- REST: interaction responses ----------------------------------------------------------------
 
     async def _callback(self, request: web.Request) -> web.Response:
@@ -679,7 +696,16 @@ class FakeDiscord:
         out = []
         for name, value in values.items():
             otype = by_name[name]["type"] if name in by_name else 3
-            if isinstance(value, FakeUser):
+            if isinstance(value, FakeFile):  # an attachment option: Discord uploads it and resolves it
+                aid = self.snowflake()
+                self.uploads[aid] = value.data
+                resolved.setdefault("attachments", {})[aid] = {
+                    "id": aid, "filename": value.filename, "size": value.size or len(value.data),
+                    "url": f"http://127.0.0.1:{self.port}/attachments/{aid}/{value.filename}",
+                    "proxy_url": f"http://127.0.0.1:{self.port}/attachments/{aid}/{value.filename}",
+                    "content_type": "text/plain"}
+                value = aid
+            elif isinstance(value, FakeUser):
                 resolved.setdefault("users", {})[value.id] = value.json()
                 resolved.setdefault("members", {})[value.id] = {
                     k: v for k, v in self._member(value).items() if k != "user"} | {"permissions": "0"}

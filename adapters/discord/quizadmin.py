@@ -1,0 +1,94 @@
+"""/quizadmin: question packs for server managers (import a YAML or CSV attachment, export a pack as a file).
+
+The adapter only moves bytes: the core checks the admin flag, the size, the file and the pack name."""
+
+from __future__ import annotations
+
+import io
+
+import discord
+from discord import app_commands
+
+from adapters.discord.markdown import escape
+from adapters.discord.replies import Reply, actor_of, bot_of, ref_of, respond
+from bot.errors import PackError
+from bot.packs import format_of, problem_text
+
+FORMATS = [app_commands.Choice(name="YAML", value="yaml"), app_commands.Choice(name="CSV", value="csv")]
+
+
+class QuizAdmin(app_commands.Group):
+    """A server's own question packs."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            name="quizadmin",
+            description="Question packs of this server (Manage Server)",
+            guild_only=True,
+            default_permissions=discord.Permissions(manage_guild=True),
+        )
+
+    @app_commands.command(name="import", description="Import a question pack from a YAML or CSV file")
+    @app_commands.describe(
+        pack="The pack's name (letters, digits, -)",
+        file="The .yaml or .csv file",
+        replace="Replace the pack if this server has it already",
+    )
+    async def import_(
+        self, interaction: discord.Interaction, pack: str, file: discord.Attachment, replace: bool = False
+    ) -> None:
+        async def work() -> Reply:
+            ref = ref_of(interaction)
+            service = bot_of(interaction).service
+            try:
+                result = await service.packs.import_pack(
+                    actor_of(interaction),
+                    ref.platform,
+                    ref.space_id,
+                    pack.strip().lower(),
+                    file.read,
+                    format_of(file.filename),
+                    replace=replace,
+                    now=service.clock.now(),
+                    label=file.filename,
+                    size=file.size,
+                )
+            except PackError as exc:
+                return Reply(escape(problem_text(exc)))
+            verb = "Replaced" if result.replaced else "Imported"
+            return Reply(
+                escape(
+                    f"{verb} pack {result.pack}: {result.questions} questions. "
+                    f"Use /quizconfig filters packs:{result.pack} to post from it."
+                )
+            )
+
+        await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
+
+    @app_commands.command(name="export", description="Download one of this server's question packs")
+    @app_commands.describe(pack="The pack's name", format="YAML (the bank's format) or CSV")
+    @app_commands.choices(format=FORMATS)
+    async def export(self, interaction: discord.Interaction, pack: str, format: str = "yaml") -> None:  # noqa: A002
+        async def work() -> Reply:
+            ref = ref_of(interaction)
+            service = bot_of(interaction).service
+            name = pack.strip().lower()
+            data = await service.packs.export_pack(
+                actor_of(interaction), ref.platform, ref.space_id, name, "csv" if format == "csv" else "yaml"
+            )
+            return Reply(escape(f"Pack {name} ({format})."), file=discord.File(io.BytesIO(data), f"{name}.{format}"))
+
+        await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
+
+    @app_commands.command(name="question-stats", description="The hardest questions here and the ones to check")
+    @app_commands.describe(pack="Only this pack (default: every pack)")
+    async def question_stats(self, interaction: discord.Interaction, pack: str | None = None) -> None:
+        async def work() -> Reply:
+            ref = ref_of(interaction)
+            service = bot_of(interaction).service
+            card = await service.question_stats(
+                actor_of(interaction), ref.platform, ref.space_id, pack.strip().lower() if pack else None
+            )
+            return Reply(escape(card.text)[:2000])
+
+        await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)

@@ -1,0 +1,98 @@
+"""Per-question statistics for admins: times asked, % correct, the most chosen wrong option, and a flag for
+questions worth checking (many answers but few right, or a wrong option chosen more than the right one)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.model import LETTERS, Actor
+from bot.packs import BANK_PACK, PackCatalog, require_admin
+
+FLAG_MIN_ANSWERS = 30  # "answered by more than 30 people"
+FLAG_MAX_CORRECT = 0.15  # "... with under 15% correct"
+LISTED = 10
+
+
+@dataclass(frozen=True)
+class QuestionStat:
+    question_id: str
+    asked: int  # rounds that posted it (daily and practice)
+    answers: tuple[int, ...]  # per choice A-D
+    correct: int
+    answer: int | None  # the correct choice now (None: the question is gone)
+
+    @property
+    def answered(self) -> int:
+        return sum(self.answers)
+
+    @property
+    def correct_share(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+    @property
+    def common_wrong(self) -> tuple[str, float] | None:
+        """(letter, share of answers) of the most chosen wrong option; None when nobody chose a wrong one."""
+        wrong = [(n, i) for i, n in enumerate(self.answers) if i != self.answer and n]
+        if not wrong or not self.answered:
+            return None
+        n, i = max(wrong, key=lambda t: (t[0], -t[1]))
+        return LETTERS[i], n / self.answered
+
+    @property
+    def check(self) -> bool:
+        """Flagged "check this question": >30 answers with under 15% right, or a wrong option beating the right one."""
+        if self.answered > FLAG_MIN_ANSWERS and self.correct_share < FLAG_MAX_CORRECT:
+            return True
+        right = self.answers[self.answer] if self.answer is not None else 0
+        return any(n > right for i, n in enumerate(self.answers) if i != self.answer)
+
+    def line(self) -> str:
+        wrong = self.common_wrong
+        text = f"{self.question_id}: asked {self.asked}, {self.answered} answers, {self.correct_share:.0%} correct" + (
+            f", most chosen wrong {wrong[0]} ({wrong[1]:.0%})" if wrong else ""
+        )
+        return text + (" - check this question" if self.check else "")
+
+
+@dataclass(frozen=True)
+class QuestionStatsCard:
+    pack: str | None
+    hardest: tuple[QuestionStat, ...]  # the ten with the lowest share correct (answered at least once)
+    flagged: tuple[QuestionStat, ...]
+
+    @property
+    def text(self) -> str:
+        title = f"Question stats ({self.pack or 'every pack'})"
+        if not self.hardest:
+            return f"{title}\nNo answers yet."
+        lines = [title, "Hardest:", *(s.line() for s in self.hardest)]
+        lines += ["Check these:", *(s.line() for s in self.flagged)] if self.flagged else ["Nothing flagged."]
+        return "\n".join(lines)
+
+
+def _in_pack(question_id: str, pack: str | None) -> bool:
+    if pack is None:
+        return True
+    if pack == BANK_PACK:
+        return "/" not in question_id
+    return question_id.startswith(f"{pack}/")
+
+
+async def question_stats(
+    catalog: PackCatalog, actor: Actor, platform: str, space_id: str, pack: str | None = None
+) -> QuestionStatsCard:
+    """Admins only: the space's question statistics, of one pack or of all."""
+    require_admin(actor, "see the statistics of")
+    own = await catalog.questions(
+        platform, space_id, [n for n, _, _ in await catalog.store.list_packs(platform, space_id)]
+    )
+    answers = {q.id: q.answer for q in (*catalog.bank.questions, *own)}
+    stats = [
+        QuestionStat(qid, asked, chosen, correct, answers.get(qid))
+        for qid, asked, chosen, correct in await catalog.store.question_answer_counts(platform, space_id)
+        if _in_pack(qid, pack)
+    ]
+    answered = [s for s in stats if s.answered]
+    hardest = sorted(answered, key=lambda s: (s.correct_share, -s.answered, s.question_id))[:LISTED]
+    flagged = sorted((s for s in answered if s.check), key=lambda s: (s.correct_share, s.question_id))[:LISTED]
+    return QuestionStatsCard(pack, tuple(hardest), tuple(flagged))

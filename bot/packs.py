@@ -28,6 +28,7 @@ from bot.bank import (
     QuestionSpec,
     parse_yaml_text,
 )
+from bot.echo import echo
 from bot.errors import BadSetting, NotAllowed, PackBusy, PackError, PackExists
 from bot.model import LETTERS, Actor, ChannelConfig, Question
 
@@ -98,7 +99,7 @@ def parse_packs(text: str) -> frozenset[str]:
     for name in names:
         if not PACK_NAME.fullmatch(name):
             raise BadSetting(
-                f"'{name}' is not a pack name: use lower-case letters, digits and - "
+                f"'{echo(name)}' is not a pack name: use lower-case letters, digits and - "
                 "(comma-separated), for example pytorch,mypack."
             )
     return frozenset(names)

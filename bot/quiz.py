@@ -109,6 +109,7 @@ class QuizService:
         self.learning = learning  # answers update the learners' FSRS cards (off only to measure its cost)
         self.reviews = Reviews(self)
         self.metrics = metrics or Metrics()
+        self.packs = PackCatalog(store, bank)  # a space's own question packs, and what each round posted
         self.bank = bank
         self.clock = clock
         self.platforms: dict[str, ChatPlatform] = dict(platforms or {})
@@ -116,13 +117,22 @@ class QuizService:
         self._rng = rng or random.Random()
         self._batcher = AnswerBatcher(store, clock.now)
         self._practice_reveals: GroupCommit[PracticeAnswer, bool] = GroupCommit(self._reveal_practice)
-        self.packs = PackCatalog(store, bank)  # a space's own question packs, and what each round posted
         self._rounds: dict[int, Round] = {}
         self._config_listeners: list[ConfigListener] = []
         self._round_listeners: list[RoundListener] = []
         self.grace = DEFAULT_GRACE  # the scheduler sets the configured misfire grace
 
     # ---- wiring (done by the composition root, bot/cli.py) ---------------------------------------
+
+    @property
+    def bank(self) -> Bank:
+        """The shipped bank (the pack `pytorch`); setting it also gives it to the pack catalog."""
+        return self._bank
+
+    @bank.setter
+    def bank(self, bank: Bank) -> None:
+        self._bank = bank
+        self.packs.bank = bank
 
     def add_platform(self, platform: ChatPlatform, commands: CommandNames | None = None) -> None:
         """Push to this platform; `commands` is how its members type the commands messages point to."""

@@ -35,7 +35,8 @@ class QuizAdmin(app_commands.Group):
         replace="Replace the pack if this server has it already",
     )
     async def import_(
-        self, interaction: discord.Interaction, pack: str, file: discord.Attachment, replace: bool = False
+        self, interaction: discord.Interaction, pack: app_commands.Range[str, 1, 40], file: discord.Attachment,
+        replace: bool = False,
     ) -> None:
         async def work() -> Reply:
             ref = ref_of(interaction)
@@ -68,7 +69,9 @@ class QuizAdmin(app_commands.Group):
     @app_commands.command(name="export", description="Download one of this server's question packs")
     @app_commands.describe(pack="The pack's name", format="YAML (the bank's format) or CSV")
     @app_commands.choices(format=FORMATS)
-    async def export(self, interaction: discord.Interaction, pack: str, format: str = "yaml") -> None:  # noqa: A002
+    async def export(
+        self, interaction: discord.Interaction, pack: app_commands.Range[str, 1, 40], format: str = "yaml"  # noqa: A002
+    ) -> None:
         async def work() -> Reply:
             ref = ref_of(interaction)
             service = bot_of(interaction).service
@@ -82,7 +85,9 @@ class QuizAdmin(app_commands.Group):
 
     @app_commands.command(name="question-stats", description="The hardest questions here and the ones to check")
     @app_commands.describe(pack="Only this pack (default: every pack)")
-    async def question_stats(self, interaction: discord.Interaction, pack: str | None = None) -> None:
+    async def question_stats(
+        self, interaction: discord.Interaction, pack: app_commands.Range[str, 1, 40] | None = None
+    ) -> None:
         async def work() -> Reply:
             ref = ref_of(interaction)
             service = bot_of(interaction).service

@@ -11,8 +11,9 @@ import asyncio
 import datetime as dt
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from bot import cards
@@ -59,6 +60,7 @@ from bot.settings import ConfigChange
 from bot.timing import local_date_of, next_post_after, post_instant, reveal_instant
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 LEADERBOARD_SIZE = 10
 ROUND_CACHE_SIZE = 4096
@@ -69,12 +71,38 @@ DEFAULT_GRACE = dt.timedelta(hours=1)  # how late a post may still go out, and h
 SEND_LEASE = dt.timedelta(minutes=2)  # a claimed send is this process's until then (then another may retry)
 LATE_REVEAL = dt.timedelta(minutes=2)  # a reveal later than this after its promise says it came late
 LATE_NOTE = "Revealed late: the bot was offline."
-WORK_BATCH = 50  # due channels or rounds claimed per kind and tick
+WORK_BATCH = 50  # due channels or rounds claimed at most in one trip
+SEND_CAP = 50  # items (each one or two platform calls) in flight per platform lane
+MAX_PER_TICK = 1_000_000  # a bound on the items one drain takes in a tick (it normally ends when none is due)
 
 
 def retry_delay(attempts: int) -> dt.timedelta:
     """Backoff between send attempts: 5 s, 10 s, 20 s ... at most 5 minutes."""
     return min(dt.timedelta(seconds=5 * 2 ** max(attempts - 1, 0)), dt.timedelta(minutes=5))
+
+async def _drain(
+    fetch: Callable[[int, int], Awaitable[Sequence[T]]], work: Callable[[T], Awaitable[None]],
+    cap: int = SEND_CAP,
+) -> None:
+    """Run `work` on what `fetch(n, busy)` returns (at most n items; `busy` are in flight), at most `cap`
+    at once, fetching again as half the slots free, until a fetch returns nothing and all work is done."""
+    pending: set[asyncio.Task[None]] = set()
+    taken = 0
+    exhausted = False
+    while True:
+        free = cap - len(pending)
+        if not exhausted and free >= max(1, cap // 2) and taken < MAX_PER_TICK:
+            items = await fetch(min(free, WORK_BATCH), len(pending))
+            exhausted = not items
+            taken += len(items)
+            pending.update(asyncio.ensure_future(work(item)) for item in items)
+        if not pending:
+            return
+        done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        exhausted = exhausted and not done  # finished work may have left more due (a skipped day)
+        for task in done:
+            task.result()  # work() handles its own failures; a bug here should not pass silently
+
 
 ConfigListener = Callable[[ChannelConfig], Awaitable[None] | None]
 RoundListener = Callable[[Round], Awaitable[None] | None]
@@ -339,34 +367,63 @@ class QuizService:
     async def run_due_work(self, spaces: SpaceFilter | None = None) -> None:
         """One tick: reveal rounds whose promised instant passed, resend failed reveals, post due
         channels, resend failed or interrupted posts. Each item is claimed in the store first, so any
-        number of processes can run this at once; a failure of one item never stops the others."""
+        number of processes can run this at once; a failure of one item never stops the others.
+
+        Each platform is a lane of its own (one platform's rate limits never hold up another's), and in a
+        lane at most SEND_CAP items are in flight: more are claimed as slots free, so a claim's lease
+        starts when its work does, and a tick with thousands of channels due drains them all."""
+        if spaces is not None and spaces.platforms and len(spaces.platforms) > 1:
+            lanes = [replace(spaces, platforms=(name,)) for name in spaces.platforms]
+            await asyncio.gather(*(self._run_lane(lane) for lane in lanes))
+        else:
+            await self._run_lane(spaces)
+
+    async def _run_lane(self, spaces: SpaceFilter | None) -> None:
         now = self.clock.now()
-        for round_ in await self.store.due_reveals(now, WORK_BATCH, spaces):
+        failed: set[int] = set()  # reveals that raised: still due, not fetched again this tick
+
+        async def due_reveals(n: int, busy: int) -> list[Round]:
+            rows = await self.store.due_reveals(now, n + busy + len(failed), spaces)
+            return [r for r in rows if r.id not in failed and r.id not in active][:n]
+
+        active: set[int] = set()
+
+        async def reveal(round_: Round) -> None:
+            active.add(round_.id)
             try:
                 await self.reveal_round(round_.id)
             except Exception:
+                failed.add(round_.id)
                 log.exception("reveal of round %d failed", round_.id)
-        for claim in await self.store.claim_reveals(now, now + SEND_LEASE, WORK_BATCH, spaces=spaces):
+            finally:
+                active.discard(round_.id)
+
+        async def resend_reveal(claim: SendClaim) -> None:
             try:
                 await self._send_reveal(claim)
             except Exception:
                 log.exception("reveal post of round %d failed", claim.round.id)
                 await self.store.finish_reveal(claim.round.id, "failed", retry_at=now + retry_delay(claim.attempts))
-        for _ in range(3):  # a skipped day may leave a later one due within the grace: take it now
-            claimed = await self.store.claim_due_channels(now, now + SEND_LEASE, WORK_BATCH, spaces)
-            for due in claimed:
-                try:
-                    await self._run_due_post(due)
-                except Exception:
-                    log.exception("daily post of %s/%s failed", due.ref.platform, due.ref.channel_id)
-                    await self.store.finish_due_channel(due.ref, due.due_at, now + dt.timedelta(minutes=1))
-            if not claimed:
-                break
-        for claim in await self.store.claim_posts(now, now + SEND_LEASE, WORK_BATCH, spaces=spaces):
+
+        async def post(due: DueChannel) -> None:
+            try:
+                await self._run_due_post(due)
+            except Exception:
+                log.exception("daily post of %s/%s failed", due.ref.platform, due.ref.channel_id)
+                await self.store.finish_due_channel(due.ref, due.due_at, now + dt.timedelta(minutes=1))
+
+        async def resend_post(claim: SendClaim) -> None:
             try:
                 await self._send_post(claim, await self.channel_config(claim.round.ref))
             except Exception:
                 log.exception("post of round %d failed", claim.round.id)
+
+        lease = now + SEND_LEASE
+        await _drain(due_reveals, reveal)
+        await _drain(lambda n, _b: self.store.claim_reveals(now, lease, n, spaces=spaces), resend_reveal)
+        # a skipped day may leave a later one due within the grace: the drain takes it in the same tick
+        await _drain(lambda n, _b: self.store.claim_due_channels(now, lease, n, spaces), post)
+        await _drain(lambda n, _b: self.store.claim_posts(now, lease, n, spaces=spaces), resend_post)
 
     async def _run_due_post(self, due: DueChannel) -> None:
         cfg = await self.store.get_channel(due.ref)

@@ -343,7 +343,7 @@ async def main() -> None:
     parser.add_argument("--rate", type=int, default=10_000)
     parser.add_argument("--reads", type=int, default=50)
     parser.add_argument("--discord-share", type=float, default=0.1)
-    parser.add_argument("--answers-per-round", type=int, default=20, help="answers to score in each of yesterday's rounds")
+    parser.add_argument("--answers-per-round", type=int, default=20, help="answers scored per round")
     parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--url", default=DEFAULT_URL, help="PostgreSQL server (a throwaway database is made)")
     args = parser.parse_args()

@@ -28,6 +28,7 @@ class Metrics:
         )
 
         self._answer_counters: dict[tuple[str, str], object] = {}
+        self._children: dict[tuple[str, str], object] = {}
 
     def answer_recorded(self, platform: str, kind: str) -> None:
         """Count one committed answer (the labelled child is cached: this runs for every answer)."""
@@ -35,6 +36,20 @@ class Metrics:
         if child is None:
             child = self._answer_counters[(platform, kind)] = self.answers_recorded.labels(platform, kind)
         child.inc()  # type: ignore[attr-defined]
+
+    def post_sent(self, platform: str) -> None:
+        """Count one daily question posted (the labelled child is cached, as for answers)."""
+        self._child(self.posts_sent, platform).inc()  # type: ignore[attr-defined]
+
+    def post_failed(self, platform: str) -> None:
+        self._child(self.post_failures, platform).inc()  # type: ignore[attr-defined]
+
+    def _child(self, metric: Counter, platform: str) -> object:
+        key = (metric._name, platform)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(platform)
+        return child
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

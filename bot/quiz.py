@@ -187,12 +187,16 @@ class QuizService:
             next_post = next_post.astimezone(ZoneInfo(cfg.timezone))
         return ConfigCard(cfg, next_post)
 
-    async def next_due(self, cfg: ChannelConfig, after: dt.datetime) -> dt.datetime | None:
-        """The channel's next scheduled post after `after` on a local date not taken yet (None: paused)."""
+    async def next_due(
+        self, cfg: ChannelConfig, after: dt.datetime, *, taken: dt.date | None = None
+    ) -> dt.datetime | None:
+        """The channel's next scheduled post after `after` on a local date not taken yet (None: paused).
+        `taken`: a local date the caller knows is the channel's latest round (saves reading it)."""
         if cfg.paused:
             return None
-        latest = await self.store.latest_daily_round(cfg.ref)
-        taken = latest.local_date if latest is not None else None
+        if taken is None:
+            latest = await self.store.latest_daily_round(cfg.ref)
+            taken = latest.local_date if latest is not None else None
         at = next_post_after(cfg, after)
         for _ in range(10):  # bounded: the latest round is at most a day or two ahead
             if at is None or taken is None or local_date_of(cfg, at) > taken:
@@ -237,12 +241,15 @@ class QuizService:
 
     # ---- daily rounds ----------------------------------------------------------------------------
 
-    async def post_scheduled(self, ref: ChannelRef, local_date: dt.date | None = None) -> Round | None:
+    async def post_scheduled(
+        self, ref: ChannelRef, local_date: dt.date | None = None, cfg: ChannelConfig | None = None
+    ) -> Round | None:
         """The scheduler's daily post for the channel's local date (default: today there). A taken slot
         is logged and skipped (None): another process may be posting it, and no round is posted twice.
         A failed send is not raised: the round stays due and the tick retries it until the grace ends.
-        How late the post started after its scheduled instant is measured."""
-        cfg = await self.channel_config(ref)
+        How late the post started after its scheduled instant is measured. `cfg`: the channel's settings,
+        when the caller has just read them."""
+        cfg = cfg or await self.channel_config(ref)
         day = local_date or self._today(cfg)
         round_ = await self._claim(ref, cfg, day)
         if round_ is None:
@@ -331,7 +338,7 @@ class QuizService:
         try:
             message_id = await platform.post_question(round_.ref, card)
         except Exception as exc:
-            self.metrics.post_failures.labels(round_.ref.platform).inc()
+            self.metrics.post_failed(round_.ref.platform)
             retry = now + retry_delay(claim.attempts)
             if retry > round_.opened_at + self.grace:
                 log.error("gave up posting round %d after %d attempts: %s", round_.id, claim.attempts,
@@ -344,7 +351,7 @@ class QuizService:
             if raise_errors:
                 raise
             return replace(round_, post_state="failed")
-        self.metrics.posts_sent.labels(round_.ref.platform).inc()
+        self.metrics.post_sent(round_.ref.platform)
         await self.store.finish_post(round_.id, "sent", message_id=message_id or None)
         round_ = replace(round_, message_id=message_id or round_.message_id, post_state="sent")
         self._remember(round_)
@@ -391,7 +398,7 @@ class QuizService:
         async def reveal(round_: Round) -> None:
             active.add(round_.id)
             try:
-                await self.reveal_round(round_.id)
+                await self.reveal_round(round_.id, round_)
             except Exception:
                 failed.add(round_.id)
                 log.exception("reveal of round %d failed", round_.id)
@@ -444,8 +451,11 @@ class QuizService:
             # every day missed beyond the grace is skipped at once; one still within it comes next
             after = max(due.due_at, now - self.grace - dt.timedelta(microseconds=1))
         else:
-            await self.post_scheduled(cfg.ref, day)
+            posted = await self.post_scheduled(cfg.ref, day, cfg)
             after = max(now, due.due_at)
+            taken = day if posted is not None else None  # just claimed: the latest round is today's
+            await self.store.finish_due_channel(due.ref, due.due_at, await self.next_due(cfg, after, taken=taken))
+            return
         await self.store.finish_due_channel(due.ref, due.due_at, await self.next_due(cfg, after))
 
     async def _tell(self, cfg: ChannelConfig, text: str) -> bool:
@@ -547,10 +557,12 @@ class QuizService:
 
     # ---- reveal ----------------------------------------------------------------------------------
 
-    async def reveal_round(self, round_id: int) -> RevealCard | None:
+    async def reveal_round(self, round_id: int, round_: Round | None = None) -> RevealCard | None:
         """Close a round, score it once and post the reveal; None if it was already revealed. The reveal
-        post is claimed and retried through the store: a failure is never raised here."""
-        round_ = await self.store.get_round(round_id)
+        post is claimed and retried through the store: a failure is never raised here. `round_`: the
+        round as the caller just read it (the store's reveal decides whether it is still open)."""
+        if round_ is None or round_.id != round_id:
+            round_ = await self.store.get_round(round_id)
         if round_ is None:
             raise UnknownRound(f"There is no question number {round_id}.")
         if not round_.is_open:
@@ -565,14 +577,15 @@ class QuizService:
         if round_.kind is RoundKind.DAILY:
             for claim in await self.store.claim_reveals(now, now + SEND_LEASE, 1, round_id=round_id):
                 try:
-                    await self._send_reveal(claim)
+                    await self._send_reveal(claim, card if claim.round.is_posted == revealed.is_posted else None)
                 except Exception:  # settled all the same; the tick retries the post
                     log.exception("reveal post of round %d failed", round_id)
                     await self.store.finish_reveal(round_id, "failed", retry_at=now + retry_delay(claim.attempts))
         return card
 
-    async def _send_reveal(self, claim: SendClaim) -> None:
-        """Post a claimed reveal and record it; a failure is retried with backoff until the grace ends."""
+    async def _send_reveal(self, claim: SendClaim, card: RevealCard | None = None) -> None:
+        """Post a claimed reveal and record it; a failure is retried with backoff until the grace ends.
+        `card`: the reveal card, when the caller has just built it."""
         round_ = claim.round
         if not round_.is_posted:  # nobody saw the question: there is nothing to reveal in the channel
             await self.store.finish_reveal(round_.id, "none")
@@ -590,7 +603,7 @@ class QuizService:
                         "(this may be its one duplicate)", round_.id)
         now = self.clock.now()
         try:
-            await platform.post_reveal(round_.ref, await self.reveal_card(round_))
+            await platform.post_reveal(round_.ref, card or await self.reveal_card(round_))
         except Exception as exc:
             retry = now + retry_delay(claim.attempts)
             started = round_.revealed_at or now

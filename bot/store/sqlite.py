@@ -165,7 +165,7 @@ class SqliteStore(SettlingStore):
         reveal is some 20 statements; a trip each would cost more than the statements)."""
         async with self._lock:
             db = self.db
-            return bool(await db._execute(_reveal_in_thread, db._conn, round_id, revealed_at, scorer))
+            return bool(await db._execute(_reveal_in_thread, db._conn, round_id, revealed_at, scorer))  # type: ignore[no-untyped-call]
 
     async def _read(self, sql: str, params: Sequence = ()) -> list[sqlite3.Row | tuple]:
         """One statement, one trip to the connection's thread (execute, fetch and close together)."""

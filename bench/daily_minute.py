@@ -149,15 +149,19 @@ async def seed(store: Store, refs: list[ChannelRef], answers_per_round: int) -> 
     bank = synthetic_bank()
     yesterday = DAY1 - dt.timedelta(days=1)
     opened_at = INSTANT - dt.timedelta(days=1)
-    round_ids: list[int] = []
-    for i, ref in enumerate(refs):
+
+    async def one(i: int, ref: ChannelRef) -> int:
         await store.save_channel(ChannelConfig(ref=ref, paused=False))
         q = bank.questions[i % len(bank.questions)]
         r = await store.claim_daily_round(ref, yesterday, q.id, q.topic, opened_at, INSTANT)
         assert r is not None
         await store.finish_post(r.id, "sent", message_id=f"y{r.id}")
         await store.set_next_post(ref, INSTANT)
-        round_ids.append(r.id)
+        return r.id
+
+    round_ids: list[int] = []
+    for k in range(0, len(refs), 100):  # a hundred at once (PostgreSQL's pool takes them side by side)
+        round_ids += await asyncio.gather(*(one(k + j, ref) for j, ref in enumerate(refs[k : k + 100])))
     hot: list[int] = []
     for k in range(HOT_ROUNDS):
         ref = ChannelRef("slack", "Thot", f"hot{k}")

@@ -366,7 +366,7 @@ class QuizService:
         for cfg in await self.store.unscheduled_channels():
             if spaces is None or spaces(cfg.ref):
                 await self.store.set_next_post(cfg.ref, await self.next_due(cfg, now - self.grace))
-        for round_ in await self.store.open_daily_rounds():  # posted before promises were stored
+        for round_ in await self.store.open_daily_rounds(unpromised=True):  # posted before promises were stored
             if round_.closes_at is None and round_.local_date is not None and (spaces is None or spaces(round_.ref)):
                 cfg = await self.channel_config(round_.ref)
                 await self.store.set_reveal_at(round_.id, reveal_instant(cfg, round_.local_date, round_.opened_at))

@@ -274,15 +274,17 @@ class SqliteStore(SettlingStore):
         rows = await self._read(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = ?", (round_id,))
         return round_from_row(rows[0]) if rows else None
 
-    async def open_daily_rounds(self, ref: ChannelRef | None = None) -> list[Round]:
+    async def open_daily_rounds(self, ref: ChannelRef | None = None, *, unpromised: bool = False) -> list[Round]:
         if ref is None:
             rows = await self._read(
-                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE revealed_at IS NULL AND kind = 'daily' ORDER BY id"
+                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE revealed_at IS NULL AND kind = 'daily'"
+                + (" AND closes_at IS NULL" if unpromised else "") + " ORDER BY id"
             )
         else:
             rows = await self._read(
                 f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND channel_id = ? "
-                "AND revealed_at IS NULL AND kind = 'daily' ORDER BY id",
+                "AND revealed_at IS NULL AND kind = 'daily'" + (" AND closes_at IS NULL" if unpromised else "")
+                + " ORDER BY id",
                 (ref.platform, ref.channel_id),
             )
         return [round_from_row(r) for r in rows]

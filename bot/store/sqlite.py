@@ -12,7 +12,7 @@ import contextlib
 import datetime as dt
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -167,6 +167,13 @@ class SqliteStore(SettlingStore):
             db = self.db
             return bool(await db._execute(_reveal_in_thread, db._conn, round_id, revealed_at, scorer))  # type: ignore[no-untyped-call]
 
+    async def _atomic(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """One write statement in its own BEGIN IMMEDIATE transaction, in one trip to the connection's
+        thread (BEGIN, statement, fetch and COMMIT together); its rows (RETURNING)."""
+        async with self._lock:
+            db = self.db
+            return list(await db._execute(_in_tx, db._conn, _statement, sql, params))  # type: ignore[no-untyped-call]
+
     async def _read(self, sql: str, params: Sequence = ()) -> list[sqlite3.Row | tuple]:
         """One statement, one trip to the connection's thread (execute, fetch and close together)."""
         async with self._lock:
@@ -243,19 +250,17 @@ class SqliteStore(SettlingStore):
         self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
         closes_at: dt.datetime | None, *, lease_until: dt.datetime | None = None,
     ) -> Round | None:
-        async with self._tx() as db:
-            async with db.execute(
-                "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, "
-                "opened_at, closes_at, post_state, post_attempts, post_due_at) "
-                "VALUES ('daily',?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING "
-                f"RETURNING {ROUND_COLUMNS}",
-                (ref.platform, ref.space_id, ref.channel_id, question_id, topic, local_date.isoformat(),
-                 to_ts(opened_at), to_ts(closes_at) if closes_at else None,
-                 "sending" if lease_until else "due", 1 if lease_until else 0,
-                 to_ts(lease_until) if lease_until else None),
-            ) as cur:
-                row = await cur.fetchone()
-        return round_from_row(row) if row else None
+        rows = await self._atomic(
+            "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, "
+            "opened_at, closes_at, post_state, post_attempts, post_due_at) "
+            "VALUES ('daily',?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING "
+            f"RETURNING {ROUND_COLUMNS}",
+            (ref.platform, ref.space_id, ref.channel_id, question_id, topic, local_date.isoformat(),
+             to_ts(opened_at), to_ts(closes_at) if closes_at else None,
+             "sending" if lease_until else "due", 1 if lease_until else 0,
+             to_ts(lease_until) if lease_until else None),
+        )
+        return round_from_row(rows[0]) if rows else None
 
     async def create_practice_round(
         self, ref: ChannelRef, user_id: str, question_id: str, topic: str, opened_at: dt.datetime
@@ -325,11 +330,10 @@ class SqliteStore(SettlingStore):
     # ---- durable daily work ----------------------------------------------------------------------
 
     async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
-        async with self._tx() as db:
-            await db.execute(
-                "UPDATE channels SET next_post_at = ?, claimed_until = NULL WHERE platform = ? AND channel_id = ?",
-                (to_ts(at) if at else None, ref.platform, ref.channel_id),
-            )
+        await self._atomic(
+            "UPDATE channels SET next_post_at = ?, claimed_until = NULL WHERE platform = ? AND channel_id = ?",
+            (to_ts(at) if at else None, ref.platform, ref.channel_id),
+        )
 
     async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None:
         rows = await self._read(
@@ -348,23 +352,21 @@ class SqliteStore(SettlingStore):
         self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
     ) -> list[DueChannel]:
         where, params = _space_sql(spaces)
-        async with self._tx() as db:
-            rows = await db.execute_fetchall(
-                "UPDATE channels SET claimed_until = ? WHERE rowid IN (SELECT rowid FROM channels "
-                "WHERE next_post_at IS NOT NULL AND next_post_at <= ? AND paused = 0 "
-                f"AND (claimed_until IS NULL OR claimed_until <= ?){where} ORDER BY next_post_at LIMIT ?) "
-                "RETURNING platform, space_id, channel_id, next_post_at",
-                (to_ts(lease_until), to_ts(now), to_ts(now), *params, limit),
-            )
+        rows = await self._atomic(
+            "UPDATE channels SET claimed_until = ? WHERE rowid IN (SELECT rowid FROM channels "
+            "WHERE next_post_at IS NOT NULL AND next_post_at <= ? AND paused = 0 "
+            f"AND (claimed_until IS NULL OR claimed_until <= ?){where} ORDER BY next_post_at LIMIT ?) "
+            "RETURNING platform, space_id, channel_id, next_post_at",
+            (to_ts(lease_until), to_ts(now), to_ts(now), *params, limit),
+        )
         return [DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows]
 
     async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
-        async with self._tx() as db:
-            await db.execute(
-                "UPDATE channels SET next_post_at = CASE WHEN next_post_at = ? THEN ? ELSE next_post_at END, "
-                "claimed_until = NULL WHERE platform = ? AND channel_id = ?",
-                (to_ts(due_at), to_ts(next_at) if next_at else None, ref.platform, ref.channel_id),
-            )
+        await self._atomic(
+            "UPDATE channels SET next_post_at = CASE WHEN next_post_at = ? THEN ? ELSE next_post_at END, "
+            "claimed_until = NULL WHERE platform = ? AND channel_id = ?",
+            (to_ts(due_at), to_ts(next_at) if next_at else None, ref.platform, ref.channel_id),
+        )
 
     async def _claim_sends(
         self, what: str, now: dt.datetime, lease_until: dt.datetime, limit: int, round_id: int | None,
@@ -383,22 +385,19 @@ class SqliteStore(SettlingStore):
         if round_id is not None:
             cond += " AND id = ?"
             args.append(round_id)
-        async with self._tx() as db:
-            before = {
-                int(r[0]): r[1]
-                for r in await db.execute_fetchall(
-                    f"SELECT id, {what}_state FROM rounds WHERE {cond} ORDER BY id LIMIT ?", (*args, limit)
-                )
-            }
-            if not before:
-                return []
-            marks = ",".join("?" * len(before))
-            rows = await db.execute_fetchall(
-                f"UPDATE rounds SET {what}_state = 'sending', {what}_attempts = {what}_attempts + 1, "
-                f"{what}_due_at = ?, {what}_doubts = {what}_doubts + ({what}_state = 'sending') "
-                f"WHERE id IN ({marks}) RETURNING {ROUND_COLUMNS}, {what}_attempts, {what}_doubts",
-                (to_ts(lease_until), *before),
+        select = f"SELECT id, {what}_state FROM rounds WHERE {cond} ORDER BY id LIMIT ?"
+        update = (
+            f"UPDATE rounds SET {what}_state = 'sending', {what}_attempts = {what}_attempts + 1, "
+            f"{what}_due_at = ?, {what}_doubts = {what}_doubts + ({what}_state = 'sending') "
+            f"WHERE id IN ({{marks}}) RETURNING {ROUND_COLUMNS}, {what}_attempts, {what}_doubts"
+        )
+        async with self._lock:
+            db = self.db
+            before, rows = await db._execute(  # type: ignore[no-untyped-call]
+                _in_tx, db._conn, _claim_in_thread, select, (*args, limit), update, to_ts(lease_until)
             )
+        if not before:
+            return []
         out = [
             SendClaim(round_from_row(r[:-2]), int(r[-2]), before[int(r[0])] == "sending", int(r[-1])) for r in rows
         ]
@@ -413,11 +412,10 @@ class SqliteStore(SettlingStore):
     async def finish_post(
         self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
     ) -> None:
-        async with self._tx() as db:
-            await db.execute(
-                "UPDATE rounds SET post_state = ?, post_due_at = ?, message_id = COALESCE(?, message_id) WHERE id = ?",
-                (state, to_ts(retry_at) if retry_at else None, message_id, round_id),
-            )
+        await self._atomic(
+            "UPDATE rounds SET post_state = ?, post_due_at = ?, message_id = COALESCE(?, message_id) WHERE id = ?",
+            (state, to_ts(retry_at) if retry_at else None, message_id, round_id),
+        )
 
     async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
         rows = await self._read(
@@ -450,11 +448,10 @@ class SqliteStore(SettlingStore):
         return await self._claim_sends("reveal", now, lease_until, limit, round_id, False, spaces)
 
     async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
-        async with self._tx() as db:
-            await db.execute(
-                "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
-                (state, to_ts(retry_at) if retry_at else None, round_id),
-            )
+        await self._atomic(
+            "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
+            (state, to_ts(retry_at) if retry_at else None, round_id),
+        )
 
     # ---- answers ---------------------------------------------------------------------------------
 
@@ -729,6 +726,33 @@ class _Settle:
             if rows:
                 choices[key] = int(rows[0][0])
         return choices
+
+
+def _in_tx(con: sqlite3.Connection, fn: Callable[..., T], *args: Any) -> T:
+    """fn(con, *args) in one BEGIN IMMEDIATE transaction, on the connection's thread."""
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        out = fn(con, *args)
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+    return out
+
+
+def _statement(con: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list[Any]:
+    return con.execute(sql, params).fetchall()
+
+
+def _claim_in_thread(
+    con: sqlite3.Connection, select: str, args: Sequence[Any], update: str, lease: str
+) -> tuple[dict[int, str], list[Any]]:
+    """The due deliveries (id -> their state before), then the claim of them (rows RETURNING)."""
+    before = {int(r[0]): r[1] for r in con.execute(select, args).fetchall()}
+    if not before:
+        return before, []
+    rows = con.execute(update.format(marks=",".join("?" * len(before))), (lease, *before)).fetchall()
+    return before, rows
 
 
 class _InThread:

@@ -28,6 +28,7 @@ class Metrics:
         )
 
         self._answers_pending: dict[tuple[str, str], int] = {}
+        self._children: dict[tuple[str, str], object] = {}
 
     def answer_recorded(self, platform: str, kind: str) -> None:
         """Count one committed answer. This runs for every answer, so it only adds to a plain dict; the
@@ -40,6 +41,20 @@ class Metrics:
         pending, self._answers_pending = self._answers_pending, {}
         for (platform, kind), n in pending.items():
             self.answers_recorded.labels(platform, kind).inc(n)
+
+    def post_sent(self, platform: str) -> None:
+        """Count one daily question posted (the labelled child is cached, as for answers)."""
+        self._child(self.posts_sent, platform).inc()  # type: ignore[attr-defined]
+
+    def post_failed(self, platform: str) -> None:
+        self._child(self.post_failures, platform).inc()  # type: ignore[attr-defined]
+
+    def _child(self, metric: Counter, platform: str) -> object:
+        key = (metric._name, platform)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(platform)
+        return child
 
     def exposition(self) -> bytes:
         self._flush()

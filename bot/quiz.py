@@ -14,6 +14,7 @@ import random
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from bot import cards
@@ -70,6 +71,7 @@ from bot.settings import ConfigChange
 from bot.timing import local_date_of, next_post_after, post_instant, reveal_instant
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 LEADERBOARD_SIZE = 10
 ROUND_CACHE_SIZE = 4096
@@ -80,12 +82,38 @@ DEFAULT_GRACE = dt.timedelta(hours=1)  # how late a post may still go out, and h
 SEND_LEASE = dt.timedelta(minutes=2)  # a claimed send is this process's until then (then another may retry)
 LATE_REVEAL = dt.timedelta(minutes=2)  # a reveal later than this after its promise says it came late
 LATE_NOTE = "Revealed late: the bot was offline."
-WORK_BATCH = 50  # due channels or rounds claimed per kind and tick
+WORK_BATCH = 50  # due channels or rounds claimed at most in one trip
+SEND_CAP = 50  # items (each one or two platform calls) in flight per platform lane
+MAX_PER_TICK = 1_000_000  # a bound on the items one drain takes in a tick (it normally ends when none is due)
 
 
 def retry_delay(attempts: int) -> dt.timedelta:
     """Backoff between send attempts: 5 s, 10 s, 20 s ... at most 5 minutes."""
     return min(dt.timedelta(seconds=5 * 2 ** max(attempts - 1, 0)), dt.timedelta(minutes=5))
+
+async def _drain(
+    fetch: Callable[[int, int], Awaitable[Sequence[T]]], work: Callable[[T], Awaitable[None]],
+    cap: int = SEND_CAP,
+) -> None:
+    """Run `work` on what `fetch(n, busy)` returns (at most n items; `busy` are in flight), at most `cap`
+    at once, fetching again as half the slots free, until a fetch returns nothing and all work is done."""
+    pending: set[asyncio.Task[None]] = set()
+    taken = 0
+    exhausted = False
+    while True:
+        free = cap - len(pending)
+        if not exhausted and free >= max(1, cap // 2) and taken < MAX_PER_TICK:
+            items = await fetch(min(free, WORK_BATCH), len(pending))
+            exhausted = not items
+            taken += len(items)
+            pending.update(asyncio.ensure_future(work(item)) for item in items)
+        if not pending:
+            return
+        done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        exhausted = exhausted and not done  # finished work may have left more due (a skipped day)
+        for task in done:
+            task.result()  # work() handles its own failures; a bug here should not pass silently
+
 
 ConfigListener = Callable[[ChannelConfig], Awaitable[None] | None]
 RoundListener = Callable[[Round], Awaitable[None] | None]
@@ -190,12 +218,16 @@ class QuizService:
             next_post = next_post.astimezone(ZoneInfo(cfg.timezone))
         return ConfigCard(cfg, next_post)
 
-    async def next_due(self, cfg: ChannelConfig, after: dt.datetime) -> dt.datetime | None:
-        """The channel's next scheduled post after `after` on a local date not taken yet (None: paused)."""
+    async def next_due(
+        self, cfg: ChannelConfig, after: dt.datetime, *, taken: dt.date | None = None
+    ) -> dt.datetime | None:
+        """The channel's next scheduled post after `after` on a local date not taken yet (None: paused).
+        `taken`: a local date the caller knows is the channel's latest round (saves reading it)."""
         if cfg.paused:
             return None
-        latest = await self.store.latest_daily_round(cfg.ref)
-        taken = latest.local_date if latest is not None else None
+        if taken is None:
+            latest = await self.store.latest_daily_round(cfg.ref)
+            taken = latest.local_date if latest is not None else None
         at = next_post_after(cfg, after)
         for _ in range(10):  # bounded: the latest round is at most a day or two ahead
             if at is None or taken is None or local_date_of(cfg, at) > taken:
@@ -252,12 +284,15 @@ class QuizService:
 
     # ---- daily rounds ----------------------------------------------------------------------------
 
-    async def post_scheduled(self, ref: ChannelRef, local_date: dt.date | None = None) -> Round | None:
+    async def post_scheduled(
+        self, ref: ChannelRef, local_date: dt.date | None = None, cfg: ChannelConfig | None = None
+    ) -> Round | None:
         """The scheduler's daily post for the channel's local date (default: today there). A taken slot
         is logged and skipped (None): another process may be posting it, and no round is posted twice.
         A failed send is not raised: the round stays due and the tick retries it until the grace ends.
-        How late the post started after its scheduled instant is measured."""
-        cfg = await self.channel_config(ref)
+        How late the post started after its scheduled instant is measured. `cfg`: the channel's settings,
+        when the caller has just read them."""
+        cfg = cfg or await self.channel_config(ref)
         day = local_date or self._today(cfg)
         round_ = await self._claim(ref, cfg, day)
         if round_ is None:
@@ -350,7 +385,7 @@ class QuizService:
         try:
             message_id = await platform.post_question(round_.ref, card)
         except Exception as exc:
-            self.metrics.post_failures.labels(round_.ref.platform).inc()
+            self.metrics.post_failed(round_.ref.platform)
             retry = now + retry_delay(claim.attempts)
             if retry > round_.opened_at + self.grace:
                 log.error("gave up posting round %d after %d attempts: %s", round_.id, claim.attempts,
@@ -363,7 +398,7 @@ class QuizService:
             if raise_errors:
                 raise
             return replace(round_, post_state="failed")
-        self.metrics.posts_sent.labels(round_.ref.platform).inc()
+        self.metrics.post_sent(round_.ref.platform)
         await self.store.finish_post(round_.id, "sent", message_id=message_id or None)
         round_ = replace(round_, message_id=message_id or round_.message_id, post_state="sent")
         self._remember(round_)
@@ -378,7 +413,7 @@ class QuizService:
         for cfg in await self.store.unscheduled_channels():
             if spaces is None or spaces(cfg.ref):
                 await self.store.set_next_post(cfg.ref, await self.next_due(cfg, now - self.grace))
-        for round_ in await self.store.open_daily_rounds():  # posted before promises were stored
+        for round_ in await self.store.open_daily_rounds(unpromised=True):  # posted before promises were stored
             if round_.closes_at is None and round_.local_date is not None and (spaces is None or spaces(round_.ref)):
                 cfg = await self.channel_config(round_.ref)
                 await self.store.set_reveal_at(round_.id, reveal_instant(cfg, round_.local_date, round_.opened_at))
@@ -386,34 +421,63 @@ class QuizService:
     async def run_due_work(self, spaces: SpaceFilter | None = None) -> None:
         """One tick: reveal rounds whose promised instant passed, resend failed reveals, post due
         channels, resend failed or interrupted posts. Each item is claimed in the store first, so any
-        number of processes can run this at once; a failure of one item never stops the others."""
+        number of processes can run this at once; a failure of one item never stops the others.
+
+        Each platform is a lane of its own (one platform's rate limits never hold up another's), and in a
+        lane at most SEND_CAP items are in flight: more are claimed as slots free, so a claim's lease
+        starts when its work does, and a tick with thousands of channels due drains them all."""
+        if spaces is not None and spaces.platforms and len(spaces.platforms) > 1:
+            lanes = [replace(spaces, platforms=(name,)) for name in spaces.platforms]
+            await asyncio.gather(*(self._run_lane(lane) for lane in lanes))
+        else:
+            await self._run_lane(spaces)
+
+    async def _run_lane(self, spaces: SpaceFilter | None) -> None:
         now = self.clock.now()
-        for round_ in await self.store.due_reveals(now, WORK_BATCH, spaces):
+        failed: set[int] = set()  # reveals that raised: still due, not fetched again this tick
+
+        async def due_reveals(n: int, busy: int) -> list[Round]:
+            rows = await self.store.due_reveals(now, n + busy + len(failed), spaces)
+            return [r for r in rows if r.id not in failed and r.id not in active][:n]
+
+        active: set[int] = set()
+
+        async def reveal(round_: Round) -> None:
+            active.add(round_.id)
             try:
-                await self.reveal_round(round_.id)
+                await self.reveal_round(round_.id, round_)
             except Exception:
+                failed.add(round_.id)
                 log.exception("reveal of round %d failed", round_.id)
-        for claim in await self.store.claim_reveals(now, now + SEND_LEASE, WORK_BATCH, spaces=spaces):
+            finally:
+                active.discard(round_.id)
+
+        async def resend_reveal(claim: SendClaim) -> None:
             try:
                 await self._send_reveal(claim)
             except Exception:
                 log.exception("reveal post of round %d failed", claim.round.id)
                 await self.store.finish_reveal(claim.round.id, "failed", retry_at=now + retry_delay(claim.attempts))
-        for _ in range(3):  # a skipped day may leave a later one due within the grace: take it now
-            claimed = await self.store.claim_due_channels(now, now + SEND_LEASE, WORK_BATCH, spaces)
-            for due in claimed:
-                try:
-                    await self._run_due_post(due)
-                except Exception:
-                    log.exception("daily post of %s/%s failed", due.ref.platform, due.ref.channel_id)
-                    await self.store.finish_due_channel(due.ref, due.due_at, now + dt.timedelta(minutes=1))
-            if not claimed:
-                break
-        for claim in await self.store.claim_posts(now, now + SEND_LEASE, WORK_BATCH, spaces=spaces):
+
+        async def post(due: DueChannel) -> None:
+            try:
+                await self._run_due_post(due)
+            except Exception:
+                log.exception("daily post of %s/%s failed", due.ref.platform, due.ref.channel_id)
+                await self.store.finish_due_channel(due.ref, due.due_at, now + dt.timedelta(minutes=1))
+
+        async def resend_post(claim: SendClaim) -> None:
             try:
                 await self._send_post(claim, await self.channel_config(claim.round.ref))
             except Exception:
                 log.exception("post of round %d failed", claim.round.id)
+
+        lease = now + SEND_LEASE
+        await _drain(due_reveals, reveal)
+        await _drain(lambda n, _b: self.store.claim_reveals(now, lease, n, spaces=spaces), resend_reveal)
+        # a skipped day may leave a later one due within the grace: the drain takes it in the same tick
+        await _drain(lambda n, _b: self.store.claim_due_channels(now, lease, n, spaces), post)
+        await _drain(lambda n, _b: self.store.claim_posts(now, lease, n, spaces=spaces), resend_post)
 
     async def _run_due_post(self, due: DueChannel) -> None:
         cfg = await self.store.get_channel(due.ref)
@@ -434,8 +498,11 @@ class QuizService:
             # every day missed beyond the grace is skipped at once; one still within it comes next
             after = max(due.due_at, now - self.grace - dt.timedelta(microseconds=1))
         else:
-            await self.post_scheduled(cfg.ref, day)
+            posted = await self.post_scheduled(cfg.ref, day, cfg)
             after = max(now, due.due_at)
+            taken = day if posted is not None else None  # just claimed: the latest round is today's
+            await self.store.finish_due_channel(due.ref, due.due_at, await self.next_due(cfg, after, taken=taken))
+            return
         await self.store.finish_due_channel(due.ref, due.due_at, await self.next_due(cfg, after))
 
     async def _tell(self, cfg: ChannelConfig, text: str) -> bool:
@@ -573,10 +640,12 @@ class QuizService:
 
     # ---- reveal ----------------------------------------------------------------------------------
 
-    async def reveal_round(self, round_id: int) -> RevealCard | None:
+    async def reveal_round(self, round_id: int, round_: Round | None = None) -> RevealCard | None:
         """Close a round, score it once and post the reveal; None if it was already revealed. The reveal
-        post is claimed and retried through the store: a failure is never raised here."""
-        round_ = await self.store.get_round(round_id)
+        post is claimed and retried through the store: a failure is never raised here. `round_`: the
+        round as the caller just read it (the store's reveal decides whether it is still open)."""
+        if round_ is None or round_.id != round_id:
+            round_ = await self.store.get_round(round_id)
         if round_ is None:
             raise UnknownRound(f"There is no question number {round_id}.")
         if not round_.is_open:
@@ -591,14 +660,15 @@ class QuizService:
         if round_.kind is RoundKind.DAILY:
             for claim in await self.store.claim_reveals(now, now + SEND_LEASE, 1, round_id=round_id):
                 try:
-                    await self._send_reveal(claim)
+                    await self._send_reveal(claim, card if claim.round.is_posted == revealed.is_posted else None)
                 except Exception:  # settled all the same; the tick retries the post
                     log.exception("reveal post of round %d failed", round_id)
                     await self.store.finish_reveal(round_id, "failed", retry_at=now + retry_delay(claim.attempts))
         return card
 
-    async def _send_reveal(self, claim: SendClaim) -> None:
-        """Post a claimed reveal and record it; a failure is retried with backoff until the grace ends."""
+    async def _send_reveal(self, claim: SendClaim, card: RevealCard | None = None) -> None:
+        """Post a claimed reveal and record it; a failure is retried with backoff until the grace ends.
+        `card`: the reveal card, when the caller has just built it."""
         round_ = claim.round
         if not round_.is_posted:  # nobody saw the question: there is nothing to reveal in the channel
             await self.store.finish_reveal(round_.id, "none")
@@ -616,7 +686,7 @@ class QuizService:
                         "(this may be its one duplicate)", round_.id)
         now = self.clock.now()
         try:
-            await platform.post_reveal(round_.ref, await self.reveal_card(round_))
+            await platform.post_reveal(round_.ref, card or await self.reveal_card(round_))
         except Exception as exc:
             retry = now + retry_delay(claim.attempts)
             started = round_.revealed_at or now

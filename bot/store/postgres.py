@@ -244,15 +244,16 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         row = await self.pool.fetchrow(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = $1", round_id)
         return round_from_row(row) if row else None
 
-    async def open_daily_rounds(self, ref: ChannelRef | None = None) -> list[Round]:
+    async def open_daily_rounds(self, ref: ChannelRef | None = None, *, unpromised: bool = False) -> list[Round]:
+        only = " AND closes_at IS NULL" if unpromised else ""
         if ref is None:
             rows = await self.pool.fetch(
-                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE revealed_at IS NULL AND kind = 'daily' ORDER BY id"
+                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE revealed_at IS NULL AND kind = 'daily'{only} ORDER BY id"
             )
         else:
             rows = await self.pool.fetch(
                 f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = $1 AND channel_id = $2 "
-                "AND revealed_at IS NULL AND kind = 'daily' ORDER BY id",
+                f"AND revealed_at IS NULL AND kind = 'daily'{only} ORDER BY id",
                 ref.platform, ref.channel_id,
             )
         return [round_from_row(r) for r in rows]

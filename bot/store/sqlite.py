@@ -13,7 +13,7 @@ import datetime as dt
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,6 +35,7 @@ from bot.model import (
     RecapScorer,
     Round,
     RoundKind,
+    Scorer,
     SendClaim,
     SpaceFilter,
     StreakState,
@@ -63,7 +64,7 @@ from bot.store.rows import (
     round_from_row,
     to_ts,
 )
-from bot.store.settle import SettlingStore
+from bot.store.settle import SettlingStore, reveal
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -237,6 +238,27 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         async with self._tx() as db:
             yield _Settle(db)
 
+    async def reveal_round(
+        self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None, *, learn: bool = True,
+        unsure: Collection[str] = (),
+    ) -> bool:
+        """The reveal transaction in one trip: every step runs at once on the connection's own thread (a
+        reveal is some 20 statements; a trip each would cost more than the statements)."""
+        async with self._lock:
+            db = self.db
+            return bool(
+                await db._execute(  # type: ignore[no-untyped-call]
+                    _reveal_in_thread, db._conn, round_id, revealed_at, scorer, learn, tuple(unsure)
+                )
+            )
+
+    async def _atomic(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """One write statement in its own BEGIN IMMEDIATE transaction, in one trip to the connection's
+        thread (BEGIN, statement, fetch and COMMIT together); its rows (RETURNING)."""
+        async with self._lock:
+            db = self.db
+            return list(await db._execute(_in_tx, db._conn, _statement, sql, params))  # type: ignore[no-untyped-call]
+
     async def _read(self, sql: str, params: Sequence = ()) -> list[sqlite3.Row | tuple]:
         """One statement, one trip to the connection's thread (execute, fetch and close together)."""
         async with self._lock:
@@ -315,19 +337,17 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
         closes_at: dt.datetime | None, *, lease_until: dt.datetime | None = None,
     ) -> Round | None:
-        async with self._tx() as db:
-            async with db.execute(
-                "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, "
-                "opened_at, closes_at, post_state, post_attempts, post_due_at) "
-                "VALUES ('daily',?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING "
-                f"RETURNING {ROUND_COLUMNS}",
-                (ref.platform, ref.space_id, ref.channel_id, question_id, topic, local_date.isoformat(),
-                 to_ts(opened_at), to_ts(closes_at) if closes_at else None,
-                 "sending" if lease_until else "due", 1 if lease_until else 0,
-                 to_ts(lease_until) if lease_until else None),
-            ) as cur:
-                row = await cur.fetchone()
-        return round_from_row(row) if row else None
+        rows = await self._atomic(
+            "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, "
+            "opened_at, closes_at, post_state, post_attempts, post_due_at) "
+            "VALUES ('daily',?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING "
+            f"RETURNING {ROUND_COLUMNS}",
+            (ref.platform, ref.space_id, ref.channel_id, question_id, topic, local_date.isoformat(),
+             to_ts(opened_at), to_ts(closes_at) if closes_at else None,
+             "sending" if lease_until else "due", 1 if lease_until else 0,
+             to_ts(lease_until) if lease_until else None),
+        )
+        return round_from_row(rows[0]) if rows else None
 
     async def create_practice_round(
         self, ref: ChannelRef, user_id: str, question_id: str, topic: str, opened_at: dt.datetime
@@ -346,15 +366,17 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         rows = await self._read(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = ?", (round_id,))
         return round_from_row(rows[0]) if rows else None
 
-    async def open_daily_rounds(self, ref: ChannelRef | None = None) -> list[Round]:
+    async def open_daily_rounds(self, ref: ChannelRef | None = None, *, unpromised: bool = False) -> list[Round]:
         if ref is None:
             rows = await self._read(
-                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE revealed_at IS NULL AND kind = 'daily' ORDER BY id"
+                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE revealed_at IS NULL AND kind = 'daily'"
+                + (" AND closes_at IS NULL" if unpromised else "") + " ORDER BY id"
             )
         else:
             rows = await self._read(
                 f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND channel_id = ? "
-                "AND revealed_at IS NULL AND kind = 'daily' ORDER BY id",
+                "AND revealed_at IS NULL AND kind = 'daily'" + (" AND closes_at IS NULL" if unpromised else "")
+                + " ORDER BY id",
                 (ref.platform, ref.channel_id),
             )
         return [round_from_row(r) for r in rows]
@@ -395,11 +417,10 @@ class SqliteStore(SqliteInstalls, SettlingStore):
     # ---- durable daily work ----------------------------------------------------------------------
 
     async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
-        async with self._tx() as db:
-            await db.execute(
-                "UPDATE channels SET next_post_at = ?, claimed_until = NULL WHERE platform = ? AND channel_id = ?",
-                (to_ts(at) if at else None, ref.platform, ref.channel_id),
-            )
+        await self._atomic(
+            "UPDATE channels SET next_post_at = ?, claimed_until = NULL WHERE platform = ? AND channel_id = ?",
+            (to_ts(at) if at else None, ref.platform, ref.channel_id),
+        )
 
     async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None:
         rows = await self._read(
@@ -418,23 +439,21 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
     ) -> list[DueChannel]:
         where, params = _space_sql(spaces)
-        async with self._tx() as db:
-            rows = await db.execute_fetchall(
-                "UPDATE channels SET claimed_until = ? WHERE rowid IN (SELECT rowid FROM channels "
-                "WHERE next_post_at IS NOT NULL AND next_post_at <= ? AND paused = 0 "
-                f"AND (claimed_until IS NULL OR claimed_until <= ?){where} ORDER BY next_post_at LIMIT ?) "
-                "RETURNING platform, space_id, channel_id, next_post_at",
-                (to_ts(lease_until), to_ts(now), to_ts(now), *params, limit),
-            )
+        rows = await self._atomic(
+            "UPDATE channels SET claimed_until = ? WHERE rowid IN (SELECT rowid FROM channels "
+            "WHERE next_post_at IS NOT NULL AND next_post_at <= ? AND paused = 0 "
+            f"AND (claimed_until IS NULL OR claimed_until <= ?){where} ORDER BY next_post_at LIMIT ?) "
+            "RETURNING platform, space_id, channel_id, next_post_at",
+            (to_ts(lease_until), to_ts(now), to_ts(now), *params, limit),
+        )
         return [DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows]
 
     async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
-        async with self._tx() as db:
-            await db.execute(
-                "UPDATE channels SET next_post_at = CASE WHEN next_post_at = ? THEN ? ELSE next_post_at END, "
-                "claimed_until = NULL WHERE platform = ? AND channel_id = ?",
-                (to_ts(due_at), to_ts(next_at) if next_at else None, ref.platform, ref.channel_id),
-            )
+        await self._atomic(
+            "UPDATE channels SET next_post_at = CASE WHEN next_post_at = ? THEN ? ELSE next_post_at END, "
+            "claimed_until = NULL WHERE platform = ? AND channel_id = ?",
+            (to_ts(due_at), to_ts(next_at) if next_at else None, ref.platform, ref.channel_id),
+        )
 
     async def _claim_sends(
         self, what: str, now: dt.datetime, lease_until: dt.datetime, limit: int, round_id: int | None,
@@ -453,22 +472,19 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         if round_id is not None:
             cond += " AND id = ?"
             args.append(round_id)
-        async with self._tx() as db:
-            before = {
-                int(r[0]): r[1]
-                for r in await db.execute_fetchall(
-                    f"SELECT id, {what}_state FROM rounds WHERE {cond} ORDER BY id LIMIT ?", (*args, limit)
-                )
-            }
-            if not before:
-                return []
-            marks = ",".join("?" * len(before))
-            rows = await db.execute_fetchall(
-                f"UPDATE rounds SET {what}_state = 'sending', {what}_attempts = {what}_attempts + 1, "
-                f"{what}_due_at = ?, {what}_doubts = {what}_doubts + ({what}_state = 'sending') "
-                f"WHERE id IN ({marks}) RETURNING {ROUND_COLUMNS}, {what}_attempts, {what}_doubts",
-                (to_ts(lease_until), *before),
+        select = f"SELECT id, {what}_state FROM rounds WHERE {cond} ORDER BY id LIMIT ?"
+        update = (
+            f"UPDATE rounds SET {what}_state = 'sending', {what}_attempts = {what}_attempts + 1, "
+            f"{what}_due_at = ?, {what}_doubts = {what}_doubts + ({what}_state = 'sending') "
+            f"WHERE id IN ({{marks}}) RETURNING {ROUND_COLUMNS}, {what}_attempts, {what}_doubts"
+        )
+        async with self._lock:
+            db = self.db
+            before, rows = await db._execute(  # type: ignore[no-untyped-call]
+                _in_tx, db._conn, _claim_in_thread, select, (*args, limit), update, to_ts(lease_until)
             )
+        if not before:
+            return []
         out = [
             SendClaim(round_from_row(r[:-2]), int(r[-2]), before[int(r[0])] == "sending", int(r[-1])) for r in rows
         ]
@@ -483,11 +499,10 @@ class SqliteStore(SqliteInstalls, SettlingStore):
     async def finish_post(
         self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
     ) -> None:
-        async with self._tx() as db:
-            await db.execute(
-                "UPDATE rounds SET post_state = ?, post_due_at = ?, message_id = COALESCE(?, message_id) WHERE id = ?",
-                (state, to_ts(retry_at) if retry_at else None, message_id, round_id),
-            )
+        await self._atomic(
+            "UPDATE rounds SET post_state = ?, post_due_at = ?, message_id = COALESCE(?, message_id) WHERE id = ?",
+            (state, to_ts(retry_at) if retry_at else None, message_id, round_id),
+        )
 
     async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
         rows = await self._read(
@@ -520,11 +535,10 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         return await self._claim_sends("reveal", now, lease_until, limit, round_id, False, spaces)
 
     async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
-        async with self._tx() as db:
-            await db.execute(
-                "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
-                (state, to_ts(retry_at) if retry_at else None, round_id),
-            )
+        await self._atomic(
+            "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
+            (state, to_ts(retry_at) if retry_at else None, round_id),
+        )
 
     # ---- the weekly recap --------------------------------------------------------------------------
 
@@ -1084,6 +1098,74 @@ def _answer_counts(asked: Iterable[Any], chosen: Iterable[Any]) -> list[tuple[st
         row = counts.get(qid, [0, 0, 0, 0, 0])
         out.append((str(qid), int(n), tuple(row[:4]), row[4]))
     return sorted(out)
+
+
+def _in_tx(con: sqlite3.Connection, fn: Callable[..., T], *args: Any) -> T:
+    """fn(con, *args) in one BEGIN IMMEDIATE transaction, on the connection's thread."""
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        out = fn(con, *args)
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+    return out
+
+
+def _statement(con: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list[Any]:
+    return con.execute(sql, params).fetchall()
+
+
+def _claim_in_thread(
+    con: sqlite3.Connection, select: str, args: Sequence[Any], update: str, lease: str
+) -> tuple[dict[int, str], list[Any]]:
+    """The due deliveries (id -> their state before), then the claim of them (rows RETURNING)."""
+    before = {int(r[0]): r[1] for r in con.execute(select, args).fetchall()}
+    if not before:
+        return before, []
+    rows = con.execute(update.format(marks=",".join("?" * len(before))), (lease, *before)).fetchall()
+    return before, rows
+
+
+class _InThread:
+    """The three aiosqlite calls _Settle makes, done at once on the raw sqlite3 connection: for a
+    transaction that runs whole on aiosqlite's thread (its coroutines then never suspend)."""
+
+    def __init__(self, con: sqlite3.Connection) -> None:
+        self.con = con
+
+    async def execute_fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return self.con.execute(sql, params).fetchall()
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        self.con.executemany(sql, rows)
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self.con.execute(sql, params)
+
+
+def _reveal_in_thread(
+    con: sqlite3.Connection, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None, learn: bool,
+    unsure: tuple[str, ...],
+) -> bool:
+    """bot.store.settle.reveal in one BEGIN IMMEDIATE transaction, run on the connection's thread."""
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        coro = reveal(  # type: ignore[arg-type]
+            _Settle(_InThread(con)), round_id, revealed_at, scorer, learn=learn, unsure=unsure
+        )
+        try:
+            coro.send(None)
+        except StopIteration as stop:
+            done = bool(stop.value)
+        else:
+            coro.close()
+            raise RuntimeError("a reveal step waited on something other than the connection")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+    return done
 
 
 def _board(board: Board) -> tuple[str, str, str, str]:

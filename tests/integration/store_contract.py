@@ -107,8 +107,12 @@ class StoreContract:
         await store.reveal_round(r1.id, T0, None)
         assert [r.id for r in await store.open_daily_rounds(REF)] == [r2.id]
         assert [r.id for r in await store.open_daily_rounds()] == [r2.id]
+        r3 = await store.claim_daily_round(REF2, DAY, "q4", "tensors", T0, T0 + dt.timedelta(days=1))
+        assert [r.id for r in await store.open_daily_rounds(unpromised=True)] == [r2.id]  # r3 has a promise
+        assert [r.id for r in await store.open_daily_rounds(REF2, unpromised=True)] == []
+        assert [r.id for r in await store.open_daily_rounds(REF2)] == [r3.id]
         assert (await store.latest_daily_round(REF)).id == r2.id
-        assert await store.latest_daily_round(REF2) is None
+        assert await store.latest_daily_round(REF2) is not None
 
     async def test_question_counts_and_last_question(self, store):
         for i, q in enumerate(["a", "b", "a"]):

@@ -217,12 +217,12 @@ class InMemoryStore(SettlingStore):
     async def get_round(self, round_id: int) -> Round | None:
         return (await self._db()).rounds.get(round_id)
 
-    async def open_daily_rounds(self, ref: ChannelRef | None = None) -> list[Round]:
+    async def open_daily_rounds(self, ref: ChannelRef | None = None, *, unpromised: bool = False) -> list[Round]:
         t = await self._db()
         return [
             r for r in t.rounds.values()
             if r.kind is RoundKind.DAILY and r.revealed_at is None
-            and (ref is None or _same_channel(r.ref, ref))
+            and (ref is None or _same_channel(r.ref, ref)) and not (unpromised and r.closes_at is not None)
         ]
 
     async def latest_daily_round(self, ref: ChannelRef) -> Round | None:

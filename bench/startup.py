@@ -1,0 +1,92 @@
+"""Start-up with many channels in the database: from process start to the console's first prompt.
+
+Run: python -m bench.startup [--channels 10000] [--runs 3] [--unscheduled]
+
+A SQLite file is seeded with --channels Slack and Discord channels, each with yesterday's round posted and
+its reveal promised for 09:00 today (as a running bot leaves them), then `python -m bot` is started with no
+tokens (the console channel) and timed until it prints its prompt ("You are ..."), after the scheduler's
+start: scheduling channels saved without a next post, and the first tick (the start-up catch-up). The same
+is timed on a fresh database for comparison. --unscheduled seeds the channels without a stored next post
+(a database just migrated to the durable schedule), the start-up's worst case.
+Target: ready in < 1 s with 10,000 channels. The temporary folder is removed afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.daily_minute import channel_refs, seed
+from bot.store.sqlite import SqliteStore
+
+ROOT = Path(__file__).resolve().parents[1]
+PROMPT = "You are '"
+
+
+async def make_database(path: Path, channels: int, unscheduled: bool) -> None:
+    store = SqliteStore(path)
+    await store.open()
+    try:
+        refs = channel_refs(channels, 0.5)
+        await seed(store, refs, 0)
+        if unscheduled:
+            for ref in refs:
+                await store.set_next_post(ref, None)
+    finally:
+        await store.close()
+
+
+def time_to_prompt(db: Path, folder: Path) -> float:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "SLACK_", "STUDYBOT_"))}
+    env["STUDYBOT_DATABASE_URL"] = f"sqlite:///{db}"
+    env["PYTHONPATH"] = str(ROOT)
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        text=True, cwd=folder, env=env,
+    )
+    assert proc.stdout is not None and proc.stdin is not None
+    try:
+        for line in proc.stdout:
+            if line.startswith(PROMPT):
+                return time.perf_counter() - start
+        raise RuntimeError("the bot ended without a prompt")
+    finally:
+        proc.stdin.write("/quit\n")
+        proc.stdin.close()
+        proc.wait(timeout=60)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--channels", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--unscheduled", action="store_true")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="studybot-bench-startup-"))
+    try:
+        full, fresh = folder / "full.db", folder / "fresh.db"
+        t = time.perf_counter()
+        asyncio.run(make_database(full, args.channels, args.unscheduled))
+        print(f"seeded {args.channels:,} channels in {time.perf_counter() - t:.1f} s"
+              f"{' (no stored next post)' if args.unscheduled else ''}")
+        for label, db in (("fresh database", fresh), (f"{args.channels:,} channels", full)):
+            times = []
+            for i in range(args.runs):
+                times.append(time_to_prompt(db if db == full else folder / f"fresh{i}.db", folder))
+            print(f"{label}: start to prompt min {min(times):.2f} s, median {statistics.median(times):.2f} s, "
+                  f"max {max(times):.2f} s   (target < 1 s)")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

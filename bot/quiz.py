@@ -14,7 +14,7 @@ import random
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import TypeVar
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 from bot import cards
@@ -191,7 +191,7 @@ class QuizService:
         return await self.store.reveal_practice(answers, self.clock.now(), learn=self.learning)
 
     @staticmethod
-    async def _notify(listeners: list, value: object) -> None:
+    async def _notify(listeners: list[Callable[[Any], Awaitable[None] | None]], value: object) -> None:
         for listener in listeners:
             result = listener(value)
             if asyncio.iscoroutine(result):

@@ -126,7 +126,8 @@ class StudyBotMixin(_ClientBase):
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Components that are not ours are logged and left alone (ours are routed by AnswerButton)."""
         if interaction.type is discord.InteractionType.component:
-            custom_id = str((interaction.data or {}).get("custom_id", ""))
+            data: dict[str, Any] = dict(interaction.data or {})
+            custom_id = str(data.get("custom_id", ""))
             if not re.fullmatch(ANSWER_TEMPLATE, custom_id):
                 log.info("ignoring a component interaction with an unknown custom_id %r", custom_id[:100])
 

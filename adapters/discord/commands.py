@@ -52,7 +52,7 @@ async def _run(interaction: discord.Interaction, work: Callable[[], Awaitable[Re
 # ---- everyone ---------------------------------------------------------------------------------------
 
 
-def member_commands() -> list[app_commands.Command]:  # type: ignore[type-arg]
+def member_commands() -> list[app_commands.Command]:
     """Fresh command objects per client (a restart in the same process builds a new tree)."""
 
     @app_commands.command(name="quiz", description="A private practice question (never counts toward the leaderboard)")
@@ -135,7 +135,7 @@ def member_commands() -> list[app_commands.Command]:  # type: ignore[type-arg]
     return [quiz, review, answer, leaderboard, stats, packs]
 
 
-def build_commands() -> list[app_commands.Command | app_commands.Group]:  # type: ignore[type-arg]
+def build_commands() -> list[app_commands.Command | app_commands.Group]:
     return [*member_commands(), QuizConfig(), QuizAdmin()]
 
 

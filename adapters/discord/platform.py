@@ -88,7 +88,7 @@ class DiscordPlatform:
             )
         try:
             message = await channel.send(
-                fit_content(content), embed=fit_embed(reveal_embed(card)), reference=reference,
+                fit_content(content), embed=fit_embed(reveal_embed(card)), reference=reference,  # type: ignore[arg-type]
                 allowed_mentions=allowed,
             )
         except (discord.Forbidden, discord.NotFound) as exc:

@@ -52,7 +52,7 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ANSW
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button[Any], match: re.Match[str], /
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> AnswerButton:
         return cls(match["round_id"], match["letter"])
 

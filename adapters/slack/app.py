@@ -127,7 +127,8 @@ def _many_workspaces(
 
 def describe(body: dict) -> str:
     """What kind of payload this is, for logs (never the payload itself: it holds URLs and tokens)."""
-    event = body.get("event") if isinstance(body.get("event"), dict) else {}
+    raw_event = body.get("event")
+    event: dict[str, Any] = raw_event if isinstance(raw_event, dict) else {}
     actions = body.get("actions") if isinstance(body.get("actions"), list) else []
     detail = (
         event.get("type")
@@ -151,7 +152,7 @@ class GuardedSocketModeHandler(AsyncSocketModeHandler):
     """Socket Mode as bolt does it, except that a payload whose fields bolt cannot read (e.g. "user": 5) is
     acknowledged, logged at INFO once and ignored, as the HTTP edge does (adapters/slack/signature.py)."""
 
-    async def handle(self, client: Any, req: SocketModeRequest) -> None:  # type: ignore[override]
+    async def handle(self, client: Any, req: SocketModeRequest) -> None:
         try:
             await super().handle(client, req)
         except (TypeError, AttributeError, KeyError, ValueError, IndexError) as exc:

@@ -18,6 +18,7 @@ import contextlib
 import datetime as dt
 import logging
 from collections.abc import AsyncIterator, Iterable, Sequence
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
@@ -207,7 +208,7 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         return [config_from_row(r) for r in rows]
 
     async def space_timezone(self, platform: str, space_id: str) -> str | None:
-        return await self.pool.fetchval(
+        return await self.pool.fetchval(  # type: ignore[no-any-return]
             "SELECT timezone FROM channels WHERE platform = $1 AND space_id = $2 ORDER BY updated_at DESC LIMIT 1",
             platform, space_id,
         )
@@ -556,7 +557,7 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         return StreakState(int(row[0]), int(row[1]), row[2]) if row else None
 
     async def latest_revealed_date(self, platform: str, space_id: str) -> dt.date | None:
-        return await self.pool.fetchval(
+        return await self.pool.fetchval(  # type: ignore[no-any-return]
             "SELECT MAX(local_date) FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
             "AND revealed_at IS NOT NULL",
             platform, space_id,
@@ -694,7 +695,7 @@ class PostgresStore(PostgresInstalls, SettlingStore):
 
     async def export_rows(
         self, tables: Sequence[TableSpec], batch: int = 5000
-    ) -> AsyncIterator[tuple[str, list[tuple]]]:
+    ) -> AsyncIterator[tuple[str, list[tuple[Any, ...]]]]:
         """Yield (table, rows) batches, every table read from one snapshot (a read-only repeatable read)."""
         async with self.pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
             for table, columns, order in tables:
@@ -705,7 +706,9 @@ class PostgresStore(PostgresInstalls, SettlingStore):
                 while rows := await cursor.fetch(batch):
                     yield table, [tuple(r) for r in rows]
 
-    async def import_rows(self, batches: AsyncIterator[tuple[str, Sequence[str], list[tuple]]]) -> dict[str, int]:
+    async def import_rows(
+        self, batches: AsyncIterator[tuple[str, Sequence[str], list[tuple[Any, ...]]]]
+    ) -> dict[str, int]:
         """Insert rows (Python values) with COPY in one transaction, restart the rounds identity after the
         highest id, and check every table holds exactly the rows given before committing."""
         given: dict[str, int] = {}

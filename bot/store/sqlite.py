@@ -259,7 +259,7 @@ class SqliteStore(SqliteInstalls, SettlingStore):
             db = self.db
             return list(await db._execute(_in_tx, db._conn, _statement, sql, params))  # type: ignore[no-untyped-call]
 
-    async def _read(self, sql: str, params: Sequence = ()) -> list[sqlite3.Row | tuple]:
+    async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row | tuple[Any, ...]]:
         """One statement, one trip to the connection's thread (execute, fetch and close together)."""
         async with self._lock:
             return list(await self.db.execute_fetchall(sql, params))
@@ -836,7 +836,7 @@ class SqliteStore(SqliteInstalls, SettlingStore):
 
     async def export_rows(
         self, tables: Sequence[tuple[str, Sequence[str], Sequence[str]]], batch: int = 5000
-    ) -> AsyncIterator[tuple[str, list[tuple]]]:
+    ) -> AsyncIterator[tuple[str, list[tuple[Any, ...]]]]:
         """Yield (table, rows) batches of stored values, every table read from one snapshot."""
         for name in [t for t, cols, order in tables] + [c for _, cols, order in tables for c in (*cols, *order)]:
             ident(name)
@@ -852,7 +852,9 @@ class SqliteStore(SqliteInstalls, SettlingStore):
             finally:
                 await self.db.execute("ROLLBACK")
 
-    async def import_rows(self, batches: AsyncIterator[tuple[str, Sequence[str], list[tuple]]]) -> dict[str, int]:
+    async def import_rows(
+        self, batches: AsyncIterator[tuple[str, Sequence[str], list[tuple[Any, ...]]]]
+    ) -> dict[str, int]:
         """Insert rows of stored values in one transaction and check every table holds exactly the rows
         given before committing (AUTOINCREMENT follows the highest round id by itself)."""
         given: dict[str, int] = {}
@@ -867,7 +869,8 @@ class SqliteStore(SqliteInstalls, SettlingStore):
                     given[table] += len(rows)
             for table, n in given.items():
                 async with db.execute(f"SELECT COUNT(*) FROM {table}") as cur:
-                    have = int((await cur.fetchone())[0])
+                    row = await cur.fetchone()
+                    have = int(row[0]) if row is not None else 0
                 if have != n:
                     raise RuntimeError(f"{table}: {have} rows after the import, {n} given; rolled back")
         return given
@@ -1151,9 +1154,8 @@ def _reveal_in_thread(
     """bot.store.settle.reveal in one BEGIN IMMEDIATE transaction, run on the connection's thread."""
     con.execute("BEGIN IMMEDIATE")
     try:
-        coro = reveal(  # type: ignore[arg-type]
-            _Settle(_InThread(con)), round_id, revealed_at, scorer, learn=learn, unsure=unsure
-        )
+        tx = _Settle(_InThread(con))  # type: ignore[arg-type]
+        coro = reveal(tx, round_id, revealed_at, scorer, learn=learn, unsure=unsure)
         try:
             coro.send(None)
         except StopIteration as stop:

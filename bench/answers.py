@@ -92,8 +92,10 @@ def _raw_ceiling(path: Path, n: int, batch: int) -> float:
     start = time.perf_counter()
     for k in range(0, n, batch):
         con.execute("BEGIN IMMEDIATE")
-        con.executemany("INSERT INTO answers (round_id, user_id, choice, correct, answered_at) VALUES (?,?,?,?,?)",
-                        rows[k : k + batch])
+        con.executemany(
+            "INSERT INTO answers (round_id, user_id, choice, correct, answered_at) VALUES (?,?,?,?,?)",
+            rows[k : k + batch],
+        )
         con.execute("COMMIT")
     elapsed = time.perf_counter() - start
     con.close()
@@ -113,8 +115,10 @@ async def main() -> None:
     p50, p99, achieved, count = await latency(sqlite_factory(), args.rate, args.seconds)
     print(f"answers through the core (SQLite): {core:,.0f}/s   (target >= 30,000/s)")
     print(f"raw ceiling, sqlite3 executemany:  {raw:,.0f}/s   core/raw = {core / raw:.2f}")
-    print(f"at {args.rate:,}/s offered for {args.seconds:g} s: {count:,} answers, achieved {achieved:,.0f}/s, "
-          f"p50 {p50:.2f} ms, p99 {p99:.2f} ms   (target p99 < 20 ms)")
+    print(
+        f"at {args.rate:,}/s offered for {args.seconds:g} s: {count:,} answers, achieved {achieved:,.0f}/s, "
+        f"p50 {p50:.2f} ms, p99 {p99:.2f} ms   (target p99 < 20 ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -31,11 +31,22 @@ class StepClock:
 
 
 def synthetic_bank(n: int = 40) -> Bank:
-    return Bank(tuple(
-        Question(f"q{i}", "tensors", Difficulty.EASY, f"Question {i}?", ("a", "b", "c", "d"), i % 4,
-                 "An explanation long enough.", "https://docs.pytorch.org/docs/stable/", "original")
-        for i in range(n)
-    ))
+    return Bank(
+        tuple(
+            Question(
+                f"q{i}",
+                "tensors",
+                Difficulty.EASY,
+                f"Question {i}?",
+                ("a", "b", "c", "d"),
+                i % 4,
+                "An explanation long enough.",
+                "https://docs.pytorch.org/docs/stable/",
+                "original",
+            )
+            for i in range(n)
+        )
+    )
 
 
 class NullPlatform:
@@ -60,8 +71,9 @@ async def sqlite_service(folder: str | None = None) -> tuple[QuizService, Sqlite
     store = SqliteStore(path)
     try:
         await store.open()
-        service = QuizService(store, synthetic_bank(), StepClock(), {REF.platform: NullPlatform()},
-                              rng=random.Random(0))
+        service = QuizService(
+            store, synthetic_bank(), StepClock(), {REF.platform: NullPlatform()}, rng=random.Random(0)
+        )
         await service.configure(Actor("admin", True), REF)
     except BaseException:
         await store.close()

@@ -94,8 +94,9 @@ class Limits:
 class FakePlatform:
     """A chat service that takes CALL seconds per call and keeps to its rate limits (by waiting)."""
 
-    def __init__(self, name: str, clock: RealTimeClock, log: dict[tuple[str, str], dt.datetime],
-                 opened: list[int]) -> None:
+    def __init__(
+        self, name: str, clock: RealTimeClock, log: dict[tuple[str, str], dt.datetime], opened: list[int]
+    ) -> None:
         self.name = name
         self.clock = clock
         self.limits = Limits()
@@ -167,8 +168,9 @@ async def seed(store: Store, refs: list[ChannelRef], answers_per_round: int) -> 
         ref = ChannelRef("slack", "Thot", f"hot{k}")
         await store.save_channel(ChannelConfig(ref=ref, paused=False))
         q = bank.questions[k % len(bank.questions)]
-        r = await store.claim_daily_round(ref, DAY1, q.id, q.topic, INSTANT - dt.timedelta(hours=1),
-                                          INSTANT + dt.timedelta(days=2))
+        r = await store.claim_daily_round(
+            ref, DAY1, q.id, q.topic, INSTANT - dt.timedelta(hours=1), INSTANT + dt.timedelta(days=2)
+        )
         assert r is not None
         await store.finish_post(r.id, "sent", message_id=f"h{r.id}")
         await store.set_next_post(ref, INSTANT + dt.timedelta(days=2))
@@ -255,8 +257,9 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
     await asyncio.gather(*tasks)
     loaded_cpu = time.process_time() - cpu0
     posts = [(sent[("post", r.channel_id)] - INSTANT).total_seconds() for r in refs if ("post", r.channel_id) in sent]
-    reveals = [(sent[("reveal", r.channel_id)] - INSTANT).total_seconds() for r in refs
-               if ("reveal", r.channel_id) in sent]
+    reveals = [
+        (sent[("reveal", r.channel_id)] - INSTANT).total_seconds() for r in refs if ("reveal", r.channel_id) in sent
+    ]
 
     # the quiet day: no answers, no reads; CPU time of the fan-out per channel
     for _ in range(300):  # a tick still running finishes first (shutting down would cancel it)
@@ -283,37 +286,62 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
 
     q = statistics.quantiles(latencies, n=1000) if len(latencies) > 1000 else [float("nan")] * 999
     result = {
-        "answers": len(latencies), "answer_p50_ms": q[499] * 1000, "answer_p99_ms": q[989] * 1000,
-        "answer_p999_ms": q[998] * 1000, "answer_max_ms": max(latencies, default=float("nan")) * 1000,
+        "answers": len(latencies),
+        "answer_p50_ms": q[499] * 1000,
+        "answer_p99_ms": q[989] * 1000,
+        "answer_p999_ms": q[998] * 1000,
+        "answer_max_ms": max(latencies, default=float("nan")) * 1000,
         "read_p99_ms": quantile(reads, 0.99) * 1000,
-        "posted": len(posts), "revealed": len(reveals), "channels": len(refs),
-        "post_max_s": max(posts, default=float("nan")), "post_p99_s": quantile(posts, 0.99),
-        "reveal_max_s": max(reveals, default=float("nan")), "reveal_p99_s": quantile(reveals, 0.99),
+        "posted": len(posts),
+        "revealed": len(reveals),
+        "channels": len(refs),
+        "post_max_s": max(posts, default=float("nan")),
+        "post_p99_s": quantile(posts, 0.99),
+        "reveal_max_s": max(reveals, default=float("nan")),
+        "reveal_p99_s": quantile(reveals, 0.99),
         "first_post_s": min(posts, default=float("nan")),
         "core_ms_per_channel": quiet_cpu / len(refs) * 1000 if quiet_done else float("nan"),
-        "loaded_cpu_ms_per_channel": loaded_cpu / len(refs) * 1000, "quiet_wall_s": quiet_wall,
-        "quiet_done": quiet_done, "loaded_cpu_s": loaded_cpu, "rss_mb": rss_mb(), "seed_s": seeded,
+        "loaded_cpu_ms_per_channel": loaded_cpu / len(refs) * 1000,
+        "quiet_wall_s": quiet_wall,
+        "quiet_done": quiet_done,
+        "loaded_cpu_s": loaded_cpu,
+        "rss_mb": rss_mb(),
+        "seed_s": seeded,
         "max_in_flight": max(p.max_in_flight for p in platforms.values()),
         "rate_waited_s": sum(p.limits.waited for p in platforms.values()),
     }
     errs = ", ".join(f"{k} {v:,}" for k, v in errors.most_common()) or "none"
-    print(f"--- {label}: {len(refs):,} channels ({args.discord_share:.0%} Discord), "
-          f"{args.answers_per_round} answers to score per round, {args.seconds:g} s at {args.rate:,} answers/s + "
-          f"{args.reads} reads/s (seeded in {seeded:.1f} s)")
-    print(f"answers: {result['answers']:,}  p50 {result['answer_p50_ms']:.1f} ms  p99 {result['answer_p99_ms']:.1f} ms "
-          f"(target < 20)  p99.9 {result['answer_p999_ms']:.1f} ms (target < 50)  max {result['answer_max_ms']:.0f} ms"
-          f"  refused/closed: {errs}")
+    print(
+        f"--- {label}: {len(refs):,} channels ({args.discord_share:.0%} Discord), "
+        f"{args.answers_per_round} answers to score per round, {args.seconds:g} s at {args.rate:,} answers/s + "
+        f"{args.reads} reads/s (seeded in {seeded:.1f} s)"
+    )
+    print(
+        f"answers: {result['answers']:,}  p50 {result['answer_p50_ms']:.1f} ms  p99 {result['answer_p99_ms']:.1f} ms "
+        f"(target < 20)  p99.9 {result['answer_p999_ms']:.1f} ms (target < 50)  max {result['answer_max_ms']:.0f} ms"
+        f"  refused/closed: {errs}"
+    )
     print(f"leaderboard reads: {len(reads):,}  p99 {result['read_p99_ms']:.1f} ms")
-    print(f"posted {result['posted']:,}/{len(refs):,}: first {result['first_post_s']:.1f} s, p99 "
-          f"{result['post_p99_s']:.1f} s, max {result['post_max_s']:.1f} s after 09:00 (target <= 60 s)")
-    print(f"revealed {result['revealed']:,}/{len(refs):,}: p99 {result['reveal_p99_s']:.1f} s, max "
-          f"{result['reveal_max_s']:.1f} s after 09:00 (target <= 60 s)")
-    print(f"core per channel (quiet day, post + reveal, CPU): {result['core_ms_per_channel']:.3f} ms (target < 0.5)"
-          f"  [{quiet_done:,}/{expected:,} sends in {quiet_wall:.1f} s]")
-    print(f"CPU of the whole loaded run (answers, reads, fan-out) per channel: "
-          f"{result['loaded_cpu_ms_per_channel']:.2f} ms; {loaded_cpu:.1f} s in all")
-    print(f"RSS high-water mark: {result['rss_mb']:.0f} MB (target < 150)  max platform calls in flight: "
-          f"{result['max_in_flight']}  lease {SEND_LEASE}")
+    print(
+        f"posted {result['posted']:,}/{len(refs):,}: first {result['first_post_s']:.1f} s, p99 "
+        f"{result['post_p99_s']:.1f} s, max {result['post_max_s']:.1f} s after 09:00 (target <= 60 s)"
+    )
+    print(
+        f"revealed {result['revealed']:,}/{len(refs):,}: p99 {result['reveal_p99_s']:.1f} s, max "
+        f"{result['reveal_max_s']:.1f} s after 09:00 (target <= 60 s)"
+    )
+    print(
+        f"core per channel (quiet day, post + reveal, CPU): {result['core_ms_per_channel']:.3f} ms (target < 0.5)"
+        f"  [{quiet_done:,}/{expected:,} sends in {quiet_wall:.1f} s]"
+    )
+    print(
+        f"CPU of the whole loaded run (answers, reads, fan-out) per channel: "
+        f"{result['loaded_cpu_ms_per_channel']:.2f} ms; {loaded_cpu:.1f} s in all"
+    )
+    print(
+        f"RSS high-water mark: {result['rss_mb']:.0f} MB (target < 150)  max platform calls in flight: "
+        f"{result['max_in_flight']}  lease {SEND_LEASE}"
+    )
     return result
 
 

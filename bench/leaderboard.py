@@ -23,7 +23,11 @@ from bot.scoring import score_daily_round
 
 
 async def measure(
-    factory: Factory, users: int, answers: int, per_day: int, queries: int,
+    factory: Factory,
+    users: int,
+    answers: int,
+    per_day: int,
+    queries: int,
     after_load: Callable[[Store], Awaitable[None]] | None = None,
 ) -> tuple[float, dict[Period, tuple[float, float]]]:
     """Load `answers` answers by up to `users` users through the store's real path (batches, then a scored
@@ -67,11 +71,15 @@ async def main() -> None:
     parser.add_argument("--queries", type=int, default=500)
     args = parser.parse_args()
     load, timings = await measure(sqlite_factory(), args.users, args.answers, args.per_day, args.queries)
-    print(f"loaded {args.answers:,} answers by up to {args.users:,} users over {args.answers // args.per_day} days "
-          f"(answers, reveals and leaderboard folding) in {load:.1f} s")
+    print(
+        f"loaded {args.answers:,} answers by up to {args.users:,} users over {args.answers // args.per_day} days "
+        f"(answers, reveals and leaderboard folding) in {load:.1f} s"
+    )
     for period, (median, p99) in timings.items():
-        print(f"{period.value:>5}: top 10 + own rank via the service: median {median:.3f} ms, "
-              f"p99 {p99:.3f} ms   (target < 2 ms)")
+        print(
+            f"{period.value:>5}: top 10 + own rank via the service: median {median:.3f} ms, "
+            f"p99 {p99:.3f} ms   (target < 2 ms)"
+        )
 
 
 if __name__ == "__main__":

@@ -105,13 +105,19 @@ async def main() -> None:
             offs.append(off)
             ons.append(on)
             ratios.append(on / off)
-        print(f"{label:<34} off {max(offs):>8,.0f}/s  on {max(ons):>8,.0f}/s  "
-              f"on/off median {statistics.median(ratios):.2f} (pairs: {', '.join(f'{r:.2f}' for r in ratios)})"
-              "   (target >= 0.80)")
-    reveals = {on: min([(await daily_and_reveal(on, args.daily, args.concurrency))[1] for _ in range(args.repeat)])
-               for on in (False, True)}
-    print(f"reveal of a daily round with {args.daily:,} answers: off {reveals[False] * 1000:.0f} ms, "
-          f"on {reveals[True] * 1000:.0f} ms ({(reveals[True] - reveals[False]) / args.daily * 1e6:.1f} us per card)")
+        print(
+            f"{label:<34} off {max(offs):>8,.0f}/s  on {max(ons):>8,.0f}/s  "
+            f"on/off median {statistics.median(ratios):.2f} (pairs: {', '.join(f'{r:.2f}' for r in ratios)})"
+            "   (target >= 0.80)"
+        )
+    reveals = {
+        on: min([(await daily_and_reveal(on, args.daily, args.concurrency))[1] for _ in range(args.repeat)])
+        for on in (False, True)
+    }
+    print(
+        f"reveal of a daily round with {args.daily:,} answers: off {reveals[False] * 1000:.0f} ms, "
+        f"on {reveals[True] * 1000:.0f} ms ({(reveals[True] - reveals[False]) / args.daily * 1e6:.1f} us per card)"
+    )
 
 
 async def _daily_rate(learning: bool, n: int, concurrency: int) -> float:

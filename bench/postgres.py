@@ -101,8 +101,11 @@ async def raw_ceiling_postgres(server: str, n: int, batch: int) -> float:
                         "INSERT INTO answers (round_id, user_id, choice, correct, answered_at) "
                         "SELECT * FROM unnest($1::bigint[], $2::text[], $3::smallint[], $4::boolean[], "
                         "$5::timestamptz[])",
-                        [rid] * len(chunk), chunk, [i % 4 for i in range(len(chunk))],
-                        [i % 4 == 0 for i in range(len(chunk))], [T0] * len(chunk),
+                        [rid] * len(chunk),
+                        chunk,
+                        [i % 4 for i in range(len(chunk))],
+                        [i % 4 == 0 for i in range(len(chunk))],
+                        [T0] * len(chunk),
                     )
             elapsed = time.perf_counter() - start
         finally:
@@ -124,8 +127,11 @@ def _row(label: str, sqlite: float, pg: float, unit: str, fmt: str = ",.0f") -> 
 async def main() -> None:
     tune_gc()  # as the bot does at start (bot/cli.py)
     parser = argparse.ArgumentParser()
-    parser.add_argument("--url", default=os.environ.get("STUDYBOT_BENCH_POSTGRES_URL") or DEFAULT_URL,
-                        help="a PostgreSQL server URL with CREATE DATABASE rights")
+    parser.add_argument(
+        "--url",
+        default=os.environ.get("STUDYBOT_BENCH_POSTGRES_URL") or DEFAULT_URL,
+        help="a PostgreSQL server URL with CREATE DATABASE rights",
+    )
     parser.add_argument("--answers", type=int, default=60_000)
     parser.add_argument("--concurrency", type=int, default=2_000)
     parser.add_argument("--rate", type=int, default=10_000)
@@ -142,8 +148,10 @@ async def main() -> None:
 
     core = [await throughput(f, args.answers, args.concurrency) for f in (sqlite, pg)]
     print(_row("answers through the core (target >= 30,000/s)", *core, "answers/s"))
-    raw = [raw_ceiling(args.answers, args.concurrency), await raw_ceiling_postgres(args.url, args.answers,
-                                                                                   args.concurrency)]
+    raw = [
+        raw_ceiling(args.answers, args.concurrency),
+        await raw_ceiling_postgres(args.url, args.answers, args.concurrency),
+    ]
     print(_row(f"raw ceiling, {args.concurrency:,} rows per commit", *raw, "answers/s"))
     print(_row("core / raw", core[0] / raw[0], core[1] / raw[1], "", ".2f"))
     lat = [await latency(f, args.rate, args.seconds) for f in (sqlite, pg)]
@@ -152,12 +160,21 @@ async def main() -> None:
     print(_row("  p99 latency (target < 20 ms)", lat[0][1], lat[1][1], "ms", ".2f"))
     if args.skip_leaderboard:
         return
-    lb = [await measure(sqlite, args.users, args.lb_answers, args.per_day, args.queries),
-          await measure(pg, args.users, args.lb_answers, args.per_day, args.queries, after_load=_analyze)]
+    lb = [
+        await measure(sqlite, args.users, args.lb_answers, args.per_day, args.queries),
+        await measure(pg, args.users, args.lb_answers, args.per_day, args.queries, after_load=_analyze),
+    ]
     print(_row(f"load {args.lb_answers:,} answers, {args.users:,} users", lb[0][0], lb[1][0], "s", ".1f"))
     for period in Period:
-        print(_row(f"{period.value}: top 10 + own rank, median (< 2 ms)", lb[0][1][period][0], lb[1][1][period][0],
-                   "ms", ".3f"))
+        print(
+            _row(
+                f"{period.value}: top 10 + own rank, median (< 2 ms)",
+                lb[0][1][period][0],
+                lb[1][1][period][0],
+                "ms",
+                ".3f",
+            )
+        )
         print(_row(f"{period.value}: top 10 + own rank, p99", lb[0][1][period][1], lb[1][1][period][1], "ms", ".3f"))
 
 

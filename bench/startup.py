@@ -50,8 +50,13 @@ def time_to_prompt(db: Path, folder: Path) -> float:
     env["PYTHONPATH"] = str(ROOT)
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bot"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        text=True, cwd=folder, env=env,
+        [sys.executable, "-m", "bot"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=folder,
+        env=env,
     )
     assert proc.stdout is not None and proc.stdin is not None
     try:
@@ -76,14 +81,18 @@ def main() -> None:
         full, fresh = folder / "full.db", folder / "fresh.db"
         t = time.perf_counter()
         asyncio.run(make_database(full, args.channels, args.unscheduled))
-        print(f"seeded {args.channels:,} channels in {time.perf_counter() - t:.1f} s"
-              f"{' (no stored next post)' if args.unscheduled else ''}")
+        print(
+            f"seeded {args.channels:,} channels in {time.perf_counter() - t:.1f} s"
+            f"{' (no stored next post)' if args.unscheduled else ''}"
+        )
         for label, db in (("fresh database", fresh), (f"{args.channels:,} channels", full)):
             times = []
             for i in range(args.runs):
                 times.append(time_to_prompt(db if db == full else folder / f"fresh{i}.db", folder))
-            print(f"{label}: start to prompt min {min(times):.2f} s, median {statistics.median(times):.2f} s, "
-                  f"max {max(times):.2f} s   (target < 1 s)")
+            print(
+                f"{label}: start to prompt min {min(times):.2f} s, median {statistics.median(times):.2f} s, "
+                f"max {max(times):.2f} s   (target < 1 s)"
+            )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

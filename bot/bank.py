@@ -197,8 +197,9 @@ def rule_problems(spec: QuestionSpec) -> list[tuple[str, str]]:
     lo, hi = WHY_WRONG_CHARS
     if spec.why_wrong is None:
         if REQUIRE_WHY_WRONG:
-            problems.append(("why_wrong", f"missing: one sentence ({lo}-{hi} characters) for each wrong choice "
-                                          f"{', '.join(wrong)}"))
+            problems.append(
+                ("why_wrong", f"missing: one sentence ({lo}-{hi} characters) for each wrong choice {', '.join(wrong)}")
+            )
     else:
         why = {str(k): v for k, v in spec.why_wrong.items()}
         for letter in wrong:
@@ -210,24 +211,42 @@ def rule_problems(spec: QuestionSpec) -> list[tuple[str, str]]:
             elif len(text) > hi:
                 problems.append((f"why_wrong.{letter}", f"too long: {len(text)} characters, at most {hi}"))
         if spec.answer in spec.why_wrong:
-            problems.append((f"why_wrong.{spec.answer}", f"{spec.answer} is the answer: why_wrong covers only "
-                                                         f"the wrong choices {', '.join(wrong)}"))
+            problems.append(
+                (
+                    f"why_wrong.{spec.answer}",
+                    f"{spec.answer} is the answer: why_wrong covers only the wrong choices {', '.join(wrong)}",
+                )
+            )
     if spec.code is not None:
         lines = spec.code.rstrip().splitlines()
         if len(lines) > MAX_CODE_LINES:
             problems.append(("code", f"too long: {len(lines)} lines, at most {MAX_CODE_LINES} (it must fit a card)"))
         if len(spec.code.rstrip()) > MAX_CODE_CHARS:
-            problems.append(("code", f"too long: {len(spec.code.rstrip()):,} characters, at most "
-                                     f"{MAX_CODE_CHARS:,} (it must fit a card)"))
+            problems.append(
+                (
+                    "code",
+                    f"too long: {len(spec.code.rstrip()):,} characters, at most "
+                    f"{MAX_CODE_CHARS:,} (it must fit a card)",
+                )
+            )
     if REJECT_SEED_WORDS:
         for name, text in player_texts(spec):
             found = SEED_WORD.search(_CODE_SPAN.sub(" ", text))
             if found:
-                problems.append((name, f"says {found.group(0)!r}: players never heard of the source documents; "
-                                        "write 'a common claim' or 'many tutorials'"))
+                problems.append(
+                    (
+                        name,
+                        f"says {found.group(0)!r}: players never heard of the source documents; "
+                        "write 'a common claim' or 'many tutorials'",
+                    )
+                )
     if REQUIRE_CHECK and spec.verify is None and spec.checked_by is None:
-        problems.append(("checked_by", "missing: a question without a verify block names the docs page that "
-                                       "settles it in checked_by"))
+        problems.append(
+            (
+                "checked_by",
+                "missing: a question without a verify block names the docs page that settles it in checked_by",
+            )
+        )
     return problems
 
 
@@ -356,9 +375,7 @@ class _StrictLoader(_SafeBase):  # type: ignore[misc]
                     None, None, "a mapping key must be a plain value, not a list or mapping", key_node.start_mark
                 ) from None
             if duplicate:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {_show(key)}", key_node.start_mark
-                )
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {_show(key)}", key_node.start_mark)
             seen.add((type(key), key))
         return dict(super().construct_mapping(node, deep=deep))
 
@@ -373,8 +390,7 @@ def _scan(path: Path, text: str) -> str | None:
     depth = 0
     for event in yaml.parse(text, Loader=_SafeBase):
         if isinstance(event, yaml.AliasEvent):
-            return _yaml_problem(path, f"alias *{event.anchor} is not allowed (write the value out)",
-                                 event.start_mark)
+            return _yaml_problem(path, f"alias *{event.anchor} is not allowed (write the value out)", event.start_mark)
         tag = getattr(event, "tag", None)
         if tag not in (None, "!"):
             return _yaml_problem(path, f"tag {_show(tag)} is not allowed (plain YAML only)", event.start_mark)
@@ -408,8 +424,10 @@ def _read_text(path: Path) -> tuple[str | None, str | None]:
         return data.decode("utf-8-sig"), None
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        return None, (f"{path}: encoding: not valid UTF-8 (byte 0x{data[exc.start]:02x} at line {line}); "
-                      "save it as UTF-8 (is it latin-1?)")
+        return None, (
+            f"{path}: encoding: not valid UTF-8 (byte 0x{data[exc.start]:02x} at line {line}); "
+            "save it as UTF-8 (is it latin-1?)"
+        )
 
 
 def parse_file(path: Path) -> tuple[Any, str | None]:
@@ -460,8 +478,11 @@ def load_file(path: Path) -> tuple[list[LoadedQuestion], list[str]]:
         problems.append(f"{path}: field topic: unknown topic {_show(file_topic)}; known: {', '.join(TOPICS)}")
         file_topic = None
     if len(doc["questions"]) > MAX_QUESTIONS_PER_FILE:
-        return [], [*problems, f"{path}: field questions: {len(doc['questions']):,} questions, at most "
-                               f"{MAX_QUESTIONS_PER_FILE:,} per file; split it into several files"]
+        return [], [
+            *problems,
+            f"{path}: field questions: {len(doc['questions']):,} questions, at most "
+            f"{MAX_QUESTIONS_PER_FILE:,} per file; split it into several files",
+        ]
     loaded: list[LoadedQuestion] = []
     for index, raw in enumerate(doc["questions"]):
         where = _where(path, raw, index)
@@ -510,8 +531,7 @@ def _words(q: Question) -> list[str]:
     return normalise(q.prompt + " " + "\n".join(code)).split()
 
 
-def _word_vectors(entries: list[LoadedQuestion], corpus: list[LoadedQuestion] | None = None
-                  ) -> list[dict[str, float]]:
+def _word_vectors(entries: list[LoadedQuestion], corpus: list[LoadedQuestion] | None = None) -> list[dict[str, float]]:
     """Unit-length idf-weighted word vectors of prompt + code (idf over corpus, by default the entries)."""
     docs = [Counter(_words(e.question)) for e in entries]
     df: Counter[str] = Counter(w for d in docs for w in d)
@@ -527,8 +547,9 @@ def _word_vectors(entries: list[LoadedQuestion], corpus: list[LoadedQuestion] | 
     return vectors
 
 
-def similarity_pairs(entries: list[LoadedQuestion], threshold: float | None = None,
-                     corpus: list[LoadedQuestion] | None = None) -> list[tuple[float, LoadedQuestion, LoadedQuestion]]:
+def similarity_pairs(
+    entries: list[LoadedQuestion], threshold: float | None = None, corpus: list[LoadedQuestion] | None = None
+) -> list[tuple[float, LoadedQuestion, LoadedQuestion]]:
     """Pairs whose prompt + code vectors have cosine >= threshold, most alike first. Without a threshold:
     NEAR_COPY_PROSE_THRESHOLD when neither question shows code, else NEAR_COPY_THRESHOLD. corpus: the
     questions the word weights come from (default: the entries)."""
@@ -567,9 +588,7 @@ def cross_check(entries: list[LoadedQuestion]) -> list[str]:
             seen_ids[q.id] = e.path
         key = normalise(q.prompt + " " + (q.code or ""))
         if key in seen_prompts and seen_prompts[key] != q.id:
-            problems.append(
-                f"{e.path}: question {q.id}: field prompt: near-duplicate of question {seen_prompts[key]}"
-            )
+            problems.append(f"{e.path}: question {q.id}: field prompt: near-duplicate of question {seen_prompts[key]}")
             continue
         seen_prompts.setdefault(key, q.id)
         code = _code_key(q.code)
@@ -582,8 +601,10 @@ def cross_check(entries: list[LoadedQuestion]) -> list[str]:
         for score, a, b in similarity_pairs(entries):
             if b.question.id not in flagged and a.question.id != b.question.id:
                 flagged.add(b.question.id)
-                problems.append(f"{b.path}: question {b.question.id}: field prompt: near-copy of question "
-                                f"{a.question.id} (prompt and code {score:.0%} alike by word overlap)")
+                problems.append(
+                    f"{b.path}: question {b.question.id}: field prompt: near-copy of question "
+                    f"{a.question.id} (prompt and code {score:.0%} alike by word overlap)"
+                )
     return problems
 
 
@@ -624,6 +645,10 @@ def load_bank(root: Path = DEFAULT_BANK_DIR, *, strict: bool = True) -> Bank:
         ]
         log.error(
             "question bank: %d problem(s); skipped %d file(s)%s; loaded %d question(s) from %d file(s)",
-            len(problems), len(skipped), f" ({', '.join(skipped)})" if skipped else "", len(entries), len(good),
+            len(problems),
+            len(skipped),
+            f" ({', '.join(skipped)})" if skipped else "",
+            len(entries),
+            len(good),
         )
     return Bank(tuple(e.question for e in entries), tuple(entries))

@@ -121,8 +121,9 @@ ASKS = {
     "prints": re.compile(r"\bprints?\b", re.IGNORECASE),
     "shape": re.compile(r"\bshapes?\b", re.IGNORECASE),
     "dtype": re.compile(r"\bdtypes?\b", re.IGNORECASE),
-    "value": re.compile(r"\bprints?\b|\bshapes?\b|\bdtypes?\b|\bwhat (is|are) (the )?(value|result|output)",
-                        re.IGNORECASE),
+    "value": re.compile(
+        r"\bprints?\b|\bshapes?\b|\bdtypes?\b|\bwhat (is|are) (the )?(value|result|output)", re.IGNORECASE
+    ),
 }
 
 
@@ -253,6 +254,8 @@ def discrimination_problem(entry: LoadedQuestion) -> str | None:
     hits = matching_choices(kind, observed, entry.question.choices)
     letters = ", ".join("ABCD"[i] for i in hits) or "none"
     if hits != [entry.question.answer]:
-        return (f"{where}: observed {kind} {squash(str(observed))!r} matches choice(s) {letters}, "
-                f"marked {entry.question.answer_letter}")
+        return (
+            f"{where}: observed {kind} {squash(str(observed))!r} matches choice(s) {letters}, "
+            f"marked {entry.question.answer_letter}"
+        )
     return None

@@ -69,8 +69,10 @@ def reveal_note(round_: Round, cfg: ChannelConfig | None) -> str:
 
 def closed_text(closed_at: dt.datetime, timezone: str, answer_letter: str) -> str:
     """The reply to an answer that came after the question closed."""
-    return f"Today's question closed at {closed_at.astimezone(ZoneInfo(timezone)):%H:%M} ({timezone}); " \
+    return (
+        f"Today's question closed at {closed_at.astimezone(ZoneInfo(timezone)):%H:%M} ({timezone}); "
         f"the answer was {answer_letter}."
+    )
 
 
 def skipped_text(cfg: ChannelConfig, due_at: dt.datetime, commands: CommandNames) -> str:
@@ -138,8 +140,15 @@ def shares(card: RevealCard) -> tuple[int, ...]:
 
 def verdict(question: Question, choice: int, *, sure: bool = True) -> Verdict:
     why = question.why_wrong[choice] if choice != question.answer and choice < len(question.why_wrong) else ""
-    return Verdict(choice == question.answer, LETTERS[choice], question.answer_letter, question.explanation,
-                   question.reference, why, sure)
+    return Verdict(
+        choice == question.answer,
+        LETTERS[choice],
+        question.answer_letter,
+        question.explanation,
+        question.reference,
+        why,
+        sure,
+    )
 
 
 def verdict_headline(v: Verdict) -> str:
@@ -235,9 +244,7 @@ def learning_lines(stats: LearningStats) -> tuple[str, ...]:
             f"Memory of {TOPICS.get(m.topic, m.topic)}: {100 * m.retrievability:.0f}% ({m.seen} of {m.total} seen)"
         )
     if stats.calibration is not None:
-        lines.append(
-            f"When sure: right {stats.sure_right} of {stats.sure_answers} ({100 * stats.calibration:.0f}%)"
-        )
+        lines.append(f"When sure: right {stats.sure_right} of {stats.sure_answers} ({100 * stats.calibration:.0f}%)")
     return tuple(lines)
 
 

@@ -58,8 +58,10 @@ def _starters(settings: Settings) -> dict[str, Starter]:
         try:
             starters[platform] = getattr(importlib.import_module(module), function)
         except ImportError as exc:
-            raise StartupError(f"{variable} is set but the {platform} adapter cannot be imported ({exc}): "
-                               f"pip install 'studybot[{extra}]'") from None
+            raise StartupError(
+                f"{variable} is set but the {platform} adapter cannot be imported ({exc}): "
+                f"pip install 'studybot[{extra}]'"
+            ) from None
     return starters
 
 
@@ -82,8 +84,9 @@ async def open_store(url: str, *, migrate: bool = True) -> Store:
     except ConnectionError as exc:  # the store's own message names the (redacted) URL
         raise StartupError(f"STUDYBOT_DATABASE_URL: {_first_line(exc)}") from None
     except Exception as exc:  # noqa: BLE001 - corrupt file, read-only disk, bad login, failed migration ...
-        raise StartupError(f"STUDYBOT_DATABASE_URL={redact_url(url)}: cannot open the database: "
-                           f"{_first_line(exc)}") from None
+        raise StartupError(
+            f"STUDYBOT_DATABASE_URL={redact_url(url)}: cannot open the database: {_first_line(exc)}"
+        ) from None
     return store
 
 
@@ -161,8 +164,10 @@ async def run_bot(settings: Settings) -> int:
                 stack.callback(health.close)
             bank = await asyncio.to_thread(load_bank, settings.bank_dir, strict=False)
             if not len(bank):
-                print(f"No questions could be loaded from {settings.bank_dir}; run `studybot bank validate`.",
-                      file=sys.stderr)
+                print(
+                    f"No questions could be loaded from {settings.bank_dir}; run `studybot bank validate`.",
+                    file=sys.stderr,
+                )
                 return 1
             clock = SystemClock()
             service = QuizService(store, bank, clock, metrics=metrics)
@@ -198,8 +203,9 @@ async def run_bot(settings: Settings) -> int:
             return 0
 
 
-async def _serve_health(settings: Settings, metrics: Metrics, store: Store,
-                        schedulers: list[DailyScheduler]) -> asyncio.Server:
+async def _serve_health(
+    settings: Settings, metrics: Metrics, store: Store, schedulers: list[DailyScheduler]
+) -> asyncio.Server:
     """/healthz and /metrics; healthy once the scheduler (appended to `schedulers` later) runs."""
     from bot.health import serve_health
 
@@ -212,9 +218,11 @@ async def _serve_health(settings: Settings, metrics: Metrics, store: Store,
         return await serve_health(settings.metrics_host, settings.metrics_port, metrics, healthy)
     except OSError as exc:
         reason = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else _first_line(exc)
-        raise StartupError(f"STUDYBOT_METRICS_PORT={settings.metrics_port}: cannot listen on "
-                           f"{settings.metrics_host}:{settings.metrics_port} ({reason}); choose a free "
-                           "port or another STUDYBOT_METRICS_HOST.") from None
+        raise StartupError(
+            f"STUDYBOT_METRICS_PORT={settings.metrics_port}: cannot listen on "
+            f"{settings.metrics_host}:{settings.metrics_port} ({reason}); choose a free "
+            "port or another STUDYBOT_METRICS_HOST."
+        ) from None
 
 
 def bank_validate(path: Path, run_verify: bool) -> int:
@@ -229,13 +237,22 @@ def bank_validate(path: Path, run_verify: bool) -> int:
         print(f"{len(problems)} problem(s); nothing was loaded from the files named above.", file=sys.stderr)
         return 1
     verified = sum(1 for e in entries if e.verify is not None)
-    print(f"OK: {len(entries)} questions in {len({e.path for e in entries})} file(s), {verified} with verify blocks"
-          + (" (all verified)" if run_verify else ""))
+    print(
+        f"OK: {len(entries)} questions in {len({e.path for e in entries})} file(s), {verified} with verify blocks"
+        + (" (all verified)" if run_verify else "")
+    )
     return 0
 
 
-STATS_COLUMNS = (("easy", 5), ("medium", 7), ("hard", 5), ("total", 6), ("verified", 9), ("checked_by", 11),
-                 ("why_wrong", 10))
+STATS_COLUMNS = (
+    ("easy", 5),
+    ("medium", 7),
+    ("hard", 5),
+    ("total", 6),
+    ("verified", 9),
+    ("checked_by", 11),
+    ("why_wrong", 10),
+)
 
 
 def bank_stats_table(bank: Bank) -> str:

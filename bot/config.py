@@ -31,7 +31,7 @@ DEFAULT_HTTP_PORT = 3000
 DEFAULT_SLACK_SCOPES = ("commands", "chat:write", "channels:join", "reactions:read", "users:read")
 SECRET_KEY_HELP = (
     "STUDYBOT_SECRET_KEY must be a Fernet key (44 characters of URL-safe base64 encoding 32 random bytes); "
-    "make one with: python -c \"from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())\""
+    'make one with: python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"'
 )
 
 #: What each variable accepts, for the one-line error (the field's alias is the variable's name).
@@ -55,8 +55,14 @@ ACCEPTED: dict[str, str] = {
     "SLACK_REDIRECT_URI": "the https URL of /slack/oauth_redirect",
 }
 SECRET_NAMES = frozenset(
-    {"DISCORD_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_CLIENT_SECRET",
-     "STUDYBOT_SECRET_KEY"}
+    {
+        "DISCORD_TOKEN",
+        "SLACK_BOT_TOKEN",
+        "SLACK_APP_TOKEN",
+        "SLACK_SIGNING_SECRET",
+        "SLACK_CLIENT_SECRET",
+        "STUDYBOT_SECRET_KEY",
+    }
 )
 
 

@@ -109,8 +109,15 @@ def review(
     now = _utc(at)
     if card is None:
         first, interval = _FIRST[rating]
-        after = Card(card_id=_CARD_ID, state=first.state, step=first.step, stability=first.stability,
-                     difficulty=first.difficulty, due=now + interval, last_review=now)
+        after = Card(
+            card_id=_CARD_ID,
+            state=first.state,
+            step=first.step,
+            stability=first.stability,
+            difficulty=first.difficulty,
+            due=now + interval,
+            last_review=now,
+        )
     else:
         after, _log = _SCHEDULER.review_card(_to_fsrs(card), rating, review_datetime=now)
     reviews, lapses = (card.reviews, card.lapses) if card is not None else (0, 0)

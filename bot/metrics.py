@@ -13,7 +13,9 @@ class Metrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
         self.answers_recorded = Counter(
-            "studybot_answers_recorded", "Answers committed to the store", ["platform", "kind"],
+            "studybot_answers_recorded",
+            "Answers committed to the store",
+            ["platform", "kind"],
             registry=self.registry,
         )
         self.posts_sent = Counter(
@@ -23,8 +25,10 @@ class Metrics:
             "studybot_post_failures", "Daily posts the platform did not accept", ["platform"], registry=self.registry
         )
         self.scheduler_lag = Histogram(
-            "studybot_scheduler_lag_seconds", "How late a daily post started after its scheduled time",
-            buckets=LAG_BUCKETS, registry=self.registry,
+            "studybot_scheduler_lag_seconds",
+            "How late a daily post started after its scheduled time",
+            buckets=LAG_BUCKETS,
+            registry=self.registry,
         )
 
         self._answers_pending: dict[tuple[str, str], int] = {}

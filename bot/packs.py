@@ -434,8 +434,10 @@ class PacksCard:
         for p in self.packs:
             flags = (("shipped, read-only", p.read_only), ("this channel", p.name in self.in_use))
             notes = [n for n, on in flags if on]
-            out.append(f"{p.name}: {p.questions:,} question{'s' if p.questions != 1 else ''}"
-                       + (f" ({'; '.join(notes)})" if notes else ""))
+            out.append(
+                f"{p.name}: {p.questions:,} question{'s' if p.questions != 1 else ''}"
+                + (f" ({'; '.join(notes)})" if notes else "")
+            )
         return tuple(out)
 
     @property
@@ -509,8 +511,10 @@ class PackCatalog:
         if strict and cfg.topics:
             known = sorted({q.topic for q in every})
             for topic in sorted(cfg.topics - set(known)):
-                raise BadSetting(f"'{topic}' is not a topic of this channel's packs: use any of "
-                                 f"{', '.join(known)} (comma-separated) or all.")
+                raise BadSetting(
+                    f"'{topic}' is not a topic of this channel's packs: use any of "
+                    f"{', '.join(known)} (comma-separated) or all."
+                )
         found = filtered(every, cfg)
         if found or strict:
             return found

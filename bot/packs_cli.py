@@ -50,8 +50,9 @@ async def _run(args: argparse.Namespace, settings: Settings) -> int:
     store = store_for_url(settings.database_url)
     await store.open()
     try:
-        catalog = PackCatalog(store, load_bank(settings.bank_dir, strict=False) if args.bank_command == "question-stats"
-                              else Bank(()))  # the shipped bank plays no part in importing a space's packs
+        catalog = PackCatalog(
+            store, load_bank(settings.bank_dir, strict=False) if args.bank_command == "question-stats" else Bank(())
+        )  # the shipped bank plays no part in importing a space's packs
         platform, space_id = args.space
         if args.bank_command == "question-stats":
             card = await question_stats(catalog, OPERATOR, platform, space_id, args.pack)

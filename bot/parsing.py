@@ -64,9 +64,7 @@ def parse_weekdays(text: str) -> frozenset[int]:
     """Days as mon-fri, mon,wed,fri, sat-sun, weekdays, weekends or daily."""
     raw = _DAY_ALIASES.get(text.strip().lower(), text.strip().lower())
     days: set[int] = set()
-    error = BadSetting(
-        f"'{echo(text)}' is not a list of days: use mon-fri, mon,wed,fri, weekdays, weekends or daily."
-    )
+    error = BadSetting(f"'{echo(text)}' is not a list of days: use mon-fri, mon,wed,fri, weekdays, weekends or daily.")
     for part in filter(None, (p.strip() for p in raw.split(","))):
         start, dash, end = part.partition("-")
         a, b = _day_index(start), _day_index(end) if dash else _day_index(start)

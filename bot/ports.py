@@ -99,8 +99,15 @@ class Store(Protocol):
 
     # rounds
     async def claim_daily_round(
-        self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
-        closes_at: dt.datetime | None, *, lease_until: dt.datetime | None = None,
+        self,
+        ref: ChannelRef,
+        local_date: dt.date,
+        question_id: str,
+        topic: str,
+        opened_at: dt.datetime,
+        closes_at: dt.datetime | None,
+        *,
+        lease_until: dt.datetime | None = None,
     ) -> Round | None:
         """Create the daily round for (channel, local date); None when that slot is already taken.
         With `lease_until` the round is created already claimed for its first send (post_state sending)."""
@@ -113,6 +120,7 @@ class Store(Protocol):
     async def open_daily_rounds(self, ref: ChannelRef | None = None, *, unpromised: bool = False) -> list[Round]:
         """Daily rounds not revealed yet (in one channel, or everywhere); `unpromised`: only those stored
         without a promised reveal instant (posted before promises were stored)."""
+
     async def latest_daily_round(self, ref: ChannelRef) -> Round | None: ...
     async def set_message_id(self, round_id: int, message_id: str) -> None: ...
     async def round_by_message(self, platform: str, message_id: str) -> Round | None:
@@ -125,8 +133,9 @@ class Store(Protocol):
         """How often each question was asked in a space (daily) or to a user (practice)."""
         ...
 
-    async def last_question_id(self, platform: str, space_id: str, kind: RoundKind,
-                               user_id: str | None = None) -> str | None: ...
+    async def last_question_id(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> str | None: ...
 
     # durable daily work (every process runs the same tick over these)
     async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
@@ -149,8 +158,14 @@ class Store(Protocol):
         ...
 
     async def claim_posts(
-        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
-        force: bool = False, spaces: SpaceFilter | None = None,
+        self,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        *,
+        round_id: int | None = None,
+        force: bool = False,
+        spaces: SpaceFilter | None = None,
     ) -> list[SendClaim]:
         """Claim open daily rounds whose question still has to be sent (never sent, failed, or a send whose
         lease ran out). `force` (post-now) also takes a failed round whose retry is not due yet."""
@@ -175,7 +190,12 @@ class Store(Protocol):
         ...
 
     async def claim_reveals(
-        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        self,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        *,
+        round_id: int | None = None,
         spaces: SpaceFilter | None = None,
     ) -> list[SendClaim]:
         """Claim revealed daily rounds whose reveal message still has to be sent."""
@@ -236,7 +256,12 @@ class Store(Protocol):
 
     # reveal and scores
     async def reveal_round(
-        self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None, *, learn: bool = True,
+        self,
+        round_id: int,
+        revealed_at: dt.datetime,
+        scorer: Scorer | None,
+        *,
+        learn: bool = True,
         unsure: Collection[str] = (),
     ) -> bool:
         """Close a round once: score it (daily) and fold it into the leaderboards in one transaction;
@@ -302,8 +327,15 @@ class Store(Protocol):
 
     # question packs (bot.packs): a space's own, all or nothing
     async def save_pack(
-        self, platform: str, space_id: str, name: str, questions: Sequence[tuple[str, str]], *,
-        replace: bool, max_packs: int, now: dt.datetime,
+        self,
+        platform: str,
+        space_id: str,
+        name: str,
+        questions: Sequence[tuple[str, str]],
+        *,
+        replace: bool,
+        max_packs: int,
+        now: dt.datetime,
     ) -> int:
         """Create or (replace) replace a pack with (question id, body) rows; its new version. PackExists,
         PackBusy (another import into the space is running) or PackError (too many packs): nothing changed."""
@@ -318,6 +350,7 @@ class Store(Protocol):
     async def question_answer_counts(self, platform: str, space_id: str) -> list[tuple[str, int, tuple[int, ...], int]]:
         """Per question asked in the space: (question id, rounds, answers per choice A-D, correct answers)."""
         ...
+
     async def round_question(self, round_id: int) -> str | None: ...
 
 
@@ -405,9 +438,7 @@ class RevealTransaction(Protocol):
 class AnswerTransaction(Protocol):
     """The steps of one answer batch, inside one open transaction (bot.store.settle.add_answers)."""
 
-    async def round_windows(
-        self, round_ids: Sequence[int]
-    ) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
+    async def round_windows(self, round_ids: Sequence[int]) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
         """(revealed_at, closes_at) of each of these rounds that exists. A store whose reveals can run
         alongside also keeps them from being revealed until this transaction commits."""
         ...

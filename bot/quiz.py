@@ -91,8 +91,10 @@ def retry_delay(attempts: int) -> dt.timedelta:
     """Backoff between send attempts: 5 s, 10 s, 20 s ... at most 5 minutes."""
     return min(dt.timedelta(seconds=5 * 2 ** max(attempts - 1, 0)), dt.timedelta(minutes=5))
 
+
 async def _drain(
-    fetch: Callable[[int, int], Awaitable[Sequence[T]]], work: Callable[[T], Awaitable[None]],
+    fetch: Callable[[int, int], Awaitable[Sequence[T]]],
+    work: Callable[[T], Awaitable[None]],
     cap: int = SEND_CAP,
 ) -> None:
     """Run `work` on what `fetch(n, busy)` returns (at most n items; `busy` are in flight), at most `cap`
@@ -264,8 +266,9 @@ class QuizService:
         cfg = await self.channel_config(ref)
         return PacksCard(tuple(await self.packs.list(ref.platform, ref.space_id)), cfg.packs)
 
-    async def question_stats(self, actor: Actor, platform: str, space_id: str, pack: str | None = None
-                             ) -> QuestionStatsCard:
+    async def question_stats(
+        self, actor: Actor, platform: str, space_id: str, pack: str | None = None
+    ) -> QuestionStatsCard:
         """Admins only: times asked, % correct, the most chosen wrong option; the ten hardest and the flagged."""
         return await question_stats(self.packs, actor, platform, space_id, pack)
 
@@ -373,13 +376,17 @@ class QuizService:
             return replace(round_, post_state="due")
         now = self.clock.now()
         if claim.doubts > 1:  # two sends were interrupted: one of them most likely went out
-            log.error("round %d: not sending again, an earlier duplicate may already be out; taking it as posted",
-                      round_.id)
+            log.error(
+                "round %d: not sending again, an earlier duplicate may already be out; taking it as posted", round_.id
+            )
             await self.store.finish_post(round_.id, "sent")
             return replace(round_, post_state="sent")
         if claim.doubtful:
-            log.warning("round %d: an earlier send was interrupted and may have gone out; sending again "
-                        "(this may be its one duplicate)", round_.id)
+            log.warning(
+                "round %d: an earlier send was interrupted and may have gone out; sending again "
+                "(this may be its one duplicate)",
+                round_.id,
+            )
         await self.packs.prime(round_)
         card = cards.question_card(round_, self._question(round_), cfg)
         try:
@@ -388,12 +395,14 @@ class QuizService:
             self.metrics.post_failed(round_.ref.platform)
             retry = now + retry_delay(claim.attempts)
             if retry > round_.opened_at + self.grace:
-                log.error("gave up posting round %d after %d attempts: %s", round_.id, claim.attempts,
-                          type(exc).__name__)
+                log.error(
+                    "gave up posting round %d after %d attempts: %s", round_.id, claim.attempts, type(exc).__name__
+                )
                 await self.store.finish_post(round_.id, "gave_up")
             else:
-                log.warning("posting round %d failed (%s); retrying at %s", round_.id, type(exc).__name__,
-                            f"{retry:%H:%M:%S}")
+                log.warning(
+                    "posting round %d failed (%s); retrying at %s", round_.id, type(exc).__name__, f"{retry:%H:%M:%S}"
+                )
                 await self.store.finish_post(round_.id, "failed", retry_at=retry)
             if raise_errors:
                 raise
@@ -492,9 +501,15 @@ class QuizService:
             if latest is None or latest.local_date is None or latest.local_date < day:
                 told = await self._tell(cfg, cards.skipped_text(cfg, due.due_at, self.commands_of(cfg.ref.platform)))
                 # the channel was told in plain words; the log keeps the details (a warning if it was not told)
-                log.log(logging.INFO if told else logging.WARNING,
-                        "skipped the daily post of %s/%s for %s: missed by %s, more than the %s grace",
-                        cfg.ref.platform, cfg.ref.channel_id, day, late, self.grace)
+                log.log(
+                    logging.INFO if told else logging.WARNING,
+                    "skipped the daily post of %s/%s for %s: missed by %s, more than the %s grace",
+                    cfg.ref.platform,
+                    cfg.ref.channel_id,
+                    day,
+                    late,
+                    self.grace,
+                )
             # every day missed beyond the grace is skipped at once; one still within it comes next
             after = max(due.due_at, now - self.grace - dt.timedelta(microseconds=1))
         else:
@@ -592,9 +607,7 @@ class QuizService:
             raise RoundClosed(await self._closed_text(round_))
         await self.packs.prime(round_)
         question = self._question(round_)
-        write = await self._batcher.submit(
-            NewAnswer(round_id, user_id, choice, choice == question.answer, now)
-        )
+        write = await self._batcher.submit(NewAnswer(round_id, user_id, choice, choice == question.answer, now))
         match write.status if write.status == AnswerStatus.RECORDED else AnswerStatus(write.status):
             case AnswerStatus.DUPLICATE:
                 previous = LETTERS[write.existing_choice] if write.existing_choice is not None else "?"
@@ -682,8 +695,11 @@ class QuizService:
             await self.store.finish_reveal(round_.id, "gave_up")
             return
         if claim.doubtful:
-            log.warning("round %d: an earlier reveal post was interrupted and may have gone out; posting again "
-                        "(this may be its one duplicate)", round_.id)
+            log.warning(
+                "round %d: an earlier reveal post was interrupted and may have gone out; posting again "
+                "(this may be its one duplicate)",
+                round_.id,
+            )
         now = self.clock.now()
         try:
             await platform.post_reveal(round_.ref, card or await self.reveal_card(round_))
@@ -691,8 +707,12 @@ class QuizService:
             retry = now + retry_delay(claim.attempts)
             started = round_.revealed_at or now
             if retry > started + self.grace:
-                log.error("gave up posting the reveal of round %d after %d attempts: %s", round_.id,
-                          claim.attempts, type(exc).__name__)
+                log.error(
+                    "gave up posting the reveal of round %d after %d attempts: %s",
+                    round_.id,
+                    claim.attempts,
+                    type(exc).__name__,
+                )
                 await self.store.finish_reveal(round_.id, "gave_up")
             else:
                 log.warning("posting the reveal of round %d failed (%s); retrying", round_.id, type(exc).__name__)
@@ -726,8 +746,12 @@ class QuizService:
         card = cards.reveal_card(round_, self._question(round_), answers, ping_winners=bool(cfg and cfg.ping_winners))
         if cfg is not None and cfg.threads:
             card = replace(card, discussion=True)
-        if (round_.kind is RoundKind.DAILY and round_.revealed_at and round_.closes_at
-                and round_.revealed_at - round_.closes_at > LATE_REVEAL):
+        if (
+            round_.kind is RoundKind.DAILY
+            and round_.revealed_at
+            and round_.closes_at
+            and round_.revealed_at - round_.closes_at > LATE_REVEAL
+        ):
             card = replace(card, note=LATE_NOTE)
         return card
 
@@ -756,8 +780,10 @@ class QuizService:
         if live:
             candidates = tuple(q for q in candidates if q.id not in live)
             if not candidates:
-                raise BadSetting(f"The only {topic or 'practice'} questions are today's open daily question; "
-                                 "try another topic or come back after the reveal.")
+                raise BadSetting(
+                    f"The only {topic or 'practice'} questions are today's open daily question; "
+                    "try another topic or come back after the reveal."
+                )
         counts = await self.store.question_counts(ref.platform, ref.space_id, RoundKind.PRACTICE, user_id)
         last = await self.store.last_question_id(ref.platform, ref.space_id, RoundKind.PRACTICE, user_id)
         question = pick_question(candidates, counts, last, self._rng)

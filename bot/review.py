@@ -57,8 +57,11 @@ def plan_review(
     unseen questions of the weakest topic that still has some. `blocked`: questions not to ask (open as a
     daily round in the space); questions gone from the bank are skipped."""
     in_bank = {q.id for q in questions}
-    due = [c.key.question_id for c in due_queue(learner_cards, now)
-           if c.key.question_id in in_bank and c.key.question_id not in blocked][:n]
+    due = [
+        c.key.question_id
+        for c in due_queue(learner_cards, now)
+        if c.key.question_id in in_bank and c.key.question_id not in blocked
+    ][:n]
     if due:
         return ReviewPlan(tuple(due), len(due), next_due(learner_cards))
     seen = {c.key.question_id for c in learner_cards}

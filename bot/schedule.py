@@ -70,8 +70,14 @@ class DailyScheduler:
         if not self.scheduler.running:
             self.scheduler.start()
         self.scheduler.add_job(
-            self.tick, "interval", seconds=self.interval.total_seconds(), id=TICK_JOB_ID, replace_existing=True,
-            coalesce=True, max_instances=1, misfire_grace_time=None,
+            self.tick,
+            "interval",
+            seconds=self.interval.total_seconds(),
+            id=TICK_JOB_ID,
+            replace_existing=True,
+            coalesce=True,
+            max_instances=1,
+            misfire_grace_time=None,
         )
 
     def shutdown(self) -> None:

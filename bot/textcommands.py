@@ -35,6 +35,7 @@ admins:
 """
 HELP = _USER_HELP + text_help()
 
+
 @dataclass(frozen=True)
 class Practice:
     topic: str | None = None
@@ -92,7 +93,15 @@ class ShowQuestionStats:
 
 
 Command = (
-    Practice | AnswerDaily | Review | ShowTopics | ShowLeaderboard | ShowStats | ShowHelp | Configure | ShowPacks
+    Practice
+    | AnswerDaily
+    | Review
+    | ShowTopics
+    | ShowLeaderboard
+    | ShowStats
+    | ShowHelp
+    | Configure
+    | ShowPacks
     | ShowQuestionStats
 )
 
@@ -131,8 +140,18 @@ def parse_config(words: list[str]) -> Configure:
 
 # what /quiz accepts first, for "did you mean"
 _SUBCOMMANDS = (
-    "practice", "answer", "review", "topics", "leaderboard", "stats", "help", "config", "reveal", "post-now",
-    "packs", "question-stats",
+    "practice",
+    "answer",
+    "review",
+    "topics",
+    "leaderboard",
+    "stats",
+    "help",
+    "config",
+    "reveal",
+    "post-now",
+    "packs",
+    "question-stats",
 )
 _LEVELS = tuple(d.value for d in Difficulty)
 
@@ -225,5 +244,3 @@ def parse_quiz(text: str) -> Command:
     if close:
         return ShowHelp(f"'{echo(sub)}' is not a /quiz command", f"/quiz {close[0]}")
     return ShowHelp(f"'{echo(sub)}' is not a /quiz command")
-
-

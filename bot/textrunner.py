@@ -95,9 +95,18 @@ class TopicsReply:
 
 
 Result = (
-    QuestionCard | AnswerOutcome | LeaderboardCard | StatsCard | HelpReply | SettingsReply | PostedReply
-    | RevealedReply | ReviewEmpty | TopicsReply
-    | PacksCard | QuestionStatsCard
+    QuestionCard
+    | AnswerOutcome
+    | LeaderboardCard
+    | StatsCard
+    | HelpReply
+    | SettingsReply
+    | PostedReply
+    | RevealedReply
+    | ReviewEmpty
+    | TopicsReply
+    | PacksCard
+    | QuestionStatsCard
 )
 
 

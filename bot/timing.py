@@ -105,4 +105,3 @@ def local_date_of(cfg: ChannelConfig, moment: dt.datetime) -> dt.date:
 def local_text(moment: dt.datetime, tz: str) -> str:
     """A moment as the channel reads it: 'Tue 08 Dec 09:00'."""
     return f"{moment.astimezone(ZoneInfo(tz)):%a %d %b %H:%M}"
-

@@ -120,11 +120,15 @@ def test_a_yaml_error_names_the_file_and_line(tmp_path):
         (("answer: B", "answer: E"), "field answer: Input should be 'A', 'B', 'C' or 'D'"),
         (("[one, two, three, four]", "[one, two, two, four]"), "field choices: Value error, two choices are the same"),
         (("[one, two, three, four]", "[one, two, three]"), "field choices: Value error, must have exactly 4 choices"),
-        (("topic: tensors\n    difficulty", "topic: astrology\n    difficulty"),
-         "field topic: Value error, unknown topic"),
+        (
+            ("topic: tensors\n    difficulty", "topic: astrology\n    difficulty"),
+            "field topic: Value error, unknown topic",
+        ),
         (("difficulty: easy", "difficulty: trivial"), "field difficulty"),
-        (("explanation: Two is right because the docs say so; one is the usual slip.", "explanation: ''"),
-         "field explanation"),
+        (
+            ("explanation: Two is right because the docs say so; one is the usual slip.", "explanation: ''"),
+            "field explanation",
+        ),
         (("source: original", "source: a-blog-post"), "field source"),
         (("    source: original\n", "    source: original\n    colour: blue\n"), "field colour: Extra inputs"),
     ],
@@ -151,17 +155,23 @@ def test_duplicate_ids_and_near_duplicate_prompts_across_files(tmp_path):
     body = "topic: autograd\nquestions:\n" + dup.replace("topic: tensors", "topic: autograd")
     write(tmp_path, "autograd.yaml", body)
     _, problems = validate(tmp_path)
-    assert any("tensors.yaml: question t-one: field id: duplicate of the id in" in p and "autograd.yaml" in p
-               for p in problems), problems
+    assert any(
+        "tensors.yaml: question t-one: field id: duplicate of the id in" in p and "autograd.yaml" in p for p in problems
+    ), problems
     assert any("question t-two: field prompt: near-duplicate of question t-one" in p for p in problems), problems
 
 
 def test_a_broken_file_loads_nothing_while_good_files_still_load(tmp_path):
     good_file(tmp_path, "tensors.yaml")
-    write(tmp_path, "autograd.yaml", "topic: autograd\nquestions:\n" + GOOD.format(
-        qid="a-good", prompt="A fine question here?").replace("topic: tensors", "topic: autograd")
-        + GOOD.format(qid="a-bad", prompt="A broken question here?").replace("topic: tensors", "topic: autograd")
-        .replace("answer: B", "answer: Z"))
+    write(
+        tmp_path,
+        "autograd.yaml",
+        "topic: autograd\nquestions:\n"
+        + GOOD.format(qid="a-good", prompt="A fine question here?").replace("topic: tensors", "topic: autograd")
+        + GOOD.format(qid="a-bad", prompt="A broken question here?")
+        .replace("topic: tensors", "topic: autograd")
+        .replace("answer: B", "answer: Z"),
+    )
     with pytest.raises(BankError) as err:
         load_bank(tmp_path)
     assert any("question a-bad: field answer" in p for p in err.value.problems)

@@ -16,6 +16,7 @@ OUTPUT_QUESTIONS = [e for e in ENTRIES if expect_kind(e) is not None]
 
 def test_torch_is_the_pinned_version() -> None:
     import torch
+
     assert torch.__version__.split("+")[0] == "2.13.0"
 
 

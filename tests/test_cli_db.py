@@ -33,8 +33,13 @@ async def test_db_copy_to_postgres_and_refusal_of_a_non_empty_destination(tmp_pa
     src = f"sqlite:///{tmp_path / 's.db'}"
     env = dict(os.environ, STUDYBOT_DATABASE_URL=src)
     console = await asyncio.to_thread(  # some real data: a channel, a round, an answer
-        subprocess.run, [sys.executable, "-m", "bot"], input="/quiz answer A\n/quit\n", capture_output=True,
-        text=True, env=env, timeout=60,
+        subprocess.run,
+        [sys.executable, "-m", "bot"],
+        input="/quiz answer A\n/quit\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
     )
     assert console.returncode == 0 and "locked in" in console.stdout
     async with throwaway_database("studybot_cli") as dst:

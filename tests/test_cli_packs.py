@@ -111,11 +111,20 @@ def test_the_console_lists_and_uses_an_imported_pack(tmp_path):
 
     team = tmp_path / "team.csv"
     team.write_bytes(pack_csv())
-    done = studybot("bank", "import", str(team), "--space", "console:local", "--pack", "team",
-                    db=f"sqlite:///{tmp_path / 'bot.db'}")
+    done = studybot(
+        "bank", "import", str(team), "--space", "console:local", "--pack", "team", db=f"sqlite:///{tmp_path / 'bot.db'}"
+    )
     assert done.returncode == 0, done.stderr
-    out = run_console(tmp_path, ["/quiz config packs pytorch,team", "/quiz packs", "/quiz config packs nope",
-                                 "/quiz answer A", "/quiz question-stats"])
+    out = run_console(
+        tmp_path,
+        [
+            "/quiz config packs pytorch,team",
+            "/quiz packs",
+            "/quiz config packs nope",
+            "/quiz answer A",
+            "/quiz question-stats",
+        ],
+    )
     assert "packs pytorch,team" in out
     assert "Question packs\npytorch: 9 questions (shipped, read-only; this channel)\n" in out
     assert "team: 30 questions (this channel)" in out

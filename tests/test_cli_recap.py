@@ -49,8 +49,11 @@ def studybot(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str
 async def test_recap_draws_the_week_by_hand(tmp_path: Path) -> None:
     db = tmp_path / "quiz.db"
     await _history(db)
-    env = dict(os.environ, STUDYBOT_DATABASE_URL=f"sqlite:///{db}",
-               STUDYBOT_BANK_DIR=str(write_bank_files(tmp_path / "bank", make_bank())))
+    env = dict(
+        os.environ,
+        STUDYBOT_DATABASE_URL=f"sqlite:///{db}",
+        STUDYBOT_BANK_DIR=str(write_bank_files(tmp_path / "bank", make_bank())),
+    )
     out = tmp_path / "charts" / "week.png"
     done = studybot("recap", "--space", "fake:space-1", "--end", "2026-11-22", "-o", str(out), env=env)
     assert done.returncode == 0, done.stderr
@@ -59,17 +62,25 @@ async def test_recap_draws_the_week_by_hand(tmp_path: Path) -> None:
     assert image.format == "PNG" and image.size == (1200, 900)
     assert ImageStat.Stat(image.convert("L")).var[0] > 500
 
-    one = studybot("recap", "--space", "fake:space-1", "--channel", "chan-1", "--end", "2026-11-22", "-o",
-                   str(tmp_path / "one.png"), env=env)
+    one = studybot(
+        "recap",
+        "--space",
+        "fake:space-1",
+        "--channel",
+        "chan-1",
+        "--end",
+        "2026-11-22",
+        "-o",
+        str(tmp_path / "one.png"),
+        env=env,
+    )
     assert one.returncode == 0 and (tmp_path / "one.png").exists()
 
-    empty = studybot("recap", "--space", "fake:space-1", "--end", "2026-12-20", "-o", str(tmp_path / "e.png"),
-                     env=env)
+    empty = studybot("recap", "--space", "fake:space-1", "--end", "2026-12-20", "-o", str(tmp_path / "e.png"), env=env)
     assert empty.returncode == 1 and "nothing to chart yet" in empty.stderr
     assert not (tmp_path / "e.png").exists()  # never a blank chart
 
-    unknown = studybot("recap", "--space", "fake:space-1", "--channel", "nope", "-o", str(tmp_path / "u.png"),
-                       env=env)
+    unknown = studybot("recap", "--space", "fake:space-1", "--channel", "nope", "-o", str(tmp_path / "u.png"), env=env)
     assert unknown.returncode == 1 and "No quiz channel nope" in unknown.stderr
     bad = studybot("recap", "--space", "space-1", "-o", str(tmp_path / "b.png"), env=env)
     assert bad.returncode == 2 and "PLATFORM:SPACE_ID" in bad.stderr

@@ -23,8 +23,13 @@ def run_console(tmp_path: Path, lines: list[str], db: str = "bot.db") -> str:
     env["STUDYBOT_BANK_DIR"] = str(write_bank_files(tmp_path / "bank", make_bank()))
     env["PYTHONPATH"] = str(ROOT)  # this checkout's code, not whichever one the venv has installed
     proc = subprocess.run(
-        [sys.executable, "-m", "bot"], input="\n".join(lines) + "\n", capture_output=True, text=True,
-        cwd=tmp_path, env=env, timeout=60,
+        [sys.executable, "-m", "bot"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
@@ -126,8 +131,15 @@ def test_the_bot_process_serves_healthz_and_metrics_when_asked(tmp_path):
         "STUDYBOT_METRICS_PORT": str(port),
         "STUDYBOT_METRICS_HOST": "127.0.0.1",
     }
-    proc = subprocess.Popen([sys.executable, "-m", "bot"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
     try:
         assert proc.stdin is not None
         proc.stdin.write("/quiz answer A\n")

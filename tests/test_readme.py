@@ -46,15 +46,39 @@ def test_a_plain_install_ships_the_question_bank_and_the_migrations(tmp_path):
     # build from a copy, so the checkout under test gets no build/ or *.egg-info of ours
     source = tmp_path / "source"
     shutil.copytree(
-        ROOT, source,
-        ignore=shutil.ignore_patterns(".git", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__", "*.db*",
-                                      ".pytest_cache", ".ruff_cache", ".mypy_cache"),
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".venv",
+            "venv",
+            "build",
+            "dist",
+            "*.egg-info",
+            "__pycache__",
+            "*.db*",
+            ".pytest_cache",
+            ".ruff_cache",
+            ".mypy_cache",
+        ),
     )
     wheels = tmp_path / "wheels"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels),
-         str(source)],
-        check=True, capture_output=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(wheels),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     (wheel,) = wheels.glob("studybot-*.whl")
     names = zipfile.ZipFile(wheel).namelist()

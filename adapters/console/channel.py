@@ -47,11 +47,14 @@ STORE_DOWN = "the database is unavailable; try again in a moment"
 
 CONSOLE_REF = ChannelRef("console", "local", "terminal")
 OWNER = "you"
-CONSOLE_HELP = HELP + """
+CONSOLE_HELP = (
+    HELP
+    + """
 console:
 /quiz as NAME [admin]          act as another person (admins may change settings)
 A, B, C or D [?]               answer your open practice or review question (? : not sure)
 /help, /quit"""
+)
 
 
 def _practice_answer(line: str) -> tuple[str, bool] | None:
@@ -105,8 +108,15 @@ class ConsolePlatform:
 
 
 class ConsoleChannel:
-    def __init__(self, service: QuizService, *, stdin: TextIO | None = None, stdout: TextIO | None = None,
-                 timezone: str = "UTC", ref: ChannelRef = CONSOLE_REF) -> None:
+    def __init__(
+        self,
+        service: QuizService,
+        *,
+        stdin: TextIO | None = None,
+        stdout: TextIO | None = None,
+        timezone: str = "UTC",
+        ref: ChannelRef = CONSOLE_REF,
+    ) -> None:
         self.service = service
         self._ref = ref  # one terminal is one channel (tests run several side by side)
         self._in = stdin or sys.stdin
@@ -151,8 +161,7 @@ class ConsoleChannel:
                 try:
                     await self.service.post_now(owner, self._ref)
                 except AlreadyPosted:
-                    self.say("Today's question was already posted and revealed here; "
-                             "/quiz gives a practice question.")
+                    self.say("Today's question was already posted and revealed here; /quiz gives a practice question.")
         except UnknownRound:
             pass  # the open question is no longer in the bank: nothing to show again
         self.say(f"You are '{self.user}'. Type /help for commands, /quit to leave.")

@@ -17,8 +17,11 @@ def question_text(card: QuestionCard) -> str:
     lines += [f"  {letter}) {text}" for letter, text in card.lettered_choices]
     if card.reveal_note:
         lines.append(card.reveal_note)
-    lines.append("Answer with /quiz answer A-D (add ? if not sure)." if card.kind == "daily"
-                 else "Answer by typing A, B, C or D (add ? if not sure, as in B ?).")
+    lines.append(
+        "Answer with /quiz answer A-D (add ? if not sure)."
+        if card.kind == "daily"
+        else "Answer by typing A, B, C or D (add ? if not sure, as in B ?)."
+    )
     return "\n".join(lines)
 
 
@@ -32,9 +35,15 @@ def reveal_text(card: RevealCard) -> str:
     if len(card.correct_users) > 20:
         winners += f" and {len(card.correct_users) - 20} more"
     return "\n".join(
-        [f"== Reveal #{card.round_id}: {card.title} ==", card.prompt, *bars, card.explanation,
-         *([cards.common_wrong_text(card)] if card.common_wrong else []),
-         f"More: {card.reference}", f"Right ({len(card.correct_users)} of {total}): {winners}"]
+        [
+            f"== Reveal #{card.round_id}: {card.title} ==",
+            card.prompt,
+            *bars,
+            card.explanation,
+            *([cards.common_wrong_text(card)] if card.common_wrong else []),
+            f"More: {card.reference}",
+            f"Right ({len(card.correct_users)} of {total}): {winners}",
+        ]
         + ([f"({card.note})"] if card.note else [])
     )
 

@@ -47,8 +47,10 @@ async def answer_click(interaction: discord.Interaction, round_raw: str, letter:
                 from adapters.discord.views import question_view  # views imports this module
 
                 card = outcome.follow_up
-                return Reply(embeds=(verdict_embed(outcome), question_embed(card)),
-                             view=question_view(card.round_id, unsure=True))
+                return Reply(
+                    embeds=(verdict_embed(outcome), question_embed(card)),
+                    view=question_view(card.round_id, unsure=True),
+                )
             return Reply(embeds=(verdict_embed(outcome),))
         return Reply(outcome.text)
 

@@ -44,8 +44,12 @@ def _guarded(event: str, parser: Callable[[Any], None]) -> Callable[[Any], None]
         try:
             parser(data)
         except Exception as exc:  # a payload that is not what Discord documents: one line, no traceback
-            log.info("ignoring a %s gateway event that could not be parsed: %s: %s", event, type(exc).__name__,
-                     echo(str(exc), 200))
+            log.info(
+                "ignoring a %s gateway event that could not be parsed: %s: %s",
+                event,
+                type(exc).__name__,
+                echo(str(exc), 200),
+            )
             log.debug("the %s event that could not be parsed", event, exc_info=True)
 
     return parse
@@ -117,8 +121,13 @@ class StudyBotMixin(_ClientBase):
         return synced
 
     async def on_ready(self) -> None:
-        log.info("connected to Discord as %s (%s) in %d servers%s", self.user, getattr(self.user, "id", "?"),
-                 len(self.guilds), shards_text(self))
+        log.info(
+            "connected to Discord as %s (%s) in %d servers%s",
+            self.user,
+            getattr(self.user, "id", "?"),
+            len(self.guilds),
+            shards_text(self),
+        )
 
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
         await handle_reaction(self, payload)
@@ -177,8 +186,12 @@ async def launch(
         except (OSError, aiohttp.ClientError, TimeoutError) as exc:  # no network, no DNS, refused, timed out
             delay = retry_delays[min(attempt, len(retry_delays) - 1)]
             attempt += 1
-            log.warning("cannot reach Discord (%s); login attempt %d failed, retrying in %g s",
-                        str(exc).splitlines()[0] if str(exc) else type(exc).__name__, attempt, delay)
+            log.warning(
+                "cannot reach Discord (%s); login attempt %d failed, retrying in %g s",
+                str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+                attempt,
+                delay,
+            )
             await client.http.close()  # a fresh session (and connector) for the next attempt
             client.http.connector = discord.utils.MISSING
             try:
@@ -213,8 +226,9 @@ async def start_discord(
     if settings.shard_count:
         shard_ids = check_shards(settings.shard_count, settings.shard_ids)
         log.info("Discord shards %s of %d", shard_ids if shard_ids is not None else "all", settings.shard_count)
-        client = ShardedStudyBotClient(service, sync_guild_id=sync_guild, shard_count=settings.shard_count,
-                                       shard_ids=shard_ids, **options)
+        client = ShardedStudyBotClient(
+            service, sync_guild_id=sync_guild, shard_count=settings.shard_count, shard_ids=shard_ids, **options
+        )
     else:
         client = StudyBotClient(service, sync_guild_id=sync_guild, **options)
     return await launch(client, settings.discord_token, retry_delays=retry_delays)

@@ -31,8 +31,11 @@ Choice = app_commands.Choice
 TOPIC_CHOICES = [Choice(name=label[:100], value=key) for key, label in TOPICS.items()][:25]
 LETTER_CHOICES = [Choice(name=letter, value=letter) for letter in LETTERS]
 DIFFICULTY_CHOICES = [Choice(name=d.value, value=d.value) for d in Difficulty]
-PERIOD_CHOICES = [Choice(name="this week", value="week"), Choice(name="this month", value="month"),
-                  Choice(name="all time", value="all")]
+PERIOD_CHOICES = [
+    Choice(name="this week", value="week"),
+    Choice(name="this month", value="month"),
+    Choice(name="all time", value="all"),
+]
 
 
 def parse_difficulty(raw: str | None) -> Difficulty | None:
@@ -82,8 +85,9 @@ def member_commands() -> list[app_commands.Command]:
         await _run(interaction, work)
 
     @app_commands.command(name="answer", description="Answer today's question in this channel")
-    @app_commands.describe(choice="Your choice: A, B, C or D",
-                           not_sure="Mark the answer 'not sure' (it changes no score)")
+    @app_commands.describe(
+        choice="Your choice: A, B, C or D", not_sure="Mark the answer 'not sure' (it changes no score)"
+    )
     @app_commands.choices(choice=LETTER_CHOICES)
     @app_commands.guild_only()
     async def answer(interaction: discord.Interaction, choice: str, not_sure: bool = False) -> None:
@@ -97,8 +101,10 @@ def member_commands() -> list[app_commands.Command]:
         await _run(interaction, work)
 
     @app_commands.command(name="leaderboard", description="Top 10 of this server and your own rank")
-    @app_commands.describe(period="week (default), month or all time",
-                           public="post it in this channel for everyone (default: only you see it)")
+    @app_commands.describe(
+        period="week (default), month or all time",
+        public="post it in this channel for everyone (default: only you see it)",
+    )
     @app_commands.choices(period=PERIOD_CHOICES)
     @app_commands.guild_only()
     async def leaderboard(interaction: discord.Interaction, period: str | None = None, public: bool = False) -> None:

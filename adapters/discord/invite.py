@@ -53,8 +53,9 @@ def add_discord_cli(subparsers: Any) -> None:
     parser = subparsers.add_parser("discord", help="Discord tools")
     sub = parser.add_subparsers(dest="discord_command", required=True)
     invite = sub.add_parser("invite-url", help="print the URL that adds the bot to a server")
-    invite.add_argument("--client-id", help="the application id (default: DISCORD_CLIENT_ID, or read from "
-                                            "DISCORD_TOKEN)")
+    invite.add_argument(
+        "--client-id", help="the application id (default: DISCORD_CLIENT_ID, or read from DISCORD_TOKEN)"
+    )
     invite.add_argument("--guild-id", help="preselect one server (default: DISCORD_GUILD_ID if set)")
     invite.set_defaults(discord_handler=run_invite_url)
 
@@ -70,8 +71,11 @@ def run_invite_url(args: argparse.Namespace, settings: Settings | None = None, o
     if not client_id and settings.discord_token:
         client_id = client_id_from_token(settings.discord_token) or ""
     if not client_id.isdigit():
-        print("Give the application id: --client-id ID (Developer Portal > your app > General Information), "
-              "or set DISCORD_CLIENT_ID or DISCORD_TOKEN.", file=sys.stderr)
+        print(
+            "Give the application id: --client-id ID (Developer Portal > your app > General Information), "
+            "or set DISCORD_CLIENT_ID or DISCORD_TOKEN.",
+            file=sys.stderr,
+        )
         return 2
     guild_id = (args.guild_id or str(settings.discord_guild_id or "")).strip() or None
     print(invite_url(client_id, guild_id), file=out)

@@ -88,7 +88,9 @@ class DiscordPlatform:
             )
         try:
             message = await channel.send(
-                fit_content(content), embed=fit_embed(reveal_embed(card)), reference=reference,  # type: ignore[arg-type]
+                fit_content(content),
+                embed=fit_embed(reveal_embed(card)),
+                reference=reference,  # type: ignore[arg-type]
                 allowed_mentions=allowed,
             )
         except (discord.Forbidden, discord.NotFound) as exc:
@@ -109,8 +111,11 @@ class DiscordPlatform:
                 message.channel.id, message.id, name=name, auto_archive_duration=1440
             )
         except discord.HTTPException as exc:
-            log.warning("could not open a discussion thread on the reveal of round %d: %s", card.round_id,
-                        getattr(exc, "status", exc))
+            log.warning(
+                "could not open a discussion thread on the reveal of round %d: %s",
+                card.round_id,
+                getattr(exc, "status", exc),
+            )
 
     async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
         """The weekly recap: the chart attached as recap.png (its alt text as the attachment's description),

@@ -35,7 +35,10 @@ class QuizAdmin(app_commands.Group):
         replace="Replace the pack if this server has it already",
     )
     async def import_(
-        self, interaction: discord.Interaction, pack: app_commands.Range[str, 1, 40], file: discord.Attachment,
+        self,
+        interaction: discord.Interaction,
+        pack: app_commands.Range[str, 1, 40],
+        file: discord.Attachment,
         replace: bool = False,
     ) -> None:
         async def work() -> Reply:
@@ -70,7 +73,10 @@ class QuizAdmin(app_commands.Group):
     @app_commands.describe(pack="The pack's name", format="YAML (the bank's format) or CSV")
     @app_commands.choices(format=FORMATS)
     async def export(
-        self, interaction: discord.Interaction, pack: app_commands.Range[str, 1, 40], format: str = "yaml"  # noqa: A002
+        self,
+        interaction: discord.Interaction,
+        pack: app_commands.Range[str, 1, 40],
+        format: str = "yaml",  # noqa: A002
     ) -> None:
         async def work() -> Reply:
             ref = ref_of(interaction)

@@ -130,7 +130,8 @@ def _settings_command(group: str) -> app_commands.Command[Any, ..., None]:
     # what discord.py reads from a decorated callback: its signature, option descriptions and choices
     callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     callback.__discord_app_commands_param_description__ = {  # type: ignore[attr-defined]
-        **{s.option_name: _describe(s) for s in settings}, "channel": CHANNEL_HELP,
+        **{s.option_name: _describe(s) for s in settings},
+        "channel": CHANNEL_HELP,
     }
     callback.__discord_app_commands_param_choices__ = {  # type: ignore[attr-defined]
         s.option_name: [Choice(name=c, value=c) for c in s.choices] for s in settings if s.choices

@@ -107,8 +107,9 @@ def verdict_embed(outcome: AnswerOutcome) -> discord.Embed:
     )
     embed.add_field(name="Your answer", value=verdict.chosen_letter + ("" if verdict.sure else " (not sure)"))
     if verdict.why_wrong:
-        embed.add_field(name=f"Why not {verdict.chosen_letter}", value=clip(escape(verdict.why_wrong), FIELD_MAX),
-                        inline=False)
+        embed.add_field(
+            name=f"Why not {verdict.chosen_letter}", value=clip(escape(verdict.why_wrong), FIELD_MAX), inline=False
+        )
     if verdict.reference:
         embed.add_field(name="Learn more", value=clip(verdict.reference, FIELD_MAX))
     if verdict.confident_miss:
@@ -193,9 +194,7 @@ def leaderboard_embed(card: LeaderboardCard, asker: str | None = None) -> discor
     ]
     embed = discord.Embed(
         title=clip(card.title, TITLE_MAX),
-        description=clip("\n".join(lines), DESCRIPTION_MAX)
-        if lines
-        else cards.NO_SCORES,
+        description=clip("\n".join(lines), DESCRIPTION_MAX) if lines else cards.NO_SCORES,
         colour=COLOUR,
     )
     if card.me is not None:

@@ -93,7 +93,9 @@ def _describe(interaction: discord.Interaction) -> str:
 def _kwargs(reply: Reply, *, edit: bool = False) -> dict[str, Any]:
     """What Discord accepts: texts within its limits, and no mention in them notifies anyone."""
     out: dict[str, Any] = {
-        "content": fit_content(reply.content), "embeds": fit_embeds(reply.embeds), "allowed_mentions": NO_PINGS,
+        "content": fit_content(reply.content),
+        "embeds": fit_embeds(reply.embeds),
+        "allowed_mentions": NO_PINGS,
     }
     if reply.view is not None:
         out["view"] = reply.view

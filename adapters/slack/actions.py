@@ -67,12 +67,19 @@ async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) 
         await private(respond, FAILED)
         return
     if outcome.verdict is not None:  # practice: judged at once; the verdict replaces the question
-        await respond(response_type="ephemeral", replace_original=True, text=fit_text(escape(outcome.text)),
-                      blocks=fit_blocks(verdict_blocks(outcome)))
+        await respond(
+            response_type="ephemeral",
+            replace_original=True,
+            text=fit_text(escape(outcome.text)),
+            blocks=fit_blocks(verdict_blocks(outcome)),
+        )
         if outcome.follow_up is not None:  # a review's next question
-            await respond(response_type="ephemeral", replace_original=False,
-                          text=fit_text(question_text(outcome.follow_up)),
-                          blocks=fit_blocks(question_blocks(outcome.follow_up)))
+            await respond(
+                response_type="ephemeral",
+                replace_original=False,
+                text=fit_text(question_text(outcome.follow_up)),
+                blocks=fit_blocks(question_blocks(outcome.follow_up)),
+            )
     else:
         await private(respond, outcome.text)
 
@@ -89,8 +96,9 @@ async def start_review_in_dm(deps: SlackDeps, client: Any, body: dict) -> None:
         if isinstance(result, ReviewEmpty):
             await client.chat_postMessage(channel=user, text=fit_text(escape(result.text)))
         else:
-            await client.chat_postMessage(channel=user, text=fit_text(question_text(result)),
-                                          blocks=fit_blocks(question_blocks(result)))
+            await client.chat_postMessage(
+                channel=user, text=fit_text(question_text(result)), blocks=fit_blocks(question_blocks(result))
+            )
     except Exception:
         log.exception("the App Home review for %s failed", user)
 

@@ -106,20 +106,36 @@ def _many_workspaces(
 
     installs = ServiceInstallationStore(service, TokenBox(oauth.key))
     settings = AsyncOAuthSettings(
-        client_id=oauth.client_id, client_secret=oauth.client_secret, scopes=list(oauth.scopes),
-        user_scopes=[], redirect_uri=oauth.redirect_uri, install_path=INSTALL_PATH,
-        redirect_uri_path=REDIRECT_PATH, callback_options=CALLBACKS, installation_store=installs,
-        installation_store_bot_only=True, state_store=ServiceStateStore(service),
+        client_id=oauth.client_id,
+        client_secret=oauth.client_secret,
+        scopes=list(oauth.scopes),
+        user_scopes=[],
+        redirect_uri=oauth.redirect_uri,
+        install_path=INSTALL_PATH,
+        redirect_uri_path=REDIRECT_PATH,
+        callback_options=CALLBACKS,
+        installation_store=installs,
+        installation_store_bot_only=True,
+        state_store=ServiceStateStore(service),
     )
     authorize = AsyncInstallationStoreAuthorize(
-        logger=log, installation_store=installs, client_id=oauth.client_id, client_secret=oauth.client_secret,
-        bot_only=True, cache_enabled=True,
+        logger=log,
+        installation_store=installs,
+        client_id=oauth.client_id,
+        client_secret=oauth.client_secret,
+        bot_only=True,
+        cache_enabled=True,
     )
     app = AsyncApp(
-        name="studybot", client=client, signing_secret=signing_secret, oauth_settings=settings,
-        installation_store=installs, installation_store_bot_only=True,
+        name="studybot",
+        client=client,
+        signing_secret=signing_secret,
+        oauth_settings=settings,
+        installation_store=installs,
+        installation_store_bot_only=True,
         authorize=authorize,  # type: ignore[arg-type]  # bolt takes an AsyncAuthorize instance as it is
-        user_facing_authorize_error_message=UNINSTALLED_NOTE, raise_error_for_unhandled_request=True,
+        user_facing_authorize_error_message=UNINSTALLED_NOTE,
+        raise_error_for_unhandled_request=True,
     )
     app.enable_token_revocation_listeners()  # app_uninstalled and tokens_revoked forget the workspace
     return app, SlackPlatform(client, tokens=installs.token_for)
@@ -200,8 +216,12 @@ async def check_token(client: AsyncWebClient, retry_delays: tuple[float, ...] = 
         except (OSError, aiohttp.ClientError, TimeoutError) as exc:  # no network, no DNS, refused, timed out
             delay = retry_delays[min(attempt, len(retry_delays) - 1)]
             attempt += 1
-            log.warning("cannot reach Slack (%s); attempt %d failed, retrying in %g s",
-                        str(exc).splitlines()[0] if str(exc) else type(exc).__name__, attempt, delay)
+            log.warning(
+                "cannot reach Slack (%s); attempt %d failed, retrying in %g s",
+                str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+                attempt,
+                delay,
+            )
             await asyncio.sleep(delay)
     log.info("Slack: signed in as %s in workspace %s (%s)", auth.get("user"), auth.get("team"), auth.get("team_id"))
 
@@ -220,7 +240,10 @@ def oauth_config(settings: Settings) -> OAuthConfig | None:
             "SLACK_CLIENT_ID (Add to Slack) runs in HTTP mode, with its install pages: unset SLACK_APP_TOKEN."
         )
     return OAuthConfig(
-        settings.slack_client_id, settings.slack_client_secret, key, settings.slack_scopes,
+        settings.slack_client_id,
+        settings.slack_client_secret,
+        key,
+        settings.slack_scopes,
         settings.slack_redirect_uri,
     )
 
@@ -240,8 +263,12 @@ async def start_slack(
     if not settings.slack_app_token and not settings.slack_signing_secret:
         raise StartupError("Slack HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN for Socket Mode).")
     bot = build_slack_app(
-        service, token=settings.slack_bot_token, signing_secret=settings.slack_signing_secret or "",
-        client=client, admins=options.admins, oauth=oauth,
+        service,
+        token=settings.slack_bot_token,
+        signing_secret=settings.slack_signing_secret or "",
+        client=client,
+        admins=options.admins,
+        oauth=oauth,
     )
     if oauth is None:
         await check_token(bot.app.client, retry_delays)
@@ -255,8 +282,10 @@ async def start_slack(
     try:
         runner = await serve_http(bot, options.http_host, options.http_port)
     except OSError as exc:
-        raise StartupError(f"STUDYBOT_HTTP_PORT={options.http_port}: cannot listen on {options.http_host}:"
-                           f"{options.http_port} ({exc.strerror or exc}); choose a free port.") from None
+        raise StartupError(
+            f"STUDYBOT_HTTP_PORT={options.http_port}: cannot listen on {options.http_host}:"
+            f"{options.http_port} ({exc.strerror or exc}); choose a free port."
+        ) from None
     log.info("Slack: HTTP mode listening on %s (path %s)", runner.addresses, EVENTS_PATH)
     if oauth is not None:
         log.info("Slack: Add to Slack on /slack/install (redirect URL path /slack/oauth_redirect)")

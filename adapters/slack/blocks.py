@@ -30,10 +30,7 @@ HEADER_LIMIT = 150  # a header's plain text
 MAX_NAMED = 20  # people named in a reveal
 
 REACTION_HELP = "React with " + " ".join(f":{n}:" for n in REACTION_NAMES) + " for A-D"
-SLACK_HELP = (
-    HELP
-    + "\ndaily question: click A-D, or react with :one: :two: :three: :four: (A-D) when reactions are on"
-)
+SLACK_HELP = HELP + "\ndaily question: click A-D, or react with :one: :two: :three: :four: (A-D) when reactions are on"
 
 
 def clip(text: str, limit: int = TEXT_LIMIT) -> str:
@@ -251,10 +248,21 @@ def home_view(stats: StatsCard, board: LeaderboardCard) -> dict[str, Any]:
     due = stats.learning.due_now if stats.learning is not None else 0
     review: list[Block] = []
     if due:
-        review = [{"type": "actions", "block_id": "studybot.home.review", "elements": [{
-            "type": "button", "action_id": REVIEW_ACTION, "style": "primary",
-            "text": {"type": "plain_text", "text": f"Review ({due} due)"}, "value": "review",
-        }]}]
+        review = [
+            {
+                "type": "actions",
+                "block_id": "studybot.home.review",
+                "elements": [
+                    {
+                        "type": "button",
+                        "action_id": REVIEW_ACTION,
+                        "style": "primary",
+                        "text": {"type": "plain_text", "text": f"Review ({due} due)"},
+                        "value": "review",
+                    }
+                ],
+            }
+        ]
     blocks = [
         *stats_blocks(stats),
         *review,

@@ -62,8 +62,9 @@ async def answer_by_reaction(deps: SlackDeps, body: dict, event: dict, context_t
         log.warning("could not acknowledge a reaction answer: %s", exc.response.get("error"))
 
 
-async def publish_home(deps: SlackDeps, client: AsyncWebClient, body: dict, event: dict,
-                       context_team: str | None) -> None:
+async def publish_home(
+    deps: SlackDeps, client: AsyncWebClient, body: dict, event: dict, context_team: str | None
+) -> None:
     """The Home tab: the person's stats and this week's workspace leaderboard."""
     user, team = user_of(event.get("user")), team_of(body, context_team)
     if event.get("tab", "home") != "home":

@@ -19,7 +19,9 @@ CACHE_SECONDS = 60.0
 
 class AdminPolicy:
     def __init__(
-        self, allow: frozenset[str] = frozenset(), ttl: float = CACHE_SECONDS,
+        self,
+        allow: frozenset[str] = frozenset(),
+        ttl: float = CACHE_SECONDS,
         now: Callable[[], float] = time.monotonic,
     ) -> None:
         self.allow = allow

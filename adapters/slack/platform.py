@@ -89,7 +89,9 @@ class SlackPlatform:
 
     async def _post_question(self, ref: ChannelRef, card: QuestionCard) -> AsyncSlackResponse:
         return await self.client.chat_postMessage(
-            channel=ref.channel_id, text=fit_text(question_text(card)), blocks=fit_blocks(question_blocks(card)),
+            channel=ref.channel_id,
+            text=fit_text(question_text(card)),
+            blocks=fit_blocks(question_blocks(card)),
             **await self._auth(ref),
         )
 
@@ -101,15 +103,21 @@ class SlackPlatform:
             channel, ts = posted
             try:
                 await self.client.chat_update(
-                    channel=channel, ts=ts, text=fit_text(reveal_text(card)),
-                    blocks=fit_blocks(revealed_question_blocks(card)), **auth,
+                    channel=channel,
+                    ts=ts,
+                    text=fit_text(reveal_text(card)),
+                    blocks=fit_blocks(revealed_question_blocks(card)),
+                    **auth,
                 )
             except SlackApiError as exc:  # deleted message, lost access: the reveal still goes out
-                log.warning("could not update question %s of round %d: %s", ts, card.round_id,
-                            exc.response.get("error"))
+                log.warning(
+                    "could not update question %s of round %d: %s", ts, card.round_id, exc.response.get("error")
+                )
         names = {} if card.ping_winners else await self._display_names(card.correct_users[:MAX_NAMED], auth)
         resp = await self.client.chat_postMessage(
-            channel=ref.channel_id, text=fit_text(reveal_text(card)), blocks=fit_blocks(reveal_blocks(card, names)),
+            channel=ref.channel_id,
+            text=fit_text(reveal_text(card)),
+            blocks=fit_blocks(reveal_blocks(card, names)),
             **auth,
         )
         if card.discussion:  # the channel's threads setting: the talk goes in the reveal's thread
@@ -118,8 +126,9 @@ class SlackPlatform:
                     channel=str(resp["channel"]), thread_ts=str(resp["ts"]), text=DISCUSSION
                 )
             except SlackApiError as exc:
-                log.warning("could not open the discussion thread of round %d: %s", card.round_id,
-                            exc.response.get("error"))
+                log.warning(
+                    "could not open the discussion thread of round %d: %s", card.round_id, exc.response.get("error")
+                )
         return message_id(str(resp["channel"]), str(resp["ts"]))
 
     async def _display_names(self, user_ids: tuple[str, ...], auth: dict[str, Any]) -> dict[str, str]:
@@ -151,8 +160,13 @@ class SlackPlatform:
             resp = await self.client.chat_postMessage(channel=ref.channel_id, text=text, **auth)
             return message_id(str(resp["channel"]), str(resp["ts"]))
         await self.client.files_upload_v2(
-            channel=ref.channel_id, content=png, filename=f"recap-{card.end:%Y-%m-%d}.png", title=card.title,
-            alt_txt=recap_alt_text(card), initial_comment=text, **auth,
+            channel=ref.channel_id,
+            content=png,
+            filename=f"recap-{card.end:%Y-%m-%d}.png",
+            title=card.title,
+            alt_txt=recap_alt_text(card),
+            initial_comment=text,
+            **auth,
         )
         return None
 

@@ -17,8 +17,10 @@ def store_for_url(url: str) -> Store:
         try:
             from bot.store.postgres import PostgresStore
         except ImportError as exc:
-            raise StartupError(f"STUDYBOT_DATABASE_URL is a PostgreSQL URL but asyncpg is not installed ({exc}): "
-                               "pip install 'studybot[postgres]'") from None
+            raise StartupError(
+                f"STUDYBOT_DATABASE_URL is a PostgreSQL URL but asyncpg is not installed ({exc}): "
+                "pip install 'studybot[postgres]'"
+            ) from None
         return PostgresStore(url)
     scheme = url.split(":", 1)[0]
     raise StartupError(f"STUDYBOT_DATABASE_URL={scheme}://... is not accepted: use sqlite:///file.db or postgresql://")

@@ -29,58 +29,178 @@ log = logging.getLogger(__name__)
 
 # every table, in foreign-key order: (name, ((column, kind), ...), primary key for a stable order)
 TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
-    ("channels", (
-        ("platform", "text"), ("channel_id", "text"), ("space_id", "text"), ("post_time", "time"),
-        ("timezone", "text"), ("weekdays", "text"), ("topics", "text"), ("difficulties", "text"),
-        ("paused", "bool"), ("reactions", "bool"), ("answer_window_s", "int"), ("speed_bonus", "bool"),
-        ("updated_at", "ts"), ("ping_winners", "bool"), ("next_post_at", "ts"), ("claimed_until", "ts"),
-        ("recap_day", "int"), ("next_recap_at", "ts"), ("recap_claimed_until", "ts"), ("threads", "bool"),
-        ("packs", "text"),
-    ), ("platform", "channel_id")),
-    ("rounds", (
-        ("id", "int"), ("kind", "text"), ("platform", "text"), ("space_id", "text"), ("channel_id", "text"),
-        ("user_id", "text"), ("question_id", "text"), ("topic", "text"), ("local_date", "date"),
-        ("opened_at", "ts"), ("closes_at", "ts"), ("revealed_at", "ts"), ("message_id", "text"),
-        ("post_state", "text"), ("post_attempts", "int"), ("post_due_at", "ts"), ("post_doubts", "int"),
-        ("reveal_state", "text"), ("reveal_attempts", "int"), ("reveal_due_at", "ts"), ("reveal_doubts", "int"),
-    ), ("id",)),
-    ("answers", (
-        ("round_id", "int"), ("user_id", "text"), ("choice", "int"), ("correct", "bool"), ("answered_at", "ts"),
-        ("points", "int"),
-    ), ("round_id", "user_id")),
-    ("scores", (
-        ("platform", "text"), ("space_id", "text"), ("period", "text"), ("period_key", "text"),
-        ("user_id", "text"), ("points", "int"), ("correct", "int"), ("answered", "int"), ("reached_at", "ts"),
-    ), ("platform", "space_id", "period", "period_key", "user_id")),
-    ("score_buckets", (
-        ("platform", "text"), ("space_id", "text"), ("period", "text"), ("period_key", "text"),
-        ("points", "int"), ("users", "int"),
-    ), ("platform", "space_id", "period", "period_key", "points")),
-    ("streaks", (
-        ("platform", "text"), ("space_id", "text"), ("user_id", "text"), ("current", "int"), ("best", "int"),
-        ("last_date", "date"),
-    ), ("platform", "space_id", "user_id")),
-    ("recaps", (
-        ("platform", "text"), ("channel_id", "text"), ("week_end", "date"), ("posted_at", "ts"),
-    ), ("platform", "channel_id", "week_end")),
-    ("learner_cards", (
-        ("platform", "text"), ("space_id", "text"), ("user_id", "text"), ("question_id", "text"), ("state", "int"),
-        ("step", "int"), ("stability", "float"), ("difficulty", "float"), ("due", "ts"), ("last_review", "ts"),
-        ("reviews", "int"), ("lapses", "int"), ("confident_miss", "bool"),
-    ), ("platform", "space_id", "user_id", "question_id")),
-    ("review_log", (
-        ("platform", "text"), ("space_id", "text"), ("user_id", "text"), ("question_id", "text"),
-        ("reviewed_at", "ts"), ("rating", "int"), ("sure", "bool"),
-    ), ("platform", "space_id", "user_id", "question_id", "reviewed_at")),
+    (
+        "channels",
+        (
+            ("platform", "text"),
+            ("channel_id", "text"),
+            ("space_id", "text"),
+            ("post_time", "time"),
+            ("timezone", "text"),
+            ("weekdays", "text"),
+            ("topics", "text"),
+            ("difficulties", "text"),
+            ("paused", "bool"),
+            ("reactions", "bool"),
+            ("answer_window_s", "int"),
+            ("speed_bonus", "bool"),
+            ("updated_at", "ts"),
+            ("ping_winners", "bool"),
+            ("next_post_at", "ts"),
+            ("claimed_until", "ts"),
+            ("recap_day", "int"),
+            ("next_recap_at", "ts"),
+            ("recap_claimed_until", "ts"),
+            ("threads", "bool"),
+            ("packs", "text"),
+        ),
+        ("platform", "channel_id"),
+    ),
+    (
+        "rounds",
+        (
+            ("id", "int"),
+            ("kind", "text"),
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("channel_id", "text"),
+            ("user_id", "text"),
+            ("question_id", "text"),
+            ("topic", "text"),
+            ("local_date", "date"),
+            ("opened_at", "ts"),
+            ("closes_at", "ts"),
+            ("revealed_at", "ts"),
+            ("message_id", "text"),
+            ("post_state", "text"),
+            ("post_attempts", "int"),
+            ("post_due_at", "ts"),
+            ("post_doubts", "int"),
+            ("reveal_state", "text"),
+            ("reveal_attempts", "int"),
+            ("reveal_due_at", "ts"),
+            ("reveal_doubts", "int"),
+        ),
+        ("id",),
+    ),
+    (
+        "answers",
+        (
+            ("round_id", "int"),
+            ("user_id", "text"),
+            ("choice", "int"),
+            ("correct", "bool"),
+            ("answered_at", "ts"),
+            ("points", "int"),
+        ),
+        ("round_id", "user_id"),
+    ),
+    (
+        "scores",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("period", "text"),
+            ("period_key", "text"),
+            ("user_id", "text"),
+            ("points", "int"),
+            ("correct", "int"),
+            ("answered", "int"),
+            ("reached_at", "ts"),
+        ),
+        ("platform", "space_id", "period", "period_key", "user_id"),
+    ),
+    (
+        "score_buckets",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("period", "text"),
+            ("period_key", "text"),
+            ("points", "int"),
+            ("users", "int"),
+        ),
+        ("platform", "space_id", "period", "period_key", "points"),
+    ),
+    (
+        "streaks",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("user_id", "text"),
+            ("current", "int"),
+            ("best", "int"),
+            ("last_date", "date"),
+        ),
+        ("platform", "space_id", "user_id"),
+    ),
+    (
+        "recaps",
+        (
+            ("platform", "text"),
+            ("channel_id", "text"),
+            ("week_end", "date"),
+            ("posted_at", "ts"),
+        ),
+        ("platform", "channel_id", "week_end"),
+    ),
+    (
+        "learner_cards",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("user_id", "text"),
+            ("question_id", "text"),
+            ("state", "int"),
+            ("step", "int"),
+            ("stability", "float"),
+            ("difficulty", "float"),
+            ("due", "ts"),
+            ("last_review", "ts"),
+            ("reviews", "int"),
+            ("lapses", "int"),
+            ("confident_miss", "bool"),
+        ),
+        ("platform", "space_id", "user_id", "question_id"),
+    ),
+    (
+        "review_log",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("user_id", "text"),
+            ("question_id", "text"),
+            ("reviewed_at", "ts"),
+            ("rating", "int"),
+            ("sure", "bool"),
+        ),
+        ("platform", "space_id", "user_id", "question_id", "reviewed_at"),
+    ),
     ("answer_doubts", (("round_id", "int"), ("user_id", "text")), ("round_id", "user_id")),
-    ("packs", (
-        ("platform", "text"), ("space_id", "text"), ("name", "text"), ("version", "int"), ("questions", "int"),
-        ("updated_at", "ts"),
-    ), ("platform", "space_id", "name")),
-    ("pack_questions", (
-        ("platform", "text"), ("space_id", "text"), ("pack", "text"), ("position", "int"), ("question_id", "text"),
-        ("body", "text"),
-    ), ("platform", "space_id", "pack", "position")),
+    (
+        "packs",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("name", "text"),
+            ("version", "int"),
+            ("questions", "int"),
+            ("updated_at", "ts"),
+        ),
+        ("platform", "space_id", "name"),
+    ),
+    (
+        "pack_questions",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("pack", "text"),
+            ("position", "int"),
+            ("question_id", "text"),
+            ("body", "text"),
+        ),
+        ("platform", "space_id", "pack", "position"),
+    ),
     ("round_questions", (("round_id", "int"), ("body", "text")), ("round_id",)),
 )
 TABLE_NAMES: tuple[str, ...] = tuple(t[0] for t in TABLES)
@@ -95,8 +215,9 @@ class BulkStore(Protocol):
     """What a store offers for copying (SqliteStore and PostgresStore both do)."""
 
     async def count_rows(self, tables: Sequence[str]) -> dict[str, int]: ...
-    def export_rows(self, tables: Sequence[tuple[str, Sequence[str], Sequence[str]]],
-                    batch: int = ...) -> AsyncGenerator[tuple[str, list[tuple[Any, ...]]]]: ...
+    def export_rows(
+        self, tables: Sequence[tuple[str, Sequence[str], Sequence[str]]], batch: int = ...
+    ) -> AsyncGenerator[tuple[str, list[tuple[Any, ...]]]]: ...
     async def import_rows(
         self, batches: AsyncIterator[tuple[str, Sequence[str], list[tuple[Any, ...]]]]
     ) -> dict[str, int]: ...
@@ -119,12 +240,22 @@ def _opt(f: Convert) -> Convert:
 
 # SQLite's stored values <-> plain values; PostgreSQL (asyncpg) already speaks plain values
 _FROM_SQLITE: dict[str, Convert] = {
-    "text": _keep, "int": _keep, "bool": _opt(bool), "ts": _opt(from_ts), "date": parse_date,
-    "time": _opt(dt.time.fromisoformat), "float": _keep,
+    "text": _keep,
+    "int": _keep,
+    "bool": _opt(bool),
+    "ts": _opt(from_ts),
+    "date": parse_date,
+    "time": _opt(dt.time.fromisoformat),
+    "float": _keep,
 }
 _TO_SQLITE: dict[str, Convert] = {
-    "text": _keep, "int": _keep, "bool": _opt(int), "ts": _opt(to_ts), "date": _opt(dt.date.isoformat),
-    "time": _hhmm, "float": _keep,
+    "text": _keep,
+    "int": _keep,
+    "bool": _opt(int),
+    "ts": _opt(to_ts),
+    "date": _opt(dt.date.isoformat),
+    "time": _hhmm,
+    "float": _keep,
 }
 
 
@@ -157,8 +288,11 @@ async def copy_data(src: BulkStore, dst: BulkStore, *, batch: int = BATCH) -> di
     before = await dst.count_rows(TABLE_NAMES)
     busy = {t: n for t, n in before.items() if n}
     if busy:
-        raise CopyError("the destination is not empty ("
-                        + ", ".join(f"{t}: {n} rows" for t, n in busy.items()) + "); copy into an empty database")
+        raise CopyError(
+            "the destination is not empty ("
+            + ", ".join(f"{t}: {n} rows" for t, n in busy.items())
+            + "); copy into an empty database"
+        )
     decode, encode = _codec(src, _FROM_SQLITE), _codec(dst, _TO_SQLITE)
     exported: dict[str, int] = dict.fromkeys(TABLE_NAMES, 0)
     specs = [(name, [c for c, _ in columns], list(order)) for name, columns, order in TABLES]
@@ -181,8 +315,11 @@ async def copy_data(src: BulkStore, dst: BulkStore, *, batch: int = BATCH) -> di
         raise CopyError(f"the copy failed and nothing was written: {type(exc).__name__}: {exc}") from exc
     src_counts = await src.count_rows(TABLE_NAMES)
     dst_counts = await dst.count_rows(TABLE_NAMES)
-    wrong = [f"{t}: source {src_counts[t]}, copied {exported[t]}, destination {dst_counts[t]}"
-             for t in TABLE_NAMES if not src_counts[t] == exported[t] == imported.get(t, 0) == dst_counts[t]]
+    wrong = [
+        f"{t}: source {src_counts[t]}, copied {exported[t]}, destination {dst_counts[t]}"
+        for t in TABLE_NAMES
+        if not src_counts[t] == exported[t] == imported.get(t, 0) == dst_counts[t]
+    ]
     if wrong:
         raise CopyError("row counts differ after the copy (was a bot writing to the source?): " + "; ".join(wrong))
     log.info("copied %s", ", ".join(f"{t}={n}" for t, n in dst_counts.items()))

@@ -112,7 +112,10 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         """Connect the pool and (by default) apply pending migrations."""
         try:
             self._pool = await asyncpg.create_pool(
-                self.url, min_size=self._min_size, max_size=self._max_size, reset=_keep_session,
+                self.url,
+                min_size=self._min_size,
+                max_size=self._max_size,
+                reset=_keep_session,
                 server_settings={"application_name": "studybot", "jit": "off"},
             )
         except (OSError, asyncpg.PostgresError) as exc:
@@ -174,8 +177,25 @@ class PostgresStore(PostgresInstalls, SettlingStore):
 
     async def save_channel(self, config: ChannelConfig) -> None:
         now = dt.datetime.now(dt.UTC)
-        (platform, channel_id, space_id, _hhmm, timezone, weekdays, topics, difficulties, paused, reactions,
-         window_s, speed_bonus, _ts, ping_winners, recap_day, threads, packs) = config_to_row(config, now)
+        (
+            platform,
+            channel_id,
+            space_id,
+            _hhmm,
+            timezone,
+            weekdays,
+            topics,
+            difficulties,
+            paused,
+            reactions,
+            window_s,
+            speed_bonus,
+            _ts,
+            ping_winners,
+            recap_day,
+            threads,
+            packs,
+        ) = config_to_row(config, now)
         await self.pool.execute(
             "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
             "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
@@ -186,15 +206,30 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
             "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
             "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs",
-            platform, channel_id, space_id, dt.time(config.post_time.hour, config.post_time.minute), timezone,
-            weekdays, topics, difficulties, bool(paused), bool(reactions), window_s, bool(speed_bonus), now,
-            bool(ping_winners), recap_day, bool(threads), packs,
+            platform,
+            channel_id,
+            space_id,
+            dt.time(config.post_time.hour, config.post_time.minute),
+            timezone,
+            weekdays,
+            topics,
+            difficulties,
+            bool(paused),
+            bool(reactions),
+            window_s,
+            bool(speed_bonus),
+            now,
+            bool(ping_winners),
+            recap_day,
+            bool(threads),
+            packs,
         )
 
     async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None:
         row = await self.pool.fetchrow(
             f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = $1 AND channel_id = $2",
-            ref.platform, ref.channel_id,
+            ref.platform,
+            ref.channel_id,
         )
         return config_from_row(row) if row else None
 
@@ -210,14 +245,22 @@ class PostgresStore(PostgresInstalls, SettlingStore):
     async def space_timezone(self, platform: str, space_id: str) -> str | None:
         return await self.pool.fetchval(  # type: ignore[no-any-return]
             "SELECT timezone FROM channels WHERE platform = $1 AND space_id = $2 ORDER BY updated_at DESC LIMIT 1",
-            platform, space_id,
+            platform,
+            space_id,
         )
 
     # ---- rounds ----------------------------------------------------------------------------------
 
     async def claim_daily_round(
-        self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
-        closes_at: dt.datetime | None, *, lease_until: dt.datetime | None = None,
+        self,
+        ref: ChannelRef,
+        local_date: dt.date,
+        question_id: str,
+        topic: str,
+        opened_at: dt.datetime,
+        closes_at: dt.datetime | None,
+        *,
+        lease_until: dt.datetime | None = None,
     ) -> Round | None:
         # ON CONFLICT DO NOTHING covers the partial unique index: a concurrent claimer waits for the
         # winner's commit and then inserts nothing.
@@ -225,8 +268,17 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, opened_at, "
             "closes_at, post_state, post_attempts, post_due_at) VALUES ('daily',$1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) "
             f"ON CONFLICT DO NOTHING RETURNING {ROUND_COLUMNS}",
-            ref.platform, ref.space_id, ref.channel_id, question_id, topic, local_date, opened_at, closes_at,
-            "sending" if lease_until else "due", 1 if lease_until else 0, lease_until,
+            ref.platform,
+            ref.space_id,
+            ref.channel_id,
+            question_id,
+            topic,
+            local_date,
+            opened_at,
+            closes_at,
+            "sending" if lease_until else "due",
+            1 if lease_until else 0,
+            lease_until,
         )
         return round_from_row(row) if row else None
 
@@ -236,7 +288,13 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         row = await self.pool.fetchrow(
             "INSERT INTO rounds (kind, platform, space_id, channel_id, user_id, question_id, topic, opened_at) "
             f"VALUES ('practice',$1,$2,$3,$4,$5,$6,$7) RETURNING {ROUND_COLUMNS}",
-            ref.platform, ref.space_id, ref.channel_id, user_id, question_id, topic, opened_at,
+            ref.platform,
+            ref.space_id,
+            ref.channel_id,
+            user_id,
+            question_id,
+            topic,
+            opened_at,
         )
         assert row is not None
         return round_from_row(row)
@@ -255,7 +313,8 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             rows = await self.pool.fetch(
                 f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = $1 AND channel_id = $2 "
                 f"AND revealed_at IS NULL AND kind = 'daily'{only} ORDER BY id",
-                ref.platform, ref.channel_id,
+                ref.platform,
+                ref.channel_id,
             )
         return [round_from_row(r) for r in rows]
 
@@ -263,7 +322,8 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         row = await self.pool.fetchrow(
             f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = $1 AND channel_id = $2 AND kind = 'daily' "
             "ORDER BY local_date DESC LIMIT 1",
-            ref.platform, ref.channel_id,
+            ref.platform,
+            ref.channel_id,
         )
         return round_from_row(row) if row else None
 
@@ -273,7 +333,8 @@ class PostgresStore(PostgresInstalls, SettlingStore):
     async def round_by_message(self, platform: str, message_id: str) -> Round | None:
         row = await self.pool.fetchrow(
             f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = $1 AND message_id = $2 ORDER BY id DESC LIMIT 1",
-            platform, message_id,
+            platform,
+            message_id,
         )
         return round_from_row(row) if row else None
 
@@ -297,7 +358,9 @@ class PostgresStore(PostgresInstalls, SettlingStore):
     async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
         await self.pool.execute(
             "UPDATE channels SET next_post_at = $1, claimed_until = NULL WHERE platform = $2 AND channel_id = $3",
-            at, ref.platform, ref.channel_id,
+            at,
+            ref.platform,
+            ref.channel_id,
         )
 
     async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None:
@@ -323,7 +386,10 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             f"AND (claimed_until IS NULL OR claimed_until <= $2){where} ORDER BY next_post_at LIMIT $3 "
             "FOR UPDATE SKIP LOCKED) due WHERE c.platform = due.platform AND c.channel_id = due.channel_id "
             "RETURNING c.platform, c.space_id, c.channel_id, c.next_post_at",
-            lease_until, now, limit, *params,
+            lease_until,
+            now,
+            limit,
+            *params,
         )
         return sorted(
             (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
@@ -334,12 +400,21 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         await self.pool.execute(
             "UPDATE channels SET next_post_at = CASE WHEN next_post_at = $1 THEN $2 ELSE next_post_at END, "
             "claimed_until = NULL WHERE platform = $3 AND channel_id = $4",
-            due_at, next_at, ref.platform, ref.channel_id,
+            due_at,
+            next_at,
+            ref.platform,
+            ref.channel_id,
         )
 
     async def _claim_sends(
-        self, what: str, now: dt.datetime, lease_until: dt.datetime, limit: int, round_id: int | None,
-        force: bool, spaces: SpaceFilter | None,
+        self,
+        what: str,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        round_id: int | None,
+        force: bool,
+        spaces: SpaceFilter | None,
     ) -> list[SendClaim]:
         """Claim deliveries of `what` (post or reveal) that are due, failed and due for a retry, or whose
         sending lease ran out: FOR UPDATE SKIP LOCKED, so concurrent ticks never take the same round."""
@@ -355,14 +430,24 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             + f") AND ($4::bigint IS NULL OR id = $4){where} ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED) w "
             f"WHERE r.id = w.id RETURNING {', '.join('r.' + c.strip() for c in ROUND_COLUMNS.split(','))}, "
             f"r.{what}_attempts, r.{what}_doubts, w.prev_state",
-            lease_until, now, limit, round_id, *params,
+            lease_until,
+            now,
+            limit,
+            round_id,
+            *params,
         )
         out = [SendClaim(round_from_row(tuple(r)[:-3]), int(r[-3]), r[-1] == "sending", int(r[-2])) for r in rows]
         return sorted(out, key=lambda c: c.round.id)
 
     async def claim_posts(
-        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
-        force: bool = False, spaces: SpaceFilter | None = None,
+        self,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        *,
+        round_id: int | None = None,
+        force: bool = False,
+        spaces: SpaceFilter | None = None,
     ) -> list[SendClaim]:
         return await self._claim_sends("post", now, lease_until, limit, round_id, force, spaces)
 
@@ -371,14 +456,18 @@ class PostgresStore(PostgresInstalls, SettlingStore):
     ) -> None:
         await self.pool.execute(
             "UPDATE rounds SET post_state = $1, post_due_at = $2, message_id = COALESCE($3, message_id) WHERE id = $4",
-            state, retry_at, message_id, round_id,
+            state,
+            retry_at,
+            message_id,
+            round_id,
         )
 
     async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
         rows = await self.pool.fetch(
             "SELECT question_id FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
             "AND revealed_at IS NULL",
-            platform, space_id,
+            platform,
+            space_id,
         )
         return {r[0] for r in rows}
 
@@ -392,12 +481,19 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         rows = await self.pool.fetch(
             f"SELECT {ROUND_COLUMNS} FROM rounds WHERE kind = 'daily' AND revealed_at IS NULL "
             f"AND closes_at IS NOT NULL AND closes_at <= $1{where} ORDER BY closes_at, id LIMIT $2",
-            now, limit, *params,
+            now,
+            limit,
+            *params,
         )
         return [round_from_row(r) for r in rows]
 
     async def claim_reveals(
-        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        self,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        *,
+        round_id: int | None = None,
         spaces: SpaceFilter | None = None,
     ) -> list[SendClaim]:
         return await self._claim_sends("reveal", now, lease_until, limit, round_id, False, spaces)
@@ -413,7 +509,9 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         await self.pool.execute(
             "UPDATE channels SET next_recap_at = $1, recap_claimed_until = NULL "
             "WHERE platform = $2 AND channel_id = $3",
-            at, ref.platform, ref.channel_id,
+            at,
+            ref.platform,
+            ref.channel_id,
         )
 
     async def get_next_recap(self, ref: ChannelRef) -> dt.datetime | None:
@@ -439,7 +537,10 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             f"AND (recap_claimed_until IS NULL OR recap_claimed_until <= $2){where} ORDER BY next_recap_at "
             "LIMIT $3 FOR UPDATE SKIP LOCKED) due WHERE c.platform = due.platform AND c.channel_id = due.channel_id "
             "RETURNING c.platform, c.space_id, c.channel_id, c.next_recap_at",
-            lease_until, now, limit, *params,
+            lease_until,
+            now,
+            limit,
+            *params,
         )
         return sorted(
             (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
@@ -450,21 +551,29 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         await self.pool.execute(
             "UPDATE channels SET next_recap_at = CASE WHEN next_recap_at = $1 THEN $2 ELSE next_recap_at END, "
             "recap_claimed_until = NULL WHERE platform = $3 AND channel_id = $4",
-            due_at, next_at, ref.platform, ref.channel_id,
+            due_at,
+            next_at,
+            ref.platform,
+            ref.channel_id,
         )
 
     async def mark_recap(self, ref: ChannelRef, week_end: dt.date, now: dt.datetime) -> bool:
         status = await self.pool.execute(
             "INSERT INTO recaps (platform, channel_id, week_end, posted_at) VALUES ($1, $2, $3, $4) "
             "ON CONFLICT DO NOTHING",
-            ref.platform, ref.channel_id, week_end, now,
+            ref.platform,
+            ref.channel_id,
+            week_end,
+            now,
         )
         return bool(status.endswith(" 1"))
 
     async def unmark_recap(self, ref: ChannelRef, week_end: dt.date) -> None:
         await self.pool.execute(
             "DELETE FROM recaps WHERE platform = $1 AND channel_id = $2 AND week_end = $3",
-            ref.platform, ref.channel_id, week_end,
+            ref.platform,
+            ref.channel_id,
+            week_end,
         )
 
     async def recap_rounds(
@@ -476,7 +585,11 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             "COUNT(a.user_id) FILTER (WHERE a.correct) FROM rounds r LEFT JOIN answers a ON a.round_id = r.id "
             "WHERE r.platform = $1 AND r.space_id = $2 AND r.kind = 'daily' AND r.revealed_at IS NOT NULL "
             f"AND r.local_date >= $3 AND r.local_date <= $4{channel} GROUP BY r.id ORDER BY r.local_date, r.id",
-            platform, space_id, start, end, *([] if channel_id is None else [channel_id]),
+            platform,
+            space_id,
+            start,
+            end,
+            *([] if channel_id is None else [channel_id]),
         )
         return [RecapRound(int(r[0]), r[1], r[2], r[3], int(r[4]), int(r[5])) for r in rows]
 
@@ -489,8 +602,13 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             "COALESCE(MAX(a.answered_at) FILTER (WHERE a.points > 0), MIN(a.answered_at)) AS reached "
             "FROM answers a JOIN rounds r ON r.id = a.round_id WHERE r.platform = $1 AND r.space_id = $2 "
             "AND r.kind = 'daily' AND r.revealed_at IS NOT NULL AND r.local_date >= $3 AND r.local_date <= $4"
-            f"{channel} GROUP BY a.user_id ORDER BY pts DESC, reached, a.user_id COLLATE \"C\" LIMIT $5",
-            platform, space_id, start, end, limit, *([] if channel_id is None else [channel_id]),
+            f'{channel} GROUP BY a.user_id ORDER BY pts DESC, reached, a.user_id COLLATE "C" LIMIT $5',
+            platform,
+            space_id,
+            start,
+            end,
+            limit,
+            *([] if channel_id is None else [channel_id]),
         )
         return [RecapScorer(r[0], int(r[1]), int(r[2]), int(r[3]), from_ts(r[4])) for r in rows]
 
@@ -516,7 +634,11 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         rows = await self.pool.fetch(
             "SELECT user_id, points, correct, answered FROM scores WHERE platform = $1 AND space_id = $2 "
             "AND period = $3 AND period_key = $4 ORDER BY points DESC, reached_at NULLS LAST, user_id LIMIT $5",
-            platform, space_id, period.value, period_key, limit,
+            platform,
+            space_id,
+            period.value,
+            period_key,
+            limit,
         )
         return ranked(rows)
 
@@ -530,7 +652,11 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             "AND b.period_key = s.period_key AND b.points > s.points) "
             "FROM scores s WHERE s.platform = $1 AND s.space_id = $2 AND s.period = $3 AND s.period_key = $4 "
             "AND s.user_id = $5",
-            platform, space_id, period.value, period_key, user_id,
+            platform,
+            space_id,
+            period.value,
+            period_key,
+            user_id,
         )
         if row is None:
             return None
@@ -538,21 +664,23 @@ class PostgresStore(PostgresInstalls, SettlingStore):
 
     # ---- stats -----------------------------------------------------------------------------------
 
-    async def user_topic_stats(
-        self, platform: str, space_id: str, user_id: str
-    ) -> list[tuple[RoundKind, TopicStats]]:
+    async def user_topic_stats(self, platform: str, space_id: str, user_id: str) -> list[tuple[RoundKind, TopicStats]]:
         rows = await self.pool.fetch(
             "SELECT r.kind, r.topic, COUNT(*), COUNT(*) FILTER (WHERE a.correct) FROM answers a "
             "JOIN rounds r ON r.id = a.round_id WHERE a.user_id = $1 AND r.platform = $2 AND r.space_id = $3 "
             "AND r.revealed_at IS NOT NULL GROUP BY r.kind, r.topic ORDER BY r.topic, r.kind",
-            user_id, platform, space_id,
+            user_id,
+            platform,
+            space_id,
         )
         return [(RoundKind(k), TopicStats(t, int(n), int(c))) for k, t, n, c in rows]
 
     async def streak(self, platform: str, space_id: str, user_id: str) -> StreakState | None:
         row = await self.pool.fetchrow(
             "SELECT current, best, last_date FROM streaks WHERE platform = $1 AND space_id = $2 AND user_id = $3",
-            platform, space_id, user_id,
+            platform,
+            space_id,
+            user_id,
         )
         return StreakState(int(row[0]), int(row[1]), row[2]) if row else None
 
@@ -560,7 +688,8 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         return await self.pool.fetchval(  # type: ignore[no-any-return]
             "SELECT MAX(local_date) FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
             "AND revealed_at IS NOT NULL",
-            platform, space_id,
+            platform,
+            space_id,
         )
 
     # ---- deliveries handled once (shared by every process) ---------------------------------------
@@ -570,9 +699,10 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute("DELETE FROM seen_once WHERE expires_at <= $1", now)
             inserted = await conn.fetchval(
-                "INSERT INTO seen_once (scope, key, expires_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING "
-                "RETURNING 1",
-                scope, key, now + keep,
+                "INSERT INTO seen_once (scope, key, expires_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1",
+                scope,
+                key,
+                now + keep,
             )
             return inserted is not None
 
@@ -582,7 +712,9 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         rows = await self.pool.fetch(
             f"SELECT {CARD_COLUMNS} FROM learner_cards WHERE platform = $1 AND space_id = $2 AND user_id = $3 "
             "ORDER BY question_id",
-            platform, space_id, user_id,
+            platform,
+            space_id,
+            user_id,
         )
         return [card_from_row(r) for r in rows]
 
@@ -590,7 +722,9 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         rows = await self.pool.fetch(
             f"SELECT {EVENT_COLUMNS} FROM review_log WHERE platform = $1 AND space_id = $2 AND user_id = $3 "
             "ORDER BY reviewed_at, question_id",
-            platform, space_id, user_id,
+            platform,
+            space_id,
+            user_id,
         )
         return [event_from_row(r) for r in rows]
 
@@ -602,8 +736,15 @@ class PostgresStore(PostgresInstalls, SettlingStore):
     # ---- question packs (a space's own; see bot.packs) -------------------------------------------
 
     async def save_pack(
-        self, platform: str, space_id: str, name: str, questions: Sequence[tuple[str, str]], *,
-        replace: bool, max_packs: int, now: dt.datetime,
+        self,
+        platform: str,
+        space_id: str,
+        name: str,
+        questions: Sequence[tuple[str, str]],
+        *,
+        replace: bool,
+        max_packs: int,
+        now: dt.datetime,
     ) -> int:
         """Create (or, with replace, replace) a space's pack, all or nothing; returns its new version.
         One import per space at a time: a second one while the first runs gets PackBusy at once."""
@@ -611,11 +752,15 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             if not await conn.fetchval(
                 "SELECT pg_try_advisory_xact_lock($1, hashtext($2))", LOCK_PACKS, f"{platform}\x1f{space_id}"
             ):
-                raise PackBusy("Another import into this space is running right now; nothing was imported. "
-                               "Try again when it has finished.")
+                raise PackBusy(
+                    "Another import into this space is running right now; nothing was imported. "
+                    "Try again when it has finished."
+                )
             version = await conn.fetchval(
                 "SELECT version FROM packs WHERE platform = $1 AND space_id = $2 AND name = $3",
-                platform, space_id, name,
+                platform,
+                space_id,
+                name,
             )
             if version is not None and not replace:
                 raise PackExists(f"The pack {name} already exists in this space; import with --replace to replace it.")
@@ -628,7 +773,9 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             version = (version or 0) + 1
             await conn.execute(
                 "DELETE FROM pack_questions WHERE platform = $1 AND space_id = $2 AND pack = $3",
-                platform, space_id, name,
+                platform,
+                space_id,
+                name,
             )
             await conn.executemany(
                 "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
@@ -639,7 +786,12 @@ class PostgresStore(PostgresInstalls, SettlingStore):
                 "INSERT INTO packs (platform, space_id, name, version, questions, updated_at) "
                 "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (platform, space_id, name) DO UPDATE SET "
                 "version = excluded.version, questions = excluded.questions, updated_at = excluded.updated_at",
-                platform, space_id, name, version, len(questions), now,
+                platform,
+                space_id,
+                name,
+                version,
+                len(questions),
+                now,
             )
             return int(version)
 
@@ -647,7 +799,8 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         """(name, questions, version) of the space's own packs, by name."""
         rows = await self.pool.fetch(
             "SELECT name, questions, version FROM packs WHERE platform = $1 AND space_id = $2 ORDER BY name",
-            platform, space_id,
+            platform,
+            space_id,
         )
         return [(r[0], int(r[1]), int(r[2])) for r in rows]
 
@@ -656,7 +809,9 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         rows = await self.pool.fetch(
             "SELECT question_id, body FROM pack_questions WHERE platform = $1 AND space_id = $2 AND pack = $3 "
             "ORDER BY position",
-            platform, space_id, name,
+            platform,
+            space_id,
+            name,
         )
         return [(r[0], r[1]) for r in rows]
 
@@ -666,13 +821,15 @@ class PostgresStore(PostgresInstalls, SettlingStore):
 
         asked = await self.pool.fetch(
             "SELECT question_id, COUNT(*) FROM rounds WHERE platform = $1 AND space_id = $2 GROUP BY question_id",
-            platform, space_id,
+            platform,
+            space_id,
         )
         chosen = await self.pool.fetch(
             "SELECT r.question_id, a.choice, COUNT(*), SUM(CASE WHEN a.correct THEN 1 ELSE 0 END) FROM answers a "
             "JOIN rounds r ON r.id = a.round_id WHERE r.platform = $1 AND r.space_id = $2 "
             "GROUP BY r.question_id, a.choice",
-            platform, space_id,
+            platform,
+            space_id,
         )
         return _answer_counts([tuple(r) for r in asked], [tuple(r) for r in chosen])
 
@@ -716,14 +873,11 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             async for table, columns, rows in batches:
                 given.setdefault(table, 0)
                 if rows:
-                    await conn.copy_records_to_table(
-                        ident(table), records=rows, columns=[ident(c) for c in columns]
-                    )
+                    await conn.copy_records_to_table(ident(table), records=rows, columns=[ident(c) for c in columns])
                     given[table] += len(rows)
             if "rounds" in given:
                 await conn.execute(
-                    "SELECT setval(pg_get_serial_sequence('rounds', 'id'), COALESCE(MAX(id), 0) + 1, false) "
-                    "FROM rounds"
+                    "SELECT setval(pg_get_serial_sequence('rounds', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM rounds"
                 )
             for table, n in given.items():
                 have = int(await conn.fetchval(f"SELECT COUNT(*) FROM {ident(table)}"))
@@ -771,7 +925,8 @@ class _Settle:
     async def claim_reveal(self, round_id: int, revealed_at: dt.datetime) -> Round | None:
         row = await self.conn.fetchrow(
             f"UPDATE rounds SET revealed_at = $1 WHERE id = $2 AND revealed_at IS NULL RETURNING {ROUND_COLUMNS}",
-            revealed_at, round_id,
+            revealed_at,
+            round_id,
         )
         return round_from_row(row) if row else None
 
@@ -788,30 +943,41 @@ class _Settle:
         day: dt.date | None = await self.conn.fetchval(
             "SELECT MAX(local_date) FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
             "AND revealed_at IS NOT NULL AND local_date < $3",
-            ref.platform, ref.space_id, before,
+            ref.platform,
+            ref.space_id,
+            before,
         )
         return day
 
     async def streaks(self, ref: ChannelRef, users: Sequence[str]) -> dict[str, StreakState]:
         # a join with unnest, not `user_id = ANY($3)`: a filter on a 10,000-element array is checked row by row
-        return {r[0]: StreakState(int(r[1]), int(r[2]), r[3]) for r in await self.conn.fetch(
-            "SELECT s.user_id, s.current, s.best, s.last_date FROM streaks s "
-            "JOIN unnest($3::text[]) AS u(user_id) ON s.user_id = u.user_id "
-            "WHERE s.platform = $1 AND s.space_id = $2",
-            ref.platform, ref.space_id, list(users),
-        )}
+        return {
+            r[0]: StreakState(int(r[1]), int(r[2]), r[3])
+            for r in await self.conn.fetch(
+                "SELECT s.user_id, s.current, s.best, s.last_date FROM streaks s "
+                "JOIN unnest($3::text[]) AS u(user_id) ON s.user_id = u.user_id "
+                "WHERE s.platform = $1 AND s.space_id = $2",
+                ref.platform,
+                ref.space_id,
+                list(users),
+            )
+        }
 
     async def speed_bonus(self, ref: ChannelRef) -> bool:
-        return bool(await self.conn.fetchval(
-            "SELECT speed_bonus FROM channels WHERE platform = $1 AND channel_id = $2", ref.platform, ref.channel_id
-        ))
+        return bool(
+            await self.conn.fetchval(
+                "SELECT speed_bonus FROM channels WHERE platform = $1 AND channel_id = $2", ref.platform, ref.channel_id
+            )
+        )
 
     async def write_points(self, round_id: int, points: dict[str, int]) -> None:
         users = sorted(points)
         await self.conn.execute(
             "UPDATE answers AS a SET points = u.points FROM unnest($2::text[], $3::integer[]) "
             "AS u(user_id, points) WHERE a.round_id = $1 AND a.user_id = u.user_id",
-            round_id, users, [points[u] for u in users],
+            round_id,
+            users,
+            [points[u] for u in users],
         )
 
     async def write_streaks(self, ref: ChannelRef, streaks: dict[str, StreakState]) -> None:
@@ -822,16 +988,25 @@ class _Settle:
             "SELECT $1, $2, u.* FROM unnest($3::text[], $4::integer[], $5::integer[], $6::date[]) AS u "
             "ON CONFLICT (platform, space_id, user_id) DO UPDATE SET current = excluded.current, "
             "best = excluded.best, last_date = excluded.last_date",
-            ref.platform, ref.space_id, users, [s.current for s in states], [s.best for s in states],
+            ref.platform,
+            ref.space_id,
+            users,
+            [s.current for s in states],
+            [s.best for s in states],
             [s.last_date for s in states],
         )
 
     async def board_points(self, board: Board, users: Sequence[str]) -> dict[str, int]:
-        return {r[0]: int(r[1]) for r in await self.conn.fetch(
-            "SELECT s.user_id, s.points FROM scores s JOIN unnest($5::text[]) AS u(user_id) ON s.user_id = u.user_id "
-            "WHERE s.platform = $1 AND s.space_id = $2 AND s.period = $3 AND s.period_key = $4",
-            *_board(board), list(users),
-        )}
+        return {
+            r[0]: int(r[1])
+            for r in await self.conn.fetch(
+                "SELECT s.user_id, s.points FROM scores s "
+                "JOIN unnest($5::text[]) AS u(user_id) ON s.user_id = u.user_id "
+                "WHERE s.platform = $1 AND s.space_id = $2 AND s.period = $3 AND s.period_key = $4",
+                *_board(board),
+                list(users),
+            )
+        }
 
     async def add_scores(self, board: Board, rows: Sequence[tuple[str, int, int]]) -> None:
         await self.conn.execute(
@@ -841,7 +1016,8 @@ class _Settle:
             "ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET "
             "points = scores.points + excluded.points, correct = scores.correct + excluded.correct, "
             "answered = scores.answered + 1",
-            *_board(board), *(list(column) for column in zip(*rows, strict=True)),
+            *_board(board),
+            *(list(column) for column in zip(*rows, strict=True)),
         )
 
     async def set_reached(self, board: Board, reached: dict[str, dt.datetime]) -> None:
@@ -850,7 +1026,9 @@ class _Settle:
             "UPDATE scores s SET reached_at = u.at FROM unnest($5::text[], $6::timestamptz[]) AS u(user_id, at) "
             "WHERE s.platform = $1 AND s.space_id = $2 AND s.period = $3 AND s.period_key = $4 "
             "AND s.user_id = u.user_id",
-            *_board(board), users, [reached[u] for u in users],
+            *_board(board),
+            users,
+            [reached[u] for u in users],
         )
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
@@ -859,7 +1037,9 @@ class _Settle:
             "SELECT $1, $2, $3, $4, u.* FROM unnest($5::integer[], $6::integer[]) AS u "
             "ON CONFLICT (platform, space_id, period, period_key, points) DO UPDATE SET "
             "users = score_buckets.users + excluded.users",
-            *_board(board), [m[0] for m in moves], [m[1] for m in moves],
+            *_board(board),
+            [m[0] for m in moves],
+            [m[1] for m in moves],
         )
         await self.conn.execute(
             "DELETE FROM score_buckets WHERE platform = $1 AND space_id = $2 AND period = $3 AND period_key = $4 "
@@ -878,7 +1058,10 @@ class _Settle:
             f"SELECT {', '.join('c.' + c for c in CARD_COLUMNS.split(', '))} FROM learner_cards c "
             "JOIN unnest($4::text[]) AS u(user_id) ON c.user_id = u.user_id "
             "WHERE c.platform = $1 AND c.space_id = $2 AND c.question_id = $3",
-            platform, space_id, question_id, list(users),
+            platform,
+            space_id,
+            question_id,
+            list(users),
         )
         return {c.key.user_id: c for c in map(card_from_row, rows)}
 
@@ -909,7 +1092,8 @@ class _Settle:
             f"UPDATE rounds SET revealed_at = $1 WHERE id = ANY($2::bigint[]) AND revealed_at IS NULL "
             "AND kind = 'practice' "
             f"RETURNING {ROUND_COLUMNS}",
-            revealed_at, list(round_ids),
+            revealed_at,
+            list(round_ids),
         )
         return {r.id: r for r in map(round_from_row, rows)}
 
@@ -920,14 +1104,14 @@ class _Settle:
             "AS k(platform, space_id, user_id, question_id) "
             "ON c.platform = k.platform AND c.space_id = k.space_id AND c.user_id = k.user_id "
             "AND c.question_id = k.question_id",
-            [k.platform for k in keys], [k.space_id for k in keys], [k.user_id for k in keys],
+            [k.platform for k in keys],
+            [k.space_id for k in keys],
+            [k.user_id for k in keys],
             [k.question_id for k in keys],
         )
         return {c.key: c for c in map(card_from_row, rows)}
 
-    async def round_windows(
-        self, round_ids: Sequence[int]
-    ) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
+    async def round_windows(self, round_ids: Sequence[int]) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
         # FOR SHARE: batches run side by side, but a reveal (UPDATE of the round) waits for them, and a
         # batch that waited for a reveal reads the revealed row; no answer slips in after a reveal.
         rows = await self.conn.fetch(
@@ -947,12 +1131,16 @@ class _Settle:
 
     async def stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
         # read inside the batch's transaction, so it sees the batch's own rows
-        return {(r[0], r[1]): int(r[2]) for r in await self.conn.fetch(
-            "SELECT a.round_id, a.user_id, a.choice FROM answers a "
-            "JOIN unnest($1::bigint[], $2::text[]) AS k(round_id, user_id) "
-            "ON a.round_id = k.round_id AND a.user_id = k.user_id",
-            [k[0] for k in keys], [k[1] for k in keys],
-        )}
+        return {
+            (r[0], r[1]): int(r[2])
+            for r in await self.conn.fetch(
+                "SELECT a.round_id, a.user_id, a.choice FROM answers a "
+                "JOIN unnest($1::bigint[], $2::text[]) AS k(round_id, user_id) "
+                "ON a.round_id = k.round_id AND a.user_id = k.user_id",
+                [k[0] for k in keys],
+                [k[1] for k in keys],
+            )
+        }
 
 
 def _board(board: Board) -> tuple[str, str, str, str]:

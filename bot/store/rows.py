@@ -32,6 +32,7 @@ def ident(name: str) -> str:
         raise ValueError(f"not a plain SQL identifier: {name!r}")
     return name
 
+
 # the second to_ts formatted last and its text, replaced as one tuple (so no thread sees half an update)
 _last_second: tuple[tuple[int, ...], str] = ((), "")
 
@@ -65,9 +66,7 @@ def parse_date(value: str | dt.date | None) -> dt.date | None:
     return dt.date.fromisoformat(value)
 
 
-def asked_where(
-    platform: str, space_id: str, kind: RoundKind, user_id: str | None, mark: str
-) -> tuple[str, list[str]]:
+def asked_where(platform: str, space_id: str, kind: RoundKind, user_id: str | None, mark: str) -> tuple[str, list[str]]:
     """The WHERE clause (and its parameters) for the rounds of a kind in a space, and to a user if given;
     `mark` is the driver's placeholder: "?" (SQLite) or "$" (PostgreSQL's $1, $2, ...)."""
     params = [platform, space_id, kind.value] + ([] if user_id is None else [user_id])
@@ -77,8 +76,22 @@ def asked_where(
 
 
 def round_from_row(row: Any) -> Round:
-    (rid, kind, platform, space_id, channel_id, user_id, question_id, topic, local_date, opened_at,
-     closes_at, revealed_at, message_id, *rest) = tuple(row)
+    (
+        rid,
+        kind,
+        platform,
+        space_id,
+        channel_id,
+        user_id,
+        question_id,
+        topic,
+        local_date,
+        opened_at,
+        closes_at,
+        revealed_at,
+        message_id,
+        *rest,
+    ) = tuple(row)
     return Round(
         id=int(rid),
         kind=RoundKind(kind),
@@ -97,24 +110,56 @@ def round_from_row(row: Any) -> Round:
 
 def answer_from_row(row: Any) -> Answer:
     return Answer(
-        round_id=int(row[0]), user_id=row[1], choice=int(row[2]), correct=bool(row[3]),
-        answered_at=from_ts(row[4]), points=None if row[5] is None else int(row[5]),
+        round_id=int(row[0]),
+        user_id=row[1],
+        choice=int(row[2]),
+        correct=bool(row[3]),
+        answered_at=from_ts(row[4]),
+        points=None if row[5] is None else int(row[5]),
     )
 
 
 def config_to_row(c: ChannelConfig, now: dt.datetime) -> tuple[object, ...]:
     return (
-        c.ref.platform, c.ref.channel_id, c.ref.space_id, f"{c.post_time:%H:%M}", c.timezone,
-        ",".join(str(d) for d in sorted(c.weekdays)), ",".join(sorted(c.topics)),
-        ",".join(sorted(d.value for d in c.difficulties)), int(c.paused), int(c.reactions),
-        int(c.answer_window.total_seconds()) if c.answer_window else None, int(c.speed_bonus), to_ts(now),
-        int(c.ping_winners), c.recap_day, int(c.threads), ",".join(sorted(c.packs)),
+        c.ref.platform,
+        c.ref.channel_id,
+        c.ref.space_id,
+        f"{c.post_time:%H:%M}",
+        c.timezone,
+        ",".join(str(d) for d in sorted(c.weekdays)),
+        ",".join(sorted(c.topics)),
+        ",".join(sorted(d.value for d in c.difficulties)),
+        int(c.paused),
+        int(c.reactions),
+        int(c.answer_window.total_seconds()) if c.answer_window else None,
+        int(c.speed_bonus),
+        to_ts(now),
+        int(c.ping_winners),
+        c.recap_day,
+        int(c.threads),
+        ",".join(sorted(c.packs)),
     )
 
 
 def config_from_row(row: Any) -> ChannelConfig:
-    (platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions,
-     window_s, speed_bonus, _updated, ping_winners, recap_day, threads) = tuple(row)[:16]
+    (
+        platform,
+        channel_id,
+        space_id,
+        post_time,
+        timezone,
+        weekdays,
+        topics,
+        difficulties,
+        paused,
+        reactions,
+        window_s,
+        speed_bonus,
+        _updated,
+        ping_winners,
+        recap_day,
+        threads,
+    ) = tuple(row)[:16]
     packs = tuple(row)[16] if len(tuple(row)) > 16 else "pytorch"
     hh, mm = (int(x) for x in post_time.split(":"))
     return ChannelConfig(
@@ -146,8 +191,21 @@ EVENT_COLUMNS = "platform, space_id, user_id, question_id, reviewed_at, rating, 
 
 
 def card_from_row(row: Any) -> LearnerCard:
-    (platform, space_id, user_id, question_id, state, step, stability, difficulty, due, last_review, reviews,
-     lapses, confident_miss) = tuple(row)
+    (
+        platform,
+        space_id,
+        user_id,
+        question_id,
+        state,
+        step,
+        stability,
+        difficulty,
+        due,
+        last_review,
+        reviews,
+        lapses,
+        confident_miss,
+    ) = tuple(row)
     return LearnerCard(
         key=CardKey(platform, space_id, user_id, question_id),
         state=int(state),
@@ -165,14 +223,26 @@ def card_from_row(row: Any) -> LearnerCard:
 def card_values(card: LearnerCard) -> tuple[object, ...]:
     """A card as plain values in CARD_COLUMNS order (aware datetimes, a bool)."""
     k = card.key
-    return (k.platform, k.space_id, k.user_id, k.question_id, card.state, card.step, card.stability,
-            card.difficulty, card.due, card.last_review, card.reviews, card.lapses, card.confident_miss)
+    return (
+        k.platform,
+        k.space_id,
+        k.user_id,
+        k.question_id,
+        card.state,
+        card.step,
+        card.stability,
+        card.difficulty,
+        card.due,
+        card.last_review,
+        card.reviews,
+        card.lapses,
+        card.confident_miss,
+    )
 
 
 def event_from_row(row: Any) -> ReviewEvent:
     platform, space_id, user_id, question_id, reviewed_at, rating, sure = tuple(row)
-    return ReviewEvent(CardKey(platform, space_id, user_id, question_id), int(rating), from_ts(reviewed_at),
-                       bool(sure))
+    return ReviewEvent(CardKey(platform, space_id, user_id, question_id), int(rating), from_ts(reviewed_at), bool(sure))
 
 
 def event_values(event: ReviewEvent) -> tuple[object, ...]:

@@ -53,7 +53,12 @@ class SettlingStore:
             return await reveal_practice(tx, answers, revealed_at, learn=learn)
 
     async def reveal_round(
-        self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None, *, learn: bool = True,
+        self,
+        round_id: int,
+        revealed_at: dt.datetime,
+        scorer: Scorer | None,
+        *,
+        learn: bool = True,
         unsure: Collection[str] = (),
     ) -> bool:
         async with self._settling() as tx:
@@ -61,7 +66,12 @@ class SettlingStore:
 
 
 async def reveal(
-    tx: RevealTransaction, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None, *, learn: bool = False,
+    tx: RevealTransaction,
+    round_id: int,
+    revealed_at: dt.datetime,
+    scorer: Scorer | None,
+    *,
+    learn: bool = False,
     unsure: Collection[str] = (),
 ) -> bool:
     """Close a round once; a daily round with a scorer is also scored and folded into its space's

@@ -239,7 +239,12 @@ class SqliteStore(SqliteInstalls, SettlingStore):
             yield _Settle(db)
 
     async def reveal_round(
-        self, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None, *, learn: bool = True,
+        self,
+        round_id: int,
+        revealed_at: dt.datetime,
+        scorer: Scorer | None,
+        *,
+        learn: bool = True,
         unsure: Collection[str] = (),
     ) -> bool:
         """The reveal transaction in one trip: every step runs at once on the connection's own thread (a
@@ -334,18 +339,34 @@ class SqliteStore(SqliteInstalls, SettlingStore):
     # ---- rounds ----------------------------------------------------------------------------------
 
     async def claim_daily_round(
-        self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
-        closes_at: dt.datetime | None, *, lease_until: dt.datetime | None = None,
+        self,
+        ref: ChannelRef,
+        local_date: dt.date,
+        question_id: str,
+        topic: str,
+        opened_at: dt.datetime,
+        closes_at: dt.datetime | None,
+        *,
+        lease_until: dt.datetime | None = None,
     ) -> Round | None:
         rows = await self._atomic(
             "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, "
             "opened_at, closes_at, post_state, post_attempts, post_due_at) "
             "VALUES ('daily',?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING "
             f"RETURNING {ROUND_COLUMNS}",
-            (ref.platform, ref.space_id, ref.channel_id, question_id, topic, local_date.isoformat(),
-             to_ts(opened_at), to_ts(closes_at) if closes_at else None,
-             "sending" if lease_until else "due", 1 if lease_until else 0,
-             to_ts(lease_until) if lease_until else None),
+            (
+                ref.platform,
+                ref.space_id,
+                ref.channel_id,
+                question_id,
+                topic,
+                local_date.isoformat(),
+                to_ts(opened_at),
+                to_ts(closes_at) if closes_at else None,
+                "sending" if lease_until else "due",
+                1 if lease_until else 0,
+                to_ts(lease_until) if lease_until else None,
+            ),
         )
         return round_from_row(rows[0]) if rows else None
 
@@ -370,12 +391,14 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         if ref is None:
             rows = await self._read(
                 f"SELECT {ROUND_COLUMNS} FROM rounds WHERE revealed_at IS NULL AND kind = 'daily'"
-                + (" AND closes_at IS NULL" if unpromised else "") + " ORDER BY id"
+                + (" AND closes_at IS NULL" if unpromised else "")
+                + " ORDER BY id"
             )
         else:
             rows = await self._read(
                 f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND channel_id = ? "
-                "AND revealed_at IS NULL AND kind = 'daily'" + (" AND closes_at IS NULL" if unpromised else "")
+                "AND revealed_at IS NULL AND kind = 'daily'"
+                + (" AND closes_at IS NULL" if unpromised else "")
                 + " ORDER BY id",
                 (ref.platform, ref.channel_id),
             )
@@ -456,8 +479,14 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         )
 
     async def _claim_sends(
-        self, what: str, now: dt.datetime, lease_until: dt.datetime, limit: int, round_id: int | None,
-        force: bool, spaces: SpaceFilter | None,
+        self,
+        what: str,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        round_id: int | None,
+        force: bool,
+        spaces: SpaceFilter | None,
     ) -> list[SendClaim]:
         """One conditional UPDATE in one (single-writer) transaction: claim deliveries of `what`
         (post or reveal) that are due, failed and due for a retry, or whose sending lease ran out."""
@@ -466,7 +495,9 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         cond = (
             f"kind = 'daily' AND {state} AND {what}_state IN ('due', 'sending', 'failed') "
             f"AND ({what}_due_at IS NULL OR {what}_due_at <= ?"
-            + (f" OR {what}_state = 'failed'" if force else "") + ")" + where
+            + (f" OR {what}_state = 'failed'" if force else "")
+            + ")"
+            + where
         )
         args: list[object] = [to_ts(now), *params]
         if round_id is not None:
@@ -485,14 +516,18 @@ class SqliteStore(SqliteInstalls, SettlingStore):
             )
         if not before:
             return []
-        out = [
-            SendClaim(round_from_row(r[:-2]), int(r[-2]), before[int(r[0])] == "sending", int(r[-1])) for r in rows
-        ]
+        out = [SendClaim(round_from_row(r[:-2]), int(r[-2]), before[int(r[0])] == "sending", int(r[-1])) for r in rows]
         return sorted(out, key=lambda c: c.round.id)
 
     async def claim_posts(
-        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
-        force: bool = False, spaces: SpaceFilter | None = None,
+        self,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        *,
+        round_id: int | None = None,
+        force: bool = False,
+        spaces: SpaceFilter | None = None,
     ) -> list[SendClaim]:
         return await self._claim_sends("post", now, lease_until, limit, round_id, force, spaces)
 
@@ -529,7 +564,12 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         return [round_from_row(r) for r in rows]
 
     async def claim_reveals(
-        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        self,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        *,
+        round_id: int | None = None,
         spaces: SpaceFilter | None = None,
     ) -> list[SendClaim]:
         return await self._claim_sends("reveal", now, lease_until, limit, round_id, False, spaces)
@@ -575,8 +615,10 @@ class SqliteStore(SqliteInstalls, SettlingStore):
                 "LIMIT ?) RETURNING platform, space_id, channel_id, next_recap_at",
                 (to_ts(lease_until), to_ts(now), to_ts(now), *params, limit),
             )
-        return sorted((DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
-                      key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id))
+        return sorted(
+            (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
+            key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id),
+        )
 
     async def finish_due_recap(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
         async with self._tx() as db:
@@ -633,16 +675,14 @@ class SqliteStore(SqliteInstalls, SettlingStore):
 
     async def get_answer(self, round_id: int, user_id: str) -> Answer | None:
         rows = await self._read(
-            f"SELECT {ANSWER_COLUMNS} FROM answers "
-            "WHERE round_id = ? AND user_id = ?",
+            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ? AND user_id = ?",
             (round_id, user_id),
         )
         return answer_from_row(rows[0]) if rows else None
 
     async def round_answers(self, round_id: int) -> list[Answer]:
         rows = await self._read(
-            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ? "
-            "ORDER BY answered_at, user_id",
+            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ? ORDER BY answered_at, user_id",
             (round_id,),
         )
         return [answer_from_row(r) for r in rows]
@@ -679,9 +719,7 @@ class SqliteStore(SqliteInstalls, SettlingStore):
 
     # ---- stats -----------------------------------------------------------------------------------
 
-    async def user_topic_stats(
-        self, platform: str, space_id: str, user_id: str
-    ) -> list[tuple[RoundKind, TopicStats]]:
+    async def user_topic_stats(self, platform: str, space_id: str, user_id: str) -> list[tuple[RoundKind, TopicStats]]:
         rows = await self._read(
             "SELECT r.kind, r.topic, COUNT(*), SUM(a.correct) FROM answers a JOIN rounds r ON r.id = a.round_id "
             "WHERE a.user_id = ? AND r.platform = ? AND r.space_id = ? AND r.revealed_at IS NOT NULL "
@@ -745,8 +783,15 @@ class SqliteStore(SqliteInstalls, SettlingStore):
     # ---- question packs (a space's own; see bot.packs) -------------------------------------------
 
     async def save_pack(
-        self, platform: str, space_id: str, name: str, questions: Sequence[tuple[str, str]], *,
-        replace: bool, max_packs: int, now: dt.datetime,
+        self,
+        platform: str,
+        space_id: str,
+        name: str,
+        questions: Sequence[tuple[str, str]],
+        *,
+        replace: bool,
+        max_packs: int,
+        now: dt.datetime,
     ) -> int:
         """Create (or, with replace, replace) a space's pack with (question id, body) rows, all or
         nothing; returns the pack's new version. PackExists / PackError (too many packs) change nothing."""
@@ -916,10 +961,12 @@ class _Settle:
         return rows
 
     async def claim_reveal(self, round_id: int, revealed_at: dt.datetime) -> Round | None:
-        rows = list(await self.db.execute_fetchall(
-            f"UPDATE rounds SET revealed_at = ? WHERE id = ? AND revealed_at IS NULL RETURNING {ROUND_COLUMNS}",
-            (to_ts(revealed_at), round_id),
-        ))
+        rows = list(
+            await self.db.execute_fetchall(
+                f"UPDATE rounds SET revealed_at = ? WHERE id = ? AND revealed_at IS NULL RETURNING {ROUND_COLUMNS}",
+                (to_ts(revealed_at), round_id),
+            )
+        )
         return round_from_row(rows[0]) if rows else None
 
     async def lock_space(self, ref: ChannelRef) -> None:
@@ -930,25 +977,30 @@ class _Settle:
         return tuple(answer_from_row(r) for r in rows)
 
     async def previous_date(self, ref: ChannelRef, before: dt.date) -> dt.date | None:
-        rows = list(await self.db.execute_fetchall(
-            "SELECT MAX(local_date) FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
-            "AND revealed_at IS NOT NULL AND local_date < ?",
-            (ref.platform, ref.space_id, before.isoformat()),
-        ))
+        rows = list(
+            await self.db.execute_fetchall(
+                "SELECT MAX(local_date) FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
+                "AND revealed_at IS NOT NULL AND local_date < ?",
+                (ref.platform, ref.space_id, before.isoformat()),
+            )
+        )
         return parse_date(rows[0][0])
 
     async def streaks(self, ref: ChannelRef, users: Sequence[str]) -> dict[str, StreakState]:
         rows = await self._rows_in(
             "SELECT user_id, current, best, last_date FROM streaks WHERE platform = ? AND space_id = ? "
             "AND user_id IN ({marks})",
-            (ref.platform, ref.space_id), users,
+            (ref.platform, ref.space_id),
+            users,
         )
         return {uid: StreakState(cur, best, parse_date(last)) for uid, cur, best, last in rows}
 
     async def speed_bonus(self, ref: ChannelRef) -> bool:
-        rows = list(await self.db.execute_fetchall(
-            "SELECT speed_bonus FROM channels WHERE platform = ? AND channel_id = ?", (ref.platform, ref.channel_id)
-        ))
+        rows = list(
+            await self.db.execute_fetchall(
+                "SELECT speed_bonus FROM channels WHERE platform = ? AND channel_id = ?", (ref.platform, ref.channel_id)
+            )
+        )
         return bool(rows and rows[0][0])
 
     async def write_points(self, round_id: int, points: dict[str, int]) -> None:
@@ -962,15 +1014,18 @@ class _Settle:
             "INSERT INTO streaks (platform, space_id, user_id, current, best, last_date) VALUES (?,?,?,?,?,?) "
             "ON CONFLICT (platform, space_id, user_id) DO UPDATE SET current = excluded.current, "
             "best = excluded.best, last_date = excluded.last_date",
-            [(ref.platform, ref.space_id, uid, s.current, s.best, s.last_date.isoformat() if s.last_date else None)
-             for uid, s in streaks.items()],
+            [
+                (ref.platform, ref.space_id, uid, s.current, s.best, s.last_date.isoformat() if s.last_date else None)
+                for uid, s in streaks.items()
+            ],
         )
 
     async def board_points(self, board: Board, users: Sequence[str]) -> dict[str, int]:
         rows = await self._rows_in(
             "SELECT user_id, points FROM scores WHERE platform = ? AND space_id = ? AND period = ? "
             "AND period_key = ? AND user_id IN ({marks})",
-            _board(board), users,
+            _board(board),
+            users,
         )
         return {r[0]: int(r[1]) for r in rows}
 
@@ -1011,7 +1066,8 @@ class _Settle:
         rows = await self._rows_in(
             f"SELECT {CARD_COLUMNS} FROM learner_cards WHERE platform = ? AND space_id = ? AND question_id = ? "
             "AND user_id IN ({marks})",
-            (platform, space_id, question_id), users,
+            (platform, space_id, question_id),
+            users,
         )
         return {c.key.user_id: c for c in map(card_from_row, rows)}
 
@@ -1032,7 +1088,8 @@ class _Settle:
         rows = await self._rows_in(
             f"UPDATE rounds SET revealed_at = ? WHERE id IN ({{marks}}) AND revealed_at IS NULL AND kind = 'practice' "
             f"RETURNING {ROUND_COLUMNS}",
-            (to_ts(revealed_at),), round_ids,
+            (to_ts(revealed_at),),
+            round_ids,
         )
         return {r.id: r for r in map(round_from_row, rows)}
 
@@ -1047,9 +1104,7 @@ class _Settle:
             found.update((c.key, c) for c in map(card_from_row, rows))
         return found
 
-    async def round_windows(
-        self, round_ids: Sequence[int]
-    ) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
+    async def round_windows(self, round_ids: Sequence[int]) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
         rows = await self._rows_in("SELECT id, revealed_at, closes_at FROM rounds WHERE id IN ({marks})", (), round_ids)
         return {rid: (from_ts(rev) if rev else None, from_ts(closes) if closes else None) for rid, rev, closes in rows}
 
@@ -1070,9 +1125,9 @@ class _Settle:
     async def stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
         choices: dict[tuple[int, str], int] = {}
         for key in keys:
-            rows = list(await self.db.execute_fetchall(
-                "SELECT choice FROM answers WHERE round_id = ? AND user_id = ?", key
-            ))
+            rows = list(
+                await self.db.execute_fetchall("SELECT choice FROM answers WHERE round_id = ? AND user_id = ?", key)
+            )
             if rows:
                 choices[key] = int(rows[0][0])
         return choices
@@ -1080,8 +1135,14 @@ class _Settle:
 
 def _card_row(card: LearnerCard) -> tuple[object, ...]:
     values = card_values(card)
-    return (*values[:8], to_ts(card.due), to_ts(card.last_review) if card.last_review else None, card.reviews,
-            card.lapses, int(card.confident_miss))
+    return (
+        *values[:8],
+        to_ts(card.due),
+        to_ts(card.last_review) if card.last_review else None,
+        card.reviews,
+        card.lapses,
+        int(card.confident_miss),
+    )
 
 
 def _event_row(event: ReviewEvent) -> tuple[object, ...]:
@@ -1148,7 +1209,11 @@ class _InThread:
 
 
 def _reveal_in_thread(
-    con: sqlite3.Connection, round_id: int, revealed_at: dt.datetime, scorer: Scorer | None, learn: bool,
+    con: sqlite3.Connection,
+    round_id: int,
+    revealed_at: dt.datetime,
+    scorer: Scorer | None,
+    learn: bool,
     unsure: tuple[str, ...],
 ) -> bool:
     """bot.store.settle.reveal in one BEGIN IMMEDIATE transaction, run on the connection's thread."""
@@ -1201,5 +1266,3 @@ def split_sql(script: str) -> list[str]:
     if buf.strip():
         statements.append(buf.strip())
     return statements
-
-

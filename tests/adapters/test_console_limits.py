@@ -18,9 +18,20 @@ HOSTILE = [LONG, ("@everyone <@&123> <!channel> __x__ ``````` " * 200)[:6000], "
 
 
 def lines_for(value: str) -> list[str]:
-    out = [f"/quiz {value}", f"/quiz practice {value}", f"/quiz answer {value}", f"/quiz leaderboard {value}",
-           f"/quiz stats {value}", f"/quiz config {value}", f"/quiz config {value} 1", f"/quiz config channel {value}",
-           f"/quiz post-now {value}", f"/quiz as {value}", "/quiz as you", value]
+    out = [
+        f"/quiz {value}",
+        f"/quiz practice {value}",
+        f"/quiz answer {value}",
+        f"/quiz leaderboard {value}",
+        f"/quiz stats {value}",
+        f"/quiz config {value}",
+        f"/quiz config {value} 1",
+        f"/quiz config channel {value}",
+        f"/quiz post-now {value}",
+        f"/quiz as {value}",
+        "/quiz as you",
+        value,
+    ]
     return out + [f"/quiz config {s.word} {value}" for s in listed()]
 
 
@@ -28,8 +39,9 @@ async def test_every_console_subcommand_echoes_hostile_values_briefly() -> None:
     out = io.StringIO()
     store = InMemoryStore()
     await store.open()
-    service = QuizService(store, make_bank(), FixedClock(dt.datetime(2026, 6, 1, 8, tzinfo=dt.UTC)),
-                          rng=random.Random(3))
+    service = QuizService(
+        store, make_bank(), FixedClock(dt.datetime(2026, 6, 1, 8, tzinfo=dt.UTC)), rng=random.Random(3)
+    )
     console = ConsoleChannel(service, stdin=io.StringIO(""), stdout=out)
     await console.start()
     for value in HOSTILE:

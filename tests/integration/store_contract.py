@@ -52,9 +52,17 @@ class StoreContract:
 
     async def test_channel_config_round_trips_every_field(self, store):
         cfg = ChannelConfig(
-            ref=REF, post_time=dt.time(7, 45), timezone="Asia/Tokyo", weekdays=frozenset({0, 3, 6}),
-            topics=frozenset({"autograd", "tensors"}), difficulties=frozenset({Difficulty.HARD}), paused=True,
-            reactions=False, answer_window=dt.timedelta(hours=6), speed_bonus=True, ping_winners=True,
+            ref=REF,
+            post_time=dt.time(7, 45),
+            timezone="Asia/Tokyo",
+            weekdays=frozenset({0, 3, 6}),
+            topics=frozenset({"autograd", "tensors"}),
+            difficulties=frozenset({Difficulty.HARD}),
+            paused=True,
+            reactions=False,
+            answer_window=dt.timedelta(hours=6),
+            speed_bonus=True,
+            ping_winners=True,
         )
         await store.save_channel(cfg)
         assert await store.get_channel(REF) == cfg
@@ -179,7 +187,8 @@ class StoreContract:
         assert (await store.get_answer(r.id, "bob")).points == 0
         rows = await store.leaderboard("test", "space", Period.ALL, "all", 10)
         assert [(x.rank, x.user_id, x.points, x.correct, x.answered) for x in rows] == [
-            (1, "ada", 10, 1, 1), (2, "bob", 0, 0, 1)
+            (1, "ada", 10, 1, 1),
+            (2, "bob", 0, 0, 1),
         ]
         assert (await store.get_round(r.id)).revealed_at == T0
 
@@ -194,8 +203,13 @@ class StoreContract:
             return [x.points for x in rows[(period, key)]]
 
         rows = {}
-        for period, key in [(Period.WEEK, "2026-W48"), (Period.WEEK, "2026-W49"), (Period.MONTH, "2026-11"),
-                            (Period.MONTH, "2026-12"), (Period.ALL, "all")]:
+        for period, key in [
+            (Period.WEEK, "2026-W48"),
+            (Period.WEEK, "2026-W49"),
+            (Period.MONTH, "2026-11"),
+            (Period.MONTH, "2026-12"),
+            (Period.ALL, "all"),
+        ]:
             rows[(period, key)] = await store.leaderboard("test", "space", period, key, 10)
         # streak bonus: 10, 11, 12 on three consecutive days
         assert pts(Period.WEEK, "2026-W48") == [10]
@@ -213,7 +227,8 @@ class StoreContract:
             r.id, T0, lambda data: RevealResult({"ada": 7, "bob": 3}, {"ada": StreakState(4, 9, DAY)})
         )
         assert [(x.user_id, x.points) for x in await store.leaderboard("test", "space", Period.ALL, "all", 10)] == [
-            ("ada", 7), ("bob", 3)
+            ("ada", 7),
+            ("bob", 3),
         ]
         assert await store.streak("test", "space", "ada") == StreakState(4, 9, DAY)
         assert await store.streak("test", "space", "bob") is None
@@ -255,7 +270,6 @@ class StoreContract:
         stats = await store.user_topic_stats("test", "space", "ada")
         assert [(k, t.topic, t.answered, t.correct) for k, t in stats] == [(RoundKind.DAILY, "autograd", 1, 0)]
         assert await store.user_topic_stats("test", "other", "ada") == []
-
 
     # ---- durable daily work ----------------------------------------------------------------------
 
@@ -308,7 +322,8 @@ class StoreContract:
         late = T0 + dt.timedelta(hours=2)
         assert {r.ref for r in await store.due_reveals(late, 10, SpaceFilter(platforms=("slack",)))} == {other}
         assert {r.ref for r in await store.due_reveals(late, 10, SpaceFilter(shard_count=2, shard_ids=(0,)))} == {
-            theirs, other
+            theirs,
+            other,
         }
 
     async def test_a_post_is_claimed_sent_once_retried_after_a_failure_and_doubted_after_a_crash(self, store):
@@ -604,7 +619,16 @@ class PackContract:
         two = await store.create_practice_round(REF, "ann", "q1", "t", T0)
         await store.claim_daily_round(REF2, DAY, "q2", "t", T0, None)
         await store.claim_daily_round(ChannelRef("test", "other", "c"), DAY, "q1", "t", T0, None)
-        await store.add_answers([ans(one.id, "ann", 0, True), ans(one.id, "bob", 2, False),
-                                 ans(one.id, "cy", 2, False), ans(two.id, "ann", 1, False)], T0)
+        await store.add_answers(
+            [
+                ans(one.id, "ann", 0, True),
+                ans(one.id, "bob", 2, False),
+                ans(one.id, "cy", 2, False),
+                ans(two.id, "ann", 1, False),
+            ],
+            T0,
+        )
         assert await store.question_answer_counts("test", "space") == [
-            ("q1", 2, (1, 1, 2, 0), 1), ("q2", 1, (0, 0, 0, 0), 0)]
+            ("q1", 2, (1, 1, 2, 0), 1),
+            ("q2", 1, (0, 0, 0, 0), 0),
+        ]

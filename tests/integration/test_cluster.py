@@ -23,8 +23,12 @@ ROOT = Path(__file__).resolve().parents[2]
 PLATFORM = "cluster"
 DAY = dt.date(2026, 12, 1)  # winter: Berlin UTC+1, New York UTC-5, Tokyo UTC+9
 # (timezone, local time) pairs that all mean 09:00 UTC on DAY
-ZONES = [("UTC", dt.time(9, 0)), ("Europe/Berlin", dt.time(10, 0)), ("America/New_York", dt.time(4, 0)),
-         ("Asia/Tokyo", dt.time(18, 0))]
+ZONES = [
+    ("UTC", dt.time(9, 0)),
+    ("Europe/Berlin", dt.time(10, 0)),
+    ("America/New_York", dt.time(4, 0)),
+    ("Asia/Tokyo", dt.time(18, 0)),
+]
 CHANNELS = 200
 SPACES = 20
 
@@ -34,7 +38,11 @@ class Worker:
         self.name = name
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tests.support.cluster_worker", url, start.isoformat(), str(factor)],
-            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
         )
         self.lines: Queue[str] = Queue()
         self.seen: list[str] = []
@@ -150,9 +158,13 @@ async def test_two_processes_post_each_round_once_and_count_every_answer():
         try:
             acked: dict[tuple[str, str], str] = {(c, u): letter for _, (c, u, letter) in acks}
             rounds = {r.ref.channel_id: r for r in [await store.latest_daily_round(ref) for ref in refs]}
-            assert all(r.local_date == dt.datetime.combine(DAY, dt.time(9), tzinfo=dt.UTC).astimezone(
-                __import__("zoneinfo").ZoneInfo(ZONES[i % len(ZONES)][0])).date() for i, r in
-                enumerate(rounds[ref.channel_id] for ref in refs))
+            assert all(
+                r.local_date
+                == dt.datetime.combine(DAY, dt.time(9), tzinfo=dt.UTC)
+                .astimezone(__import__("zoneinfo").ZoneInfo(ZONES[i % len(ZONES)][0]))
+                .date()
+                for i, r in enumerate(rounds[ref.channel_id] for ref in refs)
+            )
             answered_per_space: dict[str, int] = defaultdict(int)
             for (channel, user), letter in acked.items():
                 answer = await store.get_answer(rounds[channel].id, user)
@@ -171,8 +183,12 @@ async def test_config_changes_through_one_process_are_obeyed_by_the_other_and_a_
     async with throwaway_database("studybot_cluster2") as url:
         store = PostgresStore(url)
         await store.open()
-        for name, at in (("paused", dt.time(9, 0)), ("moved", dt.time(9, 0)), ("kept", dt.time(9, 0)),
-                         ("later", dt.time(9, 20))):
+        for name, at in (
+            ("paused", dt.time(9, 0)),
+            ("moved", dt.time(9, 0)),
+            ("kept", dt.time(9, 0)),
+            ("later", dt.time(9, 20)),
+        ):
             await store.save_channel(ChannelConfig(ref=ChannelRef(PLATFORM, "space1", name), post_time=at))
         await store.close()
         # 60x: one real second is a minute; the tick runs every 0.05 s real (3 s simulated)

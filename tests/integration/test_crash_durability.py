@@ -25,7 +25,10 @@ USERS = 4000
 def _worker(db: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "tests.support.crash_worker", str(db), str(USERS)],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True, bufsize=1,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        bufsize=1,
     )
 
 

@@ -30,7 +30,10 @@ KILLS = ["SENDING", "POST", "REVEALING", "REVEAL", "SENDING", "REVEAL", "POST", 
 def worker(db: Path, start: dt.datetime) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "tests.support.daily_worker", str(db), start.isoformat(), LAST.isoformat()],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True, bufsize=1,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        bufsize=1,
     )
 
 

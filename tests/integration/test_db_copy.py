@@ -44,10 +44,16 @@ async def make_history(store: SqliteStore) -> None:
     clock = FixedClock(T0)
     service = QuizService(store, make_bank(per_topic=4), clock, {"fake": FakePlatform()}, rng=random.Random(1))
     await service.configure(ADMIN, REFS[0], ConfigChange.of(timezone="UTC"))
-    await service.configure(ADMIN, REFS[1], ConfigChange.of(timezone="Asia/Tokyo", speed_bonus=True, reactions=False,
-                                                            recap_day=None))
-    await service.configure(ADMIN, REFS[2], ConfigChange.of(
-        timezone="Europe/Berlin", answer_window=dt.timedelta(hours=20), topics=frozenset({"autograd", "tensors"})))
+    await service.configure(
+        ADMIN, REFS[1], ConfigChange.of(timezone="Asia/Tokyo", speed_bonus=True, reactions=False, recap_day=None)
+    )
+    await service.configure(
+        ADMIN,
+        REFS[2],
+        ConfigChange.of(
+            timezone="Europe/Berlin", answer_window=dt.timedelta(hours=20), topics=frozenset({"autograd", "tensors"})
+        ),
+    )
     for day in range(DAYS):
         clock.set(T0 + dt.timedelta(days=day))
         for ref in REFS:
@@ -69,8 +75,15 @@ async def make_history(store: SqliteStore) -> None:
     assert latest is not None
     await store.mark_unsure(latest.id, "ada")  # a "not sure" mark on a daily answer
     # a space's own pack and a round's kept question (bodies are opaque text to the copy)
-    await store.save_pack("fake", "space-1", "mine", [("q1", '{"id": "q1", "prompt": "émile?"}'), ("q2", "{}")],
-                          replace=False, max_packs=50, now=T0)
+    await store.save_pack(
+        "fake",
+        "space-1",
+        "mine",
+        [("q1", '{"id": "q1", "prompt": "émile?"}'), ("q2", "{}")],
+        replace=False,
+        max_packs=50,
+        now=T0,
+    )
     await store.save_round_question(1, '{"id": "q1"}')
     await service.close()
 

@@ -38,8 +38,14 @@ async def service():
     store = SqliteStore(":memory:")
     await store.open()
     clock = FixedClock(dt.datetime(2026, 11, 30, 9, 0, 42, tzinfo=dt.UTC))
-    svc = QuizService(store, make_bank(), clock, {"fake": FakePlatform(), "broken": BrokenPlatform("broken")},
-                      rng=random.Random(0), metrics=Metrics())
+    svc = QuizService(
+        store,
+        make_bank(),
+        clock,
+        {"fake": FakePlatform(), "broken": BrokenPlatform("broken")},
+        rng=random.Random(0),
+        metrics=Metrics(),
+    )
     await svc.configure(Actor("a", True), REF)
     yield svc
     await svc.close()

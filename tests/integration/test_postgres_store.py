@@ -84,7 +84,12 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
 
 
 class TestPostgresStore(
-    StoreContract, RecapContract, RestartContract, SeenOnceContract, InstallationContract, LearnerCardContract,
+    StoreContract,
+    RecapContract,
+    RestartContract,
+    SeenOnceContract,
+    InstallationContract,
+    LearnerCardContract,
     PackContract,
 ):
     @pytest.fixture
@@ -210,27 +215,39 @@ async def test_processes_scoring_one_space_at_once_keep_ranks_exact(pg_url):
         users = [f"u{i:02d}" for i in range(30)]
         refs = [ChannelRef("test", "space", c) for c in "abcd"]
         for day in range(6):
-            rounds = [await stores[0].claim_daily_round(ref, DAY + dt.timedelta(days=day), f"q{day}", "tensors",
-                                                        T0, None) for ref in refs]
+            rounds = [
+                await stores[0].claim_daily_round(ref, DAY + dt.timedelta(days=day), f"q{day}", "tensors", T0, None)
+                for ref in refs
+            ]
             for r in rounds:
                 await stores[0].add_answers(
                     [NewAnswer(r.id, u, 0, rng.random() < 0.7, T0) for u in rng.sample(users, 20)], T0
                 )
-            assert all(await asyncio.gather(
-                *(s.reveal_round(r.id, T0, points_only) for s, r in zip(stores, rounds, strict=True))
-            ))
+            assert all(
+                await asyncio.gather(
+                    *(s.reveal_round(r.id, T0, points_only) for s, r in zip(stores, rounds, strict=True))
+                )
+            )
         pool = stores[0].pool
         for period, key in (("all", "all"), ("month", "2026-12")):
-            histogram = {r[0]: r[1] for r in await pool.fetch(
-                "SELECT points, COUNT(*) FROM scores WHERE period = $1 AND period_key = $2 GROUP BY points",
-                period, key,
-            )}
-            buckets = {r[0]: r[1] for r in await pool.fetch(
-                "SELECT points, users FROM score_buckets WHERE period = $1 AND period_key = $2", period, key
-            )}
+            histogram = {
+                r[0]: r[1]
+                for r in await pool.fetch(
+                    "SELECT points, COUNT(*) FROM scores WHERE period = $1 AND period_key = $2 GROUP BY points",
+                    period,
+                    key,
+                )
+            }
+            buckets = {
+                r[0]: r[1]
+                for r in await pool.fetch(
+                    "SELECT points, users FROM score_buckets WHERE period = $1 AND period_key = $2", period, key
+                )
+            }
             assert buckets == histogram
-        totals = {row.user_id: row.points for row in await stores[1].leaderboard("test", "space", Period.ALL, "all",
-                                                                                  100)}
+        totals = {
+            row.user_id: row.points for row in await stores[1].leaderboard("test", "space", Period.ALL, "all", 100)
+        }
         for user, points in totals.items():
             mine = await stores[1].rank_of("test", "space", Period.ALL, "all", user)
             assert mine.rank == 1 + sum(1 for p in totals.values() if p > points)

@@ -244,8 +244,12 @@ async def test_downtime_catch_up(env, tz, down, caplog):
 
 @pytest.mark.parametrize(
     ("tz", "hhmm", "first", "days"),
-    [("Europe/Berlin", (2, 30), dt.date(2026, 10, 1), 31), ("Europe/Berlin", (2, 30), dt.date(2026, 3, 1), 31),
-     ("America/New_York", (1, 30), dt.date(2026, 10, 15), 31), ("America/New_York", (2, 30), dt.date(2026, 3, 1), 31)],
+    [
+        ("Europe/Berlin", (2, 30), dt.date(2026, 10, 1), 31),
+        ("Europe/Berlin", (2, 30), dt.date(2026, 3, 1), 31),
+        ("America/New_York", (1, 30), dt.date(2026, 10, 15), 31),
+        ("America/New_York", (2, 30), dt.date(2026, 3, 1), 31),
+    ],
 )
 async def test_a_month_of_ticks_in_the_shifted_hours_posts_and_reveals_every_day_once(tz, hhmm, first, days):
     # observation 3 on the scheduler: ticks every 30 minutes through a transition month never hang

@@ -20,7 +20,12 @@ from tests.integration.store_contract import (
 
 
 class TestSqliteStore(
-    StoreContract, RecapContract, RestartContract, SeenOnceContract, InstallationContract, LearnerCardContract,
+    StoreContract,
+    RecapContract,
+    RestartContract,
+    SeenOnceContract,
+    InstallationContract,
+    LearnerCardContract,
     PackContract,
 ):
     @pytest.fixture
@@ -85,8 +90,13 @@ def test_closing_the_store_while_a_background_checkpoint_runs_is_safe(tmp_path):
     import sys
     from pathlib import Path
 
-    result = subprocess.run([sys.executable, "-c", CLOSE_WHILE_CHECKPOINTING, str(tmp_path)], capture_output=True,
-                            text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    result = subprocess.run(
+        [sys.executable, "-c", CLOSE_WHILE_CHECKPOINTING, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert result.returncode == 0 and result.stdout.strip() == "ok", (result.returncode, result.stderr[-500:])
 
 
@@ -96,11 +106,14 @@ async def test_a_version_1_database_gains_ping_winners_off_and_keeps_its_channel
     [(version, name, sql)] = [m for m in load_migrations("sqlite") if m[0] == 1]
     for statement in split_sql(sql):
         con.execute(statement)
-    con.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
-                "applied_at TEXT NOT NULL)")
+    con.execute(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
     con.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)", (version, name, "2026-11-01T00:00:00+00:00"))
-    con.execute("INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, speed_bonus, "
-                "updated_at) VALUES ('slack', 'C1', 'T1', '08:00', 'UTC', '0,1,2', 1, '2026-11-01T00:00:00+00:00')")
+    con.execute(
+        "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, speed_bonus, "
+        "updated_at) VALUES ('slack', 'C1', 'T1', '08:00', 'UTC', '0,1,2', 1, '2026-11-01T00:00:00+00:00')"
+    )
     con.commit()
     con.close()
     store = SqliteStore(path)

@@ -20,8 +20,9 @@ WAVE = 50
 async def main(db_path: str, users: int) -> None:
     store = SqliteStore(db_path)
     await store.open()
-    service = QuizService(store, make_bank(), FixedClock(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)),
-                          rng=random.Random(0))
+    service = QuizService(
+        store, make_bank(), FixedClock(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)), rng=random.Random(0)
+    )
     if await store.get_channel(REF) is None:
         await service.configure(Actor("admin", True), REF)
     rounds = await store.open_daily_rounds(REF)

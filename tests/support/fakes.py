@@ -77,9 +77,7 @@ def make_bank(per_topic: int = 3, topics: tuple[str, ...] = ("tensors", "autogra
     assert all(t in TOPICS for t in topics)
     levels = list(Difficulty)
     questions = [
-        make_question(f"{topic}-{i}", topic, levels[i % 3], answer=i % 4)
-        for topic in topics
-        for i in range(per_topic)
+        make_question(f"{topic}-{i}", topic, levels[i % 3], answer=i % 4) for topic in topics for i in range(per_topic)
     ]
     return Bank(tuple(questions))
 
@@ -94,9 +92,16 @@ def write_bank_files(folder: Path, bank: Bank) -> Path:
     for q in bank.questions:
         by_topic.setdefault(q.topic, []).append(
             {
-                "id": q.id, "topic": q.topic, "difficulty": q.difficulty.value, "prompt": q.prompt,
-                "choices": list(q.choices), "answer": q.answer_letter, "explanation": q.explanation,
-                "reference": q.reference, "source": q.source, "checked_by": q.reference,
+                "id": q.id,
+                "topic": q.topic,
+                "difficulty": q.difficulty.value,
+                "prompt": q.prompt,
+                "choices": list(q.choices),
+                "answer": q.answer_letter,
+                "explanation": q.explanation,
+                "reference": q.reference,
+                "source": q.source,
+                "checked_by": q.reference,
                 "why_wrong": {x: why for x, why in zip("ABCD", q.why_wrong, strict=False) if why},
             }
         )

@@ -68,12 +68,11 @@ def _same_channel(a: ChannelRef, b: ChannelRef) -> bool:
     return (a.platform, a.channel_id) == (b.platform, b.channel_id)
 
 
-def _asked(
-    rounds: dict[int, Round], platform: str, space_id: str, kind: RoundKind, user_id: str | None
-) -> list[Round]:
+def _asked(rounds: dict[int, Round], platform: str, space_id: str, kind: RoundKind, user_id: str | None) -> list[Round]:
     """The rounds of a kind in a space (and for a user, if given), oldest first."""
     return [
-        r for r in rounds.values()
+        r
+        for r in rounds.values()
         if _in_space(r, platform, space_id) and r.kind == kind and (user_id is None or r.user_id == user_id)
     ]
 
@@ -183,13 +182,26 @@ class InMemoryStore(SettlingStore):
     # ---- rounds ----------------------------------------------------------------------------------
 
     async def claim_daily_round(
-        self, ref: ChannelRef, local_date: dt.date, question_id: str, topic: str, opened_at: dt.datetime,
-        closes_at: dt.datetime | None, *, lease_until: dt.datetime | None = None,
+        self,
+        ref: ChannelRef,
+        local_date: dt.date,
+        question_id: str,
+        topic: str,
+        opened_at: dt.datetime,
+        closes_at: dt.datetime | None,
+        *,
+        lease_until: dt.datetime | None = None,
     ) -> Round | None:
         t = await self._db()
         round_ = Round(
-            id=t.last_id + 1, kind=RoundKind.DAILY, ref=ref, question_id=question_id, topic=topic,
-            opened_at=_utc(opened_at), local_date=local_date, closes_at=_utc(closes_at) if closes_at else None,
+            id=t.last_id + 1,
+            kind=RoundKind.DAILY,
+            ref=ref,
+            question_id=question_id,
+            topic=topic,
+            opened_at=_utc(opened_at),
+            local_date=local_date,
+            closes_at=_utc(closes_at) if closes_at else None,
             post_state="sending" if lease_until else "due",
         )
         t.last_id = round_.id  # like SQLite's AUTOINCREMENT, a lost claim uses up its id too
@@ -207,8 +219,13 @@ class InMemoryStore(SettlingStore):
     ) -> Round:
         t = await self._db()
         round_ = Round(
-            id=t.last_id + 1, kind=RoundKind.PRACTICE, ref=ref, question_id=question_id, topic=topic,
-            opened_at=_utc(opened_at), user_id=user_id,
+            id=t.last_id + 1,
+            kind=RoundKind.PRACTICE,
+            ref=ref,
+            question_id=question_id,
+            topic=topic,
+            opened_at=_utc(opened_at),
+            user_id=user_id,
         )
         t.last_id = round_.id
         t.rounds[round_.id] = round_
@@ -220,9 +237,12 @@ class InMemoryStore(SettlingStore):
     async def open_daily_rounds(self, ref: ChannelRef | None = None, *, unpromised: bool = False) -> list[Round]:
         t = await self._db()
         return [
-            r for r in t.rounds.values()
-            if r.kind is RoundKind.DAILY and r.revealed_at is None
-            and (ref is None or _same_channel(r.ref, ref)) and not (unpromised and r.closes_at is not None)
+            r
+            for r in t.rounds.values()
+            if r.kind is RoundKind.DAILY
+            and r.revealed_at is None
+            and (ref is None or _same_channel(r.ref, ref))
+            and not (unpromised and r.closes_at is not None)
         ]
 
     async def latest_daily_round(self, ref: ChannelRef) -> Round | None:
@@ -281,8 +301,10 @@ class InMemoryStore(SettlingStore):
     ) -> list[DueChannel]:
         t = await self._db()
         due = sorted(
-            (at, key) for key, at in t.next_post.items()
-            if at <= now and not t.channels[key].paused
+            (at, key)
+            for key, at in t.next_post.items()
+            if at <= now
+            and not t.channels[key].paused
             and (key not in t.claimed or t.claimed[key] <= now)
             and (spaces is None or spaces(t.channels[key].ref))
         )[: max(limit, 0)]
@@ -301,8 +323,15 @@ class InMemoryStore(SettlingStore):
                 t.next_post[key] = _utc(next_at)
 
     def _claim_sends(
-        self, t: _Tables, what: str, now: dt.datetime, lease_until: dt.datetime, limit: int, round_id: int | None,
-        force: bool, spaces: SpaceFilter | None,
+        self,
+        t: _Tables,
+        what: str,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        round_id: int | None,
+        force: bool,
+        spaces: SpaceFilter | None,
     ) -> list[SendClaim]:
         out: list[SendClaim] = []
         for r in t.rounds.values():
@@ -326,8 +355,14 @@ class InMemoryStore(SettlingStore):
         return out
 
     async def claim_posts(
-        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
-        force: bool = False, spaces: SpaceFilter | None = None,
+        self,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        *,
+        round_id: int | None = None,
+        force: bool = False,
+        spaces: SpaceFilter | None = None,
     ) -> list[SendClaim]:
         t = await self._db()
         return self._claim_sends(t, "post", now, lease_until, limit, round_id, force, spaces)
@@ -346,7 +381,8 @@ class InMemoryStore(SettlingStore):
     async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
         t = await self._db()
         return {
-            r.question_id for r in t.rounds.values()
+            r.question_id
+            for r in t.rounds.values()
             if r.kind is RoundKind.DAILY and r.revealed_at is None and _in_space(r, platform, space_id)
         }
 
@@ -359,14 +395,23 @@ class InMemoryStore(SettlingStore):
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
         t = await self._db()
         due = [
-            r for r in t.rounds.values()
-            if r.kind is RoundKind.DAILY and r.revealed_at is None and r.closes_at is not None
-            and r.closes_at <= now and (spaces is None or spaces(r.ref))
+            r
+            for r in t.rounds.values()
+            if r.kind is RoundKind.DAILY
+            and r.revealed_at is None
+            and r.closes_at is not None
+            and r.closes_at <= now
+            and (spaces is None or spaces(r.ref))
         ]
         return sorted(due, key=lambda r: (r.closes_at, r.id))[: max(limit, 0)]
 
     async def claim_reveals(
-        self, now: dt.datetime, lease_until: dt.datetime, limit: int, *, round_id: int | None = None,
+        self,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        *,
+        round_id: int | None = None,
         spaces: SpaceFilter | None = None,
     ) -> list[SendClaim]:
         t = await self._db()
@@ -396,8 +441,9 @@ class InMemoryStore(SettlingStore):
         key = (platform, space_id, period, period_key)
         times = t.reached.get(key, {})
         never = dt.datetime.max.replace(tzinfo=dt.UTC)
-        ordered = sorted(t.scores.get(key, {}).items(),
-                         key=lambda item: (-item[1][0], times.get(item[0], never), item[0]))
+        ordered = sorted(
+            t.scores.get(key, {}).items(), key=lambda item: (-item[1][0], times.get(item[0], never), item[0])
+        )
         if limit >= 0:  # SQLite reads a negative LIMIT as no limit at all
             ordered = ordered[:limit]
         out: list[LeaderboardRow] = []
@@ -436,16 +482,21 @@ class InMemoryStore(SettlingStore):
 
     async def unscheduled_recaps(self) -> list[ChannelConfig]:
         t = await self._db()
-        return [t.channels[k] for k in sorted(t.channels)
-                if not t.channels[k].paused and t.channels[k].recap_day is not None and k not in t.next_recap]
+        return [
+            t.channels[k]
+            for k in sorted(t.channels)
+            if not t.channels[k].paused and t.channels[k].recap_day is not None and k not in t.next_recap
+        ]
 
     async def claim_due_recaps(
         self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
     ) -> list[DueChannel]:
         t = await self._db()
         due = sorted(
-            (at, key) for key, at in t.next_recap.items()
-            if at <= now and not t.channels[key].paused
+            (at, key)
+            for key, at in t.next_recap.items()
+            if at <= now
+            and not t.channels[key].paused
             and (key not in t.recap_claimed or t.recap_claimed[key] <= now)
             and (spaces is None or spaces(t.channels[key].ref))
         )[: max(limit, 0)]
@@ -479,9 +530,13 @@ class InMemoryStore(SettlingStore):
         self, t: _Tables, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None
     ) -> list[Round]:
         return [
-            r for r in t.rounds.values()
-            if _in_space(r, platform, space_id) and r.kind is RoundKind.DAILY and r.revealed_at is not None
-            and r.local_date is not None and start <= r.local_date <= end
+            r
+            for r in t.rounds.values()
+            if _in_space(r, platform, space_id)
+            and r.kind is RoundKind.DAILY
+            and r.revealed_at is not None
+            and r.local_date is not None
+            and start <= r.local_date <= end
             and (channel_id is None or r.ref.channel_id == channel_id)
         ]
 
@@ -493,8 +548,9 @@ class InMemoryStore(SettlingStore):
         for r in self._recap_rounds(t, platform, space_id, start, end, channel_id):
             answers = t.answers.get(r.id, {}).values()
             assert r.local_date is not None
-            out.append(RecapRound(r.id, r.local_date, r.question_id, r.topic, len(answers),
-                                  sum(a.correct for a in answers)))
+            out.append(
+                RecapRound(r.id, r.local_date, r.question_id, r.topic, len(answers), sum(a.correct for a in answers))
+            )
         return sorted(out, key=lambda x: (x.local_date, x.round_id))
 
     async def recap_scorers(
@@ -509,16 +565,17 @@ class InMemoryStore(SettlingStore):
         for uid, answers in mine.items():
             scoring = [a.answered_at for a in answers if (a.points or 0) > 0]
             reached = max(scoring) if scoring else min(a.answered_at for a in answers)
-            rows.append(RecapScorer(uid, sum(a.points or 0 for a in answers), sum(a.correct for a in answers),
-                                    len(answers), reached))
+            rows.append(
+                RecapScorer(
+                    uid, sum(a.points or 0 for a in answers), sum(a.correct for a in answers), len(answers), reached
+                )
+            )
         rows.sort(key=lambda x: (-x.points, x.reached_at, x.user_id))
         return rows[: max(limit, 0)]
 
     # ---- stats -----------------------------------------------------------------------------------
 
-    async def user_topic_stats(
-        self, platform: str, space_id: str, user_id: str
-    ) -> list[tuple[RoundKind, TopicStats]]:
+    async def user_topic_stats(self, platform: str, space_id: str, user_id: str) -> list[tuple[RoundKind, TopicStats]]:
         t = await self._db()
         counts: dict[tuple[str, RoundKind], tuple[int, int]] = {}
         for r in t.rounds.values():
@@ -534,9 +591,14 @@ class InMemoryStore(SettlingStore):
     async def latest_revealed_date(self, platform: str, space_id: str) -> dt.date | None:
         t = await self._db()
         return max(
-            (r.local_date for r in t.rounds.values()
-             if _in_space(r, platform, space_id) and r.kind is RoundKind.DAILY and r.revealed_at is not None
-             and r.local_date is not None),
+            (
+                r.local_date
+                for r in t.rounds.values()
+                if _in_space(r, platform, space_id)
+                and r.kind is RoundKind.DAILY
+                and r.revealed_at is not None
+                and r.local_date is not None
+            ),
             default=None,
         )
 
@@ -588,8 +650,11 @@ class InMemoryStore(SettlingStore):
 
     async def review_events(self, platform: str, space_id: str, user_id: str) -> list[ReviewEvent]:
         t = await self._db()
-        mine = [e for (k, _), e in t.review_log.items()
-                if (k.platform, k.space_id, k.user_id) == (platform, space_id, user_id)]
+        mine = [
+            e
+            for (k, _), e in t.review_log.items()
+            if (k.platform, k.space_id, k.user_id) == (platform, space_id, user_id)
+        ]
         return sorted(mine, key=lambda e: (e.reviewed_at, e.key.question_id))
 
     async def mark_unsure(self, round_id: int, user_id: str) -> None:
@@ -601,8 +666,15 @@ class InMemoryStore(SettlingStore):
     # ---- question packs --------------------------------------------------------------------------
 
     async def save_pack(
-        self, platform: str, space_id: str, name: str, questions: Sequence[tuple[str, str]], *,
-        replace: bool, max_packs: int, now: dt.datetime,
+        self,
+        platform: str,
+        space_id: str,
+        name: str,
+        questions: Sequence[tuple[str, str]],
+        *,
+        replace: bool,
+        max_packs: int,
+        now: dt.datetime,
     ) -> int:
         t = await self._db()
         _utc(now)
@@ -694,9 +766,15 @@ class _Settle:
 
     async def previous_date(self, ref: ChannelRef, before: dt.date) -> dt.date | None:
         return max(
-            (r.local_date for r in self.t.rounds.values()
-             if _in_space(r, ref.platform, ref.space_id) and r.kind is RoundKind.DAILY
-             and r.revealed_at is not None and r.local_date is not None and r.local_date < before),
+            (
+                r.local_date
+                for r in self.t.rounds.values()
+                if _in_space(r, ref.platform, ref.space_id)
+                and r.kind is RoundKind.DAILY
+                and r.revealed_at is not None
+                and r.local_date is not None
+                and r.local_date < before
+            ),
             default=None,
         )
 
@@ -774,9 +852,7 @@ class _Settle:
             if (event.key, at) not in self.t.review_log:
                 self._put(self.t.review_log, (event.key, at), replace(event, reviewed_at=at))
 
-    async def round_windows(
-        self, round_ids: Sequence[int]
-    ) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
+    async def round_windows(self, round_ids: Sequence[int]) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
         rounds = [self.t.rounds[rid] for rid in round_ids if rid in self.t.rounds]
         return {r.id: (r.revealed_at, r.closes_at) for r in rounds}
 

@@ -61,7 +61,9 @@ async def test_a_catch_up_card_is_printed_once():
 async def test_config_show_skips_the_spring_forward_gap():
     # 01:00 in Berlin on the night clocks jump from 02:00 to 03:00
     console, service, out = await console_at(
-        dt.datetime(2026, 3, 29, 0, 0, tzinfo=dt.UTC), timezone="Europe/Berlin", post_time=dt.time(2, 30),
+        dt.datetime(2026, 3, 29, 0, 0, tzinfo=dt.UTC),
+        timezone="Europe/Berlin",
+        post_time=dt.time(2, 30),
         paused=True,
     )
     await console.handle("/quiz config resume")
@@ -71,8 +73,10 @@ async def test_config_show_skips_the_spring_forward_gap():
 
 
 async def test_a_day_missed_while_offline_is_told_in_plain_words_once():
-    console, service, out = await console_at(dt.datetime(2026, 12, 7, 20, 0, tzinfo=dt.UTC),  # 05:00 in Tokyo
-                                             **{"timezone": "Asia/Tokyo", "post_time": dt.time(9, 0)})
+    console, service, out = await console_at(
+        dt.datetime(2026, 12, 7, 20, 0, tzinfo=dt.UTC),  # 05:00 in Tokyo
+        **{"timezone": "Asia/Tokyo", "post_time": dt.time(9, 0)},
+    )
     service.clock.set(dt.datetime(2026, 12, 8, 3, 0, 1, tzinfo=dt.UTC))  # 12:00:01 in Tokyo: 3 h late
     scheduler = DailyScheduler(service, service.clock)
     await scheduler.catch_up()

@@ -24,8 +24,13 @@ async def service():
     store = InMemoryStore()
     await store.open()
     platform = FakePlatform()
-    svc = QuizService(store, make_bank(per_topic=3), FixedClock(dt.datetime(2026, 12, 8, 9, tzinfo=dt.UTC)),
-                      {"fake": platform}, rng=random.Random(5))
+    svc = QuizService(
+        store,
+        make_bank(per_topic=3),
+        FixedClock(dt.datetime(2026, 12, 8, 9, tzinfo=dt.UTC)),
+        {"fake": platform},
+        rng=random.Random(5),
+    )
     await svc.configure(ADMIN, REF, ConfigChange.of(topics=frozenset({"tensors"})))
     yield svc
     await svc.close()
@@ -42,14 +47,16 @@ async def test_practice_never_serves_the_open_daily_question_of_the_space(servic
     other = await service.start_practice(ChannelRef("fake", "space-2", "c"), "eve", "tensors")
     assert other.topic == "tensors"
     await service.reveal_round(daily.id)
-    after = {service._rounds[(await service.start_practice(REF, "ada", "tensors")).round_id].question_id
-             for _ in range(30)}
+    after = {
+        service._rounds[(await service.start_practice(REF, "ada", "tensors")).round_id].question_id for _ in range(30)
+    }
     assert daily.question_id in after
 
 
 async def test_a_topic_whose_only_question_is_the_daily_one_says_so(service):
-    small = QuizService(service.store, make_bank(per_topic=1), service.clock, {"fake": FakePlatform()},
-                        rng=random.Random(1))
+    small = QuizService(
+        service.store, make_bank(per_topic=1), service.clock, {"fake": FakePlatform()}, rng=random.Random(1)
+    )
     await small.configure(ADMIN, REF, ConfigChange.of(topics=frozenset({"autograd"})))
     await small.post_scheduled(REF, dt.date(2026, 12, 9))
     with pytest.raises(BadSetting, match="today's open daily question"):

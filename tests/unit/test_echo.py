@@ -37,8 +37,17 @@ def test_an_unknown_setting_name_is_echoed_briefly() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [LONG, f"practice {LONG}", f"answer {LONG}", f"leaderboard {LONG}", f"config {LONG}", f"config time {LONG}",
-     f"config {LONG} 1 2", f"config channel x {LONG} y", f"post-now {LONG}"],
+    [
+        LONG,
+        f"practice {LONG}",
+        f"answer {LONG}",
+        f"leaderboard {LONG}",
+        f"config {LONG}",
+        f"config time {LONG}",
+        f"config {LONG} 1 2",
+        f"config channel x {LONG} y",
+        f"post-now {LONG}",
+    ],
 )
 def test_the_text_grammar_echoes_briefly(text: str) -> None:
     try:

@@ -102,5 +102,10 @@ def test_a_first_answer_is_scheduled_exactly_as_py_fsrs_schedules_a_new_card() -
             ours, _ = review(None, key("q"), correct, sure=sure, at=at)
             theirs, _ = _SCHEDULER.review_card(Card(card_id=1, due=at), rating_for(correct, sure=sure), at)
             assert (ours.state, ours.step, ours.stability, ours.difficulty, ours.due, ours.last_review) == (
-                int(theirs.state), theirs.step, theirs.stability, theirs.difficulty, theirs.due, theirs.last_review
+                int(theirs.state),
+                theirs.step,
+                theirs.stability,
+                theirs.difficulty,
+                theirs.due,
+                theirs.last_review,
             )

@@ -61,8 +61,13 @@ async def test_a_failed_post_is_retried_and_an_admin_can_send_it_at_once(store):
 
 
 async def test_reaction_answers_are_refused_when_the_channel_turned_them_off(store):
-    service = QuizService(store, make_bank(), FixedClock(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)),
-                          {"fake": FakePlatform()}, rng=random.Random(2))
+    service = QuizService(
+        store,
+        make_bank(),
+        FixedClock(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)),
+        {"fake": FakePlatform()},
+        rng=random.Random(2),
+    )
     await service.configure(ADMIN, REF, ConfigChange.of(reactions=False))
     round_ = await service.post_scheduled(REF)
     with pytest.raises(NotAllowed, match="Reaction answers are switched off"):
@@ -75,8 +80,9 @@ async def test_reaction_answers_are_refused_when_the_channel_turned_them_off(sto
 
 async def test_messages_name_the_commands_of_the_platform_they_go_to(store):
     discord_like = FakePlatform(name="chat")
-    service = QuizService(store, make_bank(), FixedClock(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)),
-                          rng=random.Random(2))
+    service = QuizService(
+        store, make_bank(), FixedClock(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)), rng=random.Random(2)
+    )
     service.add_platform(discord_like, CommandNames(practice="/practise", answer="/answer"))
     service.add_platform(FakePlatform())  # no names given: the `/quiz ...` text grammar's
     chat = replace(REF, platform="chat")

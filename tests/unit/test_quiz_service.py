@@ -301,8 +301,15 @@ async def test_config_change_notifies_listeners_and_show(env):
     seen = []
     service.on_config_change(seen.append)
     card = await service.configure(
-        ADMIN, REF, ConfigChange.of(post_time=dt.time(8, 30), timezone="Europe/Berlin", weekdays=frozenset({0, 2, 4}),
-        difficulties=frozenset({Difficulty.HARD})))
+        ADMIN,
+        REF,
+        ConfigChange.of(
+            post_time=dt.time(8, 30),
+            timezone="Europe/Berlin",
+            weekdays=frozenset({0, 2, 4}),
+            difficulties=frozenset({Difficulty.HARD}),
+        ),
+    )
     assert seen and seen[-1].timezone == "Europe/Berlin"
     assert card.lines[0] == "time 08:30 tz Europe/Berlin days mon,wed,fri"
     assert card.next_post == dt.datetime(2026, 12, 2, 8, 30, tzinfo=ZoneInfo("Europe/Berlin"))

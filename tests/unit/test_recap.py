@@ -120,7 +120,14 @@ async def test_recap_data_of_a_week(env):
     card = await build_recap(store, service.bank, "fake", REF.space_id, dt.date(2026, 11, 22))
     assert card.start == dt.date(2026, 11, 16) and card.end == dt.date(2026, 11, 22)
     assert [(d.day.day, d.answered, d.correct) for d in card.days] == [
-        (16, 3, 2), (17, 2, 1), (18, 0, 0), (19, 4, 0), (20, 1, 1), (21, 2, 2), (22, 0, 0)]
+        (16, 3, 2),
+        (17, 2, 1),
+        (18, 0, 0),
+        (19, 4, 0),
+        (20, 1, 1),
+        (21, 2, 2),
+        (22, 0, 0),
+    ]
     assert card.answered == 12 and card.correct == 6 and not card.empty
     assert sum(t.answered for t in card.topics) == 12 and sum(t.correct for t in card.topics) == 6
     assert [t.accuracy for t in card.topics] == sorted(t.accuracy for t in card.topics)  # weakest first
@@ -132,9 +139,13 @@ async def test_recap_data_of_a_week(env):
     assert card.hardest.correct_letter == "ABCD"[service.bank.get(asked[3]).answer]
     # Monday's round of the next week is open: none of its answers may show
     assert await build_recap(store, service.bank, "fake", REF.space_id, dt.date(2026, 11, 29)) == RecapCard(
-        "Weekly recap · 23–29 Nov 2026", dt.date(2026, 11, 23), dt.date(2026, 11, 29),
+        "Weekly recap · 23–29 Nov 2026",
+        dt.date(2026, 11, 23),
+        dt.date(2026, 11, 29),
         tuple(card.days[0].__class__(dt.date(2026, 11, 23) + dt.timedelta(days=i), 0, 0) for i in range(7)),
-        (), (), None,
+        (),
+        (),
+        None,
     )
     text, alt = recap_text(card), recap_alt_text(card)
     assert "12 answers, 50% correct" in text and "ann (" in text
@@ -171,8 +182,9 @@ async def test_two_processes_ticking_together_post_one_recap(env):
     other = QuizService(store, service.bank, clock, {"fake": other_platform}, rng=random.Random(5))
     other_scheduler = DailyScheduler(other, clock)
     clock.set(MON)
-    await asyncio.gather(scheduler.tick(), other_scheduler.tick(), scheduler.recaps.run_due(),
-                         other_scheduler.recaps.run_due())
+    await asyncio.gather(
+        scheduler.tick(), other_scheduler.tick(), scheduler.recaps.run_due(), other_scheduler.recaps.run_due()
+    )
     assert len(platform.recaps) + len(other_platform.recaps) == 1
     await other.close()
 
@@ -241,8 +253,11 @@ def test_text_from_questions_and_names_is_drawn_literally() -> None:
 
     start = dt.date(2026, 11, 16)
     card = RecapCard(
-        "Weekly recap · 16–22 Nov 2026", start, start + dt.timedelta(days=6),
-        tuple(RecapDay(start + dt.timedelta(days=i), 2, 1) for i in range(7)), (TopicStats("tensors", 14, 7),),
+        "Weekly recap · 16–22 Nov 2026",
+        start,
+        start + dt.timedelta(days=6),
+        tuple(RecapDay(start + dt.timedelta(days=i), 2, 1) for i in range(7)),
+        (TopicStats("tensors", 14, 7),),
         (RecapScorer("u1", 30, 3, 3, dt.datetime(2026, 11, 20, tzinfo=dt.UTC)),),
         HardestQuestion("q", "Why is $x_1$ \\frac{a}{b} a `$`? " + "long " * 200, "B", start, 4, 1),
         names=(("u1", "$\\alpha$ $$ {odd}"),),

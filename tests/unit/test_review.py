@@ -102,8 +102,9 @@ async def test_a_confident_wrong_practice_answer_says_so_and_an_unsure_one_does_
     assert cards.CONFIDENT_MISS in outcome.text
     card = await service.start_practice(REF, "ada", "tensors")
     round_ = await store.get_round(card.round_id)
-    outcome = await service.submit_answer(card.round_id, "ada", (right_choice(service, round_.question_id) + 1) % 4,
-                                          sure=False)
+    outcome = await service.submit_answer(
+        card.round_id, "ada", (right_choice(service, round_.question_id) + 1) % 4, sure=False
+    )
     assert cards.CONFIDENT_MISS not in outcome.text and "Not quite" in outcome.text
 
 
@@ -248,7 +249,8 @@ def test_learning_stats_count_due_now_and_tomorrow_mastery_and_calibration():
     # Tuesday 10:00: q0 and q2 (a day after Monday 09:00) are due, q1 at 15:00 today, t0 Wednesday 09:00
     at = MONDAY_9 + dt.timedelta(days=1, hours=1)
     assert (miss.due, unsure.due, late_miss.due) == (MONDAY_9 + dt.timedelta(days=1),) * 2 + (
-        MONDAY_9 + dt.timedelta(days=1, hours=6),)
+        MONDAY_9 + dt.timedelta(days=1, hours=6),
+    )
     assert right.due == MONDAY_9 + dt.timedelta(days=2)
     stats = learning_stats([miss, late_miss, right, unsure], [e1, e2, e3, e4], questions, at, "UTC")
     assert stats.due_now == 2

@@ -15,7 +15,7 @@ def test_to_ts_is_isoformat_in_utc_with_microseconds_for_any_sequence_of_moments
     rng = random.Random(7)
     base = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
     moments = [base, base + dt.timedelta(microseconds=1), base - dt.timedelta(microseconds=1), base]
-    moments += [base + dt.timedelta(microseconds=rng.randrange(-10**12, 10**12)) for _ in range(2000)]
+    moments += [base + dt.timedelta(microseconds=rng.randrange(-(10**12), 10**12)) for _ in range(2000)]
     moments += [base + dt.timedelta(seconds=s, microseconds=u) for s in range(3) for u in (0, 999_999, 5)]
     for moment in moments:
         text = to_ts(moment)

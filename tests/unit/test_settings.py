@@ -38,8 +38,13 @@ def test_every_name_finds_its_setting_and_a_typo_gets_a_hint() -> None:
 def test_config_change_checks_typed_values_like_typed_text() -> None:
     change = ConfigChange.of(post_time=dt.time(8, 15), speed_bonus=True)
     assert change.apply(ChannelConfig(REF)).post_time == dt.time(8, 15) and "speed_bonus" in change
-    for bad in ({"timezone": "Mars/Olympus"}, {"weekdays": frozenset()}, {"topics": frozenset({"cooking!"})},
-                {"colour": "blue"}, {"answer_window": dt.timedelta(minutes=90)}):
+    for bad in (
+        {"timezone": "Mars/Olympus"},
+        {"weekdays": frozenset()},
+        {"topics": frozenset({"cooking!"})},
+        {"colour": "blue"},
+        {"answer_window": dt.timedelta(minutes=90)},
+    ):
         with pytest.raises(BadSetting):
             ConfigChange.of(**bad)
 

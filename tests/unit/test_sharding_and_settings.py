@@ -44,11 +44,17 @@ def test_each_discord_guild_is_owned_by_exactly_one_process():
 
 
 def test_settings_from_the_environment():
-    s = Settings.from_env({
-        "STUDYBOT_DATABASE_URL": "sqlite:///x.db", "STUDYBOT_MISFIRE_GRACE_SECONDS": "120",
-        "STUDYBOT_METRICS_PORT": "9100", "STUDYBOT_SHARD_COUNT": "4", "STUDYBOT_SHARD_IDS": "2-3",
-        "DISCORD_TOKEN": "secret-token", "SLACK_BOT_TOKEN": "",
-    })
+    s = Settings.from_env(
+        {
+            "STUDYBOT_DATABASE_URL": "sqlite:///x.db",
+            "STUDYBOT_MISFIRE_GRACE_SECONDS": "120",
+            "STUDYBOT_METRICS_PORT": "9100",
+            "STUDYBOT_SHARD_COUNT": "4",
+            "STUDYBOT_SHARD_IDS": "2-3",
+            "DISCORD_TOKEN": "secret-token",
+            "SLACK_BOT_TOKEN": "",
+        }
+    )
     assert s.database_url == "sqlite:///x.db" and s.misfire_grace == dt.timedelta(seconds=120)
     assert s.metrics_port == 9100 and s.shard_count == 4 and s.shard_ids == (2, 3)
     assert s.platforms == ["discord"]

@@ -47,8 +47,13 @@ async def env():
     store = InMemoryStore()
     await store.open()
     platform = FakePlatform()
-    service = QuizService(store, make_bank(), FixedClock(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)),
-                          {"fake": platform}, rng=random.Random(3))
+    service = QuizService(
+        store,
+        make_bank(),
+        FixedClock(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)),
+        {"fake": platform},
+        rng=random.Random(3),
+    )
     yield service, platform
     await service.close()
     await store.close()

@@ -86,8 +86,9 @@ def test_a_whole_transition_month_posts_once_a_day_in_order(tz, hhmm, first, day
             if d.date() == shift:
                 assert d.fold == 0 and p == resolve_local(d.date(), dt.time(*hhmm), zone)
                 # the first of the two occurrences: the later one is an hour after it
-                assert (dt.datetime.combine(d.date(), dt.time(*hhmm), tzinfo=zone).replace(fold=1)
-                        .astimezone(dt.UTC) - p) == dt.timedelta(hours=1)
+                assert (
+                    dt.datetime.combine(d.date(), dt.time(*hhmm), tzinfo=zone).replace(fold=1).astimezone(dt.UTC) - p
+                ) == dt.timedelta(hours=1)
     assert all(b > a for a, b in zip(posts, posts[1:], strict=False))
     # every half hour of the month: the last post and the next post bracket the moment, and agree
     moment = posts[0]

@@ -56,8 +56,15 @@ class FakeUser:
     bot: bool = False
 
     def json(self) -> dict[str, Any]:
-        return {"id": self.id, "username": self.name, "global_name": self.name, "discriminator": "0",
-                "avatar": None, "bot": self.bot, "public_flags": 0}
+        return {
+            "id": self.id,
+            "username": self.name,
+            "global_name": self.name,
+            "discriminator": "0",
+            "avatar": None,
+            "bot": self.bot,
+            "public_flags": 0,
+        }
 
 
 @dataclass(frozen=True)
@@ -194,8 +201,9 @@ class FakeDiscord:
         self.bot_role_id = self.snowflake()
         self.guilds: dict[str, FakeGuild] = {}  # id -> guild, in the order they were made
         self._channel_guild: dict[str, str] = {}  # guild channel id -> guild id
-        self._register(FakeGuild(self.guild_id, "PyTorch study group", self.channel_id, self.other_channel_id,
-                                 self.bot_role_id))
+        self._register(
+            FakeGuild(self.guild_id, "PyTorch study group", self.channel_id, self.other_channel_id, self.bot_role_id)
+        )
         self.alice = FakeUser(self.snowflake(), "alice")
         self.bob = FakeUser(self.snowflake(), "bob")
         self.ada = FakeUser(self.snowflake(), "ada", admin=True)
@@ -243,8 +251,9 @@ class FakeDiscord:
 
     def add_guild(self, name: str, *, shard: tuple[int, int] | None = None) -> FakeGuild:
         """Another guild the bot is in (two text channels, same members); shard=(id, count) places it."""
-        return self._register(FakeGuild(self.snowflake(shard), name, self.snowflake(), self.snowflake(),
-                                        self.snowflake()))
+        return self._register(
+            FakeGuild(self.snowflake(shard), name, self.snowflake(), self.snowflake(), self.snowflake())
+        )
 
     def guild_of(self, channel_id: str) -> FakeGuild:
         return self.guilds[self._channel_guild.get(channel_id, self.guild_id)]
@@ -297,8 +306,11 @@ class FakeDiscord:
     @staticmethod
     def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
         # exactly "application/json": discord.py treats a body with a charset suffix as text
-        return web.Response(body=json.dumps(data).encode(), status=status,
-                            headers={"Content-Type": "application/json", **(headers or {})})
+        return web.Response(
+            body=json.dumps(data).encode(),
+            status=status,
+            headers={"Content-Type": "application/json", **(headers or {})},
+        )
 
     def rate_limit_next(self, method: str, path_regex: str, retry_after: float, times: int = 1) -> None:
         """Answer the next matching request(s) with 429 and a retry_after, as Discord does."""
@@ -359,25 +371,49 @@ class FakeDiscord:
         return self._json({**self.bot.json(), "verified": True, "mfa_enabled": False, "flags": 0})
 
     async def _application(self, request: web.Request) -> web.Response:
-        return self._json({
-            "id": self.app_id, "name": "studybot", "description": "", "icon": None, "bot_public": True,
-            "bot_require_code_grant": False, "owner": self.owner.json(), "verify_key": "00" * 32,
-            "interactions_endpoint_url": None, "flags": 0, "team": None,
-        })
+        return self._json(
+            {
+                "id": self.app_id,
+                "name": "studybot",
+                "description": "",
+                "icon": None,
+                "bot_public": True,
+                "bot_require_code_grant": False,
+                "owner": self.owner.json(),
+                "verify_key": "00" * 32,
+                "interactions_endpoint_url": None,
+                "flags": 0,
+                "team": None,
+            }
+        )
 
     async def _gateway_bot(self, request: web.Request) -> web.Response:
-        return self._json({
-            "url": self.gateway_url, "shards": self.recommended_shards,
-            "session_start_limit": {"total": 1000, "remaining": 1000 - len(self.identifies),
-                                    "reset_after": 86_400_000, "max_concurrency": 1},
-        })
+        return self._json(
+            {
+                "url": self.gateway_url,
+                "shards": self.recommended_shards,
+                "session_start_limit": {
+                    "total": 1000,
+                    "remaining": 1000 - len(self.identifies),
+                    "reset_after": 86_400_000,
+                    "max_concurrency": 1,
+                },
+            }
+        )
 
     async def _sync(self, request: web.Request) -> web.Response:
         guild = request.match_info.get("guild")
         out = []
         for cmd in request[BODY] or []:
-            out.append({**cmd, "id": self.snowflake(), "application_id": self.app_id, "version": self.snowflake(),
-                        **({"guild_id": guild} if guild else {})})
+            out.append(
+                {
+                    **cmd,
+                    "id": self.snowflake(),
+                    "application_id": self.app_id,
+                    "version": self.snowflake(),
+                    **({"guild_id": guild} if guild else {}),
+                }
+            )
         self.commands[guild] = out
         return self._json(out)
 
@@ -390,16 +426,33 @@ class FakeDiscord:
 
     # ---- REST: messages, reactions, DMs -------------------------------------------------------------
 
-    def _message(self, channel_id: str, body: dict[str, Any], *, flags: int = 0, author: FakeUser | None = None,
-                 interaction: bool = False) -> dict[str, Any]:
+    def _message(
+        self,
+        channel_id: str,
+        body: dict[str, Any],
+        *,
+        flags: int = 0,
+        author: FakeUser | None = None,
+        interaction: bool = False,
+    ) -> dict[str, Any]:
         msg = {
-            "id": self.snowflake(), "channel_id": channel_id, "author": (author or self.bot).json(),
-            "content": body.get("content") or "", "embeds": body.get("embeds") or [],
-            "components": body.get("components") or [], "type": 20 if interaction else (
-                19 if body.get("message_reference") else 0),
-            "timestamp": _now_iso(), "edited_timestamp": None, "tts": False, "mention_everyone": False,
-            "mentions": [], "mention_roles": [], "attachments": [], "pinned": False,
-            "flags": flags | int(body.get("flags") or 0), "message_reference": body.get("message_reference"),
+            "id": self.snowflake(),
+            "channel_id": channel_id,
+            "author": (author or self.bot).json(),
+            "content": body.get("content") or "",
+            "embeds": body.get("embeds") or [],
+            "components": body.get("components") or [],
+            "type": 20 if interaction else (19 if body.get("message_reference") else 0),
+            "timestamp": _now_iso(),
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [],
+            "pinned": False,
+            "flags": flags | int(body.get("flags") or 0),
+            "message_reference": body.get("message_reference"),
         }
         if msg["message_reference"] is None:
             del msg["message_reference"]
@@ -409,10 +462,17 @@ class FakeDiscord:
             for i, f in enumerate(files):
                 meta = described.get(str(i), {})
                 url = f"https://cdn.example.invalid/attachments/{channel_id}/{msg['id']}/{f.filename}"
-                msg["attachments"].append({
-                    "id": self.snowflake(), "filename": f.filename, "size": len(f.data), "url": url,
-                    "proxy_url": url, "content_type": f.content_type, "description": meta.get("description"),
-                })
+                msg["attachments"].append(
+                    {
+                        "id": self.snowflake(),
+                        "filename": f.filename,
+                        "size": len(f.data),
+                        "url": url,
+                        "proxy_url": url,
+                        "content_type": f.content_type,
+                        "description": meta.get("description"),
+                    }
+                )
             self.files[msg["id"]] = files
         self.messages[msg["id"]] = msg
         return msg
@@ -447,8 +507,11 @@ class FakeDiscord:
     async def _remove_reaction(self, request: web.Request) -> web.Response:
         if not self.bot_perms & MANAGE_MESSAGES:
             return self._json({"message": "Missing Permissions", "code": 50013}, status=403)
-        mid, emoji, user = (request.match_info["message"], unquote(request.match_info["emoji"]),
-                            request.match_info["user"])
+        mid, emoji, user = (
+            request.match_info["message"],
+            unquote(request.match_info["emoji"]),
+            request.match_info["user"],
+        )
         self.reactions_removed.append((mid, emoji, user))
         data = self._reaction_payload(mid, emoji, FakeUser(user, "?"))
         data.pop("member")
@@ -462,17 +525,30 @@ class FakeDiscord:
         if mid not in self.messages:
             return self._json({"message": "Unknown Message", "code": 10008}, status=404)
         if mid in self.threads:
-            return self._json({"message": "A thread has already been created for this message", "code": 160004},
-                              status=400)
+            return self._json(
+                {"message": "A thread has already been created for this message", "code": 160004}, status=400
+            )
         body = request[BODY] or {}
         name = str(body.get("name", ""))
         if not 1 <= len(name) <= 100:
             return self._json({"message": "Invalid Form Body", "code": 50035}, status=400)
         thread = {
-            "id": mid, "type": 11, "guild_id": self.guild_of(channel).id, "name": name, "parent_id": channel,
-            "owner_id": self.bot.id, "message_count": 0, "member_count": 1, "rate_limit_per_user": 0, "flags": 0,
-            "thread_metadata": {"archived": False, "auto_archive_duration": body.get("auto_archive_duration", 1440),
-                                "archive_timestamp": _now_iso(), "locked": False},
+            "id": mid,
+            "type": 11,
+            "guild_id": self.guild_of(channel).id,
+            "name": name,
+            "parent_id": channel,
+            "owner_id": self.bot.id,
+            "message_count": 0,
+            "member_count": 1,
+            "rate_limit_per_user": 0,
+            "flags": 0,
+            "thread_metadata": {
+                "archived": False,
+                "auto_archive_duration": body.get("auto_archive_duration", 1440),
+                "archive_timestamp": _now_iso(),
+                "locked": False,
+            },
         }
         self.threads[mid] = thread
         return self._json(thread, status=201)
@@ -488,8 +564,14 @@ class FakeDiscord:
         user_id = str((request[BODY] or {})["recipient_id"])
         dm_id = next((c for c, u in self.dm_channels.items() if u == user_id), None) or self.snowflake()
         self.dm_channels[dm_id] = user_id
-        return self._json({"id": dm_id, "type": 1, "last_message_id": None,
-                           "recipients": [FakeUser(user_id, f"user{user_id[-4:]}").json()]})
+        return self._json(
+            {
+                "id": dm_id,
+                "type": 1,
+                "last_message_id": None,
+                "recipients": [FakeUser(user_id, f"user{user_id[-4:]}").json()],
+            }
+        )
 
     def channel_messages(self, channel_id: str | None = None) -> list[dict[str, Any]]:
         """What everyone in the channel sees (ephemeral interaction replies left out), oldest first."""
@@ -516,12 +598,16 @@ class FakeDiscord:
         body = request[BODY] or {}
         inter.callback, inter.callback_at = body, time.monotonic()
         ctype, data = body.get("type"), body.get("data") or {}
-        out: dict[str, Any] = {"interaction": {"id": inter.id, "type": inter.payload["type"],
-                                               "response_message_loading": ctype == 5,
-                                               "response_message_ephemeral": bool(data.get("flags", 0) & EPHEMERAL)}}
+        out: dict[str, Any] = {
+            "interaction": {
+                "id": inter.id,
+                "type": inter.payload["type"],
+                "response_message_loading": ctype == 5,
+                "response_message_ephemeral": bool(data.get("flags", 0) & EPHEMERAL),
+            }
+        }
         if ctype in (4, 5):
-            msg = self._message(inter.payload["channel_id"], data, interaction=True,
-                                flags=128 if ctype == 5 else 0)
+            msg = self._message(inter.payload["channel_id"], data, interaction=True, flags=128 if ctype == 5 else 0)
             out["interaction"]["response_message_id"] = msg["id"]
             out["resource"] = {"type": ctype, "message": msg}
             inter.payload["_response_message_id"] = msg["id"]
@@ -562,8 +648,14 @@ class FakeDiscord:
         if cb.get("type") == 5:
             await self.wait_for(lambda: inter.edits or inter.followups, "the deferred reply", within)
             data = (inter.edits or inter.followups)[0]
-        return FakeReply(cb.get("type", 0), ephemeral, data.get("content") or "", data.get("embeds") or [],
-                         data.get("components") or [], inter.payload.get("_response_message_id"))
+        return FakeReply(
+            cb.get("type", 0),
+            ephemeral,
+            data.get("content") or "",
+            data.get("embeds") or [],
+            data.get("components") or [],
+            inter.payload.get("_response_message_id"),
+        )
 
     # ---- gateway ------------------------------------------------------------------------------------
 
@@ -622,10 +714,15 @@ class FakeDiscord:
 
     def _ready(self, guilds: list[FakeGuild], shard: list[int] | None) -> dict[str, Any]:
         ready = {
-            "v": 10, "user": {**self.bot.json(), "verified": True, "mfa_enabled": False, "flags": 0},
-            "guilds": [{"id": g.id, "unavailable": True} for g in guilds], "session_id": f"session-{self.snowflake()}",
-            "resume_gateway_url": self.gateway_url, "application": {"id": self.app_id, "flags": 0},
-            "private_channels": [], "relationships": [], "presences": [],
+            "v": 10,
+            "user": {**self.bot.json(), "verified": True, "mfa_enabled": False, "flags": 0},
+            "guilds": [{"id": g.id, "unavailable": True} for g in guilds],
+            "session_id": f"session-{self.snowflake()}",
+            "resume_gateway_url": self.gateway_url,
+            "application": {"id": self.app_id, "flags": 0},
+            "private_channels": [],
+            "relationships": [],
+            "presences": [],
         }
         if shard is not None:
             ready["shard"] = shard
@@ -633,35 +730,97 @@ class FakeDiscord:
 
     def _member(self, user: FakeUser, guild_id: str | None = None) -> dict[str, Any]:
         roles = [self.guilds[guild_id or self.guild_id].bot_role_id] if user.bot else []
-        return {"user": user.json(), "roles": roles, "joined_at": _now_iso(), "deaf": False, "mute": False,
-                "flags": 0, "nick": None, "avatar": None, "pending": False, "communication_disabled_until": None}
+        return {
+            "user": user.json(),
+            "roles": roles,
+            "joined_at": _now_iso(),
+            "deaf": False,
+            "mute": False,
+            "flags": 0,
+            "nick": None,
+            "avatar": None,
+            "pending": False,
+            "communication_disabled_until": None,
+        }
 
     def _channel(self, cid: str, name: str, position: int) -> dict[str, Any]:
-        return {"id": cid, "type": 0, "guild_id": self.guild_of(cid).id, "name": name, "position": position,
-                "permission_overwrites": [], "nsfw": False, "parent_id": None, "topic": None,
-                "last_message_id": None, "rate_limit_per_user": 0}
+        return {
+            "id": cid,
+            "type": 0,
+            "guild_id": self.guild_of(cid).id,
+            "name": name,
+            "position": position,
+            "permission_overwrites": [],
+            "nsfw": False,
+            "parent_id": None,
+            "topic": None,
+            "last_message_id": None,
+            "rate_limit_per_user": 0,
+        }
 
     def guild_payload(self, guild_id: str | None = None) -> dict[str, Any]:
         guild = self.guilds[guild_id or self.guild_id]
-        role = {"color": 0, "hoist": False, "managed": False, "mentionable": False, "flags": 0, "icon": None,
-                "unicode_emoji": None}
+        role = {
+            "color": 0,
+            "hoist": False,
+            "managed": False,
+            "mentionable": False,
+            "flags": 0,
+            "icon": None,
+            "unicode_emoji": None,
+        }
         return {
-            "id": guild.id, "name": guild.name, "icon": None, "owner_id": self.owner.id,
-            "unavailable": False, "member_count": 5, "large": False, "features": [], "emojis": [], "stickers": [],
+            "id": guild.id,
+            "name": guild.name,
+            "icon": None,
+            "owner_id": self.owner.id,
+            "unavailable": False,
+            "member_count": 5,
+            "large": False,
+            "features": [],
+            "emojis": [],
+            "stickers": [],
             "roles": [
                 {**role, "id": guild.id, "name": "@everyone", "permissions": str(MEMBER_PERMS), "position": 0},
-                {**role, "id": guild.bot_role_id, "name": "studybot", "permissions": str(self.bot_perms),
-                 "position": 1, "managed": True},
+                {
+                    **role,
+                    "id": guild.bot_role_id,
+                    "name": "studybot",
+                    "permissions": str(self.bot_perms),
+                    "position": 1,
+                    "managed": True,
+                },
             ],
-            "channels": [self._channel(guild.channel_id, "daily-pytorch", 0),
-                         self._channel(guild.other_channel_id, "general", 1)],
-            "members": [self._member(self.bot, guild.id)], "threads": [], "voice_states": [], "presences": [],
-            "stage_instances": [], "guild_scheduled_events": [], "soundboard_sounds": [],
-            "verification_level": 0, "default_message_notifications": 0, "explicit_content_filter": 0,
-            "mfa_level": 0, "nsfw_level": 0, "premium_tier": 0, "premium_subscription_count": 0,
-            "preferred_locale": "en-US", "system_channel_id": None, "afk_channel_id": None, "afk_timeout": 300,
-            "application_id": None, "vanity_url_code": None, "banner": None, "splash": None, "description": None,
-            "discovery_splash": None, "max_members": 500000, "joined_at": _now_iso(),
+            "channels": [
+                self._channel(guild.channel_id, "daily-pytorch", 0),
+                self._channel(guild.other_channel_id, "general", 1),
+            ],
+            "members": [self._member(self.bot, guild.id)],
+            "threads": [],
+            "voice_states": [],
+            "presences": [],
+            "stage_instances": [],
+            "guild_scheduled_events": [],
+            "soundboard_sounds": [],
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "mfa_level": 0,
+            "nsfw_level": 0,
+            "premium_tier": 0,
+            "premium_subscription_count": 0,
+            "preferred_locale": "en-US",
+            "system_channel_id": None,
+            "afk_channel_id": None,
+            "afk_timeout": 300,
+            "application_id": None,
+            "vanity_url_code": None,
+            "banner": None,
+            "splash": None,
+            "description": None,
+            "discovery_splash": None,
+            "max_members": 500000,
+            "joined_at": _now_iso(),
         }
 
     # ---- members act --------------------------------------------------------------------------------
@@ -669,19 +828,36 @@ class FakeDiscord:
     def _permissions(self, user: FakeUser) -> int:
         return MEMBER_PERMS | (MANAGE_GUILD if user.admin else 0)
 
-    async def _interact(self, itype: int, user: FakeUser, data: dict[str, Any], *, channel_id: str | None = None,
-                        message: dict[str, Any] | None = None) -> FakeInteraction:
+    async def _interact(
+        self,
+        itype: int,
+        user: FakeUser,
+        data: dict[str, Any],
+        *,
+        channel_id: str | None = None,
+        message: dict[str, Any] | None = None,
+    ) -> FakeInteraction:
         iid = self.snowflake()
         cid = channel_id or self.channel_id
         guild = self.guild_of(cid)
         payload: dict[str, Any] = {
-            "id": iid, "application_id": self.app_id, "type": itype, "data": data, "guild_id": guild.id,
-            "channel_id": cid, "channel": self._channel(cid, "daily-pytorch" if cid == guild.channel_id else "general",
-                                                        0),
+            "id": iid,
+            "application_id": self.app_id,
+            "type": itype,
+            "data": data,
+            "guild_id": guild.id,
+            "channel_id": cid,
+            "channel": self._channel(cid, "daily-pytorch" if cid == guild.channel_id else "general", 0),
             "member": {**self._member(user, guild.id), "permissions": str(self._permissions(user))},
-            "token": f"token-{iid}", "version": 1, "app_permissions": str(self.bot_perms), "locale": "en-US",
-            "guild_locale": "en-US", "entitlements": [], "authorizing_integration_owners": {"0": guild.id},
-            "context": 0, "attachment_size_limit": 8 * 1024 * 1024,
+            "token": f"token-{iid}",
+            "version": 1,
+            "app_permissions": str(self.bot_perms),
+            "locale": "en-US",
+            "guild_locale": "en-US",
+            "entitlements": [],
+            "authorizing_integration_owners": {"0": guild.id},
+            "context": 0,
+            "attachment_size_limit": 8 * 1024 * 1024,
         }
         if message is not None:
             payload["message"] = message
@@ -690,8 +866,9 @@ class FakeDiscord:
         await self.dispatch("INTERACTION_CREATE", payload)
         return inter
 
-    def _options(self, schema: list[dict[str, Any]], values: dict[str, Any], resolved: dict[str, Any],
-                 focused: str | None = None) -> list[dict[str, Any]]:
+    def _options(
+        self, schema: list[dict[str, Any]], values: dict[str, Any], resolved: dict[str, Any], focused: str | None = None
+    ) -> list[dict[str, Any]]:
         by_name = {o["name"]: o for o in schema}
         out = []
         for name, value in values.items():
@@ -700,49 +877,72 @@ class FakeDiscord:
                 aid = self.snowflake()
                 self.uploads[aid] = value.data
                 resolved.setdefault("attachments", {})[aid] = {
-                    "id": aid, "filename": value.filename, "size": value.size or len(value.data),
+                    "id": aid,
+                    "filename": value.filename,
+                    "size": value.size or len(value.data),
                     "url": f"http://127.0.0.1:{self.port}/attachments/{aid}/{value.filename}",
                     "proxy_url": f"http://127.0.0.1:{self.port}/attachments/{aid}/{value.filename}",
-                    "content_type": "text/plain"}
+                    "content_type": "text/plain",
+                }
                 value = aid
             elif isinstance(value, FakeUser):
                 resolved.setdefault("users", {})[value.id] = value.json()
                 resolved.setdefault("members", {})[value.id] = {
-                    k: v for k, v in self._member(value).items() if k != "user"} | {"permissions": "0"}
+                    k: v for k, v in self._member(value).items() if k != "user"
+                } | {"permissions": "0"}
                 value = value.id
             elif otype == 7:
-                resolved.setdefault("channels", {})[value] = {"id": value, "type": 0, "name": "x",
-                                                              "permissions": str(self.bot_perms)}
+                resolved.setdefault("channels", {})[value] = {
+                    "id": value,
+                    "type": 0,
+                    "name": "x",
+                    "permissions": str(self.bot_perms),
+                }
             opt = {"name": name, "type": otype, "value": value}
             if name == focused:
                 opt["focused"] = True
             out.append(opt)
         return out
 
-    def _command_data(self, name: str, sub: str | None, values: dict[str, Any], focused: str | None = None,
-                      *, channel_id: str | None = None) -> dict[str, Any]:
+    def _command_data(
+        self,
+        name: str,
+        sub: str | None,
+        values: dict[str, Any],
+        focused: str | None = None,
+        *,
+        channel_id: str | None = None,
+    ) -> dict[str, Any]:
         cmd = self.command(name)
         resolved: dict[str, Any] = {}
         if sub is None:
             options = self._options(cmd.get("options", []), values, resolved, focused)
         else:
             sub_schema = next((o for o in cmd.get("options", []) if o["name"] == sub), {"options": []})
-            options = [{"name": sub, "type": 1,
-                        "options": self._options(sub_schema.get("options", []), values, resolved, focused)}]
+            options = [
+                {
+                    "name": sub,
+                    "type": 1,
+                    "options": self._options(sub_schema.get("options", []), values, resolved, focused),
+                }
+            ]
         guild_id = self.guild_of(channel_id or self.channel_id).id
         data = {"id": cmd["id"], "name": name, "type": 1, "options": options, "guild_id": guild_id}
         if resolved:
             data["resolved"] = resolved
         return data
 
-    async def slash(self, user: FakeUser, name: str, sub: str | None = None, *, channel_id: str | None = None,
-                    **values: Any) -> FakeInteraction:
+    async def slash(
+        self, user: FakeUser, name: str, sub: str | None = None, *, channel_id: str | None = None, **values: Any
+    ) -> FakeInteraction:
         """A member runs /name [sub] option:value ..."""
-        return await self._interact(2, user, self._command_data(name, sub, values, channel_id=channel_id),
-                                    channel_id=channel_id)
+        return await self._interact(
+            2, user, self._command_data(name, sub, values, channel_id=channel_id), channel_id=channel_id
+        )
 
-    async def autocomplete(self, user: FakeUser, name: str, sub: str | None, focused: str, **values: Any
-                           ) -> FakeInteraction:
+    async def autocomplete(
+        self, user: FakeUser, name: str, sub: str | None, focused: str, **values: Any
+    ) -> FakeInteraction:
         return await self._interact(4, user, self._command_data(name, sub, values, focused))
 
     async def click(self, user: FakeUser, message: dict[str, Any], custom_id: str) -> FakeInteraction:
@@ -754,9 +954,18 @@ class FakeDiscord:
         msg = self.messages.get(message_id, {})
         channel_id = msg.get("channel_id", self.channel_id)
         guild_id = self.guild_of(channel_id).id
-        return {"user_id": user.id, "channel_id": channel_id, "message_id": message_id,
-                "guild_id": guild_id, "member": self._member(user, guild_id), "emoji": {"id": None, "name": emoji},
-                "type": 0, "burst": False, "burst_colors": [], "message_author_id": self.bot.id}
+        return {
+            "user_id": user.id,
+            "channel_id": channel_id,
+            "message_id": message_id,
+            "guild_id": guild_id,
+            "member": self._member(user, guild_id),
+            "emoji": {"id": None, "name": emoji},
+            "type": 0,
+            "burst": False,
+            "burst_colors": [],
+            "message_author_id": self.bot.id,
+        }
 
     async def react(self, user: FakeUser, message_id: str, emoji: str, *, with_member: bool = True) -> None:
         """A user adds a reaction (without `member`, the event carries only the user id)."""

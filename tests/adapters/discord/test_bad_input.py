@@ -21,17 +21,35 @@ async def post_daily(core: Core, fake: FakeDiscord, **changes: object) -> tuple[
 
 def button_message(fake: FakeDiscord, custom_id: str) -> dict:
     """A message carrying one hand-made button (what a stale or forged client could click)."""
-    return {"id": fake.snowflake(), "channel_id": fake.channel_id, "author": fake.bot.json(), "content": "",
-            "type": 0, "flags": 0, "embeds": [], "attachments": [], "mentions": [], "mention_roles": [],
-            "pinned": False, "tts": False, "mention_everyone": False, "timestamp": "2026-06-01T08:00:00+00:00",
-            "edited_timestamp": None,
-            "components": [{"type": 1, "components": [{"type": 2, "style": 1, "label": "?", "custom_id": custom_id}]}]}
+    return {
+        "id": fake.snowflake(),
+        "channel_id": fake.channel_id,
+        "author": fake.bot.json(),
+        "content": "",
+        "type": 0,
+        "flags": 0,
+        "embeds": [],
+        "attachments": [],
+        "mentions": [],
+        "mention_roles": [],
+        "pinned": False,
+        "tts": False,
+        "mention_everyone": False,
+        "timestamp": "2026-06-01T08:00:00+00:00",
+        "edited_timestamp": None,
+        "components": [{"type": 1, "components": [{"type": 2, "style": 1, "label": "?", "custom_id": custom_id}]}],
+    }
 
 
-async def test_a_member_without_manage_server_cannot_change_settings(bot: StudyBotClient, fake: FakeDiscord,
-                                                                     core: Core) -> None:
-    for sub, values in (("schedule", {"time": "07:00"}), ("pause", {}), ("reactions", {"state": "off"}),
-                        ("filters", {"topics": "autograd"})):
+async def test_a_member_without_manage_server_cannot_change_settings(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
+    for sub, values in (
+        ("schedule", {"time": "07:00"}),
+        ("pause", {}),
+        ("reactions", {"state": "off"}),
+        ("filters", {"topics": "autograd"}),
+    ):
         reply = await fake.reply(await fake.slash(fake.alice, "quizconfig", sub, **values))
         assert reply.ephemeral and "Only members who can manage this server" in reply.text, sub
     posted = await fake.reply(await fake.slash(fake.alice, "quizconfig", "post-now"))
@@ -66,22 +84,24 @@ async def test_unknown_choice_letters_are_refused(bot: StudyBotClient, fake: Fak
     assert await core.store.round_answers(round_id) == []
 
 
-async def test_clicks_on_closed_or_unknown_rounds_are_refused(bot: StudyBotClient, fake: FakeDiscord,
-                                                              core: Core) -> None:
+async def test_clicks_on_closed_or_unknown_rounds_are_refused(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     round_id, message = await post_daily(core, fake)
     await core.service.reveal_round(round_id)
     closed = await fake.reply(await fake.click(fake.alice, message, f"studybot:answer:{round_id}:A"))
     assert closed.ephemeral and "question closed at" in closed.text and "the answer was" in closed.text
     assert await core.store.round_answers(round_id) == []
 
-    for custom_id, expected in ((f"studybot:answer:{round_id + 999}:A", "not known here"),
-                                ("studybot:answer:abc:A", "does not belong to a studybot question")):
+    for custom_id, expected in (
+        (f"studybot:answer:{round_id + 999}:A", "not known here"),
+        ("studybot:answer:abc:A", "does not belong to a studybot question"),
+    ):
         reply = await fake.reply(await fake.click(fake.alice, button_message(fake, custom_id), custom_id))
         assert reply.ephemeral and expected in reply.text
 
 
-async def test_a_practice_question_is_only_for_its_learner(bot: StudyBotClient, fake: FakeDiscord,
-                                                           core: Core) -> None:
+async def test_a_practice_question_is_only_for_its_learner(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
     card = await core.service.start_practice(channel_ref(fake), fake.alice.id, None)
     custom_id = f"studybot:answer:{card.round_id}:A"
     reply = await fake.reply(await fake.click(fake.bob, button_message(fake, custom_id), custom_id))
@@ -113,8 +133,9 @@ async def test_stray_reactions_are_ignored_silently(bot: StudyBotClient, fake: F
     assert [r[2] for r in fake.reactions_removed] == [fake.bob.id]
 
 
-async def test_reactions_are_not_answers_when_reaction_answers_are_off(bot: StudyBotClient, fake: FakeDiscord,
-                                                                      core: Core) -> None:
+async def test_reactions_are_not_answers_when_reaction_answers_are_off(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     round_id, message = await post_daily(core, fake, reactions=False)
     await fake.react(fake.alice, message["id"], A)
     await asyncio.sleep(0.2)
@@ -124,8 +145,7 @@ async def test_reactions_are_not_answers_when_reaction_answers_are_off(bot: Stud
     assert fake.dms(fake.alice) == [] and fake.reactions_removed == []
 
 
-async def test_payloads_we_do_not_understand_are_ignored(bot: StudyBotClient, fake: FakeDiscord,
-                                                         core: Core) -> None:
+async def test_payloads_we_do_not_understand_are_ignored(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
     _, message = await post_daily(core, fake)
     await fake.dispatch("SOMETHING_NEW", {"id": "1", "what": "a future event"})
     await fake.dispatch("MESSAGE_REACTION_ADD", {"emoji": {"name": A}})  # malformed: discord.py drops it
@@ -142,8 +162,9 @@ async def test_post_now_where_the_bot_may_not_post_says_so(bot: StudyBotClient, 
     assert fake.channel_messages() == []
 
 
-async def test_a_click_naming_another_server_s_round_is_refused(bot: StudyBotClient, fake: FakeDiscord,
-                                                                core: Core) -> None:
+async def test_a_click_naming_another_server_s_round_is_refused(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     # issue 10, observation 7: a round id from another guild is not known in this one
     theirs = ChannelRef("discord", "999000111", "999000222")
     at = core.clock.now()

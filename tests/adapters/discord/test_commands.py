@@ -20,7 +20,8 @@ async def test_quiz_gives_a_private_practice_question_whose_click_answers_at_onc
     ids = reply.custom_ids
     round_id = int(ids[0].split(":")[2])
     assert ids == [f"studybot:answer:{round_id}:{x}" for x in "ABCD"] + [
-        f"studybot:answer:{round_id}:{x}?" for x in "ABCD"  # the "not sure" row
+        f"studybot:answer:{round_id}:{x}?"
+        for x in "ABCD"  # the "not sure" row
     ]
     round_ = await core.store.get_round(round_id)
     assert round_ is not None and round_.kind is RoundKind.PRACTICE and round_.user_id == fake.alice.id
@@ -46,8 +47,9 @@ async def test_answer_answers_the_channels_open_question(bot: StudyBotClient, fa
     assert [(a.user_id, a.choice) for a in await core.store.round_answers(round_.id)] == [(fake.bob.id, 1)]
 
 
-async def test_leaderboard_shows_the_top_and_the_askers_rank(bot: StudyBotClient, fake: FakeDiscord,
-                                                             core: Core) -> None:
+async def test_leaderboard_shows_the_top_and_the_askers_rank(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     empty = await fake.reply(await fake.slash(fake.alice, "leaderboard"))
     assert empty.ephemeral and "No scores yet" in empty.text
     round_ = await core.service.post_scheduled(await configure_channel(core, fake))
@@ -74,8 +76,9 @@ async def test_stats_for_me_and_for_another_member(bot: StudyBotClient, fake: Fa
 
 async def test_quizconfig_schedule_pause_resume_show(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
     ref = channel_ref(fake)
-    saved = await fake.reply(await fake.slash(fake.ada, "quizconfig", "schedule", time="07:30",
-                                              timezone="Europe/Berlin", weekdays="mon-fri"))
+    saved = await fake.reply(
+        await fake.slash(fake.ada, "quizconfig", "schedule", time="07:30", timezone="Europe/Berlin", weekdays="mon-fri")
+    )
     assert saved.callback_type == 4 and saved.ephemeral and "Saved." in saved.text
     cfg = await core.store.get_channel(ref)
     assert cfg is not None and cfg.post_time == dt.time(7, 30) and cfg.timezone == "Europe/Berlin"
@@ -90,8 +93,7 @@ async def test_quizconfig_schedule_pause_resume_show(bot: StudyBotClient, fake: 
 
 
 async def test_quizconfig_schedule_for_another_channel(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
-    await fake.reply(await fake.slash(fake.ada, "quizconfig", "schedule", time="18:00",
-                                      channel=fake.other_channel_id))
+    await fake.reply(await fake.slash(fake.ada, "quizconfig", "schedule", time="18:00", channel=fake.other_channel_id))
     assert await core.store.get_channel(channel_ref(fake)) is None
     other = await core.store.get_channel(channel_ref(fake, fake.other_channel_id))
     assert other is not None and other.post_time == dt.time(18, 0)
@@ -104,13 +106,17 @@ async def test_timezone_autocomplete(bot: StudyBotClient, fake: FakeDiscord) -> 
     assert "Europe/Berlin" in [c["value"] for c in inter.callback["data"]["choices"]]  # type: ignore[index]
 
 
-async def test_quizconfig_filters_reactions_post_now_and_reveal(bot: StudyBotClient, fake: FakeDiscord,
-                                                                core: Core) -> None:
+async def test_quizconfig_filters_reactions_post_now_and_reveal(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     ref = channel_ref(fake)
     await fake.reply(await fake.slash(fake.ada, "quizconfig", "filters", topics="autograd", difficulty="easy,medium"))
     cfg = await core.store.get_channel(ref)
-    assert cfg is not None and cfg.topics == frozenset({"autograd"}) and {d.value for d in cfg.difficulties} == {
-        "easy", "medium"}
+    assert (
+        cfg is not None
+        and cfg.topics == frozenset({"autograd"})
+        and {d.value for d in cfg.difficulties} == {"easy", "medium"}
+    )
     await fake.reply(await fake.slash(fake.ada, "quizconfig", "reactions", state="off"))
     assert not (await core.store.get_channel(ref)).reactions  # type: ignore[union-attr]
 

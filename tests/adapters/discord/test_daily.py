@@ -19,8 +19,9 @@ async def post_daily(core: Core, fake: FakeDiscord, **changes: object) -> tuple[
     return round_.id, fake.messages[round_.message_id]
 
 
-async def test_daily_post_reaches_the_channel_with_buttons_and_reactions(bot: StudyBotClient, fake: FakeDiscord,
-                                                                        core: Core) -> None:
+async def test_daily_post_reaches_the_channel_with_buttons_and_reactions(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     round_id, message = await post_daily(core, fake)
     assert fake.channel_messages() == [message]
     question = core.service.bank.get((await core.store.get_round(round_id)).question_id)  # type: ignore[union-attr]
@@ -33,15 +34,17 @@ async def test_daily_post_reaches_the_channel_with_buttons_and_reactions(bot: St
     assert (await core.store.get_round(round_id)).message_id == message["id"]  # type: ignore[union-attr]
 
 
-async def test_no_reactions_are_added_when_reaction_answers_are_off(bot: StudyBotClient, fake: FakeDiscord,
-                                                                   core: Core) -> None:
+async def test_no_reactions_are_added_when_reaction_answers_are_off(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     _, message = await post_daily(core, fake, reactions=False)
     assert len(buttons(message["components"])) == 4
     assert not fake.requests_to("PUT", r"/reactions/")
 
 
-async def test_a_click_records_one_answer_and_a_second_is_refused_privately(bot: StudyBotClient, fake: FakeDiscord,
-                                                                            core: Core) -> None:
+async def test_a_click_records_one_answer_and_a_second_is_refused_privately(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     round_id, message = await post_daily(core, fake)
     first = await fake.reply(await fake.click(fake.alice, message, f"studybot:answer:{round_id}:B"))
     assert first.ephemeral and first.callback_type == 4
@@ -52,8 +55,9 @@ async def test_a_click_records_one_answer_and_a_second_is_refused_privately(bot:
     assert [(a.user_id, a.choice) for a in answers] == [(fake.alice.id, 1)]
 
 
-async def test_a_reaction_records_one_answer_is_removed_and_acknowledged_by_dm(bot: StudyBotClient,
-                                                                               fake: FakeDiscord, core: Core) -> None:
+async def test_a_reaction_records_one_answer_is_removed_and_acknowledged_by_dm(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     round_id, message = await post_daily(core, fake)
     await fake.react(fake.bob, message["id"], EMOJI["C"])
     await fake.wait_for(lambda: fake.dms(fake.bob), "a DM to bob")
@@ -70,8 +74,9 @@ async def test_a_reaction_records_one_answer_is_removed_and_acknowledged_by_dm(b
     assert reply.ephemeral and "You already answered C" in reply.text
 
 
-async def test_a_member_with_closed_dms_still_answers_by_reaction(bot: StudyBotClient, fake: FakeDiscord,
-                                                                  core: Core) -> None:
+async def test_a_member_with_closed_dms_still_answers_by_reaction(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     fake.dms_closed.add(fake.alice.id)
     round_id, message = await post_daily(core, fake)
     await fake.react(fake.alice, message["id"], EMOJI["B"])
@@ -96,8 +101,7 @@ async def test_the_bot_ignores_its_own_reactions(bot: StudyBotClient, fake: Fake
     assert all(user != fake.bot.id for _, _, user in fake.reactions_removed)
 
 
-async def test_without_manage_messages_the_reaction_stays_but_the_answer_counts(fake: FakeDiscord,
-                                                                                core: Core) -> None:
+async def test_without_manage_messages_the_reaction_stays_but_the_answer_counts(fake: FakeDiscord, core: Core) -> None:
     fake.bot_perms = BOT_PERMS  # no Manage Messages in the guild the bot sees
     running = await run_bot(core.service)
     try:
@@ -110,8 +114,9 @@ async def test_without_manage_messages_the_reaction_stays_but_the_answer_counts(
         await running.stop()
 
 
-async def test_the_reveal_edits_the_question_and_posts_the_result(bot: StudyBotClient, fake: FakeDiscord,
-                                                                  core: Core) -> None:
+async def test_the_reveal_edits_the_question_and_posts_the_result(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     round_id, message = await post_daily(core, fake)
     round_ = await core.store.get_round(round_id)
     correct = core.service.bank.get(round_.question_id).answer_letter  # type: ignore[union-attr]
@@ -129,8 +134,9 @@ async def test_the_reveal_edits_the_question_and_posts_the_result(bot: StudyBotC
     assert [b["custom_id"] for b in marked] == [f"studybot:answer:{round_id}:{x}" for x in LETTERS]
     assert all(b["disabled"] for b in marked)
     assert [b["style"] for b in marked] == [3 if x == correct else 2 for x in LETTERS]  # 3 = green
-    reveal = next(m for m in fake.channel_messages()
-                  if str(m.get("message_reference", {}).get("message_id")) == message["id"])
+    reveal = next(
+        m for m in fake.channel_messages() if str(m.get("message_reference", {}).get("message_id")) == message["id"]
+    )
     text = str(reveal["embeds"][0])
     assert f"Answer: {correct}" in text and f"<@{fake.alice.id}>" in text and f"<@{fake.bob.id}>" not in text
     assert "Got it right (1)" in text and "How the channel answered (2)" in text
@@ -139,8 +145,9 @@ async def test_the_reveal_edits_the_question_and_posts_the_result(bot: StudyBotC
     assert ids == [message["id"], reveal["id"], next_round.message_id]
 
 
-async def test_a_deleted_question_message_does_not_stop_the_reveal(bot: StudyBotClient, fake: FakeDiscord,
-                                                                   core: Core) -> None:
+async def test_a_deleted_question_message_does_not_stop_the_reveal(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     round_id, message = await post_daily(core, fake)
     del fake.messages[message["id"]]  # a moderator deleted the question
     card = await core.service.reveal_round(round_id)
@@ -150,8 +157,9 @@ async def test_a_deleted_question_message_does_not_stop_the_reveal(bot: StudyBot
     assert f"Answer: {card.correct_letter}" in reveal["embeds"][0]["title"]
 
 
-async def test_a_button_on_an_old_message_still_answers_after_a_restart(fake: FakeDiscord, core: Core,
-                                                                        tmp_path) -> None:
+async def test_a_button_on_an_old_message_still_answers_after_a_restart(
+    fake: FakeDiscord, core: Core, tmp_path
+) -> None:
     first = await run_bot(core.service)
     round_id, message = await post_daily(core, fake)
     await first.stop()
@@ -170,8 +178,9 @@ async def test_a_button_on_an_old_message_still_answers_after_a_restart(fake: Fa
         await again.close()
 
 
-async def test_a_429_on_posting_delays_the_post_and_loses_nothing(bot: StudyBotClient, fake: FakeDiscord,
-                                                                  core: Core) -> None:
+async def test_a_429_on_posting_delays_the_post_and_loses_nothing(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     fake.rate_limit_next("POST", rf"^/api/v10/channels/{fake.channel_id}/messages$", retry_after=0.3)
     fake.rate_limit_next("PUT", r"/reactions/", retry_after=0.2)
     loop = asyncio.get_running_loop()

@@ -104,12 +104,16 @@ def test_snowflakes_and_command_data_are_checked_before_discord_py_reads_them() 
 
     assert snowflake("1577325832433565700") == 1577325832433565700 and snowflake(42) == 42
     assert [snowflake(v) for v in ("²", "٣", "9" * 21, str(2**64), "", "0", True, None, 1.5, -1)] == [None] * 10
-    good = {"name": "quizconfig", "options": [{"name": "pause", "type": 1,
-                                               "options": [{"name": "channel", "type": 7, "value": "123"}]}],
-            "resolved": {"channels": {"123": {"id": "123", "type": 0}}}}
+    good = {
+        "name": "quizconfig",
+        "options": [{"name": "pause", "type": 1, "options": [{"name": "channel", "type": 7, "value": "123"}]}],
+        "resolved": {"channels": {"123": {"id": "123", "type": 0}}},
+    }
     assert unreadable(good) is None and unreadable(None) is None
-    nested_bad = {**good, "options": [{"name": "pause", "type": 1,
-                                       "options": [{"name": "channel", "type": 7, "value": "²"}]}]}
+    nested_bad = {
+        **good,
+        "options": [{"name": "pause", "type": 1, "options": [{"name": "channel", "type": 7, "value": "²"}]}],
+    }
     assert "channel" in (unreadable(nested_bad) or "")
     assert unreadable({**good, "resolved": {"channels": {"²": {"id": "²", "type": 0}}}}) is not None
     assert unreadable({**good, "resolved": {"users": "nope"}}) is not None

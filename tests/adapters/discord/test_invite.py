@@ -21,9 +21,16 @@ def test_the_invite_asks_for_both_scopes_and_exactly_the_permissions_the_bot_use
     assert (url.scheme, url.netloc, url.path) == ("https", "discord.com", "/oauth2/authorize")
     assert query["client_id"] == ["1234567890"]
     assert query["scope"] == ["bot applications.commands"]
-    wanted = discord.Permissions(view_channel=True, send_messages=True, embed_links=True, add_reactions=True,
-                                 read_message_history=True, manage_messages=True, attach_files=True,
-                                 create_public_threads=True)
+    wanted = discord.Permissions(
+        view_channel=True,
+        send_messages=True,
+        embed_links=True,
+        add_reactions=True,
+        read_message_history=True,
+        manage_messages=True,
+        attach_files=True,
+        create_public_threads=True,
+    )
     assert int(query["permissions"][0]) == PERMISSION_BITS == wanted.value
     assert not discord.Permissions(PERMISSION_BITS).administrator
 

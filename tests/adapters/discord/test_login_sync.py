@@ -36,7 +36,17 @@ async def test_start_discord_logs_in_syncs_to_the_test_guild_and_connects(
         assert names == {"quiz", "review", "answer", "leaderboard", "stats", "packs", "quizconfig", "quizadmin"}
         config = fake.command("quizconfig")
         assert {o["name"] for o in config["options"]} == {
-            "schedule", "pause", "resume", "show", "post-now", "reveal", "filters", "reactions", "rules", "recap"}
+            "schedule",
+            "pause",
+            "resume",
+            "show",
+            "post-now",
+            "reveal",
+            "filters",
+            "reactions",
+            "rules",
+            "recap",
+        }
         assert int(config["default_member_permissions"]) == 1 << 5  # Manage Server
         schedule = next(o for o in config["options"] if o["name"] == "schedule")
         tz = next(o for o in schedule["options"] if o["name"] == "timezone")
@@ -81,13 +91,15 @@ async def test_a_bad_guild_id_is_refused_before_connecting(fake: FakeDiscord, co
     assert fake.requests == []
 
 
-async def test_studybot_run_starts_the_discord_adapter_when_a_token_is_set(fake: FakeDiscord, tmp_path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_studybot_run_starts_the_discord_adapter_when_a_token_is_set(
+    fake: FakeDiscord, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from bot.cli import run_bot
 
     monkeypatch.delenv("DISCORD_GUILD_ID", raising=False)
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'cli.db'}", bank_dir=small_bank(tmp_path),
-                        discord_token=TOKEN)
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path / 'cli.db'}", bank_dir=small_bank(tmp_path), discord_token=TOKEN
+    )
     running = asyncio.create_task(run_bot(settings))
     try:
         await fake.wait_for(lambda: fake.connected == 1 or running.done(), "the gateway connection")
@@ -111,8 +123,9 @@ async def test_sigterm_stops_studybot_run_and_disconnects_the_gateway(fake: Fake
 
     from bot.cli import run_bot
 
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'cli.db'}", bank_dir=small_bank(tmp_path),
-                        discord_token=TOKEN)
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path / 'cli.db'}", bank_dir=small_bank(tmp_path), discord_token=TOKEN
+    )
     running = asyncio.create_task(run_bot(settings))
     try:
         await fake.wait_for(lambda: fake.connected == 1 or running.done(), "the gateway connection")
@@ -155,8 +168,9 @@ async def test_without_a_network_the_login_is_retried_one_line_each(
 
     monkeypatch.setattr(discord.http.HTTPClient, "static_login", flaky_login)
     caplog.set_level(logging.WARNING, logger="adapters.discord.app")
-    task = await start_discord(core.service, Settings(discord_token=TOKEN), retry_delays=(0.01, 0.02),
-                               guild_ready_timeout=0.1)
+    task = await start_discord(
+        core.service, Settings(discord_token=TOKEN), retry_delays=(0.01, 0.02), guild_ready_timeout=0.1
+    )
     try:
         await fake.wait_for(lambda: fake.connected == 1, "the gateway connection after two failed attempts")
     finally:

@@ -37,30 +37,40 @@ async def test_a_channel_switched_to_a_pack_posts_from_it(bot: StudyBotClient, f
     assert "Which number does the team call question" in str(posted)
 
 
-async def test_quizadmin_imports_an_attachment_and_exports_a_file(bot: StudyBotClient, fake: FakeDiscord,
-                                                                  core: Core) -> None:
+async def test_quizadmin_imports_an_attachment_and_exports_a_file(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     ref = await configure_channel(core, fake)
     csv = pack_csv()
-    refused = await fake.reply(await fake.slash(fake.bob, "quizadmin", "import", pack="team",
-                                                file=FakeFile("team.csv", csv)))
+    refused = await fake.reply(
+        await fake.slash(fake.bob, "quizadmin", "import", pack="team", file=FakeFile("team.csv", csv))
+    )
     assert "Only members who can manage" in refused.text
     assert await core.store.list_packs("discord", fake.guild_id) == []
 
-    done = await fake.reply(await fake.slash(fake.ada, "quizadmin", "import", pack="team",
-                                             file=FakeFile("team.csv", csv)))
+    done = await fake.reply(
+        await fake.slash(fake.ada, "quizadmin", "import", pack="team", file=FakeFile("team.csv", csv))
+    )
     assert done.ephemeral and "Imported pack team: 30 questions" in done.text
     assert await core.store.list_packs("discord", fake.guild_id) == [("team", 30, 1)]
 
     rows = pack_rows()
     rows[4]["answer"] = "F"
-    bad = await fake.reply(await fake.slash(fake.ada, "quizadmin", "import", pack="team", replace=True,
-                                            file=FakeFile("bad.csv", pack_csv(rows))))
+    bad = await fake.reply(
+        await fake.slash(
+            fake.ada, "quizadmin", "import", pack="team", replace=True, file=FakeFile("bad.csv", pack_csv(rows))
+        )
+    )
     assert "bad.csv: row 6 (question team-4): field answer" in bad.text and "nothing was imported" in bad.text
-    huge = await fake.reply(await fake.slash(fake.ada, "quizadmin", "import", pack="big",
-                                             file=FakeFile("big.csv", b"x", size=50 * 1024 * 1024)))
+    huge = await fake.reply(
+        await fake.slash(
+            fake.ada, "quizadmin", "import", pack="big", file=FakeFile("big.csv", b"x", size=50 * 1024 * 1024)
+        )
+    )
     assert "file too large: 52,428,800 bytes, at most 1 MiB" in huge.text
-    slash = await fake.reply(await fake.slash(fake.ada, "quizadmin", "import", pack="a/b",
-                                              file=FakeFile("team.csv", csv)))
+    slash = await fake.reply(
+        await fake.slash(fake.ada, "quizadmin", "import", pack="a/b", file=FakeFile("team.csv", csv))
+    )
     assert "is not a pack name" in slash.text
 
     inter = await fake.slash(fake.ada, "quizadmin", "export", pack="team", format="csv")

@@ -7,8 +7,9 @@ from tests.adapters.discord.conftest import Core, configure_channel
 from tests.adapters.discord.fake_discord import FakeDiscord
 
 
-async def test_a_public_leaderboard_is_visible_to_the_channel(bot: StudyBotClient, fake: FakeDiscord,
-                                                              core: Core) -> None:
+async def test_a_public_leaderboard_is_visible_to_the_channel(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     round_ = await core.service.post_scheduled(await configure_channel(core, fake))
     assert round_ is not None
     correct = core.service.bank.get(round_.question_id).answer  # type: ignore[union-attr]

@@ -16,8 +16,7 @@ from tests.adapters.discord.fake_discord import FakeDiscord
 RECAP_AT = START.replace(hour=9) + dt.timedelta(days=7)  # the Monday after, at the posting time
 
 
-async def test_the_recap_is_posted_with_the_chart_attached(bot: StudyBotClient, fake: FakeDiscord,
-                                                           core: Core) -> None:
+async def test_the_recap_is_posted_with_the_chart_attached(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
     ref = await configure_channel(core, fake)
     round_ = await core.service.post_scheduled(ref)
     assert round_ is not None and round_.message_id
@@ -32,8 +31,11 @@ async def test_the_recap_is_posted_with_the_chart_attached(bot: StudyBotClient, 
     core.clock.set(RECAP_AT)
     await Recaps(core.service).run_due()  # the empty week before START is too late by now; this one is due
 
-    [upload] = [r for r in fake.requests_to("POST", rf"/channels/{fake.channel_id}/messages$")
-                if r.headers.get("Content-Type", "").startswith("multipart/form-data")]
+    [upload] = [
+        r
+        for r in fake.requests_to("POST", rf"/channels/{fake.channel_id}/messages$")
+        if r.headers.get("Content-Type", "").startswith("multipart/form-data")
+    ]
     [file] = upload.body["_files"]
     assert file.filename == "recap.png" and file.data.startswith(b"\x89PNG\r\n")
     posted = fake.channel_messages()[-1]
@@ -49,8 +51,9 @@ async def test_the_recap_is_posted_with_the_chart_attached(bot: StudyBotClient, 
     assert ImageStat.Stat(image.convert("L")).var[0] > 500
 
 
-async def test_a_week_without_answers_gets_a_note_and_no_chart(bot: StudyBotClient, fake: FakeDiscord,
-                                                               core: Core) -> None:
+async def test_a_week_without_answers_gets_a_note_and_no_chart(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     await configure_channel(core, fake)
     core.clock.set(START.replace(hour=9))
     await Recaps(core.service).run_due()
@@ -59,8 +62,9 @@ async def test_a_week_without_answers_gets_a_note_and_no_chart(bot: StudyBotClie
     assert not any(r.headers.get("Content-Type", "").startswith("multipart/") for r in fake.requests)
 
 
-async def test_without_attach_files_the_recap_is_posted_in_words(bot: StudyBotClient, fake: FakeDiscord,
-                                                                 core: Core) -> None:
+async def test_without_attach_files_the_recap_is_posted_in_words(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     ref = await configure_channel(core, fake)
     round_ = await core.service.post_scheduled(ref)
     assert round_ is not None

@@ -36,9 +36,7 @@ async def test_rules_sets_window_and_speed_and_keeps_the_rest(
     assert cfg is not None and cfg.answer_window is None and not cfg.reactions and cfg.speed_bonus
 
 
-async def test_schedule_with_only_a_timezone_keeps_the_time(
-    bot: StudyBotClient, fake: FakeDiscord, core: Core
-) -> None:
+async def test_schedule_with_only_a_timezone_keeps_the_time(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
     ref = channel_ref(fake)
     await fake.reply(await fake.slash(fake.ada, "quizconfig", "schedule", time="07:30", weekdays="mon-fri"))
     await fake.reply(await fake.slash(fake.ada, "quizconfig", "schedule", timezone="Asia/Tokyo"))
@@ -71,8 +69,11 @@ async def _reveal_with_a_winner(fake: FakeDiscord, core: Core, **changes: object
     message = fake.messages[round_.message_id]
     await fake.reply(await fake.click(fake.alice, message, f"studybot:answer:{round_.id}:{correct}"))
     await core.service.reveal_round(round_.id)
-    [post] = [r for r in fake.requests_to("POST", rf"/channels/{fake.channel_id}/messages$")
-              if r.body and r.body.get("message_reference")]
+    [post] = [
+        r
+        for r in fake.requests_to("POST", rf"/channels/{fake.channel_id}/messages$")
+        if r.body and r.body.get("message_reference")
+    ]
     return post.body
 
 
@@ -83,8 +84,7 @@ async def test_reveal_pings_nobody_by_default(bot: StudyBotClient, fake: FakeDis
     assert f"<@{fake.alice.id}>" in str(body["embeds"][0])  # named in the embed, which never notifies
 
 
-async def test_ping_winners_on_notifies_exactly_the_winners(bot: StudyBotClient, fake: FakeDiscord,
-                                                            core: Core) -> None:
+async def test_ping_winners_on_notifies_exactly_the_winners(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
     await fake.reply(await fake.slash(fake.ada, "quizconfig", "rules", ping_winners="on"))
     body = await _reveal_with_a_winner(fake, core)
     assert body["content"] == f"Got it right: <@{fake.alice.id}>"

@@ -128,7 +128,8 @@ async def test_the_sharded_platform_posts_and_its_buttons_and_reactions_answer(
     await fake.wait_for(lambda: fake.dms(fake.bob), "the DM acknowledging bob's reaction")
     assert (message["id"], A, fake.bob.id) in fake.reactions_removed
     assert sorted((a.user_id, a.choice) for a in await store.round_answers(round_.id)) == sorted(
-        [(fake.alice.id, 1), (fake.bob.id, 0)])
+        [(fake.alice.id, 1), (fake.bob.id, 0)]
+    )
 
 
 async def test_two_processes_each_answer_only_the_guilds_of_their_shard(
@@ -161,8 +162,9 @@ async def test_two_processes_each_answer_only_the_guilds_of_their_shard(
         await first.stop()
 
 
-async def test_without_a_shard_count_the_plain_client_runs(fake: FakeDiscord, core: Core,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_without_a_shard_count_the_plain_client_runs(
+    fake: FakeDiscord, core: Core, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("DISCORD_GUILD_ID", raising=False)
     task = await start_discord(core.service, Settings(discord_token=TOKEN), guild_ready_timeout=0.1)
     try:

@@ -24,8 +24,9 @@ async def test_a_thread_is_opened_on_the_reveal(bot: StudyBotClient, fake: FakeD
     assert "Answer:" in reveal["embeds"][0]["title"]  # the thread hangs on the reveal message itself
 
 
-async def test_no_thread_by_default_or_without_the_permission(bot: StudyBotClient, fake: FakeDiscord,
-                                                              core: Core) -> None:
+async def test_no_thread_by_default_or_without_the_permission(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
     await _reveal(core, fake)
     assert fake.threads == {} and not fake.requests_to("POST", r"/threads$")
     fake.no_threads.add(fake.channel_id)

@@ -46,8 +46,16 @@ class Sent:
 
 
 class SlackHarness:
-    def __init__(self, stub: SlackApiStub, store: SqliteStore, service: QuizService, clock: FixedClock,
-                 bot: SlackBot, runner: web.AppRunner, session: aiohttp.ClientSession) -> None:
+    def __init__(
+        self,
+        stub: SlackApiStub,
+        store: SqliteStore,
+        service: QuizService,
+        clock: FixedClock,
+        bot: SlackBot,
+        runner: web.AppRunner,
+        session: aiohttp.ClientSession,
+    ) -> None:
         self.stub, self.store, self.service, self.clock = stub, store, service, clock
         self.bot, self.runner, self.session = bot, runner, session
         self.url = f"http://127.0.0.1:{runner.addresses[0][1]}/slack/events"
@@ -80,8 +88,16 @@ class SlackHarness:
 
     # ---- raw requests ----------------------------------------------------------------------------
 
-    async def post(self, body: str, content_type: str, *, secret: str = SECRET, timestamp: int | None = None,
-                   extra: dict[str, str] | None = None, reply_to: str | None = None) -> Sent:
+    async def post(
+        self,
+        body: str,
+        content_type: str,
+        *,
+        secret: str = SECRET,
+        timestamp: int | None = None,
+        extra: dict[str, str] | None = None,
+        reply_to: str | None = None,
+    ) -> Sent:
         headers = signed_headers(secret, body, content_type, timestamp) | (extra or {})
         began = time.monotonic()
         async with self.session.post(self.url, data=body.encode(), headers=headers) as resp:
@@ -93,15 +109,32 @@ class SlackHarness:
     async def command(self, text: str, user: str = ANN, channel: str = CHANNEL, **kw: Any) -> Sent:
         name = f"cmd{next(self._names)}"
         form = {
-            "token": "legacy-verification-token", "team_id": TEAM_ID, "team_domain": "example",
-            "channel_id": channel, "channel_name": "quiz", "user_id": user, "user_name": user.lower(),
-            "command": "/quiz", "text": text, "api_app_id": "A0APP", "is_enterprise_install": "false",
-            "response_url": self.stub.response_url(name), "trigger_id": "1.2.3",
+            "token": "legacy-verification-token",
+            "team_id": TEAM_ID,
+            "team_domain": "example",
+            "channel_id": channel,
+            "channel_name": "quiz",
+            "user_id": user,
+            "user_name": user.lower(),
+            "command": "/quiz",
+            "text": text,
+            "api_app_id": "A0APP",
+            "is_enterprise_install": "false",
+            "response_url": self.stub.response_url(name),
+            "trigger_id": "1.2.3",
         }
         return await self.post(urllib.parse.urlencode(form), FORM, reply_to=name, **kw)
 
-    async def click(self, round_id: int, choice: int, user: str = ANN, *, ephemeral: bool = False,
-                    action_id: str | None = None, **kw: Any) -> Sent:
+    async def click(
+        self,
+        round_id: int,
+        choice: int,
+        user: str = ANN,
+        *,
+        ephemeral: bool = False,
+        action_id: str | None = None,
+        **kw: Any,
+    ) -> Sent:
         name = f"click{next(self._names)}"
         payload = {
             "type": "block_actions",
@@ -109,36 +142,56 @@ class SlackHarness:
             "user": {"id": user, "username": user.lower(), "team_id": TEAM_ID},
             "api_app_id": "A0APP",
             "token": "legacy-verification-token",
-            "container": {"type": "message", "message_ts": "1700000000.000001", "channel_id": CHANNEL,
-                          "is_ephemeral": ephemeral},
+            "container": {
+                "type": "message",
+                "message_ts": "1700000000.000001",
+                "channel_id": CHANNEL,
+                "is_ephemeral": ephemeral,
+            },
             "trigger_id": "1.2.3",
             "channel": {"id": CHANNEL, "name": "quiz"},
             "response_url": self.stub.response_url(name),
-            "actions": [{
-                "type": "button", "action_id": action_id or make_action_id(round_id, choice),
-                "block_id": f"studybot.round.{round_id}", "value": f"{round_id}:{choice}",
-                "text": {"type": "plain_text", "text": "ABCD"[choice]}, "action_ts": "1700000002.000001",
-            }],
+            "actions": [
+                {
+                    "type": "button",
+                    "action_id": action_id or make_action_id(round_id, choice),
+                    "block_id": f"studybot.round.{round_id}",
+                    "value": f"{round_id}:{choice}",
+                    "text": {"type": "plain_text", "text": "ABCD"[choice]},
+                    "action_ts": "1700000002.000001",
+                }
+            ],
         }
         return await self.post("payload=" + urllib.parse.quote(json.dumps(payload)), FORM, reply_to=name, **kw)
 
     async def event(self, event: dict[str, Any], event_id: str, *, retry: int | None = None, **kw: Any) -> Sent:
         body = {
-            "token": "legacy-verification-token", "team_id": TEAM_ID, "api_app_id": "A0APP",
-            "event": event, "type": "event_callback", "event_id": event_id, "event_time": int(time.time()),
+            "token": "legacy-verification-token",
+            "team_id": TEAM_ID,
+            "api_app_id": "A0APP",
+            "event": event,
+            "type": "event_callback",
+            "event_id": event_id,
+            "event_time": int(time.time()),
             "authorizations": [{"team_id": TEAM_ID, "user_id": BOT_USER_ID, "is_bot": True}],
         }
         extra = {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"} if retry else None
         return await self.post(json.dumps(body), "application/json", extra=extra, **kw)
 
-    async def react(self, round_: Round, reaction: str, user: str = ANN, event_id: str = "Ev0REACT1",
-                    **kw: Any) -> Sent:
+    async def react(
+        self, round_: Round, reaction: str, user: str = ANN, event_id: str = "Ev0REACT1", **kw: Any
+    ) -> Sent:
         posted = parse_message_id(round_.message_id)
         assert posted is not None, round_
         channel, ts = posted
-        event = {"type": "reaction_added", "user": user, "reaction": reaction,
-                 "item": {"type": "message", "channel": channel, "ts": ts}, "item_user": BOT_USER_ID,
-                 "event_ts": "1700000003.000001"}
+        event = {
+            "type": "reaction_added",
+            "user": user,
+            "reaction": reaction,
+            "item": {"type": "message", "channel": channel, "ts": ts},
+            "item_user": BOT_USER_ID,
+            "event_ts": "1700000003.000001",
+        }
         return await self.event(event, event_id, **kw)
 
     # ---- results ---------------------------------------------------------------------------------

@@ -88,8 +88,14 @@ class SlackApiStub:
     # ---- test controls ---------------------------------------------------------------------------
 
     def add_user(self, user_id: str, *, admin: bool = False, owner: bool = False) -> None:
-        self.users[user_id] = {"id": user_id, "team_id": self.team_id, "name": user_id.lower(),
-                               "is_admin": admin, "is_owner": owner, "is_primary_owner": False}
+        self.users[user_id] = {
+            "id": user_id,
+            "team_id": self.team_id,
+            "name": user_id.lower(),
+            "is_admin": admin,
+            "is_owner": owner,
+            "is_primary_owner": False,
+        }
 
     def add_workspace(self, team_id: str, token: str, *, bot_user_id: str = "U0BOT", name: str = "") -> None:
         """A workspace that can install the app; its bot token is handed out by oauth.v2.access."""
@@ -106,8 +112,9 @@ class SlackApiStub:
         known = self.workspaces.get(token)
         return known["team_id"] if known else None
 
-    def fail_next(self, method: str, *, status: int = 429, error: str = "ratelimited",
-                  retry_after: int | None = 1) -> None:
+    def fail_next(
+        self, method: str, *, status: int = 429, error: str = "ratelimited", retry_after: int | None = 1
+    ) -> None:
         headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
         self.failures[method].append(Failure(status, error, headers))
 
@@ -163,8 +170,7 @@ class SlackApiStub:
         """Socket Mode: greet with hello, then record every frame the app sends (envelope acks)."""
         ws = web.WebSocketResponse()
         await ws.prepare(request)
-        await ws.send_str(json.dumps({"type": "hello", "num_connections": 1,
-                                      "connection_info": {"app_id": "A0APP"}}))
+        await ws.send_str(json.dumps({"type": "hello", "num_connections": 1, "connection_info": {"app_id": "A0APP"}}))
         async with self._changed:
             self.sockets.append(ws)
             self._changed.notify_all()
@@ -195,8 +201,9 @@ class SlackApiStub:
             await asyncio.sleep(self.delays[method])
         if self.failures.get(method):
             failure = self.failures[method].pop(0)
-            return web.json_response({"ok": False, "error": failure.error}, status=failure.status,
-                                     headers=failure.headers)
+            return web.json_response(
+                {"ok": False, "error": failure.error}, status=failure.status, headers=failure.headers
+            )
         return web.json_response(self._answer(method, args))
 
     @staticmethod
@@ -209,9 +216,16 @@ class SlackApiStub:
         workspace's auth.test."""
         if method == "auth.test":
             ws = self.workspaces[self._bearer(request)]
-            return {"ok": True, "url": f"https://{ws['team_id'].lower()}.slack.com/", "team": ws["name"],
-                    "user": "studybot", "team_id": ws["team_id"], "user_id": ws["bot_user_id"], "bot_id": "B0BOT",
-                    "is_enterprise_install": False}
+            return {
+                "ok": True,
+                "url": f"https://{ws['team_id'].lower()}.slack.com/",
+                "team": ws["name"],
+                "user": "studybot",
+                "team_id": ws["team_id"],
+                "user_id": ws["bot_user_id"],
+                "bot_id": "B0BOT",
+                "is_enterprise_install": False,
+            }
         expected = "Basic " + base64.b64encode(f"{self.client_id}:{self.client_secret}".encode()).decode()
         if request.headers.get("Authorization") != expected:
             return {"ok": False, "error": "invalid_client_id"}
@@ -219,22 +233,40 @@ class SlackApiStub:
         if token is None:
             return {"ok": False, "error": "invalid_code"}
         ws = self.workspaces[token]
-        return {"ok": True, "app_id": "A0APP", "authed_user": {"id": "U0INSTALLER"},
-                "scope": "commands,chat:write,channels:join,reactions:read,users:read", "token_type": "bot",
-                "access_token": token, "bot_user_id": ws["bot_user_id"],
-                "team": {"id": ws["team_id"], "name": ws["name"]}, "enterprise": None,
-                "is_enterprise_install": False}
+        return {
+            "ok": True,
+            "app_id": "A0APP",
+            "authed_user": {"id": "U0INSTALLER"},
+            "scope": "commands,chat:write,channels:join,reactions:read,users:read",
+            "token_type": "bot",
+            "access_token": token,
+            "bot_user_id": ws["bot_user_id"],
+            "team": {"id": ws["team_id"], "name": ws["name"]},
+            "enterprise": None,
+            "is_enterprise_install": False,
+        }
 
     def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         match method:
             case "auth.test":
-                return {"ok": True, "url": "https://example.slack.com/", "team": "Example", "user": "studybot",
-                        "team_id": self.team_id, "user_id": self.bot_user_id, "bot_id": "B0BOT",
-                        "is_enterprise_install": False}
+                return {
+                    "ok": True,
+                    "url": "https://example.slack.com/",
+                    "team": "Example",
+                    "user": "studybot",
+                    "team_id": self.team_id,
+                    "user_id": self.bot_user_id,
+                    "bot_id": "B0BOT",
+                    "is_enterprise_install": False,
+                }
             case "chat.postMessage":
                 ts = f"1700000000.{next(self._ts):06d}"
-                return {"ok": True, "channel": args["channel"], "ts": ts,
-                        "message": {"type": "message", "text": args.get("text", ""), "ts": ts}}
+                return {
+                    "ok": True,
+                    "channel": args["channel"],
+                    "ts": ts,
+                    "message": {"type": "message", "text": args.get("text", ""), "ts": ts},
+                }
             case "chat.update":
                 return {"ok": True, "channel": args["channel"], "ts": args["ts"], "text": args.get("text", "")}
             case "chat.postEphemeral":

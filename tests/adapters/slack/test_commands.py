@@ -31,7 +31,8 @@ async def test_bare_quiz_and_practice_topic_give_a_private_practice_question(sla
     [practice] = [r for r in await _rounds(slack) if r.kind is RoundKind.PRACTICE]
     assert practice.user_id == ANN
     assert buttons(reply) == [f"studybot.answer.{practice.id}.{i}" for i in range(4)] + [
-        f"studybot.unsure.{practice.id}.{i}" for i in range(4)  # the "not sure" row
+        f"studybot.unsure.{practice.id}.{i}"
+        for i in range(4)  # the "not sure" row
     ]
     assert "never counts toward leaderboards" in texts(reply)
 
@@ -91,7 +92,11 @@ async def test_config_set_by_an_admin_saves_the_schedule_and_joins_the_channel(s
     cfg = await slack.store.get_channel(slack.ref)
     assert cfg is not None
     assert (cfg.post_time, cfg.timezone, cfg.weekdays, cfg.paused) == (
-        dt.time(9, 30), "Europe/Berlin", frozenset(range(5)), False)
+        dt.time(9, 30),
+        "Europe/Berlin",
+        frozenset(range(5)),
+        False,
+    )
     [join] = slack.stub.calls_to("conversations.join")
     assert join.args["channel"] == CHANNEL
 

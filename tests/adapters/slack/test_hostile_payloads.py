@@ -22,19 +22,34 @@ def loud(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 def info_lines(caplog: pytest.LogCaptureFixture, words: str) -> list[logging.LogRecord]:
     """INFO lines with these words, or the edge's own line for a payload bolt could not read at all."""
-    return [r for r in caplog.records if r.levelno == logging.INFO
-            and (words in r.getMessage() or "not what Slack documents" in r.getMessage())]
+    return [
+        r
+        for r in caplog.records
+        if r.levelno == logging.INFO and (words in r.getMessage() or "not what Slack documents" in r.getMessage())
+    ]
 
 
 async def click(slack: SlackHarness, action_id: str, user: Any) -> Sent:
     """A block_actions payload as Slack sends it, with the action id and `user` field given."""
     payload = {
-        "type": "block_actions", "team": {"id": TEAM_ID, "domain": "example"}, "user": user, "api_app_id": "A0APP",
+        "type": "block_actions",
+        "team": {"id": TEAM_ID, "domain": "example"},
+        "user": user,
+        "api_app_id": "A0APP",
         "container": {"type": "message", "message_ts": "1700000000.000001", "channel_id": CHANNEL},
-        "channel": {"id": CHANNEL, "name": "quiz"}, "response_url": slack.stub.response_url("hostile"),
+        "channel": {"id": CHANNEL, "name": "quiz"},
+        "response_url": slack.stub.response_url("hostile"),
         "trigger_id": "1.2.3",
-        "actions": [{"type": "button", "action_id": action_id, "block_id": "b", "value": "v",
-                     "text": {"type": "plain_text", "text": "A"}, "action_ts": "1700000002.000001"}],
+        "actions": [
+            {
+                "type": "button",
+                "action_id": action_id,
+                "block_id": "b",
+                "value": "v",
+                "text": {"type": "plain_text", "text": "A"},
+                "action_ts": "1700000002.000001",
+            }
+        ],
     }
     return await slack.post("payload=" + urllib.parse.quote(json.dumps(payload)), FORM, reply_to="hostile")
 
@@ -46,9 +61,17 @@ async def sentinel(slack: SlackHarness, round_id: int) -> None:
 
 def test_action_ids_parse_only_round_ids_a_store_can_hold() -> None:
     assert parse_action_id("studybot.answer.12.3") == (12, 3)
-    for bad in ["studybot.answer." + "9" * 26 + ".0", "studybot.answer.².0", "studybot.answer.٣.0",
-                f"studybot.answer.{2**63}.0", "studybot.answer.0.0", "studybot.answer.1.4", "studybot.answer.1.0 ",
-                None, 12]:
+    for bad in [
+        "studybot.answer." + "9" * 26 + ".0",
+        "studybot.answer.².0",
+        "studybot.answer.٣.0",
+        f"studybot.answer.{2**63}.0",
+        "studybot.answer.0.0",
+        "studybot.answer.1.4",
+        "studybot.answer.1.0 ",
+        None,
+        12,
+    ]:
         assert parse_action_id(bad) is None, bad  # type: ignore[arg-type]
 
 
@@ -91,19 +114,39 @@ async def test_a_button_whose_user_is_given_as_a_plain_id_still_answers(slack: S
 
 
 def reaction(round_message_ts: str, **overrides: Any) -> dict[str, Any]:
-    event = {"type": "reaction_added", "user": ANN, "reaction": "one",
-             "item": {"type": "message", "channel": CHANNEL, "ts": round_message_ts}, "item_user": BOT_USER_ID,
-             "event_ts": "1700000003.000001"}
+    event = {
+        "type": "reaction_added",
+        "user": ANN,
+        "reaction": "one",
+        "item": {"type": "message", "channel": CHANNEL, "ts": round_message_ts},
+        "item_user": BOT_USER_ID,
+        "event_ts": "1700000003.000001",
+    }
     return {**event, **overrides}
 
 
 @pytest.mark.parametrize(
     "overrides",
-    [{"item": f"{CHANNEL}:1700000000.000001"}, {"item": ["message"]}, {"item": {"type": "message", "ts": "1.2"}},
-     {"item": {"type": "message", "channel": CHANNEL, "ts": "²"}}, {"user": 5}, {"user": ["U0ANN"]},
-     {"user": {"name": "ann"}}, {"reaction": {"name": "one"}}],
-    ids=["item-string", "item-list", "item-no-channel", "item-bad-ts", "user-int", "user-list", "user-nameless",
-         "reaction-object"],
+    [
+        {"item": f"{CHANNEL}:1700000000.000001"},
+        {"item": ["message"]},
+        {"item": {"type": "message", "ts": "1.2"}},
+        {"item": {"type": "message", "channel": CHANNEL, "ts": "²"}},
+        {"user": 5},
+        {"user": ["U0ANN"]},
+        {"user": {"name": "ann"}},
+        {"reaction": {"name": "one"}},
+    ],
+    ids=[
+        "item-string",
+        "item-list",
+        "item-no-channel",
+        "item-bad-ts",
+        "user-int",
+        "user-list",
+        "user-nameless",
+        "reaction-object",
+    ],
 )
 async def test_a_reaction_event_of_the_wrong_shape_is_ignored(
     slack: SlackHarness, caplog: pytest.LogCaptureFixture, overrides: dict[str, Any]
@@ -127,8 +170,13 @@ async def test_app_home_opened_with_a_user_of_the_wrong_shape(
     slack: SlackHarness, caplog: pytest.LogCaptureFixture, user: Any
 ) -> None:
     caplog.set_level(logging.INFO)
-    event = {"type": "app_home_opened", "user": user, "channel": "D0HOME", "tab": "home",
-             "event_ts": "1700000004.000001"}
+    event = {
+        "type": "app_home_opened",
+        "user": user,
+        "channel": "D0HOME",
+        "tab": "home",
+        "event_ts": "1700000004.000001",
+    }
     assert (await slack.event(event, "Ev0HOME")).status == 200
     if isinstance(user, dict):  # the documented id inside an object is still that user
         [published] = await slack.stub.wait_for("views.publish")

@@ -19,15 +19,21 @@ SETTLE = 0.3
 
 
 async def test_url_verification_echoes_the_challenge(slack: SlackHarness) -> None:
-    body = json.dumps({"token": "legacy", "challenge": "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P",
-                       "type": "url_verification"})
+    body = json.dumps(
+        {
+            "token": "legacy",
+            "challenge": "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P",
+            "type": "url_verification",
+        }
+    )
     sent = await slack.post(body, "application/json")
     assert sent.status == 200
     assert json.loads(sent.text) == {"challenge": "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P"}
 
 
-async def test_bad_signature_gets_401_and_touches_nothing(slack: SlackHarness, caplog: pytest.LogCaptureFixture
-                                                          ) -> None:
+async def test_bad_signature_gets_401_and_touches_nothing(
+    slack: SlackHarness, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.DEBUG)
     for name in BOLT_VERIFICATION_LOGGERS:  # bolt copies the root level when the app is built
         caplog.set_level(logging.DEBUG, logger=name)
@@ -77,11 +83,20 @@ async def test_unhandled_payloads_are_acknowledged_and_record_nothing(slack: Sla
     event = await slack.event(message, "Ev0MSG")
     foreign_button = await slack.click(round_.id, 0, action_id="someone.elses.button")
     forged_button = await slack.click(round_.id, 0, action_id=f"studybot.answer.{round_.id}.7")
-    view = {"type": "view_submission", "team": {"id": "T0TEAM1"}, "user": {"id": ANN},
-            "view": {"id": "V1", "type": "modal", "callback_id": "unknown", "state": {"values": {}}}}
+    view = {
+        "type": "view_submission",
+        "team": {"id": "T0TEAM1"},
+        "user": {"id": ANN},
+        "view": {"id": "V1", "type": "modal", "callback_id": "unknown", "state": {"values": {}}},
+    }
     submission = await slack.post("payload=" + urllib.parse.quote(json.dumps(view)), FORM)
-    shortcut = {"type": "shortcut", "callback_id": "nope", "team": {"id": "T0TEAM1"}, "user": {"id": ANN},
-                "trigger_id": "1.2"}
+    shortcut = {
+        "type": "shortcut",
+        "callback_id": "nope",
+        "team": {"id": "T0TEAM1"},
+        "user": {"id": ANN},
+        "trigger_id": "1.2",
+    }
     short = await slack.post("payload=" + urllib.parse.quote(json.dumps(shortcut)), FORM)
     assert [s.status for s in (event, foreign_button, forged_button, submission, short)] == [200] * 5
     await asyncio.sleep(SETTLE)
@@ -110,14 +125,18 @@ async def test_removed_from_a_public_channel_the_bot_joins_again_and_posts(slack
     slack.stub.fail_next("chat.postMessage", status=200, error="not_in_channel", retry_after=None)
     round_ = await slack.daily_round()
     assert [c.method for c in slack.stub.calls if c.method != "auth.test"] == [
-        "chat.postMessage", "conversations.join", "chat.postMessage"]
+        "chat.postMessage",
+        "conversations.join",
+        "chat.postMessage",
+    ]
     assert round_.message_id == f"{slack.ref.channel_id}:1700000000.000001"
 
 
 async def test_a_channel_the_bot_cannot_join_gets_an_invite_hint(slack: SlackHarness) -> None:
     await slack.service.configure(Actor(ADMIN, True), slack.ref)
     slack.stub.fail_next("chat.postMessage", status=200, error="not_in_channel", retry_after=None)
-    slack.stub.fail_next("conversations.join", status=200, error="method_not_supported_for_channel_type",
-                         retry_after=None)
+    slack.stub.fail_next(
+        "conversations.join", status=200, error="method_not_supported_for_channel_type", retry_after=None
+    )
     reply = await slack.reply(await slack.command("config post-now", user=ADMIN))
     assert "invite me with `/invite @studybot`" in reply.args["text"]

@@ -33,9 +33,20 @@ _LINK = re.compile(r"<([^<>]*)>")
 
 def commands_for(value: str) -> list[str]:
     """Every subcommand with the hostile value in each place a value can go."""
-    out = [value, f"practice {value}", f"answer {value}", f"leaderboard {value}", f"stats {value}",
-           f"help {value}", f"config {value}", f"config {value} 1", f"config channel {value}",
-           f"config channel {value} time 09:00", f"post-now {value}", f"reveal {value}"]
+    out = [
+        value,
+        f"practice {value}",
+        f"answer {value}",
+        f"leaderboard {value}",
+        f"stats {value}",
+        f"help {value}",
+        f"config {value}",
+        f"config {value} 1",
+        f"config channel {value}",
+        f"config channel {value} time 09:00",
+        f"post-now {value}",
+        f"reveal {value}",
+    ]
     out += [f"config {s.word} {value}" for s in listed()]
     return out
 
@@ -48,8 +59,11 @@ def message_texts(args: dict[str, Any]) -> list[str]:
         if isinstance(b.get("text"), dict):
             out.append(b["text"]["text"])
         out += [f["text"] for f in b.get("fields", [])]
-        out += [e["text"] if isinstance(e.get("text"), str) else e["text"]["text"]
-                for e in b.get("elements", []) if e.get("text")]
+        out += [
+            e["text"] if isinstance(e.get("text"), str) else e["text"]["text"]
+            for e in b.get("elements", [])
+            if e.get("text")
+        ]
     return out
 
 
@@ -97,8 +111,12 @@ async def test_every_subcommand_with_hostile_values_replies_within_limits_and_pi
             assert not any("x" * 200 in t for t in message_texts(reply.args)), text[:60]
             sent += 1
     assert sent == len(HOSTILE) * len(commands_for(""))
-    outgoing = [c for c in slack.stub.calls if c.method.startswith("respond:")
-                or c.method in {"chat.postMessage", "chat.postEphemeral", "chat.update", "views.publish"}]
+    outgoing = [
+        c
+        for c in slack.stub.calls
+        if c.method.startswith("respond:")
+        or c.method in {"chat.postMessage", "chat.postEphemeral", "chat.update", "views.publish"}
+    ]
     assert len(outgoing) >= sent
     for call in outgoing:
         assert_within_limits(call)
@@ -106,12 +124,19 @@ async def test_every_subcommand_with_hostile_values_replies_within_limits_and_pi
 
 
 def test_the_safety_net_fits_any_block_list() -> None:
-    blocks = [{"type": "header", "text": {"type": "plain_text", "text": LONG}},
-              {"type": "section", "text": {"type": "mrkdwn", "text": "```" + LONG},
-               "fields": [{"type": "mrkdwn", "text": LONG}] * 12},
-              {"type": "context", "elements": [{"type": "mrkdwn", "text": LONG}] * 12},
-              {"type": "actions", "elements": [{"type": "button", "action_id": "a" * 300,
-                                                "text": {"type": "plain_text", "text": LONG}}]}] * 20
+    blocks = [
+        {"type": "header", "text": {"type": "plain_text", "text": LONG}},
+        {
+            "type": "section",
+            "text": {"type": "mrkdwn", "text": "```" + LONG},
+            "fields": [{"type": "mrkdwn", "text": LONG}] * 12,
+        },
+        {"type": "context", "elements": [{"type": "mrkdwn", "text": LONG}] * 12},
+        {
+            "type": "actions",
+            "elements": [{"type": "button", "action_id": "a" * 300, "text": {"type": "plain_text", "text": LONG}}],
+        },
+    ] * 20
     fitted = fit_blocks(blocks)
     assert fitted is not None
     call = Call("chat.postMessage", {"text": fit_text("y" * 50_000), "blocks": fitted}, {}, 0.0)

@@ -16,7 +16,10 @@ def test_manifest_declares_command_events_scopes_interactivity_and_home() -> Non
     assert command["command"] == "/quiz"
     assert command["should_escape"] is True, "the adapter parses <#C..|name> and <@U..|name> mentions"
     assert set(settings["event_subscriptions"]["bot_events"]) == {
-        "reaction_added", "app_home_opened", "app_uninstalled", "tokens_revoked"  # the last two: Add to Slack
+        "reaction_added",
+        "app_home_opened",
+        "app_uninstalled",
+        "tokens_revoked",  # the last two: Add to Slack
     }
     assert settings["interactivity"]["is_enabled"] is True
     assert features["app_home"]["home_tab_enabled"] is True

@@ -37,8 +37,16 @@ class RecordingSocketClient:
 
 
 def _command_payload(slack: SlackHarness, text: str, name: str) -> dict[str, str]:
-    return {"team_id": TEAM_ID, "channel_id": CHANNEL, "user_id": ANN, "command": "/quiz", "text": text,
-            "api_app_id": "A0APP", "response_url": slack.stub.response_url(name), "trigger_id": "1.2.3"}
+    return {
+        "team_id": TEAM_ID,
+        "channel_id": CHANNEL,
+        "user_id": ANN,
+        "command": "/quiz",
+        "text": text,
+        "api_app_id": "A0APP",
+        "response_url": slack.stub.response_url(name),
+        "trigger_id": "1.2.3",
+    }
 
 
 async def test_socket_mode_handler_is_built_and_wired_to_the_same_app(slack: SlackHarness) -> None:
@@ -52,8 +60,9 @@ async def test_socket_mode_handler_is_built_and_wired_to_the_same_app(slack: Sla
 
         # a Socket Mode request (unsigned: the WebSocket is the authentication) reaches the same listeners
         fake = RecordingSocketClient(handler.client.logger)
-        request = SocketModeRequest(type="slash_commands", envelope_id="env-1",
-                                    payload=_command_payload(slack, "help", "sock"))
+        request = SocketModeRequest(
+            type="slash_commands", envelope_id="env-1", payload=_command_payload(slack, "help", "sock")
+        )
         await handler.handle(fake, request)  # type: ignore[arg-type]
         assert [r.envelope_id for r in fake.sent] == ["env-1"]
         [reply] = await slack.stub.wait_for("respond:sock")
@@ -71,12 +80,29 @@ async def test_start_slack_socket_mode_serves_over_a_websocket(slack: SlackHarne
         [opened] = slack.stub.calls_to("apps.connections.open")
         assert opened.headers["Authorization"] == "Bearer xapp-1-test"
         channel, ts = round_.message_id.split(":", 1)  # type: ignore[union-attr]
-        event = {"type": "reaction_added", "user": ANN, "reaction": "two",
-                 "item": {"type": "message", "channel": channel, "ts": ts}}
-        body = {"team_id": TEAM_ID, "api_app_id": "A0APP", "type": "event_callback", "event_id": "Ev0SOCK",
-                "event_time": 1, "event": event}
-        await slack.stub.socket_send({"envelope_id": "env-2", "type": "events_api", "payload": body,
-                                      "accepts_response_payload": False, "retry_attempt": 0})
+        event = {
+            "type": "reaction_added",
+            "user": ANN,
+            "reaction": "two",
+            "item": {"type": "message", "channel": channel, "ts": ts},
+        }
+        body = {
+            "team_id": TEAM_ID,
+            "api_app_id": "A0APP",
+            "type": "event_callback",
+            "event_id": "Ev0SOCK",
+            "event_time": 1,
+            "event": event,
+        }
+        await slack.stub.socket_send(
+            {
+                "envelope_id": "env-2",
+                "type": "events_api",
+                "payload": body,
+                "accepts_response_payload": False,
+                "retry_attempt": 0,
+            }
+        )
         [ack] = await slack.stub.wait_for("socket:ack")
         assert ack.args["envelope_id"] == "env-2"
         await slack.stub.wait_for("chat.postEphemeral")
@@ -135,15 +161,19 @@ async def test_a_rejected_token_stops_the_start_without_showing_it(slack: SlackH
 
 def test_slack_options_from_the_environment() -> None:
     assert SlackOptions.from_settings(Settings.from_env({})) == SlackOptions("0.0.0.0", 3000, frozenset())
-    opts = SlackOptions.from_settings(Settings.from_env({
-        "STUDYBOT_HTTP_HOST": "127.0.0.1", "STUDYBOT_HTTP_PORT": "8080", "STUDYBOT_SLACK_ADMINS": "U1, T2:U3,,"}))
+    opts = SlackOptions.from_settings(
+        Settings.from_env(
+            {"STUDYBOT_HTTP_HOST": "127.0.0.1", "STUDYBOT_HTTP_PORT": "8080", "STUDYBOT_SLACK_ADMINS": "U1, T2:U3,,"}
+        )
+    )
     assert opts == SlackOptions("127.0.0.1", 8080, frozenset({"U1", "T2:U3"}))
     with pytest.raises(StartupError, match="STUDYBOT_HTTP_PORT=http is not accepted"):
         Settings.from_env({"STUDYBOT_HTTP_PORT": "http"})
 
 
-async def test_socket_mode_ignores_a_payload_bolt_cannot_read(slack: SlackHarness, caplog: pytest.LogCaptureFixture
-                                                              ) -> None:
+async def test_socket_mode_ignores_a_payload_bolt_cannot_read(
+    slack: SlackHarness, caplog: pytest.LogCaptureFixture
+) -> None:
     import logging
 
     caplog.set_level(logging.INFO)
@@ -151,15 +181,20 @@ async def test_socket_mode_ignores_a_payload_bolt_cannot_read(slack: SlackHarnes
     try:
         fake = RecordingSocketClient(handler.client.logger)
         event = {"type": "reaction_added", "user": 5, "reaction": "one", "item": "C0QUIZ:1.2"}
-        body = {"team_id": TEAM_ID, "api_app_id": "A0APP", "type": "event_callback", "event_id": "Ev0BAD",
-                "event_time": 1, "event": event}
+        body = {
+            "team_id": TEAM_ID,
+            "api_app_id": "A0APP",
+            "type": "event_callback",
+            "event_id": "Ev0BAD",
+            "event_time": 1,
+            "event": event,
+        }
         await handler.handle(fake, SocketModeRequest(type="events_api", envelope_id="env-bad", payload=body))
         assert [r.envelope_id for r in fake.sent] == ["env-bad"]
         assert [r.levelname for r in caplog.records if "not what Slack documents" in r.getMessage()] == ["INFO"]
         assert not [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
     finally:
         await handler.client.close()
-
 
 
 async def test_sigterm_stops_studybot_run_and_closes_the_socket(slack: SlackHarness, tmp_path, monkeypatch) -> None:
@@ -173,9 +208,12 @@ async def test_sigterm_stops_studybot_run_and_closes_the_socket(slack: SlackHarn
         return make_client(token, base_url=slack.stub.api_url)
 
     monkeypatch.setattr(adapters.slack.app, "make_client", stub_client)
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'cli.db'}", bank_dir=small_bank(tmp_path),
-                        slack_bot_token="xoxb-test",
-                        slack_app_token="xapp-1-test")
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path / 'cli.db'}",
+        bank_dir=small_bank(tmp_path),
+        slack_bot_token="xoxb-test",
+        slack_app_token="xapp-1-test",
+    )
     running = asyncio.create_task(run_bot(settings))
     try:
         await slack.stub.wait_for("apps.connections.open")
@@ -206,8 +244,9 @@ def small_bank(tmp_path) -> Path:  # type: ignore[no-untyped-def]
 async def test_without_a_network_the_token_check_is_retried_one_line_each(slack: SlackHarness, caplog) -> None:
     import logging
 
-    settings = Settings(slack_bot_token="xoxb-test", slack_signing_secret=SECRET, http_host="127.0.0.1",
-                        http_port=_free_port())
+    settings = Settings(
+        slack_bot_token="xoxb-test", slack_signing_secret=SECRET, http_host="127.0.0.1", http_port=_free_port()
+    )
     client = make_client("xoxb-test", base_url="http://127.0.0.1:1/api/")  # nobody listens: refused
     real_auth_test = client.auth_test
     attempts = 0

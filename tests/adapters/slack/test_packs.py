@@ -11,8 +11,9 @@ from tests.support.packs import pack_csv
 
 async def test_a_channel_switched_to_a_pack_posts_from_it(slack: SlackHarness) -> None:
     now = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
-    await slack.service.packs.import_pack(Actor("admin", is_admin=True), "slack", slack.ref.space_id, "team",
-                                          pack_csv(), "csv", now=now)
+    await slack.service.packs.import_pack(
+        Actor("admin", is_admin=True), "slack", slack.ref.space_id, "team", pack_csv(), "csv", now=now
+    )
     refused = await slack.reply(await slack.command("config packs team", user=ANN))
     assert "Only members who can manage" in texts(refused)
     saved = await slack.reply(await slack.command("config packs team", user=ADMIN))

@@ -49,8 +49,13 @@ async def test_app_home_opened_publishes_stats_and_leaderboard(slack: SlackHarne
     await slack.service.submit_answer(round_.id, ANN, question.answer)
     await slack.service.reveal_round(round_.id)
 
-    event = {"type": "app_home_opened", "user": ANN, "channel": "D0HOME", "tab": "home",
-             "event_ts": "1700000004.000001"}
+    event = {
+        "type": "app_home_opened",
+        "user": ANN,
+        "channel": "D0HOME",
+        "tab": "home",
+        "event_ts": "1700000004.000001",
+    }
     sent = await slack.event(event, "Ev0HOME")
     assert sent.status == 200
     [publish] = await slack.stub.wait_for("views.publish")

@@ -43,8 +43,9 @@ async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first(slack
         before = len(slack.stub.responses())
         slack.clock.advance(minutes=1)
         unsure = position == 3
-        sent = await slack.click(round_id, right, action_id=unsure_action_id(round_id, right) if unsure else None,
-                                 ephemeral=True)
+        sent = await slack.click(
+            round_id, right, action_id=unsure_action_id(round_id, right) if unsure else None, ephemeral=True
+        )
         assert sent.status == 200
         expected = 1 if position == 3 else 2  # the verdict, then (but after the last) the next question
         calls = await slack.stub.wait_for("respond", before + expected)
@@ -80,13 +81,19 @@ async def test_app_home_shows_reviews_due_with_a_review_button_that_starts_one_i
 
     missed = await miss_three_on_monday(slack.service, slack.clock, refs, MONDAY_9, click)
     slack.clock.set(TUESDAY_NOON)
-    event = {"type": "app_home_opened", "user": ANN, "channel": "D0HOME", "tab": "home",
-             "event_ts": "1700000004.000001"}
+    event = {
+        "type": "app_home_opened",
+        "user": ANN,
+        "channel": "D0HOME",
+        "tab": "home",
+        "event_ts": "1700000004.000001",
+    }
     assert (await slack.event(event, "Ev0HOMEREVIEW")).status == 200
     [publish] = await slack.stub.wait_for("views.publish")
     assert "Reviews due: 3 now" in texts(publish)
-    assert REVIEW_ACTION in [e["action_id"] for b in publish.args["view"]["blocks"] if b.get("type") == "actions"
-                             for e in b["elements"]]
+    assert REVIEW_ACTION in [
+        e["action_id"] for b in publish.args["view"]["blocks"] if b.get("type") == "actions" for e in b["elements"]
+    ]
     posts_before = len(slack.stub.calls_to("chat.postMessage"))
     assert (await slack.click(0, 0, action_id=REVIEW_ACTION)).status == 200
     posts = await slack.stub.wait_for("chat.postMessage", posts_before + 1)

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from bench.common import REF, T0, Factory, sqlite_factory
-from bot.runtime import tune_gc
+from bot.app.runtime import tune_gc
 
 
 async def throughput(factory: Factory, n: int, concurrency: int) -> float:
@@ -103,7 +103,7 @@ def _raw_ceiling(path: Path, n: int, batch: int) -> float:
 
 
 async def main() -> None:
-    tune_gc()  # as the bot does at start (bot/cli.py)
+    tune_gc()  # as the bot does at start (bot/app/cli.py)
     parser = argparse.ArgumentParser()
     parser.add_argument("--answers", type=int, default=60_000)
     parser.add_argument("--concurrency", type=int, default=2_000)

@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
-from bot.bank import Bank
+from bot.bank.load import Bank
 from bot.model import Actor, ChannelRef, Difficulty, Question
 from bot.ports import Store
 from bot.quiz import QuizService

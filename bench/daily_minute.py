@@ -36,11 +36,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from bench.common import synthetic_bank
+from bot.app.runtime import tune_gc
+from bot.app.scheduler import DailyScheduler
 from bot.model import ChannelConfig, ChannelRef, NewAnswer, Period
 from bot.ports import Store
 from bot.quiz import SEND_LEASE, QuizService
-from bot.runtime import tune_gc
-from bot.schedule import DailyScheduler
 from bot.store.sqlite import SqliteStore
 
 DAY1 = dt.date(2026, 12, 1)  # a Tuesday: "today" of the loaded run
@@ -372,7 +372,7 @@ async def postgres_store(server: str) -> AsyncIterator[Store]:
 
 
 async def main() -> None:
-    tune_gc()  # as the bot does at start (bot/cli.py)
+    tune_gc()  # as the bot does at start (bot/app/cli.py)
     logging.basicConfig(level=logging.ERROR)
     parser = argparse.ArgumentParser()
     parser.add_argument("--channels", type=int, default=10_000)

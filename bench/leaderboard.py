@@ -16,9 +16,9 @@ import time
 from collections.abc import Awaitable, Callable
 
 from bench.common import REF, T0, Factory, sqlite_factory
+from bot.app.runtime import tune_gc
 from bot.model import NewAnswer, Period
 from bot.ports import Store
-from bot.runtime import tune_gc
 from bot.scoring import score_daily_round
 
 
@@ -63,7 +63,7 @@ async def measure(
 
 
 async def main() -> None:
-    tune_gc()  # as the bot does at start (bot/cli.py)
+    tune_gc()  # as the bot does at start (bot/app/cli.py)
     parser = argparse.ArgumentParser()
     parser.add_argument("--users", type=int, default=100_000)
     parser.add_argument("--answers", type=int, default=1_000_000)

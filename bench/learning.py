@@ -18,7 +18,7 @@ import statistics
 import time
 
 from bench.common import REF, sqlite_factory
-from bot.runtime import tune_gc
+from bot.app.runtime import tune_gc
 
 
 async def practice_throughput(learning: bool, n: int, concurrency: int) -> float:

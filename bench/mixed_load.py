@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 
 from bench.common import REF, T0, sqlite_service
+from bot.app.runtime import tune_gc
 from bot.errors import AlreadyAnswered, Busy, RoundClosed
 from bot.model import Period
-from bot.runtime import tune_gc
 from bot.scoring import score_daily_round
 
 
@@ -177,7 +177,7 @@ async def run(seconds: float, rate: int, reveal_answers: int, reads: int, keep_o
 
 
 async def main() -> None:
-    tune_gc()  # as the bot does at start (bot/cli.py)
+    tune_gc()  # as the bot does at start (bot/app/cli.py)
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--rate", type=int, default=10_000, help="answers offered per second")

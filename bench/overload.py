@@ -15,8 +15,8 @@ import statistics
 
 from bench.answers import throughput
 from bench.common import REF, sqlite_factory
+from bot.app.runtime import tune_gc
 from bot.errors import Busy
-from bot.runtime import tune_gc
 
 
 async def offer(rate: float, seconds: float) -> dict[str, float]:

@@ -27,10 +27,10 @@ import asyncpg
 from bench.answers import latency, raw_ceiling, throughput
 from bench.common import REF, T0, Factory, NullPlatform, Service, StepClock, sqlite_factory, synthetic_bank
 from bench.leaderboard import measure
+from bot.app.runtime import tune_gc
 from bot.model import Actor, Period
 from bot.ports import Store
 from bot.quiz import QuizService
-from bot.runtime import tune_gc
 from bot.store.postgres import PostgresStore, redact
 
 log = logging.getLogger(__name__)
@@ -125,7 +125,7 @@ def _row(label: str, sqlite: float, pg: float, unit: str, fmt: str = ",.0f") -> 
 
 
 async def main() -> None:
-    tune_gc()  # as the bot does at start (bot/cli.py)
+    tune_gc()  # as the bot does at start (bot/app/cli.py)
     parser = argparse.ArgumentParser()
     parser.add_argument(
         "--url",

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from bot.cli import main
+from bot.app.cli import main
 
 raise SystemExit(main())

@@ -9,7 +9,7 @@ import datetime as dt
 from collections.abc import Iterable
 from zoneinfo import ZoneInfo
 
-from bot.bank import TOPICS
+from bot.bank.load import TOPICS
 from bot.model import (
     LETTERS,
     Answer,

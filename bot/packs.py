@@ -21,7 +21,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, ValidationError, field_validator
 
-from bot.bank import (
+from bot.bank.load import (
     MAX_CODE_CHARS,
     MAX_CODE_LINES,
     Bank,

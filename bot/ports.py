@@ -7,7 +7,7 @@ import datetime as dt
 from collections.abc import Collection, Sequence
 from typing import Protocol
 
-from bot.clock import SystemClock as SystemClock  # re-exported for bot/cli.py; new code imports bot.clock
+from bot.clock import SystemClock as SystemClock  # re-exported for bot/app/cli.py; new code imports bot.clock
 from bot.installs import WorkspaceInstall
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (

@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 from bot import cards
-from bot.answer_batcher import AnswerBatcher
-from bot.bank import TOPICS, Bank
+from bot.bank.load import TOPICS, Bank
+from bot.batcher import AnswerBatcher
 from bot.echo import echo
 from bot.errors import (
     AlreadyAnswered,
@@ -152,7 +152,7 @@ class QuizService:
         self._round_listeners: list[RoundListener] = []
         self.grace = DEFAULT_GRACE  # the scheduler sets the configured misfire grace
 
-    # ---- wiring (done by the composition root, bot/cli.py) ---------------------------------------
+    # ---- wiring (done by the composition root, bot/app/cli.py) ---------------------------------------
 
     @property
     def bank(self) -> Bank:

@@ -16,7 +16,7 @@ import logging
 import threading
 from typing import TYPE_CHECKING
 
-from bot.bank import Bank
+from bot.bank.load import Bank
 from bot.model import (
     LETTERS,
     ChannelConfig,

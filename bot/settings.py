@@ -2,7 +2,7 @@
 
 SETTINGS is the one table of what an admin can change about a channel's daily question: the word people
 type, its aliases, the parser that turns text into a value (and refuses bad text with BadSetting), the help
-line, and how the current value reads. The `/quiz config ...` grammar and its help (bot.textcommands),
+line, and how the current value reads. The `/quiz config ...` grammar and its help (bot.text.commands),
 Discord's `/quizconfig` options, the settings card and the docs' settings lists are all built from it.
 ConfigChange is the typed change the service applies (`QuizService.configure(actor, ref, change)`).
 
@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.bank import TOPICS
+from bot.bank.load import TOPICS
 from bot.echo import echo
 from bot.errors import BadSetting
 from bot.model import ChannelConfig, ConfigCard
 from bot.packs import parse_packs
-from bot.parsing import (
+from bot.text.parsing import (
     DAY_NAMES,
     parse_difficulties,
     parse_on_off,

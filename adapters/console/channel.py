@@ -1,7 +1,7 @@
 """A local terminal channel: the whole bot with no tokens, driven by lines such as `/quiz answer B`.
 
 It plays the same part as a chat platform: typed `/quiz ...` lines go through the shared grammar and runner
-(bot.textcommands, bot.textrunner), and the cards that come back are printed as text. `/quiz as NAME`
+(bot.text.commands, bot.text.runner), and the cards that come back are printed as text. `/quiz as NAME`
 switches the simulated person.
 """
 
@@ -33,12 +33,12 @@ from bot.model import (
     StatsCard,
 )
 from bot.packs import PacksCard
-from bot.parsing import parse_choice
 from bot.question_stats import QuestionStatsCard
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
-from bot.textcommands import HELP, parse_quiz
-from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
+from bot.text.commands import HELP, parse_quiz
+from bot.text.parsing import parse_choice
+from bot.text.runner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from bot import cards
-from bot.bank import TOPICS
+from bot.bank.load import TOPICS
 from bot.model import LETTERS, ConfigCard, LeaderboardCard, QuestionCard, RevealCard, StatsCard
 
 

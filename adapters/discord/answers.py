@@ -15,8 +15,8 @@ from adapters.discord.render import choice_of_emoji, question_embed, verdict_emb
 from adapters.discord.replies import PLATFORM, Reply, bot_of, channel_ref, quiz_bot, respond
 from bot.echo import echo
 from bot.errors import QuizError, ReactionsOff, UnknownRound
-from bot.parsing import parse_choice
-from bot.parsing import parse_round_id as parse_round
+from bot.text.parsing import parse_choice
+from bot.text.parsing import parse_round_id as parse_round
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """The Discord client: resources built in setup_hook (persistent buttons, slash commands and their sync),
-reaction events routed to the core, and `start_discord`, which the composition root (bot/cli.py) awaits."""
+reaction events routed to the core, and `start_discord`, which the composition root (bot/app/cli.py) awaits."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from adapters.discord.platform import DiscordPlatform
 from adapters.discord.replies import COMMANDS
 from adapters.discord.sharding import check_shards
 from adapters.discord.views import ANSWER_TEMPLATE, AnswerButton
-from bot.config import Settings
+from bot.app.config import Settings
 from bot.echo import echo
 from bot.errors import StartupError
 from bot.quiz import QuizService

@@ -18,12 +18,12 @@ from adapters.discord.quizconfig import QuizConfig
 from adapters.discord.render import leaderboard_embed, packs_embed, question_embed, stats_embed
 from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, ref_of, respond
 from adapters.discord.views import question_view
-from bot.bank import TOPICS
+from bot.bank.load import TOPICS
 from bot.echo import echo
 from bot.errors import BadSetting
 from bot.model import LETTERS, Difficulty, ReviewEmpty
-from bot.parsing import parse_choice, parse_period
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX
+from bot.text.parsing import parse_choice, parse_period
 
 log = logging.getLogger(__name__)
 

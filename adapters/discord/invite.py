@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlencode
 
 if TYPE_CHECKING:
-    from bot.config import Settings
+    from bot.app.config import Settings
 
 AUTHORIZE_URL = "https://discord.com/oauth2/authorize"
 SCOPES: tuple[str, ...] = ("bot", "applications.commands")
@@ -49,7 +49,7 @@ def client_id_from_token(token: str) -> str | None:
 
 
 def add_discord_cli(subparsers: Any) -> None:
-    """Add `studybot discord invite-url` to the studybot command line (bot/cli.py build_parser)."""
+    """Add `studybot discord invite-url` to the studybot command line (bot/app/cli.py build_parser)."""
     parser = subparsers.add_parser("discord", help="Discord tools")
     sub = parser.add_subparsers(dest="discord_command", required=True)
     invite = sub.add_parser("invite-url", help="print the URL that adds the bot to a server")
@@ -61,9 +61,9 @@ def add_discord_cli(subparsers: Any) -> None:
 
 
 def run_invite_url(args: argparse.Namespace, settings: Settings | None = None, out: TextIO | None = None) -> int:
-    """DISCORD_CLIENT_ID, DISCORD_TOKEN and DISCORD_GUILD_ID come from the settings (bot/config.py)."""
+    """DISCORD_CLIENT_ID, DISCORD_TOKEN and DISCORD_GUILD_ID come from the settings (bot/app/config.py)."""
     if settings is None:
-        from bot.config import Settings
+        from bot.app.config import Settings
 
         settings = Settings()
     out = out or sys.stdout

@@ -6,7 +6,7 @@ import discord
 
 from adapters.discord.markdown import code_block, escape
 from bot import cards
-from bot.bank import TOPICS
+from bot.bank.load import TOPICS
 from bot.model import (
     LETTERS,
     AnswerOutcome,

@@ -35,7 +35,7 @@ from adapters.slack.options import EVENTS_PATH, SlackOptions
 from adapters.slack.permissions import AdminPolicy
 from adapters.slack.platform import SlackPlatform, make_client
 from adapters.slack.signature import UNREADABLE, RequestGuard
-from bot.config import DEFAULT_SLACK_SCOPES, Settings
+from bot.app.config import DEFAULT_SLACK_SCOPES, Settings
 from bot.errors import StartupError
 from bot.quiz import QuizService
 
@@ -46,7 +46,7 @@ RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)  # seconds between attempts to 
 
 @dataclass(frozen=True)
 class OAuthConfig:
-    """What "Add to Slack" needs (read from bot/config.py's settings; never logged)."""
+    """What "Add to Slack" needs (read from bot/app/config.py's settings; never logged)."""
 
     client_id: str
     client_secret: str = field(repr=False)

@@ -10,7 +10,7 @@ from adapters.slack.ids import REACTION_NAMES, REVIEW_ACTION, action_id, mention
 from adapters.slack.mrkdwn import clip as clip_mrkdwn
 from adapters.slack.mrkdwn import code_block, escape
 from bot import cards
-from bot.bank import TOPICS
+from bot.bank.load import TOPICS
 from bot.model import (
     LETTERS,
     AnswerOutcome,
@@ -21,7 +21,7 @@ from bot.model import (
     RoundKind,
     StatsCard,
 )
-from bot.textcommands import HELP
+from bot.text.commands import HELP
 
 Block = dict[str, Any]
 

@@ -1,5 +1,5 @@
-"""The `/quiz` slash command: its text goes through the shared grammar (bot.textcommands) and the shared
-runner (bot.textrunner); this module only supplies Slack's people, channels and admin rights and lays the
+"""The `/quiz` slash command: its text goes through the shared grammar (bot.text.commands) and the shared
+runner (bot.text.runner); this module only supplies Slack's people, channels and admin rights and lays the
 result out. Every reply is ephemeral, sent through the command's response_url."""
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from bot.model import (
 )
 from bot.packs import PacksCard
 from bot.question_stats import QuestionStatsCard
-from bot.textcommands import Command, parse_quiz
-from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
+from bot.text.commands import Command, parse_quiz
+from bot.text.runner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
 
 log = logging.getLogger(__name__)
 

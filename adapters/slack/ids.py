@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from bot.model import LETTERS
-from bot.parsing import parse_round_id
+from bot.text.parsing import parse_round_id
 
 PLATFORM = "slack"
 ACTION_PREFIX = "studybot.answer"

@@ -1,11 +1,11 @@
-"""Slack-only settings, taken from the one Settings object (bot/config.py reads the environment): the HTTP
+"""Slack-only settings, taken from the one Settings object (bot/app/config.py reads the environment): the HTTP
 listener and an allow-list of quiz admins."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.config import DEFAULT_HTTP_PORT, Settings
+from bot.app.config import DEFAULT_HTTP_PORT, Settings
 
 DEFAULT_HOST = "0.0.0.0"
 DEFAULT_PORT = DEFAULT_HTTP_PORT

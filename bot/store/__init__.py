@@ -9,7 +9,6 @@ from bot.ports import Store
 def store_for_url(url: str) -> Store:
     """sqlite:///path (the embedded default) or postgresql://... (the scale-out store)."""
     if url.startswith("sqlite:"):
-        from bot.config import sqlite_path
         from bot.store.sqlite import SqliteStore
 
         return SqliteStore(sqlite_path(url))
@@ -24,3 +23,11 @@ def store_for_url(url: str) -> Store:
         return PostgresStore(url)
     scheme = url.split(":", 1)[0]
     raise StartupError(f"STUDYBOT_DATABASE_URL={scheme}://... is not accepted: use sqlite:///file.db or postgresql://")
+
+
+def sqlite_path(url: str) -> str:
+    """sqlite:///relative.db, sqlite:////abs/path.db or sqlite:///:memory: -> a path for sqlite3."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix):
+        raise ValueError(f"not a sqlite URL: {url.split('://')[0]}://...")
+    return url[len(prefix) :] or "studybot.db"

@@ -12,10 +12,10 @@ import random
 
 import pytest
 
+from bot.app.scheduler import DailyScheduler
 from bot.errors import AlreadyPosted, NothingOpen
 from bot.model import Actor, ChannelRef
 from bot.quiz import QuizService
-from bot.schedule import DailyScheduler
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore

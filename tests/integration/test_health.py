@@ -9,11 +9,11 @@ import random
 
 import pytest
 
-from bot.health import serve_health
+from bot.app.health import serve_health
+from bot.app.scheduler import DailyScheduler
 from bot.metrics import Metrics
 from bot.model import Actor
 from bot.quiz import QuizService
-from bot.schedule import DailyScheduler
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
 

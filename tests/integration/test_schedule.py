@@ -11,10 +11,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.app.scheduler import DailyScheduler
 from bot.errors import RoundClosed
 from bot.model import Actor, ChannelConfig
 from bot.quiz import QuizService
-from bot.schedule import DailyScheduler
 from bot.settings import ConfigChange
 from bot.store.sqlite import SqliteStore
 from bot.timing import last_post_at_or_before, next_post_after
@@ -88,7 +88,7 @@ async def env(tmp_path):
     platform = FakePlatform()
     service = QuizService(store, make_bank(), clock, {"fake": platform}, rng=random.Random(1))
     scheduler = DailyScheduler(service, clock, misfire_grace=dt.timedelta(hours=1))
-    service.on_config_change(scheduler.sync_channel)  # as the composition root (bot/cli.py) wires it
+    service.on_config_change(scheduler.sync_channel)  # as the composition root (bot/app/cli.py) wires it
     service.on_round_opened(scheduler.plan_reveal)
     yield service, store, clock, platform, scheduler
     scheduler.shutdown()

@@ -16,13 +16,13 @@ import random
 import sys
 import time
 
+from bot.app.scheduler import DailyScheduler
 from bot.errors import QuizError
 from bot.model import Actor, ChannelRef, QuestionCard, RevealCard
-from bot.parsing import parse_choice
 from bot.quiz import QuizService
-from bot.schedule import DailyScheduler
 from bot.settings import ConfigChange
 from bot.store.postgres import PostgresStore
+from bot.text.parsing import parse_choice
 from tests.support.fakes import make_bank
 
 PLATFORM = "cluster"
@@ -68,7 +68,7 @@ async def main(url: str, start: str, factor: float) -> None:
     service = QuizService(store, make_bank(per_topic=4), clock, rng=random.Random())
     service.add_platform(RecordingPlatform({c: r.space_id for c, r in refs.items()}, clock))
     scheduler = DailyScheduler(service, clock)
-    service.on_config_change(scheduler.sync_channel)  # wired as bot/cli.py does
+    service.on_config_change(scheduler.sync_channel)  # wired as bot/app/cli.py does
     service.on_round_opened(scheduler.plan_reveal)
     await scheduler.start()
     emit(f"READY {len(refs)}")

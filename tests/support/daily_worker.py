@@ -13,9 +13,9 @@ import datetime as dt
 import random
 import sys
 
+from bot.app.scheduler import DailyScheduler
 from bot.model import ChannelRef, QuestionCard, RevealCard
 from bot.quiz import QuizService
-from bot.schedule import DailyScheduler
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import FixedClock, make_bank
 

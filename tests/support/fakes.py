@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from bot.bank import TOPICS, Bank
+from bot.bank.load import TOPICS, Bank
 from bot.model import ChannelRef, Difficulty, Question, QuestionCard, RevealCard
 
 

@@ -5,7 +5,7 @@ import datetime as dt
 
 import pytest
 
-from bot.answer_batcher import AnswerBatcher
+from bot.batcher import AnswerBatcher
 from bot.errors import Busy
 from bot.model import AnswerWrite, NewAnswer
 

@@ -8,9 +8,9 @@ import io
 import random
 
 from adapters.console.channel import CONSOLE_REF, ConsoleChannel
+from bot.app.scheduler import DailyScheduler
 from bot.model import Actor
 from bot.quiz import QuizService
-from bot.schedule import DailyScheduler
 from bot.settings import ConfigChange
 from tests.support.fakes import FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore

@@ -7,7 +7,7 @@ import pytest
 from bot.echo import ECHO_MAX, echo
 from bot.errors import BadSetting
 from bot.settings import SETTINGS, ConfigChange, lookup
-from bot.textcommands import ShowHelp, parse_quiz
+from bot.text.commands import ShowHelp, parse_quiz
 
 LONG = "x" * 6000
 MESSAGE_MAX = 600  # the longest fixed text of a core error plus one echo

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 import pytest
 from PIL import Image, ImageStat
 
+from bot.app.scheduler import DailyScheduler
 from bot.errors import BadSetting
 from bot.model import Actor, ChannelConfig, ChannelRef, RecapCard
 from bot.quiz import QuizService
 from bot.recap import NOTHING, build_recap, next_recap_after, recap_alt_text, recap_text, week_before
 from bot.recap_chart import draw_recap
-from bot.schedule import DailyScheduler
 from bot.settings import ConfigChange, lookup
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore

@@ -14,7 +14,7 @@ from bot.model import LETTERS, ChannelRef, Difficulty, Period, ReviewEmpty, Roun
 from bot.quiz import QuizService
 from bot.review import learning_stats, plan_review
 from bot.settings import ConfigChange
-from bot.textcommands import AnswerDaily, Practice, Review, ShowTopics, parse_quiz
+from bot.text.commands import AnswerDaily, Practice, Review, ShowTopics, parse_quiz
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank, make_question
 from tests.support.learning import SETUP, miss_three_on_monday
 from tests.support.memory_store import InMemoryStore

@@ -10,7 +10,7 @@ import pytest
 from bot.errors import BadSetting
 from bot.model import ChannelConfig, ChannelRef
 from bot.settings import DOCS, SETTINGS, ConfigChange, docs_table, listed, lookup, rewrite, stale_docs
-from bot.textcommands import HELP, Configure, ShowHelp, parse_quiz
+from bot.text.commands import HELP, Configure, ShowHelp, parse_quiz
 
 ROOT = Path(__file__).resolve().parents[2]
 REF = ChannelRef("fake", "s", "c")

@@ -7,9 +7,10 @@ import datetime as dt
 import pytest
 
 from adapters.discord.sharding import channel_owner, check_shards, discord_shard_of
-from bot.config import Settings, sqlite_path
+from bot.app.config import Settings
 from bot.errors import StartupError
 from bot.model import ChannelRef
+from bot.store import sqlite_path
 
 
 def test_discord_shard_formula():
@@ -74,9 +75,9 @@ def test_sqlite_urls():
 def test_a_scheduler_claims_only_its_platforms_and_discord_shards():
     import datetime as dt
 
+    from bot.app.scheduler import DailyScheduler
     from bot.model import SpaceFilter
     from bot.quiz import QuizService
-    from bot.schedule import DailyScheduler
     from tests.support.fakes import FakePlatform, FixedClock, make_bank
     from tests.support.memory_store import InMemoryStore
 

@@ -12,8 +12,8 @@ import pytest
 from bot.errors import AlreadyPosted, BadSetting, NotAllowed, NothingOpen
 from bot.model import Actor, AnswerOutcome, ChannelRef, LeaderboardCard, Period, QuestionCard, RoundKind, StatsCard
 from bot.quiz import QuizService
-from bot.textcommands import parse_quiz
-from bot.textrunner import HelpReply, PostedReply, RevealedReply, SettingsReply, run_command
+from bot.text.commands import parse_quiz
+from bot.text.runner import HelpReply, PostedReply, RevealedReply, SettingsReply, run_command
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
 

@@ -12,7 +12,7 @@ import discord
 import pytest
 
 from adapters.discord.invite import PERMISSION_BITS, add_discord_cli, client_id_from_token, invite_url
-from bot.config import Settings
+from bot.app.config import Settings
 
 
 def test_the_invite_asks_for_both_scopes_and_exactly_the_permissions_the_bot_uses() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from adapters.discord.app import start_discord
-from bot.config import Settings
+from bot.app.config import Settings
 from bot.errors import StartupError
 from tests.adapters.discord.conftest import TOKEN, Core
 from tests.adapters.discord.fake_discord import FakeDiscord
@@ -94,7 +94,7 @@ async def test_a_bad_guild_id_is_refused_before_connecting(fake: FakeDiscord, co
 async def test_studybot_run_starts_the_discord_adapter_when_a_token_is_set(
     fake: FakeDiscord, tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from bot.cli import run_bot
+    from bot.app.cli import run_bot
 
     monkeypatch.delenv("DISCORD_GUILD_ID", raising=False)
     settings = Settings(
@@ -121,7 +121,7 @@ async def test_sigterm_stops_studybot_run_and_disconnects_the_gateway(fake: Fake
     import os
     import signal
 
-    from bot.cli import run_bot
+    from bot.app.cli import run_bot
 
     settings = Settings(
         database_url=f"sqlite:///{tmp_path / 'cli.db'}", bank_dir=small_bank(tmp_path), discord_token=TOKEN

@@ -15,7 +15,7 @@ import pytest
 
 from adapters.discord.app import ShardedStudyBotClient, StudyBotClient, StudyBotMixin, start_discord
 from adapters.discord.sharding import channel_owner
-from bot.config import Settings
+from bot.app.config import Settings
 from bot.errors import StartupError
 from bot.model import ChannelRef, RoundKind
 from bot.settings import ConfigChange

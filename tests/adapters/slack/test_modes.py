@@ -18,7 +18,7 @@ from slack_sdk.socket_mode.response import SocketModeResponse
 from adapters.slack.app import socket_mode_handler, start_slack
 from adapters.slack.options import SlackOptions
 from adapters.slack.platform import make_client
-from bot.config import Settings
+from bot.app.config import Settings
 from bot.errors import StartupError
 from tests.adapters.slack.harness import ANN, CHANNEL, SECRET, SlackHarness, texts
 from tests.adapters.slack.stub import TEAM_ID
@@ -202,7 +202,7 @@ async def test_sigterm_stops_studybot_run_and_closes_the_socket(slack: SlackHarn
     import signal
 
     import adapters.slack.app
-    from bot.cli import run_bot
+    from bot.app.cli import run_bot
 
     def stub_client(token: str | None) -> Any:
         return make_client(token, base_url=slack.stub.api_url)

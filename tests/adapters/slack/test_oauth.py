@@ -33,7 +33,7 @@ from adapters.slack.app import (
 )
 from adapters.slack.ids import action_id, parse_message_id
 from adapters.slack.platform import make_client
-from bot.config import Settings
+from bot.app.config import Settings
 from bot.errors import StartupError
 from bot.model import Actor, ChannelRef, Period, Round
 from bot.quiz import QuizService

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.bank import load_bank
-from bot.bank_verify import discrimination_problem, expect_kind, run_verify
+from bot.bank.load import load_bank
+from bot.bank.verify import discrimination_problem, expect_kind, run_verify
 
 pytestmark = pytest.mark.torch
 

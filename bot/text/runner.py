@@ -1,4 +1,4 @@
-"""Runs one parsed `/quiz ...` command (bot.textcommands) against the QuizService, for every text-driven
+"""Runs one parsed `/quiz ...` command (bot.text.commands) against the QuizService, for every text-driven
 channel (Slack's slash command, the console). It returns cards and small reply values; the adapter lays them
 out. What differs per platform (who is an admin, how people and channels are named) comes from the
 adapter's TextSource.
@@ -25,7 +25,7 @@ from bot.packs import PacksCard
 from bot.question_stats import QuestionStatsCard
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
-from bot.textcommands import (
+from bot.text.commands import (
     AnswerDaily,
     Command,
     Configure,

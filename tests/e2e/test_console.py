@@ -13,7 +13,7 @@ import pytest
 from tests.support.fakes import make_bank, write_bank_files
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_console(tmp_path: Path, lines: list[str], db: str = "bot.db") -> str:

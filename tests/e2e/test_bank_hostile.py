@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-import bot.bank as bank
-from bot.bank import load_bank, validate
+import bot.bank.load as bank
+from bot.bank.load import load_bank, validate
 
 GOOD = """\
   - id: {qid}
@@ -239,7 +239,7 @@ def hostile_folder(tmp_path: Path) -> Path:
 
 def test_lenient_load_skips_broken_files_with_one_line_each(tmp_path, caplog):
     folder = hostile_folder(tmp_path)
-    with caplog.at_level(logging.ERROR, logger="bot.bank"):
+    with caplog.at_level(logging.ERROR, logger="bot.bank.load"):
         loaded = load_bank(folder, strict=False)
     assert sorted(q.id for q in loaded.questions) == ["t-one", "t-two"]
     lines = [r.getMessage() for r in caplog.records]

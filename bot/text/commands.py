@@ -9,13 +9,13 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
-from bot.bank import TOPICS
+from bot.bank.load import TOPICS
 from bot.echo import echo
 from bot.errors import BadSetting
 from bot.model import Difficulty, Period
-from bot.parsing import parse_choice, parse_period
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX
 from bot.settings import ConfigChange, lookup, text_help
+from bot.text.parsing import parse_choice, parse_period
 
 _USER_HELP = """\
 /quiz                          a private practice question (any topic)

@@ -25,13 +25,13 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from adapters.console.channel import STORE_DOWN, STORE_DOWN_ANSWER, ConsoleChannel
-from bot.config import Settings
+from bot.app.config import Settings
 from bot.quiz import QuizService
 from tests.support.fakes import FixedClock, make_bank, write_bank_files
 from tests.support.memory_store import InMemoryStore
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PG_SERVER = os.environ.get("STUDYBOT_TEST_POSTGRES_URL") or "postgresql://postgres@127.0.0.1:5432/postgres"
 
 
@@ -45,7 +45,7 @@ def python_start() -> float:
     """Seconds this machine needs to start Python and import the bot: the 2 s budget is on top of a busy
     machine's extra start-up time, never below 2 s."""
     began = time.monotonic()
-    subprocess.run([sys.executable, "-c", "import bot.cli"], cwd=ROOT, check=True, timeout=30)
+    subprocess.run([sys.executable, "-c", "import bot.app.cli"], cwd=ROOT, check=True, timeout=30)
     return time.monotonic() - began
 
 
@@ -441,7 +441,7 @@ async def test_a_store_error_never_ends_the_console(caplog):
     assert text.count(f"(private to you) {STORE_DOWN_ANSWER}") == 2
     assert text.count(f"(private to you) {STORE_DOWN}") == 2
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
-    assert [r.name for r in errors] == ["bot.answer_batcher", "adapters.console.channel"]  # once each, per outage
+    assert [r.name for r in errors] == ["bot.batcher", "adapters.console.channel"]  # once each, per outage
     store.down = False
     assert await console.handle("/quiz answer C")
     assert "Your answer C is locked in" in out.getvalue()  # the database is back: so is the console

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-import bot.bank as bank
-from bot.bank import TOPICS, load_bank, validate
+import bot.bank.load as bank
+from bot.bank.load import TOPICS, load_bank, validate
 from bot.model import Difficulty, Question
 
 BANK = load_bank()

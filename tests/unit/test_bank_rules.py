@@ -1,6 +1,6 @@
 """Schema rules of issue 14 ("Bad input"): why_wrong, the code cap, seed words in player-facing text and
 verify-or-checked_by. Each problem names file, question and field. Rules the shipped content does not pass yet
-sit behind module switches in bot.bank; these tests switch them on."""
+sit behind module switches in bot.bank.load; these tests switch them on."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import bot.bank as bank
-from bot.bank import validate
+import bot.bank.load as bank
+from bot.bank.load import validate
 
 QUESTION = """\
   - id: {qid}

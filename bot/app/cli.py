@@ -15,15 +15,15 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bot.bank import DEFAULT_BANK_DIR, TOPICS, Bank, BankError, load_bank, validate
-from bot.config import Settings, redact_url
+from bot.app.config import Settings, redact_url
+from bot.app.runtime import tune_gc
+from bot.app.scheduler import DailyScheduler
+from bot.bank.load import DEFAULT_BANK_DIR, TOPICS, Bank, BankError, load_bank, validate
 from bot.errors import StartupError
 from bot.metrics import Metrics
 from bot.model import ChannelRef
 from bot.ports import Store, SystemClock
 from bot.quiz import QuizService
-from bot.runtime import tune_gc
-from bot.schedule import DailyScheduler
 from bot.store import store_for_url
 
 log = logging.getLogger(__name__)
@@ -207,7 +207,7 @@ async def _serve_health(
     settings: Settings, metrics: Metrics, store: Store, schedulers: list[DailyScheduler]
 ) -> asyncio.Server:
     """/healthz and /metrics; healthy once the scheduler (appended to `schedulers` later) runs."""
-    from bot.health import serve_health
+    from bot.app.health import serve_health
 
     async def healthy() -> bool:
         await store.schema_version()
@@ -228,7 +228,7 @@ async def _serve_health(
 def bank_validate(path: Path, run_verify: bool) -> int:
     entries, problems = validate(path)
     if run_verify and not problems:
-        from bot.bank_verify import run_verify as verify_one
+        from bot.bank.verify import run_verify as verify_one
 
         problems = [p for e in entries if (p := verify_one(e)) is not None]
     if problems:
@@ -322,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--run-verify", action="store_true", help="also execute verify blocks (needs torch)")
     s = bank_sub.add_parser("stats", help="questions by topic and difficulty")
     s.add_argument("path", nargs="?", type=Path, default=None)
-    from bot.packs_cli import add_pack_cli
+    from bot.app.packs_cli import add_pack_cli
 
     add_pack_cli(bank_sub)
     db = sub.add_parser("db", help="database tools")
@@ -336,7 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     from adapters.discord.invite import add_discord_cli  # stdlib only: works without the discord extra
 
     add_discord_cli(sub)
-    from bot.recap_cli import add_recap_cli
+    from bot.app.recap_cli import add_recap_cli
 
     add_recap_cli(sub)
     return parser
@@ -364,7 +364,7 @@ def _command(args: argparse.Namespace) -> int:
         return asyncio.run(run_bot(settings))
     _setup_logging(settings.log_level or "INFO")
     if args.command == "bank" and args.bank_command in ("import", "export", "question-stats"):
-        from bot.packs_cli import run_pack_command
+        from bot.app.packs_cli import run_pack_command
 
         return run_pack_command(args, settings)
     if args.command == "bank":
@@ -379,7 +379,7 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "discord":
         return int(args.discord_handler(args, settings))
     if args.command == "recap":
-        from bot.recap_cli import recap_main
+        from bot.app.recap_cli import recap_main
 
         return recap_main(args, settings)
     return 2

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import bot.bank as bank
-from bot.bank import LoadedQuestion, cross_check, validate
+import bot.bank.load as bank
+from bot.bank.load import LoadedQuestion, cross_check, validate
 from bot.model import Difficulty, Question
 
 

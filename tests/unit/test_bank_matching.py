@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.bank import LoadedQuestion, VerifyExpect, VerifySpec
-from bot.bank_verify import discrimination_problem, expect_kind, matching_choices, stated_output
+from bot.bank.load import LoadedQuestion, VerifyExpect, VerifySpec
+from bot.bank.verify import discrimination_problem, expect_kind, matching_choices, stated_output
 from bot.model import Difficulty, Question
 
 

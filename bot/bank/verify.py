@@ -15,7 +15,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
-from bot.bank import LoadedQuestion, VerifyExpect
+from bot.bank.load import LoadedQuestion, VerifyExpect
 
 FILENAME = "<verify>"
 

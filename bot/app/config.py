@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
-from bot.bank import DEFAULT_BANK_DIR
+from bot.bank.load import DEFAULT_BANK_DIR
 from bot.errors import StartupError
 
 DEFAULT_DATABASE_URL = "sqlite:///studybot.db"
@@ -347,11 +347,3 @@ def check_secret_key(raw: str | None) -> bytes:
     if len(decoded) != 32 or len(raw) != 44:
         raise ValueError(f"STUDYBOT_SECRET_KEY is not a valid key. {SECRET_KEY_HELP}")
     return raw.encode("ascii")
-
-
-def sqlite_path(url: str) -> str:
-    """sqlite:///relative.db, sqlite:////abs/path.db or sqlite:///:memory: -> a path for sqlite3."""
-    prefix = "sqlite:///"
-    if not url.startswith(prefix):
-        raise ValueError(f"not a sqlite URL: {url.split('://')[0]}://...")
-    return url[len(prefix) :] or "studybot.db"

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.bank import DEFAULT_BANK_DIR, load_bank
-from bot.config import Settings
+from bot.app.config import Settings
+from bot.bank.load import DEFAULT_BANK_DIR, load_bank
 from bot.model import ChannelRef, RecapCard
 from bot.recap import NOTHING, build_recap, recap_alt_text
 from bot.store import store_for_url

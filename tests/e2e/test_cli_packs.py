@@ -17,7 +17,7 @@ from bot.store.postgres import LOCK_PACKS, PostgresStore
 from tests.integration.test_postgres_store import throwaway_database
 from tests.support.packs import pack_csv, pack_rows
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def studybot(*args: str, db: str) -> subprocess.CompletedProcess[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENV_NAME = re.compile(r"^(STUDYBOT|DISCORD|SLACK)_[A-Z0-9_]+$")
 
 
@@ -82,7 +82,7 @@ def test_health_checks(compose):
 
 
 def test_the_bot_has_time_to_stop_gracefully(compose):
-    """The bot stops within 10 s of SIGTERM (tests/test_startup.py); Docker waits longer before SIGKILL."""
+    """The bot stops within 10 s of SIGTERM (tests/e2e/test_startup.py); Docker waits longer before SIGKILL."""
     grace = str(compose["services"]["bot"]["stop_grace_period"])
     m = re.fullmatch(r"(\d+)s", grace)
     assert m and int(m.group(1)) > 10, grace

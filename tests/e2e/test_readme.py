@@ -6,7 +6,7 @@ import re
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def readme_commands() -> list[str]:
@@ -32,7 +32,7 @@ def test_the_extras_the_commands_name_exist_and_pin_torch():
     extras = meta["optional-dependencies"]
     assert {"discord", "slack", "postgres", "test", "verify"} <= set(extras)
     assert "torch==2.13.0" in extras["verify"]
-    assert meta["scripts"]["studybot"] == "bot.cli:main"
+    assert meta["scripts"]["studybot"] == "bot.app.cli:main"
     assert all(re.search(r"(>=|==)", dep) for dep in meta["dependencies"])
 
 

@@ -9,9 +9,9 @@ import asyncio
 import sys
 from pathlib import Path
 
-from bot.bank import Bank, load_bank
+from bot.app.config import Settings
+from bot.bank.load import Bank, load_bank
 from bot.clock import SystemClock
-from bot.config import Settings
 from bot.errors import PackError, QuizError
 from bot.model import Actor
 from bot.packs import PackCatalog, format_of, read_upload_file

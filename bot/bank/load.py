@@ -48,7 +48,7 @@ ID_PATTERN = r"^[a-z0-9][a-z0-9-]*[a-z0-9]$"
 
 def _default_bank_dir() -> Path:
     """data/questions of a source checkout, else the copy `pip install` put under <prefix>/share/studybot."""
-    checkout = Path(__file__).resolve().parent.parent / "data" / "questions"
+    checkout = Path(__file__).resolve().parents[2] / "data" / "questions"
     installed = Path(sys.prefix) / "share" / "studybot" / "questions"
     return checkout if checkout.is_dir() or not installed.is_dir() else installed
 

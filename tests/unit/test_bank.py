@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.bank import DEFAULT_BANK_DIR, TOPICS, BankError, load_bank, normalise, validate
+from bot.bank.load import DEFAULT_BANK_DIR, TOPICS, BankError, load_bank, normalise, validate
 from bot.model import Difficulty
 
 SEEDS = ("000_74048b5e9c043bf3.txt", "001_6f928e2f9ae03d51.txt")

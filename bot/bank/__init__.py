@@ -1,0 +1,1 @@
+"""The question bank: loading and the schema (load), running verify blocks (verify)."""

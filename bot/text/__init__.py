@@ -1,0 +1,1 @@
+"""What people type: parsing values, the `/quiz ...` grammar (commands) and its runner."""

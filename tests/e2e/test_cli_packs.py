@@ -107,7 +107,7 @@ async def test_two_processes_importing_into_one_space_on_postgres(tmp_path):
 
 
 def test_the_console_lists_and_uses_an_imported_pack(tmp_path):
-    from tests.test_console import run_console
+    from tests.e2e.test_console import run_console
 
     team = tmp_path / "team.csv"
     team.write_bytes(pack_csv())

@@ -72,3 +72,7 @@ class PackExists(PackError):
 
 class PackBusy(PackError):
     """Another import into the same space is running right now (that one goes ahead)."""
+
+
+class StoreUnavailable(QuizError):
+    """The database did not take the answer (an outage): nothing was recorded; the batcher logs it once."""

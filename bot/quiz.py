@@ -28,8 +28,10 @@ from bot.errors import (
     NotAllowed,
     NotAQuestion,
     NothingOpen,
+    QuizError,
     ReactionsOff,
     RoundClosed,
+    StoreUnavailable,
     UnknownRound,
 )
 from bot.group_commit import GroupCommit
@@ -71,6 +73,8 @@ from bot.settings import ConfigChange
 from bot.timing import local_date_of, next_post_after, post_instant, reveal_instant
 
 log = logging.getLogger(__name__)
+
+STORE_UNAVAILABLE = "The database is unavailable, so your answer was not recorded; please try again in a minute."
 T = TypeVar("T")
 
 LEADERBOARD_SIZE = 10
@@ -607,7 +611,12 @@ class QuizService:
             raise RoundClosed(await self._closed_text(round_))
         await self.packs.prime(round_)
         question = self._question(round_)
-        write = await self._batcher.submit(NewAnswer(round_id, user_id, choice, choice == question.answer, now))
+        try:
+            write = await self._batcher.submit(NewAnswer(round_id, user_id, choice, choice == question.answer, now))
+        except QuizError:
+            raise
+        except Exception as exc:  # the store failed; the answer batcher logs the outage once
+            raise StoreUnavailable(STORE_UNAVAILABLE) from exc
         match write.status if write.status == AnswerStatus.RECORDED else AnswerStatus(write.status):
             case AnswerStatus.DUPLICATE:
                 previous = LETTERS[write.existing_choice] if write.existing_choice is not None else "?"

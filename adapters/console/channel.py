@@ -34,7 +34,7 @@ from bot.model import (
 )
 from bot.packs import PacksCard
 from bot.question_stats import QuestionStatsCard
-from bot.quiz import QuizService
+from bot.quiz import STORE_UNAVAILABLE, QuizService
 from bot.settings import ConfigChange
 from bot.text.commands import HELP, parse_quiz
 from bot.text.parsing import parse_choice
@@ -42,7 +42,7 @@ from bot.text.runner import HelpReply, PostedReply, RevealedReply, SettingsReply
 
 log = logging.getLogger(__name__)
 
-STORE_DOWN_ANSWER = "the database is unavailable, your answer was not recorded"
+STORE_DOWN_ANSWER = STORE_UNAVAILABLE
 STORE_DOWN = "the database is unavailable; try again in a moment"
 
 CONSOLE_REF = ChannelRef("console", "local", "terminal")

@@ -358,3 +358,23 @@ async def test_reveal_card_carries_the_channel_ping_winners_setting(env):
     assert (await service.reveal_card(round_)).ping_winners is False  # quiet by default
     await service.configure(ADMIN, REF, ConfigChange.of(ping_winners=True))
     assert (await service.reveal_card(round_)).ping_winners is True
+
+
+async def test_a_store_outage_tells_the_answerer_nothing_was_recorded_and_recovers(env, monkeypatch, caplog):
+    from bot.errors import StoreUnavailable
+
+    service, store, clock, platform = env
+    round_ = await _daily(service, clock)
+    real = store.add_answers
+
+    async def down(*args, **kwargs):
+        raise ConnectionError("connection refused")
+
+    monkeypatch.setattr(store, "add_answers", down)
+    for user in ("ann", "bob"):
+        with pytest.raises(StoreUnavailable, match="database is unavailable, so your answer was not recorded"):
+            await service.submit_answer(round_.id, user, 1)
+    assert len([r for r in caplog.records if "answers failed" in r.getMessage() and r.levelname == "ERROR"]) == 1
+    monkeypatch.setattr(store, "add_answers", real)
+    outcome = await service.submit_answer(round_.id, "ann", 1)
+    assert "locked in" in outcome.text and len(await store.round_answers(round_.id)) == 1

@@ -150,7 +150,7 @@ def pg_url(**parts: object) -> str:
 @pytest.mark.parametrize(
     ("url", "reason"),
     [
-        (pg_url(port=1), "Connect call failed"),
+        ("postgresql://postgres@127.0.0.1:1/postgres", "Connect call failed"),  # nothing listens on port 1
         (pg_url(user="no_such_role"), "no_such_role"),
         (pg_url(path="/no_such_database"), "no_such_database"),
     ],

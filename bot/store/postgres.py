@@ -379,13 +379,19 @@ class PostgresStore(PostgresInstalls, SettlingStore):
     async def claim_due_channels(
         self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
     ) -> list[DueChannel]:
+        return await self._claim_due("next_post_at", "claimed_until", now, lease_until, limit, spaces)
+
+    async def _claim_due(
+        self, due: str, lease: str, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None
+    ) -> list[DueChannel]:
+        """Claim channels whose `due` column has passed and whose `lease` is free (the daily post, the recap)."""
         where, params = _space_sql(spaces, 4)
         rows = await self.pool.fetch(
-            "UPDATE channels c SET claimed_until = $1 FROM (SELECT platform, channel_id FROM channels "
-            "WHERE next_post_at IS NOT NULL AND next_post_at <= $2 AND NOT paused "
-            f"AND (claimed_until IS NULL OR claimed_until <= $2){where} ORDER BY next_post_at LIMIT $3 "
+            f"UPDATE channels c SET {lease} = $1 FROM (SELECT platform, channel_id FROM channels "
+            f"WHERE {due} IS NOT NULL AND {due} <= $2 AND NOT paused "
+            f"AND ({lease} IS NULL OR {lease} <= $2){where} ORDER BY {due} LIMIT $3 "
             "FOR UPDATE SKIP LOCKED) due WHERE c.platform = due.platform AND c.channel_id = due.channel_id "
-            "RETURNING c.platform, c.space_id, c.channel_id, c.next_post_at",
+            f"RETURNING c.platform, c.space_id, c.channel_id, c.{due}",
             lease_until,
             now,
             limit,
@@ -397,9 +403,15 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         )
 
     async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        await self._finish_due("next_post_at", "claimed_until", ref, due_at, next_at)
+
+    async def _finish_due(
+        self, due: str, lease: str, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None
+    ) -> None:
+        """Move `due` on to next_at (unless a change moved it meanwhile) and free the lease."""
         await self.pool.execute(
-            "UPDATE channels SET next_post_at = CASE WHEN next_post_at = $1 THEN $2 ELSE next_post_at END, "
-            "claimed_until = NULL WHERE platform = $3 AND channel_id = $4",
+            f"UPDATE channels SET {due} = CASE WHEN {due} = $1 THEN $2 ELSE {due} END, "
+            f"{lease} = NULL WHERE platform = $3 AND channel_id = $4",
             due_at,
             next_at,
             ref.platform,
@@ -530,32 +542,10 @@ class PostgresStore(PostgresInstalls, SettlingStore):
     async def claim_due_recaps(
         self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
     ) -> list[DueChannel]:
-        where, params = _space_sql(spaces, 4)
-        rows = await self.pool.fetch(
-            "UPDATE channels c SET recap_claimed_until = $1 FROM (SELECT platform, channel_id FROM channels "
-            "WHERE next_recap_at IS NOT NULL AND next_recap_at <= $2 AND NOT paused "
-            f"AND (recap_claimed_until IS NULL OR recap_claimed_until <= $2){where} ORDER BY next_recap_at "
-            "LIMIT $3 FOR UPDATE SKIP LOCKED) due WHERE c.platform = due.platform AND c.channel_id = due.channel_id "
-            "RETURNING c.platform, c.space_id, c.channel_id, c.next_recap_at",
-            lease_until,
-            now,
-            limit,
-            *params,
-        )
-        return sorted(
-            (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
-            key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id),
-        )
+        return await self._claim_due("next_recap_at", "recap_claimed_until", now, lease_until, limit, spaces)
 
     async def finish_due_recap(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
-        await self.pool.execute(
-            "UPDATE channels SET next_recap_at = CASE WHEN next_recap_at = $1 THEN $2 ELSE next_recap_at END, "
-            "recap_claimed_until = NULL WHERE platform = $3 AND channel_id = $4",
-            due_at,
-            next_at,
-            ref.platform,
-            ref.channel_id,
-        )
+        await self._finish_due("next_recap_at", "recap_claimed_until", ref, due_at, next_at)
 
     async def mark_recap(self, ref: ChannelRef, week_end: dt.date, now: dt.datetime) -> bool:
         status = await self.pool.execute(

@@ -461,20 +461,35 @@ class SqliteStore(SqliteInstalls, SettlingStore):
     async def claim_due_channels(
         self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
     ) -> list[DueChannel]:
+        return await self._claim_due("next_post_at", "claimed_until", now, lease_until, limit, spaces)
+
+    async def _claim_due(
+        self, due: str, lease: str, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None
+    ) -> list[DueChannel]:
+        """Claim channels whose `due` column has passed and whose `lease` is free (the daily post, the recap)."""
         where, params = _space_sql(spaces)
         rows = await self._atomic(
-            "UPDATE channels SET claimed_until = ? WHERE rowid IN (SELECT rowid FROM channels "
-            "WHERE next_post_at IS NOT NULL AND next_post_at <= ? AND paused = 0 "
-            f"AND (claimed_until IS NULL OR claimed_until <= ?){where} ORDER BY next_post_at LIMIT ?) "
-            "RETURNING platform, space_id, channel_id, next_post_at",
+            f"UPDATE channels SET {lease} = ? WHERE rowid IN (SELECT rowid FROM channels "
+            f"WHERE {due} IS NOT NULL AND {due} <= ? AND paused = 0 "
+            f"AND ({lease} IS NULL OR {lease} <= ?){where} ORDER BY {due} LIMIT ?) "
+            f"RETURNING platform, space_id, channel_id, {due}",
             (to_ts(lease_until), to_ts(now), to_ts(now), *params, limit),
         )
-        return [DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows]
+        return sorted(
+            (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
+            key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id),
+        )
 
     async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        await self._finish_due("next_post_at", "claimed_until", ref, due_at, next_at)
+
+    async def _finish_due(
+        self, due: str, lease: str, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None
+    ) -> None:
+        """Move `due` on to next_at (unless a change moved it meanwhile) and free the lease."""
         await self._atomic(
-            "UPDATE channels SET next_post_at = CASE WHEN next_post_at = ? THEN ? ELSE next_post_at END, "
-            "claimed_until = NULL WHERE platform = ? AND channel_id = ?",
+            f"UPDATE channels SET {due} = CASE WHEN {due} = ? THEN ? ELSE {due} END, "
+            f"{lease} = NULL WHERE platform = ? AND channel_id = ?",
             (to_ts(due_at), to_ts(next_at) if next_at else None, ref.platform, ref.channel_id),
         )
 
@@ -606,27 +621,10 @@ class SqliteStore(SqliteInstalls, SettlingStore):
     async def claim_due_recaps(
         self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
     ) -> list[DueChannel]:
-        where, params = _space_sql(spaces)
-        async with self._tx() as db:
-            rows = await db.execute_fetchall(
-                "UPDATE channels SET recap_claimed_until = ? WHERE rowid IN (SELECT rowid FROM channels "
-                "WHERE next_recap_at IS NOT NULL AND next_recap_at <= ? AND paused = 0 "
-                f"AND (recap_claimed_until IS NULL OR recap_claimed_until <= ?){where} ORDER BY next_recap_at "
-                "LIMIT ?) RETURNING platform, space_id, channel_id, next_recap_at",
-                (to_ts(lease_until), to_ts(now), to_ts(now), *params, limit),
-            )
-        return sorted(
-            (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
-            key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id),
-        )
+        return await self._claim_due("next_recap_at", "recap_claimed_until", now, lease_until, limit, spaces)
 
     async def finish_due_recap(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
-        async with self._tx() as db:
-            await db.execute(
-                "UPDATE channels SET next_recap_at = CASE WHEN next_recap_at = ? THEN ? ELSE next_recap_at END, "
-                "recap_claimed_until = NULL WHERE platform = ? AND channel_id = ?",
-                (to_ts(due_at), to_ts(next_at) if next_at else None, ref.platform, ref.channel_id),
-            )
+        await self._finish_due("next_recap_at", "recap_claimed_until", ref, due_at, next_at)
 
     async def mark_recap(self, ref: ChannelRef, week_end: dt.date, now: dt.datetime) -> bool:
         async with self._tx() as db:

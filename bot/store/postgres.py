@@ -24,6 +24,8 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 
 from bot.errors import PackBusy, PackError, PackExists
+from bot.export import Miss
+from bot.forget import Forgotten
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
@@ -45,6 +47,7 @@ from bot.model import (
 )
 from bot.scoring import ranked
 from bot.store.installs_sql import PostgresInstalls
+from bot.store.learner_sql import MISSES, forget_steps, miss_from_row, pg
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
     ANSWER_COLUMNS,
@@ -717,6 +720,20 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             user_id,
         )
         return [event_from_row(r) for r in rows]
+
+    async def learner_misses(self, platform: str, space_id: str, user_id: str) -> list[Miss]:
+        return [miss_from_row(r) for r in await self.pool.fetch(pg(MISSES), platform, space_id, user_id)]
+
+    async def forget_learner(self, platform: str, space_id: str, user_id: str) -> Forgotten:
+        """One transaction under the space's scoring lock, so no reveal folds scores into it halfway."""
+        counts: dict[str, int] = {}
+        async with self._tx() as conn:
+            await _Settle(conn).lock_space(ChannelRef(platform, space_id, ""))
+            for what, sql, params in forget_steps(platform, space_id, user_id):
+                status = await conn.execute(pg(sql), *params)
+                if what:
+                    counts[what] = int(status.rsplit(" ", 1)[-1])
+        return Forgotten(**counts)
 
     async def mark_unsure(self, round_id: int, user_id: str) -> None:
         await self.pool.execute(

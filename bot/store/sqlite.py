@@ -21,6 +21,8 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from bot.errors import PackError, PackExists
+from bot.export import Miss
+from bot.forget import Forgotten
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
@@ -43,6 +45,7 @@ from bot.model import (
 )
 from bot.scoring import ranked
 from bot.store.installs_sql import SqliteInstalls
+from bot.store.learner_sql import MISSES, forget_steps, miss_from_row
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
     ANSWER_COLUMNS,
@@ -770,6 +773,18 @@ class SqliteStore(SqliteInstalls, SettlingStore):
             (platform, space_id, user_id),
         )
         return [event_from_row(r) for r in rows]
+
+    async def learner_misses(self, platform: str, space_id: str, user_id: str) -> list[Miss]:
+        return [miss_from_row(r) for r in await self._read(MISSES, (platform, space_id, user_id))]
+
+    async def forget_learner(self, platform: str, space_id: str, user_id: str) -> Forgotten:
+        counts: dict[str, int] = {}
+        async with self._tx() as db:
+            for what, sql, params in forget_steps(platform, space_id, user_id):
+                async with db.execute(sql, params) as cur:
+                    if what:
+                        counts[what] = cur.rowcount
+        return Forgotten(**counts)
 
     async def mark_unsure(self, round_id: int, user_id: str) -> None:
         async with self._tx() as db:

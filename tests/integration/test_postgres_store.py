@@ -26,6 +26,7 @@ from bot.scoring import score_daily_round
 from bot.store import store_for_url
 from bot.store.migrations import load_migrations
 from bot.store.postgres import LOCK_SPACE, PostgresStore, redact
+from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.store_contract import (
     DAY,
@@ -85,6 +86,7 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
 
 class TestPostgresStore(
     StoreContract,
+    LearnerDataContract,
     RecapContract,
     RestartContract,
     SeenOnceContract,

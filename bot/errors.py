@@ -76,3 +76,7 @@ class PackBusy(PackError):
 
 class StoreUnavailable(QuizError):
     """The database did not take the answer (an outage): nothing was recorded; the batcher logs it once."""
+
+
+class NothingToExport(QuizError):
+    """`/quiz export` with no missed question to put in a file."""

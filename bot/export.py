@@ -117,7 +117,8 @@ def anki_front(q: Question) -> str:
     parts = [anki_field(q.prompt)]
     if q.code:
         parts.append(f"<pre><code>{anki_field(q.code)}</code></pre>")
-    parts.append("<br>".join(f"{letter}) {anki_field(choice)}" for letter, choice in zip(LETTERS, q.choices)))
+    lettered = zip(LETTERS, q.choices, strict=False)
+    parts.append("<br>".join(f"{letter}) {anki_field(choice)}" for letter, choice in lettered))
     return "<br><br>".join(parts)
 
 

@@ -10,6 +10,8 @@ FORGET_WHAT = (
     "leaderboard and your reminders. It cannot be undone, and nothing has been deleted yet."
 )
 
+TEXT_HINT = "To go ahead, type /quiz forget-me confirm."
+
 
 @dataclass(frozen=True)
 class Forgotten:

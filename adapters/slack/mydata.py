@@ -21,7 +21,7 @@ from bot.forget import ForgetPrompt
 log = logging.getLogger(__name__)
 
 FORGET_ACTION = "studybot.forget_me"  # the confirm button of /quiz forget-me
-FORGET_HINT = "To go ahead, press *Delete my data* below, or type `/quiz forget-me confirm`."
+FORGET_HINT = "To go ahead, press *Delete my data* below, or type `/quiz forget-me confirm`."  # also in text
 
 
 async def deliver_export(client: AsyncWebClient, user: str, export: MissesExport) -> str:

@@ -14,21 +14,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.model import LETTERS, Question, RoundKind
+from bot.packs import CSV_COLUMNS as PACK_COLUMNS
 
 NOTHING_TO_EXPORT = (
     "Nothing to export yet: you have no missed questions here. Questions you answer wrong (daily, practice "
     "or review) show up in your export once their answer is revealed."
 )
+# the question's columns as a pack's CSV has them (topic .. choice_d), then the learner's own
 CSV_COLUMNS = (
     "question_id",
-    "topic",
-    "difficulty",
-    "prompt",
-    "code",
-    "choice_a",
-    "choice_b",
-    "choice_c",
-    "choice_d",
+    *PACK_COLUMNS[PACK_COLUMNS.index("topic") : PACK_COLUMNS.index("choice_d") + 1],
     "correct_answer",
     "last_answer",
     "last_result",

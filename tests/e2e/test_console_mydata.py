@@ -4,30 +4,15 @@ paths; `/quiz forget-me` explains and changes nothing, `/quiz forget-me confirm`
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import io
-import random
 from pathlib import Path
-
-import pytest
 
 from adapters.console.channel import CONSOLE_REF, ConsoleChannel
 from bot.model import LETTERS, Period
 from bot.quiz import QuizService
-from bot.store.sqlite import SqliteStore
-from tests.support.fakes import FixedClock, make_bank
+from tests.e2e import test_console_review
 
-T0 = dt.datetime(2026, 12, 7, 9, 0, tzinfo=dt.UTC)
-
-
-@pytest.fixture
-async def service(tmp_path):
-    store = SqliteStore(tmp_path / "console.db")
-    await store.open()
-    service = QuizService(store, make_bank(), FixedClock(T0), rng=random.Random(5))
-    yield service
-    await service.close()
-    await store.close()
+service = test_console_review.service  # the same fixture: a SQLite store, its clock at Monday 2026-12-07 09:00
 
 
 async def test_export_writes_both_files_and_forget_me_needs_confirm(service: QuizService, tmp_path: Path) -> None:

@@ -80,3 +80,7 @@ class StoreUnavailable(QuizError):
 
 class CopyError(RuntimeError):
     """`studybot db copy` was refused or did not check out (the destination transaction was rolled back)."""
+
+
+class NothingToExport(QuizError):
+    """`/quiz export` with no missed question to put in a file."""

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from bot.export import Miss
 from bot.installs import WorkspaceInstall
 from bot.learning import LearnerCard, ReviewEvent
 from bot.model import (
@@ -33,6 +34,7 @@ from bot.model import (
     StreakState,
     TopicStats,
 )
+from bot.store.learner_sql import MISSES, miss_from_row
 from bot.store.rows import (
     ANSWER_COLUMNS,
     CARD_COLUMNS,
@@ -52,14 +54,14 @@ from bot.store.rows import (
 )
 
 Step = tuple[str, Sequence[Any]]
-_MARK = re.compile(r"\?")
+_MARK = re.compile(r"\?(\d*)")
 
 
 @functools.lru_cache(maxsize=512)
 def numbered(sql: str) -> str:
-    """`?` marks as PostgreSQL's `$1, $2, ...` (our statements hold no `?` inside literals)."""
+    """`?` marks as PostgreSQL's `$1, $2, ...`, and `?3` as `$3` (our statements hold no `?` inside literals)."""
     count = iter(range(1, 10_000))
-    return _MARK.sub(lambda _: f"${next(count)}", sql)
+    return _MARK.sub(lambda m: f"${m.group(1) or next(count)}", sql)
 
 
 class PortableSql:
@@ -493,6 +495,10 @@ class PortableSql:
             (platform, space_id, user_id),
         )
         return [event_from_row(r) for r in rows]
+
+    async def learner_misses(self, platform: str, space_id: str, user_id: str) -> list[Miss]:
+        """The questions the learner answered wrong in the space, newest first (`/quiz export`)."""
+        return [miss_from_row(r) for r in await self._read(MISSES, (platform, space_id, user_id))]
 
     async def mark_unsure(self, round_id: int, user_id: str) -> None:
         await self._atomic(

@@ -31,9 +31,8 @@ async def _run(interaction: discord.Interaction, work: Callable[[], Awaitable[Re
 
 
 def _target(interaction: discord.Interaction, channel: discord.TextChannel | None) -> ChannelRef:
-    if channel is None:
-        return ref_of(interaction)
-    return channel_ref(interaction.guild_id, channel.id)
+    here = ref_of(interaction)  # a server the bot is installed in, or GUILD_ONLY
+    return here if channel is None else channel_ref(interaction.guild_id, channel.id)
 
 
 async def _configure(interaction: discord.Interaction, ref: ChannelRef, change: ConfigChange) -> Reply:

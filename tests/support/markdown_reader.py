@@ -60,6 +60,16 @@ def _inline_code(text: str, i: int) -> tuple[str, int] | None:
     return text[i + n : found.start()], found.end()
 
 
+def _unformat(text: str, rules: list[re.Pattern[str]]) -> str:
+    """Formatting marks removed (each rule keeps its group 1) until none is left, nested ones included."""
+    while True:
+        before = text
+        for rule in rules:
+            text = rule.sub(lambda m: m.group(1), text)
+        if text == before:
+            return text
+
+
 def _fences(text: str, opener: re.Pattern[str]) -> list[tuple[int, int, str]]:
     """(start, end, content) of each fenced block; the content excludes the fence lines."""
     out = []
@@ -132,13 +142,7 @@ def read_discord(markdown: str) -> Reading:
     text = "".join(parts)
     for rule, repl in _DISCORD_LINE_RULES:
         text = rule.sub(repl, text)
-    changed = True
-    while changed:
-        before = text
-        for rule in _DISCORD_INLINE_RULES:
-            text = rule.sub(lambda m: m.group(1), text)
-        changed = text != before
-    return Reading(literal.restore(text), tuple(blocks))
+    return Reading(literal.restore(_unformat(text, _DISCORD_INLINE_RULES)), tuple(blocks))
 
 
 # ---- Slack -----------------------------------------------------------------------------------------
@@ -168,13 +172,7 @@ def _slack_prose(text: str, literal: _Literal) -> str:
     prose = "".join(out)
     prose = _SLACK_LINK.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(1), prose)
     prose = re.sub(r"^>\s?", "", prose, flags=re.M)  # a quote
-    changed = True
-    while changed:
-        before = prose
-        for rule in _SLACK_MARKS:
-            prose = rule.sub(lambda m: m.group(1), prose)
-        changed = prose != before
-    return _entities(prose)
+    return _entities(_unformat(prose, _SLACK_MARKS))
 
 
 def read_slack(mrkdwn: str) -> Reading:

@@ -663,6 +663,22 @@ class QuizService:
         round_ = await self.open_round_in(ref)
         return await self.submit_answer(round_.id, user_id, choice, sure=sure)
 
+    async def answer_open_practice(
+        self, ref: ChannelRef, user_id: str, choice: int, *, sure: bool = True
+    ) -> AnswerOutcome:
+        """A typed answer where there are no daily questions (Discord's `/answer` in a DM): goes to the asker's
+        latest unanswered practice or review question in this conversation that this process served (its buttons
+        work from any process); NothingOpen when there is none."""
+        mine = [
+            r
+            for r in self._rounds.values()
+            if r.kind is RoundKind.PRACTICE and r.user_id == user_id and r.ref == ref and r.is_open
+        ]
+        if not mine:
+            practice = self.commands_of(ref.platform).practice
+            raise NothingOpen(f"You have no practice question waiting here; {practice} gives you one.")
+        return await self.submit_answer(max(mine, key=lambda r: r.id).id, user_id, choice, sure=sure)
+
     # ---- reveal ----------------------------------------------------------------------------------
 
     async def reveal_round(self, round_id: int, round_: Round | None = None) -> RevealCard | None:

@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 
 from adapters.console.render import config_text, leaderboard_text, question_text, reveal_text, stats_text
 from bot.echo import echo
-from bot.errors import AlreadyPosted, NothingOpen, QuizError, UnknownRound
+from bot.errors import AlreadyPosted, NothingOpen, PackError, QuizError, UnknownRound
 from bot.model import (
     Actor,
     AnswerOutcome,
@@ -32,13 +32,21 @@ from bot.model import (
     ReviewEmpty,
     StatsCard,
 )
-from bot.packs import PacksCard
+from bot.packs import PackFile, PacksCard, format_of, pack_name_of, problem_text, read_upload_file
 from bot.question_stats import QuestionStatsCard
 from bot.quiz import STORE_UNAVAILABLE, QuizService
 from bot.settings import ConfigChange
 from bot.text.commands import HELP, parse_quiz
 from bot.text.parsing import parse_choice
-from bot.text.runner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
+from bot.text.runner import (
+    HelpReply,
+    ImportAsked,
+    PostedReply,
+    RevealedReply,
+    SettingsReply,
+    TopicsReply,
+    run_command,
+)
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +133,7 @@ class ConsoleChannel:
         self.user = OWNER
         self.admins = {OWNER}
         self.practice: dict[str, int] = {}  # user -> open practice round
+        self.export_dir: Path | None = None  # where /quiz admin export writes (default: the current directory)
         self.platform = ConsolePlatform(self.say)
         self._store_down = False
         self._outage_logged = False
@@ -262,6 +271,12 @@ class ConsoleChannel:
     async def actor(self, target: ChannelRef) -> Actor:
         return self.actor_now
 
+    async def space_actor(self) -> Actor:
+        return self.actor_now
+
+    async def _import(self, asked: ImportAsked) -> None:
+        self.say(f"(private to {self.user}) {await _import_file(self, asked)}")
+
     async def _quiz(self, line: str) -> None:
         result = await run_command(self.service, self, parse_quiz(line))
         private = f"(private to {self.user})"
@@ -287,8 +302,30 @@ class ConsoleChannel:
                 self.say(config_text(card))
             case PacksCard() | QuestionStatsCard():
                 self.say(result.text)
+            case ImportAsked():
+                await self._import(result)
+            case PackFile():
+                path = (self.export_dir or Path.cwd()) / result.filename
+                await asyncio.to_thread(path.write_bytes, result.data)
+                self.say(f"{private} Exported pack {result.pack} ({result.format}) to {path}")
             case PostedReply() | RevealedReply():
                 pass  # the console platform has printed the question or the reveal
+
+
+async def _import_file(channel: ConsoleChannel, asked: ImportAsked) -> str:
+    """`/quiz admin import PATH [pack]`: the file read from disk (at most 1 MiB + 1 byte), all or nothing."""
+    if asked.path is None:
+        return "Give the file: /quiz admin import PATH [pack] [--replace] (a .yaml, .yml or .csv file)."
+    try:
+        fmt = format_of(asked.path)
+        pack = asked.pack or pack_name_of(asked.path)
+        data = await asyncio.to_thread(read_upload_file, Path(asked.path).expanduser())
+        result = await channel.service.import_pack(
+            asked.actor, channel.ref, pack, data, fmt, replace=asked.replace, label=Path(asked.path).name
+        )
+    except PackError as exc:
+        return problem_text(exc, limit=20_000)
+    return f"{result.text} Switch this channel to it with /quiz config packs pytorch,{result.pack}."
 
 
 class LineReader:

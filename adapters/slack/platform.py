@@ -159,16 +159,44 @@ class SlackPlatform:
         if png is None:
             resp = await self.client.chat_postMessage(channel=ref.channel_id, text=text, **auth)
             return message_id(str(resp["channel"]), str(resp["ts"]))
-        await self.client.files_upload_v2(
-            channel=ref.channel_id,
-            content=png,
-            filename=f"recap-{card.end:%Y-%m-%d}.png",
-            title=card.title,
-            alt_txt=recap_alt_text(card),
-            initial_comment=text,
-            **auth,
+        await self._upload(
+            ref.channel_id, png, f"recap-{card.end:%Y-%m-%d}.png", card.title, text, auth, alt=recap_alt_text(card)
         )
         return None
+
+    async def _upload(
+        self,
+        channel: str,
+        content: bytes,
+        filename: str,
+        title: str,
+        comment: str,
+        auth: dict[str, Any],
+        *,
+        alt: str | None = None,
+    ) -> None:
+        """One file shared in a conversation with the external-upload methods (files.getUploadURLExternal,
+        the POST to its upload URL, files.completeUploadExternal)."""
+        extra = {"alt_txt": alt} if alt else {}
+        await self.client.files_upload_v2(
+            channel=channel, content=content, filename=filename, title=title, initial_comment=comment, **extra, **auth
+        )
+
+    async def _direct_channel(self, user_id: str, auth: dict[str, Any]) -> str:
+        resp = await self.client.conversations_open(users=user_id, **auth)
+        return str((resp.get("channel") or {}).get("id") or user_id)
+
+    async def send_file(
+        self, ref: ChannelRef, user_id: str, content: bytes, filename: str, title: str, comment: str
+    ) -> None:
+        """A file for one member only: uploaded to their direct messages with the app."""
+        auth = await self._auth(ref)
+        await self._upload(await self._direct_channel(user_id, auth), content, filename, title, escape(comment), auth)
+
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A note in the member's direct messages with the app (text already escaped)."""
+        auth = await self._auth(ref)
+        await self.client.chat_postMessage(channel=await self._direct_channel(user_id, auth), text=fit_text(text), **auth)
 
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
         """Members' display names (users.info, cached), for the recap's top five."""

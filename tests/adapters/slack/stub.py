@@ -305,6 +305,10 @@ class SlackApiStub:
             case "users.info":
                 user = self.users.get(args.get("user", ""))
                 return {"ok": True, "user": user} if user else {"ok": False, "error": "user_not_found"}
+            case "views.open":
+                if not args.get("trigger_id"):
+                    return {"ok": False, "error": "invalid_trigger_id"}
+                return {"ok": True, "view": {"id": f"V0VIEW{next(self._ts)}", **args.get("view", {})}}
             case "views.publish":
                 return {"ok": True, "view": {"id": "V0HOME", **args.get("view", {})}}
             case "apps.connections.open":

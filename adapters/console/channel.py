@@ -319,9 +319,17 @@ async def _import_file(channel: ConsoleChannel, asked: ImportAsked) -> str:
     try:
         fmt = format_of(asked.path)
         pack = asked.pack or pack_name_of(asked.path)
-        data = await asyncio.to_thread(read_upload_file, Path(asked.path).expanduser())
+        path = Path(asked.path).expanduser()
+        size = path.stat().st_size if path.is_file() else None  # a huge file is refused by its real size
         result = await channel.service.import_pack(
-            asked.actor, channel.ref, pack, data, fmt, replace=asked.replace, label=Path(asked.path).name
+            asked.actor,
+            channel.ref,
+            pack,
+            lambda: asyncio.to_thread(read_upload_file, path),
+            fmt,
+            replace=asked.replace,
+            label=path.name,
+            size=size,
         )
     except PackError as exc:
         return problem_text(exc, limit=20_000)

@@ -287,8 +287,13 @@ class QuizService:
     async def question_stats(
         self, actor: Actor, platform: str, space_id: str, pack: str | None = None
     ) -> QuestionStatsCard:
-        """Admins only: times asked, % correct, the most chosen wrong option; the ten hardest and the flagged."""
-        return await question_stats(self.packs, actor, platform, space_id, pack)
+        """Admins only: times asked, % correct, the most chosen wrong option and its share, reports; the ten
+        hardest, the ten most reported and the ones flagged "check this question"."""
+        return await question_stats(self.packs, actor, platform, space_id, pack, await self.report_counts(platform, space_id))
+
+    async def report_counts(self, platform: str, space_id: str) -> dict[str, int]:
+        """Open reports per question id in the space (the hook member reports fill; none yet)."""
+        return {}
 
     def check_import(self, actor: Actor, pack: str | None) -> None:
         """Admins only, and a valid pack name if one is given: checked before a platform asks for the file."""

@@ -178,3 +178,14 @@ async def test_practice_and_topics_come_from_the_channels_packs(slack: SlackHarn
     [round_id] = [int(b["block_id"].rsplit(".", 1)[1]) for b in card.args["blocks"] if "round" in b.get("block_id", "")]
     round_ = await slack.store.get_round(round_id)
     assert round_ is not None and round_.question_id.startswith("team/") and round_.topic == "team-lore"
+
+
+async def test_admin_question_stats(slack: SlackHarness) -> None:
+    round_ = await slack.daily_round()
+    await slack.service.submit_answer(round_.id, ANN, 0)
+    refused = await slack.reply(await slack.command("admin question-stats", user=ANN))
+    assert "Only members who can manage" in texts(refused)
+    shown = await slack.reply(await slack.command("admin question-stats pytorch", user=ADMIN))
+    assert "Question stats (pytorch)" in texts(shown) and f"{round_.question_id}: asked 1, 1 answers" in texts(shown)
+    unknown = await slack.reply(await slack.command("admin imprt", user=ADMIN))
+    assert "Did you mean `/quiz admin import`?" in texts(unknown)

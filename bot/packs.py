@@ -621,7 +621,7 @@ class PackCatalog:
         """The named pack, or the space's only own pack when none is named (PackError otherwise)."""
         if name is not None:
             return check_pack_name(name)
-        own = [n for n, _, _ in await self.store.list_packs(platform, space_id)]
+        own: list[str] = [n for n, _, _ in await self.store.list_packs(platform, space_id)]
         if len(own) == 1:
             return own[0]
         if not own:

@@ -100,9 +100,7 @@ MAX_PER_TICK = 1_000_000  # a bound on the items one drain takes in a tick (it n
 
 
 def _matching(questions: Sequence[Question], topic: str | None, levels: frozenset[Difficulty]) -> tuple[Question, ...]:
-    return tuple(
-        q for q in questions if (topic is None or q.topic == topic) and (not levels or q.difficulty in levels)
-    )
+    return tuple(q for q in questions if (topic is None or q.topic == topic) and (not levels or q.difficulty in levels))
 
 
 def retry_delay(attempts: int) -> dt.timedelta:
@@ -289,7 +287,9 @@ class QuizService:
     ) -> QuestionStatsCard:
         """Admins only: times asked, % correct, the most chosen wrong option and its share, reports; the ten
         hardest, the ten most reported and the ones flagged "check this question"."""
-        return await question_stats(self.packs, actor, platform, space_id, pack, await self.report_counts(platform, space_id))
+        return await question_stats(
+            self.packs, actor, platform, space_id, pack, await self.report_counts(platform, space_id)
+        )
 
     async def report_counts(self, platform: str, space_id: str) -> dict[str, int]:
         """Open reports per question id in the space (the hook member reports fill; none yet)."""

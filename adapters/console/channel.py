@@ -312,6 +312,15 @@ class ConsoleChannel:
                 pass  # the console platform has printed the question or the reveal
 
 
+def _local_file(raw: str) -> tuple[Path, int | None]:
+    """The typed path (~ expanded) and its size (None: reading it will say what is wrong)."""
+    path = Path(raw).expanduser()
+    try:
+        return path, path.stat().st_size if path.is_file() else None
+    except OSError:
+        return path, None
+
+
 async def _import_file(channel: ConsoleChannel, asked: ImportAsked) -> str:
     """`/quiz admin import PATH [pack]`: the file read from disk (at most 1 MiB + 1 byte), all or nothing."""
     if asked.path is None:
@@ -319,8 +328,7 @@ async def _import_file(channel: ConsoleChannel, asked: ImportAsked) -> str:
     try:
         fmt = format_of(asked.path)
         pack = asked.pack or pack_name_of(asked.path)
-        path = Path(asked.path).expanduser()
-        size = path.stat().st_size if path.is_file() else None  # a huge file is refused by its real size
+        path, size = await asyncio.to_thread(_local_file, asked.path)  # a huge file is refused by its size
         result = await channel.service.import_pack(
             asked.actor,
             channel.ref,

@@ -55,7 +55,12 @@ def import_view(asked: ImportAsked, channel: str) -> dict[str, Any]:
         "submit": {"type": "plain_text", "text": "Import"},
         "close": {"type": "plain_text", "text": "Cancel"},
         "blocks": [
-            {"type": "input", "block_id": "pack", "label": {"type": "plain_text", "text": "Pack name"}, "element": name},
+            {
+                "type": "input",
+                "block_id": "pack",
+                "label": {"type": "plain_text", "text": "Pack name"},
+                "element": name,
+            },
             {
                 "type": "input",
                 "block_id": "file",
@@ -100,8 +105,9 @@ def _value(values: dict[str, Any], block: str, action: str) -> dict[str, Any]:
 
 def read_submission(view: dict[str, Any]) -> tuple[str, str | None, bool, str | None, dict[str, str]]:
     """(pack, file id, replace, channel, errors by block) from the form as Slack submits it."""
-    state = view.get("state") if isinstance(view.get("state"), dict) else {}
-    values = state.get("values") if isinstance(state, dict) and isinstance(state.get("values"), dict) else {}
+    state = view.get("state")
+    raw = state.get("values") if isinstance(state, dict) else None
+    values: dict[str, Any] = raw if isinstance(raw, dict) else {}
     pack = str(_value(values, "pack", "name").get("value") or "").strip().lower()
     files = _value(values, "file", "file").get("files") or []
     file_id = files[0].get("id") if files and isinstance(files[0], dict) else None
@@ -208,4 +214,3 @@ def register_pack_views(app: AsyncApp, deps: SlackDeps) -> None:
             await deps.platform.send_direct(ChannelRef(PLATFORM, team, channel or user), user, fit_text(text))
         except SlackApiError as exc:
             log.warning("could not tell %s the import result: %s", user, exc.response.get("error"))
-

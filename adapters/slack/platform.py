@@ -177,7 +177,7 @@ class SlackPlatform:
     ) -> None:
         """One file shared in a conversation with the external-upload methods (files.getUploadURLExternal,
         the POST to its upload URL, files.completeUploadExternal)."""
-        extra = {"alt_txt": alt} if alt else {}
+        extra: dict[str, Any] = {"alt_txt": alt} if alt else {}
         await self.client.files_upload_v2(
             channel=channel, content=content, filename=filename, title=title, initial_comment=comment, **extra, **auth
         )
@@ -196,7 +196,9 @@ class SlackPlatform:
     async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
         """A note in the member's direct messages with the app (text already escaped)."""
         auth = await self._auth(ref)
-        await self.client.chat_postMessage(channel=await self._direct_channel(user_id, auth), text=fit_text(text), **auth)
+        await self.client.chat_postMessage(
+            channel=await self._direct_channel(user_id, auth), text=fit_text(text), **auth
+        )
 
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
         """Members' display names (users.info, cached), for the recap's top five."""

@@ -324,7 +324,9 @@ async def test_two_stores_importing_one_pack_at_once_one_wins_the_other_is_told(
             files = [pack_csv(pack_rows(2000, prefix=p)) for p in ("left", "right")]
             pack = f"team{attempt}"
 
-            async def run(i: int, pack: str = pack) -> object:
+            async def run(
+                i: int, pack: str = pack, catalogs: list[PackCatalog] = catalogs, files: list[bytes] = files
+            ) -> object:
                 try:
                     return await catalogs[i].import_pack(admin, "slack", "T9", pack, files[i], "csv", now=T0)
                 except PackError as exc:

@@ -283,7 +283,6 @@ async def test_topics_of_own_packs_filter_and_unknown_ones_are_refused(store):
 
 
 async def test_question_stats_list_the_hardest_and_flag_questions_to_check(store):
-    from bot.question_stats import QuestionStat
 
     service, platform, clock = service_on(store)
     await service.packs.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(2)), "csv", now=T0)
@@ -304,6 +303,8 @@ async def test_question_stats_list_the_hardest_and_flag_questions_to_check(store
     card = await service.question_stats(ADMIN, "fake", "space-1", "team")
     assert [s.question_id for s in card.hardest] == ["team/team-0", "team/team-1"]
     assert card.flagged == ()  # 5 answers: too few to flag (more than 30 are needed)
-    assert card.hardest[0].line() == "team/team-0: asked 1, 5 answers, 20% correct, most chosen wrong C (60%), 0 reports"
+    assert (
+        card.hardest[0].line() == "team/team-0: asked 1, 5 answers, 20% correct, most chosen wrong C (60%), 0 reports"
+    )
     assert "team/team-1: asked 1, 3 answers, 100% correct, 0 reports" in card.text
     assert (await service.question_stats(ADMIN, "fake", "space-1", "pytorch")).text.endswith("No answers yet.")

@@ -11,7 +11,7 @@ from typing import Any
 
 from adapters.slack.packs import IMPORT_VIEW
 from bot.packs import parse_pack
-from tests.adapters.slack.harness import ADMIN, ANN, FORM, SlackHarness, Sent, texts
+from tests.adapters.slack.harness import ADMIN, ANN, FORM, Sent, SlackHarness, texts
 from tests.adapters.slack.stub import TEAM_ID, Call
 from tests.support.packs import pack_csv, pack_rows
 
@@ -66,7 +66,12 @@ async def test_an_admin_imports_a_csv_through_the_form(slack: SlackHarness) -> N
     view = opened.args["view"]
     assert opened.args["trigger_id"] == "1.2.3" and view["callback_id"] == IMPORT_VIEW
     file_input = view["blocks"][1]["element"]
-    assert file_input == {"type": "file_input", "action_id": "file", "filetypes": ["csv", "yaml", "yml"], "max_files": 1}
+    assert file_input == {
+        "type": "file_input",
+        "action_id": "file",
+        "filetypes": ["csv", "yaml", "yml"],
+        "max_files": 1,
+    }
     assert view["blocks"][0]["element"]["initial_value"] == "team"
 
     slack.stub.share_file("F0UP1", "team.csv", pack_csv())
@@ -111,7 +116,9 @@ async def test_bad_files_are_refused_with_a_specific_message_and_nothing_importe
     slack.stub.share_file("F0ROWS", "rows.csv", pack_csv(bad_rows))
 
     await submit(slack, "F0LATIN")
-    assert "team.csv: encoding: not valid UTF-8 (byte 0xe9 at line 4)"  # team-0 spans two lines (its code) in (await result(slack, 1)).args["text"]
+    assert (
+        "team.csv: encoding: not valid UTF-8 (byte 0xe9 at line 4)"
+    )  # team-0 spans two lines (its code) in (await result(slack, 1)).args["text"]
     await submit(slack, "F0BIG")
     assert "big.csv: file too large: 2,097,152 bytes, at most 1 MiB" in (await result(slack, 2)).args["text"]
     assert [d for d, _ in slack.stub.downloads] == ["F0LATIN"]  # the 2 MiB file was never fetched

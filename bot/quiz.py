@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 from bot import cards
-from bot.bank.load import Bank
+from bot.bank.load import TOPICS, Bank
 from bot.batcher import AnswerBatcher
 from bot.echo import echo
 from bot.errors import (
@@ -832,7 +832,7 @@ class QuizService:
         and then."""
         pool = await self.practice_pool(ref)
         known = sorted({q.topic for q in pool})
-        if topic is not None and topic not in known:
+        if topic is not None and topic not in known and topic not in TOPICS:  # a bank topic: "none yet" below
             raise BadSetting(f"'{echo(topic)}' is not a topic here; topics: {', '.join(known)}.")
         levels = frozenset({difficulty}) if difficulty else frozenset()
         candidates = _matching(pool, topic, levels)

@@ -885,6 +885,10 @@ class QuizService:
         """Every topic of the bank with its question counts."""
         return cards.topic_lines(self.bank.questions)
 
+    async def practice_topics(self, ref: ChannelRef) -> tuple[str, ...]:
+        """The topics `start_practice` takes in this channel (of its packs), sorted."""
+        return tuple(sorted({q.topic for q in await self.practice_pool(ref)}))
+
     async def topics_in(self, ref: ChannelRef) -> tuple[str, ...]:
         """Every topic of the channel's packs with its question counts (what /quiz practice takes there)."""
         return cards.topic_lines(await self.practice_pool(ref))

@@ -354,7 +354,7 @@ _Dumper.add_representer(str, _str)
 
 def problem_text(exc: PackError, limit: int = 1900) -> str:
     """A PackError as one message: each problem, then what it means, cut to `limit` characters."""
-    lines = [*exc.problems, exc.message] if exc.problems else [exc.message]
+    lines = [*exc.problems, exc.message] if exc.message not in exc.problems else list(exc.problems)
     out: list[str] = []
     for i, line in enumerate(lines):
         if sum(len(x) + 1 for x in out) + len(line) > limit - 40:

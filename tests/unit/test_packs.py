@@ -308,3 +308,15 @@ async def test_question_stats_list_the_hardest_and_flag_questions_to_check(store
     )
     assert "team/team-1: asked 1, 3 answers, 100% correct, 0 reports" in card.text
     assert (await service.question_stats(ADMIN, "fake", "space-1", "pytorch")).text.endswith("No answers yet.")
+
+
+def test_problem_text_says_each_problem_once():
+    from bot.packs import problem_text
+
+    with pytest.raises(PackError) as caught:
+        parse_pack(pack_csv().replace(b"answer", b"answr", 1), "csv", "bad.csv")
+    assert problem_text(caught.value).splitlines() == [
+        "bad.csv: row 1: missing column(s) answer",
+        "bad.csv: row 1: unknown column(s) 'answr'; the columns are id, topic, difficulty, prompt, code, choice_a, "
+        "choice_b, choice_c, choice_d, answer, explanation, reference",
+    ]

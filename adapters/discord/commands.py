@@ -30,7 +30,6 @@ from bot.text.parsing import parse_choice, parse_period
 log = logging.getLogger(__name__)
 
 Choice = app_commands.Choice
-TOPIC_CHOICES = [Choice(name=label[:100], value=key) for key, label in TOPICS.items()][:25]
 LETTER_CHOICES = [Choice(name=letter, value=letter) for letter in LETTERS]
 DIFFICULTY_CHOICES = [Choice(name=d.value, value=d.value) for d in Difficulty]
 PERIOD_CHOICES = [
@@ -76,16 +75,32 @@ def member_commands() -> list[app_commands.Command]:
 
     @app_commands.command(name="quiz", description="A private practice question (never counts toward the leaderboard)")
     @app_commands.describe(topic="A topic to practise; leave empty for a mix", difficulty="easy, medium or hard")
-    @app_commands.choices(topic=TOPIC_CHOICES, difficulty=DIFFICULTY_CHOICES)
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
     @personal
-    async def quiz(interaction: discord.Interaction, topic: str | None = None, difficulty: str | None = None) -> None:
+    async def quiz(
+        interaction: discord.Interaction,
+        topic: app_commands.Range[str, 1, 40] | None = None,
+        difficulty: str | None = None,
+    ) -> None:
         async def work() -> Reply:
             ref = learner_ref(interaction)
             level = parse_difficulty(difficulty)
-            card = await bot_of(interaction).service.start_practice(ref, str(interaction.user.id), topic, level)
+            chosen = topic.strip().lower() if topic else None
+            card = await bot_of(interaction).service.start_practice(ref, str(interaction.user.id), chosen, level)
             return Reply(embeds=(question_embed(card),), view=question_view(card.round_id, unsure=True))
 
         await _run(interaction, work)
+
+    @quiz.autocomplete("topic")
+    async def quiz_topics(interaction: discord.Interaction, current: str) -> list[Choice[str]]:
+        """The topics of the channel's packs (the shipped bank's and a server's own), matching what is typed."""
+        typed = current.strip().lower()[:40]
+        topics = await bot_of(interaction).service.practice_topics(learner_ref(interaction))
+        return [
+            Choice(name=TOPICS.get(t, t)[:100], value=t)
+            for t in topics
+            if typed in t or typed in TOPICS.get(t, t).lower()
+        ][:25]
 
     @app_commands.command(name="review", description="Your due reviews: the questions you are about to forget")
     @app_commands.describe(count=f"How many questions (1-{REVIEW_MAX}, default {REVIEW_DEFAULT})")

@@ -172,6 +172,25 @@ class SlackPlatform:
         await share_files(self.client, ref.channel_id, [chart | {"alt_txt": recap_alt_text(card)}], text, auth)
         return None
 
+    async def _direct_channel(self, user_id: str, auth: dict[str, Any]) -> str:
+        resp = await self.client.conversations_open(users=user_id, **auth)
+        return str((resp.get("channel") or {}).get("id") or user_id)
+
+    async def send_file(
+        self, ref: ChannelRef, user_id: str, content: bytes, filename: str, title: str, comment: str
+    ) -> None:
+        """A file for one member only: uploaded to their direct messages with the app."""
+        auth = await self._auth(ref)
+        upload = {"content": content, "filename": filename, "title": title}
+        await share_files(self.client, await self._direct_channel(user_id, auth), [upload], escape(comment), auth)
+
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A note in the member's direct messages with the app (text already escaped)."""
+        auth = await self._auth(ref)
+        await self.client.chat_postMessage(
+            channel=await self._direct_channel(user_id, auth), text=fit_text(text), **auth
+        )
+
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
         """Members' display names (users.info, cached), for the recap's top five."""
         return await self._display_names(tuple(user_ids), await self._auth(ref))

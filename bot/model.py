@@ -512,3 +512,54 @@ class RecapCard:
 
     def name(self, user_id: str) -> str:
         return dict(self.names).get(user_id, user_id)
+
+
+# ---- reports of a question's problems (bot.reports) --------------------------------------------
+
+
+class ReportReason(StrEnum):
+    WRONG = "wrong"  # the marked answer is wrong
+    UNCLEAR = "unclear"
+    TYPO = "typo"
+    OTHER = "other"
+
+
+class ReportWrite(StrEnum):
+    """What the store decided about a new report."""
+
+    ADDED = "added"
+    LIMIT = "limit"  # the reporter's daily reports in the space are used up
+    DUPLICATE = "duplicate"  # the reporter has an open report on this question already
+
+
+@dataclass(frozen=True)
+class NewReport:
+    platform: str
+    space_id: str
+    question_id: str
+    pack: str
+    reporter: str
+    reason: ReportReason
+    text: str  # the member's own words, stored and shown as plain text
+    created_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class Report:
+    id: int
+    platform: str
+    space_id: str
+    question_id: str
+    pack: str
+    reporter: str
+    reason: ReportReason
+    text: str
+    created_at: dt.datetime
+    status: str = "open"  # open | resolved
+    resolution: str | None = None  # keep | hold | edit (when resolved)
+    resolved_by: str | None = None
+    resolved_at: dt.datetime | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == "open"

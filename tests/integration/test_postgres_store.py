@@ -28,6 +28,7 @@ from bot.store.migrations import load_migrations
 from bot.store.postgres import LOCK_SPACE, PostgresStore, redact
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
+from tests.integration.report_contract import ReportContract
 from tests.integration.store_contract import (
     DAY,
     REF,
@@ -93,6 +94,7 @@ class TestPostgresStore(
     InstallationContract,
     LearnerCardContract,
     PackContract,
+    ReportContract,
 ):
     @pytest.fixture
     async def store(self):

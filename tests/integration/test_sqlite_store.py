@@ -10,6 +10,7 @@ from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
+from tests.integration.report_contract import ReportContract
 from tests.integration.store_contract import (
     InstallationContract,
     LearnerCardContract,
@@ -29,6 +30,7 @@ class TestSqliteStore(
     InstallationContract,
     LearnerCardContract,
     PackContract,
+    ReportContract,
 ):
     @pytest.fixture
     async def store(self, tmp_path):

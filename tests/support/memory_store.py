@@ -34,9 +34,12 @@ from bot.model import (
     DueChannel,
     LeaderboardRow,
     NewAnswer,
+    NewReport,
     Period,
     RecapRound,
     RecapScorer,
+    Report,
+    ReportWrite,
     Round,
     RoundKind,
     SendClaim,
@@ -97,6 +100,9 @@ class _Tables:
     doubts: dict[tuple[int, str], bool] = field(default_factory=dict)  # (round id, user): marked "not sure"
     packs: dict[tuple[str, str, str], tuple[int, list[tuple[str, str]]]] = field(default_factory=dict)
     round_questions: dict[int, str] = field(default_factory=dict)
+    reports: dict[int, Report] = field(default_factory=dict)  # id order
+    holds: dict[tuple[str, str, str], tuple[dt.datetime, str]] = field(default_factory=dict)
+    last_report_id: int = 0
     version: int = 0
     last_id: int = 0
     saves: int = 0
@@ -774,6 +780,78 @@ class InMemoryStore(SettlingStore):
 
     async def round_question(self, round_id: int) -> str | None:
         return (await self._db()).round_questions.get(round_id)
+
+    # ---- reports of a question's problems --------------------------------------------------------
+
+    async def add_report(
+        self, report: NewReport, *, since: dt.datetime, daily_limit: int
+    ) -> tuple[ReportWrite, int | None]:
+        t = await self._db()
+        created, since = _utc(report.created_at), _utc(since)
+        space = [x for x in t.reports.values() if (x.platform, x.space_id) == (report.platform, report.space_id)]
+        mine = [x for x in space if x.reporter == report.reporter]
+        if any(x.is_open and x.question_id == report.question_id for x in mine):
+            return ReportWrite.DUPLICATE, None
+        if sum(1 for x in mine if x.created_at >= since) >= daily_limit:
+            return ReportWrite.LIMIT, None
+        t.last_report_id += 1
+        r = report
+        t.reports[t.last_report_id] = Report(
+            t.last_report_id, r.platform, r.space_id, r.question_id, r.pack, r.reporter, r.reason, r.text, created
+        )
+        return ReportWrite.ADDED, t.last_report_id
+
+    async def reports(self, platform: str, space_id: str, *, open_only: bool = True, limit: int = 50) -> list[Report]:
+        t = await self._db()
+        found = [
+            x
+            for x in t.reports.values()
+            if (x.platform, x.space_id) == (platform, space_id) and (x.is_open or not open_only)
+        ]
+        return found[:limit]
+
+    async def get_report(self, platform: str, space_id: str, report_id: int) -> Report | None:
+        found = (await self._db()).reports.get(report_id)
+        return found if found is not None and (found.platform, found.space_id) == (platform, space_id) else None
+
+    async def resolve_reports(
+        self, platform: str, space_id: str, question_id: str, resolution: str, by: str, now: dt.datetime
+    ) -> int:
+        t = await self._db()
+        now = _utc(now)
+        closed = 0
+        for rid, x in list(t.reports.items()):
+            if (x.platform, x.space_id, x.question_id) == (platform, space_id, question_id) and x.is_open:
+                t.reports[rid] = replace(x, status="resolved", resolution=resolution, resolved_by=by, resolved_at=now)
+                closed += 1
+        key = (platform, space_id, question_id)
+        if resolution in ("hold", "edit"):
+            t.holds.setdefault(key, (now, by))
+        else:
+            t.holds.pop(key, None)
+        return closed
+
+    async def held_question_ids(self, platform: str, space_id: str, threshold: int) -> set[str]:
+        t = await self._db()
+        open_counts = Counter(
+            x.question_id for x in t.reports.values() if (x.platform, x.space_id) == (platform, space_id) and x.is_open
+        )
+        held = {q for q, n in open_counts.items() if n >= threshold}
+        return held | {q for p, s, q in t.holds if (p, s) == (platform, space_id)}
+
+    async def report_counts(self, platform: str, space_id: str) -> dict[str, tuple[int, int]]:
+        t = await self._db()
+        out: dict[str, tuple[int, int]] = {}
+        for x in t.reports.values():
+            if (x.platform, x.space_id) == (platform, space_id):
+                every, still = out.get(x.question_id, (0, 0))
+                out[x.question_id] = (every + 1, still + int(x.is_open))
+        return out
+
+    async def latest_practice_round(self, platform: str, space_id: str, user_id: str) -> Round | None:
+        t = await self._db()
+        mine = _asked(t.rounds, platform, space_id, RoundKind.PRACTICE, user_id)
+        return mine[-1] if mine else None
 
 
 _GONE = object()  # in the undo log: the key was not there

@@ -16,6 +16,7 @@ from bot.scoring import score_daily_round
 from bot.store.sqlite import SqliteStore
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
+from tests.integration.report_contract import ReportContract
 from tests.integration.store_contract import (
     DAY,
     REF,
@@ -39,6 +40,7 @@ class TestInMemoryStore(
     InstallationContract,
     LearnerCardContract,
     PackContract,
+    ReportContract,
 ):
     @pytest.fixture
     async def store(self):

@@ -84,3 +84,7 @@ class CopyError(RuntimeError):
 
 class NothingToExport(QuizError):
     """`/quiz export` with no missed question to put in a file."""
+
+
+class ReportRefused(QuizError):
+    """A report was not stored: the member reported this question already, or made today's last report."""

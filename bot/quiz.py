@@ -57,6 +57,7 @@ from bot.model import (
     PracticeAnswer,
     Question,
     QuestionCard,
+    ReportReason,
     RevealCard,
     ReviewEmpty,
     Round,
@@ -77,6 +78,7 @@ from bot.packs import (
 from bot.ports import ChatPlatform, Clock, Store
 from bot.question_stats import QuestionStatsCard, question_stats
 from bot.recap import RECAP_KEYS, next_recap_after
+from bot.reports import ReportDesk, ReportsCard
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX, Reviews, learning_stats
 from bot.scoring import period_keys, score_daily_round
 from bot.selection import pick_question
@@ -157,6 +159,7 @@ class QuizService:
         self.store = store
         self.learning = learning  # answers update the learners' FSRS cards (off only to measure its cost)
         self.reviews = Reviews(self)
+        self.reports = ReportDesk(self)  # members report questions, admins resolve; 3 open reports hold one
         self.metrics = metrics or Metrics()
         self.packs = PackCatalog(store, bank)  # a space's own question packs, and what each round posted
         self.bank = bank
@@ -295,8 +298,9 @@ class QuizService:
         )
 
     async def report_counts(self, platform: str, space_id: str) -> dict[str, int]:
-        """Open reports per question id in the space (the hook member reports fill; none yet)."""
-        return {}
+        """Open reports per question id in the space (members' reports of problems, bot.reports)."""
+        counts = await self.store.report_counts(platform, space_id)
+        return {question: still for question, (_, still) in counts.items() if still}
 
     def check_import(self, actor: Actor, pack: str | None) -> None:
         """Admins only, and a valid pack name if one is given: checked before a platform asks for the file."""
@@ -336,6 +340,36 @@ class QuizService:
         require_admin(actor, "export")
         name = await self.packs.own_pack(ref.platform, ref.space_id, pack)
         return PackFile(name, fmt, await self.packs.export_pack(actor, ref.platform, ref.space_id, name, fmt))
+
+    # ---- reports of a question's problems (bot.reports) -----------------------------------------
+
+    async def report_round(
+        self,
+        user_id: str,
+        round_id: int,
+        reason: ReportReason,
+        text: str = "",
+        *,
+        space: tuple[str, str] | None = None,
+    ) -> str:
+        """Anyone: report the question a round asked (a reveal's or a verdict's button); the reporter's reply.
+        ReportRefused: reported already, or today's 5 reports are made."""
+        return await self.reports.report_round(user_id, round_id, reason, text, space=space)
+
+    async def report_latest(self, ref: ChannelRef, user_id: str, reason: ReportReason, text: str = "") -> str:
+        """Anyone, typed (`/quiz report`): report the more recent of the channel's latest daily question and
+        the member's own latest practice question."""
+        return await self.reports.report_latest(ref, user_id, reason, text)
+
+    async def reports_queue(
+        self, actor: Actor, platform: str, space_id: str, resolve_hint: str | None = None
+    ) -> ReportsCard:
+        """Admins only: the space's open reports (oldest first) and held questions."""
+        return await self.reports.queue(actor, platform, space_id, resolve_hint)
+
+    async def resolve_report(self, actor: Actor, platform: str, space_id: str, report_id: int, action: str) -> str:
+        """Admins only: resolve a report (every open report of its question) with keep, hold or edit."""
+        return await self.reports.resolve(actor, platform, space_id, report_id, action)
 
     # ---- what the scheduler reads --------------------------------------------------------------
 
@@ -400,6 +434,11 @@ class QuizService:
         instant and this process's claim on the first send; None when the slot is taken."""
         now = self.clock.now()
         candidates = await self.packs.candidates(cfg)
+        held = await self.reports.held(ref.platform, ref.space_id)
+        if held:  # reported (3 open reports) or held by an admin: never picked until resolved
+            candidates = tuple(q for q in candidates if q.id not in held)
+            if not candidates:
+                raise BadSetting("Every question this channel draws from is held by reports; resolve some first.")
         counts = await self.store.question_counts(ref.platform, ref.space_id, RoundKind.DAILY)
         last = await self.store.last_question_id(ref.platform, ref.space_id, RoundKind.DAILY)
         question = pick_question(candidates, counts, last, self._rng)
@@ -859,12 +898,14 @@ class QuizService:
             if difficulty is None:
                 raise BadSetting(f"There are no questions on {topic} yet.")
             raise BadSetting(f"There are no {difficulty.value} questions{f' on {topic}' if topic else ''} yet.")
+        # never a question that is open as a daily round in this space: it would give its answer away
+        live = await self.store.open_daily_question_ids(ref.platform, ref.space_id)
+        live |= await self.reports.held(ref.platform, ref.space_id)  # held by reports: not asked either
         if topic is None and self._rng.random() < 0.5:
             weak = (await self.stats_without_memory(ref.platform, ref.space_id, user_id)).weakest_topic
             if weak is not None and weak.accuracy < 0.8:
-                candidates = _matching(pool, weak.topic, levels) or candidates
-        # never a question that is open as a daily round in this space: it would give its answer away
-        live = await self.store.open_daily_question_ids(ref.platform, ref.space_id)
+                weak_ones = _matching(pool, weak.topic, levels)
+                candidates = tuple(q for q in weak_ones if q.id not in live) or candidates
         if live:
             candidates = tuple(q for q in candidates if q.id not in live)
             if not candidates:

@@ -131,6 +131,7 @@ class Reviews:
         learner_cards = await service.store.learner_cards(ref.platform, ref.space_id, user_id)
         topics = (await service.stats_without_memory(ref.platform, ref.space_id, user_id)).by_topic
         blocked = await service.store.open_daily_question_ids(ref.platform, ref.space_id)
+        blocked |= await service.reports.held(ref.platform, ref.space_id)  # held by reports: not asked
         pool = await service.practice_pool(ref)
         plan = plan_review(learner_cards, pool, topics, now, n, blocked)
         if not plan.question_ids:

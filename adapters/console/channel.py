@@ -37,6 +37,7 @@ from bot.model import (
 )
 from bot.packs import PackFile, PacksCard, format_of, pack_name_of, problem_text, read_upload_file
 from bot.question_stats import QuestionStatsCard
+from bot.reports import ReportsCard
 from bot.quiz import STORE_UNAVAILABLE, QuizService
 from bot.settings import ConfigChange
 from bot.text.commands import HELP, parse_quiz
@@ -44,6 +45,7 @@ from bot.text.parsing import parse_choice
 from bot.text.runner import (
     HelpReply,
     ImportAsked,
+    NoteReply,
     PostedReply,
     RevealedReply,
     SettingsReply,
@@ -308,7 +310,7 @@ class ConsoleChannel:
                 self.say((f"{reason}.\n" if reason else "") + CONSOLE_HELP)
             case SettingsReply(card=card):
                 self.say(config_text(card))
-            case PacksCard() | QuestionStatsCard():
+            case PacksCard() | QuestionStatsCard() | ReportsCard():
                 self.say(result.text)
             case ImportAsked():
                 await self._import(result)
@@ -316,6 +318,8 @@ class ConsoleChannel:
                 path = (self.export_dir or Path.cwd()) / result.filename
                 await asyncio.to_thread(path.write_bytes, result.data)
                 self.say(f"{private} Exported pack {result.pack} ({result.format}) to {path}")
+            case NoteReply(text=text):
+                self.say(f"{private} {text}")
             case PostedReply() | RevealedReply():
                 pass  # the console platform has printed the question or the reveal
             case MissesExport(text=text, files=files):

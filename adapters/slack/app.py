@@ -30,6 +30,7 @@ from adapters.slack.commands import register_commands
 from adapters.slack.dedupe import dedupe_middleware
 from adapters.slack.deps import SlackDeps
 from adapters.slack.events import register_events
+from adapters.slack.reports import register_reports
 from adapters.slack.logsafe import install as redact_logs
 from adapters.slack.options import EVENTS_PATH, SlackOptions
 from adapters.slack.packs import register_pack_views
@@ -92,6 +93,7 @@ def build_slack_app(
     register_actions(app, deps)
     register_events(app, deps)
     register_pack_views(app, deps)
+    register_reports(app, deps)
     app.error(on_error)
     return SlackBot(app, deps, RequestGuard(signing_secret, service, EVENTS_PATH))
 

@@ -97,6 +97,25 @@ def unsure_buttons(round_id: int) -> Block:
     }
 
 
+REPORT_ACTION_PREFIX = "report_open"  # "report_open.<round id>": opens the report form (adapters/slack/reports.py)
+
+
+def report_button(round_id: int) -> Block:
+    """"Report a problem" under a reveal or a practice verdict: opens a modal about that round's question."""
+    return {
+        "type": "actions",
+        "block_id": f"report_row.{round_id}",
+        "elements": [
+            {
+                "type": "button",
+                "action_id": f"{REPORT_ACTION_PREFIX}.{round_id}",
+                "text": {"type": "plain_text", "text": "Report a problem"},
+                "value": str(round_id),
+            }
+        ],
+    }
+
+
 def question_blocks(card: QuestionCard) -> list[Block]:
     """A daily or practice question: prompt, code, choices, A-D buttons (and, in practice, a "not sure"
     row) and when the reveal comes."""
@@ -173,6 +192,7 @@ def reveal_blocks(card: RevealCard, names: Mapping[str, str] | None = None) -> l
         section(distribution_lines(card)),
         section(winners_text(card, names)),
         context(f"More: {card.reference}", *([escape(card.note)] if card.note else [])),
+        report_button(card.round_id),
     ]
 
 
@@ -185,6 +205,8 @@ def verdict_blocks(outcome: AnswerOutcome) -> list[Block]:
     blocks = [section(f"*Your answer: {outcome.chosen_letter}.* {escape(outcome.text)}")]
     if outcome.verdict is not None and outcome.verdict.reference:
         blocks.append(context(f"More: {outcome.verdict.reference} · `/quiz` for another one"))
+    if outcome.verdict is not None:
+        blocks.append(report_button(outcome.round_id))
     return blocks
 
 

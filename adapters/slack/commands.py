@@ -45,10 +45,12 @@ from bot.model import (
 )
 from bot.packs import PackFile, PacksCard
 from bot.question_stats import QuestionStatsCard
+from bot.reports import ReportsCard
 from bot.text.commands import Command, parse_quiz
 from bot.text.runner import (
     HelpReply,
     ImportAsked,
+    NoteReply,
     PostedReply,
     RevealedReply,
     SettingsReply,
@@ -184,6 +186,11 @@ async def dispatch(
             return Reply(await open_import_form(client, trigger_id, result, ref.channel_id))
         case PackFile():
             return Reply(await send_export(deps, ref, user, result))
+        case ReportsCard():  # member text as plain text; the reporter named without a notification
+            lines = result.render(escape, who=lambda u: f"<@{u}>").split("\n")
+            return Reply(escape(result.render()), [section("\n".join(lines[i : i + 4])) for i in range(0, len(lines), 4)])
+        case NoteReply(text=text):
+            return Reply(escape(text))
     raise AssertionError(result)
 
 

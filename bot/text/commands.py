@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from bot.bank.load import TOPICS
 from bot.echo import echo
 from bot.errors import BadSetting
-from bot.model import Difficulty, Period
+from bot.model import Difficulty, Period, ReportReason
 from bot.packs import PACK_NAME, TOPIC_PATTERN
+from bot.reports import check_action, parse_report_words
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX
 from bot.settings import ConfigChange, lookup, text_help
 from bot.text.parsing import parse_choice, parse_period
@@ -30,12 +31,16 @@ _USER_HELP = """\
 /quiz packs                    the question packs here, with question counts
 /quiz export                   your missed questions as a CSV and an Anki deck (only you get them)
 /quiz forget-me [confirm]      delete everything studybot keeps about you here (asks first)
+/quiz report [wrong|unclear|typo|other] [what is wrong]   report a problem with the latest question
+                               (yours: the newer of this channel's daily question and your last practice one)
 /quiz help                     this text
 admins:
 /quiz config show | pause | resume | post-now | reveal
 /quiz admin question-stats [pack]   the hardest and most reported questions, and the ones to check
 /quiz admin import [pack] [--replace]   import a question pack (YAML or CSV; the console: PATH first)
 /quiz admin export [pack] [yaml|csv]    export one of this space's packs as a file
+/quiz admin reports            the open reports of problems with questions, oldest first
+/quiz admin resolve ID keep|hold|edit   keep: it is fine; hold: not asked until kept; edit: own packs
 /quiz config time 09:00 tz Europe/Berlin days mon-fri   (several settings in one line)
 /quiz config channel #c time 09:00 ...  (settings of another channel)
 """
@@ -118,6 +123,25 @@ class ImportPack:
 
 
 @dataclass(frozen=True)
+class ReportQuestion:
+    """`/quiz report [reason] [text]`: the newer of the channel's daily question and the member's last practice."""
+
+    reason: ReportReason
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class ShowReports:
+    pass
+
+
+@dataclass(frozen=True)
+class ResolveReport:
+    report_id: int
+    action: str  # keep | hold | edit
+
+
+@dataclass(frozen=True)
 class ExportPack:
     pack: str | None = None
     format: str = "yaml"
@@ -138,6 +162,9 @@ Command = (
     | ForgetMe
     | ImportPack
     | ExportPack
+    | ReportQuestion
+    | ShowReports
+    | ResolveReport
 )
 
 _ACTIONS = ("show", "pause", "resume", "post-now", "reveal")
@@ -190,8 +217,10 @@ _SUBCOMMANDS = (
     "export",
     "forget-me",
     "admin",
+    "report",
 )
-_ADMIN = ("import", "export", "question-stats")
+_ADMIN = ("import", "export", "question-stats", "reports", "resolve")
+RESOLVE_USAGE = "Use /quiz admin resolve ID keep, hold or edit (the ID is a report's number in /quiz admin reports)."
 _LEVELS = tuple(d.value for d in Difficulty)
 
 
@@ -221,12 +250,21 @@ def _pack_word(word: str) -> str | None:
 
 
 def parse_admin(rest: list[str]) -> Command:
-    """`admin import [PATH] [pack] [--replace]`, `admin export [pack] [yaml|csv]`, `admin question-stats [pack]`."""
+    """`admin import [PATH] [pack] [--replace]`, `admin export [pack] [yaml|csv]`, `admin question-stats [pack]`,
+    `admin reports`, `admin resolve ID keep|hold|edit`."""
     if not rest:
-        raise BadSetting("Use /quiz admin import, /quiz admin export or /quiz admin question-stats.")
+        raise BadSetting(
+            "Use /quiz admin import, export, question-stats, reports or resolve ID keep|hold|edit."
+        )
     sub, words = rest[0].lower(), rest[1:]
     if sub in ("question-stats", "questionstats", "stats"):
         return parse_question_stats(words)
+    if sub in ("reports", "queue") and not words:
+        return ShowReports()
+    if sub == "resolve":
+        if len(words) != 2 or not words[0].lstrip("#").isdigit() or len(words[0]) > 18:
+            raise BadSetting(RESOLVE_USAGE)
+        return ResolveReport(int(words[0].lstrip("#")), check_action(words[1]))
     if sub == "import":
         replace = any(w.lower() in ("--replace", "replace") for w in words)
         words = [w for w in words if w.lower() not in ("--replace", "replace")]
@@ -254,7 +292,9 @@ def parse_admin(rest: list[str]) -> Command:
         return ExportPack(pack, fmt or "yaml")
     close = difflib.get_close_matches(sub, _ADMIN, n=1)
     hint = f" Did you mean `/quiz admin {close[0]}`?" if close else ""
-    raise BadSetting(f"'{echo(sub)}' is not a /quiz admin command: import, export or question-stats.{hint}")
+    raise BadSetting(
+        f"'{echo(sub)}' is not a /quiz admin command: import, export, question-stats, reports or resolve.{hint}"
+    )
 
 
 def parse_question_stats(rest: list[str]) -> ShowQuestionStats:
@@ -318,6 +358,8 @@ def parse_quiz(text: str) -> Command:
             return ShowPacks()
         case "question-stats" | "questionstats":
             return parse_question_stats(rest)
+        case "report":
+            return ReportQuestion(*parse_report_words(rest))
         case "export":
             if rest:
                 raise BadSetting("/quiz export takes nothing more: it sends you your own missed questions.")

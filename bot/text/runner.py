@@ -25,6 +25,7 @@ from bot.model import (
 )
 from bot.packs import PackFile, PacksCard
 from bot.question_stats import QuestionStatsCard
+from bot.reports import ReportsCard
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.text.commands import (
@@ -36,11 +37,14 @@ from bot.text.commands import (
     ForgetMe,
     ImportPack,
     Practice,
+    ReportQuestion,
+    ResolveReport,
     Review,
     ShowHelp,
     ShowLeaderboard,
     ShowPacks,
     ShowQuestionStats,
+    ShowReports,
     ShowStats,
     ShowTopics,
 )
@@ -115,6 +119,13 @@ class ImportAsked:
     path: str | None
 
 
+@dataclass(frozen=True)
+class NoteReply:
+    """A short plain-text answer (a report received, a report resolved); adapters escape it."""
+
+    text: str
+
+
 Result = (
     QuestionCard
     | AnswerOutcome
@@ -133,6 +144,8 @@ Result = (
     | ForgetDone
     | ImportAsked
     | PackFile
+    | ReportsCard
+    | NoteReply
 )
 
 
@@ -174,6 +187,13 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return ImportAsked(actor, pack, replace, path)
         case ExportPack(pack=pack, format=fmt):
             return await service.export_pack(await source.space_actor(), ref, pack, "csv" if fmt == "csv" else "yaml")
+        case ReportQuestion(reason=reason, text=text):
+            return NoteReply(await service.report_latest(ref, user, reason, text))
+        case ShowReports():
+            return await service.reports_queue(await source.space_actor(), ref.platform, ref.space_id)
+        case ResolveReport(report_id=report_id, action=action):
+            actor = await source.space_actor()
+            return NoteReply(await service.resolve_report(actor, ref.platform, ref.space_id, report_id, action))
     raise AssertionError(command)
 
 

@@ -51,15 +51,17 @@ async def answer_click(interaction: discord.Interaction, round_raw: str, letter:
 def outcome_reply(outcome: AnswerOutcome) -> Reply:
     """A practice verdict (with a review's next question), or a daily answer's acknowledgement."""
     if outcome.verdict is not None:
-        if outcome.follow_up is not None:  # a review's next question, in the same private reply
-            from adapters.discord.views import question_view  # views imports this module
+        from adapters.discord.reports import add_report_button
+        from adapters.discord.views import question_view, report_view  # views imports this module
 
+        if outcome.follow_up is not None:  # a review's next question, in the same private reply
             card = outcome.follow_up
+            view = question_view(card.round_id, unsure=True)  # rows 0-1; the report of the judged one: row 2
             return Reply(
                 embeds=(verdict_embed(outcome), question_embed(card)),
-                view=question_view(card.round_id, unsure=True),
+                view=add_report_button(view, outcome.round_id, row=2),
             )
-        return Reply(embeds=(verdict_embed(outcome),))
+        return Reply(embeds=(verdict_embed(outcome),), view=report_view(outcome.round_id))
     return Reply(outcome.text)
 
 

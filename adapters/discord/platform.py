@@ -16,7 +16,7 @@ from adapters.discord.limits import NO_PINGS, fit_content, fit_embed
 from adapters.discord.markdown import escape as escape_markdown
 from adapters.discord.render import LETTER_EMOJI, question_embed, reveal_embed, winner_pings
 from adapters.discord.replies import PLATFORM
-from adapters.discord.views import question_view, revealed_view
+from adapters.discord.views import question_view, report_view, revealed_view
 from bot.errors import QuizError
 from bot.model import LETTERS, ChannelRef, QuestionCard, RecapCard, RevealCard
 from bot.recap import recap_alt_text, recap_text
@@ -90,6 +90,7 @@ class DiscordPlatform:
             message = await channel.send(
                 fit_content(content),
                 embed=fit_embed(reveal_embed(card)),
+                view=report_view(card.round_id),
                 reference=reference,  # type: ignore[arg-type]
                 allowed_mentions=allowed,
             )

@@ -9,12 +9,18 @@ import io
 import discord
 from discord import app_commands
 
-from adapters.discord.markdown import escape
+from adapters.discord.markdown import escape, plain
 from adapters.discord.replies import Reply, actor_of, bot_of, ref_of, respond
 from bot.errors import PackError
 from bot.packs import format_of, problem_text
 
 FORMATS = [app_commands.Choice(name="YAML", value="yaml"), app_commands.Choice(name="CSV", value="csv")]
+RESOLUTIONS = [
+    app_commands.Choice(name="keep: the question is fine, ask it again", value="keep"),
+    app_commands.Choice(name="hold: do not ask it here until kept", value="hold"),
+    app_commands.Choice(name="edit: hold it while you fix your own pack", value="edit"),
+]
+RESOLVE_HINT = "/quizadmin resolve report:ID action:keep|hold|edit"
 
 
 class QuizAdmin(app_commands.Group):
@@ -95,5 +101,33 @@ class QuizAdmin(app_commands.Group):
                 actor_of(interaction), ref.platform, ref.space_id, pack.strip().lower() if pack else None
             )
             return Reply(escape(card.text)[:2000])
+
+        await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
+
+    @app_commands.command(name="reports", description="Open reports of problems with questions, oldest first")
+    async def reports(self, interaction: discord.Interaction) -> None:
+        async def work() -> Reply:
+            ref = ref_of(interaction)
+            service = bot_of(interaction).service
+            card = await service.reports_queue(actor_of(interaction), ref.platform, ref.space_id, RESOLVE_HINT)
+            # the reporter is named (nobody is notified: replies allow no mentions); their words are plain text
+            return Reply(card.render(plain, who=lambda user: f"<@{user}>")[:2000])
+
+        await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
+
+    @app_commands.command(name="resolve", description="Resolve a report: keep, hold or edit the question")
+    @app_commands.describe(report="The report's number in /quizadmin reports", action="What to do with the question")
+    @app_commands.choices(action=RESOLUTIONS)
+    async def resolve(
+        self,
+        interaction: discord.Interaction,
+        report: app_commands.Range[int, 1, 2**62],
+        action: str,
+    ) -> None:
+        async def work() -> Reply:
+            ref = ref_of(interaction)
+            service = bot_of(interaction).service
+            text = await service.resolve_report(actor_of(interaction), ref.platform, ref.space_id, report, action)
+            return Reply(escape(text))
 
         await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)

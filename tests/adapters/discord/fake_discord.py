@@ -992,6 +992,30 @@ class FakeDiscord:
             3, user, data, channel_id=message["channel_id"], message=message, context=context, owners=owners
         )
 
+    def modal_of(self, inter: FakeInteraction) -> dict[str, Any]:
+        """The modal the bot answered an interaction with (callback type 9 MODAL)."""
+        cb = inter.callback or {}
+        assert cb.get("type") == 9, cb
+        return cb["data"]
+
+    async def submit_modal(
+        self, user: FakeUser, modal: dict[str, Any], values: dict[str, Any], *, channel_id: str | None = None
+    ) -> FakeInteraction:
+        """A member submits a modal (interaction type 5 MODAL_SUBMIT): each Label (type 18) returns its
+        component's custom_id with `values` (a select) or `value` (a text input), as Discord sends them."""
+        rows = []
+        for label in modal["components"]:
+            component = label["component"]
+            got = values.get(component["custom_id"])
+            answer: dict[str, Any] = {"type": component["type"], "custom_id": component["custom_id"]}
+            if component["type"] == 4:
+                answer["value"] = got or ""
+            else:
+                answer["values"] = list(got or [])
+            rows.append({"type": 18, "id": label.get("id", 0), "component": answer})
+        data = {"custom_id": modal["custom_id"], "components": rows}
+        return await self._interact(5, user, data, channel_id=channel_id)
+
     def _reaction_payload(self, message_id: str, emoji: str, user: FakeUser) -> dict[str, Any]:
         msg = self.messages.get(message_id, {})
         channel_id = msg.get("channel_id", self.channel_id)

@@ -364,7 +364,7 @@ def _command(args: argparse.Namespace) -> int:
         _setup_logging(settings.effective_log_level())
         return asyncio.run(run_bot(settings))
     _setup_logging(settings.log_level or "INFO")
-    if args.command == "bank" and args.bank_command in ("import", "export", "question-stats"):
+    if args.command == "bank" and args.bank_command in ("import", "export", "question-stats", "reports"):
         from bot.app.packs_cli import run_pack_command
 
         return run_pack_command(args, settings)

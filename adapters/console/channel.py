@@ -37,8 +37,8 @@ from bot.model import (
 )
 from bot.packs import PackFile, PacksCard, format_of, pack_name_of, problem_text, read_upload_file
 from bot.question_stats import QuestionStatsCard
-from bot.reports import ReportsCard
 from bot.quiz import STORE_UNAVAILABLE, QuizService
+from bot.reports import ReportsCard
 from bot.settings import ConfigChange
 from bot.text.commands import HELP, parse_quiz
 from bot.text.parsing import parse_choice

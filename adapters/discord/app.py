@@ -19,8 +19,8 @@ from adapters.discord.limits import NO_PINGS
 from adapters.discord.mydata import ForgetButton
 from adapters.discord.platform import DiscordPlatform
 from adapters.discord.replies import COMMANDS
-from adapters.discord.sharding import check_shards
 from adapters.discord.reports import REPORT_TEMPLATE, ReportButton
+from adapters.discord.sharding import check_shards
 from adapters.discord.views import ANSWER_TEMPLATE, AnswerButton
 from bot.app.config import Settings
 from bot.echo import echo

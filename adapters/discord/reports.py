@@ -73,7 +73,7 @@ class ReportModal(discord.ui.Modal, title="Report a problem"):
 
 
 class ReportButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=REPORT_TEMPLATE):
-    """"Report a problem" about the question of one round."""
+    """ "Report a problem" about the question of one round."""
 
     def __init__(self, round_id: int | str, *, row: int | None = None) -> None:
         super().__init__(

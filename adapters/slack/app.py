@@ -30,12 +30,12 @@ from adapters.slack.commands import register_commands
 from adapters.slack.dedupe import dedupe_middleware
 from adapters.slack.deps import SlackDeps
 from adapters.slack.events import register_events
-from adapters.slack.reports import register_reports
 from adapters.slack.logsafe import install as redact_logs
 from adapters.slack.options import EVENTS_PATH, SlackOptions
 from adapters.slack.packs import register_pack_views
 from adapters.slack.permissions import AdminPolicy
 from adapters.slack.platform import SlackPlatform, make_client
+from adapters.slack.reports import register_reports
 from adapters.slack.signature import UNREADABLE, RequestGuard
 from bot.app.config import DEFAULT_SLACK_SCOPES, Settings
 from bot.errors import StartupError

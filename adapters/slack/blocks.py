@@ -101,7 +101,7 @@ REPORT_ACTION_PREFIX = "report_open"  # "report_open.<round id>": opens the repo
 
 
 def report_button(round_id: int) -> Block:
-    """"Report a problem" under a reveal or a practice verdict: opens a modal about that round's question."""
+    """ "Report a problem" under a reveal or a practice verdict: opens a modal about that round's question."""
     return {
         "type": "actions",
         "block_id": f"report_row.{round_id}",

@@ -25,8 +25,8 @@ from bot.model import (
 )
 from bot.packs import PackFile, PacksCard
 from bot.question_stats import QuestionStatsCard
-from bot.reports import ReportsCard
 from bot.quiz import QuizService
+from bot.reports import ReportsCard
 from bot.settings import ConfigChange
 from bot.text.commands import (
     AnswerDaily,

@@ -17,12 +17,13 @@ from adapters.console.channel import CONSOLE_REF, ConsoleChannel
 from adapters.discord.app import StudyBotClient
 from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
+from tests.adapters.discord import conftest as loopback
 from tests.adapters.discord.conftest import Core, configure_channel
-from tests.adapters.discord.conftest import bot, core, fake  # noqa: F401 - the Discord loopback fixtures
 from tests.adapters.discord.fake_discord import FakeDiscord, FakeFile
 from tests.support.fakes import FixedClock, make_bank
 
 ROOT = Path(__file__).resolve().parents[2]
+fake, core, bot = loopback.fake, loopback.core, loopback.bot  # the Discord loopback fixtures
 COLUMNS = ("id", "topic", "difficulty", "prompt", "code", "choice_a", "choice_b", "choice_c", "choice_d")
 COLUMNS += ("answer", "explanation", "reference")
 

@@ -46,7 +46,9 @@ class ReportContract:
 
     async def test_the_daily_limit_is_counted_in_the_store(self, store):
         for i in range(5):
-            assert (await store.add_report(new(question=f"q{i}"), since=DAY_START, daily_limit=5))[0] is ReportWrite.ADDED
+            assert (await store.add_report(new(question=f"q{i}"), since=DAY_START, daily_limit=5))[
+                0
+            ] is ReportWrite.ADDED
         assert await store.add_report(new(question="q9"), since=DAY_START, daily_limit=5) == (ReportWrite.LIMIT, None)
         # another member, another space and the next day have their own count
         assert (await store.add_report(new(user="bob", question="q9"), since=DAY_START, daily_limit=5))[0] == "added"

@@ -8,7 +8,7 @@ import urllib.parse
 from typing import Any
 
 from adapters.slack.reports import CALLBACK_ID, REASON_BLOCK, REASON_ELEMENT, TEXT_BLOCK, TEXT_ELEMENT
-from tests.adapters.slack.harness import ADMIN, ANN, BOB, CHANNEL, FORM, SlackHarness, Sent, buttons, texts
+from tests.adapters.slack.harness import ADMIN, ANN, BOB, CHANNEL, FORM, Sent, SlackHarness, buttons, texts
 from tests.adapters.slack.stub import TEAM_ID
 
 
@@ -69,7 +69,11 @@ async def test_a_reveal_report_goes_through_a_real_modal_to_the_admins_queue(sla
     assert answer["response_action"] == "update"
     assert "Thanks: your report #1 (wrong answer)" in answer["view"]["blocks"][0]["text"]["text"]
     [report] = await slack.store.reports("slack", TEAM_ID)
-    assert (report.reporter, report.question_id, report.text) == (ANN, round_.question_id, "<!channel> *B* is right & C is not")
+    assert (report.reporter, report.question_id, report.text) == (
+        ANN,
+        round_.question_id,
+        "<!channel> *B* is right & C is not",
+    )
 
     again = json.loads((await submit(slack, view, ANN, "typo", "")).text)
     assert "already reported" in again["view"]["blocks"][0]["text"]["text"]

@@ -56,7 +56,7 @@ class ReportModal(discord.ui.Modal, title="Report a problem"):
         self.add_item(discord.ui.Label(text="What is wrong?", component=self.reason))
         self.add_item(discord.ui.Label(text="Tell the admins more", component=self.details))
 
-    async def on_submit(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+    async def on_submit(self, interaction: discord.Interaction) -> None:
         bot = bot_of(interaction)
 
         async def work() -> Reply:

@@ -187,9 +187,9 @@ async def dispatch(
         case PackFile():
             return Reply(await send_export(deps, ref, user, result))
         case ReportsCard():  # member text as plain text; the reporter named without a notification
-            lines = result.render(escape, who=lambda u: f"<@{u}>").split("\n")
+            shown = result.render(escape, who=lambda u: f"<@{u}>").split("\n")
             return Reply(
-                escape(result.render()), [section("\n".join(lines[i : i + 4])) for i in range(0, len(lines), 4)]
+                escape(result.render()), [section("\n".join(shown[i : i + 4])) for i in range(0, len(shown), 4)]
             )
         case NoteReply(text=text):
             return Reply(escape(text))

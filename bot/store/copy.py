@@ -203,6 +203,36 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ("platform", "space_id", "pack", "position"),
     ),
     ("round_questions", (("round_id", "int"), ("body", "text")), ("round_id",)),
+    (
+        "question_reports",
+        (
+            ("id", "int"),
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("question_id", "text"),
+            ("pack", "text"),
+            ("reporter", "text"),
+            ("reason", "text"),
+            ("body", "text"),
+            ("created_at", "ts"),
+            ("status", "text"),
+            ("resolution", "text"),
+            ("resolved_by", "text"),
+            ("resolved_at", "ts"),
+        ),
+        ("id",),
+    ),
+    (
+        "question_holds",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("question_id", "text"),
+            ("held_at", "ts"),
+            ("held_by", "text"),
+        ),
+        ("platform", "space_id", "question_id"),
+    ),
 )
 TABLE_NAMES: tuple[str, ...] = tuple(t[0] for t in TABLES)
 BATCH = 5000

@@ -44,6 +44,7 @@ from bot.scoring import ranked
 from bot.store.learner_sql import forget_steps
 from bot.store.migrations import load_migrations
 from bot.store.portable import PortableSql, Step, numbered
+from bot.store.reports_sql import ReportSql
 from bot.store.rows import (
     ANSWER_COLUMNS,
     CARD_COLUMNS,
@@ -73,6 +74,7 @@ POOL_MIN, POOL_MAX = 1, 10
 LOCK_MIGRATIONS = 0x53420001
 LOCK_SPACE = 0x53420002
 LOCK_PACKS = 0x53420030  # one pack import per space at a time
+LOCK_REPORTS = 0x53420062  # one report decision per (space, reporter) at a time: the daily count holds
 
 TableSpec = tuple[str, Sequence[str], Sequence[str]]  # table, columns, ORDER BY columns
 
@@ -87,7 +89,7 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
 
 
-class PostgresStore(SettlingStore, PortableSql):
+class PostgresStore(SettlingStore, PortableSql, ReportSql):
     """Store port on PostgreSQL (several bot processes may share one database)."""
 
     dialect = "postgres"
@@ -158,6 +160,10 @@ class PostgresStore(SettlingStore, PortableSql):
 
     def _ts(self, moment: dt.datetime) -> object:
         return moment
+
+    def _report_lock(self, key: str) -> list[Step]:
+        """The reporter's advisory lock: concurrent reports of one member are decided one after another."""
+        return [("SELECT pg_advisory_xact_lock(?, hashtext(?))", (LOCK_REPORTS, key))]
 
     def _day(self, day: dt.date) -> object:
         return day
@@ -426,10 +432,12 @@ class PostgresStore(SettlingStore, PortableSql):
                 if rows:
                     await conn.copy_records_to_table(ident(table), records=rows, columns=[ident(c) for c in columns])
                     given[table] += len(rows)
-            if "rounds" in given:
-                await conn.execute(
-                    "SELECT setval(pg_get_serial_sequence('rounds', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM rounds"
-                )
+            for table in ("rounds", "question_reports"):  # identities restart after the highest id copied
+                if table in given:
+                    await conn.execute(
+                        f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 0) + 1, false) "
+                        f"FROM {table}"
+                    )
             for table, n in given.items():
                 have = int(await conn.fetchval(f"SELECT COUNT(*) FROM {ident(table)}"))
                 if have != n:

@@ -42,6 +42,7 @@ from bot.scoring import ranked
 from bot.store.learner_sql import forget_steps
 from bot.store.migrations import load_migrations
 from bot.store.portable import PortableSql, Step
+from bot.store.reports_sql import ReportSql
 from bot.store.rows import (
     ANSWER_COLUMNS,
     CARD_COLUMNS,
@@ -93,7 +94,7 @@ def _chunks(items: Sequence[T], size: int) -> Iterable[Sequence[T]]:
         yield items[i : i + size]
 
 
-class SqliteStore(SettlingStore, PortableSql):
+class SqliteStore(SettlingStore, PortableSql, ReportSql):
     """Store port on SQLite (the embedded default)."""
 
     channel_columns = CHANNEL_COLUMNS

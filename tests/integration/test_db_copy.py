@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot.errors import AlreadyAnswered, RoundClosed
-from bot.model import Actor, ChannelRef, Period, RoundKind
+from bot.model import Actor, ChannelRef, NewReport, Period, ReportReason, RoundKind
 from bot.quiz import QuizService
 from bot.scoring import period_keys
 from bot.settings import ConfigChange
@@ -85,6 +85,13 @@ async def make_history(store: SqliteStore) -> None:
         now=T0,
     )
     await store.save_round_question(1, '{"id": "q1"}')
+    # reports of a question (one resolved with hold: a held question), and one still open
+    first = await store.latest_daily_round(REFS[1])
+    assert first is not None
+    await service.report_round("ada", first.id, ReportReason.TYPO, "émile *typo*")
+    [report] = await store.reports("fake", first.ref.space_id)
+    await service.resolve_report(Actor("admin", is_admin=True), "fake", first.ref.space_id, report.id, "hold")
+    await service.report_round(USERS[1], first.id, ReportReason.WRONG, "")
     await service.close()
 
 
@@ -190,6 +197,10 @@ async def test_the_copy_keeps_working_on_postgres(sqlite_source, pg_store):
     before = await service.leaderboard("fake", "space-1", Period.ALL, "ada")
     new = await service.post_scheduled(REFS[0])  # reveals the copied open round of chan-1
     assert new is not None and new.id == top + 1  # the identity continues after the copied ids
+    reports = await pg_store.reports("fake", "space-1", open_only=False)
+    report = NewReport("fake", "space-1", "q9", "pytorch", "cy", ReportReason.OTHER, "", clock.now())
+    status, report_id = await pg_store.add_report(report, since=T0, daily_limit=5)
+    assert report_id == max(r.id for r in reports) + 1  # so does the reports' identity
     assert (await pg_store.get_round(latest.id)).revealed_at is not None
     for ref in REFS:  # the copied daily slots still hold
         copied = await pg_store.latest_daily_round(ref) if ref != REFS[0] else latest

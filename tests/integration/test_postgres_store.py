@@ -397,3 +397,23 @@ async def test_two_stores_importing_one_pack_at_once_one_wins_the_other_is_told(
     finally:
         for s in stores:
             await s.close()
+
+
+async def test_two_processes_never_pass_a_members_daily_report_limit(pg_url):
+    """Two stores (two bot processes) on one database, a member's reports racing through both: five stored."""
+    from bot.model import ReportWrite
+    from tests.integration.report_contract import DAY_START, new
+
+    stores = [PostgresStore(pg_url), PostgresStore(pg_url)]
+    for s in stores:
+        await s.open()
+    try:
+        results = await asyncio.gather(
+            *(stores[i % 2].add_report(new(question=f"q{i}"), since=DAY_START, daily_limit=5) for i in range(16))
+        )
+        assert sum(1 for status, _ in results if status is ReportWrite.ADDED) == 5
+        assert {status for status, _ in results} == {ReportWrite.ADDED, ReportWrite.LIMIT}
+        assert len(await stores[1].reports("test", "space")) == 5
+    finally:
+        for s in stores:
+            await s.close()

@@ -48,6 +48,7 @@ from bot.model import (
     TopicStats,
 )
 from bot.store.migrations import load_migrations
+from bot.store.reports_sql import HOLD_ACTIONS
 from bot.store.rows import config_from_row, config_to_row
 from bot.store.settle import SettlingStore
 
@@ -825,7 +826,7 @@ class InMemoryStore(SettlingStore):
                 t.reports[rid] = replace(x, status="resolved", resolution=resolution, resolved_by=by, resolved_at=now)
                 closed += 1
         key = (platform, space_id, question_id)
-        if resolution in ("hold", "edit"):
+        if resolution in HOLD_ACTIONS:
             t.holds.setdefault(key, (now, by))
         else:
             t.holds.pop(key, None)

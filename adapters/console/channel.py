@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import TextIO
 from zoneinfo import ZoneInfo
 
-from adapters.console.render import config_text, leaderboard_text, question_text, reveal_text, stats_text
+from adapters.console.render import (
+    REPORT_HINT,
+    config_text,
+    leaderboard_text,
+    question_text,
+    reveal_text,
+    stats_text,
+)
 from bot.echo import echo
 from bot.errors import AlreadyPosted, NothingOpen, PackError, QuizError, UnknownRound
 from bot.export import MissesExport
@@ -258,6 +265,8 @@ class ConsoleChannel:
     def _said_outcome(self, outcome: AnswerOutcome) -> None:
         private = f"(private to {self.user})"
         self.say(f"{private} {outcome.text}")
+        if outcome.verdict is not None:
+            self.say(f"{private} {REPORT_HINT}")
         if outcome.follow_up is not None:
             self.practice[self.user] = outcome.follow_up.round_id
             self.say(f"{private}\n{question_text(outcome.follow_up)}")

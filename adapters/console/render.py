@@ -25,6 +25,9 @@ def question_text(card: QuestionCard) -> str:
     return "\n".join(lines)
 
 
+REPORT_HINT = "Something wrong with this question? /quiz report [wrong|unclear|typo|other] [what is wrong]"
+
+
 def reveal_text(card: RevealCard) -> str:
     total = card.total
     bars = []
@@ -45,6 +48,7 @@ def reveal_text(card: RevealCard) -> str:
             f"Right ({len(card.correct_users)} of {total}): {winners}",
         ]
         + ([f"({card.note})"] if card.note else [])
+        + [REPORT_HINT]
     )
 
 

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from adapters.console.channel import CONSOLE_REF, ConsoleChannel
+from adapters.console.render import REPORT_HINT
 from adapters.discord.app import StudyBotClient
 from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
@@ -93,6 +94,7 @@ async def test_done_when_on_the_console(tmp_path: Path) -> None:
         assert latest is not None and latest.local_date == dt.date(2026, 12, 2)
         assert latest.question_id.startswith("onboarding/onboarding-")
         assert "Which service owns step" in posted
+        assert "== Reveal #1" in posted and REPORT_HINT in posted  # yesterday's reveal says how to report
 
         await console.handle("/quiz as alice")
         await console.handle("/quiz report wrong the deploy moved, step 3 is the worker's now")

@@ -119,3 +119,22 @@ async def test_typed_report_of_the_channels_latest_question(slack: SlackHarness)
     assert (report.question_id, report.text) == (round_.question_id, "choice B has a typo")
     bad = await slack.reply(await slack.command("admin resolve one keep", user=ADMIN))
     assert "Use /quiz admin resolve ID keep" in texts(bad)
+
+
+async def test_forged_or_unreadable_forms_change_nothing(slack: SlackHarness) -> None:
+    round_ = await slack.daily_round()
+    view = await open_form(slack, round_.id, ANN)
+    unknown = json.loads((await submit(slack, view | {"private_metadata": '{"round": 999}'}, ANN, "wrong", "")).text)
+    assert "not known here" in unknown["view"]["blocks"][0]["text"]["text"]
+    garbled = json.loads((await submit(slack, view | {"private_metadata": "{not json"}, ANN, "wrong", "")).text)
+    assert "could not be read" in garbled["view"]["blocks"][0]["text"]["text"]
+    reason = json.loads((await submit(slack, view, ANN, "spam", "")).text)
+    assert "could not be read" in reason["view"]["blocks"][0]["text"]["text"]
+    unsigned = await submit_unsigned(slack, view)
+    assert unsigned.status == 401
+    assert await slack.store.reports("slack", TEAM_ID) == []
+
+
+async def submit_unsigned(slack: SlackHarness, view: dict[str, Any]) -> Sent:
+    body = "payload=" + urllib.parse.quote(json.dumps({"type": "view_submission", "view": view}))
+    return await slack.post(body, FORM, secret="not-the-signing-secret")

@@ -15,6 +15,7 @@ from typing import Any
 
 import discord
 
+from adapters.discord.markdown import escape
 from adapters.discord.replies import PLATFORM, Reply, bot_of, respond
 from bot.errors import BadSetting, UnknownRound
 from bot.reports import MAX_REPORT_TEXT, REASON_LABELS, parse_reason
@@ -67,7 +68,7 @@ class ReportModal(discord.ui.Modal, title="Report a problem"):
             text = await bot.service.report_round(
                 str(interaction.user.id), self.round_id, reason, self.details.value or "", space=space
             )
-            return Reply(text)
+            return Reply(escape(text))
 
         await respond(interaction, work(), defer_after=bot.defer_after)
 

@@ -121,7 +121,7 @@ class QuizAdmin(app_commands.Group):
     async def resolve(
         self,
         interaction: discord.Interaction,
-        report: app_commands.Range[int, 1, 2**62],
+        report: app_commands.Range[int, 1, 2**53],  # Discord takes integers up to 2^53
         action: str,
     ) -> None:
         async def work() -> Reply:

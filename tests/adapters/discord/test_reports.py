@@ -82,3 +82,24 @@ async def test_a_practice_verdict_can_be_reported_and_the_sixth_report_in_a_day_
     _, refused = await report_a_practice_verdict(fake, "unclear")
     assert "You have made 5 reports today" in refused
     assert len(await core.store.reports("discord", fake.guild_id)) == 5
+
+
+async def test_a_report_button_with_a_bad_round_gets_a_private_refusal(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
+    ref = await configure_channel(core, fake)
+    round_ = await core.service.post_scheduled(ref)
+    assert round_ is not None and round_.message_id
+
+    def with_button(custom_id: str) -> dict[str, Any]:  # a message carrying a (forged) report button
+        button = {"type": 2, "style": 2, "label": "Report a problem", "custom_id": custom_id}
+        return {**fake.messages[round_.message_id], "components": [{"type": 1, "components": [button]}]}  # type: ignore[index]
+
+    bad = "studybot:report:not-a-round"
+    reply = await fake.reply(await fake.click(fake.bob, with_button(bad), bad))
+    assert reply.ephemeral and "does not belong to a studybot question" in reply.text
+    unknown = await fake.click(fake.bob, with_button("studybot:report:424242"), "studybot:report:424242")
+    await fake.wait_for(lambda: unknown.callback is not None, "the modal")
+    sent = await fake.submit_modal(fake.bob, fake.modal_of(unknown), {"report_reason": ["wrong"]})
+    assert "not known here" in (await fake.reply(sent)).text
+    assert await core.store.reports("discord", fake.guild_id) == []

@@ -253,9 +253,7 @@ def parse_admin(rest: list[str]) -> Command:
     """`admin import [PATH] [pack] [--replace]`, `admin export [pack] [yaml|csv]`, `admin question-stats [pack]`,
     `admin reports`, `admin resolve ID keep|hold|edit`."""
     if not rest:
-        raise BadSetting(
-            "Use /quiz admin import, export, question-stats, reports or resolve ID keep|hold|edit."
-        )
+        raise BadSetting("Use /quiz admin import, export, question-stats, reports or resolve ID keep|hold|edit.")
     sub, words = rest[0].lower(), rest[1:]
     if sub in ("question-stats", "questionstats", "stats"):
         return parse_question_stats(words)

@@ -4,19 +4,16 @@ fetched with the bot token (files.info, then url_private_download) and imported 
 
 from __future__ import annotations
 
-import itertools
 import json
-import urllib.parse
 from typing import Any
 
 from adapters.slack.packs import IMPORT_VIEW
 from bot.packs import parse_pack
-from tests.adapters.slack.harness import ADMIN, ANN, FORM, Sent, SlackHarness, texts
+from tests.adapters.slack.harness import ADMIN, ANN, Sent, SlackHarness, texts
 from tests.adapters.slack.stub import TEAM_ID, Call
 from tests.support.packs import pack_csv, pack_rows
 
 DM = "D0ADMIN"  # the stub's conversations.open: the admin's direct messages with the app
-_SUBMISSIONS = itertools.count(1)  # each submission differs (the edge refuses a replayed request)
 
 
 async def submit(
@@ -29,26 +26,8 @@ async def submit(
         "file": {"file": {"type": "file_input", "files": [{"id": file_id, "name": "x"}] if file_id else []}},
         "replace": {"replace": {"type": "checkboxes", "selected_options": [option] if replace else []}},
     }
-    payload = {
-        "type": "view_submission",
-        "team": {"id": TEAM_ID, "domain": "example"},
-        "user": {"id": user, "username": user.lower(), "team_id": TEAM_ID},
-        "api_app_id": "A0APP",
-        "token": "legacy-verification-token",
-        "trigger_id": "1.2.4",
-        "view": {
-            "id": "V0IMPORT",
-            "team_id": TEAM_ID,
-            "type": "modal",
-            "callback_id": IMPORT_VIEW,
-            "private_metadata": json.dumps({"channel": slack.ref.channel_id}),
-            "state": {"values": values},
-            "hash": f"1.{next(_SUBMISSIONS)}",
-            "blocks": [],
-        },
-        "response_urls": [],
-    }
-    return await slack.post("payload=" + urllib.parse.quote(json.dumps(payload)), FORM)
+    metadata = json.dumps({"channel": slack.ref.channel_id})
+    return await slack.submit_view(IMPORT_VIEW, values, user=user, private_metadata=metadata, view_id="V0IMPORT")
 
 
 async def result(slack: SlackHarness, count: int) -> Call:

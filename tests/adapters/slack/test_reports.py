@@ -18,24 +18,9 @@ async def submit(slack: SlackHarness, view: dict[str, Any], user: str, reason: s
         REASON_BLOCK: {REASON_ELEMENT: {"type": "static_select", "selected_option": {"value": reason}}},
         TEXT_BLOCK: {TEXT_ELEMENT: {"type": "plain_text_input", "value": text}},
     }
-    payload = {
-        "type": "view_submission",
-        "team": {"id": TEAM_ID, "domain": "example"},
-        "user": {"id": user, "username": user.lower(), "team_id": TEAM_ID},
-        "api_app_id": "A0APP",
-        "token": "legacy-verification-token",
-        "trigger_id": "1.2.4",
-        "view": {
-            "id": "V0MODAL",
-            "team_id": TEAM_ID,
-            "type": "modal",
-            "callback_id": view["callback_id"],
-            "private_metadata": view["private_metadata"],
-            "blocks": view["blocks"],
-            "state": {"values": values},
-        },
-    }
-    return await slack.post("payload=" + urllib.parse.quote(json.dumps(payload)), FORM)
+    return await slack.submit_view(
+        view["callback_id"], values, user=user, private_metadata=view["private_metadata"], blocks=view["blocks"]
+    )
 
 
 async def open_form(slack: SlackHarness, round_id: int, user: str, opened: int = 1) -> dict[str, Any]:

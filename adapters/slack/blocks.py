@@ -41,6 +41,26 @@ def section(text: str) -> Block:
     return {"type": "section", "text": {"type": "mrkdwn", "text": clip(text)}}
 
 
+def plain(text: str) -> dict[str, str]:
+    return {"type": "plain_text", "text": text}
+
+
+def input_block(block_id: str, label: str, element: dict[str, Any], *, optional: bool = False) -> Block:
+    """One field of a modal."""
+    block: Block = {"type": "input", "block_id": block_id, "label": plain(label), "element": element}
+    return block | ({"optional": True} if optional else {})
+
+
+def modal(
+    callback_id: str, title: str, blocks: list[Block], *, submit: str | None = None, close: str = "Cancel", **extra: Any
+) -> dict[str, Any]:
+    """A modal view (views.open or a response_action update); `extra`: private_metadata and the like."""
+    view: dict[str, Any] = {"type": "modal", "callback_id": callback_id, "title": plain(title)}
+    if submit is not None:
+        view["submit"] = plain(submit)
+    return view | {"close": plain(close), **extra, "blocks": blocks}
+
+
 def header(text: str) -> Block:
     return {"type": "header", "text": {"type": "plain_text", "text": clip(text, HEADER_LIMIT), "emoji": True}}
 

@@ -15,6 +15,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.slack.blocks import input_block, modal
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, team_of
 from adapters.slack.limits import fit_text, fit_view
@@ -47,33 +48,17 @@ def import_view(asked: ImportAsked, channel: str) -> dict[str, Any]:
     replace: dict[str, Any] = {"type": "checkboxes", "action_id": "replace", "options": [option]}
     if asked.replace:
         replace["initial_options"] = [option]
-    return {
-        "type": "modal",
-        "callback_id": IMPORT_VIEW,
-        "private_metadata": json.dumps({"channel": channel}),
-        "title": {"type": "plain_text", "text": "Import a question pack"},
-        "submit": {"type": "plain_text", "text": "Import"},
-        "close": {"type": "plain_text", "text": "Cancel"},
-        "blocks": [
-            {
-                "type": "input",
-                "block_id": "pack",
-                "label": {"type": "plain_text", "text": "Pack name"},
-                "element": name,
-            },
-            {
-                "type": "input",
-                "block_id": "file",
-                "label": {"type": "plain_text", "text": "YAML or CSV file (at most 1 MiB)"},
-                "element": {"type": "file_input", "action_id": "file", "filetypes": FILETYPES, "max_files": 1},
-            },
-            {
-                "type": "input",
-                "block_id": "replace",
-                "optional": True,
-                "label": {"type": "plain_text", "text": "Replace"},
-                "element": replace,
-            },
+    return modal(
+        IMPORT_VIEW,
+        "Import a question pack",
+        [
+            input_block("pack", "Pack name", name),
+            input_block(
+                "file",
+                "YAML or CSV file (at most 1 MiB)",
+                {"type": "file_input", "action_id": "file", "filetypes": FILETYPES, "max_files": 1},
+            ),
+            input_block("replace", "Replace", replace, optional=True),
             {
                 "type": "context",
                 "elements": [
@@ -85,7 +70,9 @@ def import_view(asked: ImportAsked, channel: str) -> dict[str, Any]:
                 ],
             },
         ],
-    }
+        submit="Import",
+        private_metadata=json.dumps({"channel": channel}),
+    )
 
 
 async def open_import_form(client: AsyncWebClient, trigger_id: str | None, asked: ImportAsked, channel: str) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 
-from adapters.slack.blocks import REPORT_ACTION_PREFIX
+from adapters.slack.blocks import REPORT_ACTION_PREFIX, input_block, modal, plain, section
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, team_of, user_of
 from adapters.slack.mrkdwn import escape
@@ -34,54 +34,24 @@ SORRY = "Something went wrong on our side and the report was not saved; please t
 
 def report_modal(round_id: int) -> dict[str, Any]:
     """The report form about one round's question."""
-    options = [
-        {"text": {"type": "plain_text", "text": label.capitalize()}, "value": reason.value}
-        for reason, label in REASON_LABELS.items()
-    ]
-    return {
-        "type": "modal",
-        "callback_id": CALLBACK_ID,
-        "private_metadata": json.dumps({"round": round_id}),
-        "title": {"type": "plain_text", "text": "Report a problem"},
-        "submit": {"type": "plain_text", "text": "Send report"},
-        "close": {"type": "plain_text", "text": "Cancel"},
-        "blocks": [
-            {
-                "type": "input",
-                "block_id": REASON_BLOCK,
-                "label": {"type": "plain_text", "text": "What is wrong?"},
-                "element": {
-                    "type": "static_select",
-                    "action_id": REASON_ELEMENT,
-                    "options": options,
-                    "initial_option": options[0],
-                },
-            },
-            {
-                "type": "input",
-                "block_id": TEXT_BLOCK,
-                "optional": True,
-                "label": {"type": "plain_text", "text": "Tell the admins more"},
-                "element": {
-                    "type": "plain_text_input",
-                    "action_id": TEXT_ELEMENT,
-                    "multiline": True,
-                    "max_length": MAX_REPORT_TEXT,
-                },
-            },
+    options = [{"text": plain(label.capitalize()), "value": reason.value} for reason, label in REASON_LABELS.items()]
+    reason = {"type": "static_select", "action_id": REASON_ELEMENT, "options": options, "initial_option": options[0]}
+    text = {"type": "plain_text_input", "action_id": TEXT_ELEMENT, "multiline": True, "max_length": MAX_REPORT_TEXT}
+    return modal(
+        CALLBACK_ID,
+        "Report a problem",
+        [
+            input_block(REASON_BLOCK, "What is wrong?", reason),
+            input_block(TEXT_BLOCK, "Tell the admins more", text, optional=True),
         ],
-    }
+        submit="Send report",
+        private_metadata=json.dumps({"round": round_id}),
+    )
 
 
 def done_view(text: str) -> dict[str, Any]:
     """What the modal turns into once the report is handled (plain text)."""
-    return {
-        "type": "modal",
-        "callback_id": "report_done",
-        "title": {"type": "plain_text", "text": "Report a problem"},
-        "close": {"type": "plain_text", "text": "Close"},
-        "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": escape(text)}}],
-    }
+    return modal("report_done", "Report a problem", [section(escape(text))], close="Close")
 
 
 def _round_of(view: dict[str, Any]) -> int | None:

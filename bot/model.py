@@ -545,16 +545,10 @@ class NewReport:
 
 
 @dataclass(frozen=True)
-class Report:
-    id: int
-    platform: str
-    space_id: str
-    question_id: str
-    pack: str
-    reporter: str
-    reason: ReportReason
-    text: str
-    created_at: dt.datetime
+class Report(NewReport):
+    """A stored report: the new report's fields, its number, and how it was resolved."""
+
+    id: int = field(kw_only=True)
     status: str = "open"  # open | resolved
     resolution: str | None = None  # keep | hold | edit (when resolved)
     resolved_by: str | None = None

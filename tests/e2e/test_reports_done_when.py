@@ -21,6 +21,7 @@ from bot.store.sqlite import SqliteStore
 from tests.adapters.discord import conftest as loopback
 from tests.adapters.discord.conftest import Core, configure_channel
 from tests.adapters.discord.fake_discord import FakeDiscord, FakeFile
+from tests.e2e.test_console_review import take
 from tests.support.fakes import FixedClock, make_bank
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,13 +58,6 @@ def thirty_question_csv() -> bytes:
 def studybot(*args: str, db: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, STUDYBOT_DATABASE_URL=db, STUDYBOT_LOG_LEVEL="WARNING", PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", "bot", *args], capture_output=True, text=True, env=env, timeout=120)
-
-
-def take(out: io.StringIO) -> str:
-    text = out.getvalue()
-    out.seek(0)
-    out.truncate()
-    return text
 
 
 async def test_done_when_on_the_console(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ import contextlib
 import datetime as dt
 from collections import Counter
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 
 from bot.errors import PackError, PackExists
 from bot.export import Miss
@@ -796,10 +796,7 @@ class InMemoryStore(SettlingStore):
         if sum(1 for x in mine if x.created_at >= since) >= daily_limit:
             return ReportWrite.LIMIT, None
         t.last_report_id += 1
-        r = report
-        t.reports[t.last_report_id] = Report(
-            t.last_report_id, r.platform, r.space_id, r.question_id, r.pack, r.reporter, r.reason, r.text, created
-        )
+        t.reports[t.last_report_id] = Report(**asdict(replace(report, created_at=created)), id=t.last_report_id)
         return ReportWrite.ADDED, t.last_report_id
 
     async def reports(self, platform: str, space_id: str, *, open_only: bool = True, limit: int = 50) -> list[Report]:

@@ -38,6 +38,7 @@ from bot.model import (
     RecapScorer,
     Round,
     RoundKind,
+    SeasonArchive,
     SendClaim,
     SpaceFilter,
     StreakState,
@@ -51,6 +52,10 @@ from bot.store.rows import (
     CARD_COLUMNS,
     EVENT_COLUMNS,
     ROUND_COLUMNS,
+    SEASON_CHAMPION_SQL,
+    SEASON_OPEN_SQL,
+    SEASON_PLACES_SQL,
+    SEASON_TOP_SQL,
     answer_from_row,
     asked_where,
     card_from_row,
@@ -61,17 +66,26 @@ from bot.store.rows import (
     event_values,
     from_ts,
     ident,
+    marked,
+    month_span,
     opened,
     round_from_row,
+    season_from_rows,
+    season_places,
 )
 from bot.store.settle import SettlingStore
 
 log = logging.getLogger(__name__)
 
+
+class _NotFinal(Exception):
+    """Rolls a season's archive back: the month's board is not final yet."""
+
 # the column order of rows.config_from_row, with the time rendered as HH:MM like the SQLite text
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, to_char(post_time, 'HH24:MI'), timezone, weekdays, topics, difficulties, "
-    "paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs"
+    "paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs, "
+    "champion_role"
 )
 POOL_MIN, POOL_MAX = 1, 10
 # advisory lock keys (two int4 keys): a namespace of ours, then 0 or a hash of the space
@@ -195,17 +209,19 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             recap_day,
             threads,
             packs,
+            champion_role,
         ) = config_to_row(config, now)
         await self.pool.execute(
             "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
             "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
-            "threads, packs) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17) "
+            "threads, packs, champion_role) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18) "
             "ON CONFLICT (platform, channel_id) DO UPDATE SET "
             "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
             "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
             "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
             "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
-            "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs",
+            "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs, "
+                "champion_role=excluded.champion_role",
             platform,
             channel_id,
             space_id,
@@ -223,6 +239,7 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             recap_day,
             bool(threads),
             packs,
+            champion_role,
         )
 
     async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None:
@@ -564,6 +581,74 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             ref.platform,
             ref.channel_id,
             week_end,
+        )
+
+    # ---- monthly seasons ---------------------------------------------------------------------------
+
+    async def archive_season(
+        self, platform: str, space_id: str, season: str, now: dt.datetime
+    ) -> SeasonArchive | None:
+        first, after = month_span(season)
+        key = (platform, space_id, season)
+        try:
+            async with self.pool.acquire() as conn, conn.transaction():
+                # the header is the claim: a second process waits here for the first one's commit
+                won = await conn.fetchval(
+                    "INSERT INTO seasons (platform, space_id, season, archived_at) VALUES ($1, $2, $3, $4) "
+                    "ON CONFLICT DO NOTHING RETURNING archived_at",
+                    *key,
+                    now,
+                )
+                if won is None:
+                    header = await conn.fetchval(
+                        "SELECT archived_at FROM seasons WHERE platform = $1 AND space_id = $2 AND season = $3", *key
+                    )
+                    rows = await conn.fetch(marked(SEASON_PLACES_SQL, "$"), *key)
+                    return season_from_rows(platform, space_id, season, header, rows)
+                if await conn.fetchval(marked(SEASON_OPEN_SQL, "$"), platform, space_id, first, after) is not None:
+                    raise _NotFinal
+                places = season_places(await conn.fetch(marked(SEASON_TOP_SQL, "$"), *key))
+                await conn.executemany(
+                    "INSERT INTO season_places (platform, space_id, season, rank, user_id, points, answers, correct) "
+                    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                    [(*key, r.rank, r.user_id, r.points, r.answered, r.correct) for r in places],
+                )
+                return SeasonArchive(platform, space_id, season, places, now)
+        except _NotFinal:  # rolled back: a daily round of the month is still open
+            return None
+
+    async def season_archive(self, platform: str, space_id: str, season: str) -> SeasonArchive | None:
+        key = (platform, space_id, season)
+        async with self.pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
+            header = await conn.fetchval(
+                "SELECT archived_at FROM seasons WHERE platform = $1 AND space_id = $2 AND season = $3", *key
+            )
+            if header is None:
+                return None
+            rows = await conn.fetch(marked(SEASON_PLACES_SQL, "$"), *key)
+        return season_from_rows(platform, space_id, season, header, rows)
+
+    async def champion_before(self, platform: str, space_id: str, season: str) -> str | None:
+        found = await self.pool.fetchval(marked(SEASON_CHAMPION_SQL, "$"), platform, space_id, season)
+        return None if found is None else str(found)
+
+    async def mark_season_post(self, ref: ChannelRef, season: str, now: dt.datetime) -> bool:
+        status = await self.pool.execute(
+            "INSERT INTO season_posts (platform, channel_id, season, posted_at) VALUES ($1, $2, $3, $4) "
+            "ON CONFLICT DO NOTHING",
+            ref.platform,
+            ref.channel_id,
+            season,
+            now,
+        )
+        return bool(status.endswith(" 1"))
+
+    async def unmark_season_post(self, ref: ChannelRef, season: str) -> None:
+        await self.pool.execute(
+            "DELETE FROM season_posts WHERE platform = $1 AND channel_id = $2 AND season = $3",
+            ref.platform,
+            ref.channel_id,
+            season,
         )
 
     async def recap_rounds(

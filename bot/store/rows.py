@@ -6,7 +6,16 @@ import datetime as dt
 from typing import Any, TypeVar
 
 from bot.learning import CardKey, LearnerCard, ReviewEvent
-from bot.model import Answer, ChannelConfig, ChannelRef, Difficulty, Round, RoundKind
+from bot.model import (
+    Answer,
+    ChannelConfig,
+    ChannelRef,
+    Difficulty,
+    LeaderboardRow,
+    Round,
+    RoundKind,
+    SeasonArchive,
+)
 
 # the column order of round_from_row and answer_from_row
 ROUND_COLUMNS = (
@@ -138,6 +147,7 @@ def config_to_row(c: ChannelConfig, now: dt.datetime) -> tuple[object, ...]:
         c.recap_day,
         int(c.threads),
         ",".join(sorted(c.packs)),
+        c.champion_role,
     )
 
 
@@ -161,6 +171,7 @@ def config_from_row(row: Any) -> ChannelConfig:
         threads,
     ) = tuple(row)[:16]
     packs = tuple(row)[16] if len(tuple(row)) > 16 else "pytorch"
+    champion_role = tuple(row)[17] if len(tuple(row)) > 17 else None
     hh, mm = (int(x) for x in post_time.split(":"))
     return ChannelConfig(
         ref=ChannelRef(platform, space_id, channel_id),
@@ -177,6 +188,7 @@ def config_from_row(row: Any) -> ChannelConfig:
         recap_day=None if recap_day is None else int(recap_day),
         threads=bool(threads),
         packs=frozenset(p for p in (packs or "pytorch").split(",") if p),
+        champion_role=champion_role or None,
     )
 
 
@@ -248,3 +260,58 @@ def event_from_row(row: Any) -> ReviewEvent:
 def event_values(event: ReviewEvent) -> tuple[object, ...]:
     k = event.key
     return (k.platform, k.space_id, k.user_id, k.question_id, event.reviewed_at, event.rating, event.sure)
+
+
+# ---- monthly seasons ----------------------------------------------------------------------------------
+
+SEASON_PLACES = 3  # a season archives its top three
+# the month's board in season order: points, then who reached the score first (a total never reached last)
+SEASON_TOP_SQL = (
+    "SELECT user_id, points, correct, answered FROM scores WHERE platform = {p} AND space_id = {p} "
+    "AND period = 'month' AND period_key = {p} AND points > 0 "
+    "ORDER BY points DESC, reached_at IS NULL, reached_at, user_id LIMIT 3"
+)
+# a daily round of the month still open: its answers are not on the board yet
+SEASON_OPEN_SQL = (
+    "SELECT 1 FROM rounds WHERE platform = {p} AND space_id = {p} AND kind = 'daily' AND revealed_at IS NULL "
+    "AND local_date >= {p} AND local_date < {p} LIMIT 1"
+)
+SEASON_PLACES_SQL = (
+    "SELECT rank, user_id, points, correct, answers FROM season_places WHERE platform = {p} AND space_id = {p} "
+    "AND season = {p} ORDER BY rank"
+)
+SEASON_CHAMPION_SQL = (
+    "SELECT user_id FROM season_places WHERE platform = {p} AND space_id = {p} AND season < {p} AND rank = 1 "
+    "ORDER BY season DESC LIMIT 1"
+)
+
+
+def marked(sql: str, mark: str) -> str:
+    """A statement written with {p} placeholders in the driver's marks: "?" (SQLite) or "$" ($1, $2, ...)."""
+    if mark == "?":
+        return sql.replace("{p}", "?")
+    parts = sql.split("{p}")
+    return parts[0] + "".join(f"${i}{part}" for i, part in enumerate(parts[1:], start=1))
+
+
+def month_span(season: str) -> tuple[dt.date, dt.date]:
+    """The first local date of a season (YYYY-MM) and the first of the month after it."""
+    first = dt.date.fromisoformat(f"{season}-01")
+    after = dt.date(first.year + first.month // 12, first.month % 12 + 1, 1)
+    return first, after
+
+
+def season_places(rows: Any) -> tuple[LeaderboardRow, ...]:
+    """Places 1-3 from (user, points, correct, answered) rows in season order (a tie keeps its order)."""
+    return tuple(
+        LeaderboardRow(i + 1, str(uid), int(pts), int(corr), int(ans))
+        for i, (uid, pts, corr, ans) in enumerate(list(rows)[:SEASON_PLACES])
+    )
+
+
+def season_from_rows(platform: str, space_id: str, season: str, archived_at: dt.datetime, rows: Any) -> SeasonArchive:
+    """An archive from stored (rank, user, points, correct, answers) rows."""
+    places = tuple(
+        LeaderboardRow(int(rank), str(uid), int(pts), int(corr), int(ans)) for rank, uid, pts, corr, ans in rows
+    )
+    return SeasonArchive(platform, space_id, season, places, archived_at)

@@ -37,6 +37,7 @@ from bot.model import (
     RoundKind,
     Scorer,
     SendClaim,
+    SeasonArchive,
     SpaceFilter,
     StreakState,
     TopicStats,
@@ -49,6 +50,10 @@ from bot.store.rows import (
     CARD_COLUMNS,
     EVENT_COLUMNS,
     ROUND_COLUMNS,
+    SEASON_CHAMPION_SQL,
+    SEASON_OPEN_SQL,
+    SEASON_PLACES_SQL,
+    SEASON_TOP_SQL,
     answer_from_row,
     asked_where,
     card_from_row,
@@ -59,9 +64,13 @@ from bot.store.rows import (
     event_values,
     from_ts,
     ident,
+    marked,
+    month_span,
     opened,
     parse_date,
     round_from_row,
+    season_from_rows,
+    season_places,
     to_ts,
 )
 from bot.store.settle import SettlingStore, reveal
@@ -72,7 +81,7 @@ T = TypeVar("T")
 # the column order of rows.config_from_row (named, as migrations may add columns in any order)
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions, "
-    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs"
+    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs, champion_role"
 )
 CHECKPOINT_EVERY = 0.25  # seconds between background WAL checkpoints
 # Past this much WAL content a checkpoint is finished between two write transactions: it copies what was
@@ -303,13 +312,14 @@ class SqliteStore(SqliteInstalls, SettlingStore):
             await db.execute(
                 "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
                 "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
-                "threads, packs) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                "threads, packs, champion_role) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
                 "ON CONFLICT (platform, channel_id) DO UPDATE SET "
                 "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
                 "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
                 "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
                 "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
-                "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs",
+                "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs, "
+                "champion_role=excluded.champion_role",
                 row,
             )
 
@@ -641,6 +651,65 @@ class SqliteStore(SqliteInstalls, SettlingStore):
                 "DELETE FROM recaps WHERE platform = ? AND channel_id = ? AND week_end = ?",
                 (ref.platform, ref.channel_id, week_end.isoformat()),
             )
+
+    # ---- monthly seasons ---------------------------------------------------------------------------
+
+    async def archive_season(
+        self, platform: str, space_id: str, season: str, now: dt.datetime
+    ) -> SeasonArchive | None:
+        first, after = month_span(season)
+        async with self._tx() as db:
+            key = (platform, space_id, season)
+            async with db.execute(
+                "SELECT archived_at FROM seasons WHERE platform = ? AND space_id = ? AND season = ?", key
+            ) as cur:
+                header = await cur.fetchone()
+            if header is None:
+                async with db.execute(
+                    marked(SEASON_OPEN_SQL, "?"), (*key[:2], first.isoformat(), after.isoformat())
+                ) as cur:
+                    if await cur.fetchone() is not None:
+                        return None
+                async with db.execute(marked(SEASON_TOP_SQL, "?"), key) as cur:
+                    places = season_places(await cur.fetchall())
+                await db.execute(
+                    "INSERT INTO seasons (platform, space_id, season, archived_at) VALUES (?,?,?,?)", (*key, to_ts(now))
+                )
+                await db.executemany(
+                    "INSERT INTO season_places (platform, space_id, season, rank, user_id, points, answers, correct) "
+                    "VALUES (?,?,?,?,?,?,?,?)",
+                    [(*key, r.rank, r.user_id, r.points, r.answered, r.correct) for r in places],
+                )
+                return SeasonArchive(platform, space_id, season, places, now)
+            async with db.execute(marked(SEASON_PLACES_SQL, "?"), key) as cur:
+                rows = await cur.fetchall()
+            return season_from_rows(platform, space_id, season, from_ts(header[0]), rows)
+
+    async def season_archive(self, platform: str, space_id: str, season: str) -> SeasonArchive | None:
+        key = (platform, space_id, season)
+        header = await self._read("SELECT archived_at FROM seasons WHERE platform = ? AND space_id = ? AND season = ?", key)
+        if not header:
+            return None
+        rows = await self._read(marked(SEASON_PLACES_SQL, "?"), key)
+        return season_from_rows(platform, space_id, season, from_ts(header[0][0]), rows)
+
+    async def champion_before(self, platform: str, space_id: str, season: str) -> str | None:
+        rows = await self._read(marked(SEASON_CHAMPION_SQL, "?"), (platform, space_id, season))
+        return str(rows[0][0]) if rows else None
+
+    async def mark_season_post(self, ref: ChannelRef, season: str, now: dt.datetime) -> bool:
+        rows = await self._atomic(
+            "INSERT INTO season_posts (platform, channel_id, season, posted_at) VALUES (?,?,?,?) "
+            "ON CONFLICT DO NOTHING RETURNING 1",
+            (ref.platform, ref.channel_id, season, to_ts(now)),
+        )
+        return bool(rows)
+
+    async def unmark_season_post(self, ref: ChannelRef, season: str) -> None:
+        await self._atomic(
+            "DELETE FROM season_posts WHERE platform = ? AND channel_id = ? AND season = ?",
+            (ref.platform, ref.channel_id, season),
+        )
 
     async def recap_rounds(
         self, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None = None

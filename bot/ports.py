@@ -25,12 +25,12 @@ from bot.model import (
     RecapCard,
     RecapRound,
     RecapScorer,
-    SeasonArchive,
-    SeasonCard,
     RevealCard,
     Round,
     RoundKind,
     Scorer,
+    SeasonArchive,
+    SeasonCard,
     SendClaim,
     SpaceFilter,
     StreakState,
@@ -256,9 +256,7 @@ class Store(Protocol):
         ...
 
     # monthly seasons (a space's top three per calendar month, archived once)
-    async def archive_season(
-        self, platform: str, space_id: str, season: str, now: dt.datetime
-    ) -> SeasonArchive | None:
+    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
         """Archive the space's season (YYYY-MM) once: its month's top three (points, then who reached the
         score first), possibly none. The first call decides, across processes; later calls return what it
         stored. None (nothing stored) while a daily round dated in that month is still open."""

@@ -81,6 +81,7 @@ log = logging.getLogger(__name__)
 class _NotFinal(Exception):
     """Rolls a season's archive back: the month's board is not final yet."""
 
+
 # the column order of rows.config_from_row, with the time rendered as HH:MM like the SQLite text
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, to_char(post_time, 'HH24:MI'), timezone, weekdays, topics, difficulties, "
@@ -221,7 +222,7 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
             "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
             "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs, "
-                "champion_role=excluded.champion_role",
+            "champion_role=excluded.champion_role",
             platform,
             channel_id,
             space_id,
@@ -585,9 +586,7 @@ class PostgresStore(PostgresInstalls, SettlingStore):
 
     # ---- monthly seasons ---------------------------------------------------------------------------
 
-    async def archive_season(
-        self, platform: str, space_id: str, season: str, now: dt.datetime
-    ) -> SeasonArchive | None:
+    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
         first, after = month_span(season)
         key = (platform, space_id, season)
         try:

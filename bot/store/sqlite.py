@@ -36,8 +36,8 @@ from bot.model import (
     Round,
     RoundKind,
     Scorer,
-    SendClaim,
     SeasonArchive,
+    SendClaim,
     SpaceFilter,
     StreakState,
     TopicStats,
@@ -654,9 +654,7 @@ class SqliteStore(SqliteInstalls, SettlingStore):
 
     # ---- monthly seasons ---------------------------------------------------------------------------
 
-    async def archive_season(
-        self, platform: str, space_id: str, season: str, now: dt.datetime
-    ) -> SeasonArchive | None:
+    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
         first, after = month_span(season)
         async with self._tx() as db:
             key = (platform, space_id, season)
@@ -687,7 +685,9 @@ class SqliteStore(SqliteInstalls, SettlingStore):
 
     async def season_archive(self, platform: str, space_id: str, season: str) -> SeasonArchive | None:
         key = (platform, space_id, season)
-        header = await self._read("SELECT archived_at FROM seasons WHERE platform = ? AND space_id = ? AND season = ?", key)
+        header = await self._read(
+            "SELECT archived_at FROM seasons WHERE platform = ? AND space_id = ? AND season = ?", key
+        )
         if not header:
             return None
         rows = await self._read(marked(SEASON_PLACES_SQL, "?"), key)

@@ -531,9 +531,7 @@ class InMemoryStore(SettlingStore):
 
     # ---- monthly seasons ---------------------------------------------------------------------------
 
-    async def archive_season(
-        self, platform: str, space_id: str, season: str, now: dt.datetime
-    ) -> SeasonArchive | None:
+    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
         t = await self._db()
         key = (platform, space_id, season)
         if key in t.seasons:

@@ -53,6 +53,7 @@ from bot.store.rows import (
     EVENT_COLUMNS,
     ROUND_COLUMNS,
     SEASON_CHAMPION_SQL,
+    SEASON_HEADER_SQL,
     SEASON_OPEN_SQL,
     SEASON_PLACES_SQL,
     SEASON_TOP_SQL,
@@ -599,9 +600,7 @@ class PostgresStore(PostgresInstalls, SettlingStore):
                     now,
                 )
                 if won is None:
-                    header = await conn.fetchval(
-                        "SELECT archived_at FROM seasons WHERE platform = $1 AND space_id = $2 AND season = $3", *key
-                    )
+                    header = await conn.fetchval(marked(SEASON_HEADER_SQL, "$"), *key)
                     rows = await conn.fetch(marked(SEASON_PLACES_SQL, "$"), *key)
                     return season_from_rows(platform, space_id, season, header, rows)
                 if await conn.fetchval(marked(SEASON_OPEN_SQL, "$"), platform, space_id, first, after) is not None:
@@ -619,9 +618,7 @@ class PostgresStore(PostgresInstalls, SettlingStore):
     async def season_archive(self, platform: str, space_id: str, season: str) -> SeasonArchive | None:
         key = (platform, space_id, season)
         async with self.pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
-            header = await conn.fetchval(
-                "SELECT archived_at FROM seasons WHERE platform = $1 AND space_id = $2 AND season = $3", *key
-            )
+            header = await conn.fetchval(marked(SEASON_HEADER_SQL, "$"), *key)
             if header is None:
                 return None
             rows = await conn.fetch(marked(SEASON_PLACES_SQL, "$"), *key)

@@ -276,6 +276,7 @@ SEASON_OPEN_SQL = (
     "SELECT 1 FROM rounds WHERE platform = {p} AND space_id = {p} AND kind = 'daily' AND revealed_at IS NULL "
     "AND local_date >= {p} AND local_date < {p} LIMIT 1"
 )
+SEASON_HEADER_SQL = "SELECT archived_at FROM seasons WHERE platform = {p} AND space_id = {p} AND season = {p}"
 SEASON_PLACES_SQL = (
     "SELECT rank, user_id, points, correct, answers FROM season_places WHERE platform = {p} AND space_id = {p} "
     "AND season = {p} ORDER BY rank"

@@ -51,6 +51,7 @@ from bot.store.rows import (
     EVENT_COLUMNS,
     ROUND_COLUMNS,
     SEASON_CHAMPION_SQL,
+    SEASON_HEADER_SQL,
     SEASON_OPEN_SQL,
     SEASON_PLACES_SQL,
     SEASON_TOP_SQL,
@@ -658,9 +659,7 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         first, after = month_span(season)
         async with self._tx() as db:
             key = (platform, space_id, season)
-            async with db.execute(
-                "SELECT archived_at FROM seasons WHERE platform = ? AND space_id = ? AND season = ?", key
-            ) as cur:
+            async with db.execute(marked(SEASON_HEADER_SQL, "?"), key) as cur:
                 header = await cur.fetchone()
             if header is None:
                 async with db.execute(
@@ -685,9 +684,7 @@ class SqliteStore(SqliteInstalls, SettlingStore):
 
     async def season_archive(self, platform: str, space_id: str, season: str) -> SeasonArchive | None:
         key = (platform, space_id, season)
-        header = await self._read(
-            "SELECT archived_at FROM seasons WHERE platform = ? AND space_id = ? AND season = ?", key
-        )
+        header = await self._read(marked(SEASON_HEADER_SQL, "?"), key)
         if not header:
             return None
         rows = await self._read(marked(SEASON_PLACES_SQL, "?"), key)

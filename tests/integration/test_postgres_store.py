@@ -27,6 +27,7 @@ from bot.store import store_for_url
 from bot.store.migrations import load_migrations
 from bot.store.postgres import LOCK_SPACE, PostgresStore, redact
 from tests.integration.recap_contract import RecapContract
+from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import (
     DAY,
     REF,
@@ -86,6 +87,7 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
 class TestPostgresStore(
     StoreContract,
     RecapContract,
+    SeasonContract,
     RestartContract,
     SeenOnceContract,
     InstallationContract,

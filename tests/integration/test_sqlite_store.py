@@ -9,6 +9,7 @@ import pytest
 from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
 from tests.integration.recap_contract import RecapContract
+from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import (
     InstallationContract,
     LearnerCardContract,
@@ -22,6 +23,7 @@ from tests.integration.store_contract import (
 class TestSqliteStore(
     StoreContract,
     RecapContract,
+    SeasonContract,
     RestartContract,
     SeenOnceContract,
     InstallationContract,

@@ -548,6 +548,8 @@ class InMemoryStore(SettlingStore):
                 return None
         board = await self.leaderboard(platform, space_id, Period.MONTH, season, -1)
         places = season_places((r.user_id, r.points, r.correct, r.answered) for r in board if r.points > 0)
+        if key in t.seasons:  # another call archived it while the board was read
+            return t.seasons[key]
         t.seasons[key] = SeasonArchive(platform, space_id, season, places, _utc(now))
         return t.seasons[key]
 

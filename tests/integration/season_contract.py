@@ -85,7 +85,7 @@ class SeasonContract:
         assert await store.season_archive("test", "space", "2026-11") is None
         assert await store.reveal_round(late, DEC1, score_daily_round)
         archive = await store.archive_season("test", "space", "2026-11", DEC1)
-        assert [r.user_id for r in archive.rows] == ["bob", "ann"]  # equal points: bob's came earlier in Nov
+        assert [r.user_id for r in archive.rows] == ["ann", "bob"]  # equal points: ann reached them first
 
     async def test_an_empty_month_is_archived_with_no_places(self, store):
         archive = await store.archive_season("test", "space", "2026-11", DEC1)

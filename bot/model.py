@@ -193,6 +193,7 @@ class CommandNames:
     practice: str = "/quiz"
     answer: str = "/quiz answer"
     post_now: str = "/quiz config post-now"
+    season_board: str = "/quiz leaderboard season {season}"  # {season}: the season id, e.g. 2026-11
 
 
 @dataclass(frozen=True)

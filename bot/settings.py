@@ -28,8 +28,8 @@ from bot.model import ChannelConfig, ConfigCard
 from bot.packs import parse_packs
 from bot.text.parsing import (
     DAY_NAMES,
-    parse_difficulties,
     parse_champion_role,
+    parse_difficulties,
     parse_on_off,
     parse_recap_day,
     parse_time,

@@ -109,9 +109,7 @@ def parse_champion_role(text: str) -> str | None:
         return None
     found = _ROLE.fullmatch(token)
     if found is None:
-        raise BadSetting(
-            f"'{echo(text)}' is not a role: pick a role (a mention such as @Champion, or its id), or off."
-        )
+        raise BadSetting(f"'{echo(text)}' is not a role: pick a role (a mention such as @Champion, or its id), or off.")
     return found.group(1) or found.group(2)
 
 

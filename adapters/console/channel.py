@@ -25,11 +25,13 @@ from bot.model import (
     Actor,
     AnswerOutcome,
     ChannelRef,
+    CommandNames,
     LeaderboardCard,
     QuestionCard,
     RecapCard,
     RevealCard,
     ReviewEmpty,
+    SeasonCard,
     StatsCard,
 )
 from bot.packs import PacksCard
@@ -102,6 +104,13 @@ class ConsolePlatform:
         await asyncio.to_thread(path.write_bytes, png)
         self._write(f"{recap_text(card)}\nChart: {path}")
         return str(path)
+
+    async def post_season(self, ref: ChannelRef, card: SeasonCard) -> str | None:
+        """The monthly season card, printed."""
+        from bot.seasons import season_text
+
+        self._write(season_text(card, CommandNames().season_board))
+        return None
 
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
         return {uid: uid for uid in user_ids}

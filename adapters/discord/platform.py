@@ -17,8 +17,8 @@ from adapters.discord.markdown import escape as escape_markdown
 from adapters.discord.render import LETTER_EMOJI, question_embed, reveal_embed, winner_pings
 from adapters.discord.replies import COMMANDS, PLATFORM
 from adapters.discord.views import question_view, revealed_view
-from bot.errors import QuizError
 from bot.echo import echo
+from bot.errors import QuizError
 from bot.model import LETTERS, ChannelRef, QuestionCard, RecapCard, RevealCard, SeasonCard
 from bot.recap import recap_alt_text, recap_text
 from bot.seasons import season_text

@@ -32,7 +32,13 @@ from tests.support.memory_store import InMemoryStore
 
 
 class TestInMemoryStore(
-    StoreContract, RecapContract, SeasonContract, SeenOnceContract, InstallationContract, LearnerCardContract, PackContract
+    StoreContract,
+    RecapContract,
+    SeasonContract,
+    SeenOnceContract,
+    InstallationContract,
+    LearnerCardContract,
+    PackContract,
 ):
     @pytest.fixture
     async def store(self):

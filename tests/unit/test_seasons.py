@@ -6,87 +6,19 @@ an empty month, a failed card retried, the champion role moved, the season board
 from __future__ import annotations
 
 import datetime as dt
-import random
-from dataclasses import dataclass, field
 
 import pytest
 
-from bot.app.scheduler import DailyScheduler
 from bot.errors import BadSetting, NoSeason
-from bot.model import Actor, ChannelConfig, ChannelRef, SeasonCard
-from bot.quiz import QuizService
+from bot.model import ChannelRef
 from bot.seasons import previous_season, season_label, season_text
 from bot.settings import ConfigChange, lookup
 from bot.text.parsing import parse_season
-from bot.timing import post_instant
-from tests.support.fakes import FakePlatform, FixedClock, make_bank
-from tests.support.memory_store import InMemoryStore
+from tests.support.seasons import ADMIN, Env, RoleFake, SeasonFake, season_env
 
-ADMIN = Actor("admin", is_admin=True)
 LA = ChannelRef("fake", "space-1", "chan-la")
 UTC_CHANNEL = ChannelRef("fake", "space-1", "chan-utc")
 ROLE = "998877665544332211"
-
-
-@dataclass
-class SeasonFake(FakePlatform):
-    """The fake platform with the season card, display names and (roles=True) Discord's champion role."""
-
-    seasons: list[tuple[ChannelRef, SeasonCard]] = field(default_factory=list)
-    moves: list[tuple[str, str, str | None]] = field(default_factory=list)
-    fail: int = 0
-    problem: str | None = None
-
-    async def post_season(self, ref: ChannelRef, card: SeasonCard) -> str | None:
-        if self.fail:
-            self.fail -= 1
-            raise ConnectionError("platform down")
-        self.seasons.append((ref, card))
-        return f"season-{len(self.seasons)}"
-
-    async def display_names(self, ref: ChannelRef, user_ids) -> dict[str, str]:
-        return {u: u.title() for u in user_ids}
-
-
-@dataclass
-class RoleFake(SeasonFake):
-    async def champion_role_problem(self, ref: ChannelRef, role_id: str) -> str | None:
-        return self.problem
-
-    async def move_champion(self, ref: ChannelRef, role_id: str, winner: str, previous: str | None) -> None:
-        self.moves.append((role_id, winner, previous))
-
-
-class Env:
-    def __init__(self, store: InMemoryStore, platform: SeasonFake, clock: FixedClock) -> None:
-        self.store, self.platform, self.clock = store, platform, clock
-        self.service = QuizService(store, make_bank(per_topic=12), clock, {"fake": platform}, rng=random.Random(5))
-        self.scheduler = DailyScheduler(self.service, clock)
-
-    async def configure(self, ref: ChannelRef, **values: object) -> ChannelConfig:
-        await self.service.configure(ADMIN, ref, ConfigChange.of(**values))
-        return await self.service.channel_config(ref)
-
-    async def play(self, cfg: ChannelConfig, day: dt.date, answers: list[tuple[str, bool]]) -> None:
-        """Tick at the channel's posting time of `day` (it posts, revealing the day before) and answer."""
-        self.clock.set(post_instant(cfg, day))
-        await self.scheduler.tick()
-        round_ = await self.store.latest_daily_round(cfg.ref)
-        assert round_ is not None and round_.local_date == day
-        right = self.service.bank.get(round_.question_id).answer
-        for user, ok in answers:
-            self.clock.advance(seconds=5)
-            await self.service.submit_answer(round_.id, user, right if ok else (right + 1) % 4)
-
-    async def tick_at(self, moment: dt.datetime) -> None:
-        self.clock.set(moment)
-        await self.scheduler.tick()
-
-
-async def _env(platform: SeasonFake | None = None, start: dt.date = dt.date(2026, 11, 28)) -> Env:
-    store = InMemoryStore()
-    await store.open()
-    return Env(store, platform or SeasonFake(), FixedClock(dt.datetime.combine(start, dt.time(0), dt.UTC)))
 
 
 def test_season_ids_and_words() -> None:
@@ -111,7 +43,7 @@ def test_the_champion_role_setting_takes_a_role_mention_an_id_or_off() -> None:
 
 
 async def test_los_angeles_gets_novembers_card_on_its_own_december_first() -> None:
-    env = await _env()
+    env = await season_env()
     cfg = await env.configure(LA, post_time=dt.time(9, 0), timezone="America/Los_Angeles")
     # ann and bob both reach 10 points; bob answers first on Nov 29, so bob is ahead; cy has 21
     await env.play(cfg, dt.date(2026, 11, 29), [("bob", True), ("ann", True), ("cy", True), ("dee", False)])
@@ -137,7 +69,7 @@ async def test_los_angeles_gets_novembers_card_on_its_own_december_first() -> No
 
 
 async def test_the_card_comes_at_the_posting_time_of_the_month_dst_ends_in() -> None:
-    env = await _env(start=dt.date(2026, 10, 30))
+    env = await season_env(start=dt.date(2026, 10, 30))
     cfg = await env.configure(LA, post_time=dt.time(9, 0), timezone="America/Los_Angeles")
     await env.play(cfg, dt.date(2026, 10, 31), [("ann", True)])  # 09:00 PDT = 16:00 UTC
     assert env.clock.now() < dt.datetime(2026, 10, 31, 16, 1, tzinfo=dt.UTC)
@@ -150,7 +82,7 @@ async def test_the_card_comes_at_the_posting_time_of_the_month_dst_ends_in() -> 
 
 
 async def test_two_processes_post_the_card_once() -> None:
-    first = await _env()
+    first = await season_env()
     second = Env(first.store, first.platform, first.clock)  # another service on the same store and platform
     cfg = await first.configure(UTC_CHANNEL, timezone="UTC")
     await first.play(cfg, dt.date(2026, 11, 30), [("ann", True)])
@@ -162,7 +94,7 @@ async def test_two_processes_post_the_card_once() -> None:
 
 
 async def test_a_month_without_scores_gets_no_card() -> None:
-    env = await _env()
+    env = await season_env()
     cfg = await env.configure(UTC_CHANNEL, timezone="UTC")
     await env.play(cfg, dt.date(2026, 11, 30), [("ann", False)])  # answered, but no points
     await env.play(cfg, dt.date(2026, 12, 1), [])
@@ -172,7 +104,7 @@ async def test_a_month_without_scores_gets_no_card() -> None:
 
 
 async def test_a_round_of_the_month_still_open_elsewhere_in_the_space_defers_the_card() -> None:
-    env = await _env()
+    env = await season_env()
     early = await env.configure(UTC_CHANNEL, post_time=dt.time(9, 0), timezone="UTC")
     late = await env.configure(LA, post_time=dt.time(9, 0), timezone="America/Los_Angeles")
     await env.play(early, dt.date(2026, 11, 30), [("ann", True)])
@@ -189,7 +121,7 @@ async def test_a_round_of_the_month_still_open_elsewhere_in_the_space_defers_the
 
 
 async def test_a_card_that_could_not_be_sent_comes_with_the_next_post() -> None:
-    env = await _env(SeasonFake(fail=1))
+    env = await season_env(SeasonFake(fail=1))
     cfg = await env.configure(UTC_CHANNEL, timezone="UTC")
     await env.play(cfg, dt.date(2026, 11, 30), [("ann", True)])
     await env.play(cfg, dt.date(2026, 12, 1), [])
@@ -199,7 +131,7 @@ async def test_a_card_that_could_not_be_sent_comes_with_the_next_post() -> None:
 
 
 async def test_the_card_waits_for_no_later_than_the_months_first_week() -> None:
-    env = await _env()
+    env = await season_env()
     cfg = await env.configure(UTC_CHANNEL, timezone="UTC", paused=True)
     await env.service.configure(ADMIN, UTC_CHANNEL, ConfigChange.of(paused=False))
     env.clock.set(dt.datetime(2026, 11, 30, 8, 0, tzinfo=dt.UTC))
@@ -212,7 +144,7 @@ async def test_the_card_waits_for_no_later_than_the_months_first_week() -> None:
 
 
 async def test_the_champion_role_moves_from_last_seasons_champion_to_the_new_one() -> None:
-    env = await _env(RoleFake(), start=dt.date(2026, 10, 30))
+    env = await season_env(RoleFake(), start=dt.date(2026, 10, 30))
     cfg = await env.configure(UTC_CHANNEL, timezone="UTC", champion_role=ROLE)
     assert cfg.champion_role == ROLE
     await env.play(cfg, dt.date(2026, 10, 31), [("ann", True)])
@@ -226,7 +158,7 @@ async def test_the_champion_role_moves_from_last_seasons_champion_to_the_new_one
 
 
 async def test_a_champion_role_the_bot_cannot_give_is_refused_and_nothing_saved() -> None:
-    env = await _env(RoleFake(problem="I need the Manage Roles permission to give the champion role."))
+    env = await season_env(RoleFake(problem="I need the Manage Roles permission to give the champion role."))
     await env.configure(UTC_CHANNEL, timezone="UTC")
     with pytest.raises(BadSetting, match="Manage Roles"):
         await env.service.configure(ADMIN, UTC_CHANNEL, ConfigChange.of(champion_role=ROLE))
@@ -236,7 +168,7 @@ async def test_a_champion_role_the_bot_cannot_give_is_refused_and_nothing_saved(
 
 
 async def test_the_champion_role_is_discord_only() -> None:
-    env = await _env(SeasonFake())  # a platform without roles (Slack, the console)
+    env = await season_env(SeasonFake())  # a platform without roles (Slack, the console)
     await env.configure(UTC_CHANNEL, timezone="UTC")
     for value in (ROLE, "off"):
         with pytest.raises(BadSetting, match="Discord setting: Fake has no roles"):
@@ -245,7 +177,7 @@ async def test_the_champion_role_is_discord_only() -> None:
 
 
 async def test_season_boards_show_the_archive_and_the_month_and_refuse_what_is_not_a_season() -> None:
-    env = await _env()
+    env = await season_env()
     cfg = await env.configure(UTC_CHANNEL, timezone="UTC")
     for day, who in ((28, "ann"), (29, "bob"), (30, "cy")):
         await env.play(cfg, dt.date(2026, 11, day), [(who, True), ("dee", day == 30)])

@@ -80,3 +80,7 @@ class PackBusy(PackError):
 
 class StoreUnavailable(QuizError):
     """The database did not take the answer (an outage): nothing was recorded; the batcher logs it once."""
+
+
+class CopyError(RuntimeError):
+    """`studybot db copy` was refused or did not check out (the destination transaction was rolled back)."""

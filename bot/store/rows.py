@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
+from bot.installs import WorkspaceInstall
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     ChannelConfig,
     ChannelRef,
     Difficulty,
+    DueChannel,
     LeaderboardRow,
     Round,
     RoundKind,
@@ -23,6 +26,10 @@ ROUND_COLUMNS = (
     "closes_at, revealed_at, message_id, post_state"
 )
 ANSWER_COLUMNS = "round_id, user_id, choice, correct, answered_at, points"
+# the column order of install_from_row
+INSTALL_COLUMNS = (
+    "platform, workspace_id, bot_user_id, token_secret, installed_at, bot_id, scopes, installed_by, enterprise_id"
+)
 
 
 T = TypeVar("T")
@@ -262,37 +269,72 @@ def event_values(event: ReviewEvent) -> tuple[object, ...]:
     return (k.platform, k.space_id, k.user_id, k.question_id, event.reviewed_at, event.rating, event.sure)
 
 
+def install_from_row(row: Any) -> WorkspaceInstall:
+    return WorkspaceInstall(
+        platform=row[0],
+        workspace_id=row[1],
+        bot_user_id=row[2],
+        token_secret=row[3],
+        installed_at=from_ts(row[4]),
+        bot_id=row[5],
+        scopes=row[6] or "",
+        installed_by=row[7],
+        enterprise_id=row[8],
+    )
+
+
+def due_channels(rows: Any) -> list[DueChannel]:
+    """Claimed (platform, space, channel, due) rows, earliest first."""
+    return sorted(
+        (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
+        key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id),
+    )
+
+
+def answer_counts(asked: Iterable[Any], chosen: Iterable[Any]) -> list[tuple[str, int, tuple[int, ...], int]]:
+    """(question id, rounds, answers per choice A-D, correct answers) from (question, rounds) rows and
+    (question, choice, answers, correct) rows."""
+    counts: dict[str, list[int]] = {}
+    for qid, choice, n, correct in chosen:
+        row = counts.setdefault(qid, [0, 0, 0, 0, 0])
+        if 0 <= int(choice) < 4:
+            row[int(choice)] += int(n)
+        row[4] += int(correct or 0)
+    out = []
+    for qid, n in asked:
+        row = counts.get(qid, [0, 0, 0, 0, 0])
+        out.append((str(qid), int(n), tuple(row[:4]), row[4]))
+    return sorted(out)
+
+
 # ---- monthly seasons ----------------------------------------------------------------------------------
 
 SEASON_PLACES = 3  # a season archives its top three
 # the month's board in season order: points, then who reached the score first (a total never reached last)
 SEASON_TOP_SQL = (
-    "SELECT user_id, points, correct, answered FROM scores WHERE platform = {p} AND space_id = {p} "
-    "AND period = 'month' AND period_key = {p} AND points > 0 "
+    "SELECT user_id, points, correct, answered FROM scores WHERE platform = ? AND space_id = ? "
+    "AND period = 'month' AND period_key = ? AND points > 0 "
     "ORDER BY points DESC, reached_at IS NULL, reached_at, user_id LIMIT 3"
 )
 # a daily round of the month still open: its answers are not on the board yet
 SEASON_OPEN_SQL = (
-    "SELECT 1 FROM rounds WHERE platform = {p} AND space_id = {p} AND kind = 'daily' AND revealed_at IS NULL "
-    "AND local_date >= {p} AND local_date < {p} LIMIT 1"
+    "SELECT 1 FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' AND revealed_at IS NULL "
+    "AND local_date >= ? AND local_date < ? LIMIT 1"
 )
-SEASON_HEADER_SQL = "SELECT archived_at FROM seasons WHERE platform = {p} AND space_id = {p} AND season = {p}"
+SEASON_INSERT_SQL = "INSERT INTO seasons (platform, space_id, season, archived_at) VALUES (?, ?, ?, ?)"
+SEASON_PLACE_INSERT_SQL = (
+    "INSERT INTO season_places (platform, space_id, season, rank, user_id, points, answers, correct) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+SEASON_HEADER_SQL = "SELECT archived_at FROM seasons WHERE platform = ? AND space_id = ? AND season = ?"
 SEASON_PLACES_SQL = (
-    "SELECT rank, user_id, points, correct, answers FROM season_places WHERE platform = {p} AND space_id = {p} "
-    "AND season = {p} ORDER BY rank"
+    "SELECT rank, user_id, points, correct, answers FROM season_places WHERE platform = ? AND space_id = ? "
+    "AND season = ? ORDER BY rank"
 )
 SEASON_CHAMPION_SQL = (
-    "SELECT user_id FROM season_places WHERE platform = {p} AND space_id = {p} AND season < {p} AND rank = 1 "
+    "SELECT user_id FROM season_places WHERE platform = ? AND space_id = ? AND season < ? AND rank = 1 "
     "ORDER BY season DESC LIMIT 1"
 )
-
-
-def marked(sql: str, mark: str) -> str:
-    """A statement written with {p} placeholders in the driver's marks: "?" (SQLite) or "$" ($1, $2, ...)."""
-    if mark == "?":
-        return sql.replace("{p}", "?")
-    parts = sql.split("{p}")
-    return parts[0] + "".join(f"${i}{part}" for i, part in enumerate(parts[1:], start=1))
 
 
 def month_span(season: str) -> tuple[dt.date, dt.date]:
@@ -308,6 +350,11 @@ def season_places(rows: Any) -> tuple[LeaderboardRow, ...]:
         LeaderboardRow(i + 1, str(uid), int(pts), int(corr), int(ans))
         for i, (uid, pts, corr, ans) in enumerate(list(rows)[:SEASON_PLACES])
     )
+
+
+def season_place_rows(key: tuple[str, str, str], places: Iterable[LeaderboardRow]) -> list[tuple[object, ...]]:
+    """The season_places rows of an archive (SEASON_PLACE_INSERT_SQL's order)."""
+    return [(*key, r.rank, r.user_id, r.points, r.answered, r.correct) for r in places]
 
 
 def season_from_rows(platform: str, space_id: str, season: str, archived_at: dt.datetime, rows: Any) -> SeasonArchive:

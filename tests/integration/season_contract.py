@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 
-from bot.model import ChannelConfig, ChannelRef, NewAnswer
+from bot.model import ChannelConfig, ChannelRef
 from bot.scoring import score_daily_round
 from bot.store.settle import SettlingStore
+from tests.integration.recap_contract import MON
+from tests.integration.recap_contract import _day as recap_day
 
 NOV = dt.date(2026, 11, 1)
 T0 = dt.datetime(2026, 11, 1, 9, 0, tzinfo=dt.UTC)
@@ -21,18 +23,8 @@ OTHER = ChannelRef("test", "other-space", "chan-9")
 async def _day(
     store: SettlingStore, ref: ChannelRef, day: dt.date, answers: list[tuple[str, bool, int]], *, reveal: bool = True
 ) -> int:
-    """A daily round on local date `day` with answers (user, correct, seconds after posting)."""
-    opened = dt.datetime.combine(day, dt.time(9), dt.UTC)
-    round_ = await store.claim_daily_round(ref, day, f"q{day}", "tensors", opened, None)
-    assert round_ is not None
-    if answers:
-        await store.add_answers(
-            [NewAnswer(round_.id, u, 0 if ok else 1, ok, opened + dt.timedelta(seconds=s)) for u, ok, s in answers],
-            opened,
-        )
-    if reveal:
-        assert await store.reveal_round(round_.id, opened + dt.timedelta(hours=20), score_daily_round)
-    return round_.id
+    """A daily round on local date `day` (09:00 UTC) with answers (user, correct, seconds after posting)."""
+    return await recap_day(store, ref, (day - MON).days, answers, reveal=reveal)
 
 
 class SeasonContract:

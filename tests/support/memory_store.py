@@ -18,8 +18,9 @@ import asyncio
 import contextlib
 import datetime as dt
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Hashable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from bot.errors import PackError, PackExists
 from bot.installs import WorkspaceInstall
@@ -50,6 +51,7 @@ from bot.store.settle import SettlingStore
 SCHEMA_VERSION = max(v for v, _, _ in load_migrations("sqlite"))  # the version SqliteStore reaches
 
 Tally = tuple[int, int, int]  # points, correct, answered
+K = TypeVar("K", bound=Hashable)
 BoardKey = tuple[str, str, Period, str]  # platform, space, period, period key
 
 
@@ -109,6 +111,14 @@ class _Tables:
     reached: dict[BoardKey, dict[str, dt.datetime]] = field(default_factory=dict)  # when a total was reached
     seasons: dict[tuple[str, str, str], SeasonArchive] = field(default_factory=dict)  # (platform, space, season)
     season_posts: set[tuple[str, str, str]] = field(default_factory=set)  # (platform, channel id, season)
+
+
+def _add_once(marks: set[K], key: K) -> bool:
+    """Add a once-ever mark; True if it was not there yet."""
+    if key in marks:
+        return False
+    marks.add(key)
+    return True
 
 
 def _delivery(t: _Tables, round_id: int, what: str) -> list:
@@ -520,11 +530,7 @@ class InMemoryStore(SettlingStore):
     async def mark_recap(self, ref: ChannelRef, week_end: dt.date, now: dt.datetime) -> bool:
         t = await self._db()
         _utc(now)
-        key = (ref.platform, ref.channel_id, week_end)
-        if key in t.recaps:
-            return False
-        t.recaps.add(key)
-        return True
+        return _add_once(t.recaps, (ref.platform, ref.channel_id, week_end))
 
     async def unmark_recap(self, ref: ChannelRef, week_end: dt.date) -> None:
         (await self._db()).recaps.discard((ref.platform, ref.channel_id, week_end))
@@ -568,11 +574,7 @@ class InMemoryStore(SettlingStore):
     async def mark_season_post(self, ref: ChannelRef, season: str, now: dt.datetime) -> bool:
         t = await self._db()
         _utc(now)
-        key = (ref.platform, ref.channel_id, season)
-        if key in t.season_posts:
-            return False
-        t.season_posts.add(key)
-        return True
+        return _add_once(t.season_posts, (ref.platform, ref.channel_id, season))
 
     async def unmark_season_post(self, ref: ChannelRef, season: str) -> None:
         (await self._db()).season_posts.discard((ref.platform, ref.channel_id, season))

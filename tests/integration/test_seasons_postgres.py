@@ -26,7 +26,8 @@ async def test_two_services_on_postgres_post_each_channels_season_card_once():
         clock = FixedClock(dt.datetime(2026, 11, 29, 0, 0, tzinfo=dt.UTC))
         one, two = (Env(store, RoleFake(), clock) for store in stores)
         try:
-            a = await one.configure(A, timezone="UTC", champion_role=ROLE)
+            # A's weekly recap falls on Tue 1 Dec too: its post and its recap may each bring the card
+            a = await one.configure(A, timezone="UTC", champion_role=ROLE, recap_day=1)
             await two.configure(B, timezone="UTC", post_time=dt.time(9, 0))
             await one.play(a, dt.date(2026, 11, 30), [("bob", True), ("ann", True)])
             clock.set(dt.datetime(2026, 11, 30, 9, 1, tzinfo=dt.UTC))
@@ -38,6 +39,7 @@ async def test_two_services_on_postgres_post_each_channels_season_card_once():
             clock.set(dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC))
             await asyncio.gather(*(env.scheduler.tick() for env in (one, two, one, two)))
 
+            assert A in [r for env in (one, two) for r in env.platform.recaps]  # A was recapped on Dec 1
             cards = [(ref, card) for env in (one, two) for ref, card in env.platform.seasons]
             assert sorted(ref.channel_id for ref, _ in cards) == ["chan-a", "chan-b"]  # once per channel
             for _, card in cards:

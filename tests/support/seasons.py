@@ -8,7 +8,7 @@ import random
 from dataclasses import dataclass, field
 
 from bot.app.scheduler import DailyScheduler
-from bot.model import Actor, ChannelConfig, ChannelRef, SeasonCard
+from bot.model import Actor, ChannelConfig, ChannelRef, RecapCard, SeasonCard
 from bot.ports import Store
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
@@ -25,6 +25,7 @@ class SeasonFake(FakePlatform):
 
     seasons: list[tuple[ChannelRef, SeasonCard]] = field(default_factory=list)
     moves: list[tuple[str, str, str | None]] = field(default_factory=list)
+    recaps: list[ChannelRef] = field(default_factory=list)
     fail: int = 0
     problem: str | None = None
 
@@ -34,6 +35,10 @@ class SeasonFake(FakePlatform):
             raise ConnectionError("platform down")
         self.seasons.append((ref, card))
         return f"season-{len(self.seasons)}"
+
+    async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
+        self.recaps.append(ref)  # the weekly recap (it also brings the season card on the 1st)
+        return None
 
     async def display_names(self, ref: ChannelRef, user_ids) -> dict[str, str]:
         return {u: u.title() for u in user_ids}

@@ -84,13 +84,13 @@ async def test_the_card_comes_at_the_posting_time_of_the_month_dst_ends_in() -> 
 async def test_two_processes_post_the_card_once() -> None:
     first = await season_env()
     second = Env(first.store, first.platform, first.clock)  # another service on the same store and platform
-    cfg = await first.configure(UTC_CHANNEL, timezone="UTC")
+    cfg = await first.configure(UTC_CHANNEL, timezone="UTC", recap_day=1)  # Tue 1 Dec: a post and a recap
     await first.play(cfg, dt.date(2026, 11, 30), [("ann", True)])
     first.clock.set(dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC))
     import asyncio
 
     await asyncio.gather(first.scheduler.tick(), second.scheduler.tick(), first.scheduler.tick())
-    assert len(first.platform.seasons) == 1
+    assert len(first.platform.seasons) == 1 and first.platform.recaps == [UTC_CHANNEL]
 
 
 async def test_a_month_without_scores_gets_no_card() -> None:

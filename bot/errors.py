@@ -53,6 +53,10 @@ class Busy(QuizError):
     """Too many answers are waiting to be written: this one was refused at once and not recorded."""
 
 
+class NoSeason(QuizError):
+    """A season (a calendar month) with nothing to show: not started, still running, or no results."""
+
+
 class StartupError(Exception):
     """The bot cannot start with this setting or resource. Library code raises it with one line for the
     operator (the variable, the value, what is accepted); only the CLI turns it into stderr and exit code 2."""

@@ -31,6 +31,8 @@ from bot.model import (
     Round,
     RoundKind,
     Scorer,
+    SeasonArchive,
+    SeasonCard,
     SendClaim,
     SpaceFilter,
     StreakState,
@@ -72,6 +74,26 @@ class RecapPlatform(Protocol):
     async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
         """Post the recap: the PNG chart with `recap_alt_text(card)` as its alt text, or (png None: no
         answers in the week) the plain note `recap_text(card)`; returns the message id if any."""
+        ...
+
+
+class SeasonPlatform(Protocol):
+    """The optional part of a ChatPlatform that posts the monthly season card."""
+
+    async def post_season(self, ref: ChannelRef, card: SeasonCard) -> str | None:
+        """Post `season_text(card)` in the channel (names as plain text, nobody notified)."""
+        ...
+
+
+class RolePlatform(Protocol):
+    """The optional part of a ChatPlatform with roles (Discord): the season's champion role."""
+
+    async def champion_role_problem(self, ref: ChannelRef, role_id: str) -> str | None:
+        """Why the bot cannot give this role in the space (e.g. no Manage Roles), or None when it can."""
+        ...
+
+    async def move_champion(self, ref: ChannelRef, role_id: str, winner: str, previous: str | None) -> None:
+        """Give the role to `winner` and take it from `previous` (last season's champion, if another)."""
         ...
 
 
@@ -233,6 +255,29 @@ class Store(Protocol):
 
     async def unmark_recap(self, ref: ChannelRef, week_end: dt.date) -> None:
         """Forget a week's mark (its recap could not be sent, so it may be tried again)."""
+        ...
+
+    # monthly seasons (a space's top three per calendar month, archived once)
+    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
+        """Archive the space's season (YYYY-MM) once: its month's top three (points, then who reached the
+        score first), possibly none. The first call decides, across processes; later calls return what it
+        stored. None (nothing stored) while a daily round dated in that month is still open."""
+        ...
+
+    async def season_archive(self, platform: str, space_id: str, season: str) -> SeasonArchive | None:
+        """The archived season, or None if it was never archived."""
+        ...
+
+    async def champion_before(self, platform: str, space_id: str, season: str) -> str | None:
+        """The champion of the latest archived season before `season` that had one."""
+        ...
+
+    async def mark_season_post(self, ref: ChannelRef, season: str, now: dt.datetime) -> bool:
+        """True the first time the channel posts the card of `season` (once per channel and season, ever)."""
+        ...
+
+    async def unmark_season_post(self, ref: ChannelRef, season: str) -> None:
+        """Forget the mark (the card could not be sent, so it may be tried again)."""
         ...
 
     async def recap_rounds(

@@ -28,11 +28,13 @@ from bot.model import (
     Actor,
     AnswerOutcome,
     ChannelRef,
+    CommandNames,
     LeaderboardCard,
     QuestionCard,
     RecapCard,
     RevealCard,
     ReviewEmpty,
+    SeasonCard,
     StatsCard,
 )
 from bot.packs import PackFile, PacksCard, format_of, pack_name_of, problem_text, read_upload_file
@@ -118,6 +120,13 @@ class ConsolePlatform:
         path.parent.mkdir(parents=True, exist_ok=True)
         await asyncio.to_thread(path.write_bytes, data)
         return path
+
+    async def post_season(self, ref: ChannelRef, card: SeasonCard) -> str | None:
+        """The monthly season card, printed."""
+        from bot.seasons import season_text
+
+        self._write(season_text(card, CommandNames().season_board))
+        return None
 
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
         return {uid: uid for uid in user_ids}

@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 Choice = app_commands.Choice
 LETTER_CHOICES = [Choice(name=letter, value=letter) for letter in LETTERS]
 DIFFICULTY_CHOICES = [Choice(name=d.value, value=d.value) for d in Difficulty]
+SEASON_OPTION_MAX = 20  # YYYY-MM is 7; a little room for spaces, and the reply echoes it clipped
 PERIOD_CHOICES = [
     Choice(name="this week", value="week"),
     Choice(name="this month", value="month"),
@@ -137,15 +138,24 @@ def member_commands() -> list[app_commands.Command]:
     @app_commands.describe(
         period="week (default), month or all time",
         public="post it in this channel for everyone (default: only you see it)",
+        season="a month's archived season as YYYY-MM, e.g. 2026-11 (instead of a period)",
     )
     @app_commands.choices(period=PERIOD_CHOICES)
     @app_commands.guild_only()
-    async def leaderboard(interaction: discord.Interaction, period: str | None = None, public: bool = False) -> None:
+    async def leaderboard(
+        interaction: discord.Interaction,
+        period: str | None = None,
+        public: bool = False,
+        season: app_commands.Range[str, 1, SEASON_OPTION_MAX] | None = None,
+    ) -> None:
         async def work() -> Reply:
             ref = ref_of(interaction)
             asker = None if public else str(interaction.user.id)
             service = bot_of(interaction).service
-            card = await service.leaderboard(ref.platform, ref.space_id, parse_period(period), asker, public=public)
+            if season is not None:
+                card = await service.season_board(ref.platform, ref.space_id, season, asker, public=public)
+            else:
+                card = await service.leaderboard(ref.platform, ref.space_id, parse_period(period), asker, public=public)
             return Reply(embeds=(leaderboard_embed(card, asker),), public=public)
 
         await respond(interaction, work(), defer_after=bot_of(interaction).defer_after, ephemeral=not public)

@@ -191,7 +191,8 @@ async def post_leaderboard(deps: SlackDeps, client: AsyncWebClient, ref: Channel
     """`/quiz leaderboard ... public`: the board goes to the channel, members named without notifying them."""
     platform = deps.service.platforms.get(PLATFORM)
     resolve = getattr(platform, "display_names", None)
-    names = await resolve(ref, [r.user_id for r in card.rows]) if resolve is not None else {}
+    users = list(dict.fromkeys(r.user_id for r in (*card.podium, *card.rows)))
+    names = await resolve(ref, users) if resolve is not None else {}
     blocks = leaderboard_blocks(card, names)
     await client.chat_postMessage(channel=ref.channel_id, text=escape(card.title), blocks=blocks)
     return Reply(f"Posted the leaderboard in <#{ref.channel_id}>.")

@@ -54,6 +54,7 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
             ("recap_claimed_until", "ts"),
             ("threads", "bool"),
             ("packs", "text"),
+            ("champion_role", "text"),
         ),
         ("platform", "channel_id"),
     ),
@@ -203,6 +204,30 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ("platform", "space_id", "pack", "position"),
     ),
     ("round_questions", (("round_id", "int"), ("body", "text")), ("round_id",)),
+    (
+        "seasons",
+        (("platform", "text"), ("space_id", "text"), ("season", "text"), ("archived_at", "ts")),
+        ("platform", "space_id", "season"),
+    ),
+    (
+        "season_places",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("season", "text"),
+            ("rank", "int"),
+            ("user_id", "text"),
+            ("points", "int"),
+            ("answers", "int"),
+            ("correct", "int"),
+        ),
+        ("platform", "space_id", "season", "rank"),
+    ),
+    (
+        "season_posts",
+        (("platform", "text"), ("channel_id", "text"), ("season", "text"), ("posted_at", "ts")),
+        ("platform", "channel_id", "season"),
+    ),
 )
 TABLE_NAMES: tuple[str, ...] = tuple(t[0] for t in TABLES)
 BATCH = 5000

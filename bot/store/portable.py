@@ -29,6 +29,7 @@ from bot.model import (
     RecapScorer,
     Round,
     RoundKind,
+    SeasonArchive,
     SendClaim,
     SpaceFilter,
     StreakState,
@@ -41,6 +42,9 @@ from bot.store.rows import (
     EVENT_COLUMNS,
     INSTALL_COLUMNS,
     ROUND_COLUMNS,
+    SEASON_CHAMPION_SQL,
+    SEASON_HEADER_SQL,
+    SEASON_PLACES_SQL,
     answer_counts,
     answer_from_row,
     asked_where,
@@ -51,6 +55,7 @@ from bot.store.rows import (
     install_from_row,
     parse_date,
     round_from_row,
+    season_from_rows,
 )
 
 Step = tuple[str, Sequence[Any]]
@@ -374,6 +379,34 @@ class PortableSql:
         await self._atomic(
             "DELETE FROM recaps WHERE platform = ? AND channel_id = ? AND week_end = ?",
             (ref.platform, ref.channel_id, self._day(week_end)),
+        )
+
+    # ---- monthly seasons (archive_season decides in each store's own transaction) -------------------
+
+    async def season_archive(self, platform: str, space_id: str, season: str) -> SeasonArchive | None:
+        key = (platform, space_id, season)
+        header = await self._first(SEASON_HEADER_SQL, key)
+        if header is None:
+            return None
+        rows = await self._read(SEASON_PLACES_SQL, key)  # written with the header, in its transaction
+        return season_from_rows(platform, space_id, season, from_ts(header[0]), rows)
+
+    async def champion_before(self, platform: str, space_id: str, season: str) -> str | None:
+        row = await self._first(SEASON_CHAMPION_SQL, (platform, space_id, season))
+        return None if row is None else str(row[0])
+
+    async def mark_season_post(self, ref: ChannelRef, season: str, now: dt.datetime) -> bool:
+        rows = await self._atomic(
+            "INSERT INTO season_posts (platform, channel_id, season, posted_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT DO NOTHING RETURNING 1",
+            (ref.platform, ref.channel_id, season, self._ts(now)),
+        )
+        return bool(rows)
+
+    async def unmark_season_post(self, ref: ChannelRef, season: str) -> None:
+        await self._atomic(
+            "DELETE FROM season_posts WHERE platform = ? AND channel_id = ? AND season = ?",
+            (ref.platform, ref.channel_id, season),
         )
 
     async def recap_rounds(

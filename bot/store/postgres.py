@@ -36,6 +36,7 @@ from bot.model import (
     NewAnswer,
     Period,
     Round,
+    SeasonArchive,
     SendClaim,
     SpaceFilter,
     StreakState,
@@ -49,6 +50,12 @@ from bot.store.rows import (
     CARD_COLUMNS,
     EVENT_COLUMNS,
     ROUND_COLUMNS,
+    SEASON_HEADER_SQL,
+    SEASON_INSERT_SQL,
+    SEASON_OPEN_SQL,
+    SEASON_PLACE_INSERT_SQL,
+    SEASON_PLACES_SQL,
+    SEASON_TOP_SQL,
     answer_from_row,
     card_from_row,
     card_values,
@@ -56,17 +63,27 @@ from bot.store.rows import (
     due_channels,
     event_values,
     ident,
+    month_span,
     opened,
     round_from_row,
+    season_from_rows,
+    season_place_rows,
+    season_places,
 )
 from bot.store.settle import SettlingStore
 
 log = logging.getLogger(__name__)
 
+
+class _NotFinal(Exception):
+    """Rolls a season's archive back: the month's board is not final yet."""
+
+
 # the column order of rows.config_from_row, with the time rendered as HH:MM like the SQLite text
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, to_char(post_time, 'HH24:MI'), timezone, weekdays, topics, difficulties, "
-    "paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs"
+    "paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs, "
+    "champion_role"
 )
 POOL_MIN, POOL_MAX = 1, 10
 # advisory lock keys (two int4 keys): a namespace of ours, then 0 or a hash of the space
@@ -211,17 +228,19 @@ class PostgresStore(SettlingStore, PortableSql):
             recap_day,
             threads,
             packs,
+            champion_role,
         ) = config_to_row(config, now)
         await self.pool.execute(
             "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
             "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
-            "threads, packs) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17) "
+            "threads, packs, champion_role) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18) "
             "ON CONFLICT (platform, channel_id) DO UPDATE SET "
             "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
             "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
             "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
             "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
-            "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs",
+            "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs, "
+            "champion_role=excluded.champion_role",
             platform,
             channel_id,
             space_id,
@@ -239,6 +258,7 @@ class PostgresStore(SettlingStore, PortableSql):
             recap_day,
             bool(threads),
             packs,
+            champion_role,
         )
 
     # ---- durable daily work ----------------------------------------------------------------------
@@ -304,6 +324,29 @@ class PostgresStore(SettlingStore, PortableSql):
             *params,
         )
         return [round_from_row(r) for r in rows]
+
+    # ---- monthly seasons (the rest is written once in bot.store.portable) ----------------------------
+
+    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
+        first, after = month_span(season)
+        key = (platform, space_id, season)
+        try:
+            async with self._tx() as conn:
+                # the header is the claim: a second process waits here for the first one's commit
+                won = await conn.fetchval(
+                    numbered(SEASON_INSERT_SQL + " ON CONFLICT DO NOTHING RETURNING 1"), *key, now
+                )
+                if won is None:
+                    header = await conn.fetchval(numbered(SEASON_HEADER_SQL), *key)
+                    rows = await conn.fetch(numbered(SEASON_PLACES_SQL), *key)
+                    return season_from_rows(platform, space_id, season, header, rows)
+                if await conn.fetchval(numbered(SEASON_OPEN_SQL), platform, space_id, first, after) is not None:
+                    raise _NotFinal
+                places = season_places(await conn.fetch(numbered(SEASON_TOP_SQL), *key))
+                await conn.executemany(numbered(SEASON_PLACE_INSERT_SQL), season_place_rows(key, places))
+                return SeasonArchive(platform, space_id, season, places, now)
+        except _NotFinal:  # rolled back: a daily round of the month is still open
+            return None
 
     # ---- leaderboards ----------------------------------------------------------------------------
 

@@ -34,6 +34,7 @@ from bot.model import (
     Period,
     Round,
     Scorer,
+    SeasonArchive,
     SendClaim,
     SpaceFilter,
     StreakState,
@@ -47,6 +48,12 @@ from bot.store.rows import (
     CARD_COLUMNS,
     EVENT_COLUMNS,
     ROUND_COLUMNS,
+    SEASON_HEADER_SQL,
+    SEASON_INSERT_SQL,
+    SEASON_OPEN_SQL,
+    SEASON_PLACE_INSERT_SQL,
+    SEASON_PLACES_SQL,
+    SEASON_TOP_SQL,
     answer_from_row,
     card_from_row,
     card_values,
@@ -55,9 +62,13 @@ from bot.store.rows import (
     event_values,
     from_ts,
     ident,
+    month_span,
     opened,
     parse_date,
     round_from_row,
+    season_from_rows,
+    season_place_rows,
+    season_places,
     to_ts,
 )
 from bot.store.settle import SettlingStore, reveal
@@ -68,7 +79,7 @@ T = TypeVar("T")
 # the column order of rows.config_from_row (named, as migrations may add columns in any order)
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions, "
-    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs"
+    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs, champion_role"
 )
 CHECKPOINT_EVERY = 0.25  # seconds between background WAL checkpoints
 # Past this much WAL content a checkpoint is finished between two write transactions: it copies what was
@@ -314,13 +325,14 @@ class SqliteStore(SettlingStore, PortableSql):
             await db.execute(
                 "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
                 "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
-                "threads, packs) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                "threads, packs, champion_role) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
                 "ON CONFLICT (platform, channel_id) DO UPDATE SET "
                 "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
                 "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
                 "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
                 "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
-                "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs",
+                "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs, "
+                "champion_role=excluded.champion_role",
                 row,
             )
 
@@ -389,6 +401,27 @@ class SqliteStore(SettlingStore, PortableSql):
             (to_ts(now), *params, limit),
         )
         return [round_from_row(r) for r in rows]
+
+    # ---- monthly seasons (the rest is written once in bot.store.portable) ----------------------------
+
+    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
+        first, after = month_span(season)
+        key = (platform, space_id, season)
+        async with self._tx() as db:  # BEGIN IMMEDIATE: the one writer decides
+            async with db.execute(SEASON_HEADER_SQL, key) as cur:
+                header = await cur.fetchone()
+            if header is not None:
+                async with db.execute(SEASON_PLACES_SQL, key) as cur:
+                    rows = await cur.fetchall()
+                return season_from_rows(platform, space_id, season, from_ts(header[0]), rows)
+            async with db.execute(SEASON_OPEN_SQL, (platform, space_id, first.isoformat(), after.isoformat())) as cur:
+                if await cur.fetchone() is not None:
+                    return None
+            async with db.execute(SEASON_TOP_SQL, key) as cur:
+                places = season_places(await cur.fetchall())
+            await db.execute(SEASON_INSERT_SQL, (*key, to_ts(now)))
+            await db.executemany(SEASON_PLACE_INSERT_SQL, season_place_rows(key, places))
+            return SeasonArchive(platform, space_id, season, places, now)
 
     # ---- leaderboards ----------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from bot.model import Difficulty, Period
 from bot.packs import PACK_NAME, TOPIC_PATTERN
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX
 from bot.settings import ConfigChange, lookup, text_help
-from bot.text.parsing import parse_choice, parse_period
+from bot.text.parsing import parse_choice, parse_period, parse_season
 
 _USER_HELP = """\
 /quiz                          a private practice question (any topic)
@@ -26,6 +26,7 @@ _USER_HELP = """\
 /quiz topics                   the topics and how many questions each has
 /quiz answer B                 answer today's question in this channel (add ? if not sure: /quiz answer B ?)
 /quiz leaderboard [week|month|all] [public]   (public: post it in the channel)
+/quiz leaderboard season 2026-11   a month's season: its archived top three and its board
 /quiz stats [user]             answered, accuracy by topic, streaks
 /quiz packs                    the question packs here, with question counts
 /quiz export                   your missed questions as a CSV and an Anki deck (only you get them)
@@ -68,6 +69,7 @@ class ShowTopics:
 class ShowLeaderboard:
     period: Period = Period.WEEK
     public: bool = False  # post it in the channel for everyone
+    season: str | None = None  # `season 2026-11`: an archived month (YYYY-MM) instead of a period
 
 
 @dataclass(frozen=True)
@@ -307,6 +309,10 @@ def parse_quiz(text: str) -> Command:
         case "leaderboard" | "lb" | "top":
             public = any(word.lower() == "public" for word in rest)
             words = [word for word in rest if word.lower() != "public"]
+            if words and words[0].lower() == "season":
+                if len(words) != 2 or len(rest) - len(words) > 1:
+                    raise BadSetting("Use /quiz leaderboard season YYYY-MM, e.g. /quiz leaderboard season 2026-11.")
+                return ShowLeaderboard(Period.MONTH, public, parse_season(words[1]))
             if len(words) > 1 or len(rest) - len(words) > 1:
                 raise BadSetting("Use /quiz leaderboard week, month or all, and public to post it in the channel.")
             return ShowLeaderboard(parse_period(words[0] if words else None), public)

@@ -144,6 +144,10 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return await service.start_practice(ref, user, topic, difficulty)
         case AnswerDaily(choice=choice, sure=sure):
             return await service.answer_in_channel(ref, user, choice, sure=sure)
+        case ShowLeaderboard(season=str() as season, public=public):
+            return await service.season_board(
+                ref.platform, ref.space_id, season, None if public else user, public=public
+            )
         case ShowLeaderboard(period=period, public=True):
             return await service.leaderboard(ref.platform, ref.space_id, period, None, public=True)
         case Review(count=count):

@@ -10,6 +10,7 @@ from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
+from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import (
     InstallationContract,
     LearnerCardContract,
@@ -24,6 +25,7 @@ class TestSqliteStore(
     StoreContract,
     LearnerDataContract,
     RecapContract,
+    SeasonContract,
     RestartContract,
     SeenOnceContract,
     InstallationContract,

@@ -18,8 +18,9 @@ import asyncio
 import contextlib
 import datetime as dt
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Hashable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from bot.errors import PackError, PackExists
 from bot.export import Miss
@@ -39,18 +40,20 @@ from bot.model import (
     RecapScorer,
     Round,
     RoundKind,
+    SeasonArchive,
     SendClaim,
     SpaceFilter,
     StreakState,
     TopicStats,
 )
 from bot.store.migrations import load_migrations
-from bot.store.rows import config_from_row, config_to_row
+from bot.store.rows import config_from_row, config_to_row, month_span, season_places
 from bot.store.settle import SettlingStore
 
 SCHEMA_VERSION = max(v for v, _, _ in load_migrations("sqlite"))  # the version SqliteStore reaches
 
 Tally = tuple[int, int, int]  # points, correct, answered
+K = TypeVar("K", bound=Hashable)
 BoardKey = tuple[str, str, Period, str]  # platform, space, period, period key
 
 
@@ -108,6 +111,16 @@ class _Tables:
     recap_claimed: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # channel -> lease end
     recaps: set[tuple[str, str, dt.date]] = field(default_factory=set)  # (platform, channel id, week end)
     reached: dict[BoardKey, dict[str, dt.datetime]] = field(default_factory=dict)  # when a total was reached
+    seasons: dict[tuple[str, str, str], SeasonArchive] = field(default_factory=dict)  # (platform, space, season)
+    season_posts: set[tuple[str, str, str]] = field(default_factory=set)  # (platform, channel id, season)
+
+
+def _add_once(marks: set[K], key: K) -> bool:
+    """Add a once-ever mark; True if it was not there yet."""
+    if key in marks:
+        return False
+    marks.add(key)
+    return True
 
 
 def _delivery(t: _Tables, round_id: int, what: str) -> list:
@@ -519,14 +532,54 @@ class InMemoryStore(SettlingStore):
     async def mark_recap(self, ref: ChannelRef, week_end: dt.date, now: dt.datetime) -> bool:
         t = await self._db()
         _utc(now)
-        key = (ref.platform, ref.channel_id, week_end)
-        if key in t.recaps:
-            return False
-        t.recaps.add(key)
-        return True
+        return _add_once(t.recaps, (ref.platform, ref.channel_id, week_end))
 
     async def unmark_recap(self, ref: ChannelRef, week_end: dt.date) -> None:
         (await self._db()).recaps.discard((ref.platform, ref.channel_id, week_end))
+
+    # ---- monthly seasons ---------------------------------------------------------------------------
+
+    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
+        t = await self._db()
+        key = (platform, space_id, season)
+        if key in t.seasons:
+            return t.seasons[key]
+        first, after = month_span(season)
+        for r in t.rounds.values():
+            if (
+                _in_space(r, platform, space_id)
+                and r.kind is RoundKind.DAILY
+                and r.revealed_at is None
+                and r.local_date is not None
+                and first <= r.local_date < after
+            ):
+                return None
+        board = await self.leaderboard(platform, space_id, Period.MONTH, season, -1)
+        places = season_places((r.user_id, r.points, r.correct, r.answered) for r in board if r.points > 0)
+        if key in t.seasons:  # another call archived it while the board was read
+            return t.seasons[key]
+        t.seasons[key] = SeasonArchive(platform, space_id, season, places, _utc(now))
+        return t.seasons[key]
+
+    async def season_archive(self, platform: str, space_id: str, season: str) -> SeasonArchive | None:
+        return (await self._db()).seasons.get((platform, space_id, season))
+
+    async def champion_before(self, platform: str, space_id: str, season: str) -> str | None:
+        t = await self._db()
+        earlier = sorted(
+            (a for (p, sp, key), a in t.seasons.items() if p == platform and sp == space_id and key < season),
+            key=lambda a: a.season,
+        )
+        champions = [a.champion for a in earlier if a.champion]
+        return champions[-1] if champions else None
+
+    async def mark_season_post(self, ref: ChannelRef, season: str, now: dt.datetime) -> bool:
+        t = await self._db()
+        _utc(now)
+        return _add_once(t.season_posts, (ref.platform, ref.channel_id, season))
+
+    async def unmark_season_post(self, ref: ChannelRef, season: str) -> None:
+        (await self._db()).season_posts.discard((ref.platform, ref.channel_id, season))
 
     def _recap_rounds(
         self, t: _Tables, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None

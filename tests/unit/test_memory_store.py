@@ -16,6 +16,7 @@ from bot.scoring import score_daily_round
 from bot.store.sqlite import SqliteStore
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
+from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import (
     DAY,
     REF,
@@ -35,6 +36,7 @@ class TestInMemoryStore(
     StoreContract,
     LearnerDataContract,
     RecapContract,
+    SeasonContract,
     SeenOnceContract,
     InstallationContract,
     LearnerCardContract,

@@ -41,12 +41,17 @@ from bot.model import (
     SendClaim,
     SpaceFilter,
     StreakState,
+    Suggestion,
     TopicStats,
 )
 from bot.scoring import ranked
 from bot.store.installs_sql import PostgresInstalls
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
+    SUGGESTION_COLUMNS,
+    approved_question,
+    pack_full,
+    suggestion_from_row,
     ANSWER_COLUMNS,
     CARD_COLUMNS,
     EVENT_COLUMNS,
@@ -833,6 +838,145 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         body = await self.pool.fetchval("SELECT body FROM round_questions WHERE round_id = $1", round_id)
         return None if body is None else str(body)
 
+    # ---- suggestions (see bot.suggestions) -------------------------------------------------------
+
+    async def add_suggestion(
+        self, ref: ChannelRef, author_id: str, body: str, now: dt.datetime, day: dt.date, limit: int
+    ) -> Suggestion | None:
+        async with self._tx() as conn:
+            key = (ref.platform, ref.space_id, author_id)
+            await conn.execute(
+                "DELETE FROM suggestion_quota WHERE platform = $1 AND space_id = $2 AND user_id = $3 AND day < $4",
+                *key,
+                day,
+            )
+            used = await conn.fetchval(
+                "INSERT INTO suggestion_quota AS q (platform, space_id, user_id, day, used) VALUES ($1, $2, $3, $4, 1) "
+                "ON CONFLICT (platform, space_id, user_id, day) DO UPDATE SET used = q.used + 1 WHERE q.used < $5 "
+                "RETURNING used",
+                *key,
+                day,
+                limit,
+            )
+            if used is None:
+                return None
+            row = await conn.fetchrow(
+                "INSERT INTO suggestions (platform, space_id, channel_id, author_id, body, created_at) "
+                f"VALUES ($1, $2, $3, $4, $5, $6) RETURNING {SUGGESTION_COLUMNS}",
+                ref.platform,
+                ref.space_id,
+                ref.channel_id,
+                author_id,
+                body,
+                now,
+            )
+            return suggestion_from_row(row)
+
+    async def get_suggestion(self, platform: str, space_id: str, suggestion_id: int) -> Suggestion | None:
+        row = await self.pool.fetchrow(
+            f"SELECT {SUGGESTION_COLUMNS} FROM suggestions WHERE id = $1 AND platform = $2 AND space_id = $3",
+            suggestion_id,
+            platform,
+            space_id,
+        )
+        return suggestion_from_row(row) if row else None
+
+    async def list_suggestions(self, platform: str, space_id: str, status: str, limit: int) -> list[Suggestion]:
+        rows = await self.pool.fetch(
+            f"SELECT {SUGGESTION_COLUMNS} FROM suggestions WHERE platform = $1 AND space_id = $2 AND status = $3 "
+            "ORDER BY id LIMIT $4",
+            platform,
+            space_id,
+            status,
+            limit,
+        )
+        return [suggestion_from_row(r) for r in rows]
+
+    async def approve_suggestion(
+        self,
+        platform: str,
+        space_id: str,
+        suggestion_id: int,
+        pack: str,
+        decided_by: str,
+        now: dt.datetime,
+        *,
+        max_packs: int,
+        max_questions: int,
+    ) -> Suggestion | None:
+        """The space's pack lock (the one imports take) is waited for, so approvals and imports into the
+        space run one at a time; the suggestion's row lock makes a second approval of it find it decided."""
+        async with self._tx() as conn:
+            await conn.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", LOCK_PACKS, f"{platform}\x1f{space_id}")
+            body = await conn.fetchval(
+                "SELECT body FROM suggestions WHERE id = $1 AND platform = $2 AND space_id = $3 "
+                "AND status = 'pending' FOR UPDATE",
+                suggestion_id,
+                platform,
+                space_id,
+            )
+            if body is None:
+                return None
+            questions = await conn.fetchval(
+                "SELECT questions FROM packs WHERE platform = $1 AND space_id = $2 AND name = $3",
+                platform,
+                space_id,
+                pack,
+            )
+            packs = await conn.fetchval("SELECT COUNT(*) FROM packs WHERE platform = $1 AND space_id = $2", platform, space_id)
+            pack_full(pack, int(packs), None if questions is None else int(questions), max_packs, max_questions)
+            present = await conn.fetch(
+                "SELECT question_id, position FROM pack_questions WHERE platform = $1 AND space_id = $2 AND pack = $3",
+                platform,
+                space_id,
+                pack,
+            )
+            qid, question = approved_question(suggestion_id, body, {r[0] for r in present})
+            await conn.execute(
+                "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
+                "VALUES ($1, $2, $3, $4, $5, $6)",
+                platform,
+                space_id,
+                pack,
+                max((int(r[1]) for r in present), default=-1) + 1,
+                qid,
+                question,
+            )
+            await conn.execute(
+                "INSERT INTO packs AS p (platform, space_id, name, version, questions, updated_at) "
+                "VALUES ($1, $2, $3, 1, 1, $4) ON CONFLICT (platform, space_id, name) DO UPDATE SET "
+                "version = p.version + 1, questions = p.questions + 1, updated_at = excluded.updated_at",
+                platform,
+                space_id,
+                pack,
+                now,
+            )
+            row = await conn.fetchrow(
+                "UPDATE suggestions SET status = 'approved', decided_by = $1, decided_at = $2, question_id = $3 "
+                f"WHERE id = $4 RETURNING {SUGGESTION_COLUMNS}",
+                decided_by,
+                now,
+                qid,
+                suggestion_id,
+            )
+            return suggestion_from_row(row)
+
+    async def reject_suggestion(
+        self, platform: str, space_id: str, suggestion_id: int, reason: str, decided_by: str, now: dt.datetime
+    ) -> Suggestion | None:
+        row = await self.pool.fetchrow(
+            "UPDATE suggestions SET status = 'rejected', reason = $1, decided_by = $2, decided_at = $3 "
+            "WHERE id = $4 AND platform = $5 AND space_id = $6 AND status = 'pending' "
+            f"RETURNING {SUGGESTION_COLUMNS}",
+            reason,
+            decided_by,
+            now,
+            suggestion_id,
+            platform,
+            space_id,
+        )
+        return suggestion_from_row(row) if row else None
+
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 
     async def count_rows(self, tables: Iterable[str]) -> dict[str, int]:
@@ -865,10 +1009,12 @@ class PostgresStore(PostgresInstalls, SettlingStore):
                 if rows:
                     await conn.copy_records_to_table(ident(table), records=rows, columns=[ident(c) for c in columns])
                     given[table] += len(rows)
-            if "rounds" in given:
-                await conn.execute(
-                    "SELECT setval(pg_get_serial_sequence('rounds', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM rounds"
-                )
+            for serial in ("rounds", "suggestions"):
+                if serial in given:
+                    await conn.execute(
+                        f"SELECT setval(pg_get_serial_sequence('{serial}', 'id'), COALESCE(MAX(id), 0) + 1, false) "
+                        f"FROM {serial}"
+                    )
             for table, n in given.items():
                 have = int(await conn.fetchval(f"SELECT COUNT(*) FROM {ident(table)}"))
                 if have != n:

@@ -39,17 +39,21 @@ from bot.model import (
     SendClaim,
     SpaceFilter,
     StreakState,
+    Suggestion,
     TopicStats,
 )
 from bot.scoring import ranked
 from bot.store.installs_sql import SqliteInstalls
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
+    pack_full,
     ANSWER_COLUMNS,
     CARD_COLUMNS,
     EVENT_COLUMNS,
     ROUND_COLUMNS,
+    SUGGESTION_COLUMNS,
     answer_from_row,
+    approved_question,
     asked_where,
     card_from_row,
     card_values,
@@ -62,6 +66,7 @@ from bot.store.rows import (
     opened,
     parse_date,
     round_from_row,
+    suggestion_from_row,
     to_ts,
 )
 from bot.store.settle import SettlingStore, reveal
@@ -867,6 +872,112 @@ class SqliteStore(SqliteInstalls, SettlingStore):
     async def round_question(self, round_id: int) -> str | None:
         rows = await self._read("SELECT body FROM round_questions WHERE round_id = ?", (round_id,))
         return rows[0][0] if rows else None
+
+    # ---- suggestions (see bot.suggestions) -------------------------------------------------------
+
+    async def add_suggestion(
+        self, ref: ChannelRef, author_id: str, body: str, now: dt.datetime, day: dt.date, limit: int
+    ) -> Suggestion | None:
+        async with self._tx() as db:
+            key = (ref.platform, ref.space_id, author_id)
+            await db.execute(
+                "DELETE FROM suggestion_quota WHERE platform = ? AND space_id = ? AND user_id = ? AND day < ?",
+                (*key, day.isoformat()),
+            )
+            async with db.execute(
+                "INSERT INTO suggestion_quota (platform, space_id, user_id, day, used) VALUES (?, ?, ?, ?, 1) "
+                "ON CONFLICT (platform, space_id, user_id, day) DO UPDATE SET used = used + 1 WHERE used < ? "
+                "RETURNING used",
+                (*key, day.isoformat(), limit),
+            ) as cur:
+                if await cur.fetchone() is None:
+                    return None
+            async with db.execute(
+                "INSERT INTO suggestions (platform, space_id, channel_id, author_id, body, created_at) "
+                f"VALUES (?, ?, ?, ?, ?, ?) RETURNING {SUGGESTION_COLUMNS}",
+                (ref.platform, ref.space_id, ref.channel_id, author_id, body, to_ts(now)),
+            ) as cur:
+                return suggestion_from_row(await cur.fetchone())
+
+    async def get_suggestion(self, platform: str, space_id: str, suggestion_id: int) -> Suggestion | None:
+        rows = await self._read(
+            f"SELECT {SUGGESTION_COLUMNS} FROM suggestions WHERE id = ? AND platform = ? AND space_id = ?",
+            (suggestion_id, platform, space_id),
+        )
+        return suggestion_from_row(rows[0]) if rows else None
+
+    async def list_suggestions(self, platform: str, space_id: str, status: str, limit: int) -> list[Suggestion]:
+        rows = await self._read(
+            f"SELECT {SUGGESTION_COLUMNS} FROM suggestions WHERE platform = ? AND space_id = ? AND status = ? "
+            "ORDER BY id LIMIT ?",
+            (platform, space_id, status, limit),
+        )
+        return [suggestion_from_row(r) for r in rows]
+
+    async def approve_suggestion(
+        self,
+        platform: str,
+        space_id: str,
+        suggestion_id: int,
+        pack: str,
+        decided_by: str,
+        now: dt.datetime,
+        *,
+        max_packs: int,
+        max_questions: int,
+    ) -> Suggestion | None:
+        async with self._tx() as db:
+            async with db.execute(
+                "SELECT body FROM suggestions WHERE id = ? AND platform = ? AND space_id = ? AND status = 'pending'",
+                (suggestion_id, platform, space_id),
+            ) as cur:
+                found = await cur.fetchone()
+            if found is None:
+                return None
+            async with db.execute(
+                "SELECT version, questions FROM packs WHERE platform = ? AND space_id = ? AND name = ?",
+                (platform, space_id, pack),
+            ) as cur:
+                row = await cur.fetchone()
+            async with db.execute(
+                "SELECT COUNT(*) FROM packs WHERE platform = ? AND space_id = ?", (platform, space_id)
+            ) as cur:
+                packs = tuple(await cur.fetchone() or (0,))[0]
+            pack_full(pack, packs, None if row is None else int(row[1]), max_packs, max_questions)
+            async with db.execute(
+                "SELECT question_id, position FROM pack_questions WHERE platform = ? AND space_id = ? AND pack = ?",
+                (platform, space_id, pack),
+            ) as cur:
+                present = list(await cur.fetchall())
+            qid, body = approved_question(suggestion_id, found[0], {r[0] for r in present})
+            await db.execute(
+                "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (platform, space_id, pack, max((int(r[1]) for r in present), default=-1) + 1, qid, body),
+            )
+            await db.execute(
+                "INSERT INTO packs (platform, space_id, name, version, questions, updated_at) VALUES (?,?,?,1,1,?) "
+                "ON CONFLICT (platform, space_id, name) DO UPDATE SET version = version + 1, "
+                "questions = questions + 1, updated_at = excluded.updated_at",
+                (platform, space_id, pack, to_ts(now)),
+            )
+            async with db.execute(
+                "UPDATE suggestions SET status = 'approved', decided_by = ?, decided_at = ?, question_id = ? "
+                f"WHERE id = ? RETURNING {SUGGESTION_COLUMNS}",
+                (decided_by, to_ts(now), qid, suggestion_id),
+            ) as cur:
+                return suggestion_from_row(await cur.fetchone())
+
+    async def reject_suggestion(
+        self, platform: str, space_id: str, suggestion_id: int, reason: str, decided_by: str, now: dt.datetime
+    ) -> Suggestion | None:
+        rows = await self._atomic(
+            "UPDATE suggestions SET status = 'rejected', reason = ?, decided_by = ?, decided_at = ? "
+            "WHERE id = ? AND platform = ? AND space_id = ? AND status = 'pending' "
+            f"RETURNING {SUGGESTION_COLUMNS}",
+            (reason, decided_by, to_ts(now), suggestion_id, platform, space_id),
+        )
+        return suggestion_from_row(rows[0]) if rows else None
 
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 

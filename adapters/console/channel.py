@@ -38,7 +38,17 @@ from bot.quiz import STORE_UNAVAILABLE, QuizService
 from bot.settings import ConfigChange
 from bot.text.commands import HELP, parse_quiz
 from bot.text.parsing import parse_choice
-from bot.text.runner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
+from bot.suggestions import SuggestionsCard
+from bot.text.runner import (
+    HelpReply,
+    NoteReply,
+    PostedReply,
+    RevealedReply,
+    SettingsReply,
+    SuggestFormReply,
+    TopicsReply,
+    run_command,
+)
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +96,9 @@ class ConsolePlatform:
 
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         self._write(f"(private to {user_id}) {text}")
+
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        self._write(f"(direct message to {user_id}) {text}")
 
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         self._write(text)
@@ -285,8 +298,10 @@ class ConsoleChannel:
                 self.say((f"{reason}.\n" if reason else "") + CONSOLE_HELP)
             case SettingsReply(card=card):
                 self.say(config_text(card))
-            case PacksCard() | QuestionStatsCard():
+            case PacksCard() | QuestionStatsCard() | SuggestionsCard():
                 self.say(result.text)
+            case SuggestFormReply(text=text) | NoteReply(text=text):
+                self.say(f"{private} {text}")
             case PostedReply() | RevealedReply():
                 pass  # the console platform has printed the question or the reveal
 

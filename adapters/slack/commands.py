@@ -27,6 +27,7 @@ from adapters.slack.blocks import (
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, parse_channel, parse_user, team_of
 from adapters.slack.limits import fit_blocks, fit_text
+from adapters.slack.suggestions import suggest_view, suggestions_blocks
 from bot.echo import echo
 from bot.errors import BadSetting, QuizError
 from bot.model import (
@@ -42,7 +43,17 @@ from bot.model import (
 from bot.packs import PacksCard
 from bot.question_stats import QuestionStatsCard
 from bot.text.commands import Command, parse_quiz
-from bot.text.runner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
+from bot.suggestions import SuggestionsCard
+from bot.text.runner import (
+    HelpReply,
+    NoteReply,
+    PostedReply,
+    RevealedReply,
+    SettingsReply,
+    SuggestFormReply,
+    TopicsReply,
+    run_command,
+)
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +86,8 @@ async def run_quiz(deps: SlackDeps, client: AsyncWebClient, body: dict, context_
         return Reply("This command needs a workspace channel.")
     ref = ChannelRef(PLATFORM, team, channel)
     try:
-        return await dispatch(deps, client, ref, user, parse_quiz(body.get("text") or ""))
+        command = parse_quiz(body.get("text") or "")
+        return await dispatch(deps, client, ref, user, command, trigger_id=body.get("trigger_id"))
     except QuizError as exc:
         return Reply(escape(exc.message))
     except SlackApiError as exc:
@@ -116,10 +128,25 @@ class SlackSource:
         return await self.deps.admins.actor(self.client, self.ref.space_id, self.user_id)
 
 
-async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, user: str, command: Command) -> Reply:
+async def dispatch(
+    deps: SlackDeps,
+    client: AsyncWebClient,
+    ref: ChannelRef,
+    user: str,
+    command: Command,
+    *,
+    trigger_id: str | None = None,
+) -> Reply:
     """Run the command through the shared text runner and lay its result out as Block Kit."""
     result = await run_command(deps.service, SlackSource(deps, client, ref, user), command)
     match result:
+        case SuggestFormReply() if isinstance(trigger_id, str) and trigger_id:
+            await client.views_open(trigger_id=trigger_id, view=suggest_view(ref.channel_id))
+            return Reply("The suggestion form is open.")
+        case SuggestFormReply(text=text) | NoteReply(text=text):
+            return Reply(escape(text))
+        case SuggestionsCard():
+            return Reply(escape(result.text), suggestions_blocks(result))
         case QuestionCard():
             return Reply(question_text(result), question_blocks(result))
         case AnswerOutcome():

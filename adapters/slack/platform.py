@@ -178,6 +178,10 @@ class SlackPlatform:
         """A plain note in the channel (e.g. a day skipped while the bot was offline)."""
         await self.client.chat_postMessage(channel=ref.channel_id, text=escape(text), **await self._auth(ref))
 
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A direct message from the app (Slack takes the user id as that conversation's channel)."""
+        await self.client.chat_postMessage(channel=user_id, text=fit_text(escape(text)), **await self._auth(ref))
+
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         await self.client.chat_postEphemeral(
             channel=ref.channel_id, user=user_id, text=fit_text(escape(text)), **await self._auth(ref)

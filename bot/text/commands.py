@@ -7,6 +7,7 @@ accepted) and the caller turns the result into service calls.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 
 from bot.bank.load import TOPICS
@@ -15,6 +16,7 @@ from bot.errors import BadSetting
 from bot.model import Difficulty, Period
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX
 from bot.settings import ConfigChange, lookup, text_help
+from bot.suggestions import SuggestionForm, parse_line, parse_suggestion_id
 from bot.text.parsing import parse_choice, parse_period
 
 _USER_HELP = """\
@@ -26,10 +28,12 @@ _USER_HELP = """\
 /quiz leaderboard [week|month|all] [public]   (public: post it in the channel)
 /quiz stats [user]             answered, accuracy by topic, streaks
 /quiz packs                    the question packs here, with question counts
+/quiz suggest                  suggest a question (a form, or how to write it in one line)
 /quiz help                     this text
 admins:
 /quiz config show | pause | resume | post-now | reveal
 /quiz question-stats [pack]    the hardest questions here and the ones to check
+/quiz admin suggestions | approve ID | reject ID reason...   review members' suggested questions
 /quiz config time 09:00 tz Europe/Berlin days mon-fri   (several settings in one line)
 /quiz config channel #c time 09:00 ...  (settings of another channel)
 """
@@ -92,6 +96,23 @@ class ShowQuestionStats:
     pack: str | None = None
 
 
+@dataclass(frozen=True)
+class Suggest:
+    form: SuggestionForm | None = None  # None: open the platform's form (or say how to write one)
+
+
+@dataclass(frozen=True)
+class ShowSuggestions:
+    pass
+
+
+@dataclass(frozen=True)
+class DecideSuggestion:
+    suggestion_id: int
+    approve: bool
+    reason: str = ""
+
+
 Command = (
     Practice
     | AnswerDaily
@@ -103,6 +124,9 @@ Command = (
     | Configure
     | ShowPacks
     | ShowQuestionStats
+    | Suggest
+    | ShowSuggestions
+    | DecideSuggestion
 )
 
 _ACTIONS = ("show", "pause", "resume", "post-now", "reveal")
@@ -152,6 +176,8 @@ _SUBCOMMANDS = (
     "post-now",
     "packs",
     "question-stats",
+    "suggest",
+    "admin",
 )
 _LEVELS = tuple(d.value for d in Difficulty)
 
@@ -199,8 +225,28 @@ def parse_review_count(rest: list[str]) -> Review:
     )
 
 
+_SUGGEST = re.compile(r"^\s*(?:/?quiz\s+)?suggest(?:\s+(.*))?$", re.S | re.I)
+_ADMIN_USE = "Use /quiz admin suggestions, /quiz admin approve ID or /quiz admin reject ID reason."
+
+
+def parse_admin(rest: list[str]) -> Command:
+    """`admin suggestions`, `admin approve ID`, `admin reject ID reason...`."""
+    head = rest[0].lower() if rest else ""
+    if head in {"suggestions", "suggestion"} and len(rest) == 1:
+        return ShowSuggestions()
+    if head == "approve" and len(rest) == 2:
+        return DecideSuggestion(parse_suggestion_id(rest[1]), approve=True)
+    if head == "reject" and len(rest) >= 2:
+        return DecideSuggestion(parse_suggestion_id(rest[1]), approve=False, reason=" ".join(rest[2:]))
+    raise BadSetting(_ADMIN_USE)
+
+
 def parse_quiz(text: str) -> Command:
     """Parse what follows `/quiz` (or a whole line starting with /quiz)."""
+    suggest = _SUGGEST.match(text)
+    if suggest is not None:  # its text is kept as typed (the parts are split on |, not on spaces)
+        rest = (suggest.group(1) or "").strip()
+        return Suggest(parse_line(rest) if rest else None)
     words = text.strip().split()
     if words and words[0].lower() in {"/quiz", "quiz"}:
         words = words[1:]
@@ -234,6 +280,8 @@ def parse_quiz(text: str) -> Command:
             return ShowQuestionStats(rest[0].lower() if rest else None)
         case "config" | "settings":
             return parse_config(rest)
+        case "admin":
+            return parse_admin(rest)
         case "reveal":
             return Configure("reveal")
         case "post-now" | "postnow":

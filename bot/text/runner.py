@@ -25,10 +25,12 @@ from bot.packs import PacksCard
 from bot.question_stats import QuestionStatsCard
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
+from bot.suggestions import HOW_TO, SuggestionsCard, decided_text, suggested_text
 from bot.text.commands import (
     AnswerDaily,
     Command,
     Configure,
+    DecideSuggestion,
     Practice,
     Review,
     ShowHelp,
@@ -36,7 +38,9 @@ from bot.text.commands import (
     ShowPacks,
     ShowQuestionStats,
     ShowStats,
+    ShowSuggestions,
     ShowTopics,
+    Suggest,
 )
 
 
@@ -94,6 +98,20 @@ class TopicsReply:
     lines: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class SuggestFormReply:
+    """`/quiz suggest` alone: a platform with forms opens one; the others show `text` (how to suggest)."""
+
+    text: str = HOW_TO
+
+
+@dataclass(frozen=True)
+class NoteReply:
+    """A short private note (a suggestion saved, approved or rejected)."""
+
+    text: str
+
+
 Result = (
     QuestionCard
     | AnswerOutcome
@@ -107,6 +125,9 @@ Result = (
     | TopicsReply
     | PacksCard
     | QuestionStatsCard
+    | SuggestFormReply
+    | NoteReply
+    | SuggestionsCard
 )
 
 
@@ -136,6 +157,19 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return await service.packs_card(ref)
         case ShowQuestionStats(pack=pack):
             return await service.question_stats(await source.actor(ref), ref.platform, ref.space_id, pack)
+        case Suggest(form=None):
+            return SuggestFormReply()
+        case Suggest(form=form) if form is not None:
+            return NoteReply(suggested_text(await service.suggestions.suggest(ref, user, form)))
+        case ShowSuggestions():
+            return await service.suggestions.pending(await source.actor(ref), ref.platform, ref.space_id)
+        case DecideSuggestion(suggestion_id=sid, approve=True):
+            actor = await source.actor(ref)
+            return NoteReply(decided_text(await service.suggestions.approve(actor, ref.platform, ref.space_id, sid)))
+        case DecideSuggestion(suggestion_id=sid, reason=reason):
+            actor = await source.actor(ref)
+            done = await service.suggestions.reject(actor, ref.platform, ref.space_id, sid, reason)
+            return NoteReply(decided_text(done))
     raise AssertionError(command)
 
 

@@ -16,6 +16,7 @@ from adapters.discord.payloads import unreadable
 from adapters.discord.quizadmin import QuizAdmin
 from adapters.discord.quizconfig import QuizConfig
 from adapters.discord.render import leaderboard_embed, packs_embed, question_embed, stats_embed
+from adapters.discord.suggestions import SuggestModal
 from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, ref_of, respond
 from adapters.discord.views import question_view
 from bot.bank.load import TOPICS
@@ -138,7 +139,12 @@ def member_commands() -> list[app_commands.Command]:
 
         await _run(interaction, work)
 
-    return [quiz, review, answer, leaderboard, stats, packs]
+    @app_commands.command(name="suggest", description="Suggest a question for this server (an admin reviews it)")
+    @app_commands.guild_only()
+    async def suggest(interaction: discord.Interaction) -> None:
+        await interaction.response.send_modal(SuggestModal())
+
+    return [quiz, review, answer, leaderboard, stats, packs, suggest]
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:

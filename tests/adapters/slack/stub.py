@@ -274,6 +274,8 @@ class SlackApiStub:
             case "users.info":
                 user = self.users.get(args.get("user", ""))
                 return {"ok": True, "user": user} if user else {"ok": False, "error": "user_not_found"}
+            case "views.open":
+                return {"ok": True, "view": {"id": "V0MODAL", **(args.get("view") or {})}}
             case "views.publish":
                 return {"ok": True, "view": {"id": "V0HOME", **args.get("view", {})}}
             case "apps.connections.open":

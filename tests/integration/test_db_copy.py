@@ -85,6 +85,11 @@ async def make_history(store: SqliteStore) -> None:
         now=T0,
     )
     await store.save_round_question(1, '{"id": "q1"}')
+    # members' suggestions: one decided, one pending, and the day's count
+    ref = ChannelRef("fake", "space-1", "chan-1")
+    for _ in range(2):
+        await store.add_suggestion(ref, "ada", '{"id": "suggestion", "prompt": "ça?"}', T0, T0.date(), 3)
+    await store.reject_suggestion("fake", "space-1", 1, "a reason", "admin", T0)
     await service.close()
 
 

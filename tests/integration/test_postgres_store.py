@@ -27,6 +27,7 @@ from bot.store import store_for_url
 from bot.store.migrations import load_migrations
 from bot.store.postgres import LOCK_SPACE, PostgresStore, redact
 from tests.integration.recap_contract import RecapContract
+from tests.integration.suggestion_contract import SuggestionContract
 from tests.integration.store_contract import (
     DAY,
     REF,
@@ -84,6 +85,7 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
 
 
 class TestPostgresStore(
+    SuggestionContract,
     StoreContract,
     RecapContract,
     RestartContract,

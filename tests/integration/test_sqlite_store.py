@@ -9,6 +9,7 @@ import pytest
 from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
 from tests.integration.recap_contract import RecapContract
+from tests.integration.suggestion_contract import SuggestionContract
 from tests.integration.store_contract import (
     InstallationContract,
     LearnerCardContract,
@@ -20,6 +21,7 @@ from tests.integration.store_contract import (
 
 
 class TestSqliteStore(
+    SuggestionContract,
     StoreContract,
     RecapContract,
     RestartContract,

@@ -370,9 +370,7 @@ class Store(Protocol):
         ...
 
     async def get_suggestion(self, platform: str, space_id: str, suggestion_id: int) -> Suggestion | None: ...
-    async def list_suggestions(
-        self, platform: str, space_id: str, status: str, limit: int
-    ) -> list[Suggestion]:
+    async def list_suggestions(self, platform: str, space_id: str, status: str, limit: int) -> list[Suggestion]:
         """The space's suggestions with this status, oldest first, at most `limit`."""
         ...
 

@@ -242,15 +242,16 @@ class Suggestions:
         )
         if saved is None:
             raise NotAllowed(
-                f"You have made {DAILY_LIMIT} suggestions today, the most a day; nothing was saved. "
-                "Try again tomorrow."
+                f"You have made {DAILY_LIMIT} suggestions today, the most a day; nothing was saved. Try again tomorrow."
             )
         return saved
 
     async def pending(self, actor: Actor, platform: str, space_id: str) -> SuggestionsCard:
         """Admins only: the suggestions waiting for review."""
         require_reviewer(actor)
-        found = await self.service.store.list_suggestions(platform, space_id, SuggestionStatus.PENDING.value, LISTED + 1)
+        found = await self.service.store.list_suggestions(
+            platform, space_id, SuggestionStatus.PENDING.value, LISTED + 1
+        )
         return SuggestionsCard(tuple(found[:LISTED]), more=len(found) > LISTED)
 
     async def _why_not(self, platform: str, space_id: str, suggestion_id: int) -> QuizError:
@@ -276,14 +277,12 @@ class Suggestions:
             raise await self._why_not(platform, space_id, suggestion_id)
         await self._tell(
             done,
-            f"Your suggested question #{done.id} (\"{prompt_head(done)}\") was approved: it is now in the "
+            f'Your suggested question #{done.id} ("{prompt_head(done)}") was approved: it is now in the '
             f"question pack {PACK} here. Thank you!",
         )
         return done
 
-    async def reject(
-        self, actor: Actor, platform: str, space_id: str, suggestion_id: int, reason: str
-    ) -> Suggestion:
+    async def reject(self, actor: Actor, platform: str, space_id: str, suggestion_id: int, reason: str) -> Suggestion:
         """Admins only, with a reason (1-500 characters); the author is told privately."""
         require_reviewer(actor)
         reason = " ".join(reason.split())
@@ -297,7 +296,7 @@ class Suggestions:
         if done is None:
             raise await self._why_not(platform, space_id, suggestion_id)
         await self._tell(
-            done, f"Your suggested question #{done.id} (\"{prompt_head(done)}\") was not accepted. Reason: {reason}"
+            done, f'Your suggested question #{done.id} ("{prompt_head(done)}") was not accepted. Reason: {reason}'
         )
         return done
 

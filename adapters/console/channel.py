@@ -36,9 +36,9 @@ from bot.packs import PacksCard
 from bot.question_stats import QuestionStatsCard
 from bot.quiz import STORE_UNAVAILABLE, QuizService
 from bot.settings import ConfigChange
+from bot.suggestions import SuggestionsCard
 from bot.text.commands import HELP, parse_quiz
 from bot.text.parsing import parse_choice
-from bot.suggestions import SuggestionsCard
 from bot.text.runner import (
     HelpReply,
     NoteReply,

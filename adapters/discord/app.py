@@ -19,7 +19,7 @@ from adapters.discord.limits import NO_PINGS
 from adapters.discord.platform import DiscordPlatform
 from adapters.discord.replies import COMMANDS
 from adapters.discord.sharding import check_shards
-from adapters.discord.suggestions import ApproveButton, RejectButton, modal_submitted
+from adapters.discord.suggestions import DecisionButton, modal_submitted
 from adapters.discord.views import ANSWER_TEMPLATE, AnswerButton
 from bot.app.config import Settings
 from bot.echo import echo
@@ -100,7 +100,7 @@ class StudyBotMixin(_ClientBase):
         guard_gateway_parsers(self)
 
     async def setup_hook(self) -> None:
-        self.add_dynamic_items(AnswerButton, ApproveButton, RejectButton)
+        self.add_dynamic_items(AnswerButton, DecisionButton)
         for command in build_commands():
             self.tree.add_command(command)
         await self.sync_commands()

@@ -16,8 +16,8 @@ from adapters.discord.payloads import unreadable
 from adapters.discord.quizadmin import QuizAdmin
 from adapters.discord.quizconfig import QuizConfig
 from adapters.discord.render import leaderboard_embed, packs_embed, question_embed, stats_embed
-from adapters.discord.suggestions import SuggestModal
 from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, ref_of, respond
+from adapters.discord.suggestions import SuggestModal
 from adapters.discord.views import question_view
 from bot.bank.load import TOPICS
 from bot.echo import echo

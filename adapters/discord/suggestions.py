@@ -130,7 +130,7 @@ def form_of(values: dict[str, str]) -> SuggestionForm:
 
 async def modal_submitted(interaction: discord.Interaction) -> None:
     """A suggestion form or a rejection reason, answered privately."""
-    data: dict[str, Any] = dict(interaction.data or {})  # type: ignore[arg-type]
+    data: dict[str, Any] = dict(interaction.data or {})
     custom_id, values = str(data.get("custom_id", "")), _values(data.get("components"))
     bot = bot_of(interaction)
 
@@ -149,26 +149,39 @@ async def modal_submitted(interaction: discord.Interaction) -> None:
     await respond(interaction, work(), defer_after=bot.defer_after)
 
 
-class ApproveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"suggest_approve:(?P<id>[0-9]{1,12})"):
-    def __init__(self, suggestion_id: int, row: int | None = None) -> None:
+class DecisionButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"suggest_(?P<verb>approve|reject):(?P<id>[0-9]{1,12})"
+):
+    """Approve (the core decides at once) or Reject (admins get the reason form) one suggestion."""
+
+    def __init__(self, verb: str, suggestion_id: int, row: int | None = None) -> None:
+        approve = verb == "approve"
         super().__init__(
             discord.ui.Button(
-                label=f"Approve #{suggestion_id}",
-                style=discord.ButtonStyle.success,
-                custom_id=f"suggest_approve:{suggestion_id}",
+                label=f"{'Approve' if approve else 'Reject'} #{suggestion_id}",
+                style=discord.ButtonStyle.success if approve else discord.ButtonStyle.danger,
+                custom_id=f"suggest_{verb}:{suggestion_id}",
                 row=row,
             )
         )
-        self.suggestion_id = suggestion_id
+        self.verb, self.suggestion_id = verb, suggestion_id
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> ApproveButton:
-        return cls(int(match["id"]))
+    ) -> DecisionButton:
+        return cls(match["verb"], int(match["id"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         bot = bot_of(interaction)
+        if self.verb == "reject":
+            try:
+                require_reviewer(actor_of(interaction))
+            except QuizError as exc:
+                await respond(interaction, _refused(exc), defer_after=bot.defer_after)
+                return
+            await interaction.response.send_modal(ReasonModal(self.suggestion_id))
+            return
 
         async def work() -> Reply:
             ref = ref_of(interaction)
@@ -178,34 +191,6 @@ class ApproveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"s
             return Reply(escape(decided_text(done)))
 
         await respond(interaction, work(), defer_after=bot.defer_after)
-
-
-class RejectButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"suggest_reject:(?P<id>[0-9]{1,12})"):
-    def __init__(self, suggestion_id: int, row: int | None = None) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=f"Reject #{suggestion_id}",
-                style=discord.ButtonStyle.danger,
-                custom_id=f"suggest_reject:{suggestion_id}",
-                row=row,
-            )
-        )
-        self.suggestion_id = suggestion_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> RejectButton:
-        return cls(int(match["id"]))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        """Admins get the reason form; anyone else the core's refusal."""
-        try:
-            require_reviewer(actor_of(interaction))
-        except QuizError as exc:
-            await respond(interaction, _refused(exc), defer_after=bot_of(interaction).defer_after)
-            return
-        await interaction.response.send_modal(ReasonModal(self.suggestion_id))
 
 
 async def _refused(exc: QuizError) -> Reply:
@@ -222,13 +207,12 @@ def suggestions_reply(card: SuggestionsCard) -> Reply:
         return Reply(escape(card.text))
     shown = card.items[:SHOWN]
     embeds = tuple(
-        discord.Embed(description=escape(summary(s)) + f"\nby {_author(s.author_id)}", colour=COLOUR)
-        for s in shown
+        discord.Embed(description=escape(summary(s)) + f"\nby {_author(s.author_id)}", colour=COLOUR) for s in shown
     )
     view = discord.ui.View(timeout=None)
     for row, s in enumerate(shown):
-        view.add_item(ApproveButton(s.id, row))
-        view.add_item(RejectButton(s.id, row))
+        view.add_item(DecisionButton("approve", s.id, row))
+        view.add_item(DecisionButton("reject", s.id, row))
     view.stop()
     waiting = len(card.items)
     more = f"{waiting}{'+' if card.more else ''} waiting"
@@ -236,4 +220,4 @@ def suggestions_reply(card: SuggestionsCard) -> Reply:
     return Reply(escape(head), embeds=embeds, view=view)
 
 
-__all__ = ["ApproveButton", "RejectButton", "SuggestModal", "modal_submitted", "suggestions_reply"]
+__all__ = ["DecisionButton", "SuggestModal", "modal_submitted", "suggestions_reply"]

@@ -42,8 +42,8 @@ from bot.model import (
 )
 from bot.packs import PacksCard
 from bot.question_stats import QuestionStatsCard
-from bot.text.commands import Command, parse_quiz
 from bot.suggestions import SuggestionsCard
+from bot.text.commands import Command, parse_quiz
 from bot.text.runner import (
     HelpReply,
     NoteReply,

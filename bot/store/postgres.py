@@ -48,15 +48,13 @@ from bot.scoring import ranked
 from bot.store.installs_sql import PostgresInstalls
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
-    SUGGESTION_COLUMNS,
-    approved_question,
-    pack_full,
-    suggestion_from_row,
     ANSWER_COLUMNS,
     CARD_COLUMNS,
     EVENT_COLUMNS,
     ROUND_COLUMNS,
+    SUGGESTION_COLUMNS,
     answer_from_row,
+    approved_question,
     asked_where,
     card_from_row,
     card_values,
@@ -67,7 +65,9 @@ from bot.store.rows import (
     from_ts,
     ident,
     opened,
+    pack_full,
     round_from_row,
+    suggestion_from_row,
 )
 from bot.store.settle import SettlingStore
 
@@ -907,7 +907,9 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         """The space's pack lock (the one imports take) is waited for, so approvals and imports into the
         space run one at a time; the suggestion's row lock makes a second approval of it find it decided."""
         async with self._tx() as conn:
-            await conn.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", LOCK_PACKS, f"{platform}\x1f{space_id}")
+            await conn.execute(
+                "SELECT pg_advisory_xact_lock($1, hashtext($2))", LOCK_PACKS, f"{platform}\x1f{space_id}"
+            )
             body = await conn.fetchval(
                 "SELECT body FROM suggestions WHERE id = $1 AND platform = $2 AND space_id = $3 "
                 "AND status = 'pending' FOR UPDATE",
@@ -923,7 +925,9 @@ class PostgresStore(PostgresInstalls, SettlingStore):
                 space_id,
                 pack,
             )
-            packs = await conn.fetchval("SELECT COUNT(*) FROM packs WHERE platform = $1 AND space_id = $2", platform, space_id)
+            packs = await conn.fetchval(
+                "SELECT COUNT(*) FROM packs WHERE platform = $1 AND space_id = $2", platform, space_id
+            )
             pack_full(pack, int(packs), None if questions is None else int(questions), max_packs, max_questions)
             present = await conn.fetch(
                 "SELECT question_id, position FROM pack_questions WHERE platform = $1 AND space_id = $2 AND pack = $3",

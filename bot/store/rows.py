@@ -286,8 +286,9 @@ def approved_question(suggestion_id: int, body: str, taken: Collection[str]) -> 
         n += 1
         qid = f"{base}-{n}"
     question = json.loads(body)
-    return qid, json.dumps({"id": qid, **{k: v for k, v in question.items() if k != "id"}}, ensure_ascii=False,
-                           separators=(",", ":"))
+    return qid, json.dumps(
+        {"id": qid, **{k: v for k, v in question.items() if k != "id"}}, ensure_ascii=False, separators=(",", ":")
+    )
 
 
 def pack_full(pack: str, packs: int, questions: int | None, max_packs: int, max_questions: int) -> None:

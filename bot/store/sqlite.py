@@ -46,7 +46,6 @@ from bot.scoring import ranked
 from bot.store.installs_sql import SqliteInstalls
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
-    pack_full,
     ANSWER_COLUMNS,
     CARD_COLUMNS,
     EVENT_COLUMNS,
@@ -64,6 +63,7 @@ from bot.store.rows import (
     from_ts,
     ident,
     opened,
+    pack_full,
     parse_date,
     round_from_row,
     suggestion_from_row,

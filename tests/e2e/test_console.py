@@ -167,7 +167,10 @@ def test_the_bot_process_serves_healthz_and_metrics_when_asked(tmp_path):
 
 
 def test_suggestions_in_the_console(tmp_path):
-    line = "/quiz suggest lore | easy | What is our mascot called? | Ada | Bob | Cy | Dee | A | The team named the mascot Ada in 2020."
+    line = (
+        "/quiz suggest lore | easy | What is our mascot called? | Ada | Bob | Cy | Dee | A | "
+        "The team named the mascot Ada in 2020."
+    )
     out = run_console(
         tmp_path,
         [

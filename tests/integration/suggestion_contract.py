@@ -46,8 +46,13 @@ class SuggestionContract:
 
     async def test_approving_appends_to_the_pack_under_a_fresh_id(self, store):
         await store.save_pack(
-            "test", "space", "suggestions", [("suggestion-2", '{"id":"suggestion-2"}')], replace=False,
-            max_packs=50, now=T0,
+            "test",
+            "space",
+            "suggestions",
+            [("suggestion-2", '{"id":"suggestion-2"}')],
+            replace=False,
+            max_packs=50,
+            now=T0,
         )
         first = await store.add_suggestion(REF, "ann", BODY, T0, DAY, 3)
         second = await store.add_suggestion(REF, "ann", BODY, T0, DAY, 3)

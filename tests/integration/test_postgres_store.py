@@ -27,7 +27,6 @@ from bot.store import store_for_url
 from bot.store.migrations import load_migrations
 from bot.store.postgres import LOCK_SPACE, PostgresStore, redact
 from tests.integration.recap_contract import RecapContract
-from tests.integration.suggestion_contract import SuggestionContract
 from tests.integration.store_contract import (
     DAY,
     REF,
@@ -39,6 +38,7 @@ from tests.integration.store_contract import (
     SeenOnceContract,
     StoreContract,
 )
+from tests.integration.suggestion_contract import SuggestionContract
 
 DEFAULT_SERVER_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 

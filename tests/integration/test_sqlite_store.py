@@ -9,7 +9,6 @@ import pytest
 from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
 from tests.integration.recap_contract import RecapContract
-from tests.integration.suggestion_contract import SuggestionContract
 from tests.integration.store_contract import (
     InstallationContract,
     LearnerCardContract,
@@ -18,6 +17,7 @@ from tests.integration.store_contract import (
     SeenOnceContract,
     StoreContract,
 )
+from tests.integration.suggestion_contract import SuggestionContract
 
 
 class TestSqliteStore(

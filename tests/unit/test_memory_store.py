@@ -15,7 +15,6 @@ from bot.model import ChannelConfig, ChannelRef, Period, RevealInput, RevealResu
 from bot.scoring import score_daily_round
 from bot.store.sqlite import SqliteStore
 from tests.integration.recap_contract import RecapContract
-from tests.integration.suggestion_contract import SuggestionContract
 from tests.integration.store_contract import (
     DAY,
     REF,
@@ -28,12 +27,18 @@ from tests.integration.store_contract import (
     StoreContract,
     ans,
 )
+from tests.integration.suggestion_contract import SuggestionContract
 from tests.support.memory_store import InMemoryStore
 
 
 class TestInMemoryStore(
     SuggestionContract,
-    StoreContract, RecapContract, SeenOnceContract, InstallationContract, LearnerCardContract, PackContract
+    StoreContract,
+    RecapContract,
+    SeenOnceContract,
+    InstallationContract,
+    LearnerCardContract,
+    PackContract,
 ):
     @pytest.fixture
     async def store(self):

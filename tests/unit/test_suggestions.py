@@ -117,7 +117,13 @@ def test_the_discord_fields_are_read():
 
 def test_the_one_line_form():
     f = parse_line("lore | easy | What is it called? | a | b | c | d | A | It is called a, as the docs say.")
-    assert (f.topic, f.difficulty, f.choices, f.answer, f.reference) == ("lore", "easy", ("a", "b", "c", "d"), "A", None)
+    assert (f.topic, f.difficulty, f.choices, f.answer, f.reference) == (
+        "lore",
+        "easy",
+        ("a", "b", "c", "d"),
+        "A",
+        None,
+    )
     with_ref = parse_line("lore || What is it called? | a | b | c | d | A | It is a, as the docs say. | https://x.org")
     assert with_ref.difficulty == "" and with_ref.reference == "https://x.org"
     with pytest.raises(BadSuggestion, match="9 or 10 parts"):

@@ -48,7 +48,12 @@ async def test_a_modal_suggestion_is_approved_into_the_pack_and_its_author_gets_
     assert "Your question is suggestion #1" in text
     [pending] = await core.store.list_suggestions("discord", fake.guild_id, "pending", 10)
     body = json.loads(pending.body)
-    assert (body["topic"], body["difficulty"], body["answer"], body["code"]) == ("team-lore", "easy", "A", "print(*'ab')")
+    assert (body["topic"], body["difficulty"], body["answer"], body["code"]) == (
+        "team-lore",
+        "easy",
+        "A",
+        "print(*'ab')",
+    )
     assert body["prompt"] == "What does this print?" and body["reference"].endswith("functions.html#print")
 
     listing = await fake.reply(await fake.slash(fake.ada, "quizadmin", "suggestions"))
@@ -62,7 +67,10 @@ async def test_a_modal_suggestion_is_approved_into_the_pack_and_its_author_gets_
     assert (await core.store.get_suggestion("discord", fake.guild_id, 1)).status is SuggestionStatus.PENDING
 
     approved = await fake.reply(await fake.click(fake.ada, message, "suggest_approve:1"))
-    assert approved.ephemeral and "Approved suggestion #1: it is question suggestion-1 of the pack suggestions" in approved.text
+    assert (
+        approved.ephemeral
+        and "Approved suggestion #1: it is question suggestion-1 of the pack suggestions" in approved.text
+    )
     assert [q for q, _ in await core.store.pack_questions("discord", fake.guild_id, "suggestions")] == ["suggestion-1"]
     dm = await fake.wait_for(lambda: fake.dms(fake.bob), "the author's DM")
     assert "Your suggested question #1" in dm[0] and "was approved" in dm[0]

@@ -95,7 +95,9 @@ async def test_a_broken_rule_is_shown_on_its_field_and_the_fourth_a_day_is_refus
     assert status == 200 and ack["response_action"] == "errors"
     assert list(ack["errors"]) == ["suggest_prompt"] and "at least 10 characters" in ack["errors"]["suggest_prompt"]
     _, ack = await submit(slack, suggest_choice_b="the sum of both gradients")
-    assert list(ack["errors"]) == ["suggest_choice_a"] and "two choices are the same" in ack["errors"]["suggest_choice_a"]
+    assert (
+        list(ack["errors"]) == ["suggest_choice_a"] and "two choices are the same" in ack["errors"]["suggest_choice_a"]
+    )
     _, ack = await submit(slack, suggest_topic="team lore")
     assert list(ack["errors"]) == ["suggest_topic"]
     assert await slack.store.list_suggestions("slack", TEAM_ID, "pending", 10) == []
@@ -112,13 +114,17 @@ async def test_a_broken_rule_is_shown_on_its_field_and_the_fourth_a_day_is_refus
     rejected = await slack.reply(await slack.command("admin reject 2 Two choices are right.", user=ADMIN))
     assert "Rejected suggestion #2" in texts(rejected)
     [dm] = await slack.stub.wait_for("chat.postMessage")
-    assert dm.args["channel"] == ANN and "not accepted" in dm.args["text"] and "Two choices are right." in dm.args["text"]
+    assert (
+        dm.args["channel"] == ANN and "not accepted" in dm.args["text"] and "Two choices are right." in dm.args["text"]
+    )
     gone = await slack.reply(await slack.command("admin approve 2", user=ADMIN))
     assert "already rejected" in texts(gone)
 
 
 async def test_the_one_line_form_works_in_slack_too(slack: SlackHarness) -> None:
-    line = "suggest lore | easy | What is our mascot called? | Ada | Bob | Cy | Dee | A | The team named it Ada in 2020."
+    line = (
+        "suggest lore | easy | What is our mascot called? | Ada | Bob | Cy | Dee | A | The team named it Ada in 2020."
+    )
     done = await slack.reply(await slack.command(line, user=BOB))
     assert "Your question is suggestion #1" in texts(done)
     assert slack.stub.calls_to("views.open") == []

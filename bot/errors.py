@@ -84,3 +84,7 @@ class BadSuggestion(QuizError):
     def __init__(self, message: str, field: str) -> None:
         super().__init__(message)
         self.field = field
+
+
+class CopyError(RuntimeError):
+    """`studybot db copy` was refused or did not check out (the destination transaction was rolled back)."""

@@ -70,7 +70,9 @@ def suggest_view(channel_id: str) -> dict[str, Any]:
 
 
 def _value(values: dict[str, Any], block: str) -> str:
-    entry = (values.get(block) or {}).get("value") or {}
+    """The text typed (or the option chosen) in one block; "" for anything unreadable."""
+    inputs = values.get(block)
+    entry = inputs.get("value") if isinstance(inputs, dict) else None
     if not isinstance(entry, dict):
         return ""
     chosen = entry.get("selected_option")
@@ -79,7 +81,9 @@ def _value(values: dict[str, Any], block: str) -> str:
 
 
 def form_of(view: dict[str, Any]) -> SuggestionForm:
-    values = (view.get("state") or {}).get("values") or {}
+    state = view.get("state")
+    values = state.get("values") if isinstance(state, dict) else None
+    values = values if isinstance(values, dict) else {}
     v = lambda block: _value(values, block)  # noqa: E731
     return SuggestionForm(
         topic=v("suggest_topic"),

@@ -128,3 +128,9 @@ async def test_the_one_line_form_works_in_slack_too(slack: SlackHarness) -> None
     done = await slack.reply(await slack.command(line, user=BOB))
     assert "Your question is suggestion #1" in texts(done)
     assert slack.stub.calls_to("views.open") == []
+
+
+async def test_an_unreadable_submission_is_refused_on_its_fields(slack: SlackHarness) -> None:
+    status, ack = await submit(slack, suggest_topic=["not", "text"], suggest_answer={"x": 1})  # type: ignore[arg-type]
+    assert status == 200 and list(ack["errors"]) == ["suggest_topic"]
+    assert await slack.store.list_suggestions("slack", TEAM_ID, "pending", 10) == []

@@ -88,3 +88,7 @@ class BadSuggestion(QuizError):
 
 class CopyError(RuntimeError):
     """`studybot db copy` was refused or did not check out (the destination transaction was rolled back)."""
+
+
+class NothingToExport(QuizError):
+    """`/quiz export` with no missed question to put in a file."""

@@ -1,22 +1,24 @@
-"""Slash commands for everyone (/quiz, /review, /answer, /leaderboard, /stats, /packs), the command list with
-/quizconfig, and the tree's error reply. Each command parses its options into core values, calls the service and
-renders the card; every reply is ephemeral (see replies.respond)."""
+"""Slash commands for everyone (/quiz, /review, /answer, /leaderboard, /stats, /packs, /export, /forget-me), the
+command list with /quizconfig, and the tree's error reply. Each command parses its options into core values, calls
+the service and renders the card; every reply is ephemeral (see replies.respond)."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
 
+from adapters.discord.answers import outcome_reply
 from adapters.discord.limits import NO_PINGS, fit_content
-from adapters.discord.payloads import unreadable
+from adapters.discord.mydata import send_export, send_forget_prompt
+from adapters.discord.payloads import is_personal_space, unreadable
 from adapters.discord.quizadmin import QuizAdmin
 from adapters.discord.quizconfig import QuizConfig
 from adapters.discord.render import leaderboard_embed, packs_embed, question_embed, stats_embed
-from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, ref_of, respond
+from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, learner_ref, ref_of, respond
 from adapters.discord.suggestions import SuggestModal
 from adapters.discord.views import question_view
 from bot.bank.load import TOPICS
@@ -49,6 +51,20 @@ def parse_difficulty(raw: str | None) -> Difficulty | None:
         raise BadSetting(f"'{echo(raw)}' is not a difficulty: use easy, medium or hard.") from None
 
 
+CommandT = TypeVar("CommandT")
+
+
+def personal(command: CommandT) -> CommandT:
+    """A command for private practice anywhere: in servers, in DMs with the bot and in group DMs, for a server
+    install and for a member who installs the app for themselves (integration_types 0 and 1, contexts 0, 1, 2).
+    Every other command is server-only (QuizTree's defaults); docs/discord.md has the list."""
+    command = app_commands.allowed_installs(guilds=True, users=True)(command)
+    return app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)(command)
+
+
+OWN_STATS_ONLY = "Outside a server, /stats shows only your own practice."
+
+
 async def _run(interaction: discord.Interaction, work: Callable[[], Awaitable[Reply]]) -> None:
     await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
 
@@ -62,10 +78,10 @@ def member_commands() -> list[app_commands.Command]:
     @app_commands.command(name="quiz", description="A private practice question (never counts toward the leaderboard)")
     @app_commands.describe(topic="A topic to practise; leave empty for a mix", difficulty="easy, medium or hard")
     @app_commands.choices(topic=TOPIC_CHOICES, difficulty=DIFFICULTY_CHOICES)
-    @app_commands.guild_only()
+    @personal
     async def quiz(interaction: discord.Interaction, topic: str | None = None, difficulty: str | None = None) -> None:
         async def work() -> Reply:
-            ref = ref_of(interaction)
+            ref = learner_ref(interaction)
             level = parse_difficulty(difficulty)
             card = await bot_of(interaction).service.start_practice(ref, str(interaction.user.id), topic, level)
             return Reply(embeds=(question_embed(card),), view=question_view(card.round_id, unsure=True))
@@ -74,10 +90,10 @@ def member_commands() -> list[app_commands.Command]:
 
     @app_commands.command(name="review", description="Your due reviews: the questions you are about to forget")
     @app_commands.describe(count=f"How many questions (1-{REVIEW_MAX}, default {REVIEW_DEFAULT})")
-    @app_commands.guild_only()
+    @personal
     async def review(interaction: discord.Interaction, count: int = REVIEW_DEFAULT) -> None:
         async def work() -> Reply:
-            ref = ref_of(interaction)
+            ref = learner_ref(interaction)
             result = await bot_of(interaction).service.start_review(ref, str(interaction.user.id), count)
             if isinstance(result, ReviewEmpty):
                 return Reply(result.text)
@@ -90,14 +106,16 @@ def member_commands() -> list[app_commands.Command]:
         choice="Your choice: A, B, C or D", not_sure="Mark the answer 'not sure' (it changes no score)"
     )
     @app_commands.choices(choice=LETTER_CHOICES)
-    @app_commands.guild_only()
+    @personal
     async def answer(interaction: discord.Interaction, choice: str, not_sure: bool = False) -> None:
         async def work() -> Reply:
             index = parse_choice(choice)
-            outcome = await bot_of(interaction).service.answer_in_channel(
-                ref_of(interaction), str(interaction.user.id), index, sure=not not_sure
-            )
-            return Reply(outcome.text)
+            ref, user, service = learner_ref(interaction), str(interaction.user.id), bot_of(interaction).service
+            if is_personal_space(ref.space_id):  # no daily questions here: your practice question
+                outcome = await service.answer_open_practice(ref, user, index, sure=not not_sure)
+            else:
+                outcome = await service.answer_in_channel(ref, user, index, sure=not not_sure)
+            return outcome_reply(outcome)
 
         await _run(interaction, work)
 
@@ -120,11 +138,13 @@ def member_commands() -> list[app_commands.Command]:
 
     @app_commands.command(name="stats", description="Answered, accuracy by topic and streaks")
     @app_commands.describe(member="Whose stats (default: yours)")
-    @app_commands.guild_only()
+    @personal
     async def stats(interaction: discord.Interaction, member: discord.User | None = None) -> None:
         async def work() -> Reply:
-            ref = ref_of(interaction)
+            ref = learner_ref(interaction)
             who = str((member or interaction.user).id)
+            if is_personal_space(ref.space_id) and who != str(interaction.user.id):
+                return Reply(OWN_STATS_ONLY)  # a learner's own space holds nobody else's answers
             card = await bot_of(interaction).service.stats(ref.platform, ref.space_id, who)
             return Reply(embeds=(stats_embed(card),))
 
@@ -144,7 +164,17 @@ def member_commands() -> list[app_commands.Command]:
     async def suggest(interaction: discord.Interaction) -> None:
         await interaction.response.send_modal(SuggestModal())
 
-    return [quiz, review, answer, leaderboard, stats, packs, suggest]
+    @app_commands.command(name="export", description="Your missed questions as a CSV and an Anki deck (only you)")
+    @app_commands.guild_only()
+    async def export(interaction: discord.Interaction) -> None:
+        await send_export(interaction)
+
+    @app_commands.command(name="forget-me", description="Delete everything studybot keeps about you here (asks first)")
+    @app_commands.guild_only()
+    async def forget_me(interaction: discord.Interaction) -> None:
+        await send_forget_prompt(interaction)
+
+    return [quiz, review, answer, leaderboard, stats, packs, export, forget_me, suggest]
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:
@@ -155,7 +185,16 @@ UNREADABLE = "I could not read that command's options; please pick them again."
 
 
 class QuizTree(app_commands.CommandTree):
-    """A tree whose errors (stale commands, values Discord let through, anything unforeseen) get a private reply."""
+    """A tree whose errors (stale commands, values Discord let through, anything unforeseen) get a private reply.
+
+    Its defaults make every command server-only (integration_types [0], contexts [0]); `personal` widens one."""
+
+    def __init__(self, client: discord.Client, **options: Any) -> None:
+        options.setdefault("allowed_installs", app_commands.AppInstallationType(guild=True, user=False))
+        options.setdefault(
+            "allowed_contexts", app_commands.AppCommandContext(guild=True, dm_channel=False, private_channel=False)
+        )
+        super().__init__(client, **options)
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
         """Options that hold no valid Discord id (discord.py would raise while reading them) stop here: one

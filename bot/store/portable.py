@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from bot.export import Miss
 from bot.installs import WorkspaceInstall
 from bot.learning import LearnerCard, ReviewEvent
 from bot.model import (
@@ -34,6 +35,7 @@ from bot.model import (
     Suggestion,
     TopicStats,
 )
+from bot.store.learner_sql import MISSES, miss_from_row
 from bot.store.rows import (
     ANSWER_COLUMNS,
     CARD_COLUMNS,
@@ -55,14 +57,14 @@ from bot.store.rows import (
 )
 
 Step = tuple[str, Sequence[Any]]
-_MARK = re.compile(r"\?")
+_MARK = re.compile(r"\?(\d*)")
 
 
 @functools.lru_cache(maxsize=512)
 def numbered(sql: str) -> str:
-    """`?` marks as PostgreSQL's `$1, $2, ...` (our statements hold no `?` inside literals)."""
+    """`?` marks as PostgreSQL's `$1, $2, ...`, and `?3` as `$3` (our statements hold no `?` inside literals)."""
     count = iter(range(1, 10_000))
-    return _MARK.sub(lambda _: f"${next(count)}", sql)
+    return _MARK.sub(lambda m: f"${m.group(1) or next(count)}", sql)
 
 
 class PortableSql:
@@ -497,6 +499,10 @@ class PortableSql:
         )
         return [event_from_row(r) for r in rows]
 
+    async def learner_misses(self, platform: str, space_id: str, user_id: str) -> list[Miss]:
+        """The questions the learner answered wrong in the space, newest first (`/quiz export`)."""
+        return [miss_from_row(r) for r in await self._read(MISSES, (platform, space_id, user_id))]
+
     async def mark_unsure(self, round_id: int, user_id: str) -> None:
         await self._atomic(
             "INSERT INTO answer_doubts (round_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING", (round_id, user_id)
@@ -589,14 +595,14 @@ class PortableSql:
         self, ref: ChannelRef, author_id: str, body: str, now: dt.datetime, day: dt.date, limit: int
     ) -> Suggestion | None:
         """The day's count is raised first (its row lock holds off the author's other suggestions until
-        commit), and the suggestion is inserted only while the count is within the limit."""
+        commit), and the suggestion is inserted only while the count is within the limit. The counts are
+        kept two days, so a forget-me does not reset the limit."""
         key = (ref.platform, ref.space_id, author_id)
         rows = await self._atomic_steps(
             [
-                (
-                    "DELETE FROM suggestion_quota WHERE platform = ? AND space_id = ? AND user_id = ? AND day < ?",
-                    (*key, self._day(day)),
-                ),
+                # days before yesterday are over in every timezone: their counts go (a forgotten
+                # learner's too), whoever they belong to
+                ("DELETE FROM suggestion_quota WHERE day < ?", (self._day(day - dt.timedelta(days=1)),)),
                 (
                     "INSERT INTO suggestion_quota (platform, space_id, user_id, day, used) VALUES (?, ?, ?, ?, 1) "
                     "ON CONFLICT (platform, space_id, user_id, day) DO UPDATE SET used = suggestion_quota.used + 1",

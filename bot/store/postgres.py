@@ -24,6 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 
 from bot.errors import PackBusy, PackError, PackExists
+from bot.forget import Forgotten
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
@@ -41,6 +42,7 @@ from bot.model import (
     Suggestion,
 )
 from bot.scoring import ranked
+from bot.store.learner_sql import forget_steps
 from bot.store.migrations import load_migrations
 from bot.store.portable import PortableSql, Step, numbered
 from bot.store.rows import (
@@ -323,6 +325,17 @@ class PostgresStore(SettlingStore, PortableSql):
             limit,
         )
         return ranked(rows)
+
+    async def forget_learner(self, platform: str, space_id: str, user_id: str) -> Forgotten:
+        """One transaction under the space's scoring lock, so no reveal folds scores into it halfway."""
+        counts: dict[str, int] = {}
+        async with self._tx() as conn:
+            await _Settle(conn).lock_space(ChannelRef(platform, space_id, ""))
+            for what, sql, params in forget_steps(platform, space_id, user_id):
+                status = await conn.execute(numbered(sql), *params)
+                if what:
+                    counts[what] = int(status.rsplit(" ", 1)[-1])
+        return Forgotten(**counts)
 
     # ---- question packs (a space's own; see bot.packs) -------------------------------------------
 

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from bot.errors import PackError, PackExists
+from bot.forget import Forgotten
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
@@ -39,6 +40,7 @@ from bot.model import (
     Suggestion,
 )
 from bot.scoring import ranked
+from bot.store.learner_sql import forget_steps
 from bot.store.migrations import load_migrations
 from bot.store.portable import PortableSql, Step
 from bot.store.rows import (
@@ -405,6 +407,15 @@ class SqliteStore(SettlingStore, PortableSql):
             (platform, space_id, period.value, period_key, limit),
         )
         return ranked(rows)
+
+    async def forget_learner(self, platform: str, space_id: str, user_id: str) -> Forgotten:
+        counts: dict[str, int] = {}
+        async with self._tx() as db:
+            for what, sql, params in forget_steps(platform, space_id, user_id):
+                async with db.execute(sql, params) as cur:
+                    if what:
+                        counts[what] = cur.rowcount
+        return Forgotten(**counts)
 
     # ---- question packs (a space's own; see bot.packs) -------------------------------------------
 

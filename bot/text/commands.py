@@ -29,6 +29,8 @@ _USER_HELP = """\
 /quiz stats [user]             answered, accuracy by topic, streaks
 /quiz packs                    the question packs here, with question counts
 /quiz suggest                  suggest a question (a form, or how to write it in one line)
+/quiz export                   your missed questions as a CSV and an Anki deck (only you get them)
+/quiz forget-me [confirm]      delete everything studybot keeps about you here (asks first)
 /quiz help                     this text
 admins:
 /quiz config show | pause | resume | post-now | reveal
@@ -113,6 +115,16 @@ class DecideSuggestion:
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class Export:
+    pass
+
+
+@dataclass(frozen=True)
+class ForgetMe:
+    confirm: bool = False  # without it: explain, change nothing
+
+
 Command = (
     Practice
     | AnswerDaily
@@ -127,6 +139,8 @@ Command = (
     | Suggest
     | ShowSuggestions
     | DecideSuggestion
+    | Export
+    | ForgetMe
 )
 
 _ACTIONS = ("show", "pause", "resume", "post-now", "reveal")
@@ -178,6 +192,8 @@ _SUBCOMMANDS = (
     "question-stats",
     "suggest",
     "admin",
+    "export",
+    "forget-me",
 )
 _LEVELS = tuple(d.value for d in Difficulty)
 
@@ -278,6 +294,17 @@ def parse_quiz(text: str) -> Command:
             if len(rest) > 1:
                 raise BadSetting("Use /quiz question-stats or /quiz question-stats PACK.")
             return ShowQuestionStats(rest[0].lower() if rest else None)
+        case "export":
+            if rest:
+                raise BadSetting("/quiz export takes nothing more: it sends you your own missed questions.")
+            return Export()
+        case "forget-me" | "forgetme":
+            if rest and [w.lower() for w in rest] != ["confirm"]:
+                raise BadSetting(
+                    f"'{echo(' '.join(rest))}' is not a forget-me option: use /quiz forget-me to read what it "
+                    "deletes, then /quiz forget-me confirm. Nothing was deleted."
+                )
+            return ForgetMe(confirm=bool(rest))
         case "config" | "settings":
             return parse_config(rest)
         case "admin":

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot.export import MissesExport
+from bot.forget import ForgetDone, ForgetPrompt
 from bot.model import (
     Actor,
     AnswerOutcome,
@@ -31,6 +33,8 @@ from bot.text.commands import (
     Command,
     Configure,
     DecideSuggestion,
+    Export,
+    ForgetMe,
     Practice,
     Review,
     ShowHelp,
@@ -128,6 +132,9 @@ Result = (
     | SuggestFormReply
     | NoteReply
     | SuggestionsCard
+    | MissesExport
+    | ForgetPrompt
+    | ForgetDone
 )
 
 
@@ -155,6 +162,12 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return await _configure(service, source, command)
         case ShowPacks():
             return await service.packs_card(ref)
+        case Export():
+            return await service.export_misses(ref.platform, ref.space_id, user)
+        case ForgetMe(confirm=False):
+            return service.forget_me_prompt()
+        case ForgetMe():
+            return await service.forget_me(ref.platform, ref.space_id, user)
         case ShowQuestionStats(pack=pack):
             return await service.question_stats(await source.actor(ref), ref.platform, ref.space_id, pack)
         case Suggest(form=None):

@@ -126,3 +126,21 @@ class SuggestionContract:
         assert (done.reason, done.decided_by, done.decided_at) == ("Two choices are right.", "admin", T0)
         assert await store.get_suggestion("test", "space", s.id) == done
         assert await store.list_packs("test", "space") == []
+
+    async def test_forget_me_deletes_the_author_s_suggestions_in_that_space_only(self, store):
+        mine = await store.add_suggestion(REF, "ann", BODY, T0, DAY, 3)
+        await store.add_suggestion(REF, "ann", BODY, T0, DAY, 3)
+        await store.approve_suggestion(
+            "test", "space", mine.id, "suggestions", "admin", T0, max_packs=50, max_questions=2000
+        )
+        other = await store.add_suggestion(REF, "bob", BODY, T0, DAY, 3)
+        elsewhere = await store.add_suggestion(OTHER, "ann", BODY, T0, DAY, 3)
+        forgotten = await store.forget_learner("test", "space", "ann")
+        assert forgotten.suggestions == 2 and forgotten.anything
+        assert await store.get_suggestion("test", "space", mine.id) is None
+        assert [s.id for s in await store.list_suggestions("test", "space", "pending", 10)] == [other.id]
+        assert await store.get_suggestion("test", "other-space", elsewhere.id) == elsewhere
+        assert len(await store.pack_questions("test", "space", "suggestions")) == 1  # the question stays
+        # the day's count stays (forget-me does not reset the limit): one more today, then refused
+        assert await store.add_suggestion(REF, "ann", BODY, T0, DAY, 3) is not None
+        assert await store.add_suggestion(REF, "ann", BODY, T0, DAY, 3) is None

@@ -8,6 +8,7 @@ import pytest
 
 from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
+from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.store_contract import (
     InstallationContract,
@@ -23,6 +24,7 @@ from tests.integration.suggestion_contract import SuggestionContract
 class TestSqliteStore(
     SuggestionContract,
     StoreContract,
+    LearnerDataContract,
     RecapContract,
     RestartContract,
     SeenOnceContract,

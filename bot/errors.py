@@ -82,6 +82,14 @@ class StoreUnavailable(QuizError):
     """The database did not take the answer (an outage): nothing was recorded; the batcher logs it once."""
 
 
+class BadSuggestion(QuizError):
+    """A suggested question breaks a rule of the pack schema; `field` names the form field (nothing stored)."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 class CopyError(RuntimeError):
     """`studybot db copy` was refused or did not check out (the destination transaction was rolled back)."""
 

@@ -36,6 +36,7 @@ from bot.model import (
     SendClaim,
     SpaceFilter,
     StreakState,
+    Suggestion,
     TopicStats,
 )
 
@@ -95,6 +96,13 @@ class RolePlatform(Protocol):
     async def move_champion(self, ref: ChannelRef, role_id: str, winner: str, previous: str | None) -> None:
         """Give the role to `winner` and take it from `previous` (last season's champion, if another)."""
         ...
+
+
+class DirectPlatform(Protocol):
+    """The optional part of a ChatPlatform that writes to one member directly (a DM), wherever they are;
+    without it the service falls back to `send_private` in the channel."""
+
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None: ...
 
 
 class NamePlatform(Protocol):
@@ -410,6 +418,42 @@ class Store(Protocol):
         ...
 
     async def round_question(self, round_id: int) -> str | None: ...
+
+    # members' question suggestions (bot.suggestions)
+    async def add_suggestion(
+        self, ref: ChannelRef, author_id: str, body: str, now: dt.datetime, day: dt.date, limit: int
+    ) -> Suggestion | None:
+        """Store a pending suggestion, unless the author already made `limit` in the space on `day` (then
+        None, nothing stored): the count is raised atomically with the insert."""
+        ...
+
+    async def get_suggestion(self, platform: str, space_id: str, suggestion_id: int) -> Suggestion | None: ...
+    async def list_suggestions(self, platform: str, space_id: str, status: str, limit: int) -> list[Suggestion]:
+        """The space's suggestions with this status, oldest first, at most `limit`."""
+        ...
+
+    async def approve_suggestion(
+        self,
+        platform: str,
+        space_id: str,
+        suggestion_id: int,
+        pack: str,
+        decided_by: str,
+        now: dt.datetime,
+        *,
+        max_packs: int,
+        max_questions: int,
+    ) -> Suggestion | None:
+        """In one transaction: a pending suggestion of the space joins `pack` (created if missing; a new
+        version) under an id unique in the pack, and is marked approved. None: unknown here or decided
+        already. PackError (too many packs or questions): nothing changed."""
+        ...
+
+    async def reject_suggestion(
+        self, platform: str, space_id: str, suggestion_id: int, reason: str, decided_by: str, now: dt.datetime
+    ) -> Suggestion | None:
+        """Mark a pending suggestion of the space rejected with `reason`; None: unknown here or decided."""
+        ...
 
 
 # ---- the transactions bot.store.settle runs: each store implements them with its own statements ----------

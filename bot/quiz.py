@@ -82,6 +82,7 @@ from bot.scoring import period_keys, score_daily_round
 from bot.seasons import Seasons
 from bot.selection import pick_question
 from bot.settings import ConfigChange
+from bot.suggestions import Suggestions
 from bot.timing import local_date_of, next_post_after, post_instant, reveal_instant
 
 log = logging.getLogger(__name__)
@@ -159,6 +160,7 @@ class QuizService:
         self.learning = learning  # answers update the learners' FSRS cards (off only to measure its cost)
         self.reviews = Reviews(self)
         self.seasons = Seasons(self)
+        self.suggestions = Suggestions(self)  # members' question suggestions and their review
         self.metrics = metrics or Metrics()
         self.packs = PackCatalog(store, bank)  # a space's own question packs, and what each round posted
         self.bank = bank

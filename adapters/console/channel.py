@@ -41,14 +41,17 @@ from bot.packs import PackFile, PacksCard, format_of, pack_name_of, problem_text
 from bot.question_stats import QuestionStatsCard
 from bot.quiz import STORE_UNAVAILABLE, QuizService
 from bot.settings import ConfigChange
+from bot.suggestions import SuggestionsCard
 from bot.text.commands import HELP, parse_quiz
 from bot.text.parsing import parse_choice
 from bot.text.runner import (
     HelpReply,
     ImportAsked,
+    NoteReply,
     PostedReply,
     RevealedReply,
     SettingsReply,
+    SuggestFormReply,
     TopicsReply,
     run_command,
 )
@@ -99,6 +102,9 @@ class ConsolePlatform:
 
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         self._write(f"(private to {user_id}) {text}")
+
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        self._write(f"(direct message to {user_id}) {text}")
 
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         self._write(text)
@@ -317,7 +323,7 @@ class ConsoleChannel:
                 self.say((f"{reason}.\n" if reason else "") + CONSOLE_HELP)
             case SettingsReply(card=card):
                 self.say(config_text(card))
-            case PacksCard() | QuestionStatsCard():
+            case PacksCard() | QuestionStatsCard() | SuggestionsCard():
                 self.say(result.text)
             case ImportAsked():
                 await self._import(result)
@@ -325,6 +331,8 @@ class ConsoleChannel:
                 path = (self.export_dir or Path.cwd()) / result.filename
                 await asyncio.to_thread(path.write_bytes, result.data)
                 self.say(f"{private} Exported pack {result.pack} ({result.format}) to {path}")
+            case SuggestFormReply(text=text) | NoteReply(text=text):
+                self.say(f"{private} {text}")
             case PostedReply() | RevealedReply():
                 pass  # the console platform has printed the question or the reveal
             case MissesExport(text=text, files=files):

@@ -19,6 +19,7 @@ from adapters.discord.quizadmin import QuizAdmin
 from adapters.discord.quizconfig import QuizConfig
 from adapters.discord.render import leaderboard_embed, packs_embed, question_embed, stats_embed
 from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, learner_ref, ref_of, respond
+from adapters.discord.suggestions import SuggestModal
 from adapters.discord.views import question_view
 from bot.bank.load import TOPICS
 from bot.echo import echo
@@ -183,6 +184,11 @@ def member_commands() -> list[app_commands.Command]:
 
         await _run(interaction, work)
 
+    @app_commands.command(name="suggest", description="Suggest a question for this server (an admin reviews it)")
+    @app_commands.guild_only()
+    async def suggest(interaction: discord.Interaction) -> None:
+        await interaction.response.send_modal(SuggestModal())
+
     @app_commands.command(name="export", description="Your missed questions as a CSV and an Anki deck (only you)")
     @app_commands.guild_only()
     async def export(interaction: discord.Interaction) -> None:
@@ -193,7 +199,7 @@ def member_commands() -> list[app_commands.Command]:
     async def forget_me(interaction: discord.Interaction) -> None:
         await send_forget_prompt(interaction)
 
-    return [quiz, review, answer, leaderboard, stats, packs, export, forget_me]
+    return [quiz, review, answer, leaderboard, stats, packs, export, forget_me, suggest]
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:

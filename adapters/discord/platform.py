@@ -216,6 +216,10 @@ class DiscordPlatform:
         """A plain note in the channel (e.g. a day skipped while the bot was offline)."""
         await self._channel(ref).send(text, allowed_mentions=discord.AllowedMentions.none())
 
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A DM whose text is shown as written (it may quote members' words)."""
+        await self.send_private(ref, user_id, escape_markdown(text))
+
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         """A DM; members with DMs closed simply get none."""
         try:

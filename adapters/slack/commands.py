@@ -29,6 +29,7 @@ from adapters.slack.ids import PLATFORM, parse_channel, parse_user, team_of
 from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mydata import deliver_export, forget_prompt_blocks
 from adapters.slack.packs import open_import_form, send_export
+from adapters.slack.suggestions import suggest_view, suggestions_blocks
 from bot.echo import echo
 from bot.errors import BadSetting, QuizError
 from bot.export import MissesExport
@@ -45,13 +46,16 @@ from bot.model import (
 )
 from bot.packs import PackFile, PacksCard
 from bot.question_stats import QuestionStatsCard
+from bot.suggestions import SuggestionsCard
 from bot.text.commands import Command, parse_quiz
 from bot.text.runner import (
     HelpReply,
     ImportAsked,
+    NoteReply,
     PostedReply,
     RevealedReply,
     SettingsReply,
+    SuggestFormReply,
     TopicsReply,
     run_command,
 )
@@ -145,6 +149,13 @@ async def dispatch(
     """Run the command through the shared text runner and lay its result out as Block Kit."""
     result = await run_command(deps.service, SlackSource(deps, client, ref, user), command)
     match result:
+        case SuggestFormReply() if isinstance(trigger_id, str) and trigger_id:
+            await client.views_open(trigger_id=trigger_id, view=suggest_view(ref.channel_id))
+            return Reply("The suggestion form is open.")
+        case SuggestFormReply(text=text) | NoteReply(text=text):
+            return Reply(escape(text))
+        case SuggestionsCard():
+            return Reply(escape(result.text), suggestions_blocks(result))
         case QuestionCard():
             return Reply(question_text(result), question_blocks(result))
         case AnswerOutcome():

@@ -185,8 +185,8 @@ class SlackPlatform:
         upload = {"content": content, "filename": filename, "title": title}
         await share_files(self.client, await self._direct_channel(user_id, auth), [upload], escape(comment), auth)
 
-    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
-        """A note in the member's direct messages with the app (text already escaped)."""
+    async def send_direct_mrkdwn(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A note in the member's direct messages with the app (text already escaped mrkdwn)."""
         auth = await self._auth(ref)
         await self.client.chat_postMessage(
             channel=await self._direct_channel(user_id, auth), text=fit_text(text), **auth
@@ -205,6 +205,10 @@ class SlackPlatform:
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         """A plain note in the channel (e.g. a day skipped while the bot was offline)."""
         await self.client.chat_postMessage(channel=ref.channel_id, text=escape(text), **await self._auth(ref))
+
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A direct message from the app (Slack takes the user id as that conversation's channel)."""
+        await self.client.chat_postMessage(channel=user_id, text=fit_text(escape(text)), **await self._auth(ref))
 
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         await self.client.chat_postEphemeral(

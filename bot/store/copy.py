@@ -228,6 +228,29 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         (("platform", "text"), ("channel_id", "text"), ("season", "text"), ("posted_at", "ts")),
         ("platform", "channel_id", "season"),
     ),
+    (
+        "suggestions",
+        (
+            ("id", "int"),
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("channel_id", "text"),
+            ("author_id", "text"),
+            ("body", "text"),
+            ("status", "text"),
+            ("reason", "text"),
+            ("created_at", "ts"),
+            ("decided_by", "text"),
+            ("decided_at", "ts"),
+            ("question_id", "text"),
+        ),
+        ("id",),
+    ),
+    (
+        "suggestion_quota",
+        (("platform", "text"), ("space_id", "text"), ("user_id", "text"), ("day", "date"), ("used", "int")),
+        ("platform", "space_id", "user_id", "day"),
+    ),
 )
 TABLE_NAMES: tuple[str, ...] = tuple(t[0] for t in TABLES)
 BATCH = 5000

@@ -40,6 +40,7 @@ from bot.model import (
     SendClaim,
     SpaceFilter,
     StreakState,
+    Suggestion,
 )
 from bot.scoring import ranked
 from bot.store.learner_sql import forget_steps
@@ -56,7 +57,9 @@ from bot.store.rows import (
     SEASON_PLACE_INSERT_SQL,
     SEASON_PLACES_SQL,
     SEASON_TOP_SQL,
+    SUGGESTION_COLUMNS,
     answer_from_row,
+    approved_question,
     card_from_row,
     card_values,
     config_to_row,
@@ -65,10 +68,12 @@ from bot.store.rows import (
     ident,
     month_span,
     opened,
+    pack_full,
     round_from_row,
     season_from_rows,
     season_place_rows,
     season_places,
+    suggestion_from_row,
 )
 from bot.store.settle import SettlingStore
 
@@ -437,6 +442,81 @@ class PostgresStore(SettlingStore, PortableSql):
             )
             return int(version)
 
+    # ---- suggestions (see bot.suggestions) -------------------------------------------------------
+
+    async def approve_suggestion(
+        self,
+        platform: str,
+        space_id: str,
+        suggestion_id: int,
+        pack: str,
+        decided_by: str,
+        now: dt.datetime,
+        *,
+        max_packs: int,
+        max_questions: int,
+    ) -> Suggestion | None:
+        """The space's pack lock (the one imports take) is waited for, so approvals and imports into the
+        space run one at a time; the suggestion's row lock makes a second approval of it find it decided."""
+        async with self._tx() as conn:
+            await conn.execute(
+                "SELECT pg_advisory_xact_lock($1, hashtext($2))", LOCK_PACKS, f"{platform}\x1f{space_id}"
+            )
+            body = await conn.fetchval(
+                "SELECT body FROM suggestions WHERE id = $1 AND platform = $2 AND space_id = $3 "
+                "AND status = 'pending' FOR UPDATE",
+                suggestion_id,
+                platform,
+                space_id,
+            )
+            if body is None:
+                return None
+            questions = await conn.fetchval(
+                "SELECT questions FROM packs WHERE platform = $1 AND space_id = $2 AND name = $3",
+                platform,
+                space_id,
+                pack,
+            )
+            packs = await conn.fetchval(
+                "SELECT COUNT(*) FROM packs WHERE platform = $1 AND space_id = $2", platform, space_id
+            )
+            pack_full(pack, int(packs), None if questions is None else int(questions), max_packs, max_questions)
+            present = await conn.fetch(
+                "SELECT question_id, position FROM pack_questions WHERE platform = $1 AND space_id = $2 AND pack = $3",
+                platform,
+                space_id,
+                pack,
+            )
+            qid, question = approved_question(suggestion_id, body, {r[0] for r in present})
+            await conn.execute(
+                "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
+                "VALUES ($1, $2, $3, $4, $5, $6)",
+                platform,
+                space_id,
+                pack,
+                max((int(r[1]) for r in present), default=-1) + 1,
+                qid,
+                question,
+            )
+            await conn.execute(
+                "INSERT INTO packs AS p (platform, space_id, name, version, questions, updated_at) "
+                "VALUES ($1, $2, $3, 1, 1, $4) ON CONFLICT (platform, space_id, name) DO UPDATE SET "
+                "version = p.version + 1, questions = p.questions + 1, updated_at = excluded.updated_at",
+                platform,
+                space_id,
+                pack,
+                now,
+            )
+            row = await conn.fetchrow(
+                "UPDATE suggestions SET status = 'approved', decided_by = $1, decided_at = $2, question_id = $3 "
+                f"WHERE id = $4 RETURNING {SUGGESTION_COLUMNS}",
+                decided_by,
+                now,
+                qid,
+                suggestion_id,
+            )
+            return suggestion_from_row(row)
+
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 
     async def count_rows(self, tables: Iterable[str]) -> dict[str, int]:
@@ -469,10 +549,12 @@ class PostgresStore(SettlingStore, PortableSql):
                 if rows:
                     await conn.copy_records_to_table(ident(table), records=rows, columns=[ident(c) for c in columns])
                     given[table] += len(rows)
-            if "rounds" in given:
-                await conn.execute(
-                    "SELECT setval(pg_get_serial_sequence('rounds', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM rounds"
-                )
+            for serial in ("rounds", "suggestions"):
+                if serial in given:
+                    await conn.execute(
+                        f"SELECT setval(pg_get_serial_sequence('{serial}', 'id'), COALESCE(MAX(id), 0) + 1, false) "
+                        f"FROM {serial}"
+                    )
             for table, n in given.items():
                 have = int(await conn.fetchval(f"SELECT COUNT(*) FROM {ident(table)}"))
                 if have != n:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+import json
+from collections.abc import Collection, Iterable
 from typing import Any, TypeVar
 
+from bot.errors import PackError
 from bot.installs import WorkspaceInstall
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
@@ -18,6 +20,8 @@ from bot.model import (
     Round,
     RoundKind,
     SeasonArchive,
+    Suggestion,
+    SuggestionStatus,
 )
 
 # the column order of round_from_row and answer_from_row
@@ -363,3 +367,49 @@ def season_from_rows(platform: str, space_id: str, season: str, archived_at: dt.
         LeaderboardRow(int(rank), str(uid), int(pts), int(corr), int(ans)) for rank, uid, pts, corr, ans in rows
     )
     return SeasonArchive(platform, space_id, season, places, archived_at)
+
+
+# ---- suggestions (bot.suggestions) ---------------------------------------------------------------
+
+SUGGESTION_COLUMNS = (
+    "id, platform, space_id, channel_id, author_id, body, status, reason, created_at, decided_by, decided_at, "
+    "question_id"
+)
+
+
+def suggestion_from_row(row: Any) -> Suggestion:
+    sid, platform, space_id, channel_id, author, body, status, reason, created, by, decided, qid = tuple(row)
+    return Suggestion(
+        id=int(sid),
+        ref=ChannelRef(platform, space_id, channel_id),
+        author_id=author,
+        body=body,
+        status=SuggestionStatus(status),
+        created_at=from_ts(created),
+        reason=reason,
+        decided_by=by,
+        decided_at=from_ts(decided) if decided else None,
+        question_id=qid,
+    )
+
+
+def approved_question(suggestion_id: int, body: str, taken: Collection[str]) -> tuple[str, str]:
+    """The id an approved suggestion gets in its pack (`suggestion-N`, with `-2`, `-3` ... if an imported
+    question has it already) and its body with that id."""
+    base = qid = f"suggestion-{suggestion_id}"
+    n = 1
+    while qid in taken:
+        n += 1
+        qid = f"{base}-{n}"
+    question = json.loads(body)
+    return qid, json.dumps(
+        {"id": qid, **{k: v for k, v in question.items() if k != "id"}}, ensure_ascii=False, separators=(",", ":")
+    )
+
+
+def pack_full(pack: str, packs: int, questions: int | None, max_packs: int, max_questions: int) -> None:
+    """PackError when one more question cannot join `pack` (questions None: the pack does not exist yet)."""
+    if questions is None and packs >= max_packs:
+        raise PackError(f"This space has {packs} packs, the most it may hold; remove one before approving.")
+    if questions is not None and questions >= max_questions:
+        raise PackError(f"The pack {pack} has {questions:,} questions, the most a pack may hold.")

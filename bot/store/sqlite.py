@@ -38,6 +38,7 @@ from bot.model import (
     SendClaim,
     SpaceFilter,
     StreakState,
+    Suggestion,
 )
 from bot.scoring import ranked
 from bot.store.learner_sql import forget_steps
@@ -54,7 +55,9 @@ from bot.store.rows import (
     SEASON_PLACE_INSERT_SQL,
     SEASON_PLACES_SQL,
     SEASON_TOP_SQL,
+    SUGGESTION_COLUMNS,
     answer_from_row,
+    approved_question,
     card_from_row,
     card_values,
     config_to_row,
@@ -64,11 +67,13 @@ from bot.store.rows import (
     ident,
     month_span,
     opened,
+    pack_full,
     parse_date,
     round_from_row,
     season_from_rows,
     season_place_rows,
     season_places,
+    suggestion_from_row,
     to_ts,
 )
 from bot.store.settle import SettlingStore, reveal
@@ -492,6 +497,62 @@ class SqliteStore(SettlingStore, PortableSql):
                 (platform, space_id, name, version, len(questions), to_ts(now)),
             )
             return version
+
+    # ---- suggestions (see bot.suggestions) -------------------------------------------------------
+
+    async def approve_suggestion(
+        self,
+        platform: str,
+        space_id: str,
+        suggestion_id: int,
+        pack: str,
+        decided_by: str,
+        now: dt.datetime,
+        *,
+        max_packs: int,
+        max_questions: int,
+    ) -> Suggestion | None:
+        async with self._tx() as db:
+            async with db.execute(
+                "SELECT body FROM suggestions WHERE id = ? AND platform = ? AND space_id = ? AND status = 'pending'",
+                (suggestion_id, platform, space_id),
+            ) as cur:
+                found = await cur.fetchone()
+            if found is None:
+                return None
+            async with db.execute(
+                "SELECT version, questions FROM packs WHERE platform = ? AND space_id = ? AND name = ?",
+                (platform, space_id, pack),
+            ) as cur:
+                row = await cur.fetchone()
+            async with db.execute(
+                "SELECT COUNT(*) FROM packs WHERE platform = ? AND space_id = ?", (platform, space_id)
+            ) as cur:
+                packs = tuple(await cur.fetchone() or (0,))[0]
+            pack_full(pack, packs, None if row is None else int(row[1]), max_packs, max_questions)
+            async with db.execute(
+                "SELECT question_id, position FROM pack_questions WHERE platform = ? AND space_id = ? AND pack = ?",
+                (platform, space_id, pack),
+            ) as cur:
+                present = list(await cur.fetchall())
+            qid, body = approved_question(suggestion_id, found[0], {r[0] for r in present})
+            await db.execute(
+                "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (platform, space_id, pack, max((int(r[1]) for r in present), default=-1) + 1, qid, body),
+            )
+            await db.execute(
+                "INSERT INTO packs (platform, space_id, name, version, questions, updated_at) VALUES (?,?,?,1,1,?) "
+                "ON CONFLICT (platform, space_id, name) DO UPDATE SET version = version + 1, "
+                "questions = questions + 1, updated_at = excluded.updated_at",
+                (platform, space_id, pack, to_ts(now)),
+            )
+            async with db.execute(
+                "UPDATE suggestions SET status = 'approved', decided_by = ?, decided_at = ?, question_id = ? "
+                f"WHERE id = ? RETURNING {SUGGESTION_COLUMNS}",
+                (decided_by, to_ts(now), qid, suggestion_id),
+            ) as cur:
+                return suggestion_from_row(await cur.fetchone())
 
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 

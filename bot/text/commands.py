@@ -17,6 +17,7 @@ from bot.model import Difficulty, Period
 from bot.packs import PACK_NAME, TOPIC_PATTERN
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX
 from bot.settings import ConfigChange, lookup, text_help
+from bot.suggestions import SuggestionForm, parse_line, parse_suggestion_id
 from bot.text.parsing import parse_choice, parse_period, parse_season
 
 _USER_HELP = """\
@@ -29,6 +30,7 @@ _USER_HELP = """\
 /quiz leaderboard season 2026-11   a month's season: its archived top three and its board
 /quiz stats [user]             answered, accuracy by topic, streaks
 /quiz packs                    the question packs here, with question counts
+/quiz suggest                  suggest a question (a form, or how to write it in one line)
 /quiz export                   your missed questions as a CSV and an Anki deck (only you get them)
 /quiz forget-me [confirm]      delete everything studybot keeps about you here (asks first)
 /quiz help                     this text
@@ -37,6 +39,7 @@ admins:
 /quiz admin question-stats [pack]   the hardest and most reported questions, and the ones to check
 /quiz admin import [pack] [--replace]   import a question pack (YAML or CSV; the console: PATH first)
 /quiz admin export [pack] [yaml|csv]    export one of this space's packs as a file
+/quiz admin suggestions | approve ID | reject ID reason...   review members' suggested questions
 /quiz config time 09:00 tz Europe/Berlin days mon-fri   (several settings in one line)
 /quiz config channel #c time 09:00 ...  (settings of another channel)
 """
@@ -101,6 +104,23 @@ class ShowQuestionStats:
 
 
 @dataclass(frozen=True)
+class Suggest:
+    form: SuggestionForm | None = None  # None: open the platform's form (or say how to write one)
+
+
+@dataclass(frozen=True)
+class ShowSuggestions:
+    pass
+
+
+@dataclass(frozen=True)
+class DecideSuggestion:
+    suggestion_id: int
+    approve: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class Export:
     pass
 
@@ -136,6 +156,9 @@ Command = (
     | Configure
     | ShowPacks
     | ShowQuestionStats
+    | Suggest
+    | ShowSuggestions
+    | DecideSuggestion
     | Export
     | ForgetMe
     | ImportPack
@@ -189,11 +212,13 @@ _SUBCOMMANDS = (
     "post-now",
     "packs",
     "question-stats",
+    "suggest",
+    "admin",
     "export",
     "forget-me",
     "admin",
 )
-_ADMIN = ("import", "export", "question-stats")
+_ADMIN = ("import", "export", "question-stats", "suggestions", "approve", "reject")
 _LEVELS = tuple(d.value for d in Difficulty)
 
 
@@ -223,10 +248,23 @@ def _pack_word(word: str) -> str | None:
 
 
 def parse_admin(rest: list[str]) -> Command:
-    """`admin import [PATH] [pack] [--replace]`, `admin export [pack] [yaml|csv]`, `admin question-stats [pack]`."""
+    """`admin import [PATH] [pack] [--replace]`, `admin export [pack] [yaml|csv]`, `admin question-stats [pack]`,
+    `admin suggestions`, `admin approve ID`, `admin reject ID reason...`."""
     if not rest:
-        raise BadSetting("Use /quiz admin import, /quiz admin export or /quiz admin question-stats.")
+        raise BadSetting("Use /quiz admin import, export, question-stats, suggestions, approve ID or reject ID reason.")
     sub, words = rest[0].lower(), rest[1:]
+    if sub in ("suggestions", "suggestion"):
+        if words:
+            raise BadSetting(_ADMIN_USE)
+        return ShowSuggestions()
+    if sub == "approve":
+        if len(words) != 1:
+            raise BadSetting(_ADMIN_USE)
+        return DecideSuggestion(parse_suggestion_id(words[0]), approve=True)
+    if sub == "reject":
+        if not words:
+            raise BadSetting(_ADMIN_USE)
+        return DecideSuggestion(parse_suggestion_id(words[0]), approve=False, reason=" ".join(words[1:]))
     if sub in ("question-stats", "questionstats", "stats"):
         return parse_question_stats(words)
     if sub == "import":
@@ -256,7 +294,10 @@ def parse_admin(rest: list[str]) -> Command:
         return ExportPack(pack, fmt or "yaml")
     close = difflib.get_close_matches(sub, _ADMIN, n=1)
     hint = f" Did you mean `/quiz admin {close[0]}`?" if close else ""
-    raise BadSetting(f"'{echo(sub)}' is not a /quiz admin command: import, export or question-stats.{hint}")
+    raise BadSetting(
+        f"'{echo(sub)}' is not a /quiz admin command: import, export, question-stats, suggestions, approve or "
+        f"reject.{hint}"
+    )
 
 
 def parse_question_stats(rest: list[str]) -> ShowQuestionStats:
@@ -289,8 +330,16 @@ def parse_review_count(rest: list[str]) -> Review:
     )
 
 
+_SUGGEST = re.compile(r"^\s*(?:/?quiz\s+)?suggest(?:\s+(.*))?$", re.S | re.I)
+_ADMIN_USE = "Use /quiz admin suggestions, /quiz admin approve ID or /quiz admin reject ID reason."
+
+
 def parse_quiz(text: str) -> Command:
     """Parse what follows `/quiz` (or a whole line starting with /quiz)."""
+    suggest = _SUGGEST.match(text)
+    if suggest is not None:  # its text is kept as typed (the parts are split on |, not on spaces)
+        rest = (suggest.group(1) or "").strip()
+        return Suggest(parse_line(rest) if rest else None)
     words = text.strip().split()
     if words and words[0].lower() in {"/quiz", "quiz"}:
         words = words[1:]
@@ -339,6 +388,8 @@ def parse_quiz(text: str) -> Command:
             return parse_admin(rest)
         case "config" | "settings":
             return parse_config(rest)
+        case "admin":
+            return parse_admin(rest)
         case "reveal":
             return Configure("reveal")
         case "post-now" | "postnow":

@@ -27,10 +27,12 @@ from bot.packs import PackFile, PacksCard
 from bot.question_stats import QuestionStatsCard
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
+from bot.suggestions import HOW_TO, SuggestionsCard, decided_text, suggested_text
 from bot.text.commands import (
     AnswerDaily,
     Command,
     Configure,
+    DecideSuggestion,
     Export,
     ExportPack,
     ForgetMe,
@@ -42,7 +44,9 @@ from bot.text.commands import (
     ShowPacks,
     ShowQuestionStats,
     ShowStats,
+    ShowSuggestions,
     ShowTopics,
+    Suggest,
 )
 
 
@@ -115,6 +119,19 @@ class ImportAsked:
     path: str | None
 
 
+class SuggestFormReply:
+    """`/quiz suggest` alone: a platform with forms opens one; the others show `text` (how to suggest)."""
+
+    text: str = HOW_TO
+
+
+@dataclass(frozen=True)
+class NoteReply:
+    """A short private note (a suggestion saved, approved or rejected)."""
+
+    text: str
+
+
 Result = (
     QuestionCard
     | AnswerOutcome
@@ -128,6 +145,9 @@ Result = (
     | TopicsReply
     | PacksCard
     | QuestionStatsCard
+    | SuggestFormReply
+    | NoteReply
+    | SuggestionsCard
     | MissesExport
     | ForgetPrompt
     | ForgetDone
@@ -178,6 +198,19 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return ImportAsked(actor, pack, replace, path)
         case ExportPack(pack=pack, format=fmt):
             return await service.export_pack(await source.space_actor(), ref, pack, "csv" if fmt == "csv" else "yaml")
+        case Suggest(form=None):
+            return SuggestFormReply()
+        case Suggest(form=form) if form is not None:
+            return NoteReply(suggested_text(await service.suggestions.suggest(ref, user, form)))
+        case ShowSuggestions():
+            return await service.suggestions.pending(await source.actor(ref), ref.platform, ref.space_id)
+        case DecideSuggestion(suggestion_id=sid, approve=True):
+            actor = await source.actor(ref)
+            return NoteReply(decided_text(await service.suggestions.approve(actor, ref.platform, ref.space_id, sid)))
+        case DecideSuggestion(suggestion_id=sid, reason=reason):
+            actor = await source.actor(ref)
+            done = await service.suggestions.reject(actor, ref.platform, ref.space_id, sid, reason)
+            return NoteReply(decided_text(done))
     raise AssertionError(command)
 
 

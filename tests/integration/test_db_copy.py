@@ -94,6 +94,11 @@ async def make_history(store: SqliteStore) -> None:
     assert season is not None and len(season.rows) == 3
     assert await store.mark_season_post(REFS[0], "2026-11", clock.now())
     await store.save_channel(replace(await service.channel_config(REFS[0]), champion_role="123456789012345678"))
+    # members' suggestions: one decided, one pending, and the day's count
+    ref = ChannelRef("fake", "space-1", "chan-1")
+    for _ in range(2):
+        await store.add_suggestion(ref, "ada", '{"id": "suggestion", "prompt": "ça?"}', T0, T0.date(), 3)
+    await store.reject_suggestion("fake", "space-1", 1, "a reason", "admin", T0)
     await service.close()
 
 

@@ -40,6 +40,7 @@ from tests.integration.store_contract import (
     SeenOnceContract,
     StoreContract,
 )
+from tests.integration.suggestion_contract import SuggestionContract
 
 DEFAULT_SERVER_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 
@@ -86,6 +87,7 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
 
 
 class TestPostgresStore(
+    SuggestionContract,
     StoreContract,
     LearnerDataContract,
     RecapContract,

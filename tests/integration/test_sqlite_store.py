@@ -19,9 +19,11 @@ from tests.integration.store_contract import (
     SeenOnceContract,
     StoreContract,
 )
+from tests.integration.suggestion_contract import SuggestionContract
 
 
 class TestSqliteStore(
+    SuggestionContract,
     StoreContract,
     LearnerDataContract,
     RecapContract,

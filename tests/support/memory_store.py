@@ -44,10 +44,12 @@ from bot.model import (
     SendClaim,
     SpaceFilter,
     StreakState,
+    Suggestion,
+    SuggestionStatus,
     TopicStats,
 )
 from bot.store.migrations import load_migrations
-from bot.store.rows import config_from_row, config_to_row, month_span, season_places
+from bot.store.rows import approved_question, config_from_row, config_to_row, month_span, pack_full, season_places
 from bot.store.settle import SettlingStore
 
 SCHEMA_VERSION = max(v for v, _, _ in load_migrations("sqlite"))  # the version SqliteStore reaches
@@ -100,6 +102,8 @@ class _Tables:
     doubts: dict[tuple[int, str], bool] = field(default_factory=dict)  # (round id, user): marked "not sure"
     packs: dict[tuple[str, str, str], tuple[int, list[tuple[str, str]]]] = field(default_factory=dict)
     round_questions: dict[int, str] = field(default_factory=dict)
+    suggestions: dict[int, Suggestion] = field(default_factory=dict)
+    quota: dict[tuple[str, str, str, dt.date], int] = field(default_factory=dict)  # (platform, space, user, day)
     version: int = 0
     last_id: int = 0
     saves: int = 0
@@ -765,8 +769,23 @@ class InMemoryStore(SettlingStore):
         for k in reviews:
             del t.review_log[k]
         streak = t.streaks.pop((platform, space_id, user_id), None)
+        suggested = [
+            sid
+            for sid, s in t.suggestions.items()
+            if (s.ref.platform, s.ref.space_id, s.author_id) == (platform, space_id, user_id)
+        ]
+        for sid in suggested:
+            del t.suggestions[sid]
         # (the reminders of the learner go here too once reminders are stored)
-        return Forgotten(answers, len(practice), len(cards), len(reviews), scores, int(streak is not None))
+        return Forgotten(
+            answers,
+            len(practice),
+            len(cards),
+            len(reviews),
+            scores,
+            int(streak is not None),
+            suggestions=len(suggested),
+        )
 
     async def mark_unsure(self, round_id: int, user_id: str) -> None:
         t = await self._db()
@@ -827,6 +846,83 @@ class InMemoryStore(SettlingStore):
 
     async def round_question(self, round_id: int) -> str | None:
         return (await self._db()).round_questions.get(round_id)
+
+    # ---- suggestions ----------------------------------------------------------------------------
+
+    async def add_suggestion(
+        self, ref: ChannelRef, author_id: str, body: str, now: dt.datetime, day: dt.date, limit: int
+    ) -> Suggestion | None:
+        t = await self._db()
+        key = (ref.platform, ref.space_id, author_id, day)
+        for old in [k for k in t.quota if k[3] < day - dt.timedelta(days=1)]:
+            del t.quota[old]
+        if t.quota.get(key, 0) >= limit:
+            return None
+        t.quota[key] = t.quota.get(key, 0) + 1
+        sid = max(t.suggestions, default=0) + 1
+        t.suggestions[sid] = Suggestion(sid, ref, author_id, body, SuggestionStatus.PENDING, _utc(now))
+        return t.suggestions[sid]
+
+    async def get_suggestion(self, platform: str, space_id: str, suggestion_id: int) -> Suggestion | None:
+        found = (await self._db()).suggestions.get(suggestion_id)
+        return found if found is not None and (found.ref.platform, found.ref.space_id) == (platform, space_id) else None
+
+    async def list_suggestions(self, platform: str, space_id: str, status: str, limit: int) -> list[Suggestion]:
+        t = await self._db()
+        return [
+            s
+            for s in t.suggestions.values()
+            if (s.ref.platform, s.ref.space_id) == (platform, space_id) and s.status == status
+        ][:limit]
+
+    @staticmethod
+    def _pending(t: _Tables, platform: str, space_id: str, suggestion_id: int) -> Suggestion | None:
+        found = t.suggestions.get(suggestion_id)
+        if found is None or (found.ref.platform, found.ref.space_id) != (platform, space_id):
+            return None
+        return found if found.status is SuggestionStatus.PENDING else None
+
+    async def approve_suggestion(
+        self,
+        platform: str,
+        space_id: str,
+        suggestion_id: int,
+        pack: str,
+        decided_by: str,
+        now: dt.datetime,
+        *,
+        max_packs: int,
+        max_questions: int,
+    ) -> Suggestion | None:
+        t = await self._db()  # no await below: one decision at a time, as a transaction
+        found = self._pending(t, platform, space_id, suggestion_id)
+        if found is None:
+            return None
+        key = (platform, space_id, pack)
+        present = t.packs.get(key)
+        packs = sum(1 for p, s, _ in t.packs if (p, s) == (platform, space_id))
+        pack_full(pack, packs, None if present is None else len(present[1]), max_packs, max_questions)
+        version, rows = present or (0, [])
+        qid, body = approved_question(suggestion_id, found.body, {q for q, _ in rows})
+        t.packs[key] = (version + 1, [*rows, (qid, body)])
+        done = replace(
+            found, status=SuggestionStatus.APPROVED, decided_by=decided_by, decided_at=_utc(now), question_id=qid
+        )
+        t.suggestions[suggestion_id] = done
+        return done
+
+    async def reject_suggestion(
+        self, platform: str, space_id: str, suggestion_id: int, reason: str, decided_by: str, now: dt.datetime
+    ) -> Suggestion | None:
+        t = await self._db()
+        found = self._pending(t, platform, space_id, suggestion_id)
+        if found is None:
+            return None
+        done = replace(
+            found, status=SuggestionStatus.REJECTED, reason=reason, decided_by=decided_by, decided_at=_utc(now)
+        )
+        t.suggestions[suggestion_id] = done
+        return done
 
 
 _GONE = object()  # in the undo log: the key was not there

@@ -29,10 +29,12 @@ from tests.integration.store_contract import (
     StoreContract,
     ans,
 )
+from tests.integration.suggestion_contract import SuggestionContract
 from tests.support.memory_store import InMemoryStore
 
 
 class TestInMemoryStore(
+    SuggestionContract,
     StoreContract,
     LearnerDataContract,
     RecapContract,

@@ -53,6 +53,10 @@ class Busy(QuizError):
     """Too many answers are waiting to be written: this one was refused at once and not recorded."""
 
 
+class NoSeason(QuizError):
+    """A season (a calendar month) with nothing to show: not started, still running, or no results."""
+
+
 class StartupError(Exception):
     """The bot cannot start with this setting or resource. Library code raises it with one line for the
     operator (the variable, the value, what is accepted); only the CLI turns it into stderr and exit code 2."""
@@ -76,6 +80,14 @@ class PackBusy(PackError):
 
 class StoreUnavailable(QuizError):
     """The database did not take the answer (an outage): nothing was recorded; the batcher logs it once."""
+
+
+class BadSuggestion(QuizError):
+    """A suggested question breaks a rule of the pack schema; `field` names the form field (nothing stored)."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class CopyError(RuntimeError):

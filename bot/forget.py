@@ -7,7 +7,8 @@ from dataclasses import dataclass
 FORGET_WHAT = (
     "This deletes everything studybot keeps about you in this workspace or server: your answers (daily, "
     "practice and review), your memory cards and review history, your streak, your points on every "
-    "leaderboard and your reminders. It cannot be undone, and nothing has been deleted yet."
+    "leaderboard, your reminders, your suggested questions (approved ones stay in the pack, without your "
+    "name) and your reports of problems with questions. It cannot be undone, and nothing has been deleted yet."
 )
 
 TEXT_HINT = "To go ahead, type /quiz forget-me confirm."
@@ -24,10 +25,24 @@ class Forgotten:
     scores: int = 0  # leaderboard rows (one per week, month and all time)
     streaks: int = 0
     reminders: int = 0
+    suggestions: int = 0  # their suggested questions (pending or decided)
+    reports: int = 0  # their reports of problems with questions (open or resolved)
 
     @property
     def anything(self) -> bool:
-        return any((self.answers, self.rounds, self.cards, self.reviews, self.scores, self.streaks, self.reminders))
+        return any(
+            (
+                self.answers,
+                self.rounds,
+                self.cards,
+                self.reviews,
+                self.scores,
+                self.streaks,
+                self.reminders,
+                self.suggestions,
+                self.reports,
+            )
+        )
 
 
 @dataclass(frozen=True)

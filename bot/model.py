@@ -84,6 +84,7 @@ class ChannelConfig:
     recap_day: int | None = 0  # the weekly recap's local weekday (0 = Monday), at the posting time; None: off
     threads: bool = False  # each reveal opens a discussion thread (Discord) or a reply thread (Slack)
     packs: frozenset[str] = frozenset({"pytorch"})  # the question packs it draws from (pytorch: the shipped bank)
+    champion_role: str | None = None  # Discord: the role id the month's winner gets (None: off)
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,7 @@ class CommandNames:
     practice: str = "/quiz"
     answer: str = "/quiz answer"
     post_now: str = "/quiz config post-now"
+    season_board: str = "/quiz leaderboard season {season}"  # {season}: the season id, e.g. 2026-11
 
 
 @dataclass(frozen=True)
@@ -292,6 +294,8 @@ class LeaderboardCard:
     rows: tuple[LeaderboardRow, ...]
     me: LeaderboardRow | None = None
     public: bool = False  # asked to be posted in the channel for everyone (no asker's rank then)
+    podium: tuple[LeaderboardRow, ...] = ()  # a season's archived top three (rank = place 1-3)
+    note: str = ""  # a line under the board (e.g. when a season was archived)
 
 
 @dataclass(frozen=True)
@@ -512,6 +516,61 @@ class RecapCard:
 
     def name(self, user_id: str) -> str:
         return dict(self.names).get(user_id, user_id)
+
+
+# ---- monthly seasons ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeasonArchive:
+    """A space's archived season (a calendar month, id YYYY-MM): its top three, best first (rank = place;
+    ties go to who reached the score first), empty when no one scored that month."""
+
+    platform: str
+    space_id: str
+    season: str
+    rows: tuple[LeaderboardRow, ...]
+    archived_at: dt.datetime
+
+    @property
+    def champion(self) -> str | None:
+        return self.rows[0].user_id if self.rows else None
+
+
+@dataclass(frozen=True)
+class SeasonCard:
+    """The season card posted on the 1st: last month's top three, with display names when known."""
+
+    season: str
+    label: str  # e.g. "November 2026"
+    rows: tuple[LeaderboardRow, ...]
+    names: tuple[tuple[str, str], ...] = ()
+    champion_role: str | None = None  # the Discord role the champion gets, when the channel has one
+
+    def name(self, user_id: str) -> str:
+        return dict(self.names).get(user_id, user_id)
+
+
+class SuggestionStatus(StrEnum):
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A question a member suggested (bot.suggestions): its canonical JSON body and its review state."""
+
+    id: int
+    ref: ChannelRef  # where it was suggested
+    author_id: str
+    body: str  # the question in the bank's schema, as canonical JSON (its id is filled in on approval)
+    status: SuggestionStatus
+    created_at: dt.datetime
+    reason: str | None = None  # why it was rejected
+    decided_by: str | None = None
+    decided_at: dt.datetime | None = None
+    question_id: str | None = None  # its id in the pack `suggestions`, once approved
 
 
 # ---- reports of a question's problems (bot.reports) --------------------------------------------

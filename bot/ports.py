@@ -34,9 +34,12 @@ from bot.model import (
     Round,
     RoundKind,
     Scorer,
+    SeasonArchive,
+    SeasonCard,
     SendClaim,
     SpaceFilter,
     StreakState,
+    Suggestion,
     TopicStats,
 )
 
@@ -76,6 +79,33 @@ class RecapPlatform(Protocol):
         """Post the recap: the PNG chart with `recap_alt_text(card)` as its alt text, or (png None: no
         answers in the week) the plain note `recap_text(card)`; returns the message id if any."""
         ...
+
+
+class SeasonPlatform(Protocol):
+    """The optional part of a ChatPlatform that posts the monthly season card."""
+
+    async def post_season(self, ref: ChannelRef, card: SeasonCard) -> str | None:
+        """Post `season_text(card)` in the channel (names as plain text, nobody notified)."""
+        ...
+
+
+class RolePlatform(Protocol):
+    """The optional part of a ChatPlatform with roles (Discord): the season's champion role."""
+
+    async def champion_role_problem(self, ref: ChannelRef, role_id: str) -> str | None:
+        """Why the bot cannot give this role in the space (e.g. no Manage Roles), or None when it can."""
+        ...
+
+    async def move_champion(self, ref: ChannelRef, role_id: str, winner: str, previous: str | None) -> None:
+        """Give the role to `winner` and take it from `previous` (last season's champion, if another)."""
+        ...
+
+
+class DirectPlatform(Protocol):
+    """The optional part of a ChatPlatform that writes to one member directly (a DM), wherever they are;
+    without it the service falls back to `send_private` in the channel."""
+
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None: ...
 
 
 class NamePlatform(Protocol):
@@ -238,6 +268,29 @@ class Store(Protocol):
         """Forget a week's mark (its recap could not be sent, so it may be tried again)."""
         ...
 
+    # monthly seasons (a space's top three per calendar month, archived once)
+    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
+        """Archive the space's season (YYYY-MM) once: its month's top three (points, then who reached the
+        score first), possibly none. The first call decides, across processes; later calls return what it
+        stored. None (nothing stored) while a daily round dated in that month is still open."""
+        ...
+
+    async def season_archive(self, platform: str, space_id: str, season: str) -> SeasonArchive | None:
+        """The archived season, or None if it was never archived."""
+        ...
+
+    async def champion_before(self, platform: str, space_id: str, season: str) -> str | None:
+        """The champion of the latest archived season before `season` that had one."""
+        ...
+
+    async def mark_season_post(self, ref: ChannelRef, season: str, now: dt.datetime) -> bool:
+        """True the first time the channel posts the card of `season` (once per channel and season, ever)."""
+        ...
+
+    async def unmark_season_post(self, ref: ChannelRef, season: str) -> None:
+        """Forget the mark (the card could not be sent, so it may be tried again)."""
+        ...
+
     async def recap_rounds(
         self, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None = None
     ) -> list[RecapRound]:
@@ -368,6 +421,42 @@ class Store(Protocol):
         ...
 
     async def round_question(self, round_id: int) -> str | None: ...
+
+    # members' question suggestions (bot.suggestions)
+    async def add_suggestion(
+        self, ref: ChannelRef, author_id: str, body: str, now: dt.datetime, day: dt.date, limit: int
+    ) -> Suggestion | None:
+        """Store a pending suggestion, unless the author already made `limit` in the space on `day` (then
+        None, nothing stored): the count is raised atomically with the insert."""
+        ...
+
+    async def get_suggestion(self, platform: str, space_id: str, suggestion_id: int) -> Suggestion | None: ...
+    async def list_suggestions(self, platform: str, space_id: str, status: str, limit: int) -> list[Suggestion]:
+        """The space's suggestions with this status, oldest first, at most `limit`."""
+        ...
+
+    async def approve_suggestion(
+        self,
+        platform: str,
+        space_id: str,
+        suggestion_id: int,
+        pack: str,
+        decided_by: str,
+        now: dt.datetime,
+        *,
+        max_packs: int,
+        max_questions: int,
+    ) -> Suggestion | None:
+        """In one transaction: a pending suggestion of the space joins `pack` (created if missing; a new
+        version) under an id unique in the pack, and is marked approved. None: unknown here or decided
+        already. PackError (too many packs or questions): nothing changed."""
+        ...
+
+    async def reject_suggestion(
+        self, platform: str, space_id: str, suggestion_id: int, reason: str, decided_by: str, now: dt.datetime
+    ) -> Suggestion | None:
+        """Mark a pending suggestion of the space rejected with `reason`; None: unknown here or decided."""
+        ...
 
     # reports of a question's problems (bot.reports)
     async def add_report(

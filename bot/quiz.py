@@ -81,8 +81,10 @@ from bot.recap import RECAP_KEYS, next_recap_after
 from bot.reports import ReportDesk, ReportsCard
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX, Reviews, learning_stats
 from bot.scoring import period_keys, score_daily_round
+from bot.seasons import Seasons
 from bot.selection import pick_question
 from bot.settings import ConfigChange
+from bot.suggestions import Suggestions
 from bot.timing import local_date_of, next_post_after, post_instant, reveal_instant
 
 log = logging.getLogger(__name__)
@@ -159,6 +161,8 @@ class QuizService:
         self.store = store
         self.learning = learning  # answers update the learners' FSRS cards (off only to measure its cost)
         self.reviews = Reviews(self)
+        self.seasons = Seasons(self)
+        self.suggestions = Suggestions(self)  # members' question suggestions and their review
         self.reports = ReportDesk(self)  # members report questions, admins resolve; 3 open reports hold one
         self.metrics = metrics or Metrics()
         self.packs = PackCatalog(store, bank)  # a space's own question packs, and what each round posted
@@ -273,6 +277,7 @@ class QuizService:
         existing = await self._saved_channel(ref)
         base = existing or ChannelConfig(ref=ref)
         updated = (change or ConfigChange()).apply(base)
+        await self.seasons.check_setting(ref, change or ConfigChange())
         if not await self.packs.candidates(updated, strict=True):
             raise BadSetting("No question in the channel's packs matches those topic and difficulty filters.")
         await self.store.save_channel(updated)
@@ -621,6 +626,7 @@ class QuizService:
             after = max(now, due.due_at)
             taken = day if posted is not None else None  # just claimed: the latest round is today's
             await self.store.finish_due_channel(due.ref, due.due_at, await self.next_due(cfg, after, taken=taken))
+            await self.seasons.after_due(cfg, due.due_at)  # on the 1st: last month's season card (once)
             return
         await self.store.finish_due_channel(due.ref, due.due_at, await self.next_due(cfg, after))
 
@@ -970,6 +976,12 @@ class QuizService:
         me = await self.store.rank_of(platform, space_id, period, key, asker) if asker else None
         card = cards.leaderboard_card(period, today, key, rows, me)
         return replace(card, public=True) if public else card
+
+    async def season_board(
+        self, platform: str, space_id: str, season: str, asker: str | None = None, *, public: bool = False
+    ) -> LeaderboardCard:
+        """An archived season (YYYY-MM): its top three and the month's top 10, plus the asker's rank."""
+        return await self.seasons.board(platform, space_id, season, asker, public=public)
 
     async def stats(self, platform: str, space_id: str, user_id: str) -> StatsCard:
         """Answered, correct, accuracy by topic (daily and practice), streaks, all-time points and the

@@ -35,11 +35,13 @@ from bot.model import (
     Actor,
     AnswerOutcome,
     ChannelRef,
+    CommandNames,
     LeaderboardCard,
     QuestionCard,
     RecapCard,
     RevealCard,
     ReviewEmpty,
+    SeasonCard,
     StatsCard,
 )
 from bot.packs import PackFile, PacksCard, format_of, pack_name_of, problem_text, read_upload_file
@@ -47,6 +49,7 @@ from bot.question_stats import QuestionStatsCard
 from bot.quiz import STORE_UNAVAILABLE, QuizService
 from bot.reports import ReportsCard
 from bot.settings import ConfigChange
+from bot.suggestions import SuggestionsCard
 from bot.text.commands import HELP, parse_quiz
 from bot.text.parsing import parse_choice
 from bot.text.runner import (
@@ -56,6 +59,7 @@ from bot.text.runner import (
     PostedReply,
     RevealedReply,
     SettingsReply,
+    SuggestFormReply,
     TopicsReply,
     run_command,
 )
@@ -107,6 +111,9 @@ class ConsolePlatform:
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         self._write(f"(private to {user_id}) {text}")
 
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        self._write(f"(direct message to {user_id}) {text}")
+
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         self._write(text)
 
@@ -127,6 +134,13 @@ class ConsolePlatform:
         path.parent.mkdir(parents=True, exist_ok=True)
         await asyncio.to_thread(path.write_bytes, data)
         return path
+
+    async def post_season(self, ref: ChannelRef, card: SeasonCard) -> str | None:
+        """The monthly season card, printed."""
+        from bot.seasons import season_text
+
+        self._write(season_text(card, CommandNames().season_board))
+        return None
 
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
         return {uid: uid for uid in user_ids}
@@ -319,7 +333,7 @@ class ConsoleChannel:
                 self.say((f"{reason}.\n" if reason else "") + CONSOLE_HELP)
             case SettingsReply(card=card):
                 self.say(config_text(card))
-            case PacksCard() | QuestionStatsCard() | ReportsCard():
+            case PacksCard() | QuestionStatsCard() | SuggestionsCard() | ReportsCard():
                 self.say(result.text)
             case ImportAsked():
                 await self._import(result)
@@ -327,7 +341,7 @@ class ConsoleChannel:
                 path = (self.export_dir or Path.cwd()) / result.filename
                 await asyncio.to_thread(path.write_bytes, result.data)
                 self.say(f"{private} Exported pack {result.pack} ({result.format}) to {path}")
-            case NoteReply(text=text):
+            case SuggestFormReply(text=text) | NoteReply(text=text):
                 self.say(f"{private} {text}")
             case PostedReply() | RevealedReply():
                 pass  # the console platform has printed the question or the reveal

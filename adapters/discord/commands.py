@@ -19,6 +19,7 @@ from adapters.discord.quizadmin import QuizAdmin
 from adapters.discord.quizconfig import QuizConfig
 from adapters.discord.render import leaderboard_embed, packs_embed, question_embed, stats_embed
 from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, learner_ref, ref_of, respond
+from adapters.discord.suggestions import SuggestModal
 from adapters.discord.views import question_view
 from bot.bank.load import TOPICS
 from bot.echo import echo
@@ -32,6 +33,7 @@ log = logging.getLogger(__name__)
 Choice = app_commands.Choice
 LETTER_CHOICES = [Choice(name=letter, value=letter) for letter in LETTERS]
 DIFFICULTY_CHOICES = [Choice(name=d.value, value=d.value) for d in Difficulty]
+SEASON_OPTION_MAX = 20  # YYYY-MM is 7; a little room for spaces, and the reply echoes it clipped
 PERIOD_CHOICES = [
     Choice(name="this week", value="week"),
     Choice(name="this month", value="month"),
@@ -137,15 +139,24 @@ def member_commands() -> list[app_commands.Command]:
     @app_commands.describe(
         period="week (default), month or all time",
         public="post it in this channel for everyone (default: only you see it)",
+        season="a month's archived season as YYYY-MM, e.g. 2026-11 (instead of a period)",
     )
     @app_commands.choices(period=PERIOD_CHOICES)
     @app_commands.guild_only()
-    async def leaderboard(interaction: discord.Interaction, period: str | None = None, public: bool = False) -> None:
+    async def leaderboard(
+        interaction: discord.Interaction,
+        period: str | None = None,
+        public: bool = False,
+        season: app_commands.Range[str, 1, SEASON_OPTION_MAX] | None = None,
+    ) -> None:
         async def work() -> Reply:
             ref = ref_of(interaction)
             asker = None if public else str(interaction.user.id)
             service = bot_of(interaction).service
-            card = await service.leaderboard(ref.platform, ref.space_id, parse_period(period), asker, public=public)
+            if season is not None:
+                card = await service.season_board(ref.platform, ref.space_id, season, asker, public=public)
+            else:
+                card = await service.leaderboard(ref.platform, ref.space_id, parse_period(period), asker, public=public)
             return Reply(embeds=(leaderboard_embed(card, asker),), public=public)
 
         await respond(interaction, work(), defer_after=bot_of(interaction).defer_after, ephemeral=not public)
@@ -173,6 +184,11 @@ def member_commands() -> list[app_commands.Command]:
 
         await _run(interaction, work)
 
+    @app_commands.command(name="suggest", description="Suggest a question for this server (an admin reviews it)")
+    @app_commands.guild_only()
+    async def suggest(interaction: discord.Interaction) -> None:
+        await interaction.response.send_modal(SuggestModal())
+
     @app_commands.command(name="export", description="Your missed questions as a CSV and an Anki deck (only you)")
     @app_commands.guild_only()
     async def export(interaction: discord.Interaction) -> None:
@@ -183,7 +199,7 @@ def member_commands() -> list[app_commands.Command]:
     async def forget_me(interaction: discord.Interaction) -> None:
         await send_forget_prompt(interaction)
 
-    return [quiz, review, answer, leaderboard, stats, packs, export, forget_me]
+    return [quiz, review, answer, leaderboard, stats, packs, export, forget_me, suggest]
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:

@@ -32,15 +32,19 @@ PERMISSIONS: dict[str, tuple[int, str]] = {
     "Create Public Threads": (1 << 35, "open a discussion thread on each reveal (optional: the threads setting)"),
 }
 PERMISSION_BITS = sum(bit for bit, _ in PERMISSIONS.values())
+#: Asked for only when a setting needs it (`invite-url --champion-role`); the default invite leaves it out.
+MANAGE_ROLES = 1 << 28  # give the monthly season's champion role (the champion_role setting)
 
 
-def invite_url(client_id: str, guild_id: str | None = None) -> str:
-    """The OAuth2 URL that adds the bot to a server with its slash commands and permissions."""
+def invite_url(client_id: str, guild_id: str | None = None, *, champion_role: bool = False) -> str:
+    """The OAuth2 URL that adds the bot to a server with its slash commands and permissions (with Manage
+    Roles too when `champion_role`: the season's champion role setting)."""
+    bits = PERMISSION_BITS | (MANAGE_ROLES if champion_role else 0)
     query = {
         "client_id": client_id,
         "integration_type": GUILD_INSTALL,
         "scope": " ".join(SCOPES),
-        "permissions": str(PERMISSION_BITS),
+        "permissions": str(bits),
     }
     if guild_id:
         query.update(guild_id=guild_id, disable_guild_select="true")
@@ -75,6 +79,11 @@ def add_discord_cli(subparsers: Any) -> None:
         "--client-id", help="the application id (default: DISCORD_CLIENT_ID, or read from DISCORD_TOKEN)"
     )
     invite.add_argument("--guild-id", help="preselect one server (default: DISCORD_GUILD_ID if set)")
+    invite.add_argument(
+        "--champion-role",
+        action="store_true",
+        help="also ask for Manage Roles, for the champion_role setting (the monthly season's winner)",
+    )
     invite.set_defaults(discord_handler=run_invite_url)
 
 
@@ -96,8 +105,10 @@ def run_invite_url(args: argparse.Namespace, settings: Settings | None = None, o
         )
         return 2
     guild_id = (args.guild_id or str(settings.discord_guild_id or "")).strip() or None
-    print(invite_url(client_id, guild_id), file=out)
-    print("Permissions: " + ", ".join(PERMISSIONS) + ". Scopes: " + ", ".join(SCOPES) + ".", file=out)
+    champion = bool(getattr(args, "champion_role", False))
+    print(invite_url(client_id, guild_id, champion_role=champion), file=out)
+    names = [*PERMISSIONS, *(["Manage Roles"] if champion else [])]
+    print("Permissions: " + ", ".join(names) + ". Scopes: " + ", ".join(SCOPES) + ".", file=out)
     print(
         "For private practice in DMs (/quiz, /review, /answer, /stats), a member adds the app to their own "
         "account with:",

@@ -11,6 +11,7 @@ from discord import app_commands
 
 from adapters.discord.markdown import escape, plain
 from adapters.discord.replies import Reply, actor_of, bot_of, ref_of, respond
+from adapters.discord.suggestions import suggestions_reply
 from bot.errors import PackError
 from bot.packs import format_of, problem_text
 
@@ -129,5 +130,16 @@ class QuizAdmin(app_commands.Group):
             service = bot_of(interaction).service
             text = await service.resolve_report(actor_of(interaction), ref.platform, ref.space_id, report, action)
             return Reply(escape(text))
+
+        await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
+
+    @app_commands.command(name="suggestions", description="Members' suggested questions waiting for review")
+    async def suggestions(self, interaction: discord.Interaction) -> None:
+        async def work() -> Reply:
+            ref = ref_of(interaction)
+            card = await bot_of(interaction).service.suggestions.pending(
+                actor_of(interaction), ref.platform, ref.space_id
+            )
+            return suggestions_reply(card)
 
         await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)

@@ -34,7 +34,9 @@ GUILD_ONLY = (
     "with /quiz, /review, /answer and /stats."
 )
 # how core messages name Discord's commands
-COMMANDS = CommandNames(practice="/quiz", answer="/answer", post_now="/quizconfig post-now")
+COMMANDS = CommandNames(
+    practice="/quiz", answer="/answer", post_now="/quizconfig post-now", season_board="/leaderboard season:{season}"
+)
 
 
 class QuizBot(Protocol):

@@ -37,6 +37,7 @@ from adapters.slack.permissions import AdminPolicy
 from adapters.slack.platform import SlackPlatform, make_client
 from adapters.slack.reports import register_reports
 from adapters.slack.signature import UNREADABLE, RequestGuard
+from adapters.slack.suggestions import register_suggestions
 from bot.app.config import DEFAULT_SLACK_SCOPES, Settings
 from bot.errors import StartupError
 from bot.quiz import QuizService
@@ -93,6 +94,7 @@ def build_slack_app(
     register_actions(app, deps)
     register_events(app, deps)
     register_pack_views(app, deps)
+    register_suggestions(app, deps)
     register_reports(app, deps)
     app.error(on_error)
     return SlackBot(app, deps, RequestGuard(signing_secret, service, EVENTS_PATH))

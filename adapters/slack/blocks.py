@@ -251,7 +251,17 @@ def leaderboard_blocks(card: LeaderboardCard, names: Mapping[str, str] | None = 
         lines = [cards.NO_SCORES]
     if card.me is not None and all(r.user_id != card.me.user_id for r in card.rows):
         lines.append(f"… you: #{card.me.rank} with {card.me.points} pts")
-    return [header(card.title), section("\n".join(lines))]
+    blocks = [header(card.title)]
+    if card.podium:
+        podium = [
+            f"{medal} {who(row.user_id)}  *{row.points}* pts ({row.correct}/{row.answered} right)"
+            for medal, row in zip(("🥇", "🥈", "🥉"), card.podium, strict=False)
+        ]
+        blocks.append(section("*The season's top three*\n" + "\n".join(podium)))
+    blocks.append(section("\n".join(lines)))
+    if card.note:
+        blocks.append(context(escape(card.note)))
+    return blocks
 
 
 def stats_blocks(card: StatsCard) -> list[Block]:

@@ -29,6 +29,7 @@ from adapters.slack.ids import PLATFORM, parse_channel, parse_user, team_of
 from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mydata import deliver_export, forget_prompt_blocks
 from adapters.slack.packs import open_import_form, send_export
+from adapters.slack.suggestions import suggest_view, suggestions_blocks
 from bot.echo import echo
 from bot.errors import BadSetting, QuizError
 from bot.export import MissesExport
@@ -46,6 +47,7 @@ from bot.model import (
 from bot.packs import PackFile, PacksCard
 from bot.question_stats import QuestionStatsCard
 from bot.reports import ReportsCard
+from bot.suggestions import SuggestionsCard
 from bot.text.commands import Command, parse_quiz
 from bot.text.runner import (
     HelpReply,
@@ -54,6 +56,7 @@ from bot.text.runner import (
     PostedReply,
     RevealedReply,
     SettingsReply,
+    SuggestFormReply,
     TopicsReply,
     run_command,
 )
@@ -147,6 +150,13 @@ async def dispatch(
     """Run the command through the shared text runner and lay its result out as Block Kit."""
     result = await run_command(deps.service, SlackSource(deps, client, ref, user), command)
     match result:
+        case SuggestFormReply() if isinstance(trigger_id, str) and trigger_id:
+            await client.views_open(trigger_id=trigger_id, view=suggest_view(ref.channel_id))
+            return Reply("The suggestion form is open.")
+        case SuggestFormReply(text=text) | NoteReply(text=text):
+            return Reply(escape(text))
+        case SuggestionsCard():
+            return Reply(escape(result.text), suggestions_blocks(result))
         case QuestionCard():
             return Reply(question_text(result), question_blocks(result))
         case AnswerOutcome():
@@ -191,8 +201,6 @@ async def dispatch(
             return Reply(
                 escape(result.render()), [section("\n".join(shown[i : i + 4])) for i in range(0, len(shown), 4)]
             )
-        case NoteReply(text=text):
-            return Reply(escape(text))
     raise AssertionError(result)
 
 
@@ -200,7 +208,8 @@ async def post_leaderboard(deps: SlackDeps, client: AsyncWebClient, ref: Channel
     """`/quiz leaderboard ... public`: the board goes to the channel, members named without notifying them."""
     platform = deps.service.platforms.get(PLATFORM)
     resolve = getattr(platform, "display_names", None)
-    names = await resolve(ref, [r.user_id for r in card.rows]) if resolve is not None else {}
+    users = list(dict.fromkeys(r.user_id for r in (*card.podium, *card.rows)))
+    names = await resolve(ref, users) if resolve is not None else {}
     blocks = leaderboard_blocks(card, names)
     await client.chat_postMessage(channel=ref.channel_id, text=escape(card.title), blocks=blocks)
     return Reply(f"Posted the leaderboard in <#{ref.channel_id}>.")

@@ -198,6 +198,6 @@ def register_pack_views(app: AsyncApp, deps: SlackDeps) -> None:
             log.exception("pack import failed")
             text = FAILED
         try:
-            await deps.platform.send_direct(ChannelRef(PLATFORM, team, channel or user), user, fit_text(text))
+            await deps.platform.send_direct_mrkdwn(ChannelRef(PLATFORM, team, channel or user), user, fit_text(text))
         except SlackApiError as exc:
             log.warning("could not tell %s the import result: %s", user, exc.response.get("error"))

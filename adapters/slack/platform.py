@@ -29,8 +29,9 @@ from adapters.slack.blocks import (
 from adapters.slack.ids import PLATFORM, message_id, parse_message_id
 from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mrkdwn import escape
-from bot.model import ChannelRef, QuestionCard, RecapCard, RevealCard
+from bot.model import ChannelRef, CommandNames, QuestionCard, RecapCard, RevealCard, SeasonCard
 from bot.recap import recap_alt_text, recap_text
+from bot.seasons import season_text
 
 log = logging.getLogger(__name__)
 
@@ -184,12 +185,18 @@ class SlackPlatform:
         upload = {"content": content, "filename": filename, "title": title}
         await share_files(self.client, await self._direct_channel(user_id, auth), [upload], escape(comment), auth)
 
-    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
-        """A note in the member's direct messages with the app (text already escaped)."""
+    async def send_direct_mrkdwn(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A note in the member's direct messages with the app (text already escaped mrkdwn)."""
         auth = await self._auth(ref)
         await self.client.chat_postMessage(
             channel=await self._direct_channel(user_id, auth), text=fit_text(text), **auth
         )
+
+    async def post_season(self, ref: ChannelRef, card: SeasonCard) -> str | None:
+        """The monthly season card: last month's top three by display name (users.info), nobody notified."""
+        text = fit_text(escape(season_text(card, CommandNames().season_board)))
+        resp = await self.client.chat_postMessage(channel=ref.channel_id, text=text, **await self._auth(ref))
+        return message_id(str(resp["channel"]), str(resp["ts"]))
 
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
         """Members' display names (users.info, cached), for the recap's top five."""
@@ -198,6 +205,10 @@ class SlackPlatform:
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         """A plain note in the channel (e.g. a day skipped while the bot was offline)."""
         await self.client.chat_postMessage(channel=ref.channel_id, text=escape(text), **await self._auth(ref))
+
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A direct message from the app (Slack takes the user id as that conversation's channel)."""
+        await self.client.chat_postMessage(channel=user_id, text=fit_text(escape(text)), **await self._auth(ref))
 
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         await self.client.chat_postEphemeral(

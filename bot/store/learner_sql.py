@@ -47,6 +47,10 @@ FORGET: tuple[tuple[str, str], ...] = (
     ("cards", f"DELETE FROM learner_cards WHERE {_MINE}"),
     ("reviews", f"DELETE FROM review_log WHERE {_MINE}"),
     ("streaks", f"DELETE FROM streaks WHERE {_MINE}"),
+    # their suggested questions (an approved one stays in the pack `suggestions`, which does not name them)
+    ("suggestions", "DELETE FROM suggestions WHERE platform = ?1 AND space_id = ?2 AND author_id = ?3"),
+    # their reports of problems with questions (a hold an admin chose stays: it does not name them)
+    ("reports", "DELETE FROM question_reports WHERE platform = ?1 AND space_id = ?2 AND reporter = ?3"),
     # Hook for the reminders table (added by the reminders work, not here): its rows of the learner go too,
     # counted as "reminders", e.g. ("reminders", f"DELETE FROM reminders WHERE {_MINE}").
 )

@@ -29,9 +29,11 @@ from bot.model import (
     RecapScorer,
     Round,
     RoundKind,
+    SeasonArchive,
     SendClaim,
     SpaceFilter,
     StreakState,
+    Suggestion,
     TopicStats,
 )
 from bot.store.learner_sql import MISSES, miss_from_row
@@ -41,6 +43,10 @@ from bot.store.rows import (
     EVENT_COLUMNS,
     INSTALL_COLUMNS,
     ROUND_COLUMNS,
+    SEASON_CHAMPION_SQL,
+    SEASON_HEADER_SQL,
+    SEASON_PLACES_SQL,
+    SUGGESTION_COLUMNS,
     answer_counts,
     answer_from_row,
     asked_where,
@@ -51,6 +57,8 @@ from bot.store.rows import (
     install_from_row,
     parse_date,
     round_from_row,
+    season_from_rows,
+    suggestion_from_row,
 )
 
 Step = tuple[str, Sequence[Any]]
@@ -376,6 +384,34 @@ class PortableSql:
             (ref.platform, ref.channel_id, self._day(week_end)),
         )
 
+    # ---- monthly seasons (archive_season decides in each store's own transaction) -------------------
+
+    async def season_archive(self, platform: str, space_id: str, season: str) -> SeasonArchive | None:
+        key = (platform, space_id, season)
+        header = await self._first(SEASON_HEADER_SQL, key)
+        if header is None:
+            return None
+        rows = await self._read(SEASON_PLACES_SQL, key)  # written with the header, in its transaction
+        return season_from_rows(platform, space_id, season, from_ts(header[0]), rows)
+
+    async def champion_before(self, platform: str, space_id: str, season: str) -> str | None:
+        row = await self._first(SEASON_CHAMPION_SQL, (platform, space_id, season))
+        return None if row is None else str(row[0])
+
+    async def mark_season_post(self, ref: ChannelRef, season: str, now: dt.datetime) -> bool:
+        rows = await self._atomic(
+            "INSERT INTO season_posts (platform, channel_id, season, posted_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT DO NOTHING RETURNING 1",
+            (ref.platform, ref.channel_id, season, self._ts(now)),
+        )
+        return bool(rows)
+
+    async def unmark_season_post(self, ref: ChannelRef, season: str) -> None:
+        await self._atomic(
+            "DELETE FROM season_posts WHERE platform = ? AND channel_id = ? AND season = ?",
+            (ref.platform, ref.channel_id, season),
+        )
+
     async def recap_rounds(
         self, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None = None
     ) -> list[RecapRound]:
@@ -585,3 +621,68 @@ class PortableSql:
             ]
         )
         return bool(rows)
+
+    # ---- members' suggestions (bot.suggestions; approval takes each store's own locks) -------------
+
+    async def add_suggestion(
+        self, ref: ChannelRef, author_id: str, body: str, now: dt.datetime, day: dt.date, limit: int
+    ) -> Suggestion | None:
+        """The day's count is raised first (its row lock holds off the author's other suggestions until
+        commit), and the suggestion is inserted only while the count is within the limit. The counts are
+        kept two days, so a forget-me does not reset the limit."""
+        key = (ref.platform, ref.space_id, author_id)
+        rows = await self._atomic_steps(
+            [
+                # days before yesterday are over in every timezone: their counts go (a forgotten
+                # learner's too), whoever they belong to
+                ("DELETE FROM suggestion_quota WHERE day < ?", (self._day(day - dt.timedelta(days=1)),)),
+                (
+                    "INSERT INTO suggestion_quota (platform, space_id, user_id, day, used) VALUES (?, ?, ?, ?, 1) "
+                    "ON CONFLICT (platform, space_id, user_id, day) DO UPDATE SET used = suggestion_quota.used + 1",
+                    (*key, self._day(day)),
+                ),
+                (
+                    "INSERT INTO suggestions (platform, space_id, channel_id, author_id, body, created_at) "
+                    "SELECT ?, ?, ?, ?, ?, ? WHERE (SELECT used FROM suggestion_quota WHERE platform = ? "
+                    f"AND space_id = ? AND user_id = ? AND day = ?) <= ? RETURNING {SUGGESTION_COLUMNS}",
+                    (
+                        ref.platform,
+                        ref.space_id,
+                        ref.channel_id,
+                        author_id,
+                        body,
+                        self._ts(now),
+                        *key,
+                        self._day(day),
+                        limit,
+                    ),
+                ),
+            ]
+        )
+        return suggestion_from_row(rows[0]) if rows else None
+
+    async def get_suggestion(self, platform: str, space_id: str, suggestion_id: int) -> Suggestion | None:
+        row = await self._first(
+            f"SELECT {SUGGESTION_COLUMNS} FROM suggestions WHERE id = ? AND platform = ? AND space_id = ?",
+            (suggestion_id, platform, space_id),
+        )
+        return suggestion_from_row(row) if row else None
+
+    async def list_suggestions(self, platform: str, space_id: str, status: str, limit: int) -> list[Suggestion]:
+        rows = await self._read(
+            f"SELECT {SUGGESTION_COLUMNS} FROM suggestions WHERE platform = ? AND space_id = ? AND status = ? "
+            "ORDER BY id LIMIT ?",
+            (platform, space_id, status, limit),
+        )
+        return [suggestion_from_row(r) for r in rows]
+
+    async def reject_suggestion(
+        self, platform: str, space_id: str, suggestion_id: int, reason: str, decided_by: str, now: dt.datetime
+    ) -> Suggestion | None:
+        rows = await self._atomic(
+            "UPDATE suggestions SET status = 'rejected', reason = ?, decided_by = ?, decided_at = ? "
+            "WHERE id = ? AND platform = ? AND space_id = ? AND status = 'pending' "
+            f"RETURNING {SUGGESTION_COLUMNS}",
+            (reason, decided_by, self._ts(now), suggestion_id, platform, space_id),
+        )
+        return suggestion_from_row(rows[0]) if rows else None

@@ -36,9 +36,11 @@ from bot.model import (
     NewAnswer,
     Period,
     Round,
+    SeasonArchive,
     SendClaim,
     SpaceFilter,
     StreakState,
+    Suggestion,
 )
 from bot.scoring import ranked
 from bot.store.learner_sql import forget_steps
@@ -50,24 +52,44 @@ from bot.store.rows import (
     CARD_COLUMNS,
     EVENT_COLUMNS,
     ROUND_COLUMNS,
+    SEASON_HEADER_SQL,
+    SEASON_INSERT_SQL,
+    SEASON_OPEN_SQL,
+    SEASON_PLACE_INSERT_SQL,
+    SEASON_PLACES_SQL,
+    SEASON_TOP_SQL,
+    SUGGESTION_COLUMNS,
     answer_from_row,
+    approved_question,
     card_from_row,
     card_values,
     config_to_row,
     due_channels,
     event_values,
     ident,
+    month_span,
     opened,
+    pack_full,
     round_from_row,
+    season_from_rows,
+    season_place_rows,
+    season_places,
+    suggestion_from_row,
 )
 from bot.store.settle import SettlingStore
 
 log = logging.getLogger(__name__)
 
+
+class _NotFinal(Exception):
+    """Rolls a season's archive back: the month's board is not final yet."""
+
+
 # the column order of rows.config_from_row, with the time rendered as HH:MM like the SQLite text
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, to_char(post_time, 'HH24:MI'), timezone, weekdays, topics, difficulties, "
-    "paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs"
+    "paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs, "
+    "champion_role"
 )
 POOL_MIN, POOL_MAX = 1, 10
 # advisory lock keys (two int4 keys): a namespace of ours, then 0 or a hash of the space
@@ -217,17 +239,19 @@ class PostgresStore(SettlingStore, PortableSql, ReportSql):
             recap_day,
             threads,
             packs,
+            champion_role,
         ) = config_to_row(config, now)
         await self.pool.execute(
             "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
             "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
-            "threads, packs) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17) "
+            "threads, packs, champion_role) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18) "
             "ON CONFLICT (platform, channel_id) DO UPDATE SET "
             "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
             "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
             "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
             "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
-            "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs",
+            "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs, "
+            "champion_role=excluded.champion_role",
             platform,
             channel_id,
             space_id,
@@ -245,6 +269,7 @@ class PostgresStore(SettlingStore, PortableSql, ReportSql):
             recap_day,
             bool(threads),
             packs,
+            champion_role,
         )
 
     # ---- durable daily work ----------------------------------------------------------------------
@@ -310,6 +335,29 @@ class PostgresStore(SettlingStore, PortableSql, ReportSql):
             *params,
         )
         return [round_from_row(r) for r in rows]
+
+    # ---- monthly seasons (the rest is written once in bot.store.portable) ----------------------------
+
+    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
+        first, after = month_span(season)
+        key = (platform, space_id, season)
+        try:
+            async with self._tx() as conn:
+                # the header is the claim: a second process waits here for the first one's commit
+                won = await conn.fetchval(
+                    numbered(SEASON_INSERT_SQL + " ON CONFLICT DO NOTHING RETURNING 1"), *key, now
+                )
+                if won is None:
+                    header = await conn.fetchval(numbered(SEASON_HEADER_SQL), *key)
+                    rows = await conn.fetch(numbered(SEASON_PLACES_SQL), *key)
+                    return season_from_rows(platform, space_id, season, header, rows)
+                if await conn.fetchval(numbered(SEASON_OPEN_SQL), platform, space_id, first, after) is not None:
+                    raise _NotFinal
+                places = season_places(await conn.fetch(numbered(SEASON_TOP_SQL), *key))
+                await conn.executemany(numbered(SEASON_PLACE_INSERT_SQL), season_place_rows(key, places))
+                return SeasonArchive(platform, space_id, season, places, now)
+        except _NotFinal:  # rolled back: a daily round of the month is still open
+            return None
 
     # ---- leaderboards ----------------------------------------------------------------------------
 
@@ -400,6 +448,81 @@ class PostgresStore(SettlingStore, PortableSql, ReportSql):
             )
             return int(version)
 
+    # ---- suggestions (see bot.suggestions) -------------------------------------------------------
+
+    async def approve_suggestion(
+        self,
+        platform: str,
+        space_id: str,
+        suggestion_id: int,
+        pack: str,
+        decided_by: str,
+        now: dt.datetime,
+        *,
+        max_packs: int,
+        max_questions: int,
+    ) -> Suggestion | None:
+        """The space's pack lock (the one imports take) is waited for, so approvals and imports into the
+        space run one at a time; the suggestion's row lock makes a second approval of it find it decided."""
+        async with self._tx() as conn:
+            await conn.execute(
+                "SELECT pg_advisory_xact_lock($1, hashtext($2))", LOCK_PACKS, f"{platform}\x1f{space_id}"
+            )
+            body = await conn.fetchval(
+                "SELECT body FROM suggestions WHERE id = $1 AND platform = $2 AND space_id = $3 "
+                "AND status = 'pending' FOR UPDATE",
+                suggestion_id,
+                platform,
+                space_id,
+            )
+            if body is None:
+                return None
+            questions = await conn.fetchval(
+                "SELECT questions FROM packs WHERE platform = $1 AND space_id = $2 AND name = $3",
+                platform,
+                space_id,
+                pack,
+            )
+            packs = await conn.fetchval(
+                "SELECT COUNT(*) FROM packs WHERE platform = $1 AND space_id = $2", platform, space_id
+            )
+            pack_full(pack, int(packs), None if questions is None else int(questions), max_packs, max_questions)
+            present = await conn.fetch(
+                "SELECT question_id, position FROM pack_questions WHERE platform = $1 AND space_id = $2 AND pack = $3",
+                platform,
+                space_id,
+                pack,
+            )
+            qid, question = approved_question(suggestion_id, body, {r[0] for r in present})
+            await conn.execute(
+                "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
+                "VALUES ($1, $2, $3, $4, $5, $6)",
+                platform,
+                space_id,
+                pack,
+                max((int(r[1]) for r in present), default=-1) + 1,
+                qid,
+                question,
+            )
+            await conn.execute(
+                "INSERT INTO packs AS p (platform, space_id, name, version, questions, updated_at) "
+                "VALUES ($1, $2, $3, 1, 1, $4) ON CONFLICT (platform, space_id, name) DO UPDATE SET "
+                "version = p.version + 1, questions = p.questions + 1, updated_at = excluded.updated_at",
+                platform,
+                space_id,
+                pack,
+                now,
+            )
+            row = await conn.fetchrow(
+                "UPDATE suggestions SET status = 'approved', decided_by = $1, decided_at = $2, question_id = $3 "
+                f"WHERE id = $4 RETURNING {SUGGESTION_COLUMNS}",
+                decided_by,
+                now,
+                qid,
+                suggestion_id,
+            )
+            return suggestion_from_row(row)
+
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 
     async def count_rows(self, tables: Iterable[str]) -> dict[str, int]:
@@ -432,11 +555,11 @@ class PostgresStore(SettlingStore, PortableSql, ReportSql):
                 if rows:
                     await conn.copy_records_to_table(ident(table), records=rows, columns=[ident(c) for c in columns])
                     given[table] += len(rows)
-            for table in ("rounds", "question_reports"):  # identities restart after the highest id copied
-                if table in given:
+            for serial in ("rounds", "suggestions", "question_reports"):
+                if serial in given:
                     await conn.execute(
-                        f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 0) + 1, false) "
-                        f"FROM {table}"
+                        f"SELECT setval(pg_get_serial_sequence('{serial}', 'id'), COALESCE(MAX(id), 0) + 1, false) "
+                        f"FROM {serial}"
                     )
             for table, n in given.items():
                 have = int(await conn.fetchval(f"SELECT COUNT(*) FROM {ident(table)}"))

@@ -34,9 +34,11 @@ from bot.model import (
     Period,
     Round,
     Scorer,
+    SeasonArchive,
     SendClaim,
     SpaceFilter,
     StreakState,
+    Suggestion,
 )
 from bot.scoring import ranked
 from bot.store.learner_sql import forget_steps
@@ -48,7 +50,15 @@ from bot.store.rows import (
     CARD_COLUMNS,
     EVENT_COLUMNS,
     ROUND_COLUMNS,
+    SEASON_HEADER_SQL,
+    SEASON_INSERT_SQL,
+    SEASON_OPEN_SQL,
+    SEASON_PLACE_INSERT_SQL,
+    SEASON_PLACES_SQL,
+    SEASON_TOP_SQL,
+    SUGGESTION_COLUMNS,
     answer_from_row,
+    approved_question,
     card_from_row,
     card_values,
     config_to_row,
@@ -56,9 +66,15 @@ from bot.store.rows import (
     event_values,
     from_ts,
     ident,
+    month_span,
     opened,
+    pack_full,
     parse_date,
     round_from_row,
+    season_from_rows,
+    season_place_rows,
+    season_places,
+    suggestion_from_row,
     to_ts,
 )
 from bot.store.settle import SettlingStore, reveal
@@ -69,7 +85,7 @@ T = TypeVar("T")
 # the column order of rows.config_from_row (named, as migrations may add columns in any order)
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions, "
-    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs"
+    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs, champion_role"
 )
 CHECKPOINT_EVERY = 0.25  # seconds between background WAL checkpoints
 # Past this much WAL content a checkpoint is finished between two write transactions: it copies what was
@@ -315,13 +331,14 @@ class SqliteStore(SettlingStore, PortableSql, ReportSql):
             await db.execute(
                 "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
                 "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
-                "threads, packs) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                "threads, packs, champion_role) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
                 "ON CONFLICT (platform, channel_id) DO UPDATE SET "
                 "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
                 "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
                 "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
                 "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
-                "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs",
+                "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs, "
+                "champion_role=excluded.champion_role",
                 row,
             )
 
@@ -390,6 +407,27 @@ class SqliteStore(SettlingStore, PortableSql, ReportSql):
             (to_ts(now), *params, limit),
         )
         return [round_from_row(r) for r in rows]
+
+    # ---- monthly seasons (the rest is written once in bot.store.portable) ----------------------------
+
+    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
+        first, after = month_span(season)
+        key = (platform, space_id, season)
+        async with self._tx() as db:  # BEGIN IMMEDIATE: the one writer decides
+            async with db.execute(SEASON_HEADER_SQL, key) as cur:
+                header = await cur.fetchone()
+            if header is not None:
+                async with db.execute(SEASON_PLACES_SQL, key) as cur:
+                    rows = await cur.fetchall()
+                return season_from_rows(platform, space_id, season, from_ts(header[0]), rows)
+            async with db.execute(SEASON_OPEN_SQL, (platform, space_id, first.isoformat(), after.isoformat())) as cur:
+                if await cur.fetchone() is not None:
+                    return None
+            async with db.execute(SEASON_TOP_SQL, key) as cur:
+                places = season_places(await cur.fetchall())
+            await db.execute(SEASON_INSERT_SQL, (*key, to_ts(now)))
+            await db.executemany(SEASON_PLACE_INSERT_SQL, season_place_rows(key, places))
+            return SeasonArchive(platform, space_id, season, places, now)
 
     # ---- leaderboards ----------------------------------------------------------------------------
 
@@ -460,6 +498,62 @@ class SqliteStore(SettlingStore, PortableSql, ReportSql):
                 (platform, space_id, name, version, len(questions), to_ts(now)),
             )
             return version
+
+    # ---- suggestions (see bot.suggestions) -------------------------------------------------------
+
+    async def approve_suggestion(
+        self,
+        platform: str,
+        space_id: str,
+        suggestion_id: int,
+        pack: str,
+        decided_by: str,
+        now: dt.datetime,
+        *,
+        max_packs: int,
+        max_questions: int,
+    ) -> Suggestion | None:
+        async with self._tx() as db:
+            async with db.execute(
+                "SELECT body FROM suggestions WHERE id = ? AND platform = ? AND space_id = ? AND status = 'pending'",
+                (suggestion_id, platform, space_id),
+            ) as cur:
+                found = await cur.fetchone()
+            if found is None:
+                return None
+            async with db.execute(
+                "SELECT version, questions FROM packs WHERE platform = ? AND space_id = ? AND name = ?",
+                (platform, space_id, pack),
+            ) as cur:
+                row = await cur.fetchone()
+            async with db.execute(
+                "SELECT COUNT(*) FROM packs WHERE platform = ? AND space_id = ?", (platform, space_id)
+            ) as cur:
+                packs = tuple(await cur.fetchone() or (0,))[0]
+            pack_full(pack, packs, None if row is None else int(row[1]), max_packs, max_questions)
+            async with db.execute(
+                "SELECT question_id, position FROM pack_questions WHERE platform = ? AND space_id = ? AND pack = ?",
+                (platform, space_id, pack),
+            ) as cur:
+                present = list(await cur.fetchall())
+            qid, body = approved_question(suggestion_id, found[0], {r[0] for r in present})
+            await db.execute(
+                "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (platform, space_id, pack, max((int(r[1]) for r in present), default=-1) + 1, qid, body),
+            )
+            await db.execute(
+                "INSERT INTO packs (platform, space_id, name, version, questions, updated_at) VALUES (?,?,?,1,1,?) "
+                "ON CONFLICT (platform, space_id, name) DO UPDATE SET version = version + 1, "
+                "questions = questions + 1, updated_at = excluded.updated_at",
+                (platform, space_id, pack, to_ts(now)),
+            )
+            async with db.execute(
+                "UPDATE suggestions SET status = 'approved', decided_by = ?, decided_at = ?, question_id = ? "
+                f"WHERE id = ? RETURNING {SUGGESTION_COLUMNS}",
+                (decided_by, to_ts(now), qid, suggestion_id),
+            ) as cur:
+                return suggestion_from_row(await cur.fetchone())
 
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 

@@ -18,7 +18,8 @@ from bot.packs import PACK_NAME, TOPIC_PATTERN
 from bot.reports import check_action, parse_report_words
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX
 from bot.settings import ConfigChange, lookup, text_help
-from bot.text.parsing import parse_choice, parse_period
+from bot.suggestions import SuggestionForm, parse_line, parse_suggestion_id
+from bot.text.parsing import parse_choice, parse_period, parse_season
 
 _USER_HELP = """\
 /quiz                          a private practice question (any topic)
@@ -27,8 +28,10 @@ _USER_HELP = """\
 /quiz topics                   the topics and how many questions each has
 /quiz answer B                 answer today's question in this channel (add ? if not sure: /quiz answer B ?)
 /quiz leaderboard [week|month|all] [public]   (public: post it in the channel)
+/quiz leaderboard season 2026-11   a month's season: its archived top three and its board
 /quiz stats [user]             answered, accuracy by topic, streaks
 /quiz packs                    the question packs here, with question counts
+/quiz suggest                  suggest a question (a form, or how to write it in one line)
 /quiz export                   your missed questions as a CSV and an Anki deck (only you get them)
 /quiz forget-me [confirm]      delete everything studybot keeps about you here (asks first)
 /quiz report [wrong|unclear|typo|other] [what is wrong]   report a problem with the latest question
@@ -39,6 +42,7 @@ admins:
 /quiz admin question-stats [pack]   the hardest and most reported questions, and the ones to check
 /quiz admin import [pack] [--replace]   import a question pack (YAML or CSV; the console: PATH first)
 /quiz admin export [pack] [yaml|csv]    export one of this space's packs as a file
+/quiz admin suggestions | approve ID | reject ID reason...   review members' suggested questions
 /quiz admin reports            the open reports of problems with questions, oldest first
 /quiz admin resolve ID keep|hold|edit   keep: it is fine; hold: not asked until kept; edit: own packs
 /quiz config time 09:00 tz Europe/Berlin days mon-fri   (several settings in one line)
@@ -73,6 +77,7 @@ class ShowTopics:
 class ShowLeaderboard:
     period: Period = Period.WEEK
     public: bool = False  # post it in the channel for everyone
+    season: str | None = None  # `season 2026-11`: an archived month (YYYY-MM) instead of a period
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,23 @@ class ShowPacks:
 @dataclass(frozen=True)
 class ShowQuestionStats:
     pack: str | None = None
+
+
+@dataclass(frozen=True)
+class Suggest:
+    form: SuggestionForm | None = None  # None: open the platform's form (or say how to write one)
+
+
+@dataclass(frozen=True)
+class ShowSuggestions:
+    pass
+
+
+@dataclass(frozen=True)
+class DecideSuggestion:
+    suggestion_id: int
+    approve: bool
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -158,6 +180,9 @@ Command = (
     | Configure
     | ShowPacks
     | ShowQuestionStats
+    | Suggest
+    | ShowSuggestions
+    | DecideSuggestion
     | Export
     | ForgetMe
     | ImportPack
@@ -214,12 +239,14 @@ _SUBCOMMANDS = (
     "post-now",
     "packs",
     "question-stats",
+    "suggest",
+    "admin",
     "export",
     "forget-me",
     "admin",
     "report",
 )
-_ADMIN = ("import", "export", "question-stats", "reports", "resolve")
+_ADMIN = ("import", "export", "question-stats", "suggestions", "approve", "reject", "reports", "resolve")
 RESOLVE_USAGE = "Use /quiz admin resolve ID keep, hold or edit (the ID is a report's number in /quiz admin reports)."
 _LEVELS = tuple(d.value for d in Difficulty)
 
@@ -251,10 +278,26 @@ def _pack_word(word: str) -> str | None:
 
 def parse_admin(rest: list[str]) -> Command:
     """`admin import [PATH] [pack] [--replace]`, `admin export [pack] [yaml|csv]`, `admin question-stats [pack]`,
-    `admin reports`, `admin resolve ID keep|hold|edit`."""
+    `admin suggestions`, `admin approve ID`, `admin reject ID reason...`, `admin reports`,
+    `admin resolve ID keep|hold|edit`."""
     if not rest:
-        raise BadSetting("Use /quiz admin import, export, question-stats, reports or resolve ID keep|hold|edit.")
+        raise BadSetting(
+            "Use /quiz admin import, export, question-stats, suggestions, approve ID, reject ID reason, reports "
+            "or resolve ID keep|hold|edit."
+        )
     sub, words = rest[0].lower(), rest[1:]
+    if sub in ("suggestions", "suggestion"):
+        if words:
+            raise BadSetting(_ADMIN_USE)
+        return ShowSuggestions()
+    if sub == "approve":
+        if len(words) != 1:
+            raise BadSetting(_ADMIN_USE)
+        return DecideSuggestion(parse_suggestion_id(words[0]), approve=True)
+    if sub == "reject":
+        if not words:
+            raise BadSetting(_ADMIN_USE)
+        return DecideSuggestion(parse_suggestion_id(words[0]), approve=False, reason=" ".join(words[1:]))
     if sub in ("question-stats", "questionstats", "stats"):
         return parse_question_stats(words)
     if sub in ("reports", "queue") and not words:
@@ -291,7 +334,8 @@ def parse_admin(rest: list[str]) -> Command:
     close = difflib.get_close_matches(sub, _ADMIN, n=1)
     hint = f" Did you mean `/quiz admin {close[0]}`?" if close else ""
     raise BadSetting(
-        f"'{echo(sub)}' is not a /quiz admin command: import, export, question-stats, reports or resolve.{hint}"
+        f"'{echo(sub)}' is not a /quiz admin command: import, export, question-stats, suggestions, approve, "
+        f"reject, reports or resolve.{hint}"
     )
 
 
@@ -325,8 +369,16 @@ def parse_review_count(rest: list[str]) -> Review:
     )
 
 
+_SUGGEST = re.compile(r"^\s*(?:/?quiz\s+)?suggest(?:\s+(.*))?$", re.S | re.I)
+_ADMIN_USE = "Use /quiz admin suggestions, /quiz admin approve ID or /quiz admin reject ID reason."
+
+
 def parse_quiz(text: str) -> Command:
     """Parse what follows `/quiz` (or a whole line starting with /quiz)."""
+    suggest = _SUGGEST.match(text)
+    if suggest is not None:  # its text is kept as typed (the parts are split on |, not on spaces)
+        rest = (suggest.group(1) or "").strip()
+        return Suggest(parse_line(rest) if rest else None)
     words = text.strip().split()
     if words and words[0].lower() in {"/quiz", "quiz"}:
         words = words[1:]
@@ -345,6 +397,10 @@ def parse_quiz(text: str) -> Command:
         case "leaderboard" | "lb" | "top":
             public = any(word.lower() == "public" for word in rest)
             words = [word for word in rest if word.lower() != "public"]
+            if words and words[0].lower() == "season":
+                if len(words) != 2 or len(rest) - len(words) > 1:
+                    raise BadSetting("Use /quiz leaderboard season YYYY-MM, e.g. /quiz leaderboard season 2026-11.")
+                return ShowLeaderboard(Period.MONTH, public, parse_season(words[1]))
             if len(words) > 1 or len(rest) - len(words) > 1:
                 raise BadSetting("Use /quiz leaderboard week, month or all, and public to post it in the channel.")
             return ShowLeaderboard(parse_period(words[0] if words else None), public)
@@ -373,6 +429,8 @@ def parse_quiz(text: str) -> Command:
             return parse_admin(rest)
         case "config" | "settings":
             return parse_config(rest)
+        case "admin":
+            return parse_admin(rest)
         case "reveal":
             return Configure("reveal")
         case "post-now" | "postnow":

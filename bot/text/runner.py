@@ -28,10 +28,12 @@ from bot.question_stats import QuestionStatsCard
 from bot.quiz import QuizService
 from bot.reports import ReportsCard
 from bot.settings import ConfigChange
+from bot.suggestions import HOW_TO, SuggestionsCard, decided_text, suggested_text
 from bot.text.commands import (
     AnswerDaily,
     Command,
     Configure,
+    DecideSuggestion,
     Export,
     ExportPack,
     ForgetMe,
@@ -46,7 +48,9 @@ from bot.text.commands import (
     ShowQuestionStats,
     ShowReports,
     ShowStats,
+    ShowSuggestions,
     ShowTopics,
+    Suggest,
 )
 
 
@@ -119,9 +123,15 @@ class ImportAsked:
     path: str | None
 
 
+class SuggestFormReply:
+    """`/quiz suggest` alone: a platform with forms opens one; the others show `text` (how to suggest)."""
+
+    text: str = HOW_TO
+
+
 @dataclass(frozen=True)
 class NoteReply:
-    """A short plain-text answer (a report received, a report resolved); adapters escape it."""
+    """A short private note (a suggestion saved, approved or rejected)."""
 
     text: str
 
@@ -139,13 +149,15 @@ Result = (
     | TopicsReply
     | PacksCard
     | QuestionStatsCard
+    | SuggestFormReply
+    | NoteReply
+    | SuggestionsCard
     | MissesExport
     | ForgetPrompt
     | ForgetDone
     | ImportAsked
     | PackFile
     | ReportsCard
-    | NoteReply
 )
 
 
@@ -157,6 +169,10 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return await service.start_practice(ref, user, topic, difficulty)
         case AnswerDaily(choice=choice, sure=sure):
             return await service.answer_in_channel(ref, user, choice, sure=sure)
+        case ShowLeaderboard(season=str() as season, public=public):
+            return await service.season_board(
+                ref.platform, ref.space_id, season, None if public else user, public=public
+            )
         case ShowLeaderboard(period=period, public=True):
             return await service.leaderboard(ref.platform, ref.space_id, period, None, public=True)
         case Review(count=count):
@@ -187,6 +203,19 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return ImportAsked(actor, pack, replace, path)
         case ExportPack(pack=pack, format=fmt):
             return await service.export_pack(await source.space_actor(), ref, pack, "csv" if fmt == "csv" else "yaml")
+        case Suggest(form=None):
+            return SuggestFormReply()
+        case Suggest(form=form) if form is not None:
+            return NoteReply(suggested_text(await service.suggestions.suggest(ref, user, form)))
+        case ShowSuggestions():
+            return await service.suggestions.pending(await source.actor(ref), ref.platform, ref.space_id)
+        case DecideSuggestion(suggestion_id=sid, approve=True):
+            actor = await source.actor(ref)
+            return NoteReply(decided_text(await service.suggestions.approve(actor, ref.platform, ref.space_id, sid)))
+        case DecideSuggestion(suggestion_id=sid, reason=reason):
+            actor = await source.actor(ref)
+            done = await service.suggestions.reject(actor, ref.platform, ref.space_id, sid, reason)
+            return NoteReply(decided_text(done))
         case ReportQuestion(reason=reason, text=text):
             return NoteReply(await service.report_latest(ref, user, reason, text))
         case ShowReports():

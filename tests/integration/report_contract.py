@@ -100,3 +100,15 @@ class ReportContract:
         await store.create_practice_round(REF, "bob", "q3", "t", T0)
         got = await store.latest_practice_round("test", "space", "ann")
         assert got is not None and (got.id, got.question_id) == (second.id, "q2")
+
+    async def test_forget_me_deletes_the_members_reports_in_that_space_only(self, store):
+        await store.add_report(new(), since=DAY_START, daily_limit=5)
+        await store.add_report(new(question="q2"), since=DAY_START, daily_limit=5)
+        await store.add_report(new(user="bob"), since=DAY_START, daily_limit=5)
+        await store.add_report(new(space="s2"), since=DAY_START, daily_limit=5)
+        await store.resolve_reports("test", "space", "q2", "hold", "admin", T0)
+        gone = await store.forget_learner("test", "space", "ann")
+        assert gone.reports == 2 and gone.anything
+        assert [r.reporter for r in await store.reports("test", "space", open_only=False)] == ["bob"]
+        assert len(await store.reports("test", "s2")) == 1  # another space keeps hers
+        assert await store.held_question_ids("test", "space", 3) == {"q2"}  # the admin's hold names no one

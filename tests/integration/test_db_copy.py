@@ -11,6 +11,7 @@ import datetime as dt
 import random
 import shutil
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,19 @@ async def make_history(store: SqliteStore) -> None:
         now=T0,
     )
     await store.save_round_question(1, '{"id": "q1"}')
+    # a season archived with its top three, a channel's season card and a champion role
+    for round_ in await store.open_daily_rounds():
+        if round_.local_date is not None and round_.local_date.month == 11:
+            await service.reveal_round(round_.id)
+    season = await store.archive_season("fake", "space-1", "2026-11", clock.now())
+    assert season is not None and len(season.rows) == 3
+    assert await store.mark_season_post(REFS[0], "2026-11", clock.now())
+    await store.save_channel(replace(await service.channel_config(REFS[0]), champion_role="123456789012345678"))
+    # members' suggestions: one decided, one pending, and the day's count
+    ref = ChannelRef("fake", "space-1", "chan-1")
+    for _ in range(2):
+        await store.add_suggestion(ref, "ada", '{"id": "suggestion", "prompt": "ça?"}', T0, T0.date(), 3)
+    await store.reject_suggestion("fake", "space-1", 1, "a reason", "admin", T0)
     # reports of a question (one resolved with hold: a held question), and one still open
     first = await store.latest_daily_round(REFS[1])
     assert first is not None
@@ -133,6 +147,7 @@ async def views(store: SqliteStore | PostgresStore) -> dict:
         seen[(space, "recap")] = await store.recap_rounds("fake", space, *week)
         seen[(space, "recap top")] = await store.recap_scorers("fake", space, *week, 10)
         seen[(space, "recap chan-1")] = await store.recap_scorers("fake", space, *week, 10, "chan-1")
+        seen[(space, "season")] = await store.season_archive("fake", space, "2026-11")
     return seen
 
 

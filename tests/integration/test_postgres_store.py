@@ -29,6 +29,7 @@ from bot.store.postgres import LOCK_SPACE, PostgresStore, redact
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.report_contract import ReportContract
+from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import (
     DAY,
     REF,
@@ -40,6 +41,7 @@ from tests.integration.store_contract import (
     SeenOnceContract,
     StoreContract,
 )
+from tests.integration.suggestion_contract import SuggestionContract
 
 DEFAULT_SERVER_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 
@@ -86,9 +88,11 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
 
 
 class TestPostgresStore(
+    SuggestionContract,
     StoreContract,
     LearnerDataContract,
     RecapContract,
+    SeasonContract,
     RestartContract,
     SeenOnceContract,
     InstallationContract,

@@ -11,6 +11,7 @@ from bot.store.sqlite import SqliteStore, split_sql
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.report_contract import ReportContract
+from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import (
     InstallationContract,
     LearnerCardContract,
@@ -19,12 +20,15 @@ from tests.integration.store_contract import (
     SeenOnceContract,
     StoreContract,
 )
+from tests.integration.suggestion_contract import SuggestionContract
 
 
 class TestSqliteStore(
+    SuggestionContract,
     StoreContract,
     LearnerDataContract,
     RecapContract,
+    SeasonContract,
     RestartContract,
     SeenOnceContract,
     InstallationContract,

@@ -18,8 +18,9 @@ import asyncio
 import contextlib
 import datetime as dt
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Hashable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from typing import TypeVar
 
 from bot.errors import PackError, PackExists
 from bot.export import Miss
@@ -42,19 +43,23 @@ from bot.model import (
     ReportWrite,
     Round,
     RoundKind,
+    SeasonArchive,
     SendClaim,
     SpaceFilter,
     StreakState,
+    Suggestion,
+    SuggestionStatus,
     TopicStats,
 )
 from bot.store.migrations import load_migrations
 from bot.store.reports_sql import HOLD_ACTIONS
-from bot.store.rows import config_from_row, config_to_row
+from bot.store.rows import approved_question, config_from_row, config_to_row, month_span, pack_full, season_places
 from bot.store.settle import SettlingStore
 
 SCHEMA_VERSION = max(v for v, _, _ in load_migrations("sqlite"))  # the version SqliteStore reaches
 
 Tally = tuple[int, int, int]  # points, correct, answered
+K = TypeVar("K", bound=Hashable)
 BoardKey = tuple[str, str, Period, str]  # platform, space, period, period key
 
 
@@ -101,6 +106,8 @@ class _Tables:
     doubts: dict[tuple[int, str], bool] = field(default_factory=dict)  # (round id, user): marked "not sure"
     packs: dict[tuple[str, str, str], tuple[int, list[tuple[str, str]]]] = field(default_factory=dict)
     round_questions: dict[int, str] = field(default_factory=dict)
+    suggestions: dict[int, Suggestion] = field(default_factory=dict)
+    quota: dict[tuple[str, str, str, dt.date], int] = field(default_factory=dict)  # (platform, space, user, day)
     reports: dict[int, Report] = field(default_factory=dict)  # id order
     holds: dict[tuple[str, str, str], tuple[dt.datetime, str]] = field(default_factory=dict)
     last_report_id: int = 0
@@ -115,6 +122,16 @@ class _Tables:
     recap_claimed: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # channel -> lease end
     recaps: set[tuple[str, str, dt.date]] = field(default_factory=set)  # (platform, channel id, week end)
     reached: dict[BoardKey, dict[str, dt.datetime]] = field(default_factory=dict)  # when a total was reached
+    seasons: dict[tuple[str, str, str], SeasonArchive] = field(default_factory=dict)  # (platform, space, season)
+    season_posts: set[tuple[str, str, str]] = field(default_factory=set)  # (platform, channel id, season)
+
+
+def _add_once(marks: set[K], key: K) -> bool:
+    """Add a once-ever mark; True if it was not there yet."""
+    if key in marks:
+        return False
+    marks.add(key)
+    return True
 
 
 def _delivery(t: _Tables, round_id: int, what: str) -> list:
@@ -526,14 +543,54 @@ class InMemoryStore(SettlingStore):
     async def mark_recap(self, ref: ChannelRef, week_end: dt.date, now: dt.datetime) -> bool:
         t = await self._db()
         _utc(now)
-        key = (ref.platform, ref.channel_id, week_end)
-        if key in t.recaps:
-            return False
-        t.recaps.add(key)
-        return True
+        return _add_once(t.recaps, (ref.platform, ref.channel_id, week_end))
 
     async def unmark_recap(self, ref: ChannelRef, week_end: dt.date) -> None:
         (await self._db()).recaps.discard((ref.platform, ref.channel_id, week_end))
+
+    # ---- monthly seasons ---------------------------------------------------------------------------
+
+    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
+        t = await self._db()
+        key = (platform, space_id, season)
+        if key in t.seasons:
+            return t.seasons[key]
+        first, after = month_span(season)
+        for r in t.rounds.values():
+            if (
+                _in_space(r, platform, space_id)
+                and r.kind is RoundKind.DAILY
+                and r.revealed_at is None
+                and r.local_date is not None
+                and first <= r.local_date < after
+            ):
+                return None
+        board = await self.leaderboard(platform, space_id, Period.MONTH, season, -1)
+        places = season_places((r.user_id, r.points, r.correct, r.answered) for r in board if r.points > 0)
+        if key in t.seasons:  # another call archived it while the board was read
+            return t.seasons[key]
+        t.seasons[key] = SeasonArchive(platform, space_id, season, places, _utc(now))
+        return t.seasons[key]
+
+    async def season_archive(self, platform: str, space_id: str, season: str) -> SeasonArchive | None:
+        return (await self._db()).seasons.get((platform, space_id, season))
+
+    async def champion_before(self, platform: str, space_id: str, season: str) -> str | None:
+        t = await self._db()
+        earlier = sorted(
+            (a for (p, sp, key), a in t.seasons.items() if p == platform and sp == space_id and key < season),
+            key=lambda a: a.season,
+        )
+        champions = [a.champion for a in earlier if a.champion]
+        return champions[-1] if champions else None
+
+    async def mark_season_post(self, ref: ChannelRef, season: str, now: dt.datetime) -> bool:
+        t = await self._db()
+        _utc(now)
+        return _add_once(t.season_posts, (ref.platform, ref.channel_id, season))
+
+    async def unmark_season_post(self, ref: ChannelRef, season: str) -> None:
+        (await self._db()).season_posts.discard((ref.platform, ref.channel_id, season))
 
     def _recap_rounds(
         self, t: _Tables, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None
@@ -719,8 +776,29 @@ class InMemoryStore(SettlingStore):
         for k in reviews:
             del t.review_log[k]
         streak = t.streaks.pop((platform, space_id, user_id), None)
+        suggested = [
+            sid
+            for sid, s in t.suggestions.items()
+            if (s.ref.platform, s.ref.space_id, s.author_id) == (platform, space_id, user_id)
+        ]
+        for sid in suggested:
+            del t.suggestions[sid]
+        reported = [
+            rid for rid, x in t.reports.items() if (x.platform, x.space_id, x.reporter) == (platform, space_id, user_id)
+        ]
+        for rid in reported:
+            del t.reports[rid]
         # (the reminders of the learner go here too once reminders are stored)
-        return Forgotten(answers, len(practice), len(cards), len(reviews), scores, int(streak is not None))
+        return Forgotten(
+            answers,
+            len(practice),
+            len(cards),
+            len(reviews),
+            scores,
+            int(streak is not None),
+            suggestions=len(suggested),
+            reports=len(reported),
+        )
 
     async def mark_unsure(self, round_id: int, user_id: str) -> None:
         t = await self._db()
@@ -781,6 +859,83 @@ class InMemoryStore(SettlingStore):
 
     async def round_question(self, round_id: int) -> str | None:
         return (await self._db()).round_questions.get(round_id)
+
+    # ---- suggestions ----------------------------------------------------------------------------
+
+    async def add_suggestion(
+        self, ref: ChannelRef, author_id: str, body: str, now: dt.datetime, day: dt.date, limit: int
+    ) -> Suggestion | None:
+        t = await self._db()
+        key = (ref.platform, ref.space_id, author_id, day)
+        for old in [k for k in t.quota if k[3] < day - dt.timedelta(days=1)]:
+            del t.quota[old]
+        if t.quota.get(key, 0) >= limit:
+            return None
+        t.quota[key] = t.quota.get(key, 0) + 1
+        sid = max(t.suggestions, default=0) + 1
+        t.suggestions[sid] = Suggestion(sid, ref, author_id, body, SuggestionStatus.PENDING, _utc(now))
+        return t.suggestions[sid]
+
+    async def get_suggestion(self, platform: str, space_id: str, suggestion_id: int) -> Suggestion | None:
+        found = (await self._db()).suggestions.get(suggestion_id)
+        return found if found is not None and (found.ref.platform, found.ref.space_id) == (platform, space_id) else None
+
+    async def list_suggestions(self, platform: str, space_id: str, status: str, limit: int) -> list[Suggestion]:
+        t = await self._db()
+        return [
+            s
+            for s in t.suggestions.values()
+            if (s.ref.platform, s.ref.space_id) == (platform, space_id) and s.status == status
+        ][:limit]
+
+    @staticmethod
+    def _pending(t: _Tables, platform: str, space_id: str, suggestion_id: int) -> Suggestion | None:
+        found = t.suggestions.get(suggestion_id)
+        if found is None or (found.ref.platform, found.ref.space_id) != (platform, space_id):
+            return None
+        return found if found.status is SuggestionStatus.PENDING else None
+
+    async def approve_suggestion(
+        self,
+        platform: str,
+        space_id: str,
+        suggestion_id: int,
+        pack: str,
+        decided_by: str,
+        now: dt.datetime,
+        *,
+        max_packs: int,
+        max_questions: int,
+    ) -> Suggestion | None:
+        t = await self._db()  # no await below: one decision at a time, as a transaction
+        found = self._pending(t, platform, space_id, suggestion_id)
+        if found is None:
+            return None
+        key = (platform, space_id, pack)
+        present = t.packs.get(key)
+        packs = sum(1 for p, s, _ in t.packs if (p, s) == (platform, space_id))
+        pack_full(pack, packs, None if present is None else len(present[1]), max_packs, max_questions)
+        version, rows = present or (0, [])
+        qid, body = approved_question(suggestion_id, found.body, {q for q, _ in rows})
+        t.packs[key] = (version + 1, [*rows, (qid, body)])
+        done = replace(
+            found, status=SuggestionStatus.APPROVED, decided_by=decided_by, decided_at=_utc(now), question_id=qid
+        )
+        t.suggestions[suggestion_id] = done
+        return done
+
+    async def reject_suggestion(
+        self, platform: str, space_id: str, suggestion_id: int, reason: str, decided_by: str, now: dt.datetime
+    ) -> Suggestion | None:
+        t = await self._db()
+        found = self._pending(t, platform, space_id, suggestion_id)
+        if found is None:
+            return None
+        done = replace(
+            found, status=SuggestionStatus.REJECTED, reason=reason, decided_by=decided_by, decided_at=_utc(now)
+        )
+        t.suggestions[suggestion_id] = done
+        return done
 
     # ---- reports of a question's problems --------------------------------------------------------
 

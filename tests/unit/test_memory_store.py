@@ -17,6 +17,7 @@ from bot.store.sqlite import SqliteStore
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.report_contract import ReportContract
+from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import (
     DAY,
     REF,
@@ -29,13 +30,16 @@ from tests.integration.store_contract import (
     StoreContract,
     ans,
 )
+from tests.integration.suggestion_contract import SuggestionContract
 from tests.support.memory_store import InMemoryStore
 
 
 class TestInMemoryStore(
+    SuggestionContract,
     StoreContract,
     LearnerDataContract,
     RecapContract,
+    SeasonContract,
     SeenOnceContract,
     InstallationContract,
     LearnerCardContract,

@@ -40,6 +40,7 @@ EMBED_LINKS = 1 << 14
 READ_HISTORY = 1 << 16
 MANAGE_MESSAGES = 1 << 13
 MANAGE_GUILD = 1 << 5
+MANAGE_ROLES = 1 << 28
 MEMBER_PERMS = VIEW_CHANNEL | SEND_MESSAGES | ADD_REACTIONS | READ_HISTORY | EMBED_LINKS | (1 << 31)
 BOT_PERMS = VIEW_CHANNEL | SEND_MESSAGES | ADD_REACTIONS | READ_HISTORY | EMBED_LINKS
 
@@ -199,6 +200,8 @@ class FakeDiscord:
         self.channel_id = self.snowflake()
         self.other_channel_id = self.snowflake()
         self.bot_role_id = self.snowflake()
+        self.champion_role_id = self.snowflake()  # "Champion", below the bot's role (the main guild only)
+        self.high_role_id = self.snowflake()  # "Moderators", above the bot's role
         self.guilds: dict[str, FakeGuild] = {}  # id -> guild, in the order they were made
         self._channel_guild: dict[str, str] = {}  # guild channel id -> guild id
         self._register(
@@ -220,6 +223,7 @@ class FakeDiscord:
         self.dms_closed: set[str] = set()  # users who do not accept DMs from the bot
         self.forbidden_channels: set[str] = set()  # channels the bot may not post in
         self.no_attach: set[str] = set()  # channels where the bot may not attach files
+        self.member_roles: dict[tuple[str, str], set[str]] = {}  # (guild, user) -> roles given over REST
         self.accept_token: str | None = None  # None: any token logs in
         self.commands: dict[str | None, list[dict[str, Any]]] = {}  # guild id (None: global) -> synced commands
         self.identifies: list[dict[str, Any]] = []
@@ -276,6 +280,8 @@ class FakeDiscord:
         r.add_delete("/api/v10/channels/{channel}/messages/{message}/reactions/{emoji}/{user}", self._remove_reaction)
         r.add_post("/api/v10/users/@me/channels", self._create_dm)
         r.add_get("/api/v10/guilds/{guild}/members/{user}", self._get_member)
+        r.add_put("/api/v10/guilds/{guild}/members/{user}/roles/{role}", self._member_role)
+        r.add_delete("/api/v10/guilds/{guild}/members/{user}/roles/{role}", self._member_role)
         r.add_post("/api/v10/channels/{channel}/messages/{message}/threads", self._start_thread)
         r.add_post("/api/v10/interactions/{id}/{token}/callback", self._callback)
         r.add_patch("/api/v10/webhooks/{app}/{token}/messages/@original", self._edit_original)
@@ -560,6 +566,24 @@ class FakeDiscord:
             return self._json({"message": "Unknown Member", "code": 10007}, status=404)
         return self._json(self._member(user, request.match_info["guild"]))
 
+    async def _member_role(self, request: web.Request) -> web.Response:
+        """PUT/DELETE /guilds/{guild}/members/{user}/roles/{role}: 204, or 403 without Manage Roles."""
+        if not self.bot_perms & MANAGE_ROLES:
+            return self._json({"message": "Missing Permissions", "code": 50013}, status=403)
+        info = request.match_info
+        roles = self.member_roles.setdefault((info["guild"], info["user"]), set())
+        if request.method == "PUT":
+            roles.add(info["role"])
+        else:
+            roles.discard(info["role"])
+        return web.Response(status=204)
+
+    async def set_bot_perms(self, perms: int) -> None:
+        """Change the bot role's permissions in the main guild (GUILD_ROLE_UPDATE on the gateway)."""
+        self.bot_perms = perms
+        [bot_role] = [r for r in self.guild_payload()["roles"] if r["id"] == self.bot_role_id]
+        await self.dispatch("GUILD_ROLE_UPDATE", {"guild_id": self.guild_id, "role": bot_role})
+
     async def _create_dm(self, request: web.Request) -> web.Response:
         user_id = str((request[BODY] or {})["recipient_id"])
         dm_id = next((c for c, u in self.dm_channels.items() if u == user_id), None) or self.snowflake()
@@ -787,9 +811,17 @@ class FakeDiscord:
                     "id": guild.bot_role_id,
                     "name": "studybot",
                     "permissions": str(self.bot_perms),
-                    "position": 1,
+                    "position": 2,
                     "managed": True,
                 },
+                *(
+                    [
+                        {**role, "id": self.champion_role_id, "name": "Champion", "permissions": "0", "position": 1},
+                        {**role, "id": self.high_role_id, "name": "Moderators", "permissions": "0", "position": 3},
+                    ]
+                    if guild.id == self.guild_id
+                    else []
+                ),
             ],
             "channels": [
                 self._channel(guild.channel_id, "daily-pytorch", 0),

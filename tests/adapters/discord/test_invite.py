@@ -39,6 +39,20 @@ def test_the_invite_asks_for_both_scopes_and_exactly_the_permissions_the_bot_use
     )
     assert int(query["permissions"][0]) == PERMISSION_BITS == wanted.value
     assert not discord.Permissions(PERMISSION_BITS).administrator
+    assert not discord.Permissions(PERMISSION_BITS).manage_roles  # only when a setting asks for it
+
+
+def test_the_champion_role_invite_adds_manage_roles_and_nothing_else() -> None:
+    query = parse_qs(urlparse(invite_url("1234567890", champion_role=True)).query)
+    asked = discord.Permissions(int(query["permissions"][0]))
+    assert asked.manage_roles and asked.value == PERMISSION_BITS | discord.Permissions(manage_roles=True).value
+    out = io.StringIO()
+    args = parse(["discord", "invite-url", "--client-id", "42", "--champion-role"])
+    assert args.discord_handler(args, Settings(), out=out) == 0
+    assert "Manage Roles" in out.getvalue()
+    assert discord.Permissions(
+        int(parse_qs(urlparse(out.getvalue().splitlines()[0]).query)["permissions"][0])
+    ).manage_roles
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

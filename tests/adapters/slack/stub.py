@@ -311,17 +311,6 @@ class SlackApiStub:
                 return {"ok": True, "view": {"id": f"V0VIEW{next(self._ts)}", **args.get("view", {})}}
             case "views.publish":
                 return {"ok": True, "view": {"id": "V0HOME", **args.get("view", {})}}
-            case "views.open":  # a modal (the view arrives as JSON text in the form)
-                view = args.get("view")
-                view = json.loads(view) if isinstance(view, str) else view or {}
-                return (
-                    {"ok": True, "view": {"id": "V0MODAL", **view}}
-                    if args.get("trigger_id")
-                    else {
-                        "ok": False,
-                        "error": "invalid_trigger_id",
-                    }
-                )
             case "apps.connections.open":
                 return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/socket"}
             case "files.getUploadURLExternal":

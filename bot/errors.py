@@ -76,3 +76,8 @@ class PackBusy(PackError):
 
 class StoreUnavailable(QuizError):
     """The database did not take the answer (an outage): nothing was recorded; the batcher logs it once."""
+
+
+class DirectMessageBlocked(Exception):
+    """A platform cannot deliver a direct message to this member (DMs closed, the account gone): raised by a
+    platform's `send_direct`; the reminder that tried is switched off."""

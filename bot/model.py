@@ -192,6 +192,8 @@ class CommandNames:
     practice: str = "/quiz"
     answer: str = "/quiz answer"
     post_now: str = "/quiz config post-now"
+    review: str = "/quiz review"
+    remind: str = "/quiz remind"
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from typing import Protocol
 from bot.clock import SystemClock as SystemClock  # re-exported for bot/app/cli.py; new code imports bot.clock
 from bot.installs import WorkspaceInstall
 from bot.learning import CardKey, LearnerCard, ReviewEvent
+from bot.reminders import Reminder
 from bot.model import (
     Answer,
     AnswerWrite,
@@ -70,6 +71,20 @@ class RecapPlatform(Protocol):
     async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
         """Post the recap: the PNG chart with `recap_alt_text(card)` as its alt text, or (png None: no
         answers in the week) the plain note `recap_text(card)`; returns the message id if any."""
+        ...
+
+
+class DirectPlatform(Protocol):
+    """The optional part of a ChatPlatform that sends direct messages (reminders) and knows members'
+    own timezones."""
+
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A direct message to the member (`ref`: the space and channel it concerns). Raises
+        bot.errors.DirectMessageBlocked when the platform says the member cannot be messaged."""
+        ...
+
+    async def user_timezone(self, ref: ChannelRef, user_id: str) -> str | None:
+        """The member's own IANA timezone when the platform knows it (None: it does not)."""
         ...
 
 
@@ -352,6 +367,33 @@ class Store(Protocol):
         ...
 
     async def round_question(self, round_id: int) -> str | None: ...
+
+    # reminders (bot.reminders): one row per (platform, space, user); the day's send is claimed once
+    async def save_reminder(self, reminder: Reminder) -> None:
+        """Insert or replace the learner's reminder (every field, its next due instant too)."""
+        ...
+
+    async def get_reminder(self, platform: str, space_id: str, user_id: str) -> Reminder | None: ...
+
+    async def due_reminders(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Reminder]:
+        """Enabled reminders whose next due instant is not after `now`, the earliest first."""
+        ...
+
+    async def advance_reminder(
+        self, platform: str, space_id: str, user_id: str, due_at: dt.datetime, next_at: dt.datetime
+    ) -> None:
+        """Move the reminder's next due instant from `due_at` to `next_at` (unless it was changed meanwhile)."""
+        ...
+
+    async def claim_reminder_day(
+        self, platform: str, space_id: str, user_id: str, local_date: dt.date, now: dt.datetime
+    ) -> bool:
+        """True the first time the learner's reminder of `local_date` is claimed (once per day, ever)."""
+        ...
+
+    async def disable_reminder(self, platform: str, space_id: str, user_id: str) -> bool:
+        """Switch the learner's reminder off; True when it was on (so the caller logs it once)."""
+        ...
 
 
 # ---- the transactions bot.store.settle runs: each store implements them with its own statements ----------

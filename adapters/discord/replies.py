@@ -30,7 +30,9 @@ PLATFORM = "discord"
 SORRY = "Something went wrong on my side and nothing was changed. Please try again in a moment."
 GUILD_ONLY = "studybot works in server channels: use its commands there."
 # how core messages name Discord's commands
-COMMANDS = CommandNames(practice="/quiz", answer="/answer", post_now="/quizconfig post-now")
+COMMANDS = CommandNames(
+    practice="/quiz", answer="/answer", post_now="/quizconfig post-now", review="/review", remind="/remind"
+)
 
 
 class QuizBot(Protocol):

@@ -45,6 +45,7 @@ from bot.model import (
 )
 from bot.scoring import ranked
 from bot.store.installs_sql import PostgresInstalls
+from bot.store.reminders_sql import PostgresReminders
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
     ANSWER_COLUMNS,
@@ -92,7 +93,7 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
 
 
-class PostgresStore(PostgresInstalls, SettlingStore):
+class PostgresStore(PostgresInstalls, PostgresReminders, SettlingStore):
     """Store port on PostgreSQL (several bot processes may share one database)."""
 
     dialect = "postgres"

@@ -43,6 +43,7 @@ from bot.model import (
 )
 from bot.scoring import ranked
 from bot.store.installs_sql import SqliteInstalls
+from bot.store.reminders_sql import SqliteReminders
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
     ANSWER_COLUMNS,
@@ -97,7 +98,7 @@ def _chunks(items: Sequence[T], size: int) -> Iterable[Sequence[T]]:
         yield items[i : i + size]
 
 
-class SqliteStore(SqliteInstalls, SettlingStore):
+class SqliteStore(SqliteInstalls, SqliteReminders, SettlingStore):
     """Store port on SQLite (the embedded default)."""
 
     def __init__(self, path: str | Path) -> None:

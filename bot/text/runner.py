@@ -24,12 +24,14 @@ from bot.model import (
 from bot.packs import PacksCard
 from bot.question_stats import QuestionStatsCard
 from bot.quiz import QuizService
+from bot.reminders import RemindCard
 from bot.settings import ConfigChange
 from bot.text.commands import (
     AnswerDaily,
     Command,
     Configure,
     Practice,
+    Remind,
     Review,
     ShowHelp,
     ShowLeaderboard,
@@ -107,6 +109,7 @@ Result = (
     | TopicsReply
     | PacksCard
     | QuestionStatsCard
+    | RemindCard
 )
 
 
@@ -122,6 +125,8 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return await service.leaderboard(ref.platform, ref.space_id, period, None, public=True)
         case Review(count=count):
             return await service.start_review(ref, user, count)
+        case Remind(on=on, at=at):
+            return await service.set_reminder(ref, user, on, at)
         case ShowTopics():
             return TopicsReply(service.topics())
         case ShowLeaderboard(period=period):

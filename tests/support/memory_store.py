@@ -44,7 +44,9 @@ from bot.model import (
 )
 from bot.store.migrations import load_migrations
 from bot.store.rows import config_from_row, config_to_row
+from bot.reminders import Reminder
 from bot.store.settle import SettlingStore
+from tests.support.memory_reminders import MemoryReminders
 
 SCHEMA_VERSION = max(v for v, _, _ in load_migrations("sqlite"))  # the version SqliteStore reaches
 
@@ -106,13 +108,15 @@ class _Tables:
     recap_claimed: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # channel -> lease end
     recaps: set[tuple[str, str, dt.date]] = field(default_factory=set)  # (platform, channel id, week end)
     reached: dict[BoardKey, dict[str, dt.datetime]] = field(default_factory=dict)  # when a total was reached
+    reminders: dict[tuple[str, str, str], Reminder] = field(default_factory=dict)  # (platform, space, user)
+    reminder_days: set[tuple[str, str, str, dt.date]] = field(default_factory=set)  # days claimed
 
 
 def _delivery(t: _Tables, round_id: int, what: str) -> list:
     return t.delivery.setdefault((round_id, what), ["due", 0, None, 0])
 
 
-class InMemoryStore(SettlingStore):
+class InMemoryStore(MemoryReminders, SettlingStore):
     """Store port on plain dicts; behaves like SqliteStore(":memory:"). Answer batches and reveals run
     bot.store.settle over `_Settle`, as the SQL stores do."""
 

@@ -48,6 +48,10 @@ class Reminder:
     enabled: bool = True
     next_at: dt.datetime | None = None  # UTC: the next due instant (None: off)
 
+    def __post_init__(self) -> None:
+        if self.next_at is not None and self.next_at.tzinfo is None:
+            raise ValueError("a reminder's next instant must be timezone-aware")
+
     @property
     def ref(self) -> ChannelRef:
         return ChannelRef(self.platform, self.space_id, self.channel_id)
@@ -157,7 +161,7 @@ class Reminders:
         """Send every due reminder once per (learner, local date); a failure of one never stops the others."""
         service = self._service
         now = service.clock.now()
-        for _ in range(10):  # bounded: each pass moves every reminder it read past `now`
+        for _ in range(10):  # bounded: a pass moves each reminder it read past `now` or a day on
             due = await service.store.due_reminders(now, BATCH, spaces)
             for reminder in due:
                 try:
@@ -165,12 +169,13 @@ class Reminders:
                 except Exception:
                     log.exception("reminder of %s/%s user %s failed", reminder.platform, reminder.space_id, reminder.user_id)
                     await self._advance(reminder, now)
-            if len(due) < BATCH:
+            if not due:
                 return
 
-    async def _advance(self, reminder: Reminder, now: dt.datetime) -> None:
+    async def _advance(self, reminder: Reminder, after: dt.datetime) -> None:
+        """Move the reminder on to its first time after `after` (and after its current due instant)."""
         assert reminder.next_at is not None
-        after = max(now, reminder.next_at)
+        after = max(after, reminder.next_at)
         await self._service.store.advance_reminder(
             reminder.platform,
             reminder.space_id,
@@ -186,7 +191,7 @@ class Reminders:
         late = now - reminder.next_at
         if late > REMIND_GRACE:
             log.info("skipped the reminder of user %s for %s: %s late", reminder.user_id, day, late)
-            await self._advance(reminder, now)
+            await self._advance(reminder, now - REMIND_GRACE)  # a later day still within the grace comes next
             return
         claimed = await store.claim_reminder_day(reminder.platform, reminder.space_id, reminder.user_id, day, now)
         await self._advance(reminder, now)

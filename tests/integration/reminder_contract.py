@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 
-import pytest
-
 from bot.model import SpaceFilter
 from bot.reminders import Reminder
 
@@ -74,10 +72,6 @@ class ReminderContract:
         stored = await store.get_reminder("test", "space", "u1")
         assert stored is not None and not stored.enabled and stored.next_at is None
         assert await store.due_reminders(T0 + DAY_D, 10) == []
-
-    async def test_naive_instants_are_refused(self, store):
-        with pytest.raises((ValueError, TypeError)):
-            await store.save_reminder(rem(at=T0.replace(tzinfo=None)))
 
 
 DAY_D = dt.timedelta(days=1)

@@ -11,7 +11,7 @@ import pytest
 from bot.errors import BadSetting
 from bot.model import Actor, ChannelRef
 from bot.quiz import QuizService
-from bot.reminders import DEFAULT_TIME, next_reminder_at, parse_remind_time
+from bot.reminders import DEFAULT_TIME, Reminder, next_reminder_at, parse_remind_time
 from bot.settings import ConfigChange
 from bot.text.commands import Remind, parse_quiz
 from tests.support.direct import DirectFakePlatform
@@ -61,6 +61,11 @@ def test_reminder_times_parse_and_bad_ones_say_what_is_accepted():
     for bad in ("25:00", "9", "09:60", "noon", "09:00:00"):
         with pytest.raises(BadSetting, match="not a reminder time.*HH:MM"):
             parse_remind_time(bad)
+
+
+def test_a_reminder_refuses_a_naive_instant():
+    with pytest.raises(ValueError):
+        Reminder("p", "s", "u", "c", dt.time(9, 0), BERLIN, True, dt.datetime(2026, 12, 1, 9, 0))
 
 
 def test_the_text_grammar_of_remind():

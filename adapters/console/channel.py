@@ -35,6 +35,7 @@ from bot.model import (
 from bot.packs import PacksCard
 from bot.question_stats import QuestionStatsCard
 from bot.quiz import STORE_UNAVAILABLE, QuizService
+from bot.reminders import RemindCard
 from bot.settings import ConfigChange
 from bot.text.commands import HELP, parse_quiz
 from bot.text.parsing import parse_choice
@@ -89,6 +90,10 @@ class ConsolePlatform:
 
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         self._write(text)
+
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A reminder: printed as a direct message."""
+        self._write(f"(direct message to {user_id}) {text}")
 
     async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
         """The weekly recap: the chart written to a file, its path printed with the recap's text."""
@@ -287,6 +292,8 @@ class ConsoleChannel:
                 self.say(config_text(card))
             case PacksCard() | QuestionStatsCard():
                 self.say(result.text)
+            case RemindCard(text=text):
+                self.say(f"{private} {text}")
             case PostedReply() | RevealedReply():
                 pass  # the console platform has printed the question or the reveal
 

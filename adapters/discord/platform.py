@@ -17,13 +17,14 @@ from adapters.discord.markdown import escape as escape_markdown
 from adapters.discord.render import LETTER_EMOJI, question_embed, reveal_embed, winner_pings
 from adapters.discord.replies import PLATFORM
 from adapters.discord.views import question_view, revealed_view
-from bot.errors import QuizError
+from bot.errors import DirectMessageBlocked, QuizError
 from bot.model import LETTERS, ChannelRef, QuestionCard, RecapCard, RevealCard
 from bot.recap import recap_alt_text, recap_text
 
 log = logging.getLogger(__name__)
 
 NO_ATTACH = "(The chart needs the Attach Files permission in this channel.)"
+CANNOT_DM = 50007  # Discord's "Cannot send messages to this user"
 THREAD_NAME_LIMIT = 100  # Discord's limit for a thread name
 CANNOT_POST = (
     "I cannot post in <#{channel}>: I need View Channel, Send Messages, Embed Links, Add Reactions and "
@@ -166,6 +167,21 @@ class DiscordPlatform:
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         """A plain note in the channel (e.g. a day skipped while the bot was offline)."""
         await self._channel(ref).send(text, allowed_mentions=discord.AllowedMentions.none())
+
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A DM (a reminder). A member who does not take DMs from the bot (50007 "Cannot send messages to
+        this user") or who is unknown raises DirectMessageBlocked; other failures are raised as they are."""
+        try:
+            dm = await self.client.create_dm(discord.Object(int(user_id)))
+            await dm.send(fit_content(escape_markdown(text)) or "…", allowed_mentions=NO_PINGS)
+        except discord.Forbidden as exc:
+            if exc.code in (CANNOT_DM, 0):
+                raise DirectMessageBlocked(f"Discord {exc.code}: {exc.text or 'Cannot send messages to this user'}") from exc
+            raise
+        except discord.NotFound as exc:
+            raise DirectMessageBlocked(f"Discord {exc.code}: unknown user") from exc
+        except ValueError as exc:  # not a Discord user id
+            raise DirectMessageBlocked("not a Discord user id") from exc
 
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         """A DM; members with DMs closed simply get none."""

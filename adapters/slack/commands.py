@@ -41,6 +41,7 @@ from bot.model import (
 )
 from bot.packs import PacksCard
 from bot.question_stats import QuestionStatsCard
+from bot.reminders import RemindCard
 from bot.text.commands import Command, parse_quiz
 from bot.text.runner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
 
@@ -149,6 +150,8 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
             return Reply(escape(result.text), [section("*Question packs*\n" + escape("\n".join(result.lines)))])
         case QuestionStatsCard():
             return Reply(escape(result.text), [section(escape(result.text))])
+        case RemindCard(text=text):
+            return Reply(escape(text))
     raise AssertionError(result)
 
 

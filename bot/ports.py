@@ -10,7 +10,6 @@ from typing import Protocol
 from bot.clock import SystemClock as SystemClock  # re-exported for bot/app/cli.py; new code imports bot.clock
 from bot.installs import WorkspaceInstall
 from bot.learning import CardKey, LearnerCard, ReviewEvent
-from bot.reminders import Reminder
 from bot.model import (
     Answer,
     AnswerWrite,
@@ -35,6 +34,7 @@ from bot.model import (
     StreakState,
     TopicStats,
 )
+from bot.reminders import Reminder
 
 
 class Clock(Protocol):

@@ -66,7 +66,7 @@ from bot.packs import PackCatalog, PacksCard
 from bot.ports import ChatPlatform, Clock, Store
 from bot.question_stats import QuestionStatsCard, question_stats
 from bot.recap import RECAP_KEYS, next_recap_after
-from bot.reminders import Reminders, RemindCard
+from bot.reminders import RemindCard, Reminders
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX, Reviews, learning_stats
 from bot.scoring import period_keys, score_daily_round
 from bot.selection import pick_question
@@ -816,9 +816,7 @@ class QuizService:
             raise BadSetting(f"A review takes 1 to {REVIEW_MAX} questions.")
         return await self.reviews.start(ref, user_id, n)
 
-    async def set_reminder(
-        self, ref: ChannelRef, user_id: str, on: bool, at: dt.time | None = None
-    ) -> RemindCard:
+    async def set_reminder(self, ref: ChannelRef, user_id: str, on: bool, at: dt.time | None = None) -> RemindCard:
         """Turn the learner's daily reminder in this space on (at local time `at`, default 09:00, in their
         own timezone when the platform knows it, else the channel's) or off. Private to the learner."""
         return await self.reminders.set(ref, user_id, on, at)

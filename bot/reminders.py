@@ -73,8 +73,7 @@ def parse_remind_time(text: str | None) -> dt.time:
         return parse_time(text)
     except BadSetting:
         raise BadSetting(
-            f"'{text.strip()[:20]}' is not a reminder time: use 24-hour HH:MM, for example 08:30. "
-            "Nothing was changed."
+            f"'{text.strip()[:20]}' is not a reminder time: use 24-hour HH:MM, for example 08:30. Nothing was changed."
         ) from None
 
 
@@ -95,9 +94,7 @@ def local_date_in(moment: dt.datetime, tz: str) -> dt.date:
     return moment.astimezone(ZoneInfo(tz)).date()
 
 
-def reminder_text(
-    due: int, review_command: str, waiting: bool, reveal_at: dt.datetime | None, tz: str
-) -> str | None:
+def reminder_text(due: int, review_command: str, waiting: bool, reveal_at: dt.datetime | None, tz: str) -> str | None:
     """The day's nudge: reviews due and/or today's unanswered question (revealed at `reveal_at`, read in
     `tz`); None when there is nothing to say."""
     lines = []
@@ -167,7 +164,9 @@ class Reminders:
                 try:
                     await self._run(reminder, now)
                 except Exception:
-                    log.exception("reminder of %s/%s user %s failed", reminder.platform, reminder.space_id, reminder.user_id)
+                    log.exception(
+                        "reminder of %s/%s user %s failed", reminder.platform, reminder.space_id, reminder.user_id
+                    )
                     await self._advance(reminder, now)
             if not due:
                 return

@@ -176,7 +176,9 @@ class DiscordPlatform:
             await dm.send(fit_content(escape_markdown(text)) or "…", allowed_mentions=NO_PINGS)
         except discord.Forbidden as exc:
             if exc.code in (CANNOT_DM, 0):
-                raise DirectMessageBlocked(f"Discord {exc.code}: {exc.text or 'Cannot send messages to this user'}") from exc
+                raise DirectMessageBlocked(
+                    f"Discord {exc.code}: {exc.text or 'Cannot send messages to this user'}"
+                ) from exc
             raise
         except discord.NotFound as exc:
             raise DirectMessageBlocked(f"Discord {exc.code}: unknown user") from exc

@@ -210,7 +210,9 @@ class SlackPlatform:
             try:
                 resp = await self.client.users_info(user=user_id, **await self._auth(ref))
             except SlackApiError as exc:
-                log.info("users.info failed for %s: %s; using the channel's timezone", user_id, exc.response.get("error"))
+                log.info(
+                    "users.info failed for %s: %s; using the channel's timezone", user_id, exc.response.get("error")
+                )
                 return None
             tz = (resp.get("user") or {}).get("tz")
             if len(self._zones) > 10_000:

@@ -45,8 +45,8 @@ from bot.model import (
 )
 from bot.scoring import ranked
 from bot.store.installs_sql import PostgresInstalls
-from bot.store.reminders_sql import PostgresReminders
 from bot.store.migrations import load_migrations
+from bot.store.reminders_sql import PostgresReminders
 from bot.store.rows import (
     ANSWER_COLUMNS,
     CARD_COLUMNS,

@@ -62,7 +62,8 @@ class SqliteReminders:
 
     async def get_reminder(self, platform: str, space_id: str, user_id: str) -> Reminder | None:
         rows = await self._read(
-            f"SELECT {REMINDER_COLUMNS} FROM reminders WHERE {_KEY.format('?', '?', '?')}", (platform, space_id, user_id)
+            f"SELECT {REMINDER_COLUMNS} FROM reminders WHERE {_KEY.format('?', '?', '?')}",
+            (platform, space_id, user_id),
         )
         return reminder_from_row(rows[0]) if rows else None
 

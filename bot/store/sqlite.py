@@ -43,8 +43,8 @@ from bot.model import (
 )
 from bot.scoring import ranked
 from bot.store.installs_sql import SqliteInstalls
-from bot.store.reminders_sql import SqliteReminders
 from bot.store.migrations import load_migrations
+from bot.store.reminders_sql import SqliteReminders
 from bot.store.rows import (
     ANSWER_COLUMNS,
     CARD_COLUMNS,

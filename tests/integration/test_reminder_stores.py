@@ -79,7 +79,9 @@ async def test_two_processes_on_one_postgres_send_one_reminder():
             await s.open()
         clocks = [FixedClock(start), FixedClock(start)]
         platforms = [DirectFakePlatform(), DirectFakePlatform()]
-        services = [QuizService(s, make_bank(), c, {"fake": p}) for s, c, p in zip(stores, clocks, platforms)]
+        services = [
+            QuizService(s, make_bank(), c, {"fake": p}) for s, c, p in zip(stores, clocks, platforms, strict=True)
+        ]
         try:
             first = services[0]
             await first.configure(Actor("admin", True), REF, ConfigChange.of(timezone="Europe/Berlin"))

@@ -42,9 +42,9 @@ from bot.model import (
     StreakState,
     TopicStats,
 )
+from bot.reminders import Reminder
 from bot.store.migrations import load_migrations
 from bot.store.rows import config_from_row, config_to_row
-from bot.reminders import Reminder
 from bot.store.settle import SettlingStore
 from tests.support.memory_reminders import MemoryReminders
 

@@ -33,7 +33,17 @@ async def test_start_discord_logs_in_syncs_to_the_test_guild_and_connects(
         synced = fake.requests_to("PUT", rf"/applications/{fake.app_id}/guilds/{fake.guild_id}/commands$")
         assert len(synced) == 1 and not fake.requests_to("PUT", rf"/applications/{fake.app_id}/commands$")
         names = {c["name"] for c in synced[0].body}
-        assert names == {"quiz", "review", "remind", "answer", "leaderboard", "stats", "packs", "quizconfig", "quizadmin"}
+        assert names == {
+            "quiz",
+            "review",
+            "remind",
+            "answer",
+            "leaderboard",
+            "stats",
+            "packs",
+            "quizconfig",
+            "quizadmin",
+        }
         config = fake.command("quizconfig")
         assert {o["name"] for o in config["options"]} == {
             "schedule",

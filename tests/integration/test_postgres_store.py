@@ -27,6 +27,7 @@ from bot.store import store_for_url
 from bot.store.migrations import load_migrations
 from bot.store.postgres import LOCK_SPACE, PostgresStore, redact
 from tests.integration.recap_contract import RecapContract
+from tests.integration.reminder_contract import ReminderContract, ReminderRestartContract
 from tests.integration.store_contract import (
     DAY,
     REF,
@@ -86,6 +87,8 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
 class TestPostgresStore(
     StoreContract,
     RecapContract,
+    ReminderContract,
+    ReminderRestartContract,
     RestartContract,
     SeenOnceContract,
     InstallationContract,

@@ -9,6 +9,7 @@ import pytest
 from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
 from tests.integration.recap_contract import RecapContract
+from tests.integration.reminder_contract import ReminderContract, ReminderRestartContract
 from tests.integration.store_contract import (
     InstallationContract,
     LearnerCardContract,
@@ -22,6 +23,8 @@ from tests.integration.store_contract import (
 class TestSqliteStore(
     StoreContract,
     RecapContract,
+    ReminderContract,
+    ReminderRestartContract,
     RestartContract,
     SeenOnceContract,
     InstallationContract,

@@ -4,25 +4,19 @@ message by the tick, and a bad time refused with nothing changed."""
 from __future__ import annotations
 
 import datetime as dt
-import io
-import random
 
-from adapters.console.channel import CONSOLE_REF, ConsoleChannel
+from adapters.console.channel import CONSOLE_REF
 from bot.app.scheduler import DailyScheduler
-from bot.quiz import QuizService
-from tests.support.fakes import FixedClock, make_bank
-from tests.support.memory_store import InMemoryStore
+from tests.support.fakes import FixedClock
+from tests.unit.test_console_daily import console_at
 
 START = dt.datetime(2026, 12, 8, 6, 0, tzinfo=dt.UTC)
 
 
 async def test_remind_in_the_console():
-    store = InMemoryStore()
-    await store.open()
-    clock = FixedClock(START)
-    service = QuizService(store, make_bank(), clock, rng=random.Random(7))
-    out = io.StringIO()
-    console = ConsoleChannel(service, stdin=io.StringIO(""), stdout=out)
+    console, service, out = await console_at(START)
+    store, clock = service.store, service.clock
+    assert isinstance(clock, FixedClock)
     user = console.user_id
     await console.handle("/quiz remind on 7pm")
     assert "'7pm' is not a reminder time" in out.getvalue()

@@ -15,6 +15,7 @@ from bot.model import ChannelConfig, ChannelRef, Period, RevealInput, RevealResu
 from bot.scoring import score_daily_round
 from bot.store.sqlite import SqliteStore
 from tests.integration.recap_contract import RecapContract
+from tests.integration.reminder_contract import ReminderContract
 from tests.integration.store_contract import (
     DAY,
     REF,
@@ -31,7 +32,13 @@ from tests.support.memory_store import InMemoryStore
 
 
 class TestInMemoryStore(
-    StoreContract, RecapContract, SeenOnceContract, InstallationContract, LearnerCardContract, PackContract
+    StoreContract,
+    RecapContract,
+    ReminderContract,
+    SeenOnceContract,
+    InstallationContract,
+    LearnerCardContract,
+    PackContract,
 ):
     @pytest.fixture
     async def store(self):

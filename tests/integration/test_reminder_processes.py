@@ -1,72 +1,18 @@
-"""The reminders' Store contract on SQLite, PostgreSQL and the in-memory fake, and two processes on one
-PostgreSQL database running the same due reminders: one direct message."""
+"""Two processes on one PostgreSQL database running the same due reminders: one direct message per learner.
+(The reminders' Store contract, tests/integration/reminder_contract.py, runs with each store's contract.)"""
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
 
-import pytest
-
 from bot.model import Actor, ChannelRef
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.store.postgres import PostgresStore
-from bot.store.sqlite import SqliteStore
-from tests.integration.reminder_contract import ReminderContract, ReminderRestartContract
 from tests.integration.test_postgres_store import throwaway_database
 from tests.support.direct import DirectFakePlatform
 from tests.support.fakes import FixedClock, make_bank
-from tests.support.memory_store import InMemoryStore
-
-
-class TestSqliteReminders(ReminderContract, ReminderRestartContract):
-    @pytest.fixture
-    async def store(self, tmp_path):
-        store = SqliteStore(tmp_path / "studybot.db")
-        await store.open()
-        yield store
-        await store.close()
-
-    @pytest.fixture
-    async def reopen(self, tmp_path):
-        async def _open() -> SqliteStore:
-            store = SqliteStore(tmp_path / "restart.db")
-            await store.open()
-            return store
-
-        return _open
-
-
-class TestPostgresReminders(ReminderContract, ReminderRestartContract):
-    @pytest.fixture
-    async def store(self):
-        async with throwaway_database() as url:
-            store = PostgresStore(url)
-            await store.open()
-            yield store
-            await store.close()
-
-    @pytest.fixture
-    async def reopen(self):
-        async with throwaway_database() as url:
-
-            async def _open() -> PostgresStore:
-                store = PostgresStore(url)
-                await store.open()
-                return store
-
-            yield _open
-
-
-class TestMemoryReminders(ReminderContract):
-    @pytest.fixture
-    async def store(self):
-        store = InMemoryStore()
-        await store.open()
-        yield store
-        await store.close()
-
 
 REF = ChannelRef("fake", "space-1", "chan-1")
 

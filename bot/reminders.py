@@ -155,20 +155,22 @@ class Reminders:
         return await service.store.space_timezone(ref.platform, ref.space_id) or "UTC"
 
     async def run_due(self, spaces: SpaceFilter | None = None) -> None:
-        """Send every due reminder once per (learner, local date); a failure of one never stops the others."""
+        """Send every due reminder once per (learner, local date); a failure of one never stops the others.
+        Reminders of a platform this process does not run are left to the process that runs it."""
         service = self._service
         now = service.clock.now()
-        for _ in range(10):  # bounded: a pass moves each reminder it read past `now` or a day on
+        for _ in range(10):  # bounded; another pass only for a full batch or a day skipped as too late
             due = await service.store.due_reminders(now, BATCH, spaces)
+            again = False
             for reminder in due:
                 try:
-                    await self._run(reminder, now)
+                    again = await self._run(reminder, now) or again
                 except Exception:
                     log.exception(
                         "reminder of %s/%s user %s failed", reminder.platform, reminder.space_id, reminder.user_id
                     )
                     await self._advance(reminder, now)
-            if not due:
+            if not again and len(due) < BATCH:
                 return
 
     async def _advance(self, reminder: Reminder, after: dt.datetime) -> None:
@@ -183,27 +185,29 @@ class Reminders:
             next_reminder_at(reminder.at, reminder.timezone, after),
         )
 
-    async def _run(self, reminder: Reminder, now: dt.datetime) -> None:
+    async def _run(self, reminder: Reminder, now: dt.datetime) -> bool:
+        """One due reminder; True when it was skipped as too late and a later day may be due now."""
         service, store = self._service, self._service.store
         assert reminder.next_at is not None
+        if reminder.platform not in service.platforms:
+            return False  # not running here: the process that runs the platform sends it
+        send = getattr(service.platforms[reminder.platform], "send_direct", None)
         day = local_date_in(reminder.next_at, reminder.timezone)
         late = now - reminder.next_at
-        if late > REMIND_GRACE:
-            log.info("skipped the reminder of user %s for %s: %s late", reminder.user_id, day, late)
+        if late > REMIND_GRACE or send is None:
+            if send is None:
+                log.debug("platform %s sends no direct messages; reminder not sent", reminder.platform)
+            else:
+                log.info("skipped the reminder of user %s for %s: %s late", reminder.user_id, day, late)
             await self._advance(reminder, now - REMIND_GRACE)  # a later day still within the grace comes next
-            return
+            return send is not None
         claimed = await store.claim_reminder_day(reminder.platform, reminder.space_id, reminder.user_id, day, now)
         await self._advance(reminder, now)
         if not claimed:  # another process (or an earlier tick) had this day
-            return
+            return False
         text = await self.text_for(reminder, now)
         if text is None:
-            return
-        platform = service.platforms.get(reminder.platform)
-        send = getattr(platform, "send_direct", None)
-        if send is None:
-            log.info("platform %s cannot send direct messages; reminder not sent", reminder.platform)
-            return
+            return False
         try:
             await send(reminder.ref, reminder.user_id, text)
         except DirectMessageBlocked as exc:
@@ -215,6 +219,7 @@ class Reminders:
                     reminder.user_id,
                     exc,
                 )
+        return False
 
     async def text_for(self, reminder: Reminder, now: dt.datetime) -> str | None:
         """What the learner would be told now (None: nothing)."""

@@ -15,7 +15,7 @@ from bot.reminders import DEFAULT_TIME, Reminder, next_reminder_at, parse_remind
 from bot.settings import ConfigChange
 from bot.text.commands import Remind, parse_quiz
 from tests.support.direct import DirectFakePlatform
-from tests.support.fakes import FixedClock, make_bank
+from tests.support.fakes import FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
 
 BERLIN = "Europe/Berlin"
@@ -217,3 +217,18 @@ async def test_reminders_are_per_space(env):
     clock.set(utc(2026, 12, 2, 9, 0))
     await service.run_due_reminders()
     assert [r.space_id for r, _u, _t in platform.direct] == ["space-1"]
+
+
+async def test_a_platform_not_running_here_is_left_alone_and_one_without_dms_sends_nothing(env):
+    service, store, clock, platform = env
+    await _miss_one(service, clock, "kim")
+    await service.set_reminder(REF, "kim", True, dt.time(9, 0))
+    due_at = (await store.get_reminder("fake", "space-1", "kim")).next_at
+    del service.platforms["fake"]  # this process does not run the platform: another one sends it
+    clock.set(due_at)
+    await service.run_due_reminders()
+    assert (await store.get_reminder("fake", "space-1", "kim")).next_at == due_at
+    service.add_platform(FakePlatform())  # running, but with no direct messages
+    await service.run_due_reminders()
+    assert (await store.get_reminder("fake", "space-1", "kim")).next_at == due_at + dt.timedelta(days=1)
+    assert await store.claim_reminder_day("fake", "space-1", "kim", due_at.date(), clock.now())  # not used up

@@ -219,6 +219,8 @@ class Reminders:
                     reminder.user_id,
                     exc,
                 )
+        except Exception as exc:  # the day stays used: a reminder is sent at most once, never twice
+            log.warning("the reminder DM to %s/%s user %s failed: %s", *_who(reminder), describe(exc))
         return False
 
     async def text_for(self, reminder: Reminder, now: dt.datetime) -> str | None:
@@ -238,6 +240,15 @@ class Reminders:
                 break
         review = service.commands_of(reminder.platform).review
         return reminder_text(due, review, waiting, reveal_at, reminder.timezone)
+
+
+def _who(reminder: Reminder) -> tuple[str, str, str]:
+    return reminder.platform, reminder.space_id, reminder.user_id
+
+
+def describe(exc: BaseException) -> str:
+    """An exception for a log line: its type and its first 200 characters (no traceback)."""
+    return f"{type(exc).__name__}: {str(exc)[:200]}"
 
 
 def _known_zone(name: str) -> bool:

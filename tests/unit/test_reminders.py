@@ -232,3 +232,22 @@ async def test_a_platform_not_running_here_is_left_alone_and_one_without_dms_sen
     await service.run_due_reminders()
     assert (await store.get_reminder("fake", "space-1", "kim")).next_at == due_at + dt.timedelta(days=1)
     assert await store.claim_reminder_day("fake", "space-1", "kim", due_at.date(), clock.now())  # not used up
+
+
+async def test_a_failed_send_is_logged_not_retried_that_day_and_reminders_stay_on(env, caplog):
+    service, store, clock, platform = env
+    await _miss_one(service, clock, "lu")
+    clock.set(utc(2026, 12, 2, 7, 0))
+    await service.set_reminder(REF, "lu", True, dt.time(9, 0))
+    platform.failing.add("lu")
+    clock.set(utc(2026, 12, 2, 8, 0))
+    await service.run_due_reminders()
+    clock.set(utc(2026, 12, 2, 8, 30))
+    await service.run_due_reminders()
+    assert platform.attempts == 1 and platform.direct == []
+    assert any("ConnectionError: the platform is down" in r.getMessage() for r in caplog.records)
+    assert (await store.get_reminder("fake", "space-1", "lu")).enabled
+    platform.failing.clear()
+    clock.set(utc(2026, 12, 3, 8, 0))
+    await service.run_due_reminders()
+    assert len(platform.direct) == 1

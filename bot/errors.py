@@ -78,6 +78,14 @@ class StoreUnavailable(QuizError):
     """The database did not take the answer (an outage): nothing was recorded; the batcher logs it once."""
 
 
+class CopyError(RuntimeError):
+    """`studybot db copy` was refused or did not check out (the destination transaction was rolled back)."""
+
+
+class NothingToExport(QuizError):
+    """`/quiz export` with no missed question to put in a file."""
+
+
 class DirectMessageBlocked(Exception):
     """A platform cannot deliver a direct message to this member (DMs closed, the account gone): raised by a
     platform's `send_direct`; the reminder that tried is switched off."""

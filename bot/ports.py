@@ -8,6 +8,8 @@ from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from bot.clock import SystemClock as SystemClock  # re-exported for bot/app/cli.py; new code imports bot.clock
+from bot.export import Miss
+from bot.forget import Forgotten
 from bot.installs import WorkspaceInstall
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
@@ -334,6 +336,17 @@ class Store(Protocol):
 
     async def review_events(self, platform: str, space_id: str, user_id: str) -> list[ReviewEvent]:
         """One learner's review log in a space, oldest first."""
+        ...
+
+    # one learner's data in a space: `/quiz export` reads it, `/quiz forget-me` deletes it
+    async def learner_misses(self, platform: str, space_id: str, user_id: str) -> list[Miss]:
+        """The questions this learner answered wrong at least once in revealed rounds of the space (daily
+        or practice), each with their latest attempt; latest first."""
+        ...
+
+    async def forget_learner(self, platform: str, space_id: str, user_id: str) -> Forgotten:
+        """Delete, in one transaction, the learner's answers, practice rounds, memory cards, review log,
+        streak and score rows in the space (their score buckets too, so ranks recount without them)."""
         ...
 
     async def mark_unsure(self, round_id: int, user_id: str) -> None:

@@ -28,12 +28,15 @@ from bot.errors import (
     NotAllowed,
     NotAQuestion,
     NothingOpen,
+    NothingToExport,
     QuizError,
     ReactionsOff,
     RoundClosed,
     StoreUnavailable,
     UnknownRound,
 )
+from bot.export import NOTHING_TO_EXPORT, MissesExport, build_export
+from bot.forget import FORGET_WHAT, ForgetDone, ForgetPrompt, forgotten_text
 from bot.group_commit import GroupCommit
 from bot.installs import WorkspaceInstall
 from bot.metrics import Metrics
@@ -868,6 +871,43 @@ class QuizService:
         latest = await self.store.latest_revealed_date(platform, space_id)
         mine = await self.store.rank_of(platform, space_id, Period.ALL, "all", user_id)
         return cards.stats_card(user_id, rows, state, latest, mine.points if mine else 0)
+
+    # ---- a learner's own data: export and forget-me ------------------------------------------------
+
+    async def export_misses(self, platform: str, space_id: str, user_id: str) -> MissesExport:
+        """The learner's own misses in the space (revealed rounds, daily or practice) as a CSV and an
+        Anki-importable TSV; NothingToExport when there is none. Only ever the asker's: adapters pass the
+        id of the member who typed the command."""
+        items = []
+        for miss in await self.store.learner_misses(platform, space_id, user_id):
+            question = self.bank.get(miss.question_id)
+            if question is None:  # a pack question: the text its round was asked with
+                round_ = await self.store.get_round(miss.round_id)
+                if round_ is not None:
+                    await self.packs.prime(round_)
+                    question = self.packs.posted(round_)
+            if question is not None:
+                items.append((miss, question))
+        if not items:
+            raise NothingToExport(NOTHING_TO_EXPORT)
+        today, _tz = await self._space_today(platform, space_id)
+        return build_export(items, today)
+
+    def forget_me_prompt(self) -> ForgetPrompt:
+        """forget-me before its confirmation: what would be deleted (nothing is changed)."""
+        return ForgetPrompt(FORGET_WHAT)
+
+    async def forget_me(self, platform: str, space_id: str, user_id: str) -> ForgetDone:
+        """Confirmed forget-me: delete the learner's answers, practice rounds, memory cards, review log,
+        streak and leaderboard rows in this space, in one transaction; leaderboards recount without them."""
+        forgotten = await self.store.forget_learner(platform, space_id, user_id)
+        for round_id, round_ in list(self._rounds.items()):  # their cached practice rounds are gone too
+            if round_.user_id == user_id and (round_.ref.platform, round_.ref.space_id) == (platform, space_id):
+                self._rounds.pop(round_id, None)
+        log.info(
+            "forget-me in %s/%s: %d answers, %d cards deleted", platform, space_id, forgotten.answers, forgotten.cards
+        )
+        return ForgetDone(forgotten, forgotten_text(forgotten))
 
     # ---- helpers ---------------------------------------------------------------------------------
 

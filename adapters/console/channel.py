@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import select
 import sys
 import threading
@@ -21,6 +22,8 @@ from zoneinfo import ZoneInfo
 from adapters.console.render import config_text, leaderboard_text, question_text, reveal_text, stats_text
 from bot.echo import echo
 from bot.errors import AlreadyPosted, NothingOpen, QuizError, UnknownRound
+from bot.export import MissesExport
+from bot.forget import TEXT_HINT, ForgetDone, ForgetPrompt
 from bot.model import (
     Actor,
     AnswerOutcome,
@@ -102,11 +105,16 @@ class ConsolePlatform:
         if png is None:
             self._write(recap_text(card))
             return None
-        path = (self.recap_dir or Path.cwd()) / f"studybot-recap-{card.end:%Y-%m-%d}.png"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        await asyncio.to_thread(path.write_bytes, png)
+        path = await self.write_file(f"studybot-recap-{card.end:%Y-%m-%d}.png", png)
         self._write(f"{recap_text(card)}\nChart: {path}")
         return str(path)
+
+    async def write_file(self, name: str, data: bytes) -> Path:
+        """Write a file the bot hands out (a recap chart, an export) into `recap_dir` (default: here)."""
+        path = (self.recap_dir or Path.cwd()) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(path.write_bytes, data)
+        return path
 
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
         return {uid: uid for uid in user_ids}
@@ -296,6 +304,14 @@ class ConsoleChannel:
                 self.say(f"{private} {text}")
             case PostedReply() | RevealedReply():
                 pass  # the console platform has printed the question or the reveal
+            case MissesExport(text=text, files=files):
+                who = re.sub(r"[^A-Za-z0-9_-]", "_", self.user)  # a typed name never makes a path
+                paths = [await self.platform.write_file(f"{who}-{f.name}", f.data) for f in files]
+                self.say(f"{private} {text}\n" + "\n".join(str(p) for p in paths))
+            case ForgetPrompt(text=text):
+                self.say(f"{private} {text} {TEXT_HINT}")
+            case ForgetDone(text=text):
+                self.say(f"{private} {text}")
 
 
 class LineReader:

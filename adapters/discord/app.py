@@ -16,6 +16,7 @@ from discord import app_commands
 from adapters.discord.answers import handle_reaction
 from adapters.discord.commands import QuizTree, build_commands
 from adapters.discord.limits import NO_PINGS
+from adapters.discord.mydata import ForgetButton
 from adapters.discord.platform import DiscordPlatform
 from adapters.discord.replies import COMMANDS
 from adapters.discord.sharding import check_shards
@@ -99,7 +100,7 @@ class StudyBotMixin(_ClientBase):
         guard_gateway_parsers(self)
 
     async def setup_hook(self) -> None:
-        self.add_dynamic_items(AnswerButton)
+        self.add_dynamic_items(AnswerButton, ForgetButton)
         for command in build_commands():
             self.tree.add_command(command)
         await self.sync_commands()

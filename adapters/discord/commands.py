@@ -1,6 +1,6 @@
-"""Slash commands for everyone (/quiz, /review, /remind, /answer, /leaderboard, /stats, /packs), the command list with
-/quizconfig, and the tree's error reply. Each command parses its options into core values, calls the service and
-renders the card; every reply is ephemeral (see replies.respond)."""
+"""Slash commands for everyone (/quiz, /review, /remind, /answer, /leaderboard, /stats, /packs, /export,
+/forget-me), the command list with /quizconfig, and the tree's error reply. Each command parses its options into
+core values, calls the service and renders the card; every reply is ephemeral (see replies.respond)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord.limits import NO_PINGS, fit_content
+from adapters.discord.mydata import send_export, send_forget_prompt
 from adapters.discord.payloads import unreadable
 from adapters.discord.quizadmin import QuizAdmin
 from adapters.discord.quizconfig import QuizConfig
@@ -167,7 +168,17 @@ def member_commands() -> list[app_commands.Command]:
 
         await _run(interaction, work)
 
-    return [quiz, review, remind, answer, leaderboard, stats, packs]
+    @app_commands.command(name="export", description="Your missed questions as a CSV and an Anki deck (only you)")
+    @app_commands.guild_only()
+    async def export(interaction: discord.Interaction) -> None:
+        await send_export(interaction)
+
+    @app_commands.command(name="forget-me", description="Delete everything studybot keeps about you here (asks first)")
+    @app_commands.guild_only()
+    async def forget_me(interaction: discord.Interaction) -> None:
+        await send_forget_prompt(interaction)
+
+    return [quiz, review, remind, answer, leaderboard, stats, packs, export, forget_me]
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:

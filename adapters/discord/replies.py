@@ -54,6 +54,7 @@ class Reply:
     view: discord.ui.View | None = None
     public: bool = False  # for everyone in the channel (only where the command asked for it)
     file: discord.File | None = None  # an attachment (a pack export)
+    files: tuple[discord.File, ...] = ()  # several attachments (a learner's export)
 
 
 def bot_of(interaction: discord.Interaction) -> QuizBot:
@@ -103,7 +104,23 @@ def _kwargs(reply: Reply, *, edit: bool = False) -> dict[str, Any]:
         out["view"] = reply.view
     if reply.file is not None:
         out["attachments" if edit else "file"] = [reply.file] if edit else reply.file
+    elif reply.files:
+        out["attachments" if edit else "files"] = list(reply.files)
     return out
+
+
+async def respond_in_followup(interaction: discord.Interaction, work: Awaitable[Reply]) -> None:
+    """Defer privately at once, then send the Reply the work produces as an ephemeral followup (for replies
+    that carry files, which may take a moment to build). Nothing raises out of here."""
+    try:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+    except discord.HTTPException as exc:
+        log.warning("could not defer interaction %s: %s", interaction.id, exc)
+    reply = await _settle(work, interaction)
+    try:
+        await interaction.followup.send(ephemeral=True, **_kwargs(reply))
+    except discord.HTTPException as exc:
+        log.warning("could not reply to interaction %s: %s", interaction.id, exc)
 
 
 async def respond(

@@ -27,8 +27,11 @@ from adapters.slack.blocks import (
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, parse_channel, parse_user, team_of
 from adapters.slack.limits import fit_blocks, fit_text
+from adapters.slack.mydata import deliver_export, forget_prompt_blocks
 from bot.echo import echo
 from bot.errors import BadSetting, QuizError
+from bot.export import MissesExport
+from bot.forget import ForgetDone, ForgetPrompt
 from bot.model import (
     Actor,
     AnswerOutcome,
@@ -150,7 +153,11 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
             return Reply(escape(result.text), [section("*Question packs*\n" + escape("\n".join(result.lines)))])
         case QuestionStatsCard():
             return Reply(escape(result.text), [section(escape(result.text))])
-        case RemindCard(text=text):
+        case MissesExport():
+            return Reply(escape(await deliver_export(client, user, result)))
+        case ForgetPrompt():
+            return Reply(*forget_prompt_blocks(result))
+        case ForgetDone(text=text) | RemindCard(text=text):
             return Reply(escape(text))
     raise AssertionError(result)
 

@@ -49,6 +49,15 @@ def make_client(token: str | None, base_url: str | None = None) -> AsyncWebClien
     return AsyncWebClient(token=token, base_url=base_url, retry_handlers=handlers)
 
 
+async def share_files(
+    client: AsyncWebClient, channel: str, uploads: Sequence[dict[str, Any]], comment: str, auth: dict[str, Any]
+) -> None:
+    """Upload files with the external-upload methods (files.getUploadURLExternal per file, the upload itself,
+    one files.completeUploadExternal; files.upload is retired) and share them in `channel` with `comment`.
+    Each upload: content, filename, title (and alt_txt for an image)."""
+    await client.files_upload_v2(channel=channel, file_uploads=list(uploads), initial_comment=comment, **auth)
+
+
 TokenSource = Callable[[str], Awaitable[str | None]]  # workspace id -> its bot token (None: not installed)
 
 
@@ -163,15 +172,8 @@ class SlackPlatform:
         if png is None:
             resp = await self.client.chat_postMessage(channel=ref.channel_id, text=text, **auth)
             return message_id(str(resp["channel"]), str(resp["ts"]))
-        await self.client.files_upload_v2(
-            channel=ref.channel_id,
-            content=png,
-            filename=f"recap-{card.end:%Y-%m-%d}.png",
-            title=card.title,
-            alt_txt=recap_alt_text(card),
-            initial_comment=text,
-            **auth,
-        )
+        chart = {"content": png, "filename": f"recap-{card.end:%Y-%m-%d}.png", "title": card.title}
+        await share_files(self.client, ref.channel_id, [chart | {"alt_txt": recap_alt_text(card)}], text, auth)
         return None
 
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:

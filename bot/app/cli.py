@@ -298,7 +298,8 @@ async def db_migrate(settings: Settings) -> int:
 
 async def db_copy(src_url: str, dst_url: str) -> int:
     """studybot db copy --from URL --to URL"""
-    from bot.store.copy import CopyError, copy_database
+    from bot.errors import CopyError
+    from bot.store import copy_database
 
     try:
         counts = await copy_database(src_url, dst_url)

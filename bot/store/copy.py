@@ -23,6 +23,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from bot.errors import CopyError
 from bot.store.rows import from_ts, parse_date, to_ts
 
 log = logging.getLogger(__name__)
@@ -230,10 +231,6 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
 )
 TABLE_NAMES: tuple[str, ...] = tuple(t[0] for t in TABLES)
 BATCH = 5000
-
-
-class CopyError(RuntimeError):
-    """The copy was refused or did not check out (the destination transaction was rolled back)."""
 
 
 class BulkStore(Protocol):

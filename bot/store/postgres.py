@@ -24,6 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 
 from bot.errors import PackBusy, PackError, PackExists
+from bot.forget import Forgotten
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
@@ -34,33 +35,27 @@ from bot.model import (
     LeaderboardRow,
     NewAnswer,
     Period,
-    RecapRound,
-    RecapScorer,
     Round,
-    RoundKind,
     SendClaim,
     SpaceFilter,
     StreakState,
-    TopicStats,
 )
 from bot.scoring import ranked
-from bot.store.installs_sql import PostgresInstalls
+from bot.store.learner_sql import forget_steps
 from bot.store.migrations import load_migrations
-from bot.store.reminders_sql import PostgresReminders
+from bot.store.portable import PortableSql, Step, numbered
+from bot.store.reminders_sql import PortableReminders
 from bot.store.rows import (
     ANSWER_COLUMNS,
     CARD_COLUMNS,
     EVENT_COLUMNS,
     ROUND_COLUMNS,
     answer_from_row,
-    asked_where,
     card_from_row,
     card_values,
-    config_from_row,
     config_to_row,
-    event_from_row,
+    due_channels,
     event_values,
-    from_ts,
     ident,
     opened,
     round_from_row,
@@ -93,10 +88,12 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
 
 
-class PostgresStore(PostgresInstalls, PostgresReminders, SettlingStore):
+class PostgresStore(SettlingStore, PortableReminders, PortableSql):
     """Store port on PostgreSQL (several bot processes may share one database)."""
 
     dialect = "postgres"
+    channel_columns = CHANNEL_COLUMNS
+    text_order = ' COLLATE "C"'  # byte order, as SQLite sorts text
 
     def __init__(self, url: str, *, min_size: int = POOL_MIN, max_size: int = POOL_MAX) -> None:
         self.url = url
@@ -146,6 +143,31 @@ class PostgresStore(PostgresInstalls, PostgresReminders, SettlingStore):
     async def _settling(self) -> AsyncIterator[_Settle]:
         async with self._tx() as conn:
             yield _Settle(conn)
+
+    async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return list(await self.pool.fetch(numbered(sql), *params))
+
+    async def _atomic(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return list(await self.pool.fetch(numbered(sql), *params))
+
+    async def _atomic_steps(self, steps: Sequence[Step]) -> list[Any]:
+        rows: list[Any] = []
+        async with self._tx() as conn:
+            for sql, params in steps:
+                rows = list(await conn.fetch(numbered(sql), *params))
+        return rows
+
+    def _ts(self, moment: dt.datetime) -> object:
+        return moment
+
+    def _day(self, day: dt.date) -> object:
+        return day
+
+    def _space_filter(self, spaces: SpaceFilter | None, first: int) -> tuple[str, list[object]]:
+        return _space_sql(spaces, first)
+
+    def _wall(self, at: dt.time) -> object:
+        return at
 
     async def migrate(self) -> list[int]:
         """Apply numbered migrations not applied yet; returns the versions applied now.
@@ -226,161 +248,7 @@ class PostgresStore(PostgresInstalls, PostgresReminders, SettlingStore):
             packs,
         )
 
-    async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None:
-        row = await self.pool.fetchrow(
-            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = $1 AND channel_id = $2",
-            ref.platform,
-            ref.channel_id,
-        )
-        return config_from_row(row) if row else None
-
-    async def list_channels(self, platform: str | None = None) -> list[ChannelConfig]:
-        if platform is None:
-            rows = await self.pool.fetch(f"SELECT {CHANNEL_COLUMNS} FROM channels ORDER BY platform, channel_id")
-        else:
-            rows = await self.pool.fetch(
-                f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = $1 ORDER BY channel_id", platform
-            )
-        return [config_from_row(r) for r in rows]
-
-    async def space_timezone(self, platform: str, space_id: str) -> str | None:
-        return await self.pool.fetchval(  # type: ignore[no-any-return]
-            "SELECT timezone FROM channels WHERE platform = $1 AND space_id = $2 ORDER BY updated_at DESC LIMIT 1",
-            platform,
-            space_id,
-        )
-
-    # ---- rounds ----------------------------------------------------------------------------------
-
-    async def claim_daily_round(
-        self,
-        ref: ChannelRef,
-        local_date: dt.date,
-        question_id: str,
-        topic: str,
-        opened_at: dt.datetime,
-        closes_at: dt.datetime | None,
-        *,
-        lease_until: dt.datetime | None = None,
-    ) -> Round | None:
-        # ON CONFLICT DO NOTHING covers the partial unique index: a concurrent claimer waits for the
-        # winner's commit and then inserts nothing.
-        row = await self.pool.fetchrow(
-            "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, opened_at, "
-            "closes_at, post_state, post_attempts, post_due_at) VALUES ('daily',$1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) "
-            f"ON CONFLICT DO NOTHING RETURNING {ROUND_COLUMNS}",
-            ref.platform,
-            ref.space_id,
-            ref.channel_id,
-            question_id,
-            topic,
-            local_date,
-            opened_at,
-            closes_at,
-            "sending" if lease_until else "due",
-            1 if lease_until else 0,
-            lease_until,
-        )
-        return round_from_row(row) if row else None
-
-    async def create_practice_round(
-        self, ref: ChannelRef, user_id: str, question_id: str, topic: str, opened_at: dt.datetime
-    ) -> Round:
-        row = await self.pool.fetchrow(
-            "INSERT INTO rounds (kind, platform, space_id, channel_id, user_id, question_id, topic, opened_at) "
-            f"VALUES ('practice',$1,$2,$3,$4,$5,$6,$7) RETURNING {ROUND_COLUMNS}",
-            ref.platform,
-            ref.space_id,
-            ref.channel_id,
-            user_id,
-            question_id,
-            topic,
-            opened_at,
-        )
-        assert row is not None
-        return round_from_row(row)
-
-    async def get_round(self, round_id: int) -> Round | None:
-        row = await self.pool.fetchrow(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = $1", round_id)
-        return round_from_row(row) if row else None
-
-    async def open_daily_rounds(self, ref: ChannelRef | None = None, *, unpromised: bool = False) -> list[Round]:
-        only = " AND closes_at IS NULL" if unpromised else ""
-        if ref is None:
-            rows = await self.pool.fetch(
-                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE revealed_at IS NULL AND kind = 'daily'{only} ORDER BY id"
-            )
-        else:
-            rows = await self.pool.fetch(
-                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = $1 AND channel_id = $2 "
-                f"AND revealed_at IS NULL AND kind = 'daily'{only} ORDER BY id",
-                ref.platform,
-                ref.channel_id,
-            )
-        return [round_from_row(r) for r in rows]
-
-    async def latest_daily_round(self, ref: ChannelRef) -> Round | None:
-        row = await self.pool.fetchrow(
-            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = $1 AND channel_id = $2 AND kind = 'daily' "
-            "ORDER BY local_date DESC LIMIT 1",
-            ref.platform,
-            ref.channel_id,
-        )
-        return round_from_row(row) if row else None
-
-    async def set_message_id(self, round_id: int, message_id: str) -> None:
-        await self.pool.execute("UPDATE rounds SET message_id = $1 WHERE id = $2", message_id, round_id)
-
-    async def round_by_message(self, platform: str, message_id: str) -> Round | None:
-        row = await self.pool.fetchrow(
-            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = $1 AND message_id = $2 ORDER BY id DESC LIMIT 1",
-            platform,
-            message_id,
-        )
-        return round_from_row(row) if row else None
-
-    async def question_counts(
-        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
-    ) -> dict[str, int]:
-        where, params = asked_where(platform, space_id, kind, user_id, "$")
-        sql = f"SELECT question_id, COUNT(*) FROM rounds WHERE {where} GROUP BY question_id"
-        return {r[0]: int(r[1]) for r in await self.pool.fetch(sql, *params)}
-
-    async def last_question_id(
-        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
-    ) -> str | None:
-        where, params = asked_where(platform, space_id, kind, user_id, "$")
-        sql = f"SELECT question_id FROM rounds WHERE {where} ORDER BY id DESC LIMIT 1"
-        question_id: str | None = await self.pool.fetchval(sql, *params)
-        return question_id
-
     # ---- durable daily work ----------------------------------------------------------------------
-
-    async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
-        await self.pool.execute(
-            "UPDATE channels SET next_post_at = $1, claimed_until = NULL WHERE platform = $2 AND channel_id = $3",
-            at,
-            ref.platform,
-            ref.channel_id,
-        )
-
-    async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None:
-        at = await self.pool.fetchval(
-            "SELECT next_post_at FROM channels WHERE platform = $1 AND channel_id = $2", ref.platform, ref.channel_id
-        )
-        return from_ts(at) if at else None
-
-    async def unscheduled_channels(self) -> list[ChannelConfig]:
-        rows = await self.pool.fetch(
-            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE NOT paused AND next_post_at IS NULL "
-            "ORDER BY platform, channel_id"
-        )
-        return [config_from_row(r) for r in rows]
-
-    async def claim_due_channels(
-        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
-    ) -> list[DueChannel]:
-        return await self._claim_due("next_post_at", "claimed_until", now, lease_until, limit, spaces)
 
     async def _claim_due(
         self, due: str, lease: str, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None
@@ -398,26 +266,7 @@ class PostgresStore(PostgresInstalls, PostgresReminders, SettlingStore):
             limit,
             *params,
         )
-        return sorted(
-            (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
-            key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id),
-        )
-
-    async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
-        await self._finish_due("next_post_at", "claimed_until", ref, due_at, next_at)
-
-    async def _finish_due(
-        self, due: str, lease: str, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None
-    ) -> None:
-        """Move `due` on to next_at (unless a change moved it meanwhile) and free the lease."""
-        await self.pool.execute(
-            f"UPDATE channels SET {due} = CASE WHEN {due} = $1 THEN $2 ELSE {due} END, "
-            f"{lease} = NULL WHERE platform = $3 AND channel_id = $4",
-            due_at,
-            next_at,
-            ref.platform,
-            ref.channel_id,
-        )
+        return due_channels(rows)
 
     async def _claim_sends(
         self,
@@ -452,43 +301,6 @@ class PostgresStore(PostgresInstalls, PostgresReminders, SettlingStore):
         out = [SendClaim(round_from_row(tuple(r)[:-3]), int(r[-3]), r[-1] == "sending", int(r[-2])) for r in rows]
         return sorted(out, key=lambda c: c.round.id)
 
-    async def claim_posts(
-        self,
-        now: dt.datetime,
-        lease_until: dt.datetime,
-        limit: int,
-        *,
-        round_id: int | None = None,
-        force: bool = False,
-        spaces: SpaceFilter | None = None,
-    ) -> list[SendClaim]:
-        return await self._claim_sends("post", now, lease_until, limit, round_id, force, spaces)
-
-    async def finish_post(
-        self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
-    ) -> None:
-        await self.pool.execute(
-            "UPDATE rounds SET post_state = $1, post_due_at = $2, message_id = COALESCE($3, message_id) WHERE id = $4",
-            state,
-            retry_at,
-            message_id,
-            round_id,
-        )
-
-    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
-        rows = await self.pool.fetch(
-            "SELECT question_id FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
-            "AND revealed_at IS NULL",
-            platform,
-            space_id,
-        )
-        return {r[0] for r in rows}
-
-    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
-        await self.pool.execute(
-            "UPDATE rounds SET closes_at = $1 WHERE id = $2 AND closes_at IS NULL AND revealed_at IS NULL", at, round_id
-        )
-
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
         where, params = _space_sql(spaces, 3)
         rows = await self.pool.fetch(
@@ -500,124 +312,7 @@ class PostgresStore(PostgresInstalls, PostgresReminders, SettlingStore):
         )
         return [round_from_row(r) for r in rows]
 
-    async def claim_reveals(
-        self,
-        now: dt.datetime,
-        lease_until: dt.datetime,
-        limit: int,
-        *,
-        round_id: int | None = None,
-        spaces: SpaceFilter | None = None,
-    ) -> list[SendClaim]:
-        return await self._claim_sends("reveal", now, lease_until, limit, round_id, False, spaces)
-
-    async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
-        await self.pool.execute(
-            "UPDATE rounds SET reveal_state = $1, reveal_due_at = $2 WHERE id = $3", state, retry_at, round_id
-        )
-
-    # ---- the weekly recap --------------------------------------------------------------------------
-
-    async def set_next_recap(self, ref: ChannelRef, at: dt.datetime | None) -> None:
-        await self.pool.execute(
-            "UPDATE channels SET next_recap_at = $1, recap_claimed_until = NULL "
-            "WHERE platform = $2 AND channel_id = $3",
-            at,
-            ref.platform,
-            ref.channel_id,
-        )
-
-    async def get_next_recap(self, ref: ChannelRef) -> dt.datetime | None:
-        at = await self.pool.fetchval(
-            "SELECT next_recap_at FROM channels WHERE platform = $1 AND channel_id = $2", ref.platform, ref.channel_id
-        )
-        return from_ts(at) if at else None
-
-    async def unscheduled_recaps(self) -> list[ChannelConfig]:
-        rows = await self.pool.fetch(
-            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE NOT paused AND recap_day IS NOT NULL "
-            "AND next_recap_at IS NULL ORDER BY platform, channel_id"
-        )
-        return [config_from_row(r) for r in rows]
-
-    async def claim_due_recaps(
-        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
-    ) -> list[DueChannel]:
-        return await self._claim_due("next_recap_at", "recap_claimed_until", now, lease_until, limit, spaces)
-
-    async def finish_due_recap(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
-        await self._finish_due("next_recap_at", "recap_claimed_until", ref, due_at, next_at)
-
-    async def mark_recap(self, ref: ChannelRef, week_end: dt.date, now: dt.datetime) -> bool:
-        status = await self.pool.execute(
-            "INSERT INTO recaps (platform, channel_id, week_end, posted_at) VALUES ($1, $2, $3, $4) "
-            "ON CONFLICT DO NOTHING",
-            ref.platform,
-            ref.channel_id,
-            week_end,
-            now,
-        )
-        return bool(status.endswith(" 1"))
-
-    async def unmark_recap(self, ref: ChannelRef, week_end: dt.date) -> None:
-        await self.pool.execute(
-            "DELETE FROM recaps WHERE platform = $1 AND channel_id = $2 AND week_end = $3",
-            ref.platform,
-            ref.channel_id,
-            week_end,
-        )
-
-    async def recap_rounds(
-        self, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None = None
-    ) -> list[RecapRound]:
-        channel = "" if channel_id is None else " AND r.channel_id = $5"
-        rows = await self.pool.fetch(
-            "SELECT r.id, r.local_date, r.question_id, r.topic, COUNT(a.user_id), "
-            "COUNT(a.user_id) FILTER (WHERE a.correct) FROM rounds r LEFT JOIN answers a ON a.round_id = r.id "
-            "WHERE r.platform = $1 AND r.space_id = $2 AND r.kind = 'daily' AND r.revealed_at IS NOT NULL "
-            f"AND r.local_date >= $3 AND r.local_date <= $4{channel} GROUP BY r.id ORDER BY r.local_date, r.id",
-            platform,
-            space_id,
-            start,
-            end,
-            *([] if channel_id is None else [channel_id]),
-        )
-        return [RecapRound(int(r[0]), r[1], r[2], r[3], int(r[4]), int(r[5])) for r in rows]
-
-    async def recap_scorers(
-        self, platform: str, space_id: str, start: dt.date, end: dt.date, limit: int, channel_id: str | None = None
-    ) -> list[RecapScorer]:
-        channel = "" if channel_id is None else " AND r.channel_id = $6"
-        rows = await self.pool.fetch(
-            "SELECT a.user_id, COALESCE(SUM(a.points), 0) AS pts, COUNT(*) FILTER (WHERE a.correct), COUNT(*), "
-            "COALESCE(MAX(a.answered_at) FILTER (WHERE a.points > 0), MIN(a.answered_at)) AS reached "
-            "FROM answers a JOIN rounds r ON r.id = a.round_id WHERE r.platform = $1 AND r.space_id = $2 "
-            "AND r.kind = 'daily' AND r.revealed_at IS NOT NULL AND r.local_date >= $3 AND r.local_date <= $4"
-            f'{channel} GROUP BY a.user_id ORDER BY pts DESC, reached, a.user_id COLLATE "C" LIMIT $5',
-            platform,
-            space_id,
-            start,
-            end,
-            limit,
-            *([] if channel_id is None else [channel_id]),
-        )
-        return [RecapScorer(r[0], int(r[1]), int(r[2]), int(r[3]), from_ts(r[4])) for r in rows]
-
-    # ---- answers ---------------------------------------------------------------------------------
-
-    async def get_answer(self, round_id: int, user_id: str) -> Answer | None:
-        row = await self.pool.fetchrow(
-            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = $1 AND user_id = $2", round_id, user_id
-        )
-        return answer_from_row(row) if row else None
-
-    async def round_answers(self, round_id: int) -> list[Answer]:
-        rows = await self.pool.fetch(
-            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = $1 ORDER BY answered_at, user_id", round_id
-        )
-        return [answer_from_row(r) for r in rows]
-
-    # ---- reveal and leaderboards -----------------------------------------------------------------
+    # ---- leaderboards ----------------------------------------------------------------------------
 
     async def leaderboard(
         self, platform: str, space_id: str, period: Period, period_key: str, limit: int
@@ -633,96 +328,16 @@ class PostgresStore(PostgresInstalls, PostgresReminders, SettlingStore):
         )
         return ranked(rows)
 
-    async def rank_of(
-        self, platform: str, space_id: str, period: Period, period_key: str, user_id: str
-    ) -> LeaderboardRow | None:
-        # one statement, one snapshot: the user's score and the users above it in the buckets
-        row = await self.pool.fetchrow(
-            "SELECT s.points, s.correct, s.answered, (SELECT COALESCE(SUM(b.users), 0) FROM score_buckets b "
-            "WHERE b.platform = s.platform AND b.space_id = s.space_id AND b.period = s.period "
-            "AND b.period_key = s.period_key AND b.points > s.points) "
-            "FROM scores s WHERE s.platform = $1 AND s.space_id = $2 AND s.period = $3 AND s.period_key = $4 "
-            "AND s.user_id = $5",
-            platform,
-            space_id,
-            period.value,
-            period_key,
-            user_id,
-        )
-        if row is None:
-            return None
-        return LeaderboardRow(int(row[3]) + 1, user_id, int(row[0]), int(row[1]), int(row[2]))
-
-    # ---- stats -----------------------------------------------------------------------------------
-
-    async def user_topic_stats(self, platform: str, space_id: str, user_id: str) -> list[tuple[RoundKind, TopicStats]]:
-        rows = await self.pool.fetch(
-            "SELECT r.kind, r.topic, COUNT(*), COUNT(*) FILTER (WHERE a.correct) FROM answers a "
-            "JOIN rounds r ON r.id = a.round_id WHERE a.user_id = $1 AND r.platform = $2 AND r.space_id = $3 "
-            "AND r.revealed_at IS NOT NULL GROUP BY r.kind, r.topic ORDER BY r.topic, r.kind",
-            user_id,
-            platform,
-            space_id,
-        )
-        return [(RoundKind(k), TopicStats(t, int(n), int(c))) for k, t, n, c in rows]
-
-    async def streak(self, platform: str, space_id: str, user_id: str) -> StreakState | None:
-        row = await self.pool.fetchrow(
-            "SELECT current, best, last_date FROM streaks WHERE platform = $1 AND space_id = $2 AND user_id = $3",
-            platform,
-            space_id,
-            user_id,
-        )
-        return StreakState(int(row[0]), int(row[1]), row[2]) if row else None
-
-    async def latest_revealed_date(self, platform: str, space_id: str) -> dt.date | None:
-        return await self.pool.fetchval(  # type: ignore[no-any-return]
-            "SELECT MAX(local_date) FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
-            "AND revealed_at IS NOT NULL",
-            platform,
-            space_id,
-        )
-
-    # ---- deliveries handled once (shared by every process) ---------------------------------------
-
-    async def remember_once(self, scope: str, key: str, now: dt.datetime, keep: dt.timedelta) -> bool:
-        """True the first time (scope, key) is seen within `keep` of `now`; False for a repeat."""
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute("DELETE FROM seen_once WHERE expires_at <= $1", now)
-            inserted = await conn.fetchval(
-                "INSERT INTO seen_once (scope, key, expires_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1",
-                scope,
-                key,
-                now + keep,
-            )
-            return inserted is not None
-
-    # ---- learner memory -------------------------------------------------------------------------
-
-    async def learner_cards(self, platform: str, space_id: str, user_id: str) -> list[LearnerCard]:
-        rows = await self.pool.fetch(
-            f"SELECT {CARD_COLUMNS} FROM learner_cards WHERE platform = $1 AND space_id = $2 AND user_id = $3 "
-            "ORDER BY question_id",
-            platform,
-            space_id,
-            user_id,
-        )
-        return [card_from_row(r) for r in rows]
-
-    async def review_events(self, platform: str, space_id: str, user_id: str) -> list[ReviewEvent]:
-        rows = await self.pool.fetch(
-            f"SELECT {EVENT_COLUMNS} FROM review_log WHERE platform = $1 AND space_id = $2 AND user_id = $3 "
-            "ORDER BY reviewed_at, question_id",
-            platform,
-            space_id,
-            user_id,
-        )
-        return [event_from_row(r) for r in rows]
-
-    async def mark_unsure(self, round_id: int, user_id: str) -> None:
-        await self.pool.execute(
-            "INSERT INTO answer_doubts (round_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", round_id, user_id
-        )
+    async def forget_learner(self, platform: str, space_id: str, user_id: str) -> Forgotten:
+        """One transaction under the space's scoring lock, so no reveal folds scores into it halfway."""
+        counts: dict[str, int] = {}
+        async with self._tx() as conn:
+            await _Settle(conn).lock_space(ChannelRef(platform, space_id, ""))
+            for what, sql, params in forget_steps(platform, space_id, user_id):
+                status = await conn.execute(numbered(sql), *params)
+                if what:
+                    counts[what] = int(status.rsplit(" ", 1)[-1])
+        return Forgotten(**counts)
 
     # ---- question packs (a space's own; see bot.packs) -------------------------------------------
 
@@ -785,54 +400,6 @@ class PostgresStore(PostgresInstalls, PostgresReminders, SettlingStore):
                 now,
             )
             return int(version)
-
-    async def list_packs(self, platform: str, space_id: str) -> list[tuple[str, int, int]]:
-        """(name, questions, version) of the space's own packs, by name."""
-        rows = await self.pool.fetch(
-            "SELECT name, questions, version FROM packs WHERE platform = $1 AND space_id = $2 ORDER BY name",
-            platform,
-            space_id,
-        )
-        return [(r[0], int(r[1]), int(r[2])) for r in rows]
-
-    async def pack_questions(self, platform: str, space_id: str, name: str) -> list[tuple[str, str]]:
-        """(question id, body) of one of the space's packs in import order ([] when there is no such pack)."""
-        rows = await self.pool.fetch(
-            "SELECT question_id, body FROM pack_questions WHERE platform = $1 AND space_id = $2 AND pack = $3 "
-            "ORDER BY position",
-            platform,
-            space_id,
-            name,
-        )
-        return [(r[0], r[1]) for r in rows]
-
-    async def question_answer_counts(self, platform: str, space_id: str) -> list[tuple[str, int, tuple[int, ...], int]]:
-        """Per question asked in the space: (question id, rounds, answers per choice A-D, correct answers)."""
-        from bot.store.sqlite import _answer_counts
-
-        asked = await self.pool.fetch(
-            "SELECT question_id, COUNT(*) FROM rounds WHERE platform = $1 AND space_id = $2 GROUP BY question_id",
-            platform,
-            space_id,
-        )
-        chosen = await self.pool.fetch(
-            "SELECT r.question_id, a.choice, COUNT(*), SUM(CASE WHEN a.correct THEN 1 ELSE 0 END) FROM answers a "
-            "JOIN rounds r ON r.id = a.round_id WHERE r.platform = $1 AND r.space_id = $2 "
-            "GROUP BY r.question_id, a.choice",
-            platform,
-            space_id,
-        )
-        return _answer_counts([tuple(r) for r in asked], [tuple(r) for r in chosen])
-
-    async def save_round_question(self, round_id: int, body: str) -> None:
-        """Keep the question a round posted, as posted (the first one saved stays)."""
-        await self.pool.execute(
-            "INSERT INTO round_questions (round_id, body) VALUES ($1, $2) ON CONFLICT DO NOTHING", round_id, body
-        )
-
-    async def round_question(self, round_id: int) -> str | None:
-        body = await self.pool.fetchval("SELECT body FROM round_questions WHERE round_id = $1", round_id)
-        return None if body is None else str(body)
 
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 

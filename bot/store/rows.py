@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
+from bot.installs import WorkspaceInstall
 from bot.learning import CardKey, LearnerCard, ReviewEvent
-from bot.model import Answer, ChannelConfig, ChannelRef, Difficulty, Round, RoundKind
+from bot.model import Answer, ChannelConfig, ChannelRef, Difficulty, DueChannel, Round, RoundKind
 
 # the column order of round_from_row and answer_from_row
 ROUND_COLUMNS = (
@@ -14,6 +16,10 @@ ROUND_COLUMNS = (
     "closes_at, revealed_at, message_id, post_state"
 )
 ANSWER_COLUMNS = "round_id, user_id, choice, correct, answered_at, points"
+# the column order of install_from_row
+INSTALL_COLUMNS = (
+    "platform, workspace_id, bot_user_id, token_secret, installed_at, bot_id, scopes, installed_by, enterprise_id"
+)
 
 
 T = TypeVar("T")
@@ -248,3 +254,41 @@ def event_from_row(row: Any) -> ReviewEvent:
 def event_values(event: ReviewEvent) -> tuple[object, ...]:
     k = event.key
     return (k.platform, k.space_id, k.user_id, k.question_id, event.reviewed_at, event.rating, event.sure)
+
+
+def install_from_row(row: Any) -> WorkspaceInstall:
+    return WorkspaceInstall(
+        platform=row[0],
+        workspace_id=row[1],
+        bot_user_id=row[2],
+        token_secret=row[3],
+        installed_at=from_ts(row[4]),
+        bot_id=row[5],
+        scopes=row[6] or "",
+        installed_by=row[7],
+        enterprise_id=row[8],
+    )
+
+
+def due_channels(rows: Any) -> list[DueChannel]:
+    """Claimed (platform, space, channel, due) rows, earliest first."""
+    return sorted(
+        (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
+        key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id),
+    )
+
+
+def answer_counts(asked: Iterable[Any], chosen: Iterable[Any]) -> list[tuple[str, int, tuple[int, ...], int]]:
+    """(question id, rounds, answers per choice A-D, correct answers) from (question, rounds) rows and
+    (question, choice, answers, correct) rows."""
+    counts: dict[str, list[int]] = {}
+    for qid, choice, n, correct in chosen:
+        row = counts.setdefault(qid, [0, 0, 0, 0, 0])
+        if 0 <= int(choice) < 4:
+            row[int(choice)] += int(n)
+        row[4] += int(correct or 0)
+    out = []
+    for qid, n in asked:
+        row = counts.get(qid, [0, 0, 0, 0, 0])
+        out.append((str(qid), int(n), tuple(row[:4]), row[4]))
+    return sorted(out)

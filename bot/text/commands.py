@@ -30,6 +30,8 @@ _USER_HELP = """\
 /quiz leaderboard [week|month|all] [public]   (public: post it in the channel)
 /quiz stats [user]             answered, accuracy by topic, streaks
 /quiz packs                    the question packs here, with question counts
+/quiz export                   your missed questions as a CSV and an Anki deck (only you get them)
+/quiz forget-me [confirm]      delete everything studybot keeps about you here (asks first)
 /quiz help                     this text
 admins:
 /quiz config show | pause | resume | post-now | reveal
@@ -102,6 +104,16 @@ class ShowQuestionStats:
     pack: str | None = None
 
 
+@dataclass(frozen=True)
+class Export:
+    pass
+
+
+@dataclass(frozen=True)
+class ForgetMe:
+    confirm: bool = False  # without it: explain, change nothing
+
+
 Command = (
     Practice
     | AnswerDaily
@@ -114,6 +126,8 @@ Command = (
     | Configure
     | ShowPacks
     | ShowQuestionStats
+    | Export
+    | ForgetMe
 )
 
 _ACTIONS = ("show", "pause", "resume", "post-now", "reveal")
@@ -164,6 +178,8 @@ _SUBCOMMANDS = (
     "post-now",
     "packs",
     "question-stats",
+    "export",
+    "forget-me",
 )
 _LEVELS = tuple(d.value for d in Difficulty)
 
@@ -259,6 +275,17 @@ def parse_quiz(text: str) -> Command:
             if len(rest) > 1:
                 raise BadSetting("Use /quiz question-stats or /quiz question-stats PACK.")
             return ShowQuestionStats(rest[0].lower() if rest else None)
+        case "export":
+            if rest:
+                raise BadSetting("/quiz export takes nothing more: it sends you your own missed questions.")
+            return Export()
+        case "forget-me" | "forgetme":
+            if rest and [w.lower() for w in rest] != ["confirm"]:
+                raise BadSetting(
+                    f"'{echo(' '.join(rest))}' is not a forget-me option: use /quiz forget-me to read what it "
+                    "deletes, then /quiz forget-me confirm. Nothing was deleted."
+                )
+            return ForgetMe(confirm=bool(rest))
         case "config" | "settings":
             return parse_config(rest)
         case "reveal":

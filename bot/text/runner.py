@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot.export import MissesExport
+from bot.forget import ForgetDone, ForgetPrompt
 from bot.model import (
     Actor,
     AnswerOutcome,
@@ -30,6 +32,8 @@ from bot.text.commands import (
     AnswerDaily,
     Command,
     Configure,
+    Export,
+    ForgetMe,
     Practice,
     Remind,
     Review,
@@ -110,6 +114,9 @@ Result = (
     | PacksCard
     | QuestionStatsCard
     | RemindCard
+    | MissesExport
+    | ForgetPrompt
+    | ForgetDone
 )
 
 
@@ -139,6 +146,12 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return await _configure(service, source, command)
         case ShowPacks():
             return await service.packs_card(ref)
+        case Export():
+            return await service.export_misses(ref.platform, ref.space_id, user)
+        case ForgetMe(confirm=False):
+            return service.forget_me_prompt()
+        case ForgetMe():
+            return await service.forget_me(ref.platform, ref.space_id, user)
         case ShowQuestionStats(pack=pack):
             return await service.question_stats(await source.actor(ref), ref.platform, ref.space_id, pack)
     raise AssertionError(command)

@@ -73,6 +73,17 @@ class ReminderContract:
         assert stored is not None and not stored.enabled and stored.next_at is None
         assert await store.due_reminders(T0 + DAY_D, 10) == []
 
+    async def test_forget_me_deletes_the_learners_reminder_and_its_days_in_that_space_only(self, store):
+        await store.save_reminder(rem())
+        await store.save_reminder(rem(space="other"))
+        assert await store.claim_reminder_day("test", "space", "u1", DAY, T0)
+        gone = await store.forget_learner("test", "space", "u1")
+        assert gone.reminders == 1
+        assert await store.get_reminder("test", "space", "u1") is None
+        assert await store.get_reminder("test", "other", "u1") == rem(space="other")
+        assert await store.claim_reminder_day("test", "space", "u1", DAY, T0)  # the day's mark went too
+        assert (await store.forget_learner("test", "space", "u1")).reminders == 0
+
 
 DAY_D = dt.timedelta(days=1)
 

@@ -26,6 +26,7 @@ from bot.scoring import score_daily_round
 from bot.store import store_for_url
 from bot.store.migrations import load_migrations
 from bot.store.postgres import LOCK_SPACE, PostgresStore, redact
+from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract, ReminderRestartContract
 from tests.integration.store_contract import (
@@ -86,6 +87,7 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
 
 class TestPostgresStore(
     StoreContract,
+    LearnerDataContract,
     RecapContract,
     ReminderContract,
     ReminderRestartContract,
@@ -305,3 +307,49 @@ async def test_an_unreachable_server_fails_the_tests_instead_of_skipping():
         async with throwaway_database(server="postgresql://postgres@127.0.0.1:1/postgres"):
             pass  # pragma: no cover
     assert "PostgreSQL is not reachable at postgresql://postgres@127.0.0.1:1/postgres" in str(info.value)
+
+
+async def test_forget_me_racing_reveals_in_its_space_leaves_no_trace_and_exact_buckets(pg_url):
+    """Two processes: one reveals rounds (several channels of a space, at once) that a learner answered while
+    the other runs the learner's forget-me. Whatever the order, the learner is on no board afterwards and the
+    buckets behind rank_of equal the histogram of the scores left (forget-me takes the space's scoring lock)."""
+    stores = [PostgresStore(pg_url, max_size=4) for _ in range(2)]
+    for s in stores:
+        await s.open()
+    try:
+        users = [f"u{i:02d}" for i in range(12)]
+        refs = [ChannelRef("test", "space", c) for c in "abc"]
+        pool = stores[0].pool
+        for day in range(4):
+            rounds = [
+                await stores[0].claim_daily_round(ref, DAY + dt.timedelta(days=day), f"q{day}", "tensors", T0, None)
+                for ref in refs
+            ]
+            for r in rounds:  # the learners forgotten on earlier days answer no more
+                await stores[0].add_answers(
+                    [NewAnswer(r.id, u, 0, (i + day) % 3 != 0, T0) for i, u in enumerate(users) if i >= day], T0
+                )
+            gone = users[day]
+            await asyncio.gather(
+                *(stores[0].reveal_round(r.id, T0, score_daily_round) for r in rounds),
+                stores[1].forget_learner("test", "space", gone),
+            )
+            for period, key in (("all", "all"), ("week", "2026-W49")):
+                histogram = dict(
+                    await pool.fetch(
+                        "SELECT points, COUNT(*) FROM scores WHERE period = $1 AND period_key = $2 GROUP BY points",
+                        period,
+                        key,
+                    )
+                )
+                buckets = dict(
+                    await pool.fetch(
+                        "SELECT points, users FROM score_buckets WHERE period = $1 AND period_key = $2", period, key
+                    )
+                )
+                assert buckets == histogram
+            board = {row.user_id for row in await stores[0].leaderboard("test", "space", Period.ALL, "all", 100)}
+            assert not board & set(users[: day + 1])
+    finally:
+        for s in stores:
+            await s.close()

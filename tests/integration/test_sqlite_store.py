@@ -8,6 +8,7 @@ import pytest
 
 from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
+from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract, ReminderRestartContract
 from tests.integration.store_contract import (
@@ -22,6 +23,7 @@ from tests.integration.store_contract import (
 
 class TestSqliteStore(
     StoreContract,
+    LearnerDataContract,
     RecapContract,
     ReminderContract,
     ReminderRestartContract,

@@ -14,6 +14,7 @@ import pytest
 from bot.model import ChannelConfig, ChannelRef, Period, RevealInput, RevealResult
 from bot.scoring import score_daily_round
 from bot.store.sqlite import SqliteStore
+from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract
 from tests.integration.store_contract import (
@@ -33,6 +34,7 @@ from tests.support.memory_store import InMemoryStore
 
 class TestInMemoryStore(
     StoreContract,
+    LearnerDataContract,
     RecapContract,
     ReminderContract,
     SeenOnceContract,

@@ -290,8 +290,8 @@ class SlackApiStub:
                 return {"ok": True, "files": [{"id": f["id"], "title": f.get("title", "")} for f in listed]}
             case "files.upload":
                 return {"ok": False, "error": "method_deprecated"}
-            case "conversations.open":
-                return {"ok": True, "channel": {"id": "D" + str(args.get("users", "")).lstrip("U")}}
+            case "conversations.open":  # the app's direct messages with one person
+                return {"ok": True, "channel": {"id": "D" + str(args.get("users", "")).lstrip("UW")}}
             case "conversations.join":
                 return {"ok": True, "channel": {"id": args.get("channel")}}
         return {"ok": False, "error": "unknown_method"}

@@ -1,0 +1,587 @@
+"""Store methods whose SQL reads the same on SQLite and PostgreSQL, written once.
+
+Statements use `?` marks. A store supplies three ways to run them: `_read` (one statement),
+`_atomic` (one write statement in its own transaction) and `_atomic_steps` (several statements in one
+transaction; the rows of the last), and the value conversions its driver needs: `_ts` for a timestamp,
+`_day` for a date. PostgreSQL numbers the marks (`numbered`). What differs between the engines (locks,
+the reveal's one trip to SQLite's thread, upserts with engine-only syntax) stays in each store.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from bot.export import Miss
+from bot.installs import WorkspaceInstall
+from bot.learning import LearnerCard, ReviewEvent
+from bot.model import (
+    Answer,
+    ChannelConfig,
+    ChannelRef,
+    DueChannel,
+    LeaderboardRow,
+    Period,
+    RecapRound,
+    RecapScorer,
+    Round,
+    RoundKind,
+    SendClaim,
+    SpaceFilter,
+    StreakState,
+    TopicStats,
+)
+from bot.store.learner_sql import MISSES, miss_from_row
+from bot.store.rows import (
+    ANSWER_COLUMNS,
+    CARD_COLUMNS,
+    EVENT_COLUMNS,
+    INSTALL_COLUMNS,
+    ROUND_COLUMNS,
+    answer_counts,
+    answer_from_row,
+    asked_where,
+    card_from_row,
+    config_from_row,
+    event_from_row,
+    from_ts,
+    install_from_row,
+    parse_date,
+    round_from_row,
+)
+
+Step = tuple[str, Sequence[Any]]
+_MARK = re.compile(r"\?(\d*)")
+
+
+@functools.lru_cache(maxsize=512)
+def numbered(sql: str) -> str:
+    """`?` marks as PostgreSQL's `$1, $2, ...`, and `?3` as `$3` (our statements hold no `?` inside literals)."""
+    count = iter(range(1, 10_000))
+    return _MARK.sub(lambda m: f"${m.group(1) or next(count)}", sql)
+
+
+class PortableSql:
+    """The Store methods written once over `_read`, `_atomic` and `_atomic_steps` (see the module)."""
+
+    # the column list config_from_row reads (the stores render the posting time differently)
+    channel_columns: str
+    text_order: str  # appended to a text column in ORDER BY so both engines sort it byte by byte
+
+    async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        raise NotImplementedError
+
+    async def _atomic(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        raise NotImplementedError
+
+    async def _atomic_steps(self, steps: Sequence[Step]) -> list[Any]:
+        raise NotImplementedError
+
+    def _ts(self, moment: dt.datetime) -> object:
+        raise NotImplementedError
+
+    def _day(self, day: dt.date) -> object:
+        raise NotImplementedError
+
+    async def _claim_due(
+        self, due: str, lease: str, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None
+    ) -> list[DueChannel]:
+        """Claim channels whose `due` column has passed and whose `lease` is free (the daily post, the recap)."""
+        raise NotImplementedError
+
+    async def _claim_sends(
+        self,
+        what: str,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        round_id: int | None,
+        force: bool,
+        spaces: SpaceFilter | None,
+    ) -> list[SendClaim]:
+        """Claim deliveries of `what` (post or reveal) that are due, failed and due for a retry, or whose
+        sending lease ran out."""
+        raise NotImplementedError
+
+    def _maybe_ts(self, moment: dt.datetime | None) -> object:
+        return None if moment is None else self._ts(moment)
+
+    async def _first(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        rows = await self._read(sql, params)
+        return rows[0] if rows else None
+
+    # ---- channels --------------------------------------------------------------------------------
+
+    async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None:
+        row = await self._first(
+            f"SELECT {self.channel_columns} FROM channels WHERE platform = ? AND channel_id = ?",
+            (ref.platform, ref.channel_id),
+        )
+        return config_from_row(row) if row else None
+
+    async def list_channels(self, platform: str | None = None) -> list[ChannelConfig]:
+        if platform is None:
+            rows = await self._read(f"SELECT {self.channel_columns} FROM channels ORDER BY platform, channel_id")
+        else:
+            rows = await self._read(
+                f"SELECT {self.channel_columns} FROM channels WHERE platform = ? ORDER BY channel_id", (platform,)
+            )
+        return [config_from_row(r) for r in rows]
+
+    async def space_timezone(self, platform: str, space_id: str) -> str | None:
+        row = await self._first(
+            "SELECT timezone FROM channels WHERE platform = ? AND space_id = ? ORDER BY updated_at DESC LIMIT 1",
+            (platform, space_id),
+        )
+        return row[0] if row else None
+
+    async def unscheduled_channels(self) -> list[ChannelConfig]:
+        rows = await self._read(
+            f"SELECT {self.channel_columns} FROM channels WHERE NOT paused AND next_post_at IS NULL "
+            "ORDER BY platform, channel_id"
+        )
+        return [config_from_row(r) for r in rows]
+
+    async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
+        await self._atomic(
+            "UPDATE channels SET next_post_at = ?, claimed_until = NULL WHERE platform = ? AND channel_id = ?",
+            (self._maybe_ts(at), ref.platform, ref.channel_id),
+        )
+
+    async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None:
+        row = await self._first(
+            "SELECT next_post_at FROM channels WHERE platform = ? AND channel_id = ?", (ref.platform, ref.channel_id)
+        )
+        return from_ts(row[0]) if row and row[0] else None
+
+    async def claim_due_channels(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        return await self._claim_due("next_post_at", "claimed_until", now, lease_until, limit, spaces)
+
+    async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        await self._finish_due("next_post_at", "claimed_until", ref, due_at, next_at)
+
+    async def _finish_due(
+        self, due: str, lease: str, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None
+    ) -> None:
+        """Move `due` on to next_at (unless a change moved it meanwhile) and free the lease."""
+        await self._atomic(
+            f"UPDATE channels SET {due} = CASE WHEN {due} = ? THEN ? ELSE {due} END, "
+            f"{lease} = NULL WHERE platform = ? AND channel_id = ?",
+            (self._ts(due_at), self._maybe_ts(next_at), ref.platform, ref.channel_id),
+        )
+
+    # ---- deliveries of the daily round -----------------------------------------------------------
+
+    async def claim_posts(
+        self,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        *,
+        round_id: int | None = None,
+        force: bool = False,
+        spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        return await self._claim_sends("post", now, lease_until, limit, round_id, force, spaces)
+
+    async def finish_post(
+        self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
+    ) -> None:
+        await self._atomic(
+            "UPDATE rounds SET post_state = ?, post_due_at = ?, message_id = COALESCE(?, message_id) WHERE id = ?",
+            (state, self._maybe_ts(retry_at), message_id, round_id),
+        )
+
+    async def claim_reveals(
+        self,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        *,
+        round_id: int | None = None,
+        spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        return await self._claim_sends("reveal", now, lease_until, limit, round_id, False, spaces)
+
+    async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
+        await self._atomic(
+            "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
+            (state, self._maybe_ts(retry_at), round_id),
+        )
+
+    # ---- rounds ----------------------------------------------------------------------------------
+
+    async def claim_daily_round(
+        self,
+        ref: ChannelRef,
+        local_date: dt.date,
+        question_id: str,
+        topic: str,
+        opened_at: dt.datetime,
+        closes_at: dt.datetime | None,
+        *,
+        lease_until: dt.datetime | None = None,
+    ) -> Round | None:
+        # ON CONFLICT DO NOTHING covers the unique (channel, local date) of daily rounds: on PostgreSQL a
+        # concurrent claimer waits for the winner's commit and then inserts nothing.
+        rows = await self._atomic(
+            "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, "
+            "opened_at, closes_at, post_state, post_attempts, post_due_at) "
+            f"VALUES ('daily',?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING RETURNING {ROUND_COLUMNS}",
+            (
+                ref.platform,
+                ref.space_id,
+                ref.channel_id,
+                question_id,
+                topic,
+                self._day(local_date),
+                self._ts(opened_at),
+                self._maybe_ts(closes_at),
+                "sending" if lease_until else "due",
+                1 if lease_until else 0,
+                self._maybe_ts(lease_until),
+            ),
+        )
+        return round_from_row(rows[0]) if rows else None
+
+    async def open_daily_rounds(self, ref: ChannelRef | None = None, *, unpromised: bool = False) -> list[Round]:
+        only = " AND closes_at IS NULL" if unpromised else ""
+        if ref is None:
+            rows = await self._read(
+                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE revealed_at IS NULL AND kind = 'daily'{only} ORDER BY id"
+            )
+        else:
+            rows = await self._read(
+                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND channel_id = ? "
+                f"AND revealed_at IS NULL AND kind = 'daily'{only} ORDER BY id",
+                (ref.platform, ref.channel_id),
+            )
+        return [round_from_row(r) for r in rows]
+
+    async def create_practice_round(
+        self, ref: ChannelRef, user_id: str, question_id: str, topic: str, opened_at: dt.datetime
+    ) -> Round:
+        rows = await self._atomic(
+            "INSERT INTO rounds (kind, platform, space_id, channel_id, user_id, question_id, topic, opened_at) "
+            f"VALUES ('practice',?,?,?,?,?,?,?) RETURNING {ROUND_COLUMNS}",
+            (ref.platform, ref.space_id, ref.channel_id, user_id, question_id, topic, self._ts(opened_at)),
+        )
+        return round_from_row(rows[0])
+
+    async def get_round(self, round_id: int) -> Round | None:
+        row = await self._first(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = ?", (round_id,))
+        return round_from_row(row) if row else None
+
+    async def latest_daily_round(self, ref: ChannelRef) -> Round | None:
+        row = await self._first(
+            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND channel_id = ? AND kind = 'daily' "
+            "ORDER BY local_date DESC LIMIT 1",
+            (ref.platform, ref.channel_id),
+        )
+        return round_from_row(row) if row else None
+
+    async def set_message_id(self, round_id: int, message_id: str) -> None:
+        await self._atomic("UPDATE rounds SET message_id = ? WHERE id = ?", (message_id, round_id))
+
+    async def round_by_message(self, platform: str, message_id: str) -> Round | None:
+        row = await self._first(
+            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND message_id = ? ORDER BY id DESC LIMIT 1",
+            (platform, message_id),
+        )
+        return round_from_row(row) if row else None
+
+    async def question_counts(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> dict[str, int]:
+        where, params = asked_where(platform, space_id, kind, user_id, "?")
+        rows = await self._read(f"SELECT question_id, COUNT(*) FROM rounds WHERE {where} GROUP BY question_id", params)
+        return {r[0]: int(r[1]) for r in rows}
+
+    async def last_question_id(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> str | None:
+        where, params = asked_where(platform, space_id, kind, user_id, "?")
+        row = await self._first(f"SELECT question_id FROM rounds WHERE {where} ORDER BY id DESC LIMIT 1", params)
+        return row[0] if row else None
+
+    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+        rows = await self._read(
+            "SELECT question_id FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
+            "AND revealed_at IS NULL",
+            (platform, space_id),
+        )
+        return {r[0] for r in rows}
+
+    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
+        await self._atomic(
+            "UPDATE rounds SET closes_at = ? WHERE id = ? AND closes_at IS NULL AND revealed_at IS NULL",
+            (self._ts(at), round_id),
+        )
+
+    async def save_round_question(self, round_id: int, body: str) -> None:
+        """Keep the question a round posted, as posted (the first one saved stays)."""
+        await self._atomic(
+            "INSERT INTO round_questions (round_id, body) VALUES (?, ?) ON CONFLICT DO NOTHING", (round_id, body)
+        )
+
+    async def round_question(self, round_id: int) -> str | None:
+        row = await self._first("SELECT body FROM round_questions WHERE round_id = ?", (round_id,))
+        return row[0] if row else None
+
+    # ---- the weekly recap ------------------------------------------------------------------------
+
+    async def set_next_recap(self, ref: ChannelRef, at: dt.datetime | None) -> None:
+        await self._atomic(
+            "UPDATE channels SET next_recap_at = ?, recap_claimed_until = NULL WHERE platform = ? AND channel_id = ?",
+            (self._maybe_ts(at), ref.platform, ref.channel_id),
+        )
+
+    async def get_next_recap(self, ref: ChannelRef) -> dt.datetime | None:
+        row = await self._first(
+            "SELECT next_recap_at FROM channels WHERE platform = ? AND channel_id = ?", (ref.platform, ref.channel_id)
+        )
+        return from_ts(row[0]) if row and row[0] else None
+
+    async def unscheduled_recaps(self) -> list[ChannelConfig]:
+        rows = await self._read(
+            f"SELECT {self.channel_columns} FROM channels WHERE NOT paused AND recap_day IS NOT NULL "
+            "AND next_recap_at IS NULL ORDER BY platform, channel_id"
+        )
+        return [config_from_row(r) for r in rows]
+
+    async def claim_due_recaps(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        return await self._claim_due("next_recap_at", "recap_claimed_until", now, lease_until, limit, spaces)
+
+    async def finish_due_recap(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        await self._finish_due("next_recap_at", "recap_claimed_until", ref, due_at, next_at)
+
+    async def mark_recap(self, ref: ChannelRef, week_end: dt.date, now: dt.datetime) -> bool:
+        rows = await self._atomic(
+            "INSERT INTO recaps (platform, channel_id, week_end, posted_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT DO NOTHING RETURNING 1",
+            (ref.platform, ref.channel_id, self._day(week_end), self._ts(now)),
+        )
+        return bool(rows)
+
+    async def unmark_recap(self, ref: ChannelRef, week_end: dt.date) -> None:
+        await self._atomic(
+            "DELETE FROM recaps WHERE platform = ? AND channel_id = ? AND week_end = ?",
+            (ref.platform, ref.channel_id, self._day(week_end)),
+        )
+
+    async def recap_rounds(
+        self, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None = None
+    ) -> list[RecapRound]:
+        channel = "" if channel_id is None else " AND r.channel_id = ?"
+        rows = await self._read(
+            "SELECT r.id, r.local_date, r.question_id, r.topic, COUNT(a.user_id), "
+            "COUNT(a.user_id) FILTER (WHERE a.correct) FROM rounds r LEFT JOIN answers a ON a.round_id = r.id "
+            "WHERE r.platform = ? AND r.space_id = ? AND r.kind = 'daily' AND r.revealed_at IS NOT NULL "
+            f"AND r.local_date >= ? AND r.local_date <= ?{channel} GROUP BY r.id ORDER BY r.local_date, r.id",
+            (platform, space_id, self._day(start), self._day(end), *(() if channel_id is None else (channel_id,))),
+        )
+        return [RecapRound(int(r[0]), parse_date(r[1]), r[2], r[3], int(r[4]), int(r[5])) for r in rows]  # type: ignore[arg-type]
+
+    async def recap_scorers(
+        self, platform: str, space_id: str, start: dt.date, end: dt.date, limit: int, channel_id: str | None = None
+    ) -> list[RecapScorer]:
+        channel = "" if channel_id is None else " AND r.channel_id = ?"
+        rows = await self._read(
+            "SELECT a.user_id, COALESCE(SUM(a.points), 0) AS pts, COUNT(*) FILTER (WHERE a.correct), COUNT(*), "
+            "COALESCE(MAX(a.answered_at) FILTER (WHERE a.points > 0), MIN(a.answered_at)) AS reached "
+            "FROM answers a JOIN rounds r ON r.id = a.round_id WHERE r.platform = ? AND r.space_id = ? "
+            "AND r.kind = 'daily' AND r.revealed_at IS NOT NULL AND r.local_date >= ? AND r.local_date <= ?"
+            f"{channel} GROUP BY a.user_id ORDER BY pts DESC, reached, a.user_id{self.text_order} LIMIT ?",
+            (
+                platform,
+                space_id,
+                self._day(start),
+                self._day(end),
+                *(() if channel_id is None else (channel_id,)),
+                limit,
+            ),
+        )
+        return [RecapScorer(r[0], int(r[1]), int(r[2]), int(r[3]), from_ts(r[4])) for r in rows]
+
+    # ---- answers, ranks and stats ----------------------------------------------------------------
+
+    async def get_answer(self, round_id: int, user_id: str) -> Answer | None:
+        row = await self._first(
+            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ? AND user_id = ?", (round_id, user_id)
+        )
+        return answer_from_row(row) if row else None
+
+    async def round_answers(self, round_id: int) -> list[Answer]:
+        rows = await self._read(
+            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ? ORDER BY answered_at, user_id", (round_id,)
+        )
+        return [answer_from_row(r) for r in rows]
+
+    async def rank_of(
+        self, platform: str, space_id: str, period: Period, period_key: str, user_id: str
+    ) -> LeaderboardRow | None:
+        # one statement, one snapshot: the user's score and the users above it in the buckets
+        row = await self._first(
+            "SELECT s.points, s.correct, s.answered, (SELECT COALESCE(SUM(b.users), 0) FROM score_buckets b "
+            "WHERE b.platform = s.platform AND b.space_id = s.space_id AND b.period = s.period "
+            "AND b.period_key = s.period_key AND b.points > s.points) "
+            "FROM scores s WHERE s.platform = ? AND s.space_id = ? AND s.period = ? AND s.period_key = ? "
+            "AND s.user_id = ?",
+            (platform, space_id, period.value, period_key, user_id),
+        )
+        if row is None:
+            return None
+        return LeaderboardRow(int(row[3]) + 1, user_id, int(row[0]), int(row[1]), int(row[2]))
+
+    async def user_topic_stats(self, platform: str, space_id: str, user_id: str) -> list[tuple[RoundKind, TopicStats]]:
+        rows = await self._read(
+            "SELECT r.kind, r.topic, COUNT(*), COUNT(*) FILTER (WHERE a.correct) FROM answers a "
+            "JOIN rounds r ON r.id = a.round_id WHERE a.user_id = ? AND r.platform = ? AND r.space_id = ? "
+            "AND r.revealed_at IS NOT NULL GROUP BY r.kind, r.topic ORDER BY r.topic, r.kind",
+            (user_id, platform, space_id),
+        )
+        return [(RoundKind(k), TopicStats(t, int(n), int(c))) for k, t, n, c in rows]
+
+    async def streak(self, platform: str, space_id: str, user_id: str) -> StreakState | None:
+        row = await self._first(
+            "SELECT current, best, last_date FROM streaks WHERE platform = ? AND space_id = ? AND user_id = ?",
+            (platform, space_id, user_id),
+        )
+        return StreakState(int(row[0]), int(row[1]), parse_date(row[2])) if row else None
+
+    async def latest_revealed_date(self, platform: str, space_id: str) -> dt.date | None:
+        row = await self._first(
+            "SELECT MAX(local_date) FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
+            "AND revealed_at IS NOT NULL",
+            (platform, space_id),
+        )
+        return parse_date(row[0]) if row else None
+
+    async def remember_once(self, scope: str, key: str, now: dt.datetime, keep: dt.timedelta) -> bool:
+        """True the first time (scope, key) is seen within `keep` of `now`; False for a repeat."""
+        rows = await self._atomic_steps(
+            [
+                ("DELETE FROM seen_once WHERE expires_at <= ?", (self._ts(now),)),
+                (
+                    "INSERT INTO seen_once (scope, key, expires_at) VALUES (?, ?, ?) "
+                    "ON CONFLICT DO NOTHING RETURNING 1",
+                    (scope, key, self._ts(now + keep)),
+                ),
+            ]
+        )
+        return bool(rows)
+
+    # ---- learner memory --------------------------------------------------------------------------
+
+    async def learner_cards(self, platform: str, space_id: str, user_id: str) -> list[LearnerCard]:
+        rows = await self._read(
+            f"SELECT {CARD_COLUMNS} FROM learner_cards WHERE platform = ? AND space_id = ? AND user_id = ? "
+            "ORDER BY question_id",
+            (platform, space_id, user_id),
+        )
+        return [card_from_row(r) for r in rows]
+
+    async def review_events(self, platform: str, space_id: str, user_id: str) -> list[ReviewEvent]:
+        rows = await self._read(
+            f"SELECT {EVENT_COLUMNS} FROM review_log WHERE platform = ? AND space_id = ? AND user_id = ? "
+            "ORDER BY reviewed_at, question_id",
+            (platform, space_id, user_id),
+        )
+        return [event_from_row(r) for r in rows]
+
+    async def learner_misses(self, platform: str, space_id: str, user_id: str) -> list[Miss]:
+        """The questions the learner answered wrong in the space, newest first (`/quiz export`)."""
+        return [miss_from_row(r) for r in await self._read(MISSES, (platform, space_id, user_id))]
+
+    async def mark_unsure(self, round_id: int, user_id: str) -> None:
+        await self._atomic(
+            "INSERT INTO answer_doubts (round_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING", (round_id, user_id)
+        )
+
+    # ---- a space's own packs ---------------------------------------------------------------------
+
+    async def list_packs(self, platform: str, space_id: str) -> list[tuple[str, int, int]]:
+        """(name, questions, version) of the space's own packs, by name."""
+        rows = await self._read(
+            "SELECT name, questions, version FROM packs WHERE platform = ? AND space_id = ? ORDER BY name",
+            (platform, space_id),
+        )
+        return [(r[0], int(r[1]), int(r[2])) for r in rows]
+
+    async def pack_questions(self, platform: str, space_id: str, name: str) -> list[tuple[str, str]]:
+        """(question id, body) of one of the space's packs in import order ([] when there is no such pack)."""
+        rows = await self._read(
+            "SELECT question_id, body FROM pack_questions WHERE platform = ? AND space_id = ? AND pack = ? "
+            "ORDER BY position",
+            (platform, space_id, name),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    async def question_answer_counts(self, platform: str, space_id: str) -> list[tuple[str, int, tuple[int, ...], int]]:
+        """Per question asked in the space: (question id, rounds, answers per choice A-D, correct answers)."""
+        asked = await self._read(
+            "SELECT question_id, COUNT(*) FROM rounds WHERE platform = ? AND space_id = ? GROUP BY question_id",
+            (platform, space_id),
+        )
+        chosen = await self._read(
+            "SELECT r.question_id, a.choice, COUNT(*), COUNT(*) FILTER (WHERE a.correct) FROM answers a "
+            "JOIN rounds r ON r.id = a.round_id WHERE r.platform = ? AND r.space_id = ? "
+            "GROUP BY r.question_id, a.choice",
+            (platform, space_id),
+        )
+        return answer_counts(asked, chosen)
+
+    # ---- installations (Slack OAuth) -------------------------------------------------------------
+
+    async def save_install(self, install: WorkspaceInstall) -> None:
+        """Insert or replace the workspace's installation (a reinstall brings a new token)."""
+        await self._atomic(
+            f"INSERT INTO installations ({INSTALL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (platform, workspace_id) DO UPDATE SET bot_user_id = excluded.bot_user_id, "
+            "token_secret = excluded.token_secret, installed_at = excluded.installed_at, "
+            "bot_id = excluded.bot_id, scopes = excluded.scopes, installed_by = excluded.installed_by, "
+            "enterprise_id = excluded.enterprise_id",
+            (
+                install.platform,
+                install.workspace_id,
+                install.bot_user_id,
+                install.token_secret,
+                self._ts(install.installed_at),
+                install.bot_id,
+                install.scopes,
+                install.installed_by,
+                install.enterprise_id,
+            ),
+        )
+
+    async def find_install(self, platform: str, workspace_id: str) -> WorkspaceInstall | None:
+        row = await self._first(
+            f"SELECT {INSTALL_COLUMNS} FROM installations WHERE platform = ? AND workspace_id = ?",
+            (platform, workspace_id),
+        )
+        return install_from_row(row) if row else None
+
+    async def delete_install(self, platform: str, workspace_id: str) -> bool:
+        rows = await self._atomic(
+            "DELETE FROM installations WHERE platform = ? AND workspace_id = ? RETURNING 1", (platform, workspace_id)
+        )
+        return bool(rows)
+
+    async def save_oauth_state(self, state: str, expires_at: dt.datetime) -> None:
+        await self._atomic("INSERT INTO oauth_states (state, expires_at) VALUES (?, ?)", (state, self._ts(expires_at)))
+
+    async def consume_oauth_state(self, state: str, now: dt.datetime) -> bool:
+        rows = await self._atomic_steps(
+            [
+                ("DELETE FROM oauth_states WHERE expires_at <= ?", (self._ts(now),)),
+                ("DELETE FROM oauth_states WHERE state = ? RETURNING 1", (state,)),
+            ]
+        )
+        return bool(rows)

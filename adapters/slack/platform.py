@@ -58,6 +58,15 @@ async def share_files(
     await client.files_upload_v2(channel=channel, file_uploads=list(uploads), initial_comment=comment, **auth)
 
 
+async def open_dm(client: AsyncWebClient, user_id: str, auth: dict[str, Any] | None = None) -> str:
+    """The id of the app's direct-message channel with one member (conversations.open; needs im:write)."""
+    opened = await client.conversations_open(users=user_id, **(auth or {}))
+    channel = str((opened.get("channel") or {}).get("id") or "")
+    if not channel:
+        raise RuntimeError("conversations.open gave no channel")
+    return channel
+
+
 TokenSource = Callable[[str], Awaitable[str | None]]  # workspace id -> its bot token (None: not installed)
 
 
@@ -194,10 +203,7 @@ class SlackPlatform:
         A member Slack will not let the bot message raises DirectMessageBlocked."""
         auth = await self._auth(ref)
         try:
-            opened = await self.client.conversations_open(users=user_id, **auth)
-            channel = str((opened.get("channel") or {}).get("id") or "")
-            if not channel:
-                raise DirectMessageBlocked("Slack conversations.open gave no channel")
+            channel = await open_dm(self.client, user_id, auth)
             await self.client.chat_postMessage(channel=channel, text=fit_text(escape(text)), **auth)
         except SlackApiError as exc:
             error = exc.response.get("error")

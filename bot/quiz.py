@@ -65,7 +65,15 @@ from bot.model import (
     SpaceFilter,
     StatsCard,
 )
-from bot.packs import PackCatalog, PacksCard
+from bot.packs import (
+    Format,
+    ImportResult,
+    PackCatalog,
+    PackFile,
+    PacksCard,
+    check_pack_name,
+    require_admin,
+)
 from bot.ports import ChatPlatform, Clock, Store
 from bot.question_stats import QuestionStatsCard, question_stats
 from bot.recap import RECAP_KEYS, next_recap_after
@@ -93,6 +101,10 @@ LATE_NOTE = "Revealed late: the bot was offline."
 WORK_BATCH = 50  # due channels or rounds claimed at most in one trip
 SEND_CAP = 50  # items (each one or two platform calls) in flight per platform lane
 MAX_PER_TICK = 1_000_000  # a bound on the items one drain takes in a tick (it normally ends when none is due)
+
+
+def _matching(questions: Sequence[Question], topic: str | None, levels: frozenset[Difficulty]) -> tuple[Question, ...]:
+    return tuple(q for q in questions if (topic is None or q.topic == topic) and (not levels or q.difficulty in levels))
 
 
 def retry_delay(attempts: int) -> dt.timedelta:
@@ -278,8 +290,54 @@ class QuizService:
     async def question_stats(
         self, actor: Actor, platform: str, space_id: str, pack: str | None = None
     ) -> QuestionStatsCard:
-        """Admins only: times asked, % correct, the most chosen wrong option; the ten hardest and the flagged."""
-        return await question_stats(self.packs, actor, platform, space_id, pack)
+        """Admins only: times asked, % correct, the most chosen wrong option and its share, reports; the ten
+        hardest, the ten most reported and the ones flagged "check this question"."""
+        return await question_stats(
+            self.packs, actor, platform, space_id, pack, await self.report_counts(platform, space_id)
+        )
+
+    async def report_counts(self, platform: str, space_id: str) -> dict[str, int]:
+        """Open reports per question id in the space (the hook member reports fill; none yet)."""
+        return {}
+
+    def check_import(self, actor: Actor, pack: str | None) -> None:
+        """Admins only, and a valid pack name if one is given: checked before a platform asks for the file."""
+        require_admin(actor, "import")
+        if pack is not None:
+            check_pack_name(pack)
+
+    async def import_pack(
+        self,
+        actor: Actor,
+        ref: ChannelRef,
+        pack: str,
+        data: bytes | Callable[[], Awaitable[bytes]],
+        fmt: Format,
+        *,
+        replace: bool = False,
+        label: str = "file",
+        size: int | None = None,
+    ) -> ImportResult:
+        """Admins only: a YAML or CSV pack into the space, all or nothing (PackError lists every problem).
+        `data` may be a fetcher, called only once `size` (what the platform says the file weighs) is checked."""
+        return await self.packs.import_pack(
+            actor,
+            ref.platform,
+            ref.space_id,
+            pack,
+            data,
+            fmt,
+            replace=replace,
+            now=self.clock.now(),
+            label=label,
+            size=size,
+        )
+
+    async def export_pack(self, actor: Actor, ref: ChannelRef, pack: str | None, fmt: Format) -> PackFile:
+        """Admins only: one of the space's own packs as a file (no name: the space's only pack)."""
+        require_admin(actor, "export")
+        name = await self.packs.own_pack(ref.platform, ref.space_id, pack)
+        return PackFile(name, fmt, await self.packs.export_pack(actor, ref.platform, ref.space_id, name, fmt))
 
     # ---- what the scheduler reads --------------------------------------------------------------
 
@@ -665,6 +723,22 @@ class QuizService:
         round_ = await self.open_round_in(ref)
         return await self.submit_answer(round_.id, user_id, choice, sure=sure)
 
+    async def answer_open_practice(
+        self, ref: ChannelRef, user_id: str, choice: int, *, sure: bool = True
+    ) -> AnswerOutcome:
+        """A typed answer where there are no daily questions (Discord's `/answer` in a DM): goes to the asker's
+        latest unanswered practice or review question in this conversation that this process served (its buttons
+        work from any process); NothingOpen when there is none."""
+        mine = [
+            r
+            for r in self._rounds.values()
+            if r.kind is RoundKind.PRACTICE and r.user_id == user_id and r.ref == ref and r.is_open
+        ]
+        if not mine:
+            practice = self.commands_of(ref.platform).practice
+            raise NothingOpen(f"You have no practice question waiting here; {practice} gives you one.")
+        return await self.submit_answer(max(mine, key=lambda r: r.id).id, user_id, choice, sure=sure)
+
     # ---- reveal ----------------------------------------------------------------------------------
 
     async def reveal_round(self, round_id: int, round_: Round | None = None) -> RevealCard | None:
@@ -777,10 +851,12 @@ class QuizService:
         """A private question for one learner; it never counts toward leaderboards, and it is never a question
         open as a daily round in the space. Without a topic it leans toward the learner's weakest topic now
         and then."""
-        if topic is not None and topic not in TOPICS:
-            raise BadSetting(f"'{echo(topic)}' is not a topic; topics: {', '.join(TOPICS)}.")
+        pool = await self.practice_pool(ref)
+        known = sorted({q.topic for q in pool})
+        if topic is not None and topic not in known and topic not in TOPICS:  # a bank topic: "none yet" below
+            raise BadSetting(f"'{echo(topic)}' is not a topic here; topics: {', '.join(known)}.")
         levels = frozenset({difficulty}) if difficulty else frozenset()
-        candidates = self.bank.filtered(frozenset({topic}) if topic else frozenset(), levels)
+        candidates = _matching(pool, topic, levels)
         if not candidates:
             if difficulty is None:
                 raise BadSetting(f"There are no questions on {topic} yet.")
@@ -788,7 +864,7 @@ class QuizService:
         if topic is None and self._rng.random() < 0.5:
             weak = (await self.stats_without_memory(ref.platform, ref.space_id, user_id)).weakest_topic
             if weak is not None and weak.accuracy < 0.8:
-                candidates = self.bank.filtered(frozenset({weak.topic}), levels) or candidates
+                candidates = _matching(pool, weak.topic, levels) or candidates
         # never a question that is open as a daily round in this space: it would give its answer away
         live = await self.store.open_daily_question_ids(ref.platform, ref.space_id)
         if live:
@@ -808,7 +884,14 @@ class QuizService:
         """Open a private practice round of this question for one learner."""
         round_ = await self.store.create_practice_round(ref, user_id, question.id, question.topic, self.clock.now())
         self._remember(round_)
+        await self.packs.remember(round_, question)  # a pack question is kept as asked
         return cards.question_card(round_, question, None)
+
+    async def practice_pool(self, ref: ChannelRef) -> tuple[Question, ...]:
+        """What practice and review draw from here: every question of the channel's packs (the `packs`
+        setting, not its daily topic filters); the shipped bank when those packs hold none."""
+        cfg = await self.channel_config(ref)
+        return await self.packs.questions(ref.platform, ref.space_id, cfg.packs, strict=False) or self.bank.questions
 
     # ---- reviews and memory ----------------------------------------------------------------------
 
@@ -832,6 +915,14 @@ class QuizService:
     def topics(self) -> tuple[str, ...]:
         """Every topic of the bank with its question counts."""
         return cards.topic_lines(self.bank.questions)
+
+    async def practice_topics(self, ref: ChannelRef) -> tuple[str, ...]:
+        """The topics `start_practice` takes in this channel (of its packs), sorted."""
+        return tuple(sorted({q.topic for q in await self.practice_pool(ref)}))
+
+    async def topics_in(self, ref: ChannelRef) -> tuple[str, ...]:
+        """Every topic of the channel's packs with its question counts (what /quiz practice takes there)."""
+        return cards.topic_lines(await self.practice_pool(ref))
 
     # ---- leaderboards and stats ------------------------------------------------------------------
 

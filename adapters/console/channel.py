@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 
 from adapters.console.render import config_text, leaderboard_text, question_text, reveal_text, stats_text
 from bot.echo import echo
-from bot.errors import AlreadyPosted, NothingOpen, QuizError, UnknownRound
+from bot.errors import AlreadyPosted, NothingOpen, PackError, QuizError, UnknownRound
 from bot.export import MissesExport
 from bot.forget import TEXT_HINT, ForgetDone, ForgetPrompt
 from bot.model import (
@@ -35,14 +35,22 @@ from bot.model import (
     ReviewEmpty,
     StatsCard,
 )
-from bot.packs import PacksCard
+from bot.packs import PackFile, PacksCard, format_of, pack_name_of, problem_text, read_upload_file
 from bot.question_stats import QuestionStatsCard
 from bot.quiz import STORE_UNAVAILABLE, QuizService
 from bot.reminders import RemindCard
 from bot.settings import ConfigChange
 from bot.text.commands import HELP, parse_quiz
 from bot.text.parsing import parse_choice
-from bot.text.runner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
+from bot.text.runner import (
+    HelpReply,
+    ImportAsked,
+    PostedReply,
+    RevealedReply,
+    SettingsReply,
+    TopicsReply,
+    run_command,
+)
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +146,7 @@ class ConsoleChannel:
         self.user = OWNER
         self.admins = {OWNER}
         self.practice: dict[str, int] = {}  # user -> open practice round
+        self.export_dir: Path | None = None  # where /quiz admin export writes (default: the current directory)
         self.platform = ConsolePlatform(self.say)
         self._store_down = False
         self._outage_logged = False
@@ -275,6 +284,12 @@ class ConsoleChannel:
     async def actor(self, target: ChannelRef) -> Actor:
         return self.actor_now
 
+    async def space_actor(self) -> Actor:
+        return self.actor_now
+
+    async def _import(self, asked: ImportAsked) -> None:
+        self.say(f"(private to {self.user}) {await _import_file(self, asked)}")
+
     async def _quiz(self, line: str) -> None:
         result = await run_command(self.service, self, parse_quiz(line))
         private = f"(private to {self.user})"
@@ -302,6 +317,12 @@ class ConsoleChannel:
                 self.say(result.text)
             case RemindCard(text=text):
                 self.say(f"{private} {text}")
+            case ImportAsked():
+                await self._import(result)
+            case PackFile():
+                path = (self.export_dir or Path.cwd()) / result.filename
+                await asyncio.to_thread(path.write_bytes, result.data)
+                self.say(f"{private} Exported pack {result.pack} ({result.format}) to {path}")
             case PostedReply() | RevealedReply():
                 pass  # the console platform has printed the question or the reveal
             case MissesExport(text=text, files=files):
@@ -312,6 +333,38 @@ class ConsoleChannel:
                 self.say(f"{private} {text} {TEXT_HINT}")
             case ForgetDone(text=text):
                 self.say(f"{private} {text}")
+
+
+def _local_file(raw: str) -> tuple[Path, int | None]:
+    """The typed path (~ expanded) and its size (None: reading it will say what is wrong)."""
+    path = Path(raw).expanduser()
+    try:
+        return path, path.stat().st_size if path.is_file() else None
+    except OSError:
+        return path, None
+
+
+async def _import_file(channel: ConsoleChannel, asked: ImportAsked) -> str:
+    """`/quiz admin import PATH [pack]`: the file read from disk (at most 1 MiB + 1 byte), all or nothing."""
+    if asked.path is None:
+        return "Give the file: /quiz admin import PATH [pack] [--replace] (a .yaml, .yml or .csv file)."
+    try:
+        fmt = format_of(asked.path)
+        pack = asked.pack or pack_name_of(asked.path)
+        path, size = await asyncio.to_thread(_local_file, asked.path)  # a huge file is refused by its size
+        result = await channel.service.import_pack(
+            asked.actor,
+            channel.ref,
+            pack,
+            lambda: asyncio.to_thread(read_upload_file, path),
+            fmt,
+            replace=asked.replace,
+            label=path.name,
+            size=size,
+        )
+    except PackError as exc:
+        return problem_text(exc, limit=20_000)
+    return f"{result.text} Switch this channel to it with /quiz config packs pytorch,{result.pack}."
 
 
 class LineReader:

@@ -1,5 +1,7 @@
-"""The invite URL (scopes bot + applications.commands, the permissions the bot uses) and the
-`studybot discord invite-url` command. Standard library only: it works without the discord extra."""
+"""The invite URLs and the `studybot discord invite-url` command: the server install (scopes bot +
+applications.commands, the permissions the bot uses) and the user install (applications.commands only: a learner
+adds the app to their own account and practises in DMs). Standard library only: it works without the discord
+extra."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ if TYPE_CHECKING:
 
 AUTHORIZE_URL = "https://discord.com/oauth2/authorize"
 SCOPES: tuple[str, ...] = ("bot", "applications.commands")
+USER_SCOPES: tuple[str, ...] = ("applications.commands",)  # a user install has no bot user and no permissions
+GUILD_INSTALL, USER_INSTALL = "0", "1"  # OAuth2's integration_type
 
 #: What each permission is for (bits from https://discord.com/developers/docs/topics/permissions).
 PERMISSIONS: dict[str, tuple[int, str]] = {
@@ -32,9 +36,21 @@ PERMISSION_BITS = sum(bit for bit, _ in PERMISSIONS.values())
 
 def invite_url(client_id: str, guild_id: str | None = None) -> str:
     """The OAuth2 URL that adds the bot to a server with its slash commands and permissions."""
-    query = {"client_id": client_id, "scope": " ".join(SCOPES), "permissions": str(PERMISSION_BITS)}
+    query = {
+        "client_id": client_id,
+        "integration_type": GUILD_INSTALL,
+        "scope": " ".join(SCOPES),
+        "permissions": str(PERMISSION_BITS),
+    }
     if guild_id:
         query.update(guild_id=guild_id, disable_guild_select="true")
+    return f"{AUTHORIZE_URL}?{urlencode(query)}"
+
+
+def user_install_url(client_id: str) -> str:
+    """The OAuth2 URL that adds the app to a member's own account: /quiz, /review, /answer and /stats in their DMs
+    (needs "User Install" ticked under Installation in the Developer Portal)."""
+    query = {"client_id": client_id, "integration_type": USER_INSTALL, "scope": " ".join(USER_SCOPES)}
     return f"{AUTHORIZE_URL}?{urlencode(query)}"
 
 
@@ -52,7 +68,9 @@ def add_discord_cli(subparsers: Any) -> None:
     """Add `studybot discord invite-url` to the studybot command line (bot/app/cli.py build_parser)."""
     parser = subparsers.add_parser("discord", help="Discord tools")
     sub = parser.add_subparsers(dest="discord_command", required=True)
-    invite = sub.add_parser("invite-url", help="print the URL that adds the bot to a server")
+    invite = sub.add_parser(
+        "invite-url", help="print the URLs that add the bot to a server and the app to a member's own account"
+    )
     invite.add_argument(
         "--client-id", help="the application id (default: DISCORD_CLIENT_ID, or read from DISCORD_TOKEN)"
     )
@@ -80,4 +98,10 @@ def run_invite_url(args: argparse.Namespace, settings: Settings | None = None, o
     guild_id = (args.guild_id or str(settings.discord_guild_id or "")).strip() or None
     print(invite_url(client_id, guild_id), file=out)
     print("Permissions: " + ", ".join(PERMISSIONS) + ". Scopes: " + ", ".join(SCOPES) + ".", file=out)
+    print(
+        "For private practice in DMs (/quiz, /review, /answer, /stats), a member adds the app to their own "
+        "account with:",
+        file=out,
+    )
+    print(user_install_url(client_id), file=out)
     return 0

@@ -45,27 +45,19 @@ class QuizAdmin(app_commands.Group):
             ref = ref_of(interaction)
             service = bot_of(interaction).service
             try:
-                result = await service.packs.import_pack(
+                result = await service.import_pack(
                     actor_of(interaction),
-                    ref.platform,
-                    ref.space_id,
+                    ref,
                     pack.strip().lower(),
                     file.read,
                     format_of(file.filename),
                     replace=replace,
-                    now=service.clock.now(),
                     label=file.filename,
                     size=file.size,
                 )
             except PackError as exc:
                 return Reply(escape(problem_text(exc)))
-            verb = "Replaced" if result.replaced else "Imported"
-            return Reply(
-                escape(
-                    f"{verb} pack {result.pack}: {result.questions} questions. "
-                    f"Use /quizconfig filters packs:{result.pack} to post from it."
-                )
-            )
+            return Reply(escape(f"{result.text} Use /quizconfig filters packs:{result.pack} to post from it."))
 
         await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
 
@@ -81,11 +73,13 @@ class QuizAdmin(app_commands.Group):
         async def work() -> Reply:
             ref = ref_of(interaction)
             service = bot_of(interaction).service
-            name = pack.strip().lower()
-            data = await service.packs.export_pack(
-                actor_of(interaction), ref.platform, ref.space_id, name, "csv" if format == "csv" else "yaml"
+            exported = await service.export_pack(
+                actor_of(interaction), ref, pack.strip().lower(), "csv" if format == "csv" else "yaml"
             )
-            return Reply(escape(f"Pack {name} ({format})."), file=discord.File(io.BytesIO(data), f"{name}.{format}"))
+            return Reply(
+                escape(f"Pack {exported.pack} ({exported.format})."),
+                file=discord.File(io.BytesIO(exported.data), exported.filename),
+            )
 
         await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
 

@@ -32,6 +32,7 @@ from adapters.slack.deps import SlackDeps
 from adapters.slack.events import register_events
 from adapters.slack.logsafe import install as redact_logs
 from adapters.slack.options import EVENTS_PATH, SlackOptions
+from adapters.slack.packs import register_pack_views
 from adapters.slack.permissions import AdminPolicy
 from adapters.slack.platform import SlackPlatform, make_client
 from adapters.slack.signature import UNREADABLE, RequestGuard
@@ -90,6 +91,7 @@ def build_slack_app(
     register_commands(app, deps)
     register_actions(app, deps)
     register_events(app, deps)
+    register_pack_views(app, deps)
     app.error(on_error)
     return SlackBot(app, deps, RequestGuard(signing_secret, service, EVENTS_PATH))
 

@@ -28,6 +28,7 @@ from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, parse_channel, parse_user, team_of
 from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mydata import deliver_export, forget_prompt_blocks
+from adapters.slack.packs import open_import_form, send_export
 from bot.echo import echo
 from bot.errors import BadSetting, QuizError
 from bot.export import MissesExport
@@ -42,11 +43,19 @@ from bot.model import (
     ReviewEmpty,
     StatsCard,
 )
-from bot.packs import PacksCard
+from bot.packs import PackFile, PacksCard
 from bot.question_stats import QuestionStatsCard
 from bot.reminders import RemindCard
 from bot.text.commands import Command, parse_quiz
-from bot.text.runner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
+from bot.text.runner import (
+    HelpReply,
+    ImportAsked,
+    PostedReply,
+    RevealedReply,
+    SettingsReply,
+    TopicsReply,
+    run_command,
+)
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +88,8 @@ async def run_quiz(deps: SlackDeps, client: AsyncWebClient, body: dict, context_
         return Reply("This command needs a workspace channel.")
     ref = ChannelRef(PLATFORM, team, channel)
     try:
-        return await dispatch(deps, client, ref, user, parse_quiz(body.get("text") or ""))
+        command = parse_quiz(body.get("text") or "")
+        return await dispatch(deps, client, ref, user, command, trigger_id=body.get("trigger_id"))
     except QuizError as exc:
         return Reply(escape(exc.message))
     except SlackApiError as exc:
@@ -119,8 +129,20 @@ class SlackSource:
             raise BadSetting("The daily question goes to a channel: run /quiz config there, or add channel #name.")
         return await self.deps.admins.actor(self.client, self.ref.space_id, self.user_id)
 
+    async def space_actor(self) -> Actor:
+        """Rights over the workspace's packs: asked from any channel, a direct message too."""
+        return await self.deps.admins.actor(self.client, self.ref.space_id, self.user_id)
 
-async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, user: str, command: Command) -> Reply:
+
+async def dispatch(
+    deps: SlackDeps,
+    client: AsyncWebClient,
+    ref: ChannelRef,
+    user: str,
+    command: Command,
+    *,
+    trigger_id: str | None = None,
+) -> Reply:
     """Run the command through the shared text runner and lay its result out as Block Kit."""
     result = await run_command(deps.service, SlackSource(deps, client, ref, user), command)
     match result:
@@ -159,6 +181,10 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
             return Reply(*forget_prompt_blocks(result))
         case ForgetDone(text=text) | RemindCard(text=text):
             return Reply(escape(text))
+        case ImportAsked():
+            return Reply(await open_import_form(client, trigger_id, result, ref.channel_id))
+        case PackFile():
+            return Reply(await send_export(deps, ref, user, result))
     raise AssertionError(result)
 
 

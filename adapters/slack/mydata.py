@@ -14,7 +14,7 @@ from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, team_of, user_of
 from adapters.slack.limits import fit_text
 from adapters.slack.mrkdwn import escape
-from adapters.slack.platform import open_dm, share_files
+from adapters.slack.platform import share_files
 from bot.export import MissesExport
 from bot.forget import ForgetPrompt
 
@@ -26,7 +26,10 @@ FORGET_HINT = "To go ahead, press *Delete my data* below, or type `/quiz forget-
 
 async def deliver_export(client: AsyncWebClient, user: str, export: MissesExport) -> str:
     """Upload the export into the person's direct messages with the app (only they see it); the reply."""
-    dm = await open_dm(client, user)
+    opened = await client.conversations_open(users=user)
+    dm = str((opened.get("channel") or {}).get("id") or "")
+    if not dm:
+        raise RuntimeError("conversations.open gave no channel")
     uploads = [{"content": f.data, "filename": f.name, "title": f.name} for f in export.files]
     await share_files(client, dm, uploads, escape(export.text), {})
     return f"I sent you your {export.count} missed question{'s' if export.count != 1 else ''} in our direct messages."

@@ -58,15 +58,6 @@ async def share_files(
     await client.files_upload_v2(channel=channel, file_uploads=list(uploads), initial_comment=comment, **auth)
 
 
-async def open_dm(client: AsyncWebClient, user_id: str, auth: dict[str, Any] | None = None) -> str:
-    """The id of the app's direct-message channel with one member (conversations.open; needs im:write)."""
-    opened = await client.conversations_open(users=user_id, **(auth or {}))
-    channel = str((opened.get("channel") or {}).get("id") or "")
-    if not channel:
-        raise RuntimeError("conversations.open gave no channel")
-    return channel
-
-
 TokenSource = Callable[[str], Awaitable[str | None]]  # workspace id -> its bot token (None: not installed)
 
 
@@ -185,6 +176,25 @@ class SlackPlatform:
         await share_files(self.client, ref.channel_id, [chart | {"alt_txt": recap_alt_text(card)}], text, auth)
         return None
 
+    async def _direct_channel(self, user_id: str, auth: dict[str, Any]) -> str:
+        resp = await self.client.conversations_open(users=user_id, **auth)
+        return str((resp.get("channel") or {}).get("id") or user_id)
+
+    async def send_file(
+        self, ref: ChannelRef, user_id: str, content: bytes, filename: str, title: str, comment: str
+    ) -> None:
+        """A file for one member only: uploaded to their direct messages with the app."""
+        auth = await self._auth(ref)
+        upload = {"content": content, "filename": filename, "title": title}
+        await share_files(self.client, await self._direct_channel(user_id, auth), [upload], escape(comment), auth)
+
+    async def send_direct_mrkdwn(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A note in the member's direct messages with the app (text already escaped mrkdwn)."""
+        auth = await self._auth(ref)
+        await self.client.chat_postMessage(
+            channel=await self._direct_channel(user_id, auth), text=fit_text(text), **auth
+        )
+
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
         """Members' display names (users.info, cached), for the recap's top five."""
         return await self._display_names(tuple(user_ids), await self._auth(ref))
@@ -199,11 +209,11 @@ class SlackPlatform:
         )
 
     async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
-        """A direct message (a reminder): conversations.open with the member, then chat.postMessage there.
-        A member Slack will not let the bot message raises DirectMessageBlocked."""
+        """A direct message of plain text (the port's; a reminder): conversations.open with the member, then
+        chat.postMessage there. A member Slack will not let the bot message raises DirectMessageBlocked."""
         auth = await self._auth(ref)
         try:
-            channel = await open_dm(self.client, user_id, auth)
+            channel = await self._direct_channel(user_id, auth)
             await self.client.chat_postMessage(channel=channel, text=fit_text(escape(text)), **auth)
         except SlackApiError as exc:
             error = exc.response.get("error")

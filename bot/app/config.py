@@ -35,6 +35,7 @@ DEFAULT_SLACK_SCOPES = (
     "reactions:read",
     "users:read",
     "files:write",
+    "files:read",
     "im:write",
 )
 SECRET_KEY_HELP = (

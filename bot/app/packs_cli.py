@@ -89,7 +89,7 @@ async def _run(args: argparse.Namespace, settings: Settings) -> int:
     except PackError as exc:
         for problem in exc.problems or [exc.message]:
             print(problem, file=sys.stderr)
-        if exc.problems:
+        if exc.problems and exc.message not in exc.problems:
             print(exc.message, file=sys.stderr)
         return 1
     except QuizError as exc:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import re
 from dataclasses import dataclass, field
 
 from bot.bank.load import TOPICS
 from bot.echo import echo
 from bot.errors import BadSetting
 from bot.model import Difficulty, Period
+from bot.packs import PACK_NAME, TOPIC_PATTERN
 from bot.reminders import parse_remind_time
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX
 from bot.settings import ConfigChange, lookup, text_help
@@ -35,7 +37,9 @@ _USER_HELP = """\
 /quiz help                     this text
 admins:
 /quiz config show | pause | resume | post-now | reveal
-/quiz question-stats [pack]    the hardest questions here and the ones to check
+/quiz admin question-stats [pack]   the hardest and most reported questions, and the ones to check
+/quiz admin import [pack] [--replace]   import a question pack (YAML or CSV; the console: PATH first)
+/quiz admin export [pack] [yaml|csv]    export one of this space's packs as a file
 /quiz config time 09:00 tz Europe/Berlin days mon-fri   (several settings in one line)
 /quiz config channel #c time 09:00 ...  (settings of another channel)
 """
@@ -114,6 +118,21 @@ class ForgetMe:
     confirm: bool = False  # without it: explain, change nothing
 
 
+@dataclass(frozen=True)
+class ImportPack:
+    """`admin import [PATH] [pack] [--replace]`: PATH is a file on the console; Slack asks for the file."""
+
+    pack: str | None = None
+    replace: bool = False
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class ExportPack:
+    pack: str | None = None
+    format: str = "yaml"
+
+
 Command = (
     Practice
     | AnswerDaily
@@ -128,6 +147,8 @@ Command = (
     | ShowQuestionStats
     | Export
     | ForgetMe
+    | ImportPack
+    | ExportPack
 )
 
 _ACTIONS = ("show", "pause", "resume", "post-now", "reveal")
@@ -180,7 +201,9 @@ _SUBCOMMANDS = (
     "question-stats",
     "export",
     "forget-me",
+    "admin",
 )
+_ADMIN = ("import", "export", "question-stats")
 _LEVELS = tuple(d.value for d in Difficulty)
 
 
@@ -193,14 +216,63 @@ def parse_practice(rest: list[str]) -> Practice | ShowHelp:
     for word in (w.lower() for w in rest):
         if word in _LEVELS and level is None:
             level = Difficulty(word)
-        elif word in TOPICS and topic is None:
-            topic = word
+        elif topic is None and re.fullmatch(TOPIC_PATTERN, word):
+            topic = word  # a topic of the channel's packs (the service checks it against them)
         else:
             raise BadSetting(
-                f"'{echo(word)}' is not a topic or a difficulty: use one of {', '.join(TOPICS)}, "
-                f"and easy, medium or hard."
+                f"'{echo(word)}' is not a topic or a difficulty: /quiz topics lists the topics here "
+                f"(for example {', '.join(sorted(TOPICS)[:3])}), and the levels are easy, medium and hard."
             )
     return Practice(topic, level)
+
+
+def _pack_word(word: str) -> str | None:
+    """A pack name as typed (lower-cased), or None when the word cannot be one (a path, say)."""
+    name = word.lower()
+    return name if PACK_NAME.fullmatch(name) else None
+
+
+def parse_admin(rest: list[str]) -> Command:
+    """`admin import [PATH] [pack] [--replace]`, `admin export [pack] [yaml|csv]`, `admin question-stats [pack]`."""
+    if not rest:
+        raise BadSetting("Use /quiz admin import, /quiz admin export or /quiz admin question-stats.")
+    sub, words = rest[0].lower(), rest[1:]
+    if sub in ("question-stats", "questionstats", "stats"):
+        return parse_question_stats(words)
+    if sub == "import":
+        replace = any(w.lower() in ("--replace", "replace") for w in words)
+        words = [w for w in words if w.lower() not in ("--replace", "replace")]
+        if len(words) > 2 or (len(words) == 2 and _pack_word(words[1]) is None):
+            raise BadSetting(
+                "Use /quiz admin import [pack] [--replace] (the console: /quiz admin import PATH [pack] [--replace])."
+            )
+        if len(words) == 2:
+            return ImportPack(_pack_word(words[1]), replace, words[0])
+        if words and _pack_word(words[0]) is None:
+            return ImportPack(None, replace, words[0])  # not a pack name: a file's path
+        return ImportPack(_pack_word(words[0]) if words else None, replace)
+    if sub == "export":
+        fmt: str | None = None
+        pack: str | None = None
+        for word in (w.lower() for w in words):
+            if word in ("yaml", "yml", "csv") and fmt is None:
+                fmt = "csv" if word == "csv" else "yaml"
+            elif pack is None and _pack_word(word):
+                pack = word
+            else:
+                raise BadSetting(
+                    f"'{echo(word)}' is not a pack name or a format: use /quiz admin export [pack] [yaml|csv]."
+                )
+        return ExportPack(pack, fmt or "yaml")
+    close = difflib.get_close_matches(sub, _ADMIN, n=1)
+    hint = f" Did you mean `/quiz admin {close[0]}`?" if close else ""
+    raise BadSetting(f"'{echo(sub)}' is not a /quiz admin command: import, export or question-stats.{hint}")
+
+
+def parse_question_stats(rest: list[str]) -> ShowQuestionStats:
+    if len(rest) > 1:
+        raise BadSetting("Use /quiz admin question-stats or /quiz admin question-stats PACK.")
+    return ShowQuestionStats(rest[0].lower() if rest else None)
 
 
 def parse_answer(rest: list[str]) -> AnswerDaily:
@@ -272,9 +344,7 @@ def parse_quiz(text: str) -> Command:
         case "packs" | "pack":
             return ShowPacks()
         case "question-stats" | "questionstats":
-            if len(rest) > 1:
-                raise BadSetting("Use /quiz question-stats or /quiz question-stats PACK.")
-            return ShowQuestionStats(rest[0].lower() if rest else None)
+            return parse_question_stats(rest)
         case "export":
             if rest:
                 raise BadSetting("/quiz export takes nothing more: it sends you your own missed questions.")
@@ -286,6 +356,8 @@ def parse_quiz(text: str) -> Command:
                     "deletes, then /quiz forget-me confirm. Nothing was deleted."
                 )
             return ForgetMe(confirm=bool(rest))
+        case "admin":
+            return parse_admin(rest)
         case "config" | "settings":
             return parse_config(rest)
         case "reveal":

@@ -23,7 +23,7 @@ from bot.model import (
     Round,
     StatsCard,
 )
-from bot.packs import PacksCard
+from bot.packs import PackFile, PacksCard
 from bot.question_stats import QuestionStatsCard
 from bot.quiz import QuizService
 from bot.reminders import RemindCard
@@ -33,7 +33,9 @@ from bot.text.commands import (
     Command,
     Configure,
     Export,
+    ExportPack,
     ForgetMe,
+    ImportPack,
     Practice,
     Remind,
     Review,
@@ -65,6 +67,10 @@ class TextSource(Protocol):
 
     async def actor(self, target: ChannelRef) -> Actor:
         """The one who typed it, with admin rights as the platform grants them, about to change `target`."""
+        ...
+
+    async def space_actor(self) -> Actor:
+        """The one who typed it, with their rights over the whole space (its packs), from any channel."""
         ...
 
 
@@ -100,6 +106,17 @@ class TopicsReply:
     lines: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class ImportAsked:
+    """An admin asked to import a pack: the adapter gets the file (the console reads `path`, Slack asks for
+    it in a form) and hands it to QuizService.import_pack with this actor."""
+
+    actor: Actor
+    pack: str | None
+    replace: bool
+    path: str | None
+
+
 Result = (
     QuestionCard
     | AnswerOutcome
@@ -117,6 +134,8 @@ Result = (
     | MissesExport
     | ForgetPrompt
     | ForgetDone
+    | ImportAsked
+    | PackFile
 )
 
 
@@ -135,7 +154,7 @@ async def run_command(service: QuizService, source: TextSource, command: Command
         case Remind(on=on, at=at):
             return await service.set_reminder(ref, user, on, at)
         case ShowTopics():
-            return TopicsReply(service.topics())
+            return TopicsReply(await service.topics_in(ref))
         case ShowLeaderboard(period=period):
             return await service.leaderboard(ref.platform, ref.space_id, period, user)
         case ShowStats(user=who):
@@ -153,7 +172,13 @@ async def run_command(service: QuizService, source: TextSource, command: Command
         case ForgetMe():
             return await service.forget_me(ref.platform, ref.space_id, user)
         case ShowQuestionStats(pack=pack):
-            return await service.question_stats(await source.actor(ref), ref.platform, ref.space_id, pack)
+            return await service.question_stats(await source.space_actor(), ref.platform, ref.space_id, pack)
+        case ImportPack(pack=pack, replace=replace, path=path):
+            actor = await source.space_actor()
+            service.check_import(actor, pack)
+            return ImportAsked(actor, pack, replace, path)
+        case ExportPack(pack=pack, format=fmt):
+            return await service.export_pack(await source.space_actor(), ref, pack, "csv" if fmt == "csv" else "yaml")
     raise AssertionError(command)
 
 

@@ -353,3 +353,48 @@ async def test_forget_me_racing_reveals_in_its_space_leaves_no_trace_and_exact_b
     finally:
         for s in stores:
             await s.close()
+
+
+async def test_two_stores_importing_one_pack_at_once_one_wins_the_other_is_told(pg_url):
+    """Two processes (two stores, two catalogs) import into the same space and pack at the same moment: one
+    import wins whole, the other gets a clear PackError (the space is busy, or the pack exists) and
+    changes nothing. Decided in the store (an advisory lock per space, then the pack's row)."""
+    from bot.bank.load import Bank
+    from bot.errors import PackError
+    from bot.model import Actor
+    from bot.packs import PackCatalog
+    from tests.support.packs import pack_csv, pack_rows
+
+    admin = Actor("admin", is_admin=True)
+    stores = [PostgresStore(pg_url), PostgresStore(pg_url)]
+    for s in stores:
+        await s.open()
+    try:
+        for attempt in range(3):  # three races: whether or not the two overlap, exactly one wins
+            catalogs = [PackCatalog(s, Bank(())) for s in stores]
+            files = [pack_csv(pack_rows(2000, prefix=p)) for p in ("left", "right")]
+            pack = f"team{attempt}"
+
+            async def run(
+                i: int, pack: str = pack, catalogs: list[PackCatalog] = catalogs, files: list[bytes] = files
+            ) -> object:
+                try:
+                    return await catalogs[i].import_pack(admin, "slack", "T9", pack, files[i], "csv", now=T0)
+                except PackError as exc:
+                    return exc
+
+            outcomes = await asyncio.gather(run(0), run(1))
+            errors = [o for o in outcomes if isinstance(o, PackError)]
+            assert len(errors) == 1, outcomes
+            assert any(
+                m in errors[0].message for m in ("Another import into this space is running", "already exists")
+            ), errors[0].message
+            winner = outcomes.index(next(o for o in outcomes if not isinstance(o, PackError)))
+            rows = await stores[1 - winner].pack_questions("slack", "T9", pack)
+            assert len(rows) == 2000 and {qid.split("-")[0] for qid, _ in rows} == {("left", "right")[winner]}
+        assert [(n, c, v) for n, c, v in await stores[0].list_packs("slack", "T9")] == [
+            (f"team{i}", 2000, 1) for i in range(3)
+        ]
+    finally:
+        for s in stores:
+            await s.close()

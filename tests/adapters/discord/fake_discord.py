@@ -836,7 +836,12 @@ class FakeDiscord:
         *,
         channel_id: str | None = None,
         message: dict[str, Any] | None = None,
+        context: int = 0,
+        owners: dict[str, str] | None = None,
     ) -> FakeInteraction:
+        """context 0: in a guild channel; 1: in the user's DM with the bot; 2: in a group DM (channel_id is then
+        the DM's id). `owners`: authorizing_integration_owners (default: the guild's install, or in a DM the
+        user's install)."""
         iid = self.snowflake()
         cid = channel_id or self.channel_id
         guild = self.guild_of(cid)
@@ -859,6 +864,15 @@ class FakeDiscord:
             "context": 0,
             "attachment_size_limit": 8 * 1024 * 1024,
         }
+        if context != 0:  # a DM or group DM: no guild, a user instead of a member
+            for key in ("guild_id", "member", "guild_locale"):
+                del payload[key]
+            payload["user"] = user.json()
+            payload["channel"] = {"id": cid, "type": 1 if context == 1 else 3, "recipients": [user.json()]}
+            payload["authorizing_integration_owners"] = {"1": user.id}
+        payload["context"] = context
+        if owners is not None:
+            payload["authorizing_integration_owners"] = owners
         if message is not None:
             payload["message"] = message
         inter = FakeInteraction(iid, payload["token"], payload, sent_at=time.monotonic())
@@ -912,6 +926,7 @@ class FakeDiscord:
         focused: str | None = None,
         *,
         channel_id: str | None = None,
+        context: int = 0,
     ) -> dict[str, Any]:
         cmd = self.command(name)
         resolved: dict[str, Any] = {}
@@ -926,29 +941,56 @@ class FakeDiscord:
                     "options": self._options(sub_schema.get("options", []), values, resolved, focused),
                 }
             ]
-        guild_id = self.guild_of(channel_id or self.channel_id).id
-        data = {"id": cmd["id"], "name": name, "type": 1, "options": options, "guild_id": guild_id}
+        data = {"id": cmd["id"], "name": name, "type": 1, "options": options}
+        if context == 0:
+            data["guild_id"] = self.guild_of(channel_id or self.channel_id).id
         if resolved:
             data["resolved"] = resolved
         return data
 
     async def slash(
-        self, user: FakeUser, name: str, sub: str | None = None, *, channel_id: str | None = None, **values: Any
+        self,
+        user: FakeUser,
+        name: str,
+        sub: str | None = None,
+        *,
+        channel_id: str | None = None,
+        context: int = 0,
+        owners: dict[str, str] | None = None,
+        **values: Any,
     ) -> FakeInteraction:
-        """A member runs /name [sub] option:value ..."""
-        return await self._interact(
-            2, user, self._command_data(name, sub, values, channel_id=channel_id), channel_id=channel_id
-        )
+        """A member runs /name [sub] option:value ... (context and owners: see _interact)"""
+        data = self._command_data(name, sub, values, channel_id=channel_id, context=context)
+        return await self._interact(2, user, data, channel_id=channel_id, context=context, owners=owners)
+
+    def dm_channel(self, user: FakeUser) -> str:
+        """The id of the user's DM channel with the bot (made on first use)."""
+        for cid, uid in self.dm_channels.items():
+            if uid == user.id:
+                return cid
+        cid = self.snowflake()
+        self.dm_channels[cid] = user.id
+        return cid
 
     async def autocomplete(
         self, user: FakeUser, name: str, sub: str | None, focused: str, **values: Any
     ) -> FakeInteraction:
         return await self._interact(4, user, self._command_data(name, sub, values, focused))
 
-    async def click(self, user: FakeUser, message: dict[str, Any], custom_id: str) -> FakeInteraction:
+    async def click(
+        self,
+        user: FakeUser,
+        message: dict[str, Any],
+        custom_id: str,
+        *,
+        context: int = 0,
+        owners: dict[str, str] | None = None,
+    ) -> FakeInteraction:
         """A member clicks the button with this custom_id on a message (a stored one or a hand-made one)."""
         data = {"custom_id": custom_id, "component_type": 2}
-        return await self._interact(3, user, data, channel_id=message["channel_id"], message=message)
+        return await self._interact(
+            3, user, data, channel_id=message["channel_id"], message=message, context=context, owners=owners
+        )
 
     def _reaction_payload(self, message_id: str, emoji: str, user: FakeUser) -> dict[str, Any]:
         msg = self.messages.get(message_id, {})

@@ -11,7 +11,13 @@ from urllib.parse import parse_qs, urlparse
 import discord
 import pytest
 
-from adapters.discord.invite import PERMISSION_BITS, add_discord_cli, client_id_from_token, invite_url
+from adapters.discord.invite import (
+    PERMISSION_BITS,
+    add_discord_cli,
+    client_id_from_token,
+    invite_url,
+    user_install_url,
+)
 from bot.app.config import Settings
 
 
@@ -60,3 +66,16 @@ def test_the_cli_says_what_is_missing(capsys: pytest.CaptureFixture[str]) -> Non
     args = parse(["discord", "invite-url"])
     assert args.discord_handler(args, Settings(discord_token="not-a-token"), out=sys.stdout) == 2
     assert "--client-id" in capsys.readouterr().err
+
+
+def test_the_user_install_link_asks_for_commands_only_and_the_cli_prints_it() -> None:
+    server = parse_qs(urlparse(invite_url("42")).query)
+    assert server["integration_type"] == ["0"]
+    url = urlparse(user_install_url("42"))
+    query = parse_qs(url.query)
+    assert (url.netloc, url.path) == ("discord.com", "/oauth2/authorize")
+    assert query == {"client_id": ["42"], "integration_type": ["1"], "scope": ["applications.commands"]}
+    out = io.StringIO()
+    args = parse(["discord", "invite-url", "--client-id", "42"])
+    assert args.discord_handler(args, Settings(), out=out) == 0
+    assert user_install_url("42") in out.getvalue().splitlines()

@@ -31,6 +31,7 @@ def test_manifest_declares_command_events_scopes_interactivity_and_home() -> Non
         "users:read",
         "channels:join",
         "files:write",
+        "files:read",
         "im:write",
     } <= scopes
     assert len(manifest["display_information"]["description"]) <= 140

@@ -96,3 +96,8 @@ class CopyError(RuntimeError):
 
 class NothingToExport(QuizError):
     """`/quiz export` with no missed question to put in a file."""
+
+
+class DirectMessageBlocked(Exception):
+    """A platform cannot deliver a direct message to this member (DMs closed, the account gone): raised by a
+    platform's `send_direct`; the reminder that tried is switched off."""

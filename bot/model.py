@@ -194,6 +194,8 @@ class CommandNames:
     answer: str = "/quiz answer"
     post_now: str = "/quiz config post-now"
     season_board: str = "/quiz leaderboard season {season}"  # {season}: the season id, e.g. 2026-11
+    review: str = "/quiz review"
+    remind: str = "/quiz remind"
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ from bot.scoring import ranked
 from bot.store.learner_sql import forget_steps
 from bot.store.migrations import load_migrations
 from bot.store.portable import PortableSql, Step, numbered
+from bot.store.reminders_sql import PortableReminders
 from bot.store.rows import (
     ANSWER_COLUMNS,
     CARD_COLUMNS,
@@ -109,7 +110,7 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
 
 
-class PostgresStore(SettlingStore, PortableSql):
+class PostgresStore(SettlingStore, PortableReminders, PortableSql):
     """Store port on PostgreSQL (several bot processes may share one database)."""
 
     dialect = "postgres"
@@ -183,6 +184,12 @@ class PostgresStore(SettlingStore, PortableSql):
 
     def _day(self, day: dt.date) -> object:
         return day
+
+    def _space_filter(self, spaces: SpaceFilter | None, first: int) -> tuple[str, list[object]]:
+        return _space_sql(spaces, first)
+
+    def _wall(self, at: dt.time) -> object:
+        return at
 
     async def migrate(self) -> list[int]:
         """Apply numbered migrations not applied yet; returns the versions applied now.

@@ -12,6 +12,7 @@ import contextlib
 import datetime as dt
 import logging
 import os
+import re
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +45,7 @@ from bot.scoring import ranked
 from bot.store.learner_sql import forget_steps
 from bot.store.migrations import load_migrations
 from bot.store.portable import PortableSql, Step
+from bot.store.reminders_sql import PortableReminders
 from bot.store.rows import (
     ANSWER_COLUMNS,
     CARD_COLUMNS,
@@ -109,7 +111,7 @@ def _chunks(items: Sequence[T], size: int) -> Iterable[Sequence[T]]:
         yield items[i : i + size]
 
 
-class SqliteStore(SettlingStore, PortableSql):
+class SqliteStore(SettlingStore, PortableReminders, PortableSql):
     """Store port on SQLite (the embedded default)."""
 
     channel_columns = CHANNEL_COLUMNS
@@ -295,6 +297,11 @@ class SqliteStore(SettlingStore, PortableSql):
 
     def _day(self, day: dt.date) -> object:
         return day.isoformat()
+
+    def _space_filter(self, spaces: SpaceFilter | None, first: int) -> tuple[str, list[object]]:
+        sql, params = _space_sql(spaces)
+        marks = iter(range(first, first + len(params)))
+        return re.sub(r"\?", lambda _m: f"?{next(marks)}", sql), params  # numbered, as the statement's own
 
     async def migrate(self) -> list[int]:
         """Apply numbered migrations not applied yet; returns the versions applied now."""

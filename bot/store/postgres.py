@@ -574,7 +574,7 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql):
 
 def _space_sql(spaces: SpaceFilter | None, first: int) -> tuple[str, list[object]]:
     """The SQL of a SpaceFilter with parameters numbered from $first: its platforms, and on the sharded
-    platform only spaces on its shards ((id >> 22) % count); a non-numeric space id is on no shard."""
+    platform only spaces on its shards ((id >> 22) % count); a non-numeric space id is on shard 0."""
     if spaces is None:
         return "", []
     sql, params = "", list[object]()
@@ -586,7 +586,8 @@ def _space_sql(spaces: SpaceFilter | None, first: int) -> tuple[str, list[object
     if spaces.shard_count:
         sql += (
             f" AND (platform <> ${n} OR CASE WHEN space_id ~ '^[0-9]{{1,19}}$' "
-            f"THEN ((space_id::numeric::bigint >> 22) % ${n + 1}) = ANY(${n + 2}::int[]) ELSE false END)"
+            f"THEN ((space_id::numeric::bigint >> 22) % ${n + 1}) = ANY(${n + 2}::int[]) "
+            f"ELSE 0 = ANY(${n + 2}::int[]) END)"
         )
         params += [spaces.shard_platform, spaces.shard_count, list(spaces.shard_ids)]
     return sql, params

@@ -613,7 +613,8 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql):
 
 
 def _space_sql(spaces: SpaceFilter | None) -> tuple[str, list[object]]:
-    """The SQL of a SpaceFilter: its platforms, and on the sharded platform its shards ((id >> 22) % count)."""
+    """The SQL of a SpaceFilter: its platforms, and on the sharded platform its shards ((id >> 22) % count;
+    CAST makes a non-numeric space id 0, so it is on shard 0)."""
     if spaces is None:
         return "", []
     sql, params = "", list[object]()

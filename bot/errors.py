@@ -98,5 +98,10 @@ class NothingToExport(QuizError):
     """`/quiz export` with no missed question to put in a file."""
 
 
+class DirectMessageBlocked(Exception):
+    """A platform cannot deliver a direct message to this member (DMs closed, the account gone): raised by a
+    platform's `send_direct`; the reminder that tried is switched off."""
+
+
 class ReportRefused(QuizError):
     """A report was not stored: the member reported this question already, or made today's last report."""

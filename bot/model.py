@@ -194,6 +194,8 @@ class CommandNames:
     answer: str = "/quiz answer"
     post_now: str = "/quiz config post-now"
     season_board: str = "/quiz leaderboard season {season}"  # {season}: the season id, e.g. 2026-11
+    review: str = "/quiz review"
+    remind: str = "/quiz remind"
 
 
 @dataclass(frozen=True)
@@ -422,7 +424,9 @@ class SendClaim:
 @dataclass(frozen=True)
 class SpaceFilter:
     """Which work a process claims: channels of its running platforms (None: every platform) and, on the
-    sharded platform, only spaces on its shards ((space id >> 22) % count in ids). Stores turn it into SQL."""
+    sharded platform, only spaces on its shards ((space id >> 22) % count in ids). A space id that is not a
+    number (a learner's own `user:<id>` space of DMs) is on shard 0, where Discord sends DM events. Stores turn
+    it into SQL."""
 
     platforms: tuple[str, ...] | None = None
     shard_count: int | None = None
@@ -437,7 +441,7 @@ class SpaceFilter:
         try:
             return (int(ref.space_id) >> 22) % self.shard_count in self.shard_ids
         except ValueError:
-            return False
+            return 0 in self.shard_ids
 
 
 # ---- the weekly recap -----------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from bot.model import (
     Suggestion,
     TopicStats,
 )
+from bot.reminders import Reminder
 
 
 class Clock(Protocol):
@@ -102,10 +103,17 @@ class RolePlatform(Protocol):
 
 
 class DirectPlatform(Protocol):
-    """The optional part of a ChatPlatform that writes to one member directly (a DM), wherever they are;
-    without it the service falls back to `send_private` in the channel."""
+    """The optional part of a ChatPlatform that writes to one member directly (a DM: reminders, a decided
+    suggestion) and knows members' own timezones; without it suggestions fall back to `send_private`."""
 
-    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None: ...
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A direct message to the member (`ref`: the space and channel it concerns). Raises
+        bot.errors.DirectMessageBlocked when the platform says the member cannot be messaged."""
+        ...
+
+    async def user_timezone(self, ref: ChannelRef, user_id: str) -> str | None:
+        """The member's own IANA timezone when the platform knows it (None: it does not)."""
+        ...
 
 
 class NamePlatform(Protocol):
@@ -456,6 +464,32 @@ class Store(Protocol):
         self, platform: str, space_id: str, suggestion_id: int, reason: str, decided_by: str, now: dt.datetime
     ) -> Suggestion | None:
         """Mark a pending suggestion of the space rejected with `reason`; None: unknown here or decided."""
+
+    # reminders (bot.reminders): one row per (platform, space, user); the day's send is claimed once
+    async def save_reminder(self, reminder: Reminder) -> None:
+        """Insert or replace the learner's reminder (every field, its next due instant too)."""
+        ...
+
+    async def get_reminder(self, platform: str, space_id: str, user_id: str) -> Reminder | None: ...
+
+    async def due_reminders(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Reminder]:
+        """Enabled reminders whose next due instant is not after `now`, the earliest first."""
+        ...
+
+    async def advance_reminder(
+        self, platform: str, space_id: str, user_id: str, due_at: dt.datetime, next_at: dt.datetime
+    ) -> None:
+        """Move the reminder's next due instant from `due_at` to `next_at` (unless it was changed meanwhile)."""
+        ...
+
+    async def claim_reminder_day(
+        self, platform: str, space_id: str, user_id: str, local_date: dt.date, now: dt.datetime
+    ) -> bool:
+        """True the first time the learner's reminder of `local_date` is claimed (once per day, ever)."""
+        ...
+
+    async def disable_reminder(self, platform: str, space_id: str, user_id: str) -> bool:
+        """Switch the learner's reminder off; True when it was on (so the caller logs it once)."""
         ...
 
     # reports of a question's problems (bot.reports)

@@ -78,6 +78,7 @@ from bot.packs import (
 from bot.ports import ChatPlatform, Clock, Store
 from bot.question_stats import QuestionStatsCard, question_stats
 from bot.recap import RECAP_KEYS, next_recap_after
+from bot.reminders import RemindCard, Reminders
 from bot.reports import ReportDesk, ReportsCard
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX, Reviews, learning_stats
 from bot.scoring import period_keys, score_daily_round
@@ -163,6 +164,7 @@ class QuizService:
         self.reviews = Reviews(self)
         self.seasons = Seasons(self)
         self.suggestions = Suggestions(self)  # members' question suggestions and their review
+        self.reminders = Reminders(self)
         self.reports = ReportDesk(self)  # members report questions, admins resolve; 3 open reports hold one
         self.metrics = metrics or Metrics()
         self.packs = PackCatalog(store, bank)  # a space's own question packs, and what each round posted
@@ -946,6 +948,16 @@ class QuizService:
         if not 1 <= n <= REVIEW_MAX:
             raise BadSetting(f"A review takes 1 to {REVIEW_MAX} questions.")
         return await self.reviews.start(ref, user_id, n)
+
+    async def set_reminder(self, ref: ChannelRef, user_id: str, on: bool, at: dt.time | None = None) -> RemindCard:
+        """Turn the learner's daily reminder in this space on (at local time `at`, default 09:00, in their
+        own timezone when the platform knows it, else the channel's) or off. Private to the learner."""
+        return await self.reminders.set(ref, user_id, on, at)
+
+    async def run_due_reminders(self, spaces: SpaceFilter | None = None) -> None:
+        """The tick's reminders: each due learner is claimed for the day in the store, so any number of
+        processes send at most one message a day per learner and space."""
+        await self.reminders.run_due(spaces)
 
     def topics(self) -> tuple[str, ...]:
         """Every topic of the bank with its question counts."""

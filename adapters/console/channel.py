@@ -47,6 +47,7 @@ from bot.model import (
 from bot.packs import PackFile, PacksCard, format_of, pack_name_of, problem_text, read_upload_file
 from bot.question_stats import QuestionStatsCard
 from bot.quiz import STORE_UNAVAILABLE, QuizService
+from bot.reminders import RemindCard
 from bot.reports import ReportsCard
 from bot.settings import ConfigChange
 from bot.suggestions import SuggestionsCard
@@ -111,11 +112,12 @@ class ConsolePlatform:
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         self._write(f"(private to {user_id}) {text}")
 
-    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
-        self._write(f"(direct message to {user_id}) {text}")
-
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         self._write(text)
+
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A direct message (a reminder, a decided suggestion): printed as one."""
+        self._write(f"(direct message to {user_id}) {text}")
 
     async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
         """The weekly recap: the chart written to a file, its path printed with the recap's text."""
@@ -335,6 +337,8 @@ class ConsoleChannel:
                 self.say(config_text(card))
             case PacksCard() | QuestionStatsCard() | SuggestionsCard() | ReportsCard():
                 self.say(result.text)
+            case RemindCard(text=text):
+                self.say(f"{private} {text}")
             case ImportAsked():
                 await self._import(result)
             case PackFile():

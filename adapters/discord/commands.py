@@ -1,6 +1,6 @@
-"""Slash commands for everyone (/quiz, /review, /answer, /leaderboard, /stats, /packs, /export, /forget-me), the
-command list with /quizconfig, and the tree's error reply. Each command parses its options into core values, calls
-the service and renders the card; every reply is ephemeral (see replies.respond)."""
+"""Slash commands for everyone (/quiz, /review, /remind, /answer, /leaderboard, /stats, /packs, /export,
+/forget-me), the command list with /quizconfig, and the tree's error reply. Each command parses its options into
+core values, calls the service and renders the card; every reply is ephemeral (see replies.respond)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from bot.bank.load import TOPICS
 from bot.echo import echo
 from bot.errors import BadSetting
 from bot.model import LETTERS, Difficulty, ReviewEmpty
+from bot.reminders import parse_remind_time
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX
 from bot.text.parsing import parse_choice, parse_period
 
@@ -34,6 +35,7 @@ Choice = app_commands.Choice
 LETTER_CHOICES = [Choice(name=letter, value=letter) for letter in LETTERS]
 DIFFICULTY_CHOICES = [Choice(name=d.value, value=d.value) for d in Difficulty]
 SEASON_OPTION_MAX = 20  # YYYY-MM is 7; a little room for spaces, and the reply echoes it clipped
+REMIND_CHOICES = [Choice(name="on", value="on"), Choice(name="off", value="off")]
 PERIOD_CHOICES = [
     Choice(name="this week", value="week"),
     Choice(name="this month", value="month"),
@@ -49,6 +51,14 @@ def parse_difficulty(raw: str | None) -> Difficulty | None:
         return Difficulty(raw.strip().lower())
     except ValueError:
         raise BadSetting(f"'{echo(raw)}' is not a difficulty: use easy, medium or hard.") from None
+
+
+def parse_remind_state(raw: str) -> bool:
+    """The on/off option of /remind (Discord offers the two; a stale client may send anything)."""
+    word = raw.strip().lower()
+    if word not in {"on", "off"}:
+        raise BadSetting(f"'{echo(raw)}' is not on or off: use /remind on [time] or /remind off. Nothing was changed.")
+    return word == "on"
 
 
 CommandT = TypeVar("CommandT")
@@ -114,6 +124,25 @@ def member_commands() -> list[app_commands.Command]:
             if isinstance(result, ReviewEmpty):
                 return Reply(result.text)
             return Reply(embeds=(question_embed(result),), view=question_view(result.round_id, unsure=True))
+
+        await _run(interaction, work)
+
+    @app_commands.command(name="remind", description="A private nudge once a day: reviews due, today's question")
+    @app_commands.describe(
+        state="on: a direct message at most once a day; off: no more reminders",
+        time="When, as 24-hour HH:MM in the server's quiz timezone (default 09:00)",
+    )
+    @app_commands.choices(state=REMIND_CHOICES)
+    @personal
+    async def remind(
+        interaction: discord.Interaction, state: str, time: app_commands.Range[str, 1, 20] | None = None
+    ) -> None:
+        async def work() -> Reply:
+            on = parse_remind_state(state)
+            at = parse_remind_time(time) if on else None
+            ref = learner_ref(interaction)  # a server's, or outside one the learner's own space (its reviews)
+            card = await bot_of(interaction).service.set_reminder(ref, str(interaction.user.id), on, at)
+            return Reply(card.text)
 
         await _run(interaction, work)
 
@@ -199,7 +228,7 @@ def member_commands() -> list[app_commands.Command]:
     async def forget_me(interaction: discord.Interaction) -> None:
         await send_forget_prompt(interaction)
 
-    return [quiz, review, answer, leaderboard, stats, packs, export, forget_me, suggest]
+    return [quiz, review, remind, answer, leaderboard, stats, packs, export, forget_me, suggest]
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:

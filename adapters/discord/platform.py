@@ -18,7 +18,7 @@ from adapters.discord.render import LETTER_EMOJI, question_embed, reveal_embed, 
 from adapters.discord.replies import COMMANDS, PLATFORM
 from adapters.discord.views import question_view, report_view, revealed_view
 from bot.echo import echo
-from bot.errors import QuizError
+from bot.errors import DirectMessageBlocked, QuizError
 from bot.model import LETTERS, ChannelRef, QuestionCard, RecapCard, RevealCard, SeasonCard
 from bot.recap import recap_alt_text, recap_text
 from bot.seasons import season_text
@@ -30,6 +30,7 @@ NO_MANAGE_ROLES = (
     "I need the Manage Roles permission to give the champion role: grant it to my role in Server Settings > "
     "Roles (or invite me again with it), then set champion_role again."
 )
+CANNOT_DM = 50007  # Discord's "Cannot send messages to this user"
 THREAD_NAME_LIMIT = 100  # Discord's limit for a thread name
 CANNOT_POST = (
     "I cannot post in <#{channel}>: I need View Channel, Send Messages, Embed Links, Add Reactions and "
@@ -218,8 +219,21 @@ class DiscordPlatform:
         await self._channel(ref).send(text, allowed_mentions=discord.AllowedMentions.none())
 
     async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
-        """A DM whose text is shown as written (it may quote members' words)."""
-        await self.send_private(ref, user_id, escape_markdown(text))
+        """A DM (a reminder). A member who does not take DMs from the bot (50007 "Cannot send messages to
+        this user") or who is unknown raises DirectMessageBlocked; other failures are raised as they are."""
+        try:
+            dm = await self.client.create_dm(discord.Object(int(user_id)))
+            await dm.send(fit_content(escape_markdown(text)) or "…", allowed_mentions=NO_PINGS)
+        except discord.Forbidden as exc:
+            if exc.code in (CANNOT_DM, 0):
+                raise DirectMessageBlocked(
+                    f"Discord {exc.code}: {exc.text or 'Cannot send messages to this user'}"
+                ) from exc
+            raise
+        except discord.NotFound as exc:
+            raise DirectMessageBlocked(f"Discord {exc.code}: unknown user") from exc
+        except ValueError as exc:  # not a Discord user id
+            raise DirectMessageBlocked("not a Discord user id") from exc
 
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         """A DM; members with DMs closed simply get none."""

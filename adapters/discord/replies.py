@@ -35,7 +35,12 @@ GUILD_ONLY = (
 )
 # how core messages name Discord's commands
 COMMANDS = CommandNames(
-    practice="/quiz", answer="/answer", post_now="/quizconfig post-now", season_board="/leaderboard season:{season}"
+    practice="/quiz",
+    answer="/answer",
+    post_now="/quizconfig post-now",
+    season_board="/leaderboard season:{season}",
+    review="/review",
+    remind="/remind",
 )
 
 

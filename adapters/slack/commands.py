@@ -46,6 +46,7 @@ from bot.model import (
 )
 from bot.packs import PackFile, PacksCard
 from bot.question_stats import QuestionStatsCard
+from bot.reminders import RemindCard
 from bot.reports import ReportsCard
 from bot.suggestions import SuggestionsCard
 from bot.text.commands import Command, parse_quiz
@@ -190,7 +191,7 @@ async def dispatch(
             return Reply(escape(await deliver_export(client, user, result)))
         case ForgetPrompt():
             return Reply(*forget_prompt_blocks(result))
-        case ForgetDone(text=text):
+        case ForgetDone(text=text) | RemindCard(text=text):
             return Reply(escape(text))
         case ImportAsked():
             return Reply(await open_import_form(client, trigger_id, result, ref.channel_id))

@@ -29,6 +29,7 @@ from adapters.slack.blocks import (
 from adapters.slack.ids import PLATFORM, message_id, parse_message_id
 from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mrkdwn import escape
+from bot.errors import DirectMessageBlocked
 from bot.model import ChannelRef, CommandNames, QuestionCard, RecapCard, RevealCard, SeasonCard
 from bot.recap import recap_alt_text, recap_text
 from bot.seasons import season_text
@@ -36,6 +37,8 @@ from bot.seasons import season_text
 log = logging.getLogger(__name__)
 
 RATE_LIMIT_RETRIES = 3
+# what conversations.open / chat.postMessage answer when a member cannot get a DM from the bot
+DM_BLOCKED = frozenset({"cannot_dm_bot", "user_not_found", "user_not_visible", "user_disabled", "not_in_channel"})
 DISCUSSION = "Talk about this question here: what tripped you up, and what would you ask next?"
 
 
@@ -72,6 +75,7 @@ class SlackPlatform:
         self.client = client
         self._tokens = tokens  # many workspaces: each push uses its workspace's token; None = the client's
         self._names: dict[str, str] = {}  # user id -> display name, for reveals that name winners quietly
+        self._zones: dict[tuple[str, str], str | None] = {}  # (workspace, user) -> users.info tz
 
     async def _auth(self, ref: ChannelRef) -> dict[str, Any]:
         """The `token=` argument for a call into the ref's workspace (nothing in single-token mode)."""
@@ -206,11 +210,37 @@ class SlackPlatform:
         """A plain note in the channel (e.g. a day skipped while the bot was offline)."""
         await self.client.chat_postMessage(channel=ref.channel_id, text=escape(text), **await self._auth(ref))
 
-    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
-        """A direct message from the app (Slack takes the user id as that conversation's channel)."""
-        await self.client.chat_postMessage(channel=user_id, text=fit_text(escape(text)), **await self._auth(ref))
-
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         await self.client.chat_postEphemeral(
             channel=ref.channel_id, user=user_id, text=fit_text(escape(text)), **await self._auth(ref)
         )
+
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A direct message of plain text (the port's; a reminder): conversations.open with the member, then
+        chat.postMessage there. A member Slack will not let the bot message raises DirectMessageBlocked."""
+        auth = await self._auth(ref)
+        try:
+            channel = await self._direct_channel(user_id, auth)
+            await self.client.chat_postMessage(channel=channel, text=fit_text(escape(text)), **auth)
+        except SlackApiError as exc:
+            error = exc.response.get("error")
+            if error in DM_BLOCKED:
+                raise DirectMessageBlocked(f"Slack {error}") from exc
+            raise
+
+    async def user_timezone(self, ref: ChannelRef, user_id: str) -> str | None:
+        """The member's own timezone from users.info (`user.tz`), cached per workspace and member."""
+        key = (ref.space_id, user_id)
+        if key not in self._zones:
+            try:
+                resp = await self.client.users_info(user=user_id, **await self._auth(ref))
+            except SlackApiError as exc:
+                log.info(
+                    "users.info failed for %s: %s; using the channel's timezone", user_id, exc.response.get("error")
+                )
+                return None
+            tz = (resp.get("user") or {}).get("tz")
+            if len(self._zones) > 10_000:
+                self._zones.clear()
+            self._zones[key] = str(tz) if tz else None
+        return self._zones[key]

@@ -252,6 +252,31 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ("platform", "space_id", "user_id", "day"),
     ),
     (
+        "reminders",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("user_id", "text"),
+            ("channel_id", "text"),
+            ("remind_at", "time"),
+            ("timezone", "text"),
+            ("enabled", "bool"),
+            ("next_at", "ts"),
+        ),
+        ("platform", "space_id", "user_id"),
+    ),
+    (
+        "reminder_days",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("user_id", "text"),
+            ("local_date", "date"),
+            ("claimed_at", "ts"),
+        ),
+        ("platform", "space_id", "user_id", "local_date"),
+    ),
+    (
         "question_reports",
         (
             ("id", "int"),

@@ -11,6 +11,7 @@ from typing import Any
 
 from bot.export import Miss
 from bot.model import RoundKind
+from bot.store.reminders_sql import FORGET_REMINDERS
 from bot.store.rows import from_ts
 
 # every answer of the learner to a revealed round of the space, numbered newest first per question; a question
@@ -51,8 +52,7 @@ FORGET: tuple[tuple[str, str], ...] = (
     ("suggestions", "DELETE FROM suggestions WHERE platform = ?1 AND space_id = ?2 AND author_id = ?3"),
     # their reports of problems with questions (a hold an admin chose stays: it does not name them)
     ("reports", "DELETE FROM question_reports WHERE platform = ?1 AND space_id = ?2 AND reporter = ?3"),
-    # Hook for the reminders table (added by the reminders work, not here): its rows of the learner go too,
-    # counted as "reminders", e.g. ("reminders", f"DELETE FROM reminders WHERE {_MINE}").
+    *FORGET_REMINDERS,
 )
 
 

@@ -46,6 +46,7 @@ from bot.scoring import ranked
 from bot.store.learner_sql import forget_steps
 from bot.store.migrations import load_migrations
 from bot.store.portable import PortableSql, Step, numbered
+from bot.store.reminders_sql import PortableReminders
 from bot.store.reports_sql import ReportSql
 from bot.store.rows import (
     ANSWER_COLUMNS,
@@ -111,7 +112,7 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
 
 
-class PostgresStore(SettlingStore, PortableSql, ReportSql):
+class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
     """Store port on PostgreSQL (several bot processes may share one database)."""
 
     dialect = "postgres"
@@ -189,6 +190,12 @@ class PostgresStore(SettlingStore, PortableSql, ReportSql):
 
     def _day(self, day: dt.date) -> object:
         return day
+
+    def _space_filter(self, spaces: SpaceFilter | None, first: int) -> tuple[str, list[object]]:
+        return _space_sql(spaces, first)
+
+    def _wall(self, at: dt.time) -> object:
+        return at
 
     async def migrate(self) -> list[int]:
         """Apply numbered migrations not applied yet; returns the versions applied now.
@@ -573,7 +580,7 @@ class PostgresStore(SettlingStore, PortableSql, ReportSql):
 
 def _space_sql(spaces: SpaceFilter | None, first: int) -> tuple[str, list[object]]:
     """The SQL of a SpaceFilter with parameters numbered from $first: its platforms, and on the sharded
-    platform only spaces on its shards ((id >> 22) % count); a non-numeric space id is on no shard."""
+    platform only spaces on its shards ((id >> 22) % count); a non-numeric space id is on shard 0."""
     if spaces is None:
         return "", []
     sql, params = "", list[object]()
@@ -585,7 +592,8 @@ def _space_sql(spaces: SpaceFilter | None, first: int) -> tuple[str, list[object
     if spaces.shard_count:
         sql += (
             f" AND (platform <> ${n} OR CASE WHEN space_id ~ '^[0-9]{{1,19}}$' "
-            f"THEN ((space_id::numeric::bigint >> 22) % ${n + 1}) = ANY(${n + 2}::int[]) ELSE false END)"
+            f"THEN ((space_id::numeric::bigint >> 22) % ${n + 1}) = ANY(${n + 2}::int[]) "
+            f"ELSE 0 = ANY(${n + 2}::int[]) END)"
         )
         params += [spaces.shard_platform, spaces.shard_count, list(spaces.shard_ids)]
     return sql, params

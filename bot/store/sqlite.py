@@ -12,6 +12,7 @@ import contextlib
 import datetime as dt
 import logging
 import os
+import re
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +45,7 @@ from bot.scoring import ranked
 from bot.store.learner_sql import forget_steps
 from bot.store.migrations import load_migrations
 from bot.store.portable import PortableSql, Step
+from bot.store.reminders_sql import PortableReminders
 from bot.store.reports_sql import ReportSql
 from bot.store.rows import (
     ANSWER_COLUMNS,
@@ -110,7 +112,7 @@ def _chunks(items: Sequence[T], size: int) -> Iterable[Sequence[T]]:
         yield items[i : i + size]
 
 
-class SqliteStore(SettlingStore, PortableSql, ReportSql):
+class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
     """Store port on SQLite (the embedded default)."""
 
     channel_columns = CHANNEL_COLUMNS
@@ -296,6 +298,11 @@ class SqliteStore(SettlingStore, PortableSql, ReportSql):
 
     def _day(self, day: dt.date) -> object:
         return day.isoformat()
+
+    def _space_filter(self, spaces: SpaceFilter | None, first: int) -> tuple[str, list[object]]:
+        sql, params = _space_sql(spaces)
+        marks = iter(range(first, first + len(params)))
+        return re.sub(r"\?", lambda _m: f"?{next(marks)}", sql), params  # numbered, as the statement's own
 
     async def migrate(self) -> list[int]:
         """Apply numbered migrations not applied yet; returns the versions applied now."""
@@ -607,7 +614,8 @@ class SqliteStore(SettlingStore, PortableSql, ReportSql):
 
 
 def _space_sql(spaces: SpaceFilter | None) -> tuple[str, list[object]]:
-    """The SQL of a SpaceFilter: its platforms, and on the sharded platform its shards ((id >> 22) % count)."""
+    """The SQL of a SpaceFilter: its platforms, and on the sharded platform its shards ((id >> 22) % count;
+    CAST makes a non-numeric space id 0, so it is on shard 0)."""
     if spaces is None:
         return "", []
     sql, params = "", list[object]()

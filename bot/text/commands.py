@@ -6,6 +6,7 @@ accepted) and the caller turns the result into service calls.
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import re
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from bot.echo import echo
 from bot.errors import BadSetting
 from bot.model import Difficulty, Period, ReportReason
 from bot.packs import PACK_NAME, TOPIC_PATTERN
+from bot.reminders import parse_remind_time
 from bot.reports import check_action, parse_report_words
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX
 from bot.settings import ConfigChange, lookup, text_help
@@ -26,6 +28,8 @@ _USER_HELP = """\
 /quiz practice [topic] [easy|medium|hard]   a practice question on one topic or level
 /quiz review [n]               your due reviews (1-20 questions, default 5): misses come back first
 /quiz topics                   the topics and how many questions each has
+/quiz remind on [HH:MM]        a private nudge once a day (default 09:00, your timezone): reviews due,
+                               today's question not answered yet; /quiz remind off stops it
 /quiz answer B                 answer today's question in this channel (add ? if not sure: /quiz answer B ?)
 /quiz leaderboard [week|month|all] [public]   (public: post it in the channel)
 /quiz leaderboard season 2026-11   a month's season: its archived top three and its board
@@ -66,6 +70,12 @@ class AnswerDaily:
 @dataclass(frozen=True)
 class Review:
     count: int = REVIEW_DEFAULT
+
+
+@dataclass(frozen=True)
+class Remind:
+    on: bool
+    at: dt.time | None = None  # None: the default time (bot.reminders.DEFAULT_TIME)
 
 
 @dataclass(frozen=True)
@@ -173,6 +183,7 @@ Command = (
     Practice
     | AnswerDaily
     | Review
+    | Remind
     | ShowTopics
     | ShowLeaderboard
     | ShowStats
@@ -230,6 +241,7 @@ _SUBCOMMANDS = (
     "practice",
     "answer",
     "review",
+    "remind",
     "topics",
     "leaderboard",
     "stats",
@@ -371,6 +383,17 @@ def parse_review_count(rest: list[str]) -> Review:
 
 _SUGGEST = re.compile(r"^\s*(?:/?quiz\s+)?suggest(?:\s+(.*))?$", re.S | re.I)
 _ADMIN_USE = "Use /quiz admin suggestions, /quiz admin approve ID or /quiz admin reject ID reason."
+REMIND_USAGE = "Use /quiz remind on, /quiz remind on 08:30 (24-hour HH:MM) or /quiz remind off. Nothing was changed."
+
+
+def parse_remind(rest: list[str]) -> Remind:
+    """`remind on [HH:MM]` or `remind off`."""
+    head = rest[0].lower() if rest else ""
+    if head == "on" and len(rest) <= 2:
+        return Remind(True, parse_remind_time(rest[1]) if len(rest) == 2 else None)
+    if head == "off" and len(rest) == 1:
+        return Remind(False)
+    raise BadSetting(REMIND_USAGE)
 
 
 def parse_quiz(text: str) -> Command:
@@ -392,6 +415,8 @@ def parse_quiz(text: str) -> Command:
             return parse_answer(rest)
         case "review" | "r":
             return parse_review_count(rest)
+        case "remind" | "reminders" | "reminder":
+            return parse_remind(rest)
         case "topics":
             return ShowTopics()
         case "leaderboard" | "lb" | "top":

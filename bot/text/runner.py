@@ -26,6 +26,7 @@ from bot.model import (
 from bot.packs import PackFile, PacksCard
 from bot.question_stats import QuestionStatsCard
 from bot.quiz import QuizService
+from bot.reminders import RemindCard
 from bot.reports import ReportsCard
 from bot.settings import ConfigChange
 from bot.suggestions import HOW_TO, SuggestionsCard, decided_text, suggested_text
@@ -39,6 +40,7 @@ from bot.text.commands import (
     ForgetMe,
     ImportPack,
     Practice,
+    Remind,
     ReportQuestion,
     ResolveReport,
     Review,
@@ -152,6 +154,7 @@ Result = (
     | SuggestFormReply
     | NoteReply
     | SuggestionsCard
+    | RemindCard
     | MissesExport
     | ForgetPrompt
     | ForgetDone
@@ -177,6 +180,8 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return await service.leaderboard(ref.platform, ref.space_id, period, None, public=True)
         case Review(count=count):
             return await service.start_review(ref, user, count)
+        case Remind(on=on, at=at):
+            return await service.set_reminder(ref, user, on, at)
         case ShowTopics():
             return TopicsReply(await service.topics_in(ref))
         case ShowLeaderboard(period=period):

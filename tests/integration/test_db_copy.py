@@ -99,6 +99,8 @@ async def make_history(store: SqliteStore) -> None:
     for _ in range(2):
         await store.add_suggestion(ref, "ada", '{"id": "suggestion", "prompt": "ça?"}', T0, T0.date(), 3)
     await store.reject_suggestion("fake", "space-1", 1, "a reason", "admin", T0)
+    await service.set_reminder(REFS[2], "ada", True, dt.time(7, 45))  # a reminder, and a day it was sent
+    assert await store.claim_reminder_day("fake", REFS[2].space_id, "ada", dt.date(2026, 11, 30), clock.now())
     # reports of a question (one resolved with hold: a held question), and one still open
     first = await store.latest_daily_round(REFS[1])
     assert first is not None
@@ -130,6 +132,7 @@ async def views(store: SqliteStore | PostgresStore) -> dict:
             seen[("answers", round_id)] = await store.round_answers(round_id)
     seen["rounds"] = rounds
     seen["open"] = await store.open_daily_rounds()
+    seen["reminder"] = await store.get_reminder("fake", REFS[2].space_id, "ada")
     for space in ("space-1", "space-2"):
         dates = {r.local_date for r in rounds if r.local_date and r.ref.space_id == space}
         keys = {pk for d in dates for pk in period_keys(d)}

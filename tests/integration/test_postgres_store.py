@@ -28,6 +28,7 @@ from bot.store.migrations import load_migrations
 from bot.store.postgres import LOCK_SPACE, PostgresStore, redact
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
+from tests.integration.reminder_contract import ReminderContract, ReminderRestartContract
 from tests.integration.report_contract import ReportContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import (
@@ -93,6 +94,8 @@ class TestPostgresStore(
     LearnerDataContract,
     RecapContract,
     SeasonContract,
+    ReminderContract,
+    ReminderRestartContract,
     RestartContract,
     SeenOnceContract,
     InstallationContract,

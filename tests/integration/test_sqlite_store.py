@@ -10,6 +10,7 @@ from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
+from tests.integration.reminder_contract import ReminderContract, ReminderRestartContract
 from tests.integration.report_contract import ReportContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import (
@@ -29,6 +30,8 @@ class TestSqliteStore(
     LearnerDataContract,
     RecapContract,
     SeasonContract,
+    ReminderContract,
+    ReminderRestartContract,
     RestartContract,
     SeenOnceContract,
     InstallationContract,

@@ -51,10 +51,12 @@ from bot.model import (
     SuggestionStatus,
     TopicStats,
 )
+from bot.reminders import Reminder
 from bot.store.migrations import load_migrations
 from bot.store.reports_sql import HOLD_ACTIONS
 from bot.store.rows import approved_question, config_from_row, config_to_row, month_span, pack_full, season_places
 from bot.store.settle import SettlingStore
+from tests.support.memory_reminders import MemoryReminders
 
 SCHEMA_VERSION = max(v for v, _, _ in load_migrations("sqlite"))  # the version SqliteStore reaches
 
@@ -124,6 +126,8 @@ class _Tables:
     reached: dict[BoardKey, dict[str, dt.datetime]] = field(default_factory=dict)  # when a total was reached
     seasons: dict[tuple[str, str, str], SeasonArchive] = field(default_factory=dict)  # (platform, space, season)
     season_posts: set[tuple[str, str, str]] = field(default_factory=set)  # (platform, channel id, season)
+    reminders: dict[tuple[str, str, str], Reminder] = field(default_factory=dict)  # (platform, space, user)
+    reminder_days: set[tuple[str, str, str, dt.date]] = field(default_factory=set)  # days claimed
 
 
 def _add_once(marks: set[K], key: K) -> bool:
@@ -138,7 +142,7 @@ def _delivery(t: _Tables, round_id: int, what: str) -> list:
     return t.delivery.setdefault((round_id, what), ["due", 0, None, 0])
 
 
-class InMemoryStore(SettlingStore):
+class InMemoryStore(MemoryReminders, SettlingStore):
     """Store port on plain dicts; behaves like SqliteStore(":memory:"). Answer batches and reveals run
     bot.store.settle over `_Settle`, as the SQL stores do."""
 
@@ -788,7 +792,8 @@ class InMemoryStore(SettlingStore):
         ]
         for rid in reported:
             del t.reports[rid]
-        # (the reminders of the learner go here too once reminders are stored)
+        reminders = int(t.reminders.pop((platform, space_id, user_id), None) is not None)
+        t.reminder_days = {d for d in t.reminder_days if d[:3] != (platform, space_id, user_id)}
         return Forgotten(
             answers,
             len(practice),
@@ -796,6 +801,7 @@ class InMemoryStore(SettlingStore):
             len(reviews),
             scores,
             int(streak is not None),
+            reminders,
             suggestions=len(suggested),
             reports=len(reported),
         )

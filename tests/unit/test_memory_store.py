@@ -16,6 +16,7 @@ from bot.scoring import score_daily_round
 from bot.store.sqlite import SqliteStore
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
+from tests.integration.reminder_contract import ReminderContract
 from tests.integration.report_contract import ReportContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import (
@@ -40,6 +41,7 @@ class TestInMemoryStore(
     LearnerDataContract,
     RecapContract,
     SeasonContract,
+    ReminderContract,
     SeenOnceContract,
     InstallationContract,
     LearnerCardContract,

@@ -329,8 +329,6 @@ class SlackApiStub:
                 return {"ok": True, "channel": {"id": "D" + str(args.get("users", "")).lstrip("UW")}}
             case "conversations.join":
                 return {"ok": True, "channel": {"id": args.get("channel")}}
-            case "conversations.open":
-                return {"ok": True, "channel": {"id": "D" + str(args.get("users", ""))[1:]}}
             case "files.info":
                 shared = self.shared.get(str(args.get("file", "")))
                 if shared is None:

@@ -86,7 +86,7 @@ async def test_the_modal_a_submission_an_approval_and_the_author_s_dm(slack: Sla
     approved = await slack.reply(await slack.command("admin approve 1", user=ADMIN))
     assert "Approved suggestion #1: it is question suggestion-1 of the pack suggestions" in texts(approved)
     [dm] = await slack.stub.wait_for("chat.postMessage")
-    assert dm.args["channel"] == ANN and "was approved" in dm.args["text"]
+    assert dm.args["channel"] == "D" + ANN[1:] and "was approved" in dm.args["text"]
     assert [q for q, _ in await slack.store.pack_questions("slack", TEAM_ID, "suggestions")] == ["suggestion-1"]
 
 
@@ -114,9 +114,8 @@ async def test_a_broken_rule_is_shown_on_its_field_and_the_fourth_a_day_is_refus
     rejected = await slack.reply(await slack.command("admin reject 2 Two choices are right.", user=ADMIN))
     assert "Rejected suggestion #2" in texts(rejected)
     [dm] = await slack.stub.wait_for("chat.postMessage")
-    assert (
-        dm.args["channel"] == ANN and "not accepted" in dm.args["text"] and "Two choices are right." in dm.args["text"]
-    )
+    assert dm.args["channel"] == "D" + ANN[1:]
+    assert "not accepted" in dm.args["text"] and "Two choices are right." in dm.args["text"]
     gone = await slack.reply(await slack.command("admin approve 2", user=ADMIN))
     assert "already rejected" in texts(gone)
 

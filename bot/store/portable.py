@@ -43,6 +43,7 @@ from bot.store.learner_sql import MISSES, forget_steps, miss_from_row
 from bot.store.rows import (
     ANSWER_COLUMNS,
     CARD_COLUMNS,
+    CHANNEL_UPSERT_SQL,
     EVENT_COLUMNS,
     INSTALL_COLUMNS,
     ROUND_COLUMNS,
@@ -60,6 +61,7 @@ from bot.store.rows import (
     asked_where,
     card_from_row,
     config_from_row,
+    config_to_row,
     event_from_row,
     from_ts,
     install_from_row,
@@ -118,6 +120,7 @@ class PortableSql:
 
     # the column list config_from_row reads (the stores render the posting time differently)
     channel_columns: str
+    native_values: bool  # config_to_row(native=...): the driver takes Python's own types
     text_order: str  # appended to a text column in ORDER BY so both engines sort it byte by byte
 
     async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
@@ -168,6 +171,10 @@ class PortableSql:
         return rows[0] if rows else None
 
     # ---- channels --------------------------------------------------------------------------------
+
+    async def save_channel(self, config: ChannelConfig) -> None:
+        row = config_to_row(config, dt.datetime.now(dt.UTC), native=self.native_values)
+        await self._atomic(CHANNEL_UPSERT_SQL, row)
 
     async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None:
         row = await self._first(

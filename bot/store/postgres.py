@@ -27,7 +27,6 @@ from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     Board,
-    ChannelConfig,
     ChannelRef,
     DueChannel,
     LeaderboardRow,
@@ -50,7 +49,6 @@ from bot.store.rows import (
     answer_from_row,
     card_from_row,
     card_values,
-    config_to_row,
     due_channels,
     event_values,
     ident,
@@ -92,6 +90,7 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql):
 
     dialect = "postgres"
     channel_columns = CHANNEL_COLUMNS
+    native_values = True  # asyncpg takes datetimes, booleans and times as they are
     text_order = ' COLLATE "C"'  # byte order, as SQLite sorts text
 
     def __init__(self, url: str, *, min_size: int = POOL_MIN, max_size: int = POOL_MAX) -> None:
@@ -199,61 +198,6 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql):
 
     async def schema_version(self) -> int:
         return int(await self.pool.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"))
-
-    # ---- channels --------------------------------------------------------------------------------
-
-    async def save_channel(self, config: ChannelConfig) -> None:
-        now = dt.datetime.now(dt.UTC)
-        (
-            platform,
-            channel_id,
-            space_id,
-            _hhmm,
-            timezone,
-            weekdays,
-            topics,
-            difficulties,
-            paused,
-            reactions,
-            window_s,
-            speed_bonus,
-            _ts,
-            ping_winners,
-            recap_day,
-            threads,
-            packs,
-            champion_role,
-        ) = config_to_row(config, now)
-        await self.pool.execute(
-            "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
-            "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
-            "threads, packs, champion_role) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18) "
-            "ON CONFLICT (platform, channel_id) DO UPDATE SET "
-            "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
-            "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
-            "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
-            "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
-            "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs, "
-            "champion_role=excluded.champion_role",
-            platform,
-            channel_id,
-            space_id,
-            dt.time(config.post_time.hour, config.post_time.minute),
-            timezone,
-            weekdays,
-            topics,
-            difficulties,
-            bool(paused),
-            bool(reactions),
-            window_s,
-            bool(speed_bonus),
-            now,
-            bool(ping_winners),
-            recap_day,
-            bool(threads),
-            packs,
-            champion_role,
-        )
 
     # ---- durable daily work ----------------------------------------------------------------------
 

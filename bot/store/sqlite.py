@@ -25,7 +25,6 @@ from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     Board,
-    ChannelConfig,
     ChannelRef,
     DueChannel,
     LeaderboardRow,
@@ -49,7 +48,6 @@ from bot.store.rows import (
     answer_from_row,
     card_from_row,
     card_values,
-    config_to_row,
     due_channels,
     event_values,
     from_ts,
@@ -96,6 +94,7 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql):
     """Store port on SQLite (the embedded default)."""
 
     channel_columns = CHANNEL_COLUMNS
+    native_values = False  # timestamps as ISO text, flags as 0/1, the time as HH:MM
     text_order = ""  # SQLite compares text byte by byte already
 
     def __init__(self, path: str | Path) -> None:
@@ -314,25 +313,6 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql):
     async def schema_version(self) -> int:
         rows = await self._read("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
         return int(rows[0][0])
-
-    # ---- channels --------------------------------------------------------------------------------
-
-    async def save_channel(self, config: ChannelConfig) -> None:
-        row = config_to_row(config, dt.datetime.now(dt.UTC))
-        async with self._tx() as db:
-            await db.execute(
-                "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
-                "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
-                "threads, packs, champion_role) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-                "ON CONFLICT (platform, channel_id) DO UPDATE SET "
-                "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
-                "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
-                "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
-                "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
-                "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs, "
-                "champion_role=excluded.champion_role",
-                row,
-            )
 
     # ---- durable daily work ----------------------------------------------------------------------
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
 
+from bot.errors import PackBusy, PackError, PackExists
 from bot.export import Miss
+from bot.forget import Forgotten
 from bot.installs import WorkspaceInstall
 from bot.learning import LearnerCard, ReviewEvent
 from bot.model import (
@@ -36,32 +39,72 @@ from bot.model import (
     Suggestion,
     TopicStats,
 )
-from bot.store.learner_sql import MISSES, miss_from_row
+from bot.store.learner_sql import MISSES, forget_steps, miss_from_row
 from bot.store.rows import (
     ANSWER_COLUMNS,
     CARD_COLUMNS,
+    CHANNEL_UPSERT_SQL,
     EVENT_COLUMNS,
     INSTALL_COLUMNS,
     ROUND_COLUMNS,
     SEASON_CHAMPION_SQL,
     SEASON_HEADER_SQL,
+    SEASON_INSERT_SQL,
+    SEASON_OPEN_SQL,
+    SEASON_PLACE_INSERT_SQL,
     SEASON_PLACES_SQL,
+    SEASON_TOP_SQL,
     SUGGESTION_COLUMNS,
     answer_counts,
     answer_from_row,
+    approved_question,
     asked_where,
     card_from_row,
     config_from_row,
+    config_to_row,
     event_from_row,
     from_ts,
     install_from_row,
+    month_span,
+    pack_full,
     parse_date,
     round_from_row,
     season_from_rows,
+    season_place_rows,
+    season_places,
     suggestion_from_row,
 )
 
 Step = tuple[str, Sequence[Any]]
+
+
+class SqlTx(Protocol):
+    """One open write transaction of a SQL store, for the multi-statement writes written once below."""
+
+    for_update: str  # " FOR UPDATE" where rows can be locked (PostgreSQL); "" on SQLite's single writer
+
+    async def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
+
+    async def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run a statement; how many rows it changed."""
+        ...
+
+    async def run_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
+
+    async def lock_packs(self, platform: str, space_id: str, *, wait: bool) -> bool:
+        """Take the space's pack lock (imports and approvals one at a time); without `wait`, False at once
+        when another holds it. SQLite's single writer holds it already."""
+        ...
+
+    async def lock_space(self, ref: ChannelRef) -> None:
+        """The space's scoring lock, the one a reveal takes."""
+        ...
+
+
+class _Rollback(Exception):
+    """Leaves a `_write_tx` with nothing written."""
+
+
 _MARK = re.compile(r"\?(\d*)")
 
 
@@ -77,6 +120,7 @@ class PortableSql:
 
     # the column list config_from_row reads (the stores render the posting time differently)
     channel_columns: str
+    native_values: bool  # config_to_row(native=...): the driver takes Python's own types
     text_order: str  # appended to a text column in ORDER BY so both engines sort it byte by byte
 
     async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
@@ -86,6 +130,11 @@ class PortableSql:
         raise NotImplementedError
 
     async def _atomic_steps(self, steps: Sequence[Step]) -> list[Any]:
+        raise NotImplementedError
+
+    def _write_tx(self) -> AbstractAsyncContextManager[SqlTx]:
+        """A write transaction (the store's own locking), committed when the block ends, rolled back when
+        it raises."""
         raise NotImplementedError
 
     def _ts(self, moment: dt.datetime) -> object:
@@ -122,6 +171,10 @@ class PortableSql:
         return rows[0] if rows else None
 
     # ---- channels --------------------------------------------------------------------------------
+
+    async def save_channel(self, config: ChannelConfig) -> None:
+        row = config_to_row(config, dt.datetime.now(dt.UTC), native=self.native_values)
+        await self._atomic(CHANNEL_UPSERT_SQL, row)
 
     async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None:
         row = await self._first(
@@ -686,3 +739,141 @@ class PortableSql:
             (reason, decided_by, self._ts(now), suggestion_id, platform, space_id),
         )
         return suggestion_from_row(rows[0]) if rows else None
+
+    # ---- writes of several statements (over the store's SqlTx) -----------------------------------
+
+    async def _count_packs(self, tx: SqlTx, platform: str, space_id: str) -> int:
+        rows = await tx.rows("SELECT COUNT(*) FROM packs WHERE platform = ? AND space_id = ?", (platform, space_id))
+        return int(rows[0][0])
+
+    async def forget_learner(self, platform: str, space_id: str, user_id: str) -> Forgotten:
+        """One transaction under the space's scoring lock, so no reveal folds scores into it halfway."""
+        counts: dict[str, int] = {}
+        async with self._write_tx() as tx:
+            await tx.lock_space(ChannelRef(platform, space_id, ""))
+            for what, sql, params in forget_steps(platform, space_id, user_id):
+                changed = await tx.run(sql, params)
+                if what:
+                    counts[what] = changed
+        return Forgotten(**counts)
+
+    async def save_pack(
+        self,
+        platform: str,
+        space_id: str,
+        name: str,
+        questions: Sequence[tuple[str, str]],
+        *,
+        replace: bool,
+        max_packs: int,
+        now: dt.datetime,
+    ) -> int:
+        """Create (or, with replace, replace) a space's pack with (question id, body) rows, all or nothing;
+        returns its new version. One import per space at a time: a second one while the first runs gets
+        PackBusy at once; PackExists / PackError (too many packs) change nothing."""
+        async with self._write_tx() as tx:
+            if not await tx.lock_packs(platform, space_id, wait=False):
+                raise PackBusy(
+                    "Another import into this space is running right now; nothing was imported. "
+                    "Try again when it has finished."
+                )
+            found = await tx.rows(
+                "SELECT version FROM packs WHERE platform = ? AND space_id = ? AND name = ?", (platform, space_id, name)
+            )
+            if found and not replace:
+                raise PackExists(f"The pack {name} already exists in this space; import with --replace to replace it.")
+            if not found:
+                count = await self._count_packs(tx, platform, space_id)
+                if count >= max_packs:
+                    raise PackError(f"This space has {count} packs, the most it may hold; remove one first.")
+            version = (int(found[0][0]) if found else 0) + 1
+            await tx.run(
+                "DELETE FROM pack_questions WHERE platform = ? AND space_id = ? AND pack = ?",
+                (platform, space_id, name),
+            )
+            await tx.run_many(
+                "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(platform, space_id, name, i, qid, body) for i, (qid, body) in enumerate(questions)],
+            )
+            await tx.run(
+                "INSERT INTO packs (platform, space_id, name, version, questions, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (platform, space_id, name) DO UPDATE SET version = excluded.version, "
+                "questions = excluded.questions, updated_at = excluded.updated_at",
+                (platform, space_id, name, version, len(questions), self._ts(now)),
+            )
+            return version
+
+    async def approve_suggestion(
+        self,
+        platform: str,
+        space_id: str,
+        suggestion_id: int,
+        pack: str,
+        decided_by: str,
+        now: dt.datetime,
+        *,
+        max_packs: int,
+        max_questions: int,
+    ) -> Suggestion | None:
+        """The space's pack lock (the one imports take) is waited for, so approvals and imports into the
+        space run one at a time; the suggestion's row lock makes a second approval of it find it decided."""
+        async with self._write_tx() as tx:
+            await tx.lock_packs(platform, space_id, wait=True)
+            found = await tx.rows(
+                "SELECT body FROM suggestions WHERE id = ? AND platform = ? AND space_id = ? AND status = 'pending'"
+                + tx.for_update,
+                (suggestion_id, platform, space_id),
+            )
+            if not found:
+                return None
+            row = await tx.rows(
+                "SELECT questions FROM packs WHERE platform = ? AND space_id = ? AND name = ?",
+                (platform, space_id, pack),
+            )
+            packs = await self._count_packs(tx, platform, space_id)
+            pack_full(pack, packs, int(row[0][0]) if row else None, max_packs, max_questions)
+            present = await tx.rows(
+                "SELECT question_id, position FROM pack_questions WHERE platform = ? AND space_id = ? AND pack = ?",
+                (platform, space_id, pack),
+            )
+            qid, body = approved_question(suggestion_id, found[0][0], {r[0] for r in present})
+            await tx.run(
+                "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (platform, space_id, pack, max((int(r[1]) for r in present), default=-1) + 1, qid, body),
+            )
+            await tx.run(
+                "INSERT INTO packs AS p (platform, space_id, name, version, questions, updated_at) "
+                "VALUES (?, ?, ?, 1, 1, ?) ON CONFLICT (platform, space_id, name) DO UPDATE SET "
+                "version = p.version + 1, questions = p.questions + 1, updated_at = excluded.updated_at",
+                (platform, space_id, pack, self._ts(now)),
+            )
+            decided = await tx.rows(
+                "UPDATE suggestions SET status = 'approved', decided_by = ?, decided_at = ?, question_id = ? "
+                f"WHERE id = ? RETURNING {SUGGESTION_COLUMNS}",
+                (decided_by, self._ts(now), qid, suggestion_id),
+            )
+            return suggestion_from_row(decided[0])
+
+    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
+        """The space's season archived once: the header row is the claim (a second process waits for the
+        first one's commit, then reads what it archived). None, with nothing written, while a daily round of
+        the month is still open."""
+        first, after = month_span(season)
+        key = (platform, space_id, season)
+        try:
+            async with self._write_tx() as tx:
+                won = await tx.rows(SEASON_INSERT_SQL + " ON CONFLICT DO NOTHING RETURNING 1", (*key, self._ts(now)))
+                if not won:
+                    header = await tx.rows(SEASON_HEADER_SQL, key)
+                    places = await tx.rows(SEASON_PLACES_SQL, key)
+                    return season_from_rows(platform, space_id, season, from_ts(header[0][0]), places)
+                if await tx.rows(SEASON_OPEN_SQL, (platform, space_id, self._day(first), self._day(after))):
+                    raise _Rollback
+                top = season_places(await tx.rows(SEASON_TOP_SQL, key))
+                await tx.run_many(SEASON_PLACE_INSERT_SQL, season_place_rows(key, top))
+                return SeasonArchive(platform, space_id, season, top, now)
+        except _Rollback:
+            return None

@@ -23,27 +23,21 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from bot.errors import PackBusy, PackError, PackExists
-from bot.forget import Forgotten
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     Board,
-    ChannelConfig,
     ChannelRef,
     DueChannel,
     LeaderboardRow,
     NewAnswer,
     Period,
     Round,
-    SeasonArchive,
     SendClaim,
     SpaceFilter,
     StreakState,
-    Suggestion,
 )
 from bot.scoring import ranked
-from bot.store.learner_sql import forget_steps
 from bot.store.migrations import load_migrations
 from bot.store.portable import PortableSql, Step, numbered
 from bot.store.reminders_sql import PortableReminders
@@ -53,37 +47,18 @@ from bot.store.rows import (
     CARD_COLUMNS,
     EVENT_COLUMNS,
     ROUND_COLUMNS,
-    SEASON_HEADER_SQL,
-    SEASON_INSERT_SQL,
-    SEASON_OPEN_SQL,
-    SEASON_PLACE_INSERT_SQL,
-    SEASON_PLACES_SQL,
-    SEASON_TOP_SQL,
-    SUGGESTION_COLUMNS,
     answer_from_row,
-    approved_question,
     card_from_row,
     card_values,
-    config_to_row,
     due_channels,
     event_values,
     ident,
-    month_span,
     opened,
-    pack_full,
     round_from_row,
-    season_from_rows,
-    season_place_rows,
-    season_places,
-    suggestion_from_row,
 )
 from bot.store.settle import SettlingStore
 
 log = logging.getLogger(__name__)
-
-
-class _NotFinal(Exception):
-    """Rolls a season's archive back: the month's board is not final yet."""
 
 
 # the column order of rows.config_from_row, with the time rendered as HH:MM like the SQLite text
@@ -117,6 +92,7 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
 
     dialect = "postgres"
     channel_columns = CHANNEL_COLUMNS
+    native_values = True  # asyncpg takes datetimes, booleans and times as they are
     text_order = ' COLLATE "C"'  # byte order, as SQLite sorts text
 
     def __init__(self, url: str, *, min_size: int = POOL_MIN, max_size: int = POOL_MAX) -> None:
@@ -162,6 +138,11 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
     async def _tx(self) -> AsyncIterator[asyncpg.Connection]:
         async with self.pool.acquire() as conn, conn.transaction():
             yield conn
+
+    @contextlib.asynccontextmanager
+    async def _write_tx(self) -> AsyncIterator[_PgTx]:
+        async with self._tx() as conn:
+            yield _PgTx(conn)
 
     @contextlib.asynccontextmanager
     async def _settling(self) -> AsyncIterator[_Settle]:
@@ -223,61 +204,6 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
 
     async def schema_version(self) -> int:
         return int(await self.pool.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"))
-
-    # ---- channels --------------------------------------------------------------------------------
-
-    async def save_channel(self, config: ChannelConfig) -> None:
-        now = dt.datetime.now(dt.UTC)
-        (
-            platform,
-            channel_id,
-            space_id,
-            _hhmm,
-            timezone,
-            weekdays,
-            topics,
-            difficulties,
-            paused,
-            reactions,
-            window_s,
-            speed_bonus,
-            _ts,
-            ping_winners,
-            recap_day,
-            threads,
-            packs,
-            champion_role,
-        ) = config_to_row(config, now)
-        await self.pool.execute(
-            "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
-            "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
-            "threads, packs, champion_role) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18) "
-            "ON CONFLICT (platform, channel_id) DO UPDATE SET "
-            "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
-            "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
-            "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
-            "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
-            "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs, "
-            "champion_role=excluded.champion_role",
-            platform,
-            channel_id,
-            space_id,
-            dt.time(config.post_time.hour, config.post_time.minute),
-            timezone,
-            weekdays,
-            topics,
-            difficulties,
-            bool(paused),
-            bool(reactions),
-            window_s,
-            bool(speed_bonus),
-            now,
-            bool(ping_winners),
-            recap_day,
-            bool(threads),
-            packs,
-            champion_role,
-        )
 
     # ---- durable daily work ----------------------------------------------------------------------
 
@@ -343,29 +269,6 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         )
         return [round_from_row(r) for r in rows]
 
-    # ---- monthly seasons (the rest is written once in bot.store.portable) ----------------------------
-
-    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
-        first, after = month_span(season)
-        key = (platform, space_id, season)
-        try:
-            async with self._tx() as conn:
-                # the header is the claim: a second process waits here for the first one's commit
-                won = await conn.fetchval(
-                    numbered(SEASON_INSERT_SQL + " ON CONFLICT DO NOTHING RETURNING 1"), *key, now
-                )
-                if won is None:
-                    header = await conn.fetchval(numbered(SEASON_HEADER_SQL), *key)
-                    rows = await conn.fetch(numbered(SEASON_PLACES_SQL), *key)
-                    return season_from_rows(platform, space_id, season, header, rows)
-                if await conn.fetchval(numbered(SEASON_OPEN_SQL), platform, space_id, first, after) is not None:
-                    raise _NotFinal
-                places = season_places(await conn.fetch(numbered(SEASON_TOP_SQL), *key))
-                await conn.executemany(numbered(SEASON_PLACE_INSERT_SQL), season_place_rows(key, places))
-                return SeasonArchive(platform, space_id, season, places, now)
-        except _NotFinal:  # rolled back: a daily round of the month is still open
-            return None
-
     # ---- leaderboards ----------------------------------------------------------------------------
 
     async def leaderboard(
@@ -381,154 +284,6 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
             limit,
         )
         return ranked(rows)
-
-    async def forget_learner(self, platform: str, space_id: str, user_id: str) -> Forgotten:
-        """One transaction under the space's scoring lock, so no reveal folds scores into it halfway."""
-        counts: dict[str, int] = {}
-        async with self._tx() as conn:
-            await _Settle(conn).lock_space(ChannelRef(platform, space_id, ""))
-            for what, sql, params in forget_steps(platform, space_id, user_id):
-                status = await conn.execute(numbered(sql), *params)
-                if what:
-                    counts[what] = int(status.rsplit(" ", 1)[-1])
-        return Forgotten(**counts)
-
-    # ---- question packs (a space's own; see bot.packs) -------------------------------------------
-
-    async def save_pack(
-        self,
-        platform: str,
-        space_id: str,
-        name: str,
-        questions: Sequence[tuple[str, str]],
-        *,
-        replace: bool,
-        max_packs: int,
-        now: dt.datetime,
-    ) -> int:
-        """Create (or, with replace, replace) a space's pack, all or nothing; returns its new version.
-        One import per space at a time: a second one while the first runs gets PackBusy at once."""
-        async with self._tx() as conn:
-            if not await conn.fetchval(
-                "SELECT pg_try_advisory_xact_lock($1, hashtext($2))", LOCK_PACKS, f"{platform}\x1f{space_id}"
-            ):
-                raise PackBusy(
-                    "Another import into this space is running right now; nothing was imported. "
-                    "Try again when it has finished."
-                )
-            version = await conn.fetchval(
-                "SELECT version FROM packs WHERE platform = $1 AND space_id = $2 AND name = $3",
-                platform,
-                space_id,
-                name,
-            )
-            if version is not None and not replace:
-                raise PackExists(f"The pack {name} already exists in this space; import with --replace to replace it.")
-            if version is None:
-                count = await conn.fetchval(
-                    "SELECT COUNT(*) FROM packs WHERE platform = $1 AND space_id = $2", platform, space_id
-                )
-                if count >= max_packs:
-                    raise PackError(f"This space has {count} packs, the most it may hold; remove one first.")
-            version = (version or 0) + 1
-            await conn.execute(
-                "DELETE FROM pack_questions WHERE platform = $1 AND space_id = $2 AND pack = $3",
-                platform,
-                space_id,
-                name,
-            )
-            await conn.executemany(
-                "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
-                "VALUES ($1, $2, $3, $4, $5, $6)",
-                [(platform, space_id, name, i, qid, body) for i, (qid, body) in enumerate(questions)],
-            )
-            await conn.execute(
-                "INSERT INTO packs (platform, space_id, name, version, questions, updated_at) "
-                "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (platform, space_id, name) DO UPDATE SET "
-                "version = excluded.version, questions = excluded.questions, updated_at = excluded.updated_at",
-                platform,
-                space_id,
-                name,
-                version,
-                len(questions),
-                now,
-            )
-            return int(version)
-
-    # ---- suggestions (see bot.suggestions) -------------------------------------------------------
-
-    async def approve_suggestion(
-        self,
-        platform: str,
-        space_id: str,
-        suggestion_id: int,
-        pack: str,
-        decided_by: str,
-        now: dt.datetime,
-        *,
-        max_packs: int,
-        max_questions: int,
-    ) -> Suggestion | None:
-        """The space's pack lock (the one imports take) is waited for, so approvals and imports into the
-        space run one at a time; the suggestion's row lock makes a second approval of it find it decided."""
-        async with self._tx() as conn:
-            await conn.execute(
-                "SELECT pg_advisory_xact_lock($1, hashtext($2))", LOCK_PACKS, f"{platform}\x1f{space_id}"
-            )
-            body = await conn.fetchval(
-                "SELECT body FROM suggestions WHERE id = $1 AND platform = $2 AND space_id = $3 "
-                "AND status = 'pending' FOR UPDATE",
-                suggestion_id,
-                platform,
-                space_id,
-            )
-            if body is None:
-                return None
-            questions = await conn.fetchval(
-                "SELECT questions FROM packs WHERE platform = $1 AND space_id = $2 AND name = $3",
-                platform,
-                space_id,
-                pack,
-            )
-            packs = await conn.fetchval(
-                "SELECT COUNT(*) FROM packs WHERE platform = $1 AND space_id = $2", platform, space_id
-            )
-            pack_full(pack, int(packs), None if questions is None else int(questions), max_packs, max_questions)
-            present = await conn.fetch(
-                "SELECT question_id, position FROM pack_questions WHERE platform = $1 AND space_id = $2 AND pack = $3",
-                platform,
-                space_id,
-                pack,
-            )
-            qid, question = approved_question(suggestion_id, body, {r[0] for r in present})
-            await conn.execute(
-                "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
-                "VALUES ($1, $2, $3, $4, $5, $6)",
-                platform,
-                space_id,
-                pack,
-                max((int(r[1]) for r in present), default=-1) + 1,
-                qid,
-                question,
-            )
-            await conn.execute(
-                "INSERT INTO packs AS p (platform, space_id, name, version, questions, updated_at) "
-                "VALUES ($1, $2, $3, 1, 1, $4) ON CONFLICT (platform, space_id, name) DO UPDATE SET "
-                "version = p.version + 1, questions = p.questions + 1, updated_at = excluded.updated_at",
-                platform,
-                space_id,
-                pack,
-                now,
-            )
-            row = await conn.fetchrow(
-                "UPDATE suggestions SET status = 'approved', decided_by = $1, decided_at = $2, question_id = $3 "
-                f"WHERE id = $4 RETURNING {SUGGESTION_COLUMNS}",
-                decided_by,
-                now,
-                qid,
-                suggestion_id,
-            )
-            return suggestion_from_row(row)
 
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 
@@ -603,6 +358,35 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
     """The pool's reset on release: nothing to do. The store leaves no session state behind (no SET, LISTEN,
     session advisory locks or cursors outside a transaction) and asyncpg rolls back any open transaction
     itself, so the default reset query (RESET ALL; UNLISTEN *; ...) would only cost a round trip per call."""
+
+
+class _PgTx:
+    """bot.store.portable.SqlTx on one pooled connection inside its transaction."""
+
+    for_update = " FOR UPDATE"
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self.conn = conn
+
+    async def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return list(await self.conn.fetch(numbered(sql), *params))
+
+    async def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        status = await self.conn.execute(numbered(sql), *params)  # "DELETE 3", "INSERT 0 1", ...
+        return int(str(status).rsplit(" ", 1)[-1])
+
+    async def run_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        await self.conn.executemany(numbered(sql), rows)
+
+    async def lock_packs(self, platform: str, space_id: str, *, wait: bool) -> bool:
+        key = f"{platform}\x1f{space_id}"
+        if wait:
+            await self.conn.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", LOCK_PACKS, key)
+            return True
+        return bool(await self.conn.fetchval("SELECT pg_try_advisory_xact_lock($1, hashtext($2))", LOCK_PACKS, key))
+
+    async def lock_space(self, ref: ChannelRef) -> None:
+        await _Settle(self.conn).lock_space(ref)
 
 
 class _Settle:

@@ -139,24 +139,56 @@ def answer_from_row(row: Any) -> Answer:
     )
 
 
-def config_to_row(c: ChannelConfig, now: dt.datetime) -> tuple[object, ...]:
+# the columns config_to_row fills, in its order
+CHANNEL_WRITE_COLUMNS = (
+    "platform",
+    "channel_id",
+    "space_id",
+    "post_time",
+    "timezone",
+    "weekdays",
+    "topics",
+    "difficulties",
+    "paused",
+    "reactions",
+    "answer_window_s",
+    "speed_bonus",
+    "updated_at",
+    "ping_winners",
+    "recap_day",
+    "threads",
+    "packs",
+    "champion_role",
+)
+# insert a channel's settings, or replace every one of them (the key stays)
+CHANNEL_UPSERT_SQL = (
+    f"INSERT INTO channels ({', '.join(CHANNEL_WRITE_COLUMNS)}) VALUES ({', '.join('?' * len(CHANNEL_WRITE_COLUMNS))}) "
+    "ON CONFLICT (platform, channel_id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in CHANNEL_WRITE_COLUMNS[2:])
+)
+
+
+def config_to_row(c: ChannelConfig, now: dt.datetime, *, native: bool = False) -> tuple[object, ...]:
+    """A channel's settings as CHANNEL_WRITE_COLUMNS values: SQLite's text and integers, or with `native` the
+    driver's own types (PostgreSQL: time, booleans, a timestamp)."""
+    flag: Any = bool if native else int
     return (
         c.ref.platform,
         c.ref.channel_id,
         c.ref.space_id,
-        f"{c.post_time:%H:%M}",
+        dt.time(c.post_time.hour, c.post_time.minute) if native else f"{c.post_time:%H:%M}",
         c.timezone,
         ",".join(str(d) for d in sorted(c.weekdays)),
         ",".join(sorted(c.topics)),
         ",".join(sorted(d.value for d in c.difficulties)),
-        int(c.paused),
-        int(c.reactions),
+        flag(c.paused),
+        flag(c.reactions),
         int(c.answer_window.total_seconds()) if c.answer_window else None,
-        int(c.speed_bonus),
-        to_ts(now),
-        int(c.ping_winners),
+        flag(c.speed_bonus),
+        now if native else to_ts(now),
+        flag(c.ping_winners),
         c.recap_day,
-        int(c.threads),
+        flag(c.threads),
         ",".join(sorted(c.packs)),
         c.champion_role,
     )

@@ -21,13 +21,10 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.errors import PackError, PackExists
-from bot.forget import Forgotten
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     Board,
-    ChannelConfig,
     ChannelRef,
     DueChannel,
     LeaderboardRow,
@@ -35,14 +32,11 @@ from bot.model import (
     Period,
     Round,
     Scorer,
-    SeasonArchive,
     SendClaim,
     SpaceFilter,
     StreakState,
-    Suggestion,
 )
 from bot.scoring import ranked
-from bot.store.learner_sql import forget_steps
 from bot.store.migrations import load_migrations
 from bot.store.portable import PortableSql, Step
 from bot.store.reminders_sql import PortableReminders
@@ -52,31 +46,16 @@ from bot.store.rows import (
     CARD_COLUMNS,
     EVENT_COLUMNS,
     ROUND_COLUMNS,
-    SEASON_HEADER_SQL,
-    SEASON_INSERT_SQL,
-    SEASON_OPEN_SQL,
-    SEASON_PLACE_INSERT_SQL,
-    SEASON_PLACES_SQL,
-    SEASON_TOP_SQL,
-    SUGGESTION_COLUMNS,
     answer_from_row,
-    approved_question,
     card_from_row,
     card_values,
-    config_to_row,
     due_channels,
     event_values,
     from_ts,
     ident,
-    month_span,
     opened,
-    pack_full,
     parse_date,
     round_from_row,
-    season_from_rows,
-    season_place_rows,
-    season_places,
-    suggestion_from_row,
     to_ts,
 )
 from bot.store.settle import SettlingStore, reveal
@@ -116,6 +95,7 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
     """Store port on SQLite (the embedded default)."""
 
     channel_columns = CHANNEL_COLUMNS
+    native_values = False  # timestamps as ISO text, flags as 0/1, the time as HH:MM
     text_order = ""  # SQLite compares text byte by byte already
 
     def __init__(self, path: str | Path) -> None:
@@ -252,6 +232,11 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
                 await self.db.execute("COMMIT")
 
     @contextlib.asynccontextmanager
+    async def _write_tx(self) -> AsyncIterator[_SqliteTx]:
+        async with self._tx() as db:
+            yield _SqliteTx(db)
+
+    @contextlib.asynccontextmanager
     async def _settling(self) -> AsyncIterator[_Settle]:
         async with self._tx() as db:
             yield _Settle(db)
@@ -330,25 +315,6 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         rows = await self._read("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
         return int(rows[0][0])
 
-    # ---- channels --------------------------------------------------------------------------------
-
-    async def save_channel(self, config: ChannelConfig) -> None:
-        row = config_to_row(config, dt.datetime.now(dt.UTC))
-        async with self._tx() as db:
-            await db.execute(
-                "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
-                "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
-                "threads, packs, champion_role) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-                "ON CONFLICT (platform, channel_id) DO UPDATE SET "
-                "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
-                "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
-                "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
-                "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
-                "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs, "
-                "champion_role=excluded.champion_role",
-                row,
-            )
-
     # ---- durable daily work ----------------------------------------------------------------------
 
     async def _claim_due(
@@ -415,27 +381,6 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         )
         return [round_from_row(r) for r in rows]
 
-    # ---- monthly seasons (the rest is written once in bot.store.portable) ----------------------------
-
-    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
-        first, after = month_span(season)
-        key = (platform, space_id, season)
-        async with self._tx() as db:  # BEGIN IMMEDIATE: the one writer decides
-            async with db.execute(SEASON_HEADER_SQL, key) as cur:
-                header = await cur.fetchone()
-            if header is not None:
-                async with db.execute(SEASON_PLACES_SQL, key) as cur:
-                    rows = await cur.fetchall()
-                return season_from_rows(platform, space_id, season, from_ts(header[0]), rows)
-            async with db.execute(SEASON_OPEN_SQL, (platform, space_id, first.isoformat(), after.isoformat())) as cur:
-                if await cur.fetchone() is not None:
-                    return None
-            async with db.execute(SEASON_TOP_SQL, key) as cur:
-                places = season_places(await cur.fetchall())
-            await db.execute(SEASON_INSERT_SQL, (*key, to_ts(now)))
-            await db.executemany(SEASON_PLACE_INSERT_SQL, season_place_rows(key, places))
-            return SeasonArchive(platform, space_id, season, places, now)
-
     # ---- leaderboards ----------------------------------------------------------------------------
 
     async def leaderboard(
@@ -448,119 +393,6 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
             (platform, space_id, period.value, period_key, limit),
         )
         return ranked(rows)
-
-    async def forget_learner(self, platform: str, space_id: str, user_id: str) -> Forgotten:
-        counts: dict[str, int] = {}
-        async with self._tx() as db:
-            for what, sql, params in forget_steps(platform, space_id, user_id):
-                async with db.execute(sql, params) as cur:
-                    if what:
-                        counts[what] = cur.rowcount
-        return Forgotten(**counts)
-
-    # ---- question packs (a space's own; see bot.packs) -------------------------------------------
-
-    async def save_pack(
-        self,
-        platform: str,
-        space_id: str,
-        name: str,
-        questions: Sequence[tuple[str, str]],
-        *,
-        replace: bool,
-        max_packs: int,
-        now: dt.datetime,
-    ) -> int:
-        """Create (or, with replace, replace) a space's pack with (question id, body) rows, all or
-        nothing; returns the pack's new version. PackExists / PackError (too many packs) change nothing."""
-        async with self._tx() as db:
-            async with db.execute(
-                "SELECT version FROM packs WHERE platform = ? AND space_id = ? AND name = ?",
-                (platform, space_id, name),
-            ) as cur:
-                row = await cur.fetchone()
-            if row is not None and not replace:
-                raise PackExists(f"The pack {name} already exists in this space; import with --replace to replace it.")
-            if row is None:
-                async with db.execute(
-                    "SELECT COUNT(*) FROM packs WHERE platform = ? AND space_id = ?", (platform, space_id)
-                ) as cur:
-                    count = tuple(await cur.fetchone() or (0,))[0]
-                if count >= max_packs:
-                    raise PackError(f"This space has {count} packs, the most it may hold; remove one first.")
-            version = (row[0] if row else 0) + 1
-            await db.execute(
-                "DELETE FROM pack_questions WHERE platform = ? AND space_id = ? AND pack = ?",
-                (platform, space_id, name),
-            )
-            await db.executemany(
-                "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [(platform, space_id, name, i, qid, body) for i, (qid, body) in enumerate(questions)],
-            )
-            await db.execute(
-                "INSERT INTO packs (platform, space_id, name, version, questions, updated_at) VALUES (?,?,?,?,?,?) "
-                "ON CONFLICT (platform, space_id, name) DO UPDATE SET version = excluded.version, "
-                "questions = excluded.questions, updated_at = excluded.updated_at",
-                (platform, space_id, name, version, len(questions), to_ts(now)),
-            )
-            return version
-
-    # ---- suggestions (see bot.suggestions) -------------------------------------------------------
-
-    async def approve_suggestion(
-        self,
-        platform: str,
-        space_id: str,
-        suggestion_id: int,
-        pack: str,
-        decided_by: str,
-        now: dt.datetime,
-        *,
-        max_packs: int,
-        max_questions: int,
-    ) -> Suggestion | None:
-        async with self._tx() as db:
-            async with db.execute(
-                "SELECT body FROM suggestions WHERE id = ? AND platform = ? AND space_id = ? AND status = 'pending'",
-                (suggestion_id, platform, space_id),
-            ) as cur:
-                found = await cur.fetchone()
-            if found is None:
-                return None
-            async with db.execute(
-                "SELECT version, questions FROM packs WHERE platform = ? AND space_id = ? AND name = ?",
-                (platform, space_id, pack),
-            ) as cur:
-                row = await cur.fetchone()
-            async with db.execute(
-                "SELECT COUNT(*) FROM packs WHERE platform = ? AND space_id = ?", (platform, space_id)
-            ) as cur:
-                packs = tuple(await cur.fetchone() or (0,))[0]
-            pack_full(pack, packs, None if row is None else int(row[1]), max_packs, max_questions)
-            async with db.execute(
-                "SELECT question_id, position FROM pack_questions WHERE platform = ? AND space_id = ? AND pack = ?",
-                (platform, space_id, pack),
-            ) as cur:
-                present = list(await cur.fetchall())
-            qid, body = approved_question(suggestion_id, found[0], {r[0] for r in present})
-            await db.execute(
-                "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (platform, space_id, pack, max((int(r[1]) for r in present), default=-1) + 1, qid, body),
-            )
-            await db.execute(
-                "INSERT INTO packs (platform, space_id, name, version, questions, updated_at) VALUES (?,?,?,1,1,?) "
-                "ON CONFLICT (platform, space_id, name) DO UPDATE SET version = version + 1, "
-                "questions = questions + 1, updated_at = excluded.updated_at",
-                (platform, space_id, pack, to_ts(now)),
-            )
-            async with db.execute(
-                "UPDATE suggestions SET status = 'approved', decided_by = ?, decided_at = ?, question_id = ? "
-                f"WHERE id = ? RETURNING {SUGGESTION_COLUMNS}",
-                (decided_by, to_ts(now), qid, suggestion_id),
-            ) as cur:
-                return suggestion_from_row(await cur.fetchone())
 
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 
@@ -628,6 +460,31 @@ def _space_sql(spaces: SpaceFilter | None) -> tuple[str, list[object]]:
         sql += f" AND (platform <> ? OR ((CAST(space_id AS INTEGER) >> 22) % ?) IN ({','.join('?' * len(ids))}))"
         params += [spaces.shard_platform, spaces.shard_count, *ids]
     return sql, params
+
+
+class _SqliteTx:
+    """bot.store.portable.SqlTx on the store's connection, inside its BEGIN IMMEDIATE (the single writer)."""
+
+    for_update = ""
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self.db = db
+
+    async def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return list(await self.db.execute_fetchall(sql, params))
+
+    async def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        async with self.db.execute(sql, params) as cur:
+            return int(cur.rowcount)
+
+    async def run_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        await self.db.executemany(sql, rows)
+
+    async def lock_packs(self, platform: str, space_id: str, *, wait: bool) -> bool:
+        return True  # BEGIN IMMEDIATE made this transaction the only writer
+
+    async def lock_space(self, ref: ChannelRef) -> None:
+        return None
 
 
 class _Settle:

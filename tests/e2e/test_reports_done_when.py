@@ -1,4 +1,4 @@
-"""Issue 12's "done when", on the console and on Discord: an admin imports a 30-question CSV pack, a channel
+"""Issue 12's "done when", on the console, on Discord and on Slack: an admin imports a 30-question CSV pack, a channel
 switched to that pack (the `packs` setting) posts from it the next day (fake clock), a member reports one of
 its questions and the admin sees it in the queue (and on the CLI)."""
 
@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import json
 import os
 import random
 import subprocess
@@ -16,16 +17,25 @@ from pathlib import Path
 from adapters.console.channel import CONSOLE_REF, ConsoleChannel
 from adapters.console.render import REPORT_HINT
 from adapters.discord.app import StudyBotClient
+from adapters.slack.packs import IMPORT_VIEW
 from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 from tests.adapters.discord import conftest as loopback
 from tests.adapters.discord.conftest import Core, configure_channel
 from tests.adapters.discord.fake_discord import FakeDiscord, FakeFile
+from tests.adapters.slack import conftest as slack_loopback
+from tests.adapters.slack.harness import ADMIN as SLACK_ADMIN
+from tests.adapters.slack.harness import BOB, CHANNEL, SlackHarness, buttons, texts
+from tests.adapters.slack.test_pack_files import result as import_note
+from tests.adapters.slack.test_pack_files import submit as submit_import
+from tests.adapters.slack.test_reports import open_form as open_report_form
+from tests.adapters.slack.test_reports import submit as submit_report
 from tests.e2e.test_console_review import take
 from tests.support.fakes import FixedClock, make_bank
 
 ROOT = Path(__file__).resolve().parents[2]
 fake, core, bot = loopback.fake, loopback.core, loopback.bot  # the Discord loopback fixtures
+slack_factory, slack = slack_loopback.slack_factory, slack_loopback.slack  # the Slack loopback fixtures
 COLUMNS = ("id", "topic", "difficulty", "prompt", "code", "choice_a", "choice_b", "choice_c", "choice_d")
 COLUMNS += ("answer", "explanation", "reference")
 
@@ -145,3 +155,50 @@ async def test_done_when_on_discord(bot: StudyBotClient, fake: FakeDiscord, core
     queue = await fake.reply(await fake.slash(fake.ada, "quizadmin", "reports"))
     assert queue.ephemeral and "Reports: 1 open" in queue.text
     assert f"#1 {latest.question_id} [unclear]" in queue.text and "Which deploy? We have two." in queue.text
+
+
+async def test_done_when_on_slack(slack: SlackHarness) -> None:
+    asked = await slack.reply(await slack.command("admin import onboarding", user=SLACK_ADMIN))
+    assert "Choose the YAML or CSV file in the form" in texts(asked)
+    [opened] = slack.stub.calls_to("views.open")
+    assert opened.args["view"]["callback_id"] == IMPORT_VIEW
+    slack.stub.share_file("F0ONBOARD", "onboarding.csv", thirty_question_csv())  # the file the admin picks
+    sent = await submit_import(slack, "F0ONBOARD", pack="onboarding")
+    assert sent.status == 200 and sent.text == ""  # the form closes; the result comes in direct messages
+    imported = await import_note(slack, 1)
+    assert imported.args["text"].startswith("Imported pack onboarding: 30 questions.")
+    assert slack.stub.downloads == [("F0ONBOARD", len(thirty_question_csv()))]
+
+    config = "config packs onboarding time 09:00 tz UTC days daily window 2h"
+    saved = await slack.reply(await slack.command(config, user=SLACK_ADMIN))
+    assert "packs onboarding" in texts(saved) and "time 09:00" in texts(saved)
+    listed = await slack.reply(await slack.command("packs", user=BOB))
+    assert "onboarding" in texts(listed) and "30" in texts(listed)
+
+    slack.clock.set(slack.clock.now().replace(hour=9, minute=0, second=5) + dt.timedelta(days=1))  # the next day
+    await slack.service.run_due_work()
+    latest = await slack.store.latest_daily_round(slack.ref)
+    assert latest is not None and latest.local_date == slack.clock.now().date() and latest.message_id
+    assert latest.question_id.startswith("onboarding/onboarding-")
+    posts = [c for c in slack.stub.calls_to("chat.postMessage") if c.args["channel"] == CHANNEL]
+    assert len(posts) == 2  # nothing ticked on the first day: a short note says so, then today's question
+    assert "The bot was offline at 09:00 (UTC) on Wed 05 Mar" in texts(posts[0])
+    number = int(latest.question_id.rsplit("-", 1)[1])
+    assert f"Which service owns step {number} of our deploy?" in texts(posts[-1])
+
+    slack.clock.set(slack.clock.now() + dt.timedelta(hours=2))  # the answer window closes: the reveal is due
+    await slack.service.run_due_work()
+    reveal = [c for c in slack.stub.calls_to("chat.postMessage") if c.args["channel"] == CHANNEL][-1]
+    assert f"report_open.{latest.id}" in buttons(reveal)
+    view = await open_report_form(slack, latest.id, BOB)
+    sent = await submit_report(slack, view, BOB, "wrong", "the deploy moved, step 3 is the worker's now")
+    assert sent.status == 200
+    thanks = json.loads(sent.text)["view"]["blocks"][0]["text"]["text"]
+    assert f"Thanks: your report #1 (wrong answer) on question {latest.question_id}" in thanks
+
+    refused = await slack.reply(await slack.command("admin reports", user=BOB))
+    assert "Only members who can manage this server or workspace can see the reports queue" in texts(refused)
+    queue = await slack.reply(await slack.command("admin reports", user=SLACK_ADMIN))
+    shown = texts(queue)
+    assert "Reports: 1 open" in shown and f"#1 {latest.question_id} [wrong answer]" in shown
+    assert f"by <@{BOB}>" in shown and "the deploy moved, step 3 is the worker's now" in shown

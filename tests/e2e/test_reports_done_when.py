@@ -36,7 +36,17 @@ from tests.support.fakes import FixedClock, make_bank
 ROOT = Path(__file__).resolve().parents[2]
 fake, core, bot = loopback.fake, loopback.core, loopback.bot  # the Discord loopback fixtures
 slack_factory, slack = slack_loopback.slack_factory, slack_loopback.slack  # the Slack loopback fixtures
-COLUMNS = ("id", "topic", "difficulty", "prompt", "code", "choice_a", "choice_b", "choice_c", "choice_d")
+COLUMNS: tuple[str, ...] = (
+    "id",
+    "topic",
+    "difficulty",
+    "prompt",
+    "code",
+    "choice_a",
+    "choice_b",
+    "choice_c",
+    "choice_d",
+)
 COLUMNS += ("answer", "explanation", "reference")
 
 

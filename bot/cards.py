@@ -42,7 +42,9 @@ def question_card(round_: Round, question: Question, cfg: ChannelConfig | None) 
     if round_.kind is RoundKind.PRACTICE:
         title, note = f"Practice: {TOPICS.get(question.topic, question.topic)}", None
     else:
-        title = f"Daily PyTorch question, {round_.local_date:%a %d %b %Y}"
+        # a space's own pack question (id PACK/ID) is not one of the shipped PyTorch bank's
+        kind = "Daily question" if "/" in round_.question_id else "Daily PyTorch question"
+        title = f"{kind}, {round_.local_date:%a %d %b %Y}"
         note = reveal_note(round_, cfg)
     return QuestionCard(
         round_id=round_.id,

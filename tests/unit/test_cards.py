@@ -63,6 +63,8 @@ def test_question_card_says_when_the_answer_comes() -> None:
     mine = Round(2, RoundKind.PRACTICE, REF, "q-1", "tensors", T0, user_id="ann")
     practice = cards.question_card(mine, question, None)
     assert practice.title == "Practice: Tensors and dtypes" and practice.reveal_note is None
+    own = Round(3, RoundKind.DAILY, REF, "onboarding/deploy-3", "deploy", T0, dt.date(2026, 11, 30))
+    assert cards.question_card(own, question, None).title == "Daily question, Mon 30 Nov 2026"  # a team's own pack
 
 
 def test_leaderboard_labels() -> None:

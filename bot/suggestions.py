@@ -20,6 +20,7 @@ from bot.echo import echo
 from bot.errors import BadSuggestion, NotAllowed, QuizError
 from bot.model import LETTERS, Actor, ChannelRef, Difficulty, Suggestion, SuggestionStatus
 from bot.packs import MAX_PACK_QUESTIONS, MAX_PACKS, MAX_REFERENCE, PackQuestionSpec, canonical, card_problems
+from bot.text.parsing import parse_number
 
 if TYPE_CHECKING:
     from bot.quiz import QuizService
@@ -221,10 +222,10 @@ def require_reviewer(actor: Actor) -> None:
 
 
 def parse_suggestion_id(raw: str) -> int:
-    text = raw.strip().lstrip("#")
-    if not text.isdigit() or len(text) > 12:
+    number = parse_number(raw, 12)
+    if number is None:
         raise QuizError(f"'{echo(raw, 20)}' is not a suggestion number: use the number the list shows, e.g. 12.")
-    return int(text)
+    return number
 
 
 class Suggestions:

@@ -118,3 +118,17 @@ def test_snowflakes_and_command_data_are_checked_before_discord_py_reads_them() 
     assert unreadable({**good, "resolved": {"channels": {"²": {"id": "²", "type": 0}}}}) is not None
     assert unreadable({**good, "resolved": {"users": "nope"}}) is not None
     assert unreadable({"name": "quiz", "options": [{"name": "topic", "type": 3, "value": "²"}]}) is None
+
+
+def test_integer_and_boolean_options_are_checked_before_the_command_reads_them() -> None:
+    from adapters.discord.payloads import unreadable
+
+    def review(value: object, kind: int = 4) -> str | None:
+        return unreadable({"name": "review", "options": [{"name": "count", "type": kind, "value": value}]})
+
+    assert review(5) is None and review(-3) is None and review(2**53) is None  # the core says what is accepted
+    assert [review(v) for v in ("²", "5", 2**70, -(2**70), 1.5, True, None, [5])] == [
+        "option 'count' holds no valid integer"
+    ] * 8
+    assert review(True, 5) is None and review("true", 5) is not None and review(1, 5) is not None
+    assert review(0.5, 10) is None and review("0.5", 10) is not None

@@ -17,8 +17,10 @@ from bot.errors import QuizError
 from bot.model import LeaderboardCard
 from bot.quiz import QuizService
 from bot.settings import listed
+from bot.store.postgres import PostgresStore
 from bot.text.commands import parse_quiz
 from bot.text.runner import HelpReply, run_command
+from tests.integration.test_postgres_store import throwaway_database
 from tests.support.fakes import FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
 
@@ -217,3 +219,49 @@ async def test_generated_input_to_the_new_subcommands_raises_only_quiz_errors_an
             outcomes[type(result).__name__] += 1
     assert outcomes["refused"] > TRIES * 3 and len(outcomes) >= 10, outcomes  # the lines reach the service too
     await service.close()
+
+
+NUL_LINES = (
+    "/quiz suggest tensors | easy | What does x.shape give? | its size | its dtype | its device | no | A | "
+    "Its size: one number per dimension.",
+    "/quiz suggest tensors | easy | What\x00 does it give? | its\x01 size | dtype | device | no | A | "
+    "Its size: one number per dimension.",
+    "/quiz admin reject 1 bad\x00reason\x1b[31m",
+    "/quiz report wrong nul\x00here",
+    "/quiz stats \x00",
+    "/quiz stats bob\x00",
+    "/quiz admin question-stats \x00",
+    "/quiz admin resolve 1\x00 keep",
+    "/quiz admin approve 1\x00",
+    "/quiz remind on 08:00\x00",
+    "/quiz leaderboard season 2026-11\x00",
+    "/quiz config champion_role \x00",
+    "/quiz admin export team\x00 csv",
+)
+
+
+async def test_control_characters_never_reach_a_postgresql_text_column(tmp_path: Path) -> None:
+    """PostgreSQL refuses a NUL in text (SQLite and the fake take it): every line is answered, none raises."""
+    async with throwaway_database() as url:
+        store = PostgresStore(url, min_size=1, max_size=2)
+        await store.open()
+        service = QuizService(
+            store, make_bank(), FixedClock(dt.datetime(2026, 12, 1, 8, tzinfo=dt.UTC)), rng=random.Random(3)
+        )
+        out = io.StringIO()
+        console = ConsoleChannel(service, stdin=io.StringIO(""), stdout=out)
+        console.export_dir = console.platform.recap_dir = tmp_path
+        try:
+            await console.start()
+            for line in NUL_LINES:
+                before = out.tell()
+                await console._handle(line)  # not handle(): it would take a driver error for an outage
+                assert out.getvalue()[before:].strip(), line
+            [rejected] = await store.list_suggestions("console", "local", "rejected", 10)
+            assert rejected.reason == "bad reason [31m"
+            assert await store.list_suggestions("console", "local", "pending", 10) == []
+            [report] = await store.reports("console", "local")
+            assert report.text == "nul here"
+        finally:
+            await service.close()
+            await store.close()

@@ -291,7 +291,12 @@ async def test_suggestion_and_rejection_forms_with_hostile_values_are_answered_w
         assert "x" * 2001 not in str(suggestion)
     listing = await fake.slash(fake.ada, "quizadmin", "suggestions")
     assert_answered_within_limits(listing, (await fake.reply(listing)).text, "/quizadmin suggestions")
-    for custom_id in ("suggest_reason:1", "suggest_reason:" + "9" * 30, f"suggest_reason:{value[:50]}"):
+    for custom_id in (
+        "suggest_reason:1",
+        "suggest_reason:²",
+        "suggest_reason:" + "9" * 30,
+        f"suggest_reason:{value[:50]}",
+    ):
         inter = await submit_form(fake, fake.ada, custom_id, {"reason": value})
         reply = await fake.reply(inter)
         assert reply.ephemeral

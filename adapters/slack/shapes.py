@@ -28,7 +28,7 @@ def unreadable(body: dict[str, Any]) -> str | None:
         fine = isinstance(actions, list) and all(
             isinstance(a, dict) and isinstance(a.get("action_id"), str) and _text(a.get("block_id")) for a in actions
         )
-        return None if fine else "block_actions without readable actions"
+        return None if fine else "block_actions without a readable action"
     if kind in ("view_submission", "view_closed"):
         view = body.get("view")
         fine = isinstance(view, dict) and isinstance(view.get("callback_id"), str)

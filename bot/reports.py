@@ -51,7 +51,7 @@ _REASON_WORDS = {
     "typo": ReportReason.TYPO,
     "other": ReportReason.OTHER,
 }
-_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f\u2028\u2029]")  # line breaks (\n) stay
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f\u2028\u2029\ud800-\udfff]")  # line breaks (\n) stay
 ADMINS_ONLY = "Only members who can manage this server or workspace can {what}."
 
 

@@ -131,7 +131,7 @@ def _message(err: Any) -> str:
     return msg[0].lower() + msg[1:] if msg else "not accepted"
 
 
-_CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # a pack file cannot hold them either
+_CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")  # nor can a pack file
 
 
 def validate(form: SuggestionForm) -> PackQuestionSpec:

@@ -226,8 +226,10 @@ NUL_LINES = (
     "Its size: one number per dimension.",
     "/quiz suggest tensors | easy | What\x00 does it give? | its\x01 size | dtype | device | no | A | "
     "Its size: one number per dimension.",
-    "/quiz admin reject 1 bad\x00reason\x1b[31m",
-    "/quiz report wrong nul\x00here",
+    "/quiz suggest tensors | easy | What \udfc3 does it give? | its size | dtype | device | no | A | "
+    "Its size: one number per dimension.",
+    "/quiz admin reject 1 bad\x00reason\x1b[31m\ud800",
+    "/quiz report wrong nul\x00here\udfc3",
     "/quiz stats \x00",
     "/quiz stats bob\x00",
     "/quiz admin question-stats \x00",
@@ -241,7 +243,8 @@ NUL_LINES = (
 
 
 async def test_control_characters_never_reach_a_postgresql_text_column(tmp_path: Path) -> None:
-    """PostgreSQL refuses a NUL in text (SQLite and the fake take it): every line is answered, none raises."""
+    """PostgreSQL refuses a NUL in text (SQLite and the fake take it) and no store encodes a lone surrogate (a
+    JSON payload may carry "\\udfc3"): every line is answered, none raises."""
     async with throwaway_database() as url:
         store = PostgresStore(url, min_size=1, max_size=2)
         await store.open()

@@ -334,7 +334,7 @@ def format_of(name: str, given: str | None = None) -> Format:
         return "yaml"
     if value == "csv":
         return "csv"
-    raise PackError(f"{name}: say the format (yaml or csv), or name the file .yaml, .yml or .csv")
+    raise PackError(f"{echo(name)}: say the format (yaml or csv), or name the file .yaml, .yml or .csv")
 
 
 # ---- writing packs out ----------------------------------------------------------------------------
@@ -479,7 +479,7 @@ def pack_name_of(path: str) -> str:
     """The pack a file is imported into when none is named: the file's name without its ending."""
     stem = Path(path).stem.lower()
     if not PACK_NAME.fullmatch(stem):
-        raise PackError(f"Name the pack: {stem!r} (the file's name) is not a pack name; add one after the path.")
+        raise PackError(f"Name the pack: '{echo(stem)}' (the file's name) is not a pack name; add one after the path.")
     return stem
 
 

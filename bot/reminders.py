@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+from bot.echo import echo
 from bot.errors import BadSetting, DirectMessageBlocked
 from bot.model import ChannelRef, SpaceFilter
 from bot.text.parsing import parse_time
@@ -73,7 +74,8 @@ def parse_remind_time(text: str | None) -> dt.time:
         return parse_time(text)
     except BadSetting:
         raise BadSetting(
-            f"'{text.strip()[:20]}' is not a reminder time: use 24-hour HH:MM, for example 08:30. Nothing was changed."
+            f"'{echo(text.strip(), 20)}' is not a reminder time: use 24-hour HH:MM, for example 08:30. "
+            "Nothing was changed."
         ) from None
 
 

@@ -26,6 +26,7 @@ from bot.echo import echo
 from bot.errors import BadSetting, NotAllowed, ReportRefused, UnknownRound
 from bot.model import Actor, ChannelRef, NewReport, Report, ReportReason, ReportWrite, Round, RoundKind
 from bot.packs import BANK_PACK
+from bot.text.parsing import ROUND_ID_MAX
 
 if TYPE_CHECKING:
     from bot.quiz import QuizService
@@ -50,7 +51,7 @@ _REASON_WORDS = {
     "typo": ReportReason.TYPO,
     "other": ReportReason.OTHER,
 }
-_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f\u2028\u2029]")  # line breaks (\n) stay
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f\u2028\u2029\ud800-\udfff]")  # line breaks (\n) stay
 ADMINS_ONLY = "Only members who can manage this server or workspace can {what}."
 
 
@@ -220,7 +221,8 @@ class ReportDesk:
             raise NotAllowed(ADMINS_ONLY.format(what="resolve reports"))
         action = check_action(action)
         store = self._service.store
-        report = await store.get_report(platform, space_id, report_id)
+        known = 0 < report_id <= ROUND_ID_MAX  # a store keeps ids as signed 64-bit integers
+        report = await store.get_report(platform, space_id, report_id) if known else None
         if report is None:
             raise BadSetting(f"There is no report #{report_id} in this space; the reports queue lists them.")
         qid = report.question_id

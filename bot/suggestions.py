@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from bot.echo import echo
+from bot.echo import echo, one_line
 from bot.errors import BadSuggestion, NotAllowed, QuizError
 from bot.model import LETTERS, Actor, ChannelRef, Difficulty, Suggestion, SuggestionStatus
 from bot.packs import MAX_PACK_QUESTIONS, MAX_PACKS, MAX_REFERENCE, PackQuestionSpec, canonical, card_problems
+from bot.text.parsing import parse_number
 
 if TYPE_CHECKING:
     from bot.quiz import QuizService
@@ -130,6 +131,9 @@ def _message(err: Any) -> str:
     return msg[0].lower() + msg[1:] if msg else "not accepted"
 
 
+_CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")  # nor can a pack file
+
+
 def validate(form: SuggestionForm) -> PackQuestionSpec:
     """The question as a pack would hold it, or BadSuggestion naming the first form field that breaks a rule."""
     topic = form.topic.strip()
@@ -144,6 +148,10 @@ def validate(form: SuggestionForm) -> PackQuestionSpec:
     reference = (form.reference or "").strip() or DEFAULT_REFERENCE
     if len(reference) > MAX_REFERENCE or not _REFERENCE.fullmatch(reference):
         raise bad("reference", f"give one https:// link of at most {MAX_REFERENCE} characters (or leave it empty)")
+    texts = [("prompt", form.prompt), ("choices", *form.choices), ("explanation", form.explanation)]
+    for name, *values in [*texts, ("code", form.code or "")]:
+        if any(_CONTROL_IN_TEXT.search(v) for v in values):
+            raise bad(name, "remove the control characters from it (line breaks and tabs are fine)")
     raw: dict[str, Any] = {
         "id": PLACEHOLDER_ID,
         "topic": topic,
@@ -221,10 +229,10 @@ def require_reviewer(actor: Actor) -> None:
 
 
 def parse_suggestion_id(raw: str) -> int:
-    text = raw.strip().lstrip("#")
-    if not text.isdigit() or len(text) > 12:
+    number = parse_number(raw, 12)
+    if number is None:
         raise QuizError(f"'{echo(raw, 20)}' is not a suggestion number: use the number the list shows, e.g. 12.")
-    return int(text)
+    return number
 
 
 class Suggestions:
@@ -285,7 +293,7 @@ class Suggestions:
     async def reject(self, actor: Actor, platform: str, space_id: str, suggestion_id: int, reason: str) -> Suggestion:
         """Admins only, with a reason (1-500 characters); the author is told privately."""
         require_reviewer(actor)
-        reason = " ".join(reason.split())
+        reason = one_line(reason)
         if not reason:
             raise BadSuggestion("Give a reason for the rejection; its author is told.", "reason")
         if len(reason) > MAX_REASON:

@@ -28,7 +28,7 @@ from adapters.console.render import (
     stats_text,
 )
 from bot.echo import echo
-from bot.errors import AlreadyPosted, NothingOpen, PackError, QuizError, UnknownRound
+from bot.errors import AlreadyPosted, BadSetting, NothingOpen, PackError, QuizError, UnknownRound
 from bot.export import MissesExport
 from bot.forget import TEXT_HINT, ForgetDone, ForgetPrompt
 from bot.model import (
@@ -298,7 +298,10 @@ class ConsoleChannel:
         return self.user
 
     def person(self, raw: str | None) -> str:
-        return (raw or self.user).lstrip("@")[:32]
+        name = (raw or self.user).lstrip("@")[:32]
+        if not name.isprintable():
+            raise BadSetting(f"'{echo(name, 32)}' is not a name: use /quiz stats NAME (letters, digits, no control).")
+        return name
 
     def channel(self, raw: str) -> ChannelRef:
         return self._ref  # the terminal has one channel

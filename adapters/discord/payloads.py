@@ -15,6 +15,9 @@ _DIGITS = re.compile(r"[0-9]{1,20}")
 #: option types whose value is a snowflake: user, channel, role, mentionable, attachment
 ID_OPTION_TYPES = frozenset({6, 7, 8, 9, 11})
 SUBCOMMAND_TYPES = frozenset({1, 2})
+INTEGER, BOOLEAN, NUMBER = 4, 5, 10
+#: Discord's integer options lie within ±2^53 (what a JavaScript number holds exactly)
+INTEGER_MAX = 2**53
 
 
 def snowflake(value: object) -> int | None:
@@ -27,6 +30,18 @@ def snowflake(value: object) -> int | None:
         number = int(value)
         return number if 0 < number <= SNOWFLAKE_MAX else None
     return None
+
+
+def _typed(kind: int, value: object) -> bool:
+    """An integer option holds an int within Discord's range, a boolean a bool, a number an int or a float
+    (discord.py hands these values over as the payload has them, so a forged "²" would reach the core)."""
+    if kind == BOOLEAN:
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if kind == INTEGER:
+        return isinstance(value, int) and -INTEGER_MAX <= value <= INTEGER_MAX
+    return isinstance(value, int | float) and abs(value) <= INTEGER_MAX
 
 
 def _options(options: object) -> Iterator[Mapping[str, Any]]:
@@ -46,8 +61,11 @@ def unreadable(data: object) -> str | None:
     for option in _options(data.get("options")):
         if not isinstance(option.get("name"), str):
             return "an option without a name"
-        if option.get("type") in ID_OPTION_TYPES and snowflake(option.get("value")) is None:
+        kind, value = option.get("type"), option.get("value")
+        if kind in ID_OPTION_TYPES and snowflake(value) is None:
             return f"option {option['name'][:32]!r} holds no valid id"
+        if kind in (INTEGER, BOOLEAN, NUMBER) and not _typed(kind, value):
+            return f"option {option['name'][:32]!r} holds no valid {'integer' if kind == INTEGER else 'value'}"
     resolved = data.get("resolved")
     if isinstance(resolved, Mapping):
         for kind, objects in resolved.items():

@@ -15,6 +15,7 @@ from typing import Any
 
 import discord
 
+from adapters.discord.forms import CheckedModal
 from adapters.discord.markdown import escape
 from adapters.discord.replies import PLATFORM, Reply, bot_of, respond
 from bot.errors import BadSetting, UnknownRound
@@ -32,8 +33,10 @@ def report_custom_id(round_id: int | str) -> str:
     return f"studybot:report:{round_id}"
 
 
-class ReportModal(discord.ui.Modal, title="Report a problem"):
+class ReportModal(CheckedModal, title="Report a problem"):
     """The form: what is wrong (a select) and, optionally, more words for the admins."""
+
+    answers = True
 
     def __init__(self, round_id: int) -> None:
         super().__init__(timeout=MODAL_TIMEOUT)

@@ -14,6 +14,7 @@ from typing import Any
 
 import discord
 
+from adapters.discord.forms import CheckedModal
 from adapters.discord.markdown import escape
 from adapters.discord.render import COLOUR
 from adapters.discord.replies import Reply, actor_of, bot_of, ref_of, respond
@@ -39,7 +40,7 @@ SHOWN = 5  # five rows of buttons is what a message holds
 _SNOWFLAKE = re.compile(r"^[0-9]{5,20}$")
 
 
-class SuggestModal(discord.ui.Modal):
+class SuggestModal(CheckedModal):
     """Sent only: its submission is handled by `modal_submitted` (routed from on_interaction)."""
 
     def __init__(self) -> None:
@@ -81,7 +82,7 @@ class SuggestModal(discord.ui.Modal):
         )
 
 
-class ReasonModal(discord.ui.Modal):
+class ReasonModal(CheckedModal):
     """Sent only, like SuggestModal: the reason for rejecting one suggestion."""
 
     def __init__(self, suggestion_id: int) -> None:

@@ -36,6 +36,7 @@ from adapters.slack.packs import register_pack_views
 from adapters.slack.permissions import AdminPolicy
 from adapters.slack.platform import SlackPlatform, make_client
 from adapters.slack.reports import register_reports
+from adapters.slack.shapes import drop_unreadable
 from adapters.slack.signature import UNREADABLE, RequestGuard
 from adapters.slack.suggestions import register_suggestions
 from bot.app.config import DEFAULT_SLACK_SCOPES, Settings
@@ -89,6 +90,7 @@ def build_slack_app(
         app, platform = _many_workspaces(service, client, signing_secret, oauth)
     service.add_platform(platform)
     deps = SlackDeps(service, platform, AdminPolicy(admins))
+    app.middleware(drop_unreadable)
     app.middleware(dedupe_middleware(service))
     register_commands(app, deps)
     register_actions(app, deps)

@@ -3,6 +3,7 @@ reveal message, practice verdicts, leaderboards, stats, settings, help and the A
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -59,6 +60,25 @@ def modal(
     if submit is not None:
         view["submit"] = plain(submit)
     return view | {"close": plain(close), **extra, "blocks": blocks}
+
+
+def submitted(view: Any, block_id: str, action_id: str) -> dict[str, Any]:
+    """One field of a submitted modal (`view.state.values[block][action]`); {} when any part of the path is
+    missing or not an object, so a forged or malformed view_submission reads as an empty form."""
+    found: Any = view
+    for key in ("state", "values", block_id, action_id):
+        found = found.get(key) if isinstance(found, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def metadata(view: Any) -> dict[str, Any]:
+    """A view's private_metadata as the JSON object we put there; {} for anything else."""
+    raw = view.get("private_metadata") if isinstance(view, dict) else None
+    try:
+        meta = json.loads(raw) if isinstance(raw, str) and raw else {}
+    except ValueError:
+        return {}
+    return meta if isinstance(meta, dict) else {}
 
 
 def header(text: str) -> Block:

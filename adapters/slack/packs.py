@@ -15,9 +15,9 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.blocks import input_block, modal
+from adapters.slack.blocks import input_block, metadata, modal, submitted
 from adapters.slack.deps import SlackDeps
-from adapters.slack.ids import PLATFORM, team_of
+from adapters.slack.ids import PLATFORM, payload_id, team_of
 from adapters.slack.limits import fit_text, fit_view
 from adapters.slack.mrkdwn import escape
 from bot.errors import PackError, QuizError
@@ -85,26 +85,16 @@ async def open_import_form(client: AsyncWebClient, trigger_id: str | None, asked
     return "Choose the YAML or CSV file in the form; the result comes in our direct messages."
 
 
-def _value(values: dict[str, Any], block: str, action: str) -> dict[str, Any]:
-    found = (values.get(block) or {}).get(action)
-    return found if isinstance(found, dict) else {}
-
-
 def read_submission(view: dict[str, Any]) -> tuple[str, str | None, bool, str | None, dict[str, str]]:
     """(pack, file id, replace, channel, errors by block) from the form as Slack submits it."""
-    state = view.get("state")
-    raw = state.get("values") if isinstance(state, dict) else None
-    values: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    pack = str(_value(values, "pack", "name").get("value") or "").strip().lower()
-    files = _value(values, "file", "file").get("files") or []
-    file_id = files[0].get("id") if files and isinstance(files[0], dict) else None
-    chosen = _value(values, "replace", "replace").get("selected_options") or []
-    replace = any(isinstance(o, dict) and o.get("value") == "replace" for o in chosen)
-    try:
-        meta = json.loads(view.get("private_metadata") or "{}")
-    except ValueError:
-        meta = {}
-    channel = meta.get("channel") if isinstance(meta, dict) and isinstance(meta.get("channel"), str) else None
+    typed = submitted(view, "pack", "name").get("value")
+    pack = typed.strip().lower() if isinstance(typed, str) else ""
+    files = submitted(view, "file", "file").get("files")
+    first = files[0] if isinstance(files, list) and files else None
+    file_id = first.get("id") if isinstance(first, dict) else None
+    chosen = submitted(view, "replace", "replace").get("selected_options")
+    replace = isinstance(chosen, list) and any(isinstance(o, dict) and o.get("value") == "replace" for o in chosen)
+    channel = payload_id(metadata(view).get("channel"))
     errors: dict[str, str] = {}
     if not PACK_NAME.fullmatch(pack):
         errors["pack"] = "Use 1-40 lower-case letters, digits and - (no / or spaces)."

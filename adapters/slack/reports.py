@@ -15,7 +15,7 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 
-from adapters.slack.blocks import REPORT_ACTION_PREFIX, input_block, modal, plain, section
+from adapters.slack.blocks import REPORT_ACTION_PREFIX, input_block, metadata, modal, plain, section, submitted
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, team_of, user_of
 from adapters.slack.mrkdwn import escape
@@ -55,18 +55,15 @@ def done_view(text: str) -> dict[str, Any]:
 
 
 def _round_of(view: dict[str, Any]) -> int | None:
-    try:
-        meta = json.loads(view.get("private_metadata") or "{}")
-    except ValueError:
-        return None
-    return parse_round_id(str(meta.get("round"))) if isinstance(meta, dict) else None
+    raw = metadata(view).get("round")
+    return parse_round_id(raw) if isinstance(raw, int | str) else None
 
 
 def _values(view: dict[str, Any]) -> tuple[str | None, str]:
-    values = (view.get("state") or {}).get("values") or {}
-    selected = ((values.get(REASON_BLOCK) or {}).get(REASON_ELEMENT) or {}).get("selected_option") or {}
-    typed = ((values.get(TEXT_BLOCK) or {}).get(TEXT_ELEMENT) or {}).get("value")
-    return selected.get("value"), typed if isinstance(typed, str) else ""
+    chosen = submitted(view, REASON_BLOCK, REASON_ELEMENT).get("selected_option")
+    reason = chosen.get("value") if isinstance(chosen, dict) else None
+    typed = submitted(view, TEXT_BLOCK, TEXT_ELEMENT).get("value")
+    return reason if isinstance(reason, str) else None, typed if isinstance(typed, str) else ""
 
 
 def register_reports(app: AsyncApp, deps: SlackDeps) -> None:

@@ -21,7 +21,7 @@ from bot.reports import check_action, parse_report_words
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX
 from bot.settings import ConfigChange, lookup, text_help
 from bot.suggestions import SuggestionForm, parse_line, parse_suggestion_id
-from bot.text.parsing import parse_choice, parse_period, parse_season
+from bot.text.parsing import parse_choice, parse_number, parse_period, parse_season
 
 _USER_HELP = """\
 /quiz                          a private practice question (any topic)
@@ -315,9 +315,10 @@ def parse_admin(rest: list[str]) -> Command:
     if sub in ("reports", "queue") and not words:
         return ShowReports()
     if sub == "resolve":
-        if len(words) != 2 or not words[0].lstrip("#").isdigit() or len(words[0]) > 18:
+        report_id = parse_number(words[0]) if len(words) == 2 else None
+        if report_id is None:
             raise BadSetting(RESOLVE_USAGE)
-        return ResolveReport(int(words[0].lstrip("#")), check_action(words[1]))
+        return ResolveReport(report_id, check_action(words[1]))
     if sub == "import":
         replace = any(w.lower() in ("--replace", "replace") for w in words)
         words = [w for w in words if w.lower() not in ("--replace", "replace")]
@@ -354,6 +355,10 @@ def parse_admin(rest: list[str]) -> Command:
 def parse_question_stats(rest: list[str]) -> ShowQuestionStats:
     if len(rest) > 1:
         raise BadSetting("Use /quiz admin question-stats or /quiz admin question-stats PACK.")
+    if rest and _pack_word(rest[0]) is None:
+        raise BadSetting(
+            f"'{echo(rest[0])}' is not a pack name: use /quiz admin question-stats PACK (/quiz packs lists them)."
+        )
     return ShowQuestionStats(rest[0].lower() if rest else None)
 
 
@@ -373,8 +378,9 @@ def parse_answer(rest: list[str]) -> AnswerDaily:
 def parse_review_count(rest: list[str]) -> Review:
     if not rest:
         return Review()
-    if len(rest) == 1 and rest[0].isdigit() and 1 <= int(rest[0]) <= REVIEW_MAX:
-        return Review(int(rest[0]))
+    count = parse_number(rest[0], 2) if len(rest) == 1 else None
+    if count is not None and 1 <= count <= REVIEW_MAX:
+        return Review(count)
     raise BadSetting(
         f"'{echo(' '.join(rest))}' is not a review length: "
         f"give a number from 1 to {REVIEW_MAX}, for example /quiz review 5."

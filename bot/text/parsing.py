@@ -191,6 +191,13 @@ def parse_topics(text: str, known: tuple[str, ...]) -> frozenset[str]:
     return frozenset(out)
 
 
+def parse_number(text: str, max_digits: int = 18) -> int | None:
+    """A whole number as people type an id or a count: ASCII digits only (at most `max_digits`, an optional
+    leading #); None for anything else, so `²`, `٣`, `-1` or `1e3` never reach int() or a store."""
+    raw = text.strip().removeprefix("#")
+    return int(raw) if re.fullmatch(rf"[0-9]{{1,{max_digits}}}", raw) else None
+
+
 ROUND_ID_MAX = 2**63 - 1  # the stores keep round ids as signed 64-bit integers
 
 

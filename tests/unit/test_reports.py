@@ -12,6 +12,7 @@ from bot.errors import BadSetting, NotAllowed, ReportRefused, UnknownRound
 from bot.model import Actor, ChannelConfig, ChannelRef, ReportReason, ReviewEmpty, RoundKind
 from bot.quiz import QuizService
 from bot.reports import HOLD_AT, MAX_REPORT_TEXT, REPORT_DAILY_LIMIT, parse_report_words
+from bot.store.sqlite import SqliteStore
 from tests.support.fakes import FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
 from tests.support.packs import pack_csv
@@ -237,3 +238,18 @@ async def test_question_stats_count_open_reports(env):
     [report] = await store.reports("fake", "space-1")
     await service.resolve_report(ADMIN, "fake", "space-1", report.id, "keep")
     assert (await service.question_stats(ADMIN, "fake", "space-1")).reported == ()  # resolved: not counted
+
+
+@pytest.mark.parametrize("report_id", [0, -1, 2**63, 2**70])
+async def test_a_report_number_no_store_can_hold_is_no_report(report_id: int) -> None:
+    """An adapter that hands over any int (a forged option) gets the same refusal as for an unknown number,
+    never the SQL driver's OverflowError."""
+    store = SqliteStore(":memory:")
+    await store.open()
+    service = QuizService(store, make_bank(per_topic=2), FixedClock(T0), {"fake": FakePlatform()})
+    try:
+        with pytest.raises(BadSetting, match="There is no report"):
+            await service.resolve_report(ADMIN, "fake", "space-1", report_id, "keep")
+    finally:
+        await service.close()
+        await store.close()

@@ -118,3 +118,58 @@ def test_snowflakes_and_command_data_are_checked_before_discord_py_reads_them() 
     assert unreadable({**good, "resolved": {"channels": {"²": {"id": "²", "type": 0}}}}) is not None
     assert unreadable({**good, "resolved": {"users": "nope"}}) is not None
     assert unreadable({"name": "quiz", "options": [{"name": "topic", "type": 3, "value": "²"}]}) is None
+
+
+def test_integer_and_boolean_options_are_checked_before_the_command_reads_them() -> None:
+    from adapters.discord.payloads import unreadable
+
+    def review(value: object, kind: int = 4) -> str | None:
+        return unreadable({"name": "review", "options": [{"name": "count", "type": kind, "value": value}]})
+
+    assert review(5) is None and review(-3) is None and review(2**53) is None  # the core says what is accepted
+    assert [review(v) for v in ("²", "5", 2**70, -(2**70), 1.5, True, None, [5])] == [
+        "option 'count' holds no valid integer"
+    ] * 8
+    assert review(True, 5) is None and review("true", 5) is not None and review(1, 5) is not None
+    assert review(0.5, 10) is None and review("0.5", 10) is not None
+
+
+BROKEN_COMPONENTS = [
+    "x",
+    [5],
+    [{"type": 18, "component": "x"}],
+    [{"type": 18, "component": {"type": 3, "custom_id": "report_reason", "values": "wrong"}}],
+    [{"type": 1, "components": [{"type": 4, "custom_id": "report_text", "value": 5}]}],
+    None,
+]
+
+
+@pytest.mark.parametrize("components", BROKEN_COMPONENTS)
+async def test_a_report_form_whose_components_are_not_components_is_answered_and_stores_nothing(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core, caplog: pytest.LogCaptureFixture, components: object
+) -> None:
+    from adapters.discord.forms import UNREADABLE_FORM
+    from tests.adapters.discord.test_limits import report_forms
+
+    caplog.set_level(logging.INFO)
+    modal = await (await report_forms(fake, core))()
+    forged = await fake._interact(5, fake.bob, {"custom_id": modal["custom_id"], "components": components})
+    reply = await fake.reply(forged)
+    pick = "Pick what is wrong: wrong answer, unclear, typo or other."  # a form read as one with nothing chosen
+    assert reply.ephemeral and reply.text in (UNREADABLE_FORM, pick)
+    assert len(info_lines(caplog, "not what Discord documents")) <= 1 and loud(caplog) == []
+    assert await core.store.reports("discord", fake.guild_id, open_only=False) == []
+
+
+@pytest.mark.parametrize("components", BROKEN_COMPONENTS)
+async def test_a_suggestion_form_whose_components_are_not_components_is_refused_quietly(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core, caplog: pytest.LogCaptureFixture, components: object
+) -> None:
+    caplog.set_level(logging.INFO)
+    opened = await fake.slash(fake.bob, "suggest")
+    await fake.wait_for(lambda: opened.callback is not None, "the suggestion form")
+    forged = await fake._interact(5, fake.bob, {"custom_id": "suggest_form", "components": components})
+    reply = await fake.reply(forged)
+    assert reply.ephemeral and "not saved" in reply.text
+    assert loud(caplog) == []
+    assert await core.store.list_suggestions("discord", fake.guild_id, "pending", 10) == []

@@ -3,6 +3,7 @@ limits (content, embed texts, fields, choices) and none of them can notify anyon
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
@@ -171,3 +172,132 @@ def test_the_safety_net_fits_any_embed_and_keeps_code_blocks_closed() -> None:
 async def test_an_echoed_value_reads_as_typed(bot: StudyBotClient, fake: FakeDiscord) -> None:
     reply = await fake.reply(await fake.slash(fake.alice, "quiz", topic="__x__ *y*"))
     assert "'\\_\\_x\\_\\_ \\*y\\*' is not a topic" in reply.content
+
+
+# ---- the commands and forms added since: remind, export, forget-me, suggest, reports, /quizadmin ----------
+
+NEW_COMMANDS = {
+    ("remind", None),
+    ("export", None),
+    ("forget-me", None),
+    ("suggest", None),
+    ("leaderboard", None),
+    *(("quizadmin", s) for s in ("import", "export", "question-stats", "reports", "resolve", "suggestions")),
+    ("quizconfig", "recap"),
+}
+NEW_STRING_OPTIONS = {
+    ("remind", None, "state"),
+    ("remind", None, "time"),
+    ("leaderboard", None, "season"),
+    ("quizconfig", "recap", "champion_role"),
+    ("quizadmin", "import", "pack"),
+    ("quizadmin", "export", "pack"),
+    ("quizadmin", "question-stats", "pack"),
+    ("quizadmin", "resolve", "action"),
+}
+
+
+async def test_the_sweeps_above_reach_every_newer_command_and_option(bot: StudyBotClient, fake: FakeDiscord) -> None:
+    """The 6,000-character and no-option sweeps enumerate the synced tree; the newer commands are in it."""
+    assert NEW_COMMANDS <= set(every_command(fake))
+    assert NEW_STRING_OPTIONS <= set(string_options(fake))
+
+
+def assert_answered_within_limits(inter: FakeInteraction, text: str, what: str) -> None:
+    assert text and "Something went wrong" not in text, what
+    assert "x" * 200 not in text, what
+    for body in bodies(inter):
+        assert_within_limits(body, what)
+        assert_pings_nobody(body, what)
+
+
+@pytest.mark.parametrize("value", [-1, 0, 21, 2**53, 2**70, -(2**70), "²", "9" * 30, 1.5, True])
+async def test_integer_options_that_discord_would_never_send_get_a_private_reply(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core, value: Any
+) -> None:
+    await configure_channel(core, fake)
+    for user, name, sub, options in (
+        (fake.alice, "review", None, {"count": value}),
+        (fake.ada, "quizadmin", "resolve", {"report": value, "action": "keep"}),
+    ):
+        inter = await fake.slash(user, name, sub, **options)
+        reply = await fake.reply(inter)
+        assert reply.ephemeral, (name, value)
+        assert_answered_within_limits(inter, reply.text, f"/{name} {value!r}")
+    assert await core.store.reports("discord", fake.guild_id, open_only=False) == []
+
+
+async def report_forms(fake: FakeDiscord, core: Core) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """Post and reveal a round; then each call presses its Report a problem button and gives the form."""
+    ref = await configure_channel(core, fake)
+    round_ = await core.service.post_scheduled(ref)
+    assert round_ is not None
+    await core.service.reveal_round(round_.id)
+    reveal = fake.channel_messages()[-1]
+
+    async def open_form() -> dict[str, Any]:
+        opened = await fake.click(fake.bob, reveal, f"studybot:report:{round_.id}")
+        await fake.wait_for(lambda: opened.callback is not None, "the report form")
+        return fake.modal_of(opened)
+
+    return open_form
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+async def test_a_report_form_with_hostile_values_is_answered_within_limits(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core, value: str
+) -> None:
+    open_form = await report_forms(fake, core)
+    stored = 0
+    for values in ({"report_reason": ["wrong"], "report_text": value}, {"report_reason": [value[:100]]}):
+        inter = await fake.submit_modal(fake.bob, await open_form(), values)
+        reply = await fake.reply(inter)
+        assert reply.ephemeral
+        assert_answered_within_limits(inter, reply.text, f"report {values}"[:80])
+        stored += "Thanks" in reply.text
+    reports = await core.store.reports("discord", fake.guild_id, open_only=False)
+    assert len(reports) == stored <= 1 and all(len(r.text) <= 500 for r in reports)
+    if reports:  # the admins' queue shows it as plain text, within limits
+        inter = await fake.slash(fake.ada, "quizadmin", "reports")
+        assert_answered_within_limits(inter, (await fake.reply(inter)).text, "/quizadmin reports")
+
+
+SUGGESTION = {
+    "topic": "team-lore / easy",
+    "prompt": "What does print(*'ab') print?",
+    "choices": "A) a b\nB) ab\nC) ['a', 'b']\nD) an error",
+    "answer": "a",
+    "explanation": "It unpacks the string into two arguments.",
+}
+
+
+async def submit_form(fake: FakeDiscord, user: FakeUser, custom_id: str, values: dict[str, str]) -> FakeInteraction:
+    """A MODAL_SUBMIT with one action row per text input (values longer than the form allows: forged)."""
+    rows = [{"type": 1, "components": [{"type": 4, "custom_id": k, "value": v}]} for k, v in values.items()]
+    return await fake._interact(5, user, {"custom_id": custom_id, "components": rows})
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+async def test_suggestion_and_rejection_forms_with_hostile_values_are_answered_within_limits(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core, value: str
+) -> None:
+    await configure_channel(core, fake)
+    for field in SUGGESTION:
+        inter = await submit_form(fake, fake.bob, "suggest_form", SUGGESTION | {field: value})
+        reply = await fake.reply(inter)
+        assert reply.ephemeral
+        assert_answered_within_limits(inter, reply.text, f"suggest {field}={value[:20]!r}")
+    for suggestion in await core.store.list_suggestions("discord", fake.guild_id, "pending", 10):
+        assert "x" * 2001 not in str(suggestion)
+    listing = await fake.slash(fake.ada, "quizadmin", "suggestions")
+    assert_answered_within_limits(listing, (await fake.reply(listing)).text, "/quizadmin suggestions")
+    for custom_id in (
+        "suggest_reason:1",
+        "suggest_reason:²",
+        "suggest_reason:" + "9" * 30,
+        f"suggest_reason:{value[:50]}",
+    ):
+        inter = await submit_form(fake, fake.ada, custom_id, {"reason": value})
+        reply = await fake.reply(inter)
+        assert reply.ephemeral
+        assert_answered_within_limits(inter, reply.text, f"{custom_id[:30]} reason={value[:20]!r}")

@@ -52,6 +52,8 @@ FORGET: tuple[tuple[str, str], ...] = (
     ("suggestions", "DELETE FROM suggestions WHERE platform = ?1 AND space_id = ?2 AND author_id = ?3"),
     # their reports of problems with questions (a hold an admin chose stays: it does not name them)
     ("reports", "DELETE FROM question_reports WHERE platform = ?1 AND space_id = ?2 AND reporter = ?3"),
+    # their places in the space's archived seasons (the season stays, with the others' places)
+    ("", f"DELETE FROM season_places WHERE {_MINE}"),
     *FORGET_REMINDERS,
 )
 

@@ -52,6 +52,16 @@ class SeasonContract:
         assert await store.season_archive("test", "space", "2026-10") is None
         assert (await store.season_archive("test", "other-space", "2026-11")) is None
 
+    async def test_forget_me_takes_the_learner_out_of_archived_seasons_of_that_space_only(self, store):
+        await store.save_channel(ChannelConfig(ref=REF))
+        await _day(store, REF, NOV, [("ann", True, 1), ("bob", True, 2)])
+        await _day(store, OTHER, NOV, [("ann", True, 1)])
+        await store.archive_season("test", "space", "2026-11", DEC1)
+        await store.archive_season("test", "other-space", "2026-11", DEC1)
+        await store.forget_learner("test", "space", "ann")
+        assert [r.user_id for r in (await store.season_archive("test", "space", "2026-11")).rows] == ["bob"]
+        assert [r.user_id for r in (await store.season_archive("test", "other-space", "2026-11")).rows] == ["ann"]
+
     async def test_the_first_archive_decides_and_later_scores_never_change_it(self, store):
         await store.save_channel(ChannelConfig(ref=REF))
         await _day(store, REF, NOV, [("ann", True, 1)])

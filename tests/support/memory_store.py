@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
 from collections import Counter
 from collections.abc import AsyncIterator, Hashable, Sequence
@@ -780,6 +781,11 @@ class InMemoryStore(MemoryReminders, SettlingStore):
         for k in reviews:
             del t.review_log[k]
         streak = t.streaks.pop((platform, space_id, user_id), None)
+        for key, archive in list(t.seasons.items()):  # their places in archived seasons of the space
+            if key[:2] == (platform, space_id):
+                t.seasons[key] = dataclasses.replace(
+                    archive, rows=tuple(r for r in archive.rows if r.user_id != user_id)
+                )
         suggested = [
             sid
             for sid, s in t.suggestions.items()

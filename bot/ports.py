@@ -17,15 +17,20 @@ from bot.model import (
     ChannelConfig,
     ChannelRef,
     DueChannel,
+    DueFinish,
+    DuePost,
     LeaderboardRow,
     NewAnswer,
     Period,
+    PostFinish,
     PracticeAnswer,
     QuestionCard,
     RecapCard,
     RecapRound,
     RecapScorer,
     RevealCard,
+    RevealedRound,
+    RevealFinish,
     Round,
     RoundKind,
     Scorer,
@@ -203,6 +208,39 @@ class Store(Protocol):
 
     async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
         """Record a reveal send: 'sent', 'failed' (retry at `retry_at`), 'gave_up' or 'none' (not posted)."""
+        ...
+
+    # the same work by the batch (the tick's fan-out: one trip or transaction per batch, not per channel)
+    async def claim_due_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DuePost]:
+        """claim_due_channels, with each claimed channel's settings and open daily rounds read at once."""
+        ...
+
+    async def reveal_due_rounds(
+        self,
+        round_ids: Sequence[int],
+        revealed_at: dt.datetime,
+        scorer: Scorer | None,
+        lease_until: dt.datetime,
+        *,
+        learn: bool = True,
+    ) -> list[RevealedRound]:
+        """reveal_round for each round in order, then for those revealed now (in order) their answers,
+        channel settings and claim_reveals(revealed_at, lease_until, round_id=...). All or nothing: a
+        failure reveals none of them (the caller then reveals them one by one)."""
+        ...
+
+    async def finish_posts(self, items: Sequence[PostFinish]) -> None:
+        """finish_post for each item, in order, in one transaction."""
+        ...
+
+    async def finish_reveals(self, items: Sequence[RevealFinish]) -> None:
+        """finish_reveal for each item, in order, in one transaction."""
+        ...
+
+    async def finish_due_channels(self, items: Sequence[DueFinish]) -> None:
+        """finish_due_channel for each item, in order, in one transaction."""
         ...
 
     # the weekly recap (the same durable work: a due instant on the channel, claimed by one tick)

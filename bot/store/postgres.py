@@ -31,13 +31,19 @@ from bot.model import (
     ChannelConfig,
     ChannelRef,
     DueChannel,
+    DueFinish,
+    DuePost,
     LeaderboardRow,
     NewAnswer,
     Period,
+    PostFinish,
     RecapRound,
     RecapScorer,
+    RevealedRound,
+    RevealFinish,
     Round,
     RoundKind,
+    Scorer,
     SendClaim,
     SpaceFilter,
     StreakState,
@@ -64,7 +70,7 @@ from bot.store.rows import (
     opened,
     round_from_row,
 )
-from bot.store.settle import SettlingStore
+from bot.store.settle import SettlingStore, reveal
 
 log = logging.getLogger(__name__)
 
@@ -427,9 +433,11 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         round_id: int | None,
         force: bool,
         spaces: SpaceFilter | None,
+        round_ids: Sequence[int] | None = None,
     ) -> list[SendClaim]:
         """Claim deliveries of `what` (post or reveal) that are due, failed and due for a retry, or whose
-        sending lease ran out: FOR UPDATE SKIP LOCKED, so concurrent ticks never take the same round."""
+        sending lease ran out: FOR UPDATE SKIP LOCKED, so concurrent ticks never take the same round.
+        `round_id` or `round_ids`: only that round, or those."""
         where, params = _space_sql(spaces, 5)
         state = "revealed_at IS NULL" if what == "post" else "revealed_at IS NOT NULL"
         rows = await self.pool.fetch(
@@ -439,13 +447,14 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             f"FROM (SELECT id, {what}_state AS prev_state FROM rounds WHERE kind = 'daily' AND {state} "
             f"AND {what}_state IN ('due', 'sending', 'failed') AND ({what}_due_at IS NULL OR {what}_due_at <= $2"
             + (f" OR {what}_state = 'failed'" if force else "")
-            + f") AND ($4::bigint IS NULL OR id = $4){where} ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED) w "
+            + f") AND ($4::bigint[] IS NULL OR id = ANY($4::bigint[])){where} ORDER BY id LIMIT $3 "
+            "FOR UPDATE SKIP LOCKED) w "
             f"WHERE r.id = w.id RETURNING {', '.join('r.' + c.strip() for c in ROUND_COLUMNS.split(','))}, "
             f"r.{what}_attempts, r.{what}_doubts, w.prev_state",
             lease_until,
             now,
             limit,
-            round_id,
+            list(round_ids) if round_ids is not None else None if round_id is None else [round_id],
             *params,
         )
         out = [SendClaim(round_from_row(tuple(r)[:-3]), int(r[-3]), r[-1] == "sending", int(r[-2])) for r in rows]
@@ -514,6 +523,121 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         await self.pool.execute(
             "UPDATE rounds SET reveal_state = $1, reveal_due_at = $2 WHERE id = $3", state, retry_at, round_id
         )
+
+    # ---- the same work by the batch: a few statements per batch, not per channel -----------------
+
+    async def claim_due_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DuePost]:
+        dues = await self.claim_due_channels(now, lease_until, limit, spaces)
+        if not dues:
+            return []
+        platforms = [d.ref.platform for d in dues]
+        channels = [d.ref.channel_id for d in dues]
+        async with self.pool.acquire() as conn:
+            configs = {
+                (r["platform"], r["channel_id"]): config_from_row(r)
+                for r in await conn.fetch(
+                    f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE (platform, channel_id) IN "
+                    "(SELECT * FROM unnest($1::text[], $2::text[]))",
+                    platforms,
+                    channels,
+                )
+            }
+            opened: dict[tuple[str, str], list[Round]] = {}
+            for r in await conn.fetch(
+                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE revealed_at IS NULL AND kind = 'daily' "
+                "AND (platform, channel_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) ORDER BY id",
+                platforms,
+                channels,
+            ):
+                opened.setdefault((r["platform"], r["channel_id"]), []).append(round_from_row(r))
+        return [
+            DuePost(
+                d,
+                configs.get((d.ref.platform, d.ref.channel_id)),
+                tuple(opened.get((d.ref.platform, d.ref.channel_id), ())),
+            )
+            for d in dues
+        ]
+
+    async def reveal_due_rounds(
+        self,
+        round_ids: Sequence[int],
+        revealed_at: dt.datetime,
+        scorer: Scorer | None,
+        lease_until: dt.datetime,
+        *,
+        learn: bool = True,
+    ) -> list[RevealedRound]:
+        if not round_ids:
+            return []
+        async with self._settling() as tx:
+            done = [rid for rid in round_ids if await reveal(tx, rid, revealed_at, scorer, learn=learn)]
+        if not done:
+            return []
+        claims = await self._claim_sends(
+            "reveal", revealed_at, lease_until, len(done), None, False, None, round_ids=done
+        )
+        mine = {c.round.id: c for c in claims}
+        async with self.pool.acquire() as conn:
+            rounds = {
+                r["id"]: round_from_row(r)
+                for r in await conn.fetch(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = ANY($1::bigint[])", done)
+            }
+            answers: dict[int, list[Answer]] = {rid: [] for rid in done}
+            for r in await conn.fetch(
+                f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ANY($1::bigint[]) "
+                "ORDER BY round_id, answered_at, user_id",
+                done,
+            ):
+                answers[r["round_id"]].append(answer_from_row(r))
+            refs = sorted({(r.ref.platform, r.ref.channel_id) for r in rounds.values()})
+            configs = {
+                (r["platform"], r["channel_id"]): config_from_row(r)
+                for r in await conn.fetch(
+                    f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE (platform, channel_id) IN "
+                    "(SELECT * FROM unnest($1::text[], $2::text[]))",
+                    [p for p, _ in refs],
+                    [c for _, c in refs],
+                )
+            }
+        return [
+            RevealedRound(
+                rounds[rid],
+                tuple(answers[rid]),
+                configs.get((rounds[rid].ref.platform, rounds[rid].ref.channel_id)),
+                mine.get(rid),
+            )
+            for rid in done
+            if rid in rounds
+        ]
+
+    async def finish_posts(self, items: Sequence[PostFinish]) -> None:
+        if items:
+            async with self._tx() as conn:
+                await conn.executemany(
+                    "UPDATE rounds SET post_state = $1, post_due_at = $2, message_id = COALESCE($3, message_id) "
+                    "WHERE id = $4",
+                    [(i.state, i.retry_at, i.message_id, i.round_id) for i in items],
+                )
+
+    async def finish_reveals(self, items: Sequence[RevealFinish]) -> None:
+        if items:
+            async with self._tx() as conn:
+                await conn.executemany(
+                    "UPDATE rounds SET reveal_state = $1, reveal_due_at = $2 WHERE id = $3",
+                    [(i.state, i.retry_at, i.round_id) for i in items],
+                )
+
+    async def finish_due_channels(self, items: Sequence[DueFinish]) -> None:
+        if items:
+            async with self._tx() as conn:
+                await conn.executemany(
+                    "UPDATE channels SET next_post_at = CASE WHEN next_post_at = $1 THEN $2 ELSE next_post_at END, "
+                    "claimed_until = NULL WHERE platform = $3 AND channel_id = $4",
+                    [(i.due_at, i.next_at, i.ref.platform, i.ref.channel_id) for i in items],
+                )
 
     # ---- the weekly recap --------------------------------------------------------------------------
 

@@ -28,11 +28,16 @@ from bot.model import (
     ChannelConfig,
     ChannelRef,
     DueChannel,
+    DueFinish,
+    DuePost,
     LeaderboardRow,
     NewAnswer,
     Period,
+    PostFinish,
     RecapRound,
     RecapScorer,
+    RevealedRound,
+    RevealFinish,
     Round,
     RoundKind,
     Scorer,
@@ -467,18 +472,7 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         self, due: str, lease: str, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None
     ) -> list[DueChannel]:
         """Claim channels whose `due` column has passed and whose `lease` is free (the daily post, the recap)."""
-        where, params = _space_sql(spaces)
-        rows = await self._atomic(
-            f"UPDATE channels SET {lease} = ? WHERE rowid IN (SELECT rowid FROM channels "
-            f"WHERE {due} IS NOT NULL AND {due} <= ? AND paused = 0 "
-            f"AND ({lease} IS NULL OR {lease} <= ?){where} ORDER BY {due} LIMIT ?) "
-            f"RETURNING platform, space_id, channel_id, {due}",
-            (to_ts(lease_until), to_ts(now), to_ts(now), *params, limit),
-        )
-        return sorted(
-            (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
-            key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id),
-        )
+        return _due_channels(await self._atomic(*_claim_due_sql(due, lease, now, lease_until, limit, spaces)))
 
     async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
         await self._finish_due("next_post_at", "claimed_until", ref, due_at, next_at)
@@ -505,34 +499,15 @@ class SqliteStore(SqliteInstalls, SettlingStore):
     ) -> list[SendClaim]:
         """One conditional UPDATE in one (single-writer) transaction: claim deliveries of `what`
         (post or reveal) that are due, failed and due for a retry, or whose sending lease ran out."""
-        where, params = _space_sql(spaces)
-        state = "revealed_at IS NULL" if what == "post" else "revealed_at IS NOT NULL"
-        cond = (
-            f"kind = 'daily' AND {state} AND {what}_state IN ('due', 'sending', 'failed') "
-            f"AND ({what}_due_at IS NULL OR {what}_due_at <= ?"
-            + (f" OR {what}_state = 'failed'" if force else "")
-            + ")"
-            + where
-        )
-        args: list[object] = [to_ts(now), *params]
-        if round_id is not None:
-            cond += " AND id = ?"
-            args.append(round_id)
-        select = f"SELECT id, {what}_state FROM rounds WHERE {cond} ORDER BY id LIMIT ?"
-        update = (
-            f"UPDATE rounds SET {what}_state = 'sending', {what}_attempts = {what}_attempts + 1, "
-            f"{what}_due_at = ?, {what}_doubts = {what}_doubts + ({what}_state = 'sending') "
-            f"WHERE id IN ({{marks}}) RETURNING {ROUND_COLUMNS}, {what}_attempts, {what}_doubts"
+        select, args, update = _claim_sends_sql(
+            what, now, limit, None if round_id is None else (round_id,), force, spaces
         )
         async with self._lock:
             db = self.db
             before, rows = await db._execute(  # type: ignore[no-untyped-call]
-                _in_tx, db._conn, _claim_in_thread, select, (*args, limit), update, to_ts(lease_until)
+                _in_tx, db._conn, _claim_in_thread, select, args, update, to_ts(lease_until)
             )
-        if not before:
-            return []
-        out = [SendClaim(round_from_row(r[:-2]), int(r[-2]), before[int(r[0])] == "sending", int(r[-1])) for r in rows]
-        return sorted(out, key=lambda c: c.round.id)
+        return _send_claims(before, rows)
 
     async def claim_posts(
         self,
@@ -594,6 +569,82 @@ class SqliteStore(SqliteInstalls, SettlingStore):
             "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
             (state, to_ts(retry_at) if retry_at else None, round_id),
         )
+
+    # ---- the same work by the batch: one trip to the connection's thread each ---------------------
+
+    async def claim_due_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DuePost]:
+        claim = _claim_due_sql("next_post_at", "claimed_until", now, lease_until, limit, spaces)
+        async with self._lock:
+            db = self.db
+            rows, configs, opened = await db._execute(  # type: ignore[no-untyped-call]
+                _in_tx, db._conn, _due_posts_in_thread, *claim
+            )
+        out = []
+        for due in _due_channels(rows):
+            key = (due.ref.platform, due.ref.channel_id)
+            found = configs.get(key)
+            rounds = tuple(round_from_row(r) for r in opened.get(key, ()))
+            out.append(DuePost(due, config_from_row(found) if found is not None else None, rounds))
+        return out
+
+    async def reveal_due_rounds(
+        self,
+        round_ids: Sequence[int],
+        revealed_at: dt.datetime,
+        scorer: Scorer | None,
+        lease_until: dt.datetime,
+        *,
+        learn: bool = True,
+    ) -> list[RevealedRound]:
+        if not round_ids:
+            return []
+        async with self._lock:
+            db = self.db
+            revealed, before, claims, answers, configs = await db._execute(  # type: ignore[no-untyped-call]
+                _in_tx, db._conn, _reveal_batch_in_thread, tuple(round_ids), revealed_at, scorer, learn, lease_until
+            )
+        mine = {c.round.id: c for c in _send_claims(before, claims)}
+        return [
+            RevealedRound(
+                round_from_row(row),
+                tuple(answer_from_row(a) for a in answers[int(row[0])]),
+                config_from_row(configs[int(row[0])]) if configs.get(int(row[0])) else None,
+                mine.get(int(row[0])),
+            )
+            for row in revealed
+        ]
+
+    async def finish_posts(self, items: Sequence[PostFinish]) -> None:
+        await self._atomic_many(
+            "UPDATE rounds SET post_state = ?, post_due_at = ?, message_id = COALESCE(?, message_id) WHERE id = ?",
+            [(i.state, to_ts(i.retry_at) if i.retry_at else None, i.message_id, i.round_id) for i in items],
+        )
+
+    async def finish_reveals(self, items: Sequence[RevealFinish]) -> None:
+        await self._atomic_many(
+            "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
+            [(i.state, to_ts(i.retry_at) if i.retry_at else None, i.round_id) for i in items],
+        )
+
+    async def finish_due_channels(self, items: Sequence[DueFinish]) -> None:
+        await self._atomic_many(
+            "UPDATE channels SET next_post_at = CASE WHEN next_post_at = ? THEN ? ELSE next_post_at END, "
+            "claimed_until = NULL WHERE platform = ? AND channel_id = ?",
+            [
+                (to_ts(i.due_at), to_ts(i.next_at) if i.next_at else None, i.ref.platform, i.ref.channel_id)
+                for i in items
+            ],
+        )
+
+    async def _atomic_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One write statement for each row, in one BEGIN IMMEDIATE transaction and one trip."""
+        if not rows:
+            return
+        async with self._lock:
+            db = self.db
+            await db._execute(_in_tx, db._conn, _many, sql, rows)  # type: ignore[no-untyped-call]
 
     # ---- the weekly recap --------------------------------------------------------------------------
 
@@ -1160,6 +1211,131 @@ def _answer_counts(asked: Iterable[Any], chosen: Iterable[Any]) -> list[tuple[st
         row = counts.get(qid, [0, 0, 0, 0, 0])
         out.append((str(qid), int(n), tuple(row[:4]), row[4]))
     return sorted(out)
+
+
+def _claim_due_sql(
+    due: str, lease: str, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None
+) -> tuple[str, tuple[object, ...]]:
+    where, params = _space_sql(spaces)
+    return (
+        f"UPDATE channels SET {lease} = ? WHERE rowid IN (SELECT rowid FROM channels "
+        f"WHERE {due} IS NOT NULL AND {due} <= ? AND paused = 0 "
+        f"AND ({lease} IS NULL OR {lease} <= ?){where} ORDER BY {due} LIMIT ?) "
+        f"RETURNING platform, space_id, channel_id, {due}",
+        (to_ts(lease_until), to_ts(now), to_ts(now), *params, limit),
+    )
+
+
+def _due_channels(rows: Iterable[Any]) -> list[DueChannel]:
+    return sorted(
+        (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
+        key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id),
+    )
+
+
+def _claim_sends_sql(
+    what: str,
+    now: dt.datetime,
+    limit: int,
+    round_ids: Sequence[int] | None,
+    force: bool,
+    spaces: SpaceFilter | None,
+) -> tuple[str, tuple[object, ...], str]:
+    """The select of due deliveries of `what` (its args) and the update that claims them (see _claim_sends)."""
+    where, params = _space_sql(spaces)
+    state = "revealed_at IS NULL" if what == "post" else "revealed_at IS NOT NULL"
+    cond = (
+        f"kind = 'daily' AND {state} AND {what}_state IN ('due', 'sending', 'failed') "
+        f"AND ({what}_due_at IS NULL OR {what}_due_at <= ?"
+        + (f" OR {what}_state = 'failed'" if force else "")
+        + ")"
+        + where
+    )
+    args: list[object] = [to_ts(now), *params]
+    if round_ids is not None:
+        cond += f" AND id IN ({','.join('?' * len(round_ids))})"
+        args += round_ids
+    select = f"SELECT id, {what}_state FROM rounds WHERE {cond} ORDER BY id LIMIT ?"
+    update = (
+        f"UPDATE rounds SET {what}_state = 'sending', {what}_attempts = {what}_attempts + 1, "
+        f"{what}_due_at = ?, {what}_doubts = {what}_doubts + ({what}_state = 'sending') "
+        f"WHERE id IN ({{marks}}) RETURNING {ROUND_COLUMNS}, {what}_attempts, {what}_doubts"
+    )
+    return select, (*args, limit), update
+
+
+def _send_claims(before: dict[int, str], rows: Iterable[Any]) -> list[SendClaim]:
+    if not before:
+        return []
+    out = [SendClaim(round_from_row(r[:-2]), int(r[-2]), before[int(r[0])] == "sending", int(r[-1])) for r in rows]
+    return sorted(out, key=lambda c: c.round.id)
+
+
+_CHANNEL_ROW = f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = ? AND channel_id = ?"
+_OPEN_DAILY = (
+    f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND channel_id = ? "
+    "AND revealed_at IS NULL AND kind = 'daily' ORDER BY id"
+)
+
+
+def _due_posts_in_thread(
+    con: sqlite3.Connection, claim: str, params: Sequence[Any]
+) -> tuple[list[Any], dict[tuple[str, str], Any], dict[tuple[str, str], list[Any]]]:
+    """The claim of due channels, then each claimed channel's settings and open daily rounds."""
+    rows = con.execute(claim, params).fetchall()
+    configs: dict[tuple[str, str], Any] = {}
+    opened: dict[tuple[str, str], list[Any]] = {}
+    for r in rows:
+        key = (r[0], r[2])
+        found = con.execute(_CHANNEL_ROW, key).fetchone()
+        if found is not None:
+            configs[key] = found
+        opened[key] = con.execute(_OPEN_DAILY, key).fetchall()
+    return rows, configs, opened
+
+
+def _settle_now(con: sqlite3.Connection, coro: Any) -> Any:
+    """Run a bot.store.settle coroutine to its end on the raw connection (its steps never suspend)."""
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coro.close()
+    raise RuntimeError("a reveal step waited on something other than the connection")
+
+
+def _reveal_batch_in_thread(
+    con: sqlite3.Connection,
+    round_ids: tuple[int, ...],
+    revealed_at: dt.datetime,
+    scorer: Scorer | None,
+    learn: bool,
+    lease_until: dt.datetime,
+) -> tuple[list[Any], dict[int, str], list[Any], dict[int, list[Any]], dict[int, Any]]:
+    """Reveal each round (bot.store.settle.reveal), then claim the reveal posts of those revealed and read
+    their rows, answers and channels; inside the caller's transaction."""
+    tx = _Settle(_InThread(con))  # type: ignore[arg-type]
+    done = [rid for rid in round_ids if _settle_now(con, reveal(tx, rid, revealed_at, scorer, learn=learn))]
+    if not done:
+        return [], {}, [], {}, {}
+    marks = ",".join("?" * len(done))
+    revealed = con.execute(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id IN ({marks})", done).fetchall()
+    order = {rid: i for i, rid in enumerate(done)}
+    revealed.sort(key=lambda r: order[int(r[0])])
+    select, args, update = _claim_sends_sql("reveal", revealed_at, len(done), done, False, None)
+    before, claims = _claim_in_thread(con, select, args, update, to_ts(lease_until))
+    answers = {
+        rid: con.execute(
+            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ? ORDER BY answered_at, user_id", (rid,)
+        ).fetchall()
+        for rid in done
+    }
+    configs = {int(r[0]): con.execute(_CHANNEL_ROW, (r[2], r[4])).fetchone() for r in revealed}
+    return revealed, before, claims, answers, configs
+
+
+def _many(con: sqlite3.Connection, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+    con.executemany(sql, rows)
 
 
 def _in_tx(con: sqlite3.Connection, fn: Callable[..., T], *args: Any) -> T:

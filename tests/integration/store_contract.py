@@ -383,6 +383,90 @@ class StoreContract:
         await store.finish_reveal(r.id, "sent")
         assert await store.claim_reveals(lease + dt.timedelta(days=1), lease, 10) == []
 
+    # ---- the same durable work by the batch (the tick's fan-out) -----------------------------------
+
+    async def test_due_posts_are_claimed_by_the_batch_with_their_settings_and_open_rounds(self, store):
+        from bot.model import DueFinish
+
+        later = T0 + dt.timedelta(days=1)
+        for ref in (REF, REF2):
+            await store.save_channel(ChannelConfig(ref=ref, timezone="Asia/Tokyo"))
+            await store.set_next_post(ref, T0)
+        old = await store.claim_daily_round(REF, DAY - dt.timedelta(days=1), "q1", "tensors", T0, T0)
+        done = await store.claim_daily_round(REF, DAY - dt.timedelta(days=2), "q2", "tensors", T0, T0)
+        await store.reveal_round(done.id, T0, None)
+        await store.claim_daily_round(REF2, DAY, "q3", "tensors", T0, None)
+        await store.create_practice_round(REF, "ada", "q4", "tensors", T0)
+        lease = T0 + dt.timedelta(minutes=2)
+        assert await store.claim_due_posts(T0 - dt.timedelta(seconds=1), lease, 10) == []
+        claims = await asyncio.gather(*(store.claim_due_posts(T0, lease, 10) for _ in range(6)))
+        assert sorted(len(c) for c in claims) == [0] * 5 + [2]  # once, whoever asks
+        (batch,) = [c for c in claims if c]
+        assert [p.due.ref for p in batch] == [REF, REF2] and {p.due.due_at for p in batch} == {T0}
+        assert [p.config.timezone for p in batch] == ["Asia/Tokyo"] * 2
+        assert [r.id for r in batch[0].open_rounds] == [old.id]  # open daily rounds only
+        assert [r.question_id for r in batch[1].open_rounds] == ["q3"]
+        assert await store.claim_due_posts(T0 + dt.timedelta(minutes=1), lease, 10) == []  # leased
+        # a config change while the claim is held wins over the claimer's finish; the others move on
+        await store.set_next_post(REF2, later + dt.timedelta(hours=1))
+        await store.finish_due_channels([DueFinish(REF, T0, later), DueFinish(REF2, T0, later)])
+        assert await store.get_next_post(REF) == later
+        assert await store.get_next_post(REF2) == later + dt.timedelta(hours=1)
+        assert [p.due.ref for p in await store.claim_due_posts(later, later + (lease - T0), 1)] == [REF]  # limit 1
+
+    async def test_due_rounds_are_revealed_by_the_batch_with_their_answers_and_reveal_claims(self, store):
+        from bot.model import PostFinish, RevealFinish
+
+        closes = T0 + dt.timedelta(hours=1)
+        await store.save_channel(ChannelConfig(ref=REF, ping_winners=True))
+        r1 = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, closes)
+        r2 = await store.claim_daily_round(REF2, DAY, "q2", "tensors", T0, closes)
+        r3 = await store.claim_daily_round(REF, DAY - dt.timedelta(days=1), "q3", "tensors", T0, closes)
+        await store.finish_posts([PostFinish(r1.id, "sent", message_id="m1"), PostFinish(r2.id, "sent")])
+        await store.add_answers([ans(r1.id, "bob", 1, False), ans(r1.id, "ada"), ans(r2.id, "cy")], T0)
+        await store.reveal_round(r3.id, closes, None)  # already revealed: not in the batch's result
+        lease = closes + dt.timedelta(minutes=2)
+        got = await store.reveal_due_rounds([r2.id, r3.id, r1.id], closes, score_daily_round, lease)
+        assert [g.round.id for g in got] == [r2.id, r1.id]
+        assert all(g.round.revealed_at == closes for g in got)
+        assert [[a.user_id for a in g.answers] for g in got] == [["cy"], ["ada", "bob"]]
+        assert got[0].config is None and got[1].config.ping_winners
+        assert [(g.claim.round.id, g.claim.attempts, g.claim.doubtful) for g in got] == [
+            (r2.id, 1, False),
+            (r1.id, 1, False),
+        ]
+        assert got[1].claim.round.message_id == "m1"
+        board = {row.user_id: row.correct for row in await store.leaderboard("test", "space", Period.ALL, "all", 10)}
+        assert board == {"ada": 1, "bob": 0, "cy": 1}  # scored once
+        assert await store.reveal_due_rounds([r1.id, r2.id], closes, score_daily_round, lease) == []
+        # the batch holds its reveal posts (r3's, revealed alone, is still to claim)
+        assert [c.round.id for c in await store.claim_reveals(closes, lease, 10)] == [r3.id]
+        await store.finish_reveals(
+            [RevealFinish(r1.id, "sent"), RevealFinish(r2.id, "failed", retry_at=lease), RevealFinish(r3.id, "none")]
+        )
+        (again,) = await store.claim_reveals(lease, lease + dt.timedelta(minutes=2), 10)
+        assert again.round.id == r2.id and again.attempts == 2
+        assert await store.reveal_due_rounds([], closes, score_daily_round, lease) == []
+
+    async def test_a_failed_batch_reveal_reveals_none_of_its_rounds(self, store):
+        closes = T0 + dt.timedelta(hours=1)
+        r1 = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, closes)
+        r2 = await store.claim_daily_round(REF2, DAY, "q2", "tensors", T0, closes)
+        await store.add_answers([ans(r1.id, "ada"), ans(r2.id, "ada")], T0)
+        seen: list[int] = []
+
+        def scorer(inp):  # type: ignore[no-untyped-def]
+            seen.append(inp.round.id)
+            if len(seen) == 2:
+                raise RuntimeError("boom")
+            return score_daily_round(inp)
+
+        with pytest.raises(RuntimeError):
+            await store.reveal_due_rounds([r1.id, r2.id], closes, scorer, closes + dt.timedelta(minutes=2))
+        assert seen == [r1.id, r2.id]
+        assert {r.id for r in await store.due_reveals(closes, 10)} == {r1.id, r2.id}
+        assert await store.leaderboard("test", "space", Period.ALL, "all", 10) == []
+
 
 class RestartContract:
     """State survives closing the store and opening a new one on the same database."""

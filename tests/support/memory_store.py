@@ -30,13 +30,19 @@ from bot.model import (
     ChannelConfig,
     ChannelRef,
     DueChannel,
+    DueFinish,
+    DuePost,
     LeaderboardRow,
     NewAnswer,
     Period,
+    PostFinish,
     RecapRound,
     RecapScorer,
+    RevealedRound,
+    RevealFinish,
     Round,
     RoundKind,
+    Scorer,
     SendClaim,
     SpaceFilter,
     StreakState,
@@ -44,7 +50,7 @@ from bot.model import (
 )
 from bot.store.migrations import load_migrations
 from bot.store.rows import config_from_row, config_to_row
-from bot.store.settle import SettlingStore
+from bot.store.settle import SettlingStore, reveal
 
 SCHEMA_VERSION = max(v for v, _, _ in load_migrations("sqlite"))  # the version SqliteStore reaches
 
@@ -422,6 +428,50 @@ class InMemoryStore(SettlingStore):
         if round_id in t.rounds:
             d = _delivery(t, round_id, "reveal")
             d[0], d[2] = state, _utc(retry_at) if retry_at else None
+
+    # the same work by the batch (the fake composes the one-item methods; the reveals share one transaction)
+    async def claim_due_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DuePost]:
+        return [
+            DuePost(due, await self.get_channel(due.ref), tuple(await self.open_daily_rounds(due.ref)))
+            for due in await self.claim_due_channels(now, lease_until, limit, spaces)
+        ]
+
+    async def reveal_due_rounds(
+        self,
+        round_ids: Sequence[int],
+        revealed_at: dt.datetime,
+        scorer: Scorer | None,
+        lease_until: dt.datetime,
+        *,
+        learn: bool = True,
+    ) -> list[RevealedRound]:
+        if not round_ids:
+            return []
+        async with self._settling() as tx:
+            done = [rid for rid in round_ids if await reveal(tx, rid, revealed_at, scorer, learn=learn)]
+        out = []
+        for rid in done:
+            claims = await self.claim_reveals(revealed_at, lease_until, 1, round_id=rid)
+            round_ = (await self._db()).rounds[rid]
+            answers = tuple(await self.round_answers(rid))
+            out.append(
+                RevealedRound(round_, answers, await self.get_channel(round_.ref), claims[0] if claims else None)
+            )
+        return out
+
+    async def finish_posts(self, items: Sequence[PostFinish]) -> None:
+        for i in items:
+            await self.finish_post(i.round_id, i.state, message_id=i.message_id, retry_at=i.retry_at)
+
+    async def finish_reveals(self, items: Sequence[RevealFinish]) -> None:
+        for i in items:
+            await self.finish_reveal(i.round_id, i.state, retry_at=i.retry_at)
+
+    async def finish_due_channels(self, items: Sequence[DueFinish]) -> None:
+        for i in items:
+            await self.finish_due_channel(i.ref, i.due_at, i.next_at)
 
     # ---- answers ---------------------------------------------------------------------------------
 

@@ -142,6 +142,12 @@ class Store(Protocol):
         self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
     ) -> str | None: ...
 
+    async def question_history(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> tuple[dict[str, int], str | None]:
+        """question_counts and last_question_id together (one trip: what the next pick needs)."""
+        ...
+
     # durable daily work (every process runs the same tick over these)
     async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
         """The channel's next due post (None: nothing due, e.g. paused); releases any claim on it."""

@@ -378,8 +378,7 @@ class QuizService:
         instant and this process's claim on the first send; None when the slot is taken."""
         now = self.clock.now()
         candidates = await self.packs.candidates(cfg)
-        counts = await self.store.question_counts(ref.platform, ref.space_id, RoundKind.DAILY)
-        last = await self.store.last_question_id(ref.platform, ref.space_id, RoundKind.DAILY)
+        counts, last = await self.store.question_history(ref.platform, ref.space_id, RoundKind.DAILY)
         question = pick_question(candidates, counts, last, self._rng)
         if question is None:
             raise BadSetting("The question bank is empty.")
@@ -883,8 +882,7 @@ class QuizService:
                     f"The only {topic or 'practice'} questions are today's open daily question; "
                     "try another topic or come back after the reveal."
                 )
-        counts = await self.store.question_counts(ref.platform, ref.space_id, RoundKind.PRACTICE, user_id)
-        last = await self.store.last_question_id(ref.platform, ref.space_id, RoundKind.PRACTICE, user_id)
+        counts, last = await self.store.question_history(ref.platform, ref.space_id, RoundKind.PRACTICE, user_id)
         question = pick_question(candidates, counts, last, self._rng)
         assert question is not None
         return await self.practice_round(ref, user_id, question)

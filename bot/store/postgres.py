@@ -359,6 +359,19 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         question_id: str | None = await self.pool.fetchval(sql, *params)
         return question_id
 
+    async def question_history(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> tuple[dict[str, int], str | None]:
+        where, params = asked_where(platform, space_id, kind, user_id, "$")
+        async with self.pool.acquire() as conn:
+            counts = await conn.fetch(
+                f"SELECT question_id, COUNT(*) FROM rounds WHERE {where} GROUP BY question_id", *params
+            )
+            last = await conn.fetchval(
+                f"SELECT question_id FROM rounds WHERE {where} ORDER BY id DESC LIMIT 1", *params
+            )
+        return {r[0]: int(r[1]) for r in counts}, last
+
     # ---- durable daily work ----------------------------------------------------------------------
 
     async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:

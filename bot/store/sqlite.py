@@ -442,6 +442,15 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         rows = await self._read(f"SELECT question_id FROM rounds WHERE {where} ORDER BY id DESC LIMIT 1", params)
         return rows[0][0] if rows else None
 
+    async def question_history(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> tuple[dict[str, int], str | None]:
+        where, params = asked_where(platform, space_id, kind, user_id, "?")
+        async with self._lock:
+            db = self.db
+            counts, last = await db._execute(_history_in_thread, db._conn, where, params)  # type: ignore[no-untyped-call]
+        return {r[0]: int(r[1]) for r in counts}, last[0][0] if last else None
+
     # ---- durable daily work ----------------------------------------------------------------------
 
     async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
@@ -1332,6 +1341,13 @@ def _reveal_batch_in_thread(
     }
     configs = {int(r[0]): con.execute(_CHANNEL_ROW, (r[2], r[4])).fetchone() for r in revealed}
     return revealed, before, claims, answers, configs
+
+
+def _history_in_thread(con: sqlite3.Connection, where: str, params: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    """The questions asked (with their counts) and the last one asked, read in one trip."""
+    counts = con.execute(f"SELECT question_id, COUNT(*) FROM rounds WHERE {where} GROUP BY question_id", params)
+    last = con.execute(f"SELECT question_id FROM rounds WHERE {where} ORDER BY id DESC LIMIT 1", params)
+    return counts.fetchall(), last.fetchall()
 
 
 def _many(con: sqlite3.Connection, sql: str, rows: Sequence[Sequence[Any]]) -> None:

@@ -132,6 +132,10 @@ class StoreContract:
         assert await store.last_question_id("test", "space", RoundKind.DAILY) == "a"
         assert await store.last_question_id("test", "space", RoundKind.PRACTICE, "bob") == "d"
         assert await store.last_question_id("test", "other", RoundKind.DAILY) is None
+        # both at once (what the next pick reads)
+        assert await store.question_history("test", "space", RoundKind.DAILY) == ({"a": 2, "b": 1}, "a")
+        assert await store.question_history("test", "space", RoundKind.PRACTICE, "bob") == ({"d": 1}, "d")
+        assert await store.question_history("test", "other", RoundKind.DAILY) == ({}, None)
 
     # ---- answers ---------------------------------------------------------------------------------
 

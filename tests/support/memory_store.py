@@ -282,6 +282,12 @@ class InMemoryStore(SettlingStore):
         asked = _asked(t.rounds, platform, space_id, kind, user_id)
         return asked[-1].question_id if asked else None
 
+    async def question_history(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> tuple[dict[str, int], str | None]:
+        counts = await self.question_counts(platform, space_id, kind, user_id)
+        return counts, await self.last_question_id(platform, space_id, kind, user_id)
+
     # ---- durable daily work ----------------------------------------------------------------------
 
     async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:

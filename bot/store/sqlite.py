@@ -1155,8 +1155,11 @@ class _Settle:
         found: dict[CardKey, LearnerCard] = {}
         for chunk in _chunks(keys, IN_CHUNK // 4):
             rows = await self.db.execute_fetchall(
-                f"SELECT {CARD_COLUMNS} FROM learner_cards WHERE (platform, space_id, user_id, question_id) "
-                f"IN (VALUES {','.join('(?,?,?,?)' for _ in chunk)})",
+                # a join on the keys (`IN (VALUES ...)` scans the whole table): one primary-key search each
+                f"SELECT {', '.join('c.' + c.strip() for c in CARD_COLUMNS.split(','))} "
+                f"FROM (VALUES {','.join('(?,?,?,?)' for _ in chunk)}) AS k JOIN learner_cards c "
+                "ON c.platform = k.column1 AND c.space_id = k.column2 AND c.user_id = k.column3 "
+                "AND c.question_id = k.column4",
                 [v for k in chunk for v in (k.platform, k.space_id, k.user_id, k.question_id)],
             )
             found.update((c.key, c) for c in map(card_from_row, rows))

@@ -52,6 +52,7 @@ LEAD = 10.0  # seconds of load before 09:00
 CALL = 0.05  # every fake platform call takes this long
 CHANNELS_PER_SPACE = 10
 HOT_ROUNDS = 20  # rounds open all along (answers go to them and to today's rounds as they are posted)
+HOT_FOR = dt.timedelta(days=30)  # their promised reveal: after the quiet days (their answers are scored then)
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/test"
 
 
@@ -171,12 +172,10 @@ async def seed(store: Store, refs: list[ChannelRef], answers_per_round: int) -> 
         ref = ChannelRef("slack", "Thot", f"hot{k}")
         await store.save_channel(ChannelConfig(ref=ref, paused=False))
         q = bank.questions[k % len(bank.questions)]
-        r = await store.claim_daily_round(
-            ref, DAY1, q.id, q.topic, INSTANT - dt.timedelta(hours=1), INSTANT + dt.timedelta(days=2)
-        )
+        r = await store.claim_daily_round(ref, DAY1, q.id, q.topic, INSTANT - dt.timedelta(hours=1), INSTANT + HOT_FOR)
         assert r is not None
         await store.finish_post(r.id, "sent", message_id=f"h{r.id}")
-        await store.set_next_post(ref, INSTANT + dt.timedelta(days=2))
+        await store.set_next_post(ref, INSTANT + HOT_FOR)
         hot.append(r.id)
     at = opened_at + dt.timedelta(minutes=5)
     batch: list[NewAnswer] = []

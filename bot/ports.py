@@ -154,8 +154,9 @@ class Store(Protocol):
         ...
 
     async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None: ...
-    async def unscheduled_channels(self) -> list[ChannelConfig]:
-        """Running (unpaused) channels without a next due post (saved before schedules were stored)."""
+    async def unscheduled_channels(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
+        """Running (unpaused) channels without a next due post (saved before schedules were stored), of
+        these spaces (None: all)."""
         ...
 
     async def claim_due_channels(
@@ -255,8 +256,8 @@ class Store(Protocol):
         ...
 
     async def get_next_recap(self, ref: ChannelRef) -> dt.datetime | None: ...
-    async def unscheduled_recaps(self) -> list[ChannelConfig]:
-        """Running channels with the recap on but no next due recap stored."""
+    async def unscheduled_recaps(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
+        """Running channels with the recap on but no next due recap stored, of these spaces (None: all)."""
         ...
 
     async def claim_due_recaps(

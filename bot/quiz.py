@@ -463,7 +463,7 @@ class QuizService:
         """Give running channels saved without a stored next post one (a post missed within the grace
         still goes out)."""
         now = self.clock.now()
-        for cfg in await self.store.unscheduled_channels():
+        for cfg in await self.store.unscheduled_channels(spaces):
             if spaces is None or spaces(cfg.ref):
                 await self.store.set_next_post(cfg.ref, await self.next_due(cfg, now - self.grace))
         for round_ in await self.store.open_daily_rounds(unpromised=True):  # posted before promises were stored

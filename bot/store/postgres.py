@@ -388,10 +388,12 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         )
         return from_ts(at) if at else None
 
-    async def unscheduled_channels(self) -> list[ChannelConfig]:
+    async def unscheduled_channels(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
+        where, params = _space_sql(spaces, 1)
         rows = await self.pool.fetch(
-            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE NOT paused AND next_post_at IS NULL "
-            "ORDER BY platform, channel_id"
+            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE NOT paused AND next_post_at IS NULL{where} "
+            "ORDER BY platform, channel_id",
+            *params,
         )
         return [config_from_row(r) for r in rows]
 
@@ -669,10 +671,12 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         )
         return from_ts(at) if at else None
 
-    async def unscheduled_recaps(self) -> list[ChannelConfig]:
+    async def unscheduled_recaps(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
+        where, params = _space_sql(spaces, 1)
         rows = await self.pool.fetch(
             f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE NOT paused AND recap_day IS NOT NULL "
-            "AND next_recap_at IS NULL ORDER BY platform, channel_id"
+            f"AND next_recap_at IS NULL{where} ORDER BY platform, channel_id",
+            *params,
         )
         return [config_from_row(r) for r in rows]
 

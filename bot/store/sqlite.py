@@ -465,10 +465,12 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         )
         return from_ts(rows[0][0]) if rows and rows[0][0] else None
 
-    async def unscheduled_channels(self) -> list[ChannelConfig]:
+    async def unscheduled_channels(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
+        where, params = _space_sql(spaces)
         rows = await self._read(
-            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE paused = 0 AND next_post_at IS NULL "
-            "ORDER BY platform, channel_id"
+            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE paused = 0 AND next_post_at IS NULL{where} "
+            "ORDER BY platform, channel_id",
+            params,
         )
         return [config_from_row(r) for r in rows]
 
@@ -671,10 +673,12 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         )
         return from_ts(rows[0][0]) if rows and rows[0][0] else None
 
-    async def unscheduled_recaps(self) -> list[ChannelConfig]:
+    async def unscheduled_recaps(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
+        where, params = _space_sql(spaces)
         rows = await self._read(
             f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE paused = 0 AND recap_day IS NOT NULL "
-            "AND next_recap_at IS NULL ORDER BY platform, channel_id"
+            f"AND next_recap_at IS NULL{where} ORDER BY platform, channel_id",
+            params,
         )
         return [config_from_row(r) for r in rows]
 

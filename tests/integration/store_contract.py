@@ -330,6 +330,22 @@ class StoreContract:
             other,
         }
 
+    async def test_unscheduled_channels_and_recaps_of_the_spaces_given(self, store):
+        from bot.model import SpaceFilter
+
+        mine = ChannelRef("discord", str(1 << 22), "c1")  # shard 1 of 2
+        theirs = ChannelRef("discord", str(2 << 22), "c2")  # shard 0 of 2
+        other = ChannelRef("slack", "T1", "c3")
+        for ref in (mine, theirs, other):
+            await store.save_channel(ChannelConfig(ref=ref))  # the recap is on by default
+        shard1 = SpaceFilter(shard_count=2, shard_ids=(1,))
+        slack = SpaceFilter(platforms=("slack",))
+        assert [c.ref for c in await store.unscheduled_channels(shard1)] == [mine, other]
+        assert [c.ref for c in await store.unscheduled_channels(slack)] == [other]
+        assert [c.ref for c in await store.unscheduled_recaps(shard1)] == [mine, other]
+        assert [c.ref for c in await store.unscheduled_recaps(slack)] == [other]
+        assert [c.ref for c in await store.unscheduled_recaps()] == [mine, theirs, other]
+
     async def test_a_post_is_claimed_sent_once_retried_after_a_failure_and_doubted_after_a_crash(self, store):
         lease = T0 + dt.timedelta(minutes=2)
         r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, T0 + dt.timedelta(days=1), lease_until=lease)

@@ -304,9 +304,13 @@ class InMemoryStore(SettlingStore):
     async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None:
         return (await self._db()).next_post.get((ref.platform, ref.channel_id))
 
-    async def unscheduled_channels(self) -> list[ChannelConfig]:
+    async def unscheduled_channels(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
         t = await self._db()
-        return [t.channels[k] for k in sorted(t.channels) if not t.channels[k].paused and k not in t.next_post]
+        return [
+            t.channels[k]
+            for k in sorted(t.channels)
+            if not t.channels[k].paused and k not in t.next_post and (spaces is None or spaces(t.channels[k].ref))
+        ]
 
     async def claim_due_channels(
         self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
@@ -536,12 +540,15 @@ class InMemoryStore(SettlingStore):
     async def get_next_recap(self, ref: ChannelRef) -> dt.datetime | None:
         return (await self._db()).next_recap.get((ref.platform, ref.channel_id))
 
-    async def unscheduled_recaps(self) -> list[ChannelConfig]:
+    async def unscheduled_recaps(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
         t = await self._db()
         return [
             t.channels[k]
             for k in sorted(t.channels)
-            if not t.channels[k].paused and t.channels[k].recap_day is not None and k not in t.next_recap
+            if not t.channels[k].paused
+            and t.channels[k].recap_day is not None
+            and k not in t.next_recap
+            and (spaces is None or spaces(t.channels[k].ref))
         ]
 
     async def claim_due_recaps(

@@ -522,7 +522,9 @@ class QuizService:
                         ids, at, score_daily_round, at + SEND_LEASE, learn=self.learning
                     )
                 except Exception:  # none of them was revealed: one by one, so one bad round holds up no other
-                    log.warning("revealing %d rounds together failed; revealing them one by one", len(ids))
+                    log.warning(
+                        "revealing %d rounds together failed; revealing them one by one", len(ids), exc_info=True
+                    )
                     for round_ in chunk:
                         await reveal(round_)
                     return
@@ -539,7 +541,12 @@ class QuizService:
                 log.exception("reveal of round %d failed", round_.id)
 
         async def due_reveal_batches(n: int, busy: int) -> list[list[Round]]:
-            rounds = await due_reveals(n * REVEAL_BATCH, len(active))
+            # by space, then as due: a batch locks its spaces in one order (two batches never wait on each
+            # other in a circle on PostgreSQL), and a space's rounds keep their order
+            rounds = sorted(
+                await due_reveals(n * REVEAL_BATCH, len(active)),
+                key=lambda r: (r.ref.platform, r.ref.space_id, r.closes_at or now, r.id),
+            )
             return [rounds[i : i + REVEAL_BATCH] for i in range(0, len(rounds), REVEAL_BATCH)]
 
         async def post(due: DuePost) -> None:

@@ -588,6 +588,14 @@ class PostgresStore(PostgresInstalls, SettlingStore):
         if not round_ids:
             return []
         async with self._settling() as tx:
+            # the rounds first, in id order as answer batches lock them (FOR SHARE), then their spaces in one
+            # order: a batch never waits in a circle with an answer batch or another reveal
+            rows = await tx.conn.fetch(
+                "SELECT platform, space_id FROM rounds WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE",
+                list(round_ids),
+            )
+            for platform, space_id in sorted({(r["platform"], r["space_id"]) for r in rows}):
+                await tx.lock_space(ChannelRef(platform, space_id, ""))
             done = [rid for rid in round_ids if await reveal(tx, rid, revealed_at, scorer, learn=learn)]
         if not done:
             return []

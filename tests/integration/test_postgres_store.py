@@ -258,6 +258,46 @@ async def test_processes_scoring_one_space_at_once_keep_ranks_exact(pg_url):
             await s.close()
 
 
+async def test_processes_revealing_batches_with_answers_coming_in_never_deadlock_and_reveal_once(pg_url):
+    """Two processes reveal the same due rounds in batches, in opposite orders and spread over several spaces,
+    while answer batches lock those rounds: each round is revealed once, and no transaction dies in a
+    deadlock (a batch locks its rounds in id order, as answer batches do, then its spaces in one order)."""
+    stores = [PostgresStore(pg_url, max_size=4) for _ in range(2)]
+    for s in stores:
+        await s.open()
+    try:
+        closes = T0 + dt.timedelta(hours=1)
+        refs = [ChannelRef("test", f"space-{i % 4}", f"c{i}") for i in range(16)]
+        rounds = [await stores[0].claim_daily_round(ref, DAY, "q1", "tensors", T0, closes) for ref in refs]
+        ids = [r.id for r in rounds]
+        early = T0 + dt.timedelta(minutes=30)
+
+        async def answers(k: int) -> None:
+            for j in range(5):
+                batch = [NewAnswer(rid, f"u{k}-{j}", 0, True, early) for rid in reversed(ids)]
+                await stores[k % 2].add_answers(batch, early)
+
+        async def reveal(store: PostgresStore, order: list[int]) -> list[int]:
+            got = []
+            for k in range(0, len(order), 5):
+                got += [
+                    g.round.id
+                    for g in await store.reveal_due_rounds(order[k : k + 5], closes, score_daily_round, closes)
+                ]
+            return got
+
+        results = await asyncio.gather(
+            reveal(stores[0], ids), reveal(stores[1], ids[::-1]), *(answers(k) for k in range(4))
+        )
+        first, second = results[0], results[1]
+        assert sorted(first + second) == sorted(ids)  # every round once, by one of them
+        for r in rounds:
+            assert (await stores[0].get_round(r.id)).revealed_at == closes
+    finally:
+        for s in stores:
+            await s.close()
+
+
 async def test_scoring_waits_while_another_process_scores_the_same_space(pg_url):
     """Another process in the middle of scoring the space (holding its lock) holds back this reveal's
     scoring until it commits; a reveal in another space goes ahead."""

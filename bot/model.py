@@ -437,6 +437,19 @@ class RevealedRound:
 
 
 @dataclass(frozen=True)
+class DailyClaim:
+    """Store.claim_daily_round's arguments: one (channel, local date) slot to claim with its question."""
+
+    ref: ChannelRef
+    local_date: dt.date
+    question_id: str
+    topic: str
+    opened_at: dt.datetime
+    closes_at: dt.datetime | None
+    lease_until: dt.datetime | None = None
+
+
+@dataclass(frozen=True)
 class PostFinish:
     """The outcome of one question send (Store.finish_post's arguments)."""
 

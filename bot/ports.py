@@ -16,6 +16,7 @@ from bot.model import (
     Board,
     ChannelConfig,
     ChannelRef,
+    DailyClaim,
     DueChannel,
     DueFinish,
     DuePost,
@@ -236,6 +237,11 @@ class Store(Protocol):
         """reveal_round for each round in order, then for those revealed now (in order) their answers,
         channel settings and claim_reveals(revealed_at, lease_until, round_id=...). All or nothing: a
         failure reveals none of them (the caller then reveals them one by one)."""
+        ...
+
+    async def claim_daily_rounds(self, claims: Sequence[DailyClaim]) -> list[Round | None]:
+        """claim_daily_round for each claim, in order, in one transaction: per claim its round, or None
+        when the slot was taken."""
         ...
 
     async def finish_posts(self, items: Sequence[PostFinish]) -> None:

@@ -30,6 +30,7 @@ from bot.model import (
     Board,
     ChannelConfig,
     ChannelRef,
+    DailyClaim,
     DueChannel,
     DueFinish,
     DuePost,
@@ -287,6 +288,34 @@ class PostgresStore(PostgresInstalls, SettlingStore):
             lease_until,
         )
         return round_from_row(row) if row else None
+
+    async def claim_daily_rounds(self, claims: Sequence[DailyClaim]) -> list[Round | None]:
+        if not claims:
+            return []
+        # one statement: the slots taken insert nothing (ON CONFLICT DO NOTHING covers the partial unique index)
+        rows = await self.pool.fetch(
+            "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, opened_at, "
+            "closes_at, post_state, post_attempts, post_due_at) "
+            "SELECT 'daily', c.platform, c.space_id, c.channel_id, c.question_id, c.topic, c.local_date, c.opened_at, "
+            "c.closes_at, c.post_state, c.post_attempts, c.post_due_at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::date[], "
+            "$7::timestamptz[], $8::timestamptz[], $9::text[], $10::int[], $11::timestamptz[]) WITH ORDINALITY "
+            "AS c(platform, space_id, channel_id, question_id, topic, local_date, opened_at, closes_at, post_state, "
+            "post_attempts, post_due_at, n) ORDER BY c.n "
+            f"ON CONFLICT DO NOTHING RETURNING {ROUND_COLUMNS}",
+            [c.ref.platform for c in claims],
+            [c.ref.space_id for c in claims],
+            [c.ref.channel_id for c in claims],
+            [c.question_id for c in claims],
+            [c.topic for c in claims],
+            [c.local_date for c in claims],
+            [c.opened_at for c in claims],
+            [c.closes_at for c in claims],
+            ["sending" if c.lease_until else "due" for c in claims],
+            [1 if c.lease_until else 0 for c in claims],
+            [c.lease_until for c in claims],
+        )
+        won = {(r["platform"], r["channel_id"], r["local_date"]): round_from_row(r) for r in rows}
+        return [won.get((c.ref.platform, c.ref.channel_id, c.local_date)) for c in claims]
 
     async def create_practice_round(
         self, ref: ChannelRef, user_id: str, question_id: str, topic: str, opened_at: dt.datetime

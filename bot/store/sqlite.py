@@ -27,6 +27,7 @@ from bot.model import (
     Board,
     ChannelConfig,
     ChannelRef,
+    DailyClaim,
     DueChannel,
     DueFinish,
     DuePost,
@@ -354,26 +355,19 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         *,
         lease_until: dt.datetime | None = None,
     ) -> Round | None:
-        rows = await self._atomic(
-            "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, "
-            "opened_at, closes_at, post_state, post_attempts, post_due_at) "
-            "VALUES ('daily',?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING "
-            f"RETURNING {ROUND_COLUMNS}",
-            (
-                ref.platform,
-                ref.space_id,
-                ref.channel_id,
-                question_id,
-                topic,
-                local_date.isoformat(),
-                to_ts(opened_at),
-                to_ts(closes_at) if closes_at else None,
-                "sending" if lease_until else "due",
-                1 if lease_until else 0,
-                to_ts(lease_until) if lease_until else None,
-            ),
-        )
+        claim = DailyClaim(ref, local_date, question_id, topic, opened_at, closes_at, lease_until)
+        rows = await self._atomic(_CLAIM_DAILY, _daily_claim_row(claim))
         return round_from_row(rows[0]) if rows else None
+
+    async def claim_daily_rounds(self, claims: Sequence[DailyClaim]) -> list[Round | None]:
+        if not claims:
+            return []
+        async with self._lock:
+            db = self.db
+            found = await db._execute(  # type: ignore[no-untyped-call]
+                _in_tx, db._conn, _returning_each, _CLAIM_DAILY, [_daily_claim_row(c) for c in claims]
+            )
+        return [round_from_row(rows[0]) if rows else None for rows in found]
 
     async def create_practice_round(
         self, ref: ChannelRef, user_id: str, question_id: str, topic: str, opened_at: dt.datetime
@@ -1222,6 +1216,34 @@ def _answer_counts(asked: Iterable[Any], chosen: Iterable[Any]) -> list[tuple[st
         row = counts.get(qid, [0, 0, 0, 0, 0])
         out.append((str(qid), int(n), tuple(row[:4]), row[4]))
     return sorted(out)
+
+
+_CLAIM_DAILY = (
+    "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, "
+    "opened_at, closes_at, post_state, post_attempts, post_due_at) "
+    f"VALUES ('daily',?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING RETURNING {ROUND_COLUMNS}"
+)
+
+
+def _daily_claim_row(c: DailyClaim) -> tuple[object, ...]:
+    return (
+        c.ref.platform,
+        c.ref.space_id,
+        c.ref.channel_id,
+        c.question_id,
+        c.topic,
+        c.local_date.isoformat(),
+        to_ts(c.opened_at),
+        to_ts(c.closes_at) if c.closes_at else None,
+        "sending" if c.lease_until else "due",
+        1 if c.lease_until else 0,
+        to_ts(c.lease_until) if c.lease_until else None,
+    )
+
+
+def _returning_each(con: sqlite3.Connection, sql: str, rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """`sql` once per row of parameters; the rows each returned (RETURNING)."""
+    return [con.execute(sql, row).fetchall() for row in rows]
 
 
 # the top of a board in the index's order (the first rows, then ties sorted): without `INDEXED BY`, a database

@@ -434,6 +434,30 @@ class StoreContract:
         assert await store.get_next_post(REF2) == later + dt.timedelta(hours=1)
         assert [p.due.ref for p in await store.claim_due_posts(later, later + (lease - T0), 1)] == [REF]  # limit 1
 
+    async def test_daily_rounds_are_claimed_by_the_batch_each_slot_once(self, store):
+        from bot.model import DailyClaim
+
+        lease = T0 + dt.timedelta(minutes=2)
+        taken = await store.claim_daily_round(REF2, DAY, "q0", "tensors", T0, None)
+        other = ChannelRef("test", "space-b", "c3")
+        closes = T0 + dt.timedelta(days=1)
+        claims = [
+            DailyClaim(REF, DAY, "q1", "tensors", T0, closes, lease_until=lease),
+            DailyClaim(REF2, DAY, "q2", "autograd", T0, closes, lease_until=lease),  # the slot is taken
+            DailyClaim(other, DAY, "q3", "autograd", T0, None),
+        ]
+        got = await store.claim_daily_rounds(claims)
+        assert got[1] is None and got[0] is not None and got[2] is not None
+        assert (got[0].ref, got[0].local_date, got[0].question_id, got[0].topic) == (REF, DAY, "q1", "tensors")
+        assert got[0].closes_at == closes and got[0].post_state == "sending" and got[0].opened_at == T0
+        assert (got[2].ref, got[2].closes_at, got[2].post_state) == (other, None, "due")
+        assert await store.get_round(got[0].id) == got[0] and await store.get_round(got[2].id) == got[2]
+        assert (await store.latest_daily_round(REF2)).id == taken.id
+        # claimed with a lease, as claim_daily_round does: the poster holds it
+        assert [c.round.id for c in await store.claim_posts(T0, lease, 10)] == [taken.id, got[2].id]
+        assert await store.claim_daily_rounds(claims[:1]) == [None]
+        assert await store.claim_daily_rounds([]) == []
+
     async def test_due_rounds_are_revealed_by_the_batch_with_their_answers_and_reveal_claims(self, store):
         from bot.model import PostFinish, RevealFinish
 

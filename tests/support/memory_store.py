@@ -29,6 +29,7 @@ from bot.model import (
     Board,
     ChannelConfig,
     ChannelRef,
+    DailyClaim,
     DueChannel,
     DueFinish,
     DuePost,
@@ -470,6 +471,14 @@ class InMemoryStore(SettlingStore):
                 RevealedRound(round_, answers, await self.get_channel(round_.ref), claims[0] if claims else None)
             )
         return out
+
+    async def claim_daily_rounds(self, claims: Sequence[DailyClaim]) -> list[Round | None]:
+        return [
+            await self.claim_daily_round(
+                c.ref, c.local_date, c.question_id, c.topic, c.opened_at, c.closes_at, lease_until=c.lease_until
+            )
+            for c in claims
+        ]
 
     async def finish_posts(self, items: Sequence[PostFinish]) -> None:
         for i in items:

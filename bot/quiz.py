@@ -13,7 +13,7 @@ import logging
 import random
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
@@ -47,6 +47,7 @@ from bot.model import (
     ChannelRef,
     CommandNames,
     ConfigCard,
+    DailyClaim,
     Difficulty,
     DueChannel,
     DueFinish,
@@ -126,6 +127,16 @@ async def _drain(
         exhausted = exhausted and not done  # finished work may have left more due (a skipped day)
         for task in done:
             task.result()  # work() handles its own failures; a bug here should not pass silently
+
+
+@dataclass(frozen=True)
+class Opening:
+    """A due channel's slot claimed with its batch (at `now`): its round, None when the slot was taken,
+    or the error to raise in that channel's post."""
+
+    now: dt.datetime
+    round: Round | None
+    error: Exception | None
 
 
 ConfigListener = Callable[[ChannelConfig], Awaitable[None] | None]
@@ -332,15 +343,22 @@ class QuizService:
         cfg: ChannelConfig | None = None,
         *,
         opened: Sequence[Round] | None = None,
+        claimed: Opening | None = None,
     ) -> Round | None:
         """The scheduler's daily post for the channel's local date (default: today there). A taken slot
         is logged and skipped (None): another process may be posting it, and no round is posted twice.
         A failed send is not raised: the round stays due and the tick retries it until the grace ends.
         How late the post started after its scheduled instant is measured. `cfg`: the channel's settings,
-        when the caller has just read them; `opened`: the channel's open daily rounds, read just before."""
+        when the caller has just read them; `opened`: the channel's open daily rounds, read just before;
+        `claimed`: the slot's claim, made with others of the tick's batch (see _open_due)."""
         cfg = cfg or await self.channel_config(ref)
         day = local_date or self._today(cfg)
-        round_ = await self._claim(ref, cfg, day)
+        if claimed is not None:
+            if claimed.error is not None:
+                raise claimed.error
+            round_ = claimed.round
+        else:
+            round_ = await self._claim(ref, cfg, day)
         if round_ is None:
             log.info("daily round for %s/%s on %s already claimed; skipping", ref.platform, ref.channel_id, day)
             return None
@@ -389,6 +407,59 @@ class QuizService:
         if round_ is not None:
             await self.packs.remember(round_, question)  # kept as posted, whatever the pack becomes
         return round_
+
+    async def _open_due(self, items: Sequence[DuePost]) -> list[Opening | None]:
+        """Claim the slots of the batch's channels that are to post now (running, within the grace), all in
+        one store call, their questions picked in turn (a space's history read once and kept up to date
+        as its channels pick). Per channel: its claim, or None when _run_due_post decides alone."""
+        now = self.clock.now()
+        out: list[Opening | None] = []
+        todo: list[tuple[int, DailyClaim, Question]] = []
+        histories: dict[tuple[str, str], tuple[dict[str, int], str | None]] = {}
+        for item in items:
+            cfg = item.config
+            if cfg is None or cfg.paused or now - item.due.due_at > self.grace:
+                out.append(None)
+                continue
+            ref = cfg.ref
+            day = local_date_of(cfg, item.due.due_at)
+            try:
+                space = (ref.platform, ref.space_id)
+                if space not in histories:
+                    histories[space] = await self.store.question_history(ref.platform, ref.space_id, RoundKind.DAILY)
+                counts, last = histories[space]
+                question = pick_question(await self.packs.candidates(cfg), counts, last, self._rng)
+                if question is None:
+                    raise BadSetting("The question bank is empty.")
+            except Exception as exc:  # raised for that channel alone, in its own post
+                out.append(Opening(now, None, exc))
+                continue
+            histories[space] = ({**counts, question.id: counts.get(question.id, 0) + 1}, question.id)
+            closes_at = reveal_instant(cfg, day, now)
+            todo.append(
+                (
+                    len(out),
+                    DailyClaim(ref, day, question.id, question.topic, now, closes_at, now + SEND_LEASE),
+                    question,
+                )
+            )
+            out.append(None)
+        if not todo:
+            return out
+        try:
+            rounds = await self.store.claim_daily_rounds([claim for _, claim, _ in todo])
+        except Exception as exc:
+            for i, _claim, _question in todo:
+                out[i] = Opening(now, None, exc)
+            return out
+        for (i, _claim, question), round_ in zip(todo, rounds, strict=True):
+            try:
+                if round_ is not None:
+                    await self.packs.remember(round_, question)  # kept as posted, whatever the pack becomes
+                out[i] = Opening(now, round_, None)
+            except Exception as exc:
+                out[i] = Opening(now, None, exc)
+        return out
 
     async def _open(
         self, round_: Round, cfg: ChannelConfig, *, raise_errors: bool, opened: Sequence[Round] | None = None
@@ -549,9 +620,14 @@ class QuizService:
             )
             return [rounds[i : i + REVEAL_BATCH] for i in range(0, len(rounds), REVEAL_BATCH)]
 
-        async def post(due: DuePost) -> None:
+        async def due_posts(n: int, busy: int) -> list[tuple[DuePost, Opening | None]]:
+            items = await self.store.claim_due_posts(now, lease, n, spaces)
+            return list(zip(items, await self._open_due(items), strict=True))
+
+        async def post(item: tuple[DuePost, Opening | None]) -> None:
+            due, opening = item
             try:
-                await self._run_due_post(due.due, due)
+                await self._run_due_post(due.due, due, opening)
             except Exception:
                 log.exception("daily post of %s/%s failed", due.due.ref.platform, due.due.ref.channel_id)
                 await self._finish_due(due.due.ref, due.due.due_at, now + dt.timedelta(minutes=1))
@@ -566,14 +642,17 @@ class QuizService:
         await _drain(due_reveal_batches, reveal_batch, max(1, SEND_CAP // REVEAL_BATCH))
         await _drain(lambda n, _b: self.store.claim_reveals(now, lease, n, spaces=spaces), resend_reveal)
         # a skipped day may leave a later one due within the grace: the drain takes it in the same tick
-        await _drain(lambda n, _b: self.store.claim_due_posts(now, lease, n, spaces), post)
+        await _drain(due_posts, post)
         await _drain(lambda n, _b: self.store.claim_posts(now, lease, n, spaces=spaces), resend_post)
 
-    async def _run_due_post(self, due: DueChannel, claimed: DuePost | None = None) -> None:
+    async def _run_due_post(
+        self, due: DueChannel, claimed: DuePost | None = None, opening: Opening | None = None
+    ) -> None:
         """A claimed due channel: post (or skip) its day and move its next post on. `claimed`: the
-        channel's settings and open rounds, as read with the claim."""
+        channel's settings and open rounds, as read with the claim; `opening`: its day's slot, claimed
+        with the batch's (see _open_due)."""
         cfg = claimed.config if claimed is not None else await self.store.get_channel(due.ref)
-        now = self.clock.now()
+        now = opening.now if opening is not None else self.clock.now()
         if cfg is None or cfg.paused:
             await self._finish_due(due.ref, due.due_at, None)
             return
@@ -597,7 +676,7 @@ class QuizService:
             after = max(due.due_at, now - self.grace - dt.timedelta(microseconds=1))
         else:
             opened = claimed.open_rounds if claimed is not None else None
-            posted = await self.post_scheduled(cfg.ref, day, cfg, opened=opened)
+            posted = await self.post_scheduled(cfg.ref, day, cfg, opened=opened, claimed=opening)
             after = max(now, due.due_at)
             taken = day if posted is not None else None  # just claimed: the latest round is today's
             await self._finish_due(due.ref, due.due_at, await self.next_due(cfg, after, taken=taken))

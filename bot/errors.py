@@ -53,6 +53,10 @@ class Busy(QuizError):
     """Too many answers are waiting to be written: this one was refused at once and not recorded."""
 
 
+class NoSeason(QuizError):
+    """A season (a calendar month) with nothing to show: not started, still running, or no results."""
+
+
 class StartupError(Exception):
     """The bot cannot start with this setting or resource. Library code raises it with one line for the
     operator (the variable, the value, what is accepted); only the CLI turns it into stderr and exit code 2."""
@@ -76,3 +80,28 @@ class PackBusy(PackError):
 
 class StoreUnavailable(QuizError):
     """The database did not take the answer (an outage): nothing was recorded; the batcher logs it once."""
+
+
+class BadSuggestion(QuizError):
+    """A suggested question breaks a rule of the pack schema; `field` names the form field (nothing stored)."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class CopyError(RuntimeError):
+    """`studybot db copy` was refused or did not check out (the destination transaction was rolled back)."""
+
+
+class NothingToExport(QuizError):
+    """`/quiz export` with no missed question to put in a file."""
+
+
+class DirectMessageBlocked(Exception):
+    """A platform cannot deliver a direct message to this member (DMs closed, the account gone): raised by a
+    platform's `send_direct`; the reminder that tried is switched off."""
+
+
+class ReportRefused(QuizError):
+    """A report was not stored: the member reported this question already, or made today's last report."""

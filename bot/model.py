@@ -84,6 +84,7 @@ class ChannelConfig:
     recap_day: int | None = 0  # the weekly recap's local weekday (0 = Monday), at the posting time; None: off
     threads: bool = False  # each reveal opens a discussion thread (Discord) or a reply thread (Slack)
     packs: frozenset[str] = frozenset({"pytorch"})  # the question packs it draws from (pytorch: the shipped bank)
+    champion_role: str | None = None  # Discord: the role id the month's winner gets (None: off)
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,9 @@ class CommandNames:
     practice: str = "/quiz"
     answer: str = "/quiz answer"
     post_now: str = "/quiz config post-now"
+    season_board: str = "/quiz leaderboard season {season}"  # {season}: the season id, e.g. 2026-11
+    review: str = "/quiz review"
+    remind: str = "/quiz remind"
 
 
 @dataclass(frozen=True)
@@ -292,6 +296,8 @@ class LeaderboardCard:
     rows: tuple[LeaderboardRow, ...]
     me: LeaderboardRow | None = None
     public: bool = False  # asked to be posted in the channel for everyone (no asker's rank then)
+    podium: tuple[LeaderboardRow, ...] = ()  # a season's archived top three (rank = place 1-3)
+    note: str = ""  # a line under the board (e.g. when a season was archived)
 
 
 @dataclass(frozen=True)
@@ -480,7 +486,9 @@ class DueFinish:
 @dataclass(frozen=True)
 class SpaceFilter:
     """Which work a process claims: channels of its running platforms (None: every platform) and, on the
-    sharded platform, only spaces on its shards ((space id >> 22) % count in ids). Stores turn it into SQL."""
+    sharded platform, only spaces on its shards ((space id >> 22) % count in ids). A space id that is not a
+    number (a learner's own `user:<id>` space of DMs) is on shard 0, where Discord sends DM events. Stores turn
+    it into SQL."""
 
     platforms: tuple[str, ...] | None = None
     shard_count: int | None = None
@@ -495,7 +503,7 @@ class SpaceFilter:
         try:
             return (int(ref.space_id) >> 22) % self.shard_count in self.shard_ids
         except ValueError:
-            return False
+            return 0 in self.shard_ids
 
 
 # ---- the weekly recap -----------------------------------------------------------------------------
@@ -574,3 +582,103 @@ class RecapCard:
 
     def name(self, user_id: str) -> str:
         return dict(self.names).get(user_id, user_id)
+
+
+# ---- monthly seasons ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeasonArchive:
+    """A space's archived season (a calendar month, id YYYY-MM): its top three, best first (rank = place;
+    ties go to who reached the score first), empty when no one scored that month."""
+
+    platform: str
+    space_id: str
+    season: str
+    rows: tuple[LeaderboardRow, ...]
+    archived_at: dt.datetime
+
+    @property
+    def champion(self) -> str | None:
+        return self.rows[0].user_id if self.rows else None
+
+
+@dataclass(frozen=True)
+class SeasonCard:
+    """The season card posted on the 1st: last month's top three, with display names when known."""
+
+    season: str
+    label: str  # e.g. "November 2026"
+    rows: tuple[LeaderboardRow, ...]
+    names: tuple[tuple[str, str], ...] = ()
+    champion_role: str | None = None  # the Discord role the champion gets, when the channel has one
+
+    def name(self, user_id: str) -> str:
+        return dict(self.names).get(user_id, user_id)
+
+
+class SuggestionStatus(StrEnum):
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A question a member suggested (bot.suggestions): its canonical JSON body and its review state."""
+
+    id: int
+    ref: ChannelRef  # where it was suggested
+    author_id: str
+    body: str  # the question in the bank's schema, as canonical JSON (its id is filled in on approval)
+    status: SuggestionStatus
+    created_at: dt.datetime
+    reason: str | None = None  # why it was rejected
+    decided_by: str | None = None
+    decided_at: dt.datetime | None = None
+    question_id: str | None = None  # its id in the pack `suggestions`, once approved
+
+
+# ---- reports of a question's problems (bot.reports) --------------------------------------------
+
+
+class ReportReason(StrEnum):
+    WRONG = "wrong"  # the marked answer is wrong
+    UNCLEAR = "unclear"
+    TYPO = "typo"
+    OTHER = "other"
+
+
+class ReportWrite(StrEnum):
+    """What the store decided about a new report."""
+
+    ADDED = "added"
+    LIMIT = "limit"  # the reporter's daily reports in the space are used up
+    DUPLICATE = "duplicate"  # the reporter has an open report on this question already
+
+
+@dataclass(frozen=True)
+class NewReport:
+    platform: str
+    space_id: str
+    question_id: str
+    pack: str
+    reporter: str
+    reason: ReportReason
+    text: str  # the member's own words, stored and shown as plain text
+    created_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class Report(NewReport):
+    """A stored report: the new report's fields, its number, and how it was resolved."""
+
+    id: int = field(kw_only=True)
+    status: str = "open"  # open | resolved
+    resolution: str | None = None  # keep | hold | edit (when resolved)
+    resolved_by: str | None = None
+    resolved_at: dt.datetime | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == "open"

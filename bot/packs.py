@@ -354,7 +354,7 @@ _Dumper.add_representer(str, _str)
 
 def problem_text(exc: PackError, limit: int = 1900) -> str:
     """A PackError as one message: each problem, then what it means, cut to `limit` characters."""
-    lines = [*exc.problems, exc.message] if exc.problems else [exc.message]
+    lines = [*exc.problems, exc.message] if exc.message not in exc.problems else list(exc.problems)
     out: list[str] = []
     for i, line in enumerate(lines):
         if sum(len(x) + 1 for x in out) + len(line) > limit - 40:
@@ -455,6 +455,32 @@ class ImportResult:
     questions: int
     version: int
     replaced: bool
+
+    @property
+    def text(self) -> str:
+        verb = "Replaced" if self.replaced else "Imported"
+        return f"{verb} pack {self.pack}: {self.questions} question{'s' if self.questions != 1 else ''}."
+
+
+@dataclass(frozen=True)
+class PackFile:
+    """An exported pack: its bytes and the file name to give them."""
+
+    pack: str
+    format: Format
+    data: bytes
+
+    @property
+    def filename(self) -> str:
+        return f"{self.pack}.{self.format}"
+
+
+def pack_name_of(path: str) -> str:
+    """The pack a file is imported into when none is named: the file's name without its ending."""
+    stem = Path(path).stem.lower()
+    if not PACK_NAME.fullmatch(stem):
+        raise PackError(f"Name the pack: {stem!r} (the file's name) is not a pack name; add one after the path.")
+    return stem
 
 
 class PackCatalog:
@@ -594,6 +620,17 @@ class PackCatalog:
             platform, space_id, name, rows, replace=replace, max_packs=MAX_PACKS, now=now
         )
         return ImportResult(name, len(rows), version, replaced=existed)
+
+    async def own_pack(self, platform: str, space_id: str, name: str | None) -> str:
+        """The named pack, or the space's only own pack when none is named (PackError otherwise)."""
+        if name is not None:
+            return check_pack_name(name)
+        own: list[str] = [n for n, _, _ in await self.store.list_packs(platform, space_id)]
+        if len(own) == 1:
+            return own[0]
+        if not own:
+            raise PackError("This space has no packs of its own yet; import one first.")
+        raise PackError(f"Name the pack: this space has {', '.join(own)}.")
 
     async def export_pack(self, actor: Actor, platform: str, space_id: str, name: str, fmt: Format) -> bytes:
         require_admin(actor, "export")

@@ -8,6 +8,8 @@ from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from bot.clock import SystemClock as SystemClock  # re-exported for bot/app/cli.py; new code imports bot.clock
+from bot.export import Miss
+from bot.forget import Forgotten
 from bot.installs import WorkspaceInstall
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
@@ -22,6 +24,7 @@ from bot.model import (
     DuePost,
     LeaderboardRow,
     NewAnswer,
+    NewReport,
     Period,
     PostFinish,
     PracticeAnswer,
@@ -29,17 +32,23 @@ from bot.model import (
     RecapCard,
     RecapRound,
     RecapScorer,
+    Report,
+    ReportWrite,
     RevealCard,
     RevealedRound,
     RevealFinish,
     Round,
     RoundKind,
     Scorer,
+    SeasonArchive,
+    SeasonCard,
     SendClaim,
     SpaceFilter,
     StreakState,
+    Suggestion,
     TopicStats,
 )
+from bot.reminders import Reminder
 
 
 class Clock(Protocol):
@@ -76,6 +85,40 @@ class RecapPlatform(Protocol):
     async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
         """Post the recap: the PNG chart with `recap_alt_text(card)` as its alt text, or (png None: no
         answers in the week) the plain note `recap_text(card)`; returns the message id if any."""
+        ...
+
+
+class SeasonPlatform(Protocol):
+    """The optional part of a ChatPlatform that posts the monthly season card."""
+
+    async def post_season(self, ref: ChannelRef, card: SeasonCard) -> str | None:
+        """Post `season_text(card)` in the channel (names as plain text, nobody notified)."""
+        ...
+
+
+class RolePlatform(Protocol):
+    """The optional part of a ChatPlatform with roles (Discord): the season's champion role."""
+
+    async def champion_role_problem(self, ref: ChannelRef, role_id: str) -> str | None:
+        """Why the bot cannot give this role in the space (e.g. no Manage Roles), or None when it can."""
+        ...
+
+    async def move_champion(self, ref: ChannelRef, role_id: str, winner: str, previous: str | None) -> None:
+        """Give the role to `winner` and take it from `previous` (last season's champion, if another)."""
+        ...
+
+
+class DirectPlatform(Protocol):
+    """The optional part of a ChatPlatform that writes to one member directly (a DM: reminders, a decided
+    suggestion) and knows members' own timezones; without it suggestions fall back to `send_private`."""
+
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A direct message to the member (`ref`: the space and channel it concerns). Raises
+        bot.errors.DirectMessageBlocked when the platform says the member cannot be messaged."""
+        ...
+
+    async def user_timezone(self, ref: ChannelRef, user_id: str) -> str | None:
+        """The member's own IANA timezone when the platform knows it (None: it does not)."""
         ...
 
 
@@ -284,6 +327,29 @@ class Store(Protocol):
         """Forget a week's mark (its recap could not be sent, so it may be tried again)."""
         ...
 
+    # monthly seasons (a space's top three per calendar month, archived once)
+    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
+        """Archive the space's season (YYYY-MM) once: its month's top three (points, then who reached the
+        score first), possibly none. The first call decides, across processes; later calls return what it
+        stored. None (nothing stored) while a daily round dated in that month is still open."""
+        ...
+
+    async def season_archive(self, platform: str, space_id: str, season: str) -> SeasonArchive | None:
+        """The archived season, or None if it was never archived."""
+        ...
+
+    async def champion_before(self, platform: str, space_id: str, season: str) -> str | None:
+        """The champion of the latest archived season before `season` that had one."""
+        ...
+
+    async def mark_season_post(self, ref: ChannelRef, season: str, now: dt.datetime) -> bool:
+        """True the first time the channel posts the card of `season` (once per channel and season, ever)."""
+        ...
+
+    async def unmark_season_post(self, ref: ChannelRef, season: str) -> None:
+        """Forget the mark (the card could not be sent, so it may be tried again)."""
+        ...
+
     async def recap_rounds(
         self, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None = None
     ) -> list[RecapRound]:
@@ -372,6 +438,17 @@ class Store(Protocol):
         """One learner's review log in a space, oldest first."""
         ...
 
+    # one learner's data in a space: `/quiz export` reads it, `/quiz forget-me` deletes it
+    async def learner_misses(self, platform: str, space_id: str, user_id: str) -> list[Miss]:
+        """The questions this learner answered wrong at least once in revealed rounds of the space (daily
+        or practice), each with their latest attempt; latest first."""
+        ...
+
+    async def forget_learner(self, platform: str, space_id: str, user_id: str) -> Forgotten:
+        """Delete, in one transaction, the learner's answers, practice rounds, memory cards, review log,
+        streak and score rows in the space (their score buckets too, so ranks recount without them)."""
+        ...
+
     async def mark_unsure(self, round_id: int, user_id: str) -> None:
         """Remember that this user's daily answer was given "not sure" (read when the round is revealed)."""
         ...
@@ -403,6 +480,99 @@ class Store(Protocol):
         ...
 
     async def round_question(self, round_id: int) -> str | None: ...
+
+    # members' question suggestions (bot.suggestions)
+    async def add_suggestion(
+        self, ref: ChannelRef, author_id: str, body: str, now: dt.datetime, day: dt.date, limit: int
+    ) -> Suggestion | None:
+        """Store a pending suggestion, unless the author already made `limit` in the space on `day` (then
+        None, nothing stored): the count is raised atomically with the insert."""
+        ...
+
+    async def get_suggestion(self, platform: str, space_id: str, suggestion_id: int) -> Suggestion | None: ...
+    async def list_suggestions(self, platform: str, space_id: str, status: str, limit: int) -> list[Suggestion]:
+        """The space's suggestions with this status, oldest first, at most `limit`."""
+        ...
+
+    async def approve_suggestion(
+        self,
+        platform: str,
+        space_id: str,
+        suggestion_id: int,
+        pack: str,
+        decided_by: str,
+        now: dt.datetime,
+        *,
+        max_packs: int,
+        max_questions: int,
+    ) -> Suggestion | None:
+        """In one transaction: a pending suggestion of the space joins `pack` (created if missing; a new
+        version) under an id unique in the pack, and is marked approved. None: unknown here or decided
+        already. PackError (too many packs or questions): nothing changed."""
+        ...
+
+    async def reject_suggestion(
+        self, platform: str, space_id: str, suggestion_id: int, reason: str, decided_by: str, now: dt.datetime
+    ) -> Suggestion | None:
+        """Mark a pending suggestion of the space rejected with `reason`; None: unknown here or decided."""
+
+    # reminders (bot.reminders): one row per (platform, space, user); the day's send is claimed once
+    async def save_reminder(self, reminder: Reminder) -> None:
+        """Insert or replace the learner's reminder (every field, its next due instant too)."""
+        ...
+
+    async def get_reminder(self, platform: str, space_id: str, user_id: str) -> Reminder | None: ...
+
+    async def due_reminders(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Reminder]:
+        """Enabled reminders whose next due instant is not after `now`, the earliest first."""
+        ...
+
+    async def advance_reminder(
+        self, platform: str, space_id: str, user_id: str, due_at: dt.datetime, next_at: dt.datetime
+    ) -> None:
+        """Move the reminder's next due instant from `due_at` to `next_at` (unless it was changed meanwhile)."""
+        ...
+
+    async def claim_reminder_day(
+        self, platform: str, space_id: str, user_id: str, local_date: dt.date, now: dt.datetime
+    ) -> bool:
+        """True the first time the learner's reminder of `local_date` is claimed (once per day, ever)."""
+        ...
+
+    async def disable_reminder(self, platform: str, space_id: str, user_id: str) -> bool:
+        """Switch the learner's reminder off; True when it was on (so the caller logs it once)."""
+        ...
+
+    # reports of a question's problems (bot.reports)
+    async def add_report(
+        self, report: NewReport, *, since: dt.datetime, daily_limit: int
+    ) -> tuple[ReportWrite, int | None]:
+        """Store a report and return (ADDED, its id); (DUPLICATE, None) when the reporter has an open report on
+        the question, (LIMIT, None) when they made `daily_limit` reports in the space since `since`. One
+        decision, also across processes; nothing is stored when refused."""
+        ...
+
+    async def reports(self, platform: str, space_id: str, *, open_only: bool = True, limit: int = 50) -> list[Report]:
+        """The space's reports (open ones, or all), oldest first."""
+        ...
+
+    async def get_report(self, platform: str, space_id: str, report_id: int) -> Report | None: ...
+    async def resolve_reports(
+        self, platform: str, space_id: str, question_id: str, resolution: str, by: str, now: dt.datetime
+    ) -> int:
+        """Close the question's open reports with `resolution` (keep releases a hold; hold and edit hold the
+        question until a keep); how many were closed."""
+        ...
+
+    async def held_question_ids(self, platform: str, space_id: str, threshold: int) -> set[str]:
+        """Questions not to select in the space: `threshold` open reports or more, or held by an admin."""
+        ...
+
+    async def report_counts(self, platform: str, space_id: str) -> dict[str, tuple[int, int]]:
+        """Per reported question: (reports, open reports)."""
+        ...
+
+    async def latest_practice_round(self, platform: str, space_id: str, user_id: str) -> Round | None: ...
 
 
 # ---- the transactions bot.store.settle runs: each store implements them with its own statements ----------

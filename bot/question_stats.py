@@ -1,8 +1,10 @@
-"""Per-question statistics for admins: times asked, % correct, the most chosen wrong option, and a flag for
-questions worth checking (many answers but few right, or a wrong option chosen more than the right one)."""
+"""Per-question statistics for admins: times asked, % correct, the most chosen wrong option and its share,
+reports, and a flag for questions worth checking: answered more than 30 times, and under 15% right or a
+wrong option chosen more than the right one (with fewer answers a single wrong click would flag it)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bot.model import LETTERS, Actor
@@ -20,6 +22,7 @@ class QuestionStat:
     answers: tuple[int, ...]  # per choice A-D
     correct: int
     answer: int | None  # the correct choice now (None: the question is gone)
+    reports: int = 0  # open reports of members about the question
 
     @property
     def answered(self) -> int:
@@ -40,8 +43,11 @@ class QuestionStat:
 
     @property
     def check(self) -> bool:
-        """Flagged "check this question": >30 answers with under 15% right, or a wrong option beating the right one."""
-        if self.answered > FLAG_MIN_ANSWERS and self.correct_share < FLAG_MAX_CORRECT:
+        """Flagged "check this question": answered more than 30 times, with under 15% right or with a wrong
+        option chosen more than the right one."""
+        if self.answered <= FLAG_MIN_ANSWERS:
+            return False
+        if self.correct_share < FLAG_MAX_CORRECT:
             return True
         right = self.answers[self.answer] if self.answer is not None else 0
         return any(n > right for i, n in enumerate(self.answers) if i != self.answer)
@@ -51,6 +57,7 @@ class QuestionStat:
         text = f"{self.question_id}: asked {self.asked}, {self.answered} answers, {self.correct_share:.0%} correct" + (
             f", most chosen wrong {wrong[0]} ({wrong[1]:.0%})" if wrong else ""
         )
+        text += f", {self.reports} report{'s' if self.reports != 1 else ''}"
         return text + (" - check this question" if self.check else "")
 
 
@@ -59,13 +66,16 @@ class QuestionStatsCard:
     pack: str | None
     hardest: tuple[QuestionStat, ...]  # the ten with the lowest share correct (answered at least once)
     flagged: tuple[QuestionStat, ...]
+    reported: tuple[QuestionStat, ...] = ()  # the ten most reported (at least one report)
 
     @property
     def text(self) -> str:
         title = f"Question stats ({self.pack or 'every pack'})"
-        if not self.hardest:
+        if not self.hardest and not self.reported:
             return f"{title}\nNo answers yet."
         lines = [title, "Hardest:", *(s.line() for s in self.hardest)]
+        if self.reported:
+            lines += ["Most reported:", *(s.line() for s in self.reported)]
         lines += ["Check these:", *(s.line() for s in self.flagged)] if self.flagged else ["Nothing flagged."]
         return "\n".join(lines)
 
@@ -79,20 +89,27 @@ def _in_pack(question_id: str, pack: str | None) -> bool:
 
 
 async def question_stats(
-    catalog: PackCatalog, actor: Actor, platform: str, space_id: str, pack: str | None = None
+    catalog: PackCatalog,
+    actor: Actor,
+    platform: str,
+    space_id: str,
+    pack: str | None = None,
+    reports: Mapping[str, int] | None = None,
 ) -> QuestionStatsCard:
-    """Admins only: the space's question statistics, of one pack or of all."""
+    """Admins only: the space's question statistics, of one pack or of all. `reports`: open reports per
+    question id (none yet: every count is 0)."""
     require_admin(actor, "see the statistics of")
     own = await catalog.questions(
         platform, space_id, [n for n, _, _ in await catalog.store.list_packs(platform, space_id)]
     )
     answers = {q.id: q.answer for q in (*catalog.bank.questions, *own)}
     stats = [
-        QuestionStat(qid, asked, chosen, correct, answers.get(qid))
+        QuestionStat(qid, asked, chosen, correct, answers.get(qid), (reports or {}).get(qid, 0))
         for qid, asked, chosen, correct in await catalog.store.question_answer_counts(platform, space_id)
         if _in_pack(qid, pack)
     ]
     answered = [s for s in stats if s.answered]
     hardest = sorted(answered, key=lambda s: (s.correct_share, -s.answered, s.question_id))[:LISTED]
     flagged = sorted((s for s in answered if s.check), key=lambda s: (s.correct_share, s.question_id))[:LISTED]
-    return QuestionStatsCard(pack, tuple(hardest), tuple(flagged))
+    reported = sorted((s for s in stats if s.reports), key=lambda s: (-s.reports, s.question_id))[:LISTED]
+    return QuestionStatsCard(pack, tuple(hardest), tuple(flagged), tuple(reported))

@@ -28,12 +28,15 @@ from bot.errors import (
     NotAllowed,
     NotAQuestion,
     NothingOpen,
+    NothingToExport,
     QuizError,
     ReactionsOff,
     RoundClosed,
     StoreUnavailable,
     UnknownRound,
 )
+from bot.export import NOTHING_TO_EXPORT, MissesExport, build_export
+from bot.forget import FORGET_WHAT, ForgetDone, ForgetPrompt, forgotten_text
 from bot.group_commit import GroupCommit
 from bot.installs import WorkspaceInstall
 from bot.metrics import Metrics
@@ -59,6 +62,7 @@ from bot.model import (
     PracticeAnswer,
     Question,
     QuestionCard,
+    ReportReason,
     RevealCard,
     RevealedRound,
     RevealFinish,
@@ -69,14 +73,26 @@ from bot.model import (
     SpaceFilter,
     StatsCard,
 )
-from bot.packs import PackCatalog, PacksCard
+from bot.packs import (
+    Format,
+    ImportResult,
+    PackCatalog,
+    PackFile,
+    PacksCard,
+    check_pack_name,
+    require_admin,
+)
 from bot.ports import ChatPlatform, Clock, Store
 from bot.question_stats import QuestionStatsCard, question_stats
 from bot.recap import RECAP_KEYS, next_recap_after
+from bot.reminders import RemindCard, Reminders
+from bot.reports import ReportDesk, ReportsCard
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX, Reviews, learning_stats
 from bot.scoring import period_keys, score_daily_round
+from bot.seasons import Seasons
 from bot.selection import pick_question
 from bot.settings import ConfigChange
+from bot.suggestions import Suggestions
 from bot.timing import local_date_of, next_post_after, post_instant, reveal_instant
 
 log = logging.getLogger(__name__)
@@ -97,6 +113,20 @@ WORK_BATCH = 50  # due channels or rounds claimed at most in one trip
 SEND_CAP = 50  # items (each one or two platform calls) in flight per platform lane
 REVEAL_BATCH = 10  # due daily rounds revealed in one store transaction (answer writes wait behind it)
 MAX_PER_TICK = 1_000_000  # a bound on the items one drain takes in a tick (it normally ends when none is due)
+
+
+def _unheld(candidates: tuple[Question, ...], held: set[str]) -> tuple[Question, ...]:
+    """The candidates not held: reported (3 open reports) or held by an admin, never picked until resolved."""
+    if not held:
+        return candidates
+    candidates = tuple(q for q in candidates if q.id not in held)
+    if not candidates:
+        raise BadSetting("Every question this channel draws from is held by reports; resolve some first.")
+    return candidates
+
+
+def _matching(questions: Sequence[Question], topic: str | None, levels: frozenset[Difficulty]) -> tuple[Question, ...]:
+    return tuple(q for q in questions if (topic is None or q.topic == topic) and (not levels or q.difficulty in levels))
 
 
 def retry_delay(attempts: int) -> dt.timedelta:
@@ -160,6 +190,10 @@ class QuizService:
         self.store = store
         self.learning = learning  # answers update the learners' FSRS cards (off only to measure its cost)
         self.reviews = Reviews(self)
+        self.seasons = Seasons(self)
+        self.suggestions = Suggestions(self)  # members' question suggestions and their review
+        self.reminders = Reminders(self)
+        self.reports = ReportDesk(self)  # members report questions, admins resolve; 3 open reports hold one
         self.metrics = metrics or Metrics()
         self.packs = PackCatalog(store, bank)  # a space's own question packs, and what each round posted
         self.bank = bank
@@ -300,6 +334,7 @@ class QuizService:
         existing = await self._saved_channel(ref)
         base = existing or ChannelConfig(ref=ref)
         updated = (change or ConfigChange()).apply(base)
+        await self.seasons.check_setting(ref, change or ConfigChange())
         if not await self.packs.candidates(updated, strict=True):
             raise BadSetting("No question in the channel's packs matches those topic and difficulty filters.")
         await self.store.save_channel(updated)
@@ -318,8 +353,85 @@ class QuizService:
     async def question_stats(
         self, actor: Actor, platform: str, space_id: str, pack: str | None = None
     ) -> QuestionStatsCard:
-        """Admins only: times asked, % correct, the most chosen wrong option; the ten hardest and the flagged."""
-        return await question_stats(self.packs, actor, platform, space_id, pack)
+        """Admins only: times asked, % correct, the most chosen wrong option and its share, reports; the ten
+        hardest, the ten most reported and the ones flagged "check this question"."""
+        return await question_stats(
+            self.packs, actor, platform, space_id, pack, await self.report_counts(platform, space_id)
+        )
+
+    async def report_counts(self, platform: str, space_id: str) -> dict[str, int]:
+        """Open reports per question id in the space (members' reports of problems, bot.reports)."""
+        counts = await self.store.report_counts(platform, space_id)
+        return {question: still for question, (_, still) in counts.items() if still}
+
+    def check_import(self, actor: Actor, pack: str | None) -> None:
+        """Admins only, and a valid pack name if one is given: checked before a platform asks for the file."""
+        require_admin(actor, "import")
+        if pack is not None:
+            check_pack_name(pack)
+
+    async def import_pack(
+        self,
+        actor: Actor,
+        ref: ChannelRef,
+        pack: str,
+        data: bytes | Callable[[], Awaitable[bytes]],
+        fmt: Format,
+        *,
+        replace: bool = False,
+        label: str = "file",
+        size: int | None = None,
+    ) -> ImportResult:
+        """Admins only: a YAML or CSV pack into the space, all or nothing (PackError lists every problem).
+        `data` may be a fetcher, called only once `size` (what the platform says the file weighs) is checked."""
+        return await self.packs.import_pack(
+            actor,
+            ref.platform,
+            ref.space_id,
+            pack,
+            data,
+            fmt,
+            replace=replace,
+            now=self.clock.now(),
+            label=label,
+            size=size,
+        )
+
+    async def export_pack(self, actor: Actor, ref: ChannelRef, pack: str | None, fmt: Format) -> PackFile:
+        """Admins only: one of the space's own packs as a file (no name: the space's only pack)."""
+        require_admin(actor, "export")
+        name = await self.packs.own_pack(ref.platform, ref.space_id, pack)
+        return PackFile(name, fmt, await self.packs.export_pack(actor, ref.platform, ref.space_id, name, fmt))
+
+    # ---- reports of a question's problems (bot.reports) -----------------------------------------
+
+    async def report_round(
+        self,
+        user_id: str,
+        round_id: int,
+        reason: ReportReason,
+        text: str = "",
+        *,
+        space: tuple[str, str] | None = None,
+    ) -> str:
+        """Anyone: report the question a round asked (a reveal's or a verdict's button); the reporter's reply.
+        ReportRefused: reported already, or today's 5 reports are made."""
+        return await self.reports.report_round(user_id, round_id, reason, text, space=space)
+
+    async def report_latest(self, ref: ChannelRef, user_id: str, reason: ReportReason, text: str = "") -> str:
+        """Anyone, typed (`/quiz report`): report the more recent of the channel's latest daily question and
+        the member's own latest practice question."""
+        return await self.reports.report_latest(ref, user_id, reason, text)
+
+    async def reports_queue(
+        self, actor: Actor, platform: str, space_id: str, resolve_hint: str | None = None
+    ) -> ReportsCard:
+        """Admins only: the space's open reports (oldest first) and held questions."""
+        return await self.reports.queue(actor, platform, space_id, resolve_hint)
+
+    async def resolve_report(self, actor: Actor, platform: str, space_id: str, report_id: int, action: str) -> str:
+        """Admins only: resolve a report (every open report of its question) with keep, hold or edit."""
+        return await self.reports.resolve(actor, platform, space_id, report_id, action)
 
     # ---- what the scheduler reads --------------------------------------------------------------
 
@@ -396,6 +508,7 @@ class QuizService:
         instant and this process's claim on the first send; None when the slot is taken."""
         now = self.clock.now()
         candidates = await self.packs.candidates(cfg)
+        candidates = _unheld(candidates, await self.reports.held(ref.platform, ref.space_id))
         counts, last = await self.store.question_history(ref.platform, ref.space_id, RoundKind.DAILY)
         question = pick_question(candidates, counts, last, self._rng)
         if question is None:
@@ -416,6 +529,7 @@ class QuizService:
         out: list[Opening | None] = []
         todo: list[tuple[int, DailyClaim, Question]] = []
         histories: dict[tuple[str, str], tuple[dict[str, int], str | None]] = {}
+        holds: dict[tuple[str, str], set[str]] = {}
         for item in items:
             cfg = item.config
             if cfg is None or cfg.paused or now - item.due.due_at > self.grace:
@@ -426,9 +540,11 @@ class QuizService:
             try:
                 space = (ref.platform, ref.space_id)
                 if space not in histories:
+                    holds[space] = await self.reports.held(ref.platform, ref.space_id)
                     histories[space] = await self.store.question_history(ref.platform, ref.space_id, RoundKind.DAILY)
                 counts, last = histories[space]
-                question = pick_question(await self.packs.candidates(cfg), counts, last, self._rng)
+                candidates = _unheld(await self.packs.candidates(cfg), holds[space])
+                question = pick_question(candidates, counts, last, self._rng)
                 if question is None:
                     raise BadSetting("The question bank is empty.")
             except Exception as exc:  # raised for that channel alone, in its own post
@@ -680,6 +796,7 @@ class QuizService:
             after = max(now, due.due_at)
             taken = day if posted is not None else None  # just claimed: the latest round is today's
             await self._finish_due(due.ref, due.due_at, await self.next_due(cfg, after, taken=taken))
+            await self.seasons.after_due(cfg, due.due_at)  # on the 1st: last month's season card (once)
             return
         await self._finish_due(due.ref, due.due_at, await self.next_due(cfg, after))
 
@@ -819,6 +936,22 @@ class QuizService:
         round_ = await self.open_round_in(ref)
         return await self.submit_answer(round_.id, user_id, choice, sure=sure)
 
+    async def answer_open_practice(
+        self, ref: ChannelRef, user_id: str, choice: int, *, sure: bool = True
+    ) -> AnswerOutcome:
+        """A typed answer where there are no daily questions (Discord's `/answer` in a DM): goes to the asker's
+        latest unanswered practice or review question in this conversation that this process served (its buttons
+        work from any process); NothingOpen when there is none."""
+        mine = [
+            r
+            for r in self._rounds.values()
+            if r.kind is RoundKind.PRACTICE and r.user_id == user_id and r.ref == ref and r.is_open
+        ]
+        if not mine:
+            practice = self.commands_of(ref.platform).practice
+            raise NothingOpen(f"You have no practice question waiting here; {practice} gives you one.")
+        return await self.submit_answer(max(mine, key=lambda r: r.id).id, user_id, choice, sure=sure)
+
     # ---- reveal ----------------------------------------------------------------------------------
 
     async def reveal_round(self, round_id: int, round_: Round | None = None) -> RevealCard | None:
@@ -947,20 +1080,24 @@ class QuizService:
         """A private question for one learner; it never counts toward leaderboards, and it is never a question
         open as a daily round in the space. Without a topic it leans toward the learner's weakest topic now
         and then."""
-        if topic is not None and topic not in TOPICS:
-            raise BadSetting(f"'{echo(topic)}' is not a topic; topics: {', '.join(TOPICS)}.")
+        pool = await self.practice_pool(ref)
+        known = sorted({q.topic for q in pool})
+        if topic is not None and topic not in known and topic not in TOPICS:  # a bank topic: "none yet" below
+            raise BadSetting(f"'{echo(topic)}' is not a topic here; topics: {', '.join(known)}.")
         levels = frozenset({difficulty}) if difficulty else frozenset()
-        candidates = self.bank.filtered(frozenset({topic}) if topic else frozenset(), levels)
+        candidates = _matching(pool, topic, levels)
         if not candidates:
             if difficulty is None:
                 raise BadSetting(f"There are no questions on {topic} yet.")
             raise BadSetting(f"There are no {difficulty.value} questions{f' on {topic}' if topic else ''} yet.")
+        # never a question that is open as a daily round in this space: it would give its answer away
+        live = await self.store.open_daily_question_ids(ref.platform, ref.space_id)
+        live |= await self.reports.held(ref.platform, ref.space_id)  # held by reports: not asked either
         if topic is None and self._rng.random() < 0.5:
             weak = (await self.stats_without_memory(ref.platform, ref.space_id, user_id)).weakest_topic
             if weak is not None and weak.accuracy < 0.8:
-                candidates = self.bank.filtered(frozenset({weak.topic}), levels) or candidates
-        # never a question that is open as a daily round in this space: it would give its answer away
-        live = await self.store.open_daily_question_ids(ref.platform, ref.space_id)
+                weak_ones = _matching(pool, weak.topic, levels)
+                candidates = tuple(q for q in weak_ones if q.id not in live) or candidates
         if live:
             candidates = tuple(q for q in candidates if q.id not in live)
             if not candidates:
@@ -977,7 +1114,14 @@ class QuizService:
         """Open a private practice round of this question for one learner."""
         round_ = await self.store.create_practice_round(ref, user_id, question.id, question.topic, self.clock.now())
         self._remember(round_)
+        await self.packs.remember(round_, question)  # a pack question is kept as asked
         return cards.question_card(round_, question, None)
+
+    async def practice_pool(self, ref: ChannelRef) -> tuple[Question, ...]:
+        """What practice and review draw from here: every question of the channel's packs (the `packs`
+        setting, not its daily topic filters); the shipped bank when those packs hold none."""
+        cfg = await self.channel_config(ref)
+        return await self.packs.questions(ref.platform, ref.space_id, cfg.packs, strict=False) or self.bank.questions
 
     # ---- reviews and memory ----------------------------------------------------------------------
 
@@ -988,9 +1132,27 @@ class QuizService:
             raise BadSetting(f"A review takes 1 to {REVIEW_MAX} questions.")
         return await self.reviews.start(ref, user_id, n)
 
+    async def set_reminder(self, ref: ChannelRef, user_id: str, on: bool, at: dt.time | None = None) -> RemindCard:
+        """Turn the learner's daily reminder in this space on (at local time `at`, default 09:00, in their
+        own timezone when the platform knows it, else the channel's) or off. Private to the learner."""
+        return await self.reminders.set(ref, user_id, on, at)
+
+    async def run_due_reminders(self, spaces: SpaceFilter | None = None) -> None:
+        """The tick's reminders: each due learner is claimed for the day in the store, so any number of
+        processes send at most one message a day per learner and space."""
+        await self.reminders.run_due(spaces)
+
     def topics(self) -> tuple[str, ...]:
         """Every topic of the bank with its question counts."""
         return cards.topic_lines(self.bank.questions)
+
+    async def practice_topics(self, ref: ChannelRef) -> tuple[str, ...]:
+        """The topics `start_practice` takes in this channel (of its packs), sorted."""
+        return tuple(sorted({q.topic for q in await self.practice_pool(ref)}))
+
+    async def topics_in(self, ref: ChannelRef) -> tuple[str, ...]:
+        """Every topic of the channel's packs with its question counts (what /quiz practice takes there)."""
+        return cards.topic_lines(await self.practice_pool(ref))
 
     # ---- leaderboards and stats ------------------------------------------------------------------
 
@@ -1009,6 +1171,12 @@ class QuizService:
         me = await self.store.rank_of(platform, space_id, period, key, asker) if asker else None
         card = cards.leaderboard_card(period, today, key, rows, me)
         return replace(card, public=True) if public else card
+
+    async def season_board(
+        self, platform: str, space_id: str, season: str, asker: str | None = None, *, public: bool = False
+    ) -> LeaderboardCard:
+        """An archived season (YYYY-MM): its top three and the month's top 10, plus the asker's rank."""
+        return await self.seasons.board(platform, space_id, season, asker, public=public)
 
     async def stats(self, platform: str, space_id: str, user_id: str) -> StatsCard:
         """Answered, correct, accuracy by topic (daily and practice), streaks, all-time points and the
@@ -1030,6 +1198,43 @@ class QuizService:
         latest = await self.store.latest_revealed_date(platform, space_id)
         mine = await self.store.rank_of(platform, space_id, Period.ALL, "all", user_id)
         return cards.stats_card(user_id, rows, state, latest, mine.points if mine else 0)
+
+    # ---- a learner's own data: export and forget-me ------------------------------------------------
+
+    async def export_misses(self, platform: str, space_id: str, user_id: str) -> MissesExport:
+        """The learner's own misses in the space (revealed rounds, daily or practice) as a CSV and an
+        Anki-importable TSV; NothingToExport when there is none. Only ever the asker's: adapters pass the
+        id of the member who typed the command."""
+        items = []
+        for miss in await self.store.learner_misses(platform, space_id, user_id):
+            question = self.bank.get(miss.question_id)
+            if question is None:  # a pack question: the text its round was asked with
+                round_ = await self.store.get_round(miss.round_id)
+                if round_ is not None:
+                    await self.packs.prime(round_)
+                    question = self.packs.posted(round_)
+            if question is not None:
+                items.append((miss, question))
+        if not items:
+            raise NothingToExport(NOTHING_TO_EXPORT)
+        today, _tz = await self._space_today(platform, space_id)
+        return build_export(items, today)
+
+    def forget_me_prompt(self) -> ForgetPrompt:
+        """forget-me before its confirmation: what would be deleted (nothing is changed)."""
+        return ForgetPrompt(FORGET_WHAT)
+
+    async def forget_me(self, platform: str, space_id: str, user_id: str) -> ForgetDone:
+        """Confirmed forget-me: delete the learner's answers, practice rounds, memory cards, review log,
+        streak and leaderboard rows in this space, in one transaction; leaderboards recount without them."""
+        forgotten = await self.store.forget_learner(platform, space_id, user_id)
+        for round_id, round_ in list(self._rounds.items()):  # their cached practice rounds are gone too
+            if round_.user_id == user_id and (round_.ref.platform, round_.ref.space_id) == (platform, space_id):
+                self._rounds.pop(round_id, None)
+        log.info(
+            "forget-me in %s/%s: %d answers, %d cards deleted", platform, space_id, forgotten.answers, forgotten.cards
+        )
+        return ForgetDone(forgotten, forgotten_text(forgotten))
 
     # ---- helpers ---------------------------------------------------------------------------------
 

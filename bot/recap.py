@@ -301,6 +301,7 @@ class Recaps:
             return
         log.info("posted the weekly recap of %s/%s for the week ending %s", due.ref.platform, due.ref.channel_id, end)
         await store.finish_due_recap(due.ref, due.due_at, next_at)
+        await self.service.seasons.after_due(cfg, due.due_at)  # on the 1st: last month's season card (once)
 
 
 def _with_names(card: RecapCard, names: dict[str, str]) -> RecapCard:

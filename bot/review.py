@@ -113,6 +113,7 @@ class _Session:
     ref: ChannelRef
     user_id: str
     plan: tuple[str, ...]
+    questions: dict[str, Question]  # the planned ones, from the channel's packs
     position: int = 0  # questions served so far
     right: int = 0
 
@@ -130,16 +131,18 @@ class Reviews:
         learner_cards = await service.store.learner_cards(ref.platform, ref.space_id, user_id)
         topics = (await service.stats_without_memory(ref.platform, ref.space_id, user_id)).by_topic
         blocked = await service.store.open_daily_question_ids(ref.platform, ref.space_id)
-        plan = plan_review(learner_cards, service.bank.questions, topics, now, n, blocked)
+        blocked |= await service.reports.held(ref.platform, ref.space_id)  # held by reports: not asked
+        pool = await service.practice_pool(ref)
+        plan = plan_review(learner_cards, pool, topics, now, n, blocked)
         if not plan.question_ids:
             _today, tz = await service.space_today(ref.platform, ref.space_id)
             return ReviewEmpty(cards.nothing_to_review_text(plan.next_due, tz))
-        return await self._serve(_Session(ref, user_id, plan.question_ids))
+        planned = {q.id: q for q in pool if q.id in set(plan.question_ids)}
+        return await self._serve(_Session(ref, user_id, plan.question_ids, planned))
 
     async def _serve(self, session: _Session) -> QuestionCard:
         service = self._service
-        question = service.bank.get(session.plan[session.position])
-        assert question is not None  # plans only hold questions of the bank
+        question = session.questions[session.plan[session.position]]  # plans only hold questions of the pool
         session.position += 1
         card = await service.practice_round(session.ref, session.user_id, question)
         if len(self._sessions) >= SESSIONS_KEPT:
@@ -153,8 +156,6 @@ class Reviews:
         if session is None:
             return None, None
         session.right += int(correct)
-        while session.position < len(session.plan):
-            if self._service.bank.get(session.plan[session.position]) is not None:
-                return await self._serve(session), None
-            session.position += 1  # gone from the bank since the review started
+        if session.position < len(session.plan):
+            return await self._serve(session), None
         return None, cards.review_score_text(session.right, session.position)

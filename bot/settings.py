@@ -28,6 +28,7 @@ from bot.model import ChannelConfig, ConfigCard
 from bot.packs import parse_packs
 from bot.text.parsing import (
     DAY_NAMES,
+    parse_champion_role,
     parse_difficulties,
     parse_on_off,
     parse_recap_day,
@@ -233,6 +234,18 @@ SETTINGS: tuple[Setting, ...] = (
         option="day",
         choices=(*DAY_NAMES, "off"),
     ),
+    Setting(
+        "champion_role",
+        "champion_role",
+        ("champion", "champion-role"),
+        parse_champion_role,
+        lambda v: "off" if v is None else f"<@&{v}>",
+        "Discord only: the role the month's season winner gets (a role mention or id, or off)",
+        "off",
+        "recap",
+        "champion role",
+        option="champion_role",
+    ),
     Setting("paused", "paused", (), parse_on_off, _on_off, "no daily post while paused", "on", "", "paused"),
 )
 
@@ -241,7 +254,7 @@ GROUPS: dict[str, tuple[str, str]] = {
     "schedule": ("Post the daily question at a local time on chosen days", " "),
     "filters": ("Which packs, topics and difficulties the daily question uses", "; "),
     "rules": ("Answer window, reactions, speed bonus, winner pings and discussion threads", "; "),
-    "recap": ("The weekly recap chart: the day it is posted (at the posting time), or off", "; "),
+    "recap": ("The weekly recap chart's day (or off) and the monthly season's champion role", "; "),
 }
 
 BY_KEY: dict[str, Setting] = {s.key: s for s in SETTINGS}

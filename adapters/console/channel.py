@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import select
 import sys
 import threading
@@ -18,27 +19,51 @@ from pathlib import Path
 from typing import TextIO
 from zoneinfo import ZoneInfo
 
-from adapters.console.render import config_text, leaderboard_text, question_text, reveal_text, stats_text
+from adapters.console.render import (
+    REPORT_HINT,
+    config_text,
+    leaderboard_text,
+    question_text,
+    reveal_text,
+    stats_text,
+)
 from bot.echo import echo
-from bot.errors import AlreadyPosted, NothingOpen, QuizError, UnknownRound
+from bot.errors import AlreadyPosted, NothingOpen, PackError, QuizError, UnknownRound
+from bot.export import MissesExport
+from bot.forget import TEXT_HINT, ForgetDone, ForgetPrompt
 from bot.model import (
     Actor,
     AnswerOutcome,
     ChannelRef,
+    CommandNames,
     LeaderboardCard,
     QuestionCard,
     RecapCard,
     RevealCard,
     ReviewEmpty,
+    SeasonCard,
     StatsCard,
 )
-from bot.packs import PacksCard
+from bot.packs import PackFile, PacksCard, format_of, pack_name_of, problem_text, read_upload_file
 from bot.question_stats import QuestionStatsCard
 from bot.quiz import STORE_UNAVAILABLE, QuizService
+from bot.reminders import RemindCard
+from bot.reports import ReportsCard
 from bot.settings import ConfigChange
+from bot.suggestions import SuggestionsCard
 from bot.text.commands import HELP, parse_quiz
 from bot.text.parsing import parse_choice
-from bot.text.runner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
+from bot.text.runner import (
+    HelpReply,
+    ImportAsked,
+    NoteReply,
+    PostedReply,
+    RevealedReply,
+    SettingsReply,
+    SuggestFormReply,
+    TopicsReply,
+    run_command,
+)
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +115,10 @@ class ConsolePlatform:
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         self._write(text)
 
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A direct message (a reminder, a decided suggestion): printed as one."""
+        self._write(f"(direct message to {user_id}) {text}")
+
     async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
         """The weekly recap: the chart written to a file, its path printed with the recap's text."""
         from bot.recap import recap_text
@@ -97,11 +126,23 @@ class ConsolePlatform:
         if png is None:
             self._write(recap_text(card))
             return None
-        path = (self.recap_dir or Path.cwd()) / f"studybot-recap-{card.end:%Y-%m-%d}.png"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        await asyncio.to_thread(path.write_bytes, png)
+        path = await self.write_file(f"studybot-recap-{card.end:%Y-%m-%d}.png", png)
         self._write(f"{recap_text(card)}\nChart: {path}")
         return str(path)
+
+    async def write_file(self, name: str, data: bytes) -> Path:
+        """Write a file the bot hands out (a recap chart, an export) into `recap_dir` (default: here)."""
+        path = (self.recap_dir or Path.cwd()) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(path.write_bytes, data)
+        return path
+
+    async def post_season(self, ref: ChannelRef, card: SeasonCard) -> str | None:
+        """The monthly season card, printed."""
+        from bot.seasons import season_text
+
+        self._write(season_text(card, CommandNames().season_board))
+        return None
 
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
         return {uid: uid for uid in user_ids}
@@ -125,6 +166,7 @@ class ConsoleChannel:
         self.user = OWNER
         self.admins = {OWNER}
         self.practice: dict[str, int] = {}  # user -> open practice round
+        self.export_dir: Path | None = None  # where /quiz admin export writes (default: the current directory)
         self.platform = ConsolePlatform(self.say)
         self._store_down = False
         self._outage_logged = False
@@ -239,6 +281,8 @@ class ConsoleChannel:
     def _said_outcome(self, outcome: AnswerOutcome) -> None:
         private = f"(private to {self.user})"
         self.say(f"{private} {outcome.text}")
+        if outcome.verdict is not None:
+            self.say(f"{private} {REPORT_HINT}")
         if outcome.follow_up is not None:
             self.practice[self.user] = outcome.follow_up.round_id
             self.say(f"{private}\n{question_text(outcome.follow_up)}")
@@ -261,6 +305,12 @@ class ConsoleChannel:
 
     async def actor(self, target: ChannelRef) -> Actor:
         return self.actor_now
+
+    async def space_actor(self) -> Actor:
+        return self.actor_now
+
+    async def _import(self, asked: ImportAsked) -> None:
+        self.say(f"(private to {self.user}) {await _import_file(self, asked)}")
 
     async def _quiz(self, line: str) -> None:
         result = await run_command(self.service, self, parse_quiz(line))
@@ -285,10 +335,60 @@ class ConsoleChannel:
                 self.say((f"{reason}.\n" if reason else "") + CONSOLE_HELP)
             case SettingsReply(card=card):
                 self.say(config_text(card))
-            case PacksCard() | QuestionStatsCard():
+            case PacksCard() | QuestionStatsCard() | SuggestionsCard() | ReportsCard():
                 self.say(result.text)
+            case RemindCard(text=text):
+                self.say(f"{private} {text}")
+            case ImportAsked():
+                await self._import(result)
+            case PackFile():
+                path = (self.export_dir or Path.cwd()) / result.filename
+                await asyncio.to_thread(path.write_bytes, result.data)
+                self.say(f"{private} Exported pack {result.pack} ({result.format}) to {path}")
+            case SuggestFormReply(text=text) | NoteReply(text=text):
+                self.say(f"{private} {text}")
             case PostedReply() | RevealedReply():
                 pass  # the console platform has printed the question or the reveal
+            case MissesExport(text=text, files=files):
+                who = re.sub(r"[^A-Za-z0-9_-]", "_", self.user)  # a typed name never makes a path
+                paths = [await self.platform.write_file(f"{who}-{f.name}", f.data) for f in files]
+                self.say(f"{private} {text}\n" + "\n".join(str(p) for p in paths))
+            case ForgetPrompt(text=text):
+                self.say(f"{private} {text} {TEXT_HINT}")
+            case ForgetDone(text=text):
+                self.say(f"{private} {text}")
+
+
+def _local_file(raw: str) -> tuple[Path, int | None]:
+    """The typed path (~ expanded) and its size (None: reading it will say what is wrong)."""
+    path = Path(raw).expanduser()
+    try:
+        return path, path.stat().st_size if path.is_file() else None
+    except OSError:
+        return path, None
+
+
+async def _import_file(channel: ConsoleChannel, asked: ImportAsked) -> str:
+    """`/quiz admin import PATH [pack]`: the file read from disk (at most 1 MiB + 1 byte), all or nothing."""
+    if asked.path is None:
+        return "Give the file: /quiz admin import PATH [pack] [--replace] (a .yaml, .yml or .csv file)."
+    try:
+        fmt = format_of(asked.path)
+        pack = asked.pack or pack_name_of(asked.path)
+        path, size = await asyncio.to_thread(_local_file, asked.path)  # a huge file is refused by its size
+        result = await channel.service.import_pack(
+            asked.actor,
+            channel.ref,
+            pack,
+            lambda: asyncio.to_thread(read_upload_file, path),
+            fmt,
+            replace=asked.replace,
+            label=path.name,
+            size=size,
+        )
+    except PackError as exc:
+        return problem_text(exc, limit=20_000)
+    return f"{result.text} Switch this channel to it with /quiz config packs pytorch,{result.pack}."
 
 
 class LineReader:

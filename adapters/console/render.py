@@ -25,6 +25,9 @@ def question_text(card: QuestionCard) -> str:
     return "\n".join(lines)
 
 
+REPORT_HINT = "Something wrong with this question? /quiz report [wrong|unclear|typo|other] [what is wrong]"
+
+
 def reveal_text(card: RevealCard) -> str:
     total = card.total
     bars = []
@@ -45,17 +48,24 @@ def reveal_text(card: RevealCard) -> str:
             f"Right ({len(card.correct_users)} of {total}): {winners}",
         ]
         + ([f"({card.note})"] if card.note else [])
+        + [REPORT_HINT]
     )
 
 
 def leaderboard_text(card: LeaderboardCard) -> str:
     lines = [f"== {card.title} =="]
+    for place, row in zip(("champion", "2nd", "3rd"), card.podium, strict=False):
+        lines.append(f"  {place:<9} {row.user_id:<20} {row.points:>5} pts  ({row.correct}/{row.answered} right)")
+    if card.podium:
+        lines.append("-- the month's board --")
     if not card.rows:
         lines.append(cards.NO_SCORES)
     for row in card.rows:
         lines.append(f"{row.rank:>3}. {row.user_id:<20} {row.points:>5} pts  ({row.correct}/{row.answered} right)")
     if card.me is not None and all(r.user_id != card.me.user_id for r in card.rows):
         lines.append(f"  ... you: #{card.me.rank} with {card.me.points} pts")
+    if card.note:
+        lines.append(f"({card.note})")
     return "\n".join(lines)
 
 

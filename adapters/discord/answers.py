@@ -12,9 +12,10 @@ import discord
 
 from adapters.discord.payloads import snowflake
 from adapters.discord.render import choice_of_emoji, question_embed, verdict_embed
-from adapters.discord.replies import PLATFORM, Reply, bot_of, channel_ref, quiz_bot, respond
+from adapters.discord.replies import PLATFORM, Reply, bot_of, channel_ref, learner_ref, quiz_bot, respond
 from bot.echo import echo
 from bot.errors import QuizError, ReactionsOff, UnknownRound
+from bot.model import AnswerOutcome
 from bot.text.parsing import parse_choice
 from bot.text.parsing import parse_round_id as parse_round
 
@@ -40,21 +41,28 @@ async def answer_click(interaction: discord.Interaction, round_raw: str, letter:
         sure = not letter.endswith("?")  # the "not sure" row's letters end in "?"
         choice = parse_choice(letter if sure else letter[:-1])
         round_id = parse_round_id(round_raw)
-        space = (PLATFORM, str(interaction.guild_id)) if interaction.guild_id else None
+        space = (PLATFORM, learner_ref(interaction).space_id)  # a server, or the learner's own space
         outcome = await bot.service.submit_answer(round_id, str(interaction.user.id), choice, space=space, sure=sure)
-        if outcome.verdict is not None:
-            if outcome.follow_up is not None:  # a review's next question, in the same private reply
-                from adapters.discord.views import question_view  # views imports this module
-
-                card = outcome.follow_up
-                return Reply(
-                    embeds=(verdict_embed(outcome), question_embed(card)),
-                    view=question_view(card.round_id, unsure=True),
-                )
-            return Reply(embeds=(verdict_embed(outcome),))
-        return Reply(outcome.text)
+        return outcome_reply(outcome)
 
     await respond(interaction, work(), defer_after=bot.defer_after)
+
+
+def outcome_reply(outcome: AnswerOutcome) -> Reply:
+    """A practice verdict (with a review's next question), or a daily answer's acknowledgement."""
+    if outcome.verdict is not None:
+        from adapters.discord.reports import add_report_button
+        from adapters.discord.views import question_view, report_view  # views imports this module
+
+        if outcome.follow_up is not None:  # a review's next question, in the same private reply
+            card = outcome.follow_up
+            view = question_view(card.round_id, unsure=True)  # rows 0-1; the report of the judged one: row 2
+            return Reply(
+                embeds=(verdict_embed(outcome), question_embed(card)),
+                view=add_report_button(view, outcome.round_id, row=2),
+            )
+        return Reply(embeds=(verdict_embed(outcome),), view=report_view(outcome.round_id))
+    return Reply(outcome.text)
 
 
 async def handle_reaction(client: discord.Client, payload: discord.RawReactionActionEvent) -> None:

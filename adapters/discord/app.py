@@ -16,9 +16,12 @@ from discord import app_commands
 from adapters.discord.answers import handle_reaction
 from adapters.discord.commands import QuizTree, build_commands
 from adapters.discord.limits import NO_PINGS
+from adapters.discord.mydata import ForgetButton
 from adapters.discord.platform import DiscordPlatform
 from adapters.discord.replies import COMMANDS
+from adapters.discord.reports import REPORT_TEMPLATE, ReportButton
 from adapters.discord.sharding import check_shards
+from adapters.discord.suggestions import DecisionButton, modal_submitted
 from adapters.discord.views import ANSWER_TEMPLATE, AnswerButton
 from bot.app.config import Settings
 from bot.echo import echo
@@ -99,7 +102,7 @@ class StudyBotMixin(_ClientBase):
         guard_gateway_parsers(self)
 
     async def setup_hook(self) -> None:
-        self.add_dynamic_items(AnswerButton)
+        self.add_dynamic_items(AnswerButton, ForgetButton, DecisionButton, ReportButton)
         for command in build_commands():
             self.tree.add_command(command)
         await self.sync_commands()
@@ -133,11 +136,15 @@ class StudyBotMixin(_ClientBase):
         await handle_reaction(self, payload)
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
-        """Components that are not ours are logged and left alone (ours are routed by AnswerButton)."""
-        if interaction.type is discord.InteractionType.component:
-            data: dict[str, Any] = dict(interaction.data or {})
-            custom_id = str(data.get("custom_id", ""))
-            if not re.fullmatch(ANSWER_TEMPLATE, custom_id):
+        """Components that are not ours are logged and left alone (ours are routed by their DynamicItems);
+        our modal submissions (custom_id suggest_...) go to adapters.discord.suggestions."""
+        data: dict[str, Any] = dict(interaction.data or {})
+        custom_id = str(data.get("custom_id", ""))
+        if interaction.type is discord.InteractionType.modal_submit and custom_id.startswith("suggest_"):
+            await modal_submitted(interaction)
+        elif interaction.type is discord.InteractionType.component:
+            ours = any(re.fullmatch(t, custom_id) for t in (ANSWER_TEMPLATE, REPORT_TEMPLATE))
+            if not ours and not custom_id.startswith("suggest_"):
                 log.info("ignoring a component interaction with an unknown custom_id %r", custom_id[:100])
 
 

@@ -1,36 +1,41 @@
-"""Slash commands for everyone (/quiz, /review, /answer, /leaderboard, /stats, /packs), the command list with
-/quizconfig, and the tree's error reply. Each command parses its options into core values, calls the service and
-renders the card; every reply is ephemeral (see replies.respond)."""
+"""Slash commands for everyone (/quiz, /review, /remind, /answer, /leaderboard, /stats, /packs, /export,
+/forget-me), the command list with /quizconfig, and the tree's error reply. Each command parses its options into
+core values, calls the service and renders the card; every reply is ephemeral (see replies.respond)."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
 
+from adapters.discord.answers import outcome_reply
 from adapters.discord.limits import NO_PINGS, fit_content
-from adapters.discord.payloads import unreadable
+from adapters.discord.mydata import send_export, send_forget_prompt
+from adapters.discord.payloads import is_personal_space, unreadable
 from adapters.discord.quizadmin import QuizAdmin
 from adapters.discord.quizconfig import QuizConfig
 from adapters.discord.render import leaderboard_embed, packs_embed, question_embed, stats_embed
-from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, ref_of, respond
+from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, learner_ref, ref_of, respond
+from adapters.discord.suggestions import SuggestModal
 from adapters.discord.views import question_view
 from bot.bank.load import TOPICS
 from bot.echo import echo
 from bot.errors import BadSetting
 from bot.model import LETTERS, Difficulty, ReviewEmpty
+from bot.reminders import parse_remind_time
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX
 from bot.text.parsing import parse_choice, parse_period
 
 log = logging.getLogger(__name__)
 
 Choice = app_commands.Choice
-TOPIC_CHOICES = [Choice(name=label[:100], value=key) for key, label in TOPICS.items()][:25]
 LETTER_CHOICES = [Choice(name=letter, value=letter) for letter in LETTERS]
 DIFFICULTY_CHOICES = [Choice(name=d.value, value=d.value) for d in Difficulty]
+SEASON_OPTION_MAX = 20  # YYYY-MM is 7; a little room for spaces, and the reply echoes it clipped
+REMIND_CHOICES = [Choice(name="on", value="on"), Choice(name="off", value="off")]
 PERIOD_CHOICES = [
     Choice(name="this week", value="week"),
     Choice(name="this month", value="month"),
@@ -48,6 +53,28 @@ def parse_difficulty(raw: str | None) -> Difficulty | None:
         raise BadSetting(f"'{echo(raw)}' is not a difficulty: use easy, medium or hard.") from None
 
 
+def parse_remind_state(raw: str) -> bool:
+    """The on/off option of /remind (Discord offers the two; a stale client may send anything)."""
+    word = raw.strip().lower()
+    if word not in {"on", "off"}:
+        raise BadSetting(f"'{echo(raw)}' is not on or off: use /remind on [time] or /remind off. Nothing was changed.")
+    return word == "on"
+
+
+CommandT = TypeVar("CommandT")
+
+
+def personal(command: CommandT) -> CommandT:
+    """A command for private practice anywhere: in servers, in DMs with the bot and in group DMs, for a server
+    install and for a member who installs the app for themselves (integration_types 0 and 1, contexts 0, 1, 2).
+    Every other command is server-only (QuizTree's defaults); docs/discord.md has the list."""
+    command = app_commands.allowed_installs(guilds=True, users=True)(command)
+    return app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)(command)
+
+
+OWN_STATS_ONLY = "Outside a server, /stats shows only your own practice."
+
+
 async def _run(interaction: discord.Interaction, work: Callable[[], Awaitable[Reply]]) -> None:
     await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
 
@@ -60,27 +87,62 @@ def member_commands() -> list[app_commands.Command]:
 
     @app_commands.command(name="quiz", description="A private practice question (never counts toward the leaderboard)")
     @app_commands.describe(topic="A topic to practise; leave empty for a mix", difficulty="easy, medium or hard")
-    @app_commands.choices(topic=TOPIC_CHOICES, difficulty=DIFFICULTY_CHOICES)
-    @app_commands.guild_only()
-    async def quiz(interaction: discord.Interaction, topic: str | None = None, difficulty: str | None = None) -> None:
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
+    @personal
+    async def quiz(
+        interaction: discord.Interaction,
+        topic: app_commands.Range[str, 1, 40] | None = None,
+        difficulty: str | None = None,
+    ) -> None:
         async def work() -> Reply:
-            ref = ref_of(interaction)
+            ref = learner_ref(interaction)
             level = parse_difficulty(difficulty)
-            card = await bot_of(interaction).service.start_practice(ref, str(interaction.user.id), topic, level)
+            chosen = topic.strip().lower() if topic else None
+            card = await bot_of(interaction).service.start_practice(ref, str(interaction.user.id), chosen, level)
             return Reply(embeds=(question_embed(card),), view=question_view(card.round_id, unsure=True))
 
         await _run(interaction, work)
 
+    @quiz.autocomplete("topic")
+    async def quiz_topics(interaction: discord.Interaction, current: str) -> list[Choice[str]]:
+        """The topics of the channel's packs (the shipped bank's and a server's own), matching what is typed."""
+        typed = current.strip().lower()[:40]
+        topics = await bot_of(interaction).service.practice_topics(learner_ref(interaction))
+        return [
+            Choice(name=TOPICS.get(t, t)[:100], value=t)
+            for t in topics
+            if typed in t or typed in TOPICS.get(t, t).lower()
+        ][:25]
+
     @app_commands.command(name="review", description="Your due reviews: the questions you are about to forget")
     @app_commands.describe(count=f"How many questions (1-{REVIEW_MAX}, default {REVIEW_DEFAULT})")
-    @app_commands.guild_only()
+    @personal
     async def review(interaction: discord.Interaction, count: int = REVIEW_DEFAULT) -> None:
         async def work() -> Reply:
-            ref = ref_of(interaction)
+            ref = learner_ref(interaction)
             result = await bot_of(interaction).service.start_review(ref, str(interaction.user.id), count)
             if isinstance(result, ReviewEmpty):
                 return Reply(result.text)
             return Reply(embeds=(question_embed(result),), view=question_view(result.round_id, unsure=True))
+
+        await _run(interaction, work)
+
+    @app_commands.command(name="remind", description="A private nudge once a day: reviews due, today's question")
+    @app_commands.describe(
+        state="on: a direct message at most once a day; off: no more reminders",
+        time="When, as 24-hour HH:MM in the server's quiz timezone (default 09:00)",
+    )
+    @app_commands.choices(state=REMIND_CHOICES)
+    @personal
+    async def remind(
+        interaction: discord.Interaction, state: str, time: app_commands.Range[str, 1, 20] | None = None
+    ) -> None:
+        async def work() -> Reply:
+            on = parse_remind_state(state)
+            at = parse_remind_time(time) if on else None
+            ref = learner_ref(interaction)  # a server's, or outside one the learner's own space (its reviews)
+            card = await bot_of(interaction).service.set_reminder(ref, str(interaction.user.id), on, at)
+            return Reply(card.text)
 
         await _run(interaction, work)
 
@@ -89,14 +151,16 @@ def member_commands() -> list[app_commands.Command]:
         choice="Your choice: A, B, C or D", not_sure="Mark the answer 'not sure' (it changes no score)"
     )
     @app_commands.choices(choice=LETTER_CHOICES)
-    @app_commands.guild_only()
+    @personal
     async def answer(interaction: discord.Interaction, choice: str, not_sure: bool = False) -> None:
         async def work() -> Reply:
             index = parse_choice(choice)
-            outcome = await bot_of(interaction).service.answer_in_channel(
-                ref_of(interaction), str(interaction.user.id), index, sure=not not_sure
-            )
-            return Reply(outcome.text)
+            ref, user, service = learner_ref(interaction), str(interaction.user.id), bot_of(interaction).service
+            if is_personal_space(ref.space_id):  # no daily questions here: your practice question
+                outcome = await service.answer_open_practice(ref, user, index, sure=not not_sure)
+            else:
+                outcome = await service.answer_in_channel(ref, user, index, sure=not not_sure)
+            return outcome_reply(outcome)
 
         await _run(interaction, work)
 
@@ -104,26 +168,37 @@ def member_commands() -> list[app_commands.Command]:
     @app_commands.describe(
         period="week (default), month or all time",
         public="post it in this channel for everyone (default: only you see it)",
+        season="a month's archived season as YYYY-MM, e.g. 2026-11 (instead of a period)",
     )
     @app_commands.choices(period=PERIOD_CHOICES)
     @app_commands.guild_only()
-    async def leaderboard(interaction: discord.Interaction, period: str | None = None, public: bool = False) -> None:
+    async def leaderboard(
+        interaction: discord.Interaction,
+        period: str | None = None,
+        public: bool = False,
+        season: app_commands.Range[str, 1, SEASON_OPTION_MAX] | None = None,
+    ) -> None:
         async def work() -> Reply:
             ref = ref_of(interaction)
             asker = None if public else str(interaction.user.id)
             service = bot_of(interaction).service
-            card = await service.leaderboard(ref.platform, ref.space_id, parse_period(period), asker, public=public)
+            if season is not None:
+                card = await service.season_board(ref.platform, ref.space_id, season, asker, public=public)
+            else:
+                card = await service.leaderboard(ref.platform, ref.space_id, parse_period(period), asker, public=public)
             return Reply(embeds=(leaderboard_embed(card, asker),), public=public)
 
         await respond(interaction, work(), defer_after=bot_of(interaction).defer_after, ephemeral=not public)
 
     @app_commands.command(name="stats", description="Answered, accuracy by topic and streaks")
     @app_commands.describe(member="Whose stats (default: yours)")
-    @app_commands.guild_only()
+    @personal
     async def stats(interaction: discord.Interaction, member: discord.User | None = None) -> None:
         async def work() -> Reply:
-            ref = ref_of(interaction)
+            ref = learner_ref(interaction)
             who = str((member or interaction.user).id)
+            if is_personal_space(ref.space_id) and who != str(interaction.user.id):
+                return Reply(OWN_STATS_ONLY)  # a learner's own space holds nobody else's answers
             card = await bot_of(interaction).service.stats(ref.platform, ref.space_id, who)
             return Reply(embeds=(stats_embed(card),))
 
@@ -138,7 +213,22 @@ def member_commands() -> list[app_commands.Command]:
 
         await _run(interaction, work)
 
-    return [quiz, review, answer, leaderboard, stats, packs]
+    @app_commands.command(name="suggest", description="Suggest a question for this server (an admin reviews it)")
+    @app_commands.guild_only()
+    async def suggest(interaction: discord.Interaction) -> None:
+        await interaction.response.send_modal(SuggestModal())
+
+    @app_commands.command(name="export", description="Your missed questions as a CSV and an Anki deck (only you)")
+    @app_commands.guild_only()
+    async def export(interaction: discord.Interaction) -> None:
+        await send_export(interaction)
+
+    @app_commands.command(name="forget-me", description="Delete everything studybot keeps about you here (asks first)")
+    @app_commands.guild_only()
+    async def forget_me(interaction: discord.Interaction) -> None:
+        await send_forget_prompt(interaction)
+
+    return [quiz, review, remind, answer, leaderboard, stats, packs, export, forget_me, suggest]
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:
@@ -149,7 +239,16 @@ UNREADABLE = "I could not read that command's options; please pick them again."
 
 
 class QuizTree(app_commands.CommandTree):
-    """A tree whose errors (stale commands, values Discord let through, anything unforeseen) get a private reply."""
+    """A tree whose errors (stale commands, values Discord let through, anything unforeseen) get a private reply.
+
+    Its defaults make every command server-only (integration_types [0], contexts [0]); `personal` widens one."""
+
+    def __init__(self, client: discord.Client, **options: Any) -> None:
+        options.setdefault("allowed_installs", app_commands.AppInstallationType(guild=True, user=False))
+        options.setdefault(
+            "allowed_contexts", app_commands.AppCommandContext(guild=True, dm_channel=False, private_channel=False)
+        )
+        super().__init__(client, **options)
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
         """Options that hold no valid Discord id (discord.py would raise while reading them) stop here: one

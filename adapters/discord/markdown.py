@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from discord.utils import escape_markdown
+from discord.utils import escape_markdown, escape_mentions
 
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
 ZWSP = "\u200b"
@@ -27,3 +27,9 @@ def escape(text: str) -> str:
 def code_block(code: str, language: str = "python") -> str:
     """A fenced block whose fence no run of backticks in the code can close."""
     return f"```{language}\n" + re.sub(r"`(?=`)", "`" + ZWSP, code) + "\n```"
+
+
+def plain(text: str) -> str:
+    """A member's own words (a report's text): markdown escaped and no mention that could resolve
+    (@everyone, @here, <@id>, <@&id> get a zero-width space after the @), whatever allowed_mentions says."""
+    return escape_mentions(escape(text))

@@ -59,3 +59,31 @@ def unreadable(data: object) -> str | None:
                 if isinstance(obj, Mapping) and "id" in obj and snowflake(obj["id"]) is None:
                     return f"a resolved {str(kind)[:32]} with an invalid id"
     return None
+
+
+# ---- where a learner's private practice lives ------------------------------------------------------------
+
+#: the space of one learner's practice and review outside a server that installed the bot (a DM, a group DM,
+#: or a server where only the learner installed the app): never a guild id, which is all digits
+PERSONAL_PREFIX = "user:"
+
+
+def personal_space(user_id: int | str) -> str:
+    """The learner's own space: their practice rounds, memory cards and stats there mix with no server's."""
+    return f"{PERSONAL_PREFIX}{user_id}"
+
+
+def is_personal_space(space_id: str) -> bool:
+    return space_id.startswith(PERSONAL_PREFIX)
+
+
+def practice_space(guild_id: int | None, user_id: int, *, guild_install: bool, user_install: bool) -> str:
+    """The space of a practice or review interaction, from its `guild_id` and `authorizing_integration_owners`.
+
+    A server's space when the interaction comes from a server and the server's install authorized it (or the
+    payload names no user install either: a payload from before user installs); else the learner's own space:
+    DMs and group DMs have no guild_id, and a server where only the learner installed the app is not the bot's
+    server, so nothing is recorded under it."""
+    if guild_id is not None and (guild_install or not user_install):
+        return str(guild_id)
+    return personal_space(user_id)

@@ -15,15 +15,22 @@ import discord
 from adapters.discord.limits import NO_PINGS, fit_content, fit_embed
 from adapters.discord.markdown import escape as escape_markdown
 from adapters.discord.render import LETTER_EMOJI, question_embed, reveal_embed, winner_pings
-from adapters.discord.replies import PLATFORM
-from adapters.discord.views import question_view, revealed_view
-from bot.errors import QuizError
-from bot.model import LETTERS, ChannelRef, QuestionCard, RecapCard, RevealCard
+from adapters.discord.replies import COMMANDS, PLATFORM
+from adapters.discord.views import question_view, report_view, revealed_view
+from bot.echo import echo
+from bot.errors import DirectMessageBlocked, QuizError
+from bot.model import LETTERS, ChannelRef, QuestionCard, RecapCard, RevealCard, SeasonCard
 from bot.recap import recap_alt_text, recap_text
+from bot.seasons import season_text
 
 log = logging.getLogger(__name__)
 
 NO_ATTACH = "(The chart needs the Attach Files permission in this channel.)"
+NO_MANAGE_ROLES = (
+    "I need the Manage Roles permission to give the champion role: grant it to my role in Server Settings > "
+    "Roles (or invite me again with it), then set champion_role again."
+)
+CANNOT_DM = 50007  # Discord's "Cannot send messages to this user"
 THREAD_NAME_LIMIT = 100  # Discord's limit for a thread name
 CANNOT_POST = (
     "I cannot post in <#{channel}>: I need View Channel, Send Messages, Embed Links, Add Reactions and "
@@ -90,6 +97,7 @@ class DiscordPlatform:
             message = await channel.send(
                 fit_content(content),
                 embed=fit_embed(reveal_embed(card)),
+                view=report_view(card.round_id),
                 reference=reference,  # type: ignore[arg-type]
                 allowed_mentions=allowed,
             )
@@ -163,9 +171,69 @@ class DiscordPlatform:
             names[uid] = self._names[key]
         return names
 
+    async def post_season(self, ref: ChannelRef, card: SeasonCard) -> str | None:
+        """The monthly season card: last month's top three by server name, nobody notified."""
+        text = escape_markdown(season_text(card, COMMANDS.season_board))[:2000]
+        message = await self._channel(ref).send(text, allowed_mentions=discord.AllowedMentions.none())
+        return str(message.id)
+
+    async def champion_role_problem(self, ref: ChannelRef, role_id: str) -> str | None:
+        """Why the champion role cannot be given here (the gateway's view of the server), or None: the bot
+        needs Manage Roles, and the role must exist, be assignable and sit below the bot's highest role."""
+        guild = self.client.get_guild(int(ref.space_id))
+        if guild is None:
+            return "I cannot see this server's roles yet; try again in a minute."
+        me = guild.me
+        if me is None or not me.guild_permissions.manage_roles:
+            return NO_MANAGE_ROLES
+        role = guild.get_role(int(role_id))
+        if role is None:
+            return f"There is no role with id {role_id} in this server: pick one of its roles, or off."
+        name = escape_markdown(echo(role.name, 50))
+        if role.is_default() or role.managed:
+            return f"The role {name} cannot be given to members (it is @everyone or managed by an integration)."
+        if role >= me.top_role:
+            return (
+                f"The role {name} is not below my highest role, so I cannot give it: move my role above it in "
+                "Server Settings > Roles, then set champion_role again."
+            )
+        return None
+
+    async def move_champion(self, ref: ChannelRef, role_id: str, winner: str, previous: str | None) -> None:
+        """The season's champion gets the role and last season's loses it (REST: PUT and DELETE
+        /guilds/{guild}/members/{user}/roles/{role}); a failure is logged, the card stands."""
+        guild, role = int(ref.space_id), int(role_id)
+        reason = "studybot: the monthly season's champion"
+        if previous is not None:
+            try:
+                await self.client.http.remove_role(guild, int(previous), role, reason=reason)
+            except discord.HTTPException as exc:
+                log.warning("could not take the champion role from %s: %s", previous, exc.status)
+        try:
+            await self.client.http.add_role(guild, int(winner), role, reason=reason)
+        except discord.HTTPException as exc:
+            log.warning("could not give the champion role to %s in %s: %s", winner, ref.space_id, exc.status)
+
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         """A plain note in the channel (e.g. a day skipped while the bot was offline)."""
         await self._channel(ref).send(text, allowed_mentions=discord.AllowedMentions.none())
+
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A DM (a reminder). A member who does not take DMs from the bot (50007 "Cannot send messages to
+        this user") or who is unknown raises DirectMessageBlocked; other failures are raised as they are."""
+        try:
+            dm = await self.client.create_dm(discord.Object(int(user_id)))
+            await dm.send(fit_content(escape_markdown(text)) or "…", allowed_mentions=NO_PINGS)
+        except discord.Forbidden as exc:
+            if exc.code in (CANNOT_DM, 0):
+                raise DirectMessageBlocked(
+                    f"Discord {exc.code}: {exc.text or 'Cannot send messages to this user'}"
+                ) from exc
+            raise
+        except discord.NotFound as exc:
+            raise DirectMessageBlocked(f"Discord {exc.code}: unknown user") from exc
+        except ValueError as exc:  # not a Discord user id
+            raise DirectMessageBlocked("not a Discord user id") from exc
 
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         """A DM; members with DMs closed simply get none."""

@@ -9,12 +9,19 @@ import io
 import discord
 from discord import app_commands
 
-from adapters.discord.markdown import escape
+from adapters.discord.markdown import escape, plain
 from adapters.discord.replies import Reply, actor_of, bot_of, ref_of, respond
+from adapters.discord.suggestions import suggestions_reply
 from bot.errors import PackError
 from bot.packs import format_of, problem_text
 
 FORMATS = [app_commands.Choice(name="YAML", value="yaml"), app_commands.Choice(name="CSV", value="csv")]
+RESOLUTIONS = [
+    app_commands.Choice(name="keep: the question is fine, ask it again", value="keep"),
+    app_commands.Choice(name="hold: do not ask it here until kept", value="hold"),
+    app_commands.Choice(name="edit: hold it while you fix your own pack", value="edit"),
+]
+RESOLVE_HINT = "/quizadmin resolve report:ID action:keep|hold|edit"
 
 
 class QuizAdmin(app_commands.Group):
@@ -45,27 +52,19 @@ class QuizAdmin(app_commands.Group):
             ref = ref_of(interaction)
             service = bot_of(interaction).service
             try:
-                result = await service.packs.import_pack(
+                result = await service.import_pack(
                     actor_of(interaction),
-                    ref.platform,
-                    ref.space_id,
+                    ref,
                     pack.strip().lower(),
                     file.read,
                     format_of(file.filename),
                     replace=replace,
-                    now=service.clock.now(),
                     label=file.filename,
                     size=file.size,
                 )
             except PackError as exc:
                 return Reply(escape(problem_text(exc)))
-            verb = "Replaced" if result.replaced else "Imported"
-            return Reply(
-                escape(
-                    f"{verb} pack {result.pack}: {result.questions} questions. "
-                    f"Use /quizconfig filters packs:{result.pack} to post from it."
-                )
-            )
+            return Reply(escape(f"{result.text} Use /quizconfig filters packs:{result.pack} to post from it."))
 
         await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
 
@@ -81,11 +80,13 @@ class QuizAdmin(app_commands.Group):
         async def work() -> Reply:
             ref = ref_of(interaction)
             service = bot_of(interaction).service
-            name = pack.strip().lower()
-            data = await service.packs.export_pack(
-                actor_of(interaction), ref.platform, ref.space_id, name, "csv" if format == "csv" else "yaml"
+            exported = await service.export_pack(
+                actor_of(interaction), ref, pack.strip().lower(), "csv" if format == "csv" else "yaml"
             )
-            return Reply(escape(f"Pack {name} ({format})."), file=discord.File(io.BytesIO(data), f"{name}.{format}"))
+            return Reply(
+                escape(f"Pack {exported.pack} ({exported.format})."),
+                file=discord.File(io.BytesIO(exported.data), exported.filename),
+            )
 
         await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
 
@@ -101,5 +102,44 @@ class QuizAdmin(app_commands.Group):
                 actor_of(interaction), ref.platform, ref.space_id, pack.strip().lower() if pack else None
             )
             return Reply(escape(card.text)[:2000])
+
+        await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
+
+    @app_commands.command(name="reports", description="Open reports of problems with questions, oldest first")
+    async def reports(self, interaction: discord.Interaction) -> None:
+        async def work() -> Reply:
+            ref = ref_of(interaction)
+            service = bot_of(interaction).service
+            card = await service.reports_queue(actor_of(interaction), ref.platform, ref.space_id, RESOLVE_HINT)
+            # the reporter is named (nobody is notified: replies allow no mentions); their words are plain text
+            return Reply(card.render(plain, who=lambda user: f"<@{user}>")[:2000])
+
+        await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
+
+    @app_commands.command(name="resolve", description="Resolve a report: keep, hold or edit the question")
+    @app_commands.describe(report="The report's number in /quizadmin reports", action="What to do with the question")
+    @app_commands.choices(action=RESOLUTIONS)
+    async def resolve(
+        self,
+        interaction: discord.Interaction,
+        report: app_commands.Range[int, 1, 2**53],  # Discord takes integers up to 2^53
+        action: str,
+    ) -> None:
+        async def work() -> Reply:
+            ref = ref_of(interaction)
+            service = bot_of(interaction).service
+            text = await service.resolve_report(actor_of(interaction), ref.platform, ref.space_id, report, action)
+            return Reply(escape(text))
+
+        await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
+
+    @app_commands.command(name="suggestions", description="Members' suggested questions waiting for review")
+    async def suggestions(self, interaction: discord.Interaction) -> None:
+        async def work() -> Reply:
+            ref = ref_of(interaction)
+            card = await bot_of(interaction).service.suggestions.pending(
+                actor_of(interaction), ref.platform, ref.space_id
+            )
+            return suggestions_reply(card)
 
         await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)

@@ -27,13 +27,15 @@ WIDER_OPTIONS = {"topics": 300}  # a comma-separated list of every topic fits
 
 
 async def _run(interaction: discord.Interaction, work: Callable[[], Awaitable[Reply]]) -> None:
-    await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
+    async def settled() -> Reply:  # `work` is called inside respond, so an error it raises gets its reply
+        return await work()
+
+    await respond(interaction, settled(), defer_after=bot_of(interaction).defer_after)
 
 
 def _target(interaction: discord.Interaction, channel: discord.TextChannel | None) -> ChannelRef:
-    if channel is None:
-        return ref_of(interaction)
-    return channel_ref(interaction.guild_id, channel.id)
+    here = ref_of(interaction)  # a server the bot is installed in, or GUILD_ONLY
+    return here if channel is None else channel_ref(interaction.guild_id, channel.id)
 
 
 async def _configure(interaction: discord.Interaction, ref: ChannelRef, change: ConfigChange) -> Reply:

@@ -26,6 +26,7 @@ WRONG = discord.Colour.red()
 TITLE_MAX = 256
 DESCRIPTION_MAX = 4096
 FIELD_MAX = 1024
+FOOTER_MAX = 2048
 EMBED_MAX = 6000  # all texts of one embed together
 REVEAL_BODY_MAX = 2000  # leaves room for the reveal's four fields within EMBED_MAX
 MAX_LISTED_USERS = 50
@@ -197,10 +198,18 @@ def leaderboard_embed(card: LeaderboardCard, asker: str | None = None) -> discor
         description=clip("\n".join(lines), DESCRIPTION_MAX) if lines else cards.NO_SCORES,
         colour=COLOUR,
     )
+    if card.podium:
+        podium = [
+            f"{medal} {mention(r.user_id)}: {r.points} pts ({r.correct}/{r.answered} right)"
+            for medal, r in zip(("🥇", "🥈", "🥉"), card.podium, strict=False)
+        ]
+        embed.insert_field_at(0, name="The season's top three", value=clip("\n".join(podium), FIELD_MAX), inline=False)
     if card.me is not None:
         embed.add_field(name="You", value=f"#{card.me.rank} with {card.me.points} pts ({card.me.correct} right)")
     elif asker is not None:
         embed.add_field(name="You", value="No points in this period yet.")
+    if card.note:
+        embed.set_footer(text=clip(card.note, FOOTER_MAX))
     return embed
 
 

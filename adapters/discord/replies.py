@@ -17,6 +17,7 @@ import discord
 
 from adapters.discord.limits import NO_PINGS, fit_content, fit_embeds
 from adapters.discord.markdown import escape
+from adapters.discord.payloads import is_personal_space, practice_space
 from bot.errors import QuizError
 from bot.model import Actor, ChannelRef, CommandNames
 
@@ -28,9 +29,19 @@ log = logging.getLogger(__name__)
 
 PLATFORM = "discord"
 SORRY = "Something went wrong on my side and nothing was changed. Please try again in a moment."
-GUILD_ONLY = "studybot works in server channels: use its commands there."
+GUILD_ONLY = (
+    "That command works in a server channel where studybot is installed. Here you can practise privately "
+    "with /quiz, /review, /answer and /stats."
+)
 # how core messages name Discord's commands
-COMMANDS = CommandNames(practice="/quiz", answer="/answer", post_now="/quizconfig post-now")
+COMMANDS = CommandNames(
+    practice="/quiz",
+    answer="/answer",
+    post_now="/quizconfig post-now",
+    season_board="/leaderboard season:{season}",
+    review="/review",
+    remind="/remind",
+)
 
 
 class QuizBot(Protocol):
@@ -52,6 +63,7 @@ class Reply:
     view: discord.ui.View | None = None
     public: bool = False  # for everyone in the channel (only where the command asked for it)
     file: discord.File | None = None  # an attachment (a pack export)
+    files: tuple[discord.File, ...] = ()  # several attachments (a learner's export)
 
 
 def bot_of(interaction: discord.Interaction) -> QuizBot:
@@ -65,7 +77,26 @@ def channel_ref(guild_id: int | None, channel_id: int | None) -> ChannelRef:
 
 
 def ref_of(interaction: discord.Interaction) -> ChannelRef:
-    return channel_ref(interaction.guild_id, interaction.channel_id)
+    """The server channel of a server-only command; GUILD_ONLY anywhere else (a DM, a group DM, a server where
+    only the member installed the app)."""
+    ref = learner_ref(interaction)
+    if is_personal_space(ref.space_id):
+        raise QuizError(GUILD_ONLY)
+    return ref
+
+
+def learner_ref(interaction: discord.Interaction) -> ChannelRef:
+    """Where a practice or review question lives: the server's channel, or the learner's own space
+    ("user:<id>") outside a server that installed the bot (see payloads.practice_space and docs/discord.md)."""
+    space = practice_space(
+        interaction.guild_id,
+        interaction.user.id,
+        guild_install=interaction.is_guild_integration(),
+        user_install=interaction.is_user_integration(),
+    )
+    if not is_personal_space(space):
+        return channel_ref(interaction.guild_id, interaction.channel_id)
+    return ChannelRef(PLATFORM, space, str(interaction.channel_id or "dm"))
 
 
 def actor_of(interaction: discord.Interaction) -> Actor:
@@ -101,7 +132,23 @@ def _kwargs(reply: Reply, *, edit: bool = False) -> dict[str, Any]:
         out["view"] = reply.view
     if reply.file is not None:
         out["attachments" if edit else "file"] = [reply.file] if edit else reply.file
+    elif reply.files:
+        out["attachments" if edit else "files"] = list(reply.files)
     return out
+
+
+async def respond_in_followup(interaction: discord.Interaction, work: Awaitable[Reply]) -> None:
+    """Defer privately at once, then send the Reply the work produces as an ephemeral followup (for replies
+    that carry files, which may take a moment to build). Nothing raises out of here."""
+    try:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+    except discord.HTTPException as exc:
+        log.warning("could not defer interaction %s: %s", interaction.id, exc)
+    reply = await _settle(work, interaction)
+    try:
+        await interaction.followup.send(ephemeral=True, **_kwargs(reply))
+    except discord.HTTPException as exc:
+        log.warning("could not reply to interaction %s: %s", interaction.id, exc)
 
 
 async def respond(

@@ -13,6 +13,7 @@ from typing import Any
 import discord
 
 from adapters.discord.answers import answer_click
+from adapters.discord.reports import add_report_button
 from bot.model import LETTERS
 
 # Loose on purpose: a malformed round or letter still reaches the callback and gets a specific private reply.
@@ -79,6 +80,11 @@ def question_view(round_id: int, *, unsure: bool = False) -> discord.ui.View:
     return _frozen(view)
 
 
+def report_view(round_id: int) -> discord.ui.View:
+    """Under a reveal or a practice verdict: "Report a problem" about that round's question."""
+    return _frozen(add_report_button(discord.ui.View(timeout=None), round_id))
+
+
 def revealed_view(round_id: int, correct_letter: str) -> discord.ui.View:
     """The same buttons after the reveal: all disabled, the correct one green and ticked."""
     view = discord.ui.View(timeout=None)
@@ -96,4 +102,4 @@ def revealed_view(round_id: int, correct_letter: str) -> discord.ui.View:
     return _frozen(view)
 
 
-__all__ = ["ANSWER_TEMPLATE", "AnswerButton", "answer_custom_id", "question_view", "revealed_view"]
+__all__ = ["ANSWER_TEMPLATE", "AnswerButton", "answer_custom_id", "question_view", "report_view", "revealed_view"]

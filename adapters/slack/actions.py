@@ -22,6 +22,7 @@ from adapters.slack.ids import (
 )
 from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mrkdwn import escape
+from adapters.slack.mydata import FORGET_ACTION, forget_click
 from bot.echo import echo
 from bot.errors import QuizError
 from bot.model import ChannelRef, ReviewEmpty
@@ -39,6 +40,11 @@ def register_actions(app: AsyncApp, deps: SlackDeps) -> None:
     async def review_button(ack: Any, body: dict, client: Any) -> None:
         await ack()
         await start_review_in_dm(deps, client, body)
+
+    @app.action(FORGET_ACTION)
+    async def forget_button(ack: Any, body: dict, respond: Any) -> None:
+        await ack()
+        await forget_click(deps, body, respond)
 
     @app.action(UNSURE_PATTERN)
     async def unsure_button(ack: Any, body: dict, action: dict, respond: Any) -> None:

@@ -32,9 +32,12 @@ from adapters.slack.deps import SlackDeps
 from adapters.slack.events import register_events
 from adapters.slack.logsafe import install as redact_logs
 from adapters.slack.options import EVENTS_PATH, SlackOptions
+from adapters.slack.packs import register_pack_views
 from adapters.slack.permissions import AdminPolicy
 from adapters.slack.platform import SlackPlatform, make_client
+from adapters.slack.reports import register_reports
 from adapters.slack.signature import UNREADABLE, RequestGuard
+from adapters.slack.suggestions import register_suggestions
 from bot.app.config import DEFAULT_SLACK_SCOPES, Settings
 from bot.errors import StartupError
 from bot.quiz import QuizService
@@ -90,6 +93,9 @@ def build_slack_app(
     register_commands(app, deps)
     register_actions(app, deps)
     register_events(app, deps)
+    register_pack_views(app, deps)
+    register_suggestions(app, deps)
+    register_reports(app, deps)
     app.error(on_error)
     return SlackBot(app, deps, RequestGuard(signing_secret, service, EVENTS_PATH))
 

@@ -41,6 +41,26 @@ def section(text: str) -> Block:
     return {"type": "section", "text": {"type": "mrkdwn", "text": clip(text)}}
 
 
+def plain(text: str) -> dict[str, str]:
+    return {"type": "plain_text", "text": text}
+
+
+def input_block(block_id: str, label: str, element: dict[str, Any], *, optional: bool = False) -> Block:
+    """One field of a modal."""
+    block: Block = {"type": "input", "block_id": block_id, "label": plain(label), "element": element}
+    return block | ({"optional": True} if optional else {})
+
+
+def modal(
+    callback_id: str, title: str, blocks: list[Block], *, submit: str | None = None, close: str = "Cancel", **extra: Any
+) -> dict[str, Any]:
+    """A modal view (views.open or a response_action update); `extra`: private_metadata and the like."""
+    view: dict[str, Any] = {"type": "modal", "callback_id": callback_id, "title": plain(title)}
+    if submit is not None:
+        view["submit"] = plain(submit)
+    return view | {"close": plain(close), **extra, "blocks": blocks}
+
+
 def header(text: str) -> Block:
     return {"type": "header", "text": {"type": "plain_text", "text": clip(text, HEADER_LIMIT), "emoji": True}}
 
@@ -93,6 +113,25 @@ def unsure_buttons(round_id: int) -> Block:
                 "value": f"{round_id}:{i}:unsure",
             }
             for i, letter in enumerate(LETTERS)
+        ],
+    }
+
+
+REPORT_ACTION_PREFIX = "report_open"  # "report_open.<round id>": opens the report form (adapters/slack/reports.py)
+
+
+def report_button(round_id: int) -> Block:
+    """ "Report a problem" under a reveal or a practice verdict: opens a modal about that round's question."""
+    return {
+        "type": "actions",
+        "block_id": f"report_row.{round_id}",
+        "elements": [
+            {
+                "type": "button",
+                "action_id": f"{REPORT_ACTION_PREFIX}.{round_id}",
+                "text": {"type": "plain_text", "text": "Report a problem"},
+                "value": str(round_id),
+            }
         ],
     }
 
@@ -173,6 +212,7 @@ def reveal_blocks(card: RevealCard, names: Mapping[str, str] | None = None) -> l
         section(distribution_lines(card)),
         section(winners_text(card, names)),
         context(f"More: {card.reference}", *([escape(card.note)] if card.note else [])),
+        report_button(card.round_id),
     ]
 
 
@@ -185,6 +225,8 @@ def verdict_blocks(outcome: AnswerOutcome) -> list[Block]:
     blocks = [section(f"*Your answer: {outcome.chosen_letter}.* {escape(outcome.text)}")]
     if outcome.verdict is not None and outcome.verdict.reference:
         blocks.append(context(f"More: {outcome.verdict.reference} · `/quiz` for another one"))
+    if outcome.verdict is not None:
+        blocks.append(report_button(outcome.round_id))
     return blocks
 
 
@@ -209,7 +251,17 @@ def leaderboard_blocks(card: LeaderboardCard, names: Mapping[str, str] | None = 
         lines = [cards.NO_SCORES]
     if card.me is not None and all(r.user_id != card.me.user_id for r in card.rows):
         lines.append(f"… you: #{card.me.rank} with {card.me.points} pts")
-    return [header(card.title), section("\n".join(lines))]
+    blocks = [header(card.title)]
+    if card.podium:
+        podium = [
+            f"{medal} {who(row.user_id)}  *{row.points}* pts ({row.correct}/{row.answered} right)"
+            for medal, row in zip(("🥇", "🥈", "🥉"), card.podium, strict=False)
+        ]
+        blocks.append(section("*The season's top three*\n" + "\n".join(podium)))
+    blocks.append(section("\n".join(lines)))
+    if card.note:
+        blocks.append(context(escape(card.note)))
+    return blocks
 
 
 def stats_blocks(card: StatsCard) -> list[Block]:

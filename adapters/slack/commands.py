@@ -27,8 +27,13 @@ from adapters.slack.blocks import (
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, parse_channel, parse_user, team_of
 from adapters.slack.limits import fit_blocks, fit_text
+from adapters.slack.mydata import deliver_export, forget_prompt_blocks
+from adapters.slack.packs import open_import_form, send_export
+from adapters.slack.suggestions import suggest_view, suggestions_blocks
 from bot.echo import echo
 from bot.errors import BadSetting, QuizError
+from bot.export import MissesExport
+from bot.forget import ForgetDone, ForgetPrompt
 from bot.model import (
     Actor,
     AnswerOutcome,
@@ -39,10 +44,23 @@ from bot.model import (
     ReviewEmpty,
     StatsCard,
 )
-from bot.packs import PacksCard
+from bot.packs import PackFile, PacksCard
 from bot.question_stats import QuestionStatsCard
+from bot.reminders import RemindCard
+from bot.reports import ReportsCard
+from bot.suggestions import SuggestionsCard
 from bot.text.commands import Command, parse_quiz
-from bot.text.runner import HelpReply, PostedReply, RevealedReply, SettingsReply, TopicsReply, run_command
+from bot.text.runner import (
+    HelpReply,
+    ImportAsked,
+    NoteReply,
+    PostedReply,
+    RevealedReply,
+    SettingsReply,
+    SuggestFormReply,
+    TopicsReply,
+    run_command,
+)
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +93,8 @@ async def run_quiz(deps: SlackDeps, client: AsyncWebClient, body: dict, context_
         return Reply("This command needs a workspace channel.")
     ref = ChannelRef(PLATFORM, team, channel)
     try:
-        return await dispatch(deps, client, ref, user, parse_quiz(body.get("text") or ""))
+        command = parse_quiz(body.get("text") or "")
+        return await dispatch(deps, client, ref, user, command, trigger_id=body.get("trigger_id"))
     except QuizError as exc:
         return Reply(escape(exc.message))
     except SlackApiError as exc:
@@ -115,11 +134,30 @@ class SlackSource:
             raise BadSetting("The daily question goes to a channel: run /quiz config there, or add channel #name.")
         return await self.deps.admins.actor(self.client, self.ref.space_id, self.user_id)
 
+    async def space_actor(self) -> Actor:
+        """Rights over the workspace's packs: asked from any channel, a direct message too."""
+        return await self.deps.admins.actor(self.client, self.ref.space_id, self.user_id)
 
-async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, user: str, command: Command) -> Reply:
+
+async def dispatch(
+    deps: SlackDeps,
+    client: AsyncWebClient,
+    ref: ChannelRef,
+    user: str,
+    command: Command,
+    *,
+    trigger_id: str | None = None,
+) -> Reply:
     """Run the command through the shared text runner and lay its result out as Block Kit."""
     result = await run_command(deps.service, SlackSource(deps, client, ref, user), command)
     match result:
+        case SuggestFormReply() if isinstance(trigger_id, str) and trigger_id:
+            await client.views_open(trigger_id=trigger_id, view=suggest_view(ref.channel_id))
+            return Reply("The suggestion form is open.")
+        case SuggestFormReply(text=text) | NoteReply(text=text):
+            return Reply(escape(text))
+        case SuggestionsCard():
+            return Reply(escape(result.text), suggestions_blocks(result))
         case QuestionCard():
             return Reply(question_text(result), question_blocks(result))
         case AnswerOutcome():
@@ -149,6 +187,21 @@ async def dispatch(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, use
             return Reply(escape(result.text), [section("*Question packs*\n" + escape("\n".join(result.lines)))])
         case QuestionStatsCard():
             return Reply(escape(result.text), [section(escape(result.text))])
+        case MissesExport():
+            return Reply(escape(await deliver_export(client, user, result)))
+        case ForgetPrompt():
+            return Reply(*forget_prompt_blocks(result))
+        case ForgetDone(text=text) | RemindCard(text=text):
+            return Reply(escape(text))
+        case ImportAsked():
+            return Reply(await open_import_form(client, trigger_id, result, ref.channel_id))
+        case PackFile():
+            return Reply(await send_export(deps, ref, user, result))
+        case ReportsCard():  # member text as plain text; the reporter named without a notification
+            shown = result.render(escape, who=lambda u: f"<@{u}>").split("\n")
+            return Reply(
+                escape(result.render()), [section("\n".join(shown[i : i + 4])) for i in range(0, len(shown), 4)]
+            )
     raise AssertionError(result)
 
 
@@ -156,7 +209,8 @@ async def post_leaderboard(deps: SlackDeps, client: AsyncWebClient, ref: Channel
     """`/quiz leaderboard ... public`: the board goes to the channel, members named without notifying them."""
     platform = deps.service.platforms.get(PLATFORM)
     resolve = getattr(platform, "display_names", None)
-    names = await resolve(ref, [r.user_id for r in card.rows]) if resolve is not None else {}
+    users = list(dict.fromkeys(r.user_id for r in (*card.podium, *card.rows)))
+    names = await resolve(ref, users) if resolve is not None else {}
     blocks = leaderboard_blocks(card, names)
     await client.chat_postMessage(channel=ref.channel_id, text=escape(card.title), blocks=blocks)
     return Reply(f"Posted the leaderboard in <#{ref.channel_id}>.")

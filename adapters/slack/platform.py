@@ -29,12 +29,16 @@ from adapters.slack.blocks import (
 from adapters.slack.ids import PLATFORM, message_id, parse_message_id
 from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mrkdwn import escape
-from bot.model import ChannelRef, QuestionCard, RecapCard, RevealCard
+from bot.errors import DirectMessageBlocked
+from bot.model import ChannelRef, CommandNames, QuestionCard, RecapCard, RevealCard, SeasonCard
 from bot.recap import recap_alt_text, recap_text
+from bot.seasons import season_text
 
 log = logging.getLogger(__name__)
 
 RATE_LIMIT_RETRIES = 3
+# what conversations.open / chat.postMessage answer when a member cannot get a DM from the bot
+DM_BLOCKED = frozenset({"cannot_dm_bot", "user_not_found", "user_not_visible", "user_disabled", "not_in_channel"})
 DISCUSSION = "Talk about this question here: what tripped you up, and what would you ask next?"
 
 
@@ -44,6 +48,15 @@ def make_client(token: str | None, base_url: str | None = None) -> AsyncWebClien
     if base_url is None:
         return AsyncWebClient(token=token, retry_handlers=handlers)
     return AsyncWebClient(token=token, base_url=base_url, retry_handlers=handlers)
+
+
+async def share_files(
+    client: AsyncWebClient, channel: str, uploads: Sequence[dict[str, Any]], comment: str, auth: dict[str, Any]
+) -> None:
+    """Upload files with the external-upload methods (files.getUploadURLExternal per file, the upload itself,
+    one files.completeUploadExternal; files.upload is retired) and share them in `channel` with `comment`.
+    Each upload: content, filename, title (and alt_txt for an image)."""
+    await client.files_upload_v2(channel=channel, file_uploads=list(uploads), initial_comment=comment, **auth)
 
 
 TokenSource = Callable[[str], Awaitable[str | None]]  # workspace id -> its bot token (None: not installed)
@@ -62,6 +75,7 @@ class SlackPlatform:
         self.client = client
         self._tokens = tokens  # many workspaces: each push uses its workspace's token; None = the client's
         self._names: dict[str, str] = {}  # user id -> display name, for reveals that name winners quietly
+        self._zones: dict[tuple[str, str], str | None] = {}  # (workspace, user) -> users.info tz
 
     async def _auth(self, ref: ChannelRef) -> dict[str, Any]:
         """The `token=` argument for a call into the ref's workspace (nothing in single-token mode)."""
@@ -159,16 +173,34 @@ class SlackPlatform:
         if png is None:
             resp = await self.client.chat_postMessage(channel=ref.channel_id, text=text, **auth)
             return message_id(str(resp["channel"]), str(resp["ts"]))
-        await self.client.files_upload_v2(
-            channel=ref.channel_id,
-            content=png,
-            filename=f"recap-{card.end:%Y-%m-%d}.png",
-            title=card.title,
-            alt_txt=recap_alt_text(card),
-            initial_comment=text,
-            **auth,
-        )
+        chart = {"content": png, "filename": f"recap-{card.end:%Y-%m-%d}.png", "title": card.title}
+        await share_files(self.client, ref.channel_id, [chart | {"alt_txt": recap_alt_text(card)}], text, auth)
         return None
+
+    async def _direct_channel(self, user_id: str, auth: dict[str, Any]) -> str:
+        resp = await self.client.conversations_open(users=user_id, **auth)
+        return str((resp.get("channel") or {}).get("id") or user_id)
+
+    async def send_file(
+        self, ref: ChannelRef, user_id: str, content: bytes, filename: str, title: str, comment: str
+    ) -> None:
+        """A file for one member only: uploaded to their direct messages with the app."""
+        auth = await self._auth(ref)
+        upload = {"content": content, "filename": filename, "title": title}
+        await share_files(self.client, await self._direct_channel(user_id, auth), [upload], escape(comment), auth)
+
+    async def send_direct_mrkdwn(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A note in the member's direct messages with the app (text already escaped mrkdwn)."""
+        auth = await self._auth(ref)
+        await self.client.chat_postMessage(
+            channel=await self._direct_channel(user_id, auth), text=fit_text(text), **auth
+        )
+
+    async def post_season(self, ref: ChannelRef, card: SeasonCard) -> str | None:
+        """The monthly season card: last month's top three by display name (users.info), nobody notified."""
+        text = fit_text(escape(season_text(card, CommandNames().season_board)))
+        resp = await self.client.chat_postMessage(channel=ref.channel_id, text=text, **await self._auth(ref))
+        return message_id(str(resp["channel"]), str(resp["ts"]))
 
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
         """Members' display names (users.info, cached), for the recap's top five."""
@@ -182,3 +214,33 @@ class SlackPlatform:
         await self.client.chat_postEphemeral(
             channel=ref.channel_id, user=user_id, text=fit_text(escape(text)), **await self._auth(ref)
         )
+
+    async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
+        """A direct message of plain text (the port's; a reminder): conversations.open with the member, then
+        chat.postMessage there. A member Slack will not let the bot message raises DirectMessageBlocked."""
+        auth = await self._auth(ref)
+        try:
+            channel = await self._direct_channel(user_id, auth)
+            await self.client.chat_postMessage(channel=channel, text=fit_text(escape(text)), **auth)
+        except SlackApiError as exc:
+            error = exc.response.get("error")
+            if error in DM_BLOCKED:
+                raise DirectMessageBlocked(f"Slack {error}") from exc
+            raise
+
+    async def user_timezone(self, ref: ChannelRef, user_id: str) -> str | None:
+        """The member's own timezone from users.info (`user.tz`), cached per workspace and member."""
+        key = (ref.space_id, user_id)
+        if key not in self._zones:
+            try:
+                resp = await self.client.users_info(user=user_id, **await self._auth(ref))
+            except SlackApiError as exc:
+                log.info(
+                    "users.info failed for %s: %s; using the channel's timezone", user_id, exc.response.get("error")
+                )
+                return None
+            tz = (resp.get("user") or {}).get("tz")
+            if len(self._zones) > 10_000:
+                self._zones.clear()
+            self._zones[key] = str(tz) if tz else None
+        return self._zones[key]

@@ -298,7 +298,8 @@ async def db_migrate(settings: Settings) -> int:
 
 async def db_copy(src_url: str, dst_url: str) -> int:
     """studybot db copy --from URL --to URL"""
-    from bot.store.copy import CopyError, copy_database
+    from bot.errors import CopyError
+    from bot.store import copy_database
 
     try:
         counts = await copy_database(src_url, dst_url)
@@ -363,7 +364,7 @@ def _command(args: argparse.Namespace) -> int:
         _setup_logging(settings.effective_log_level())
         return asyncio.run(run_bot(settings))
     _setup_logging(settings.log_level or "INFO")
-    if args.command == "bank" and args.bank_command in ("import", "export", "question-stats"):
+    if args.command == "bank" and args.bank_command in ("import", "export", "question-stats", "reports"):
         from bot.app.packs_cli import run_pack_command
 
         return run_pack_command(args, settings)

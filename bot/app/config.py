@@ -28,7 +28,16 @@ DEFAULT_DATABASE_URL = "sqlite:///studybot.db"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 DEFAULT_HTTP_PORT = 3000
 # the bot scopes "Add to Slack" asks for (as in slack/manifest.yml); SLACK_SCOPES overrides them
-DEFAULT_SLACK_SCOPES = ("commands", "chat:write", "channels:join", "reactions:read", "users:read")
+DEFAULT_SLACK_SCOPES = (
+    "commands",
+    "chat:write",
+    "channels:join",
+    "reactions:read",
+    "users:read",
+    "files:write",
+    "files:read",
+    "im:write",
+)
 SECRET_KEY_HELP = (
     "STUDYBOT_SECRET_KEY must be a Fernet key (44 characters of URL-safe base64 encoding 32 random bytes); "
     'make one with: python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"'

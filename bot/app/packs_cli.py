@@ -1,4 +1,5 @@
-"""`studybot bank import` and `studybot bank export`: a space's question packs from the command line.
+"""`studybot bank import`, `export`, `question-stats` and `reports`: a space's question packs and the reports
+of problems with its questions, from the command line.
 
 Whoever runs the command holds the database, so acts as an admin of every space in it."""
 
@@ -8,6 +9,7 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
+from typing import Any
 
 from bot.app.config import Settings
 from bot.bank.load import Bank, load_bank
@@ -16,6 +18,7 @@ from bot.errors import PackError, QuizError
 from bot.model import Actor
 from bot.packs import PackCatalog, format_of, read_upload_file
 from bot.question_stats import question_stats
+from bot.quiz import QuizService
 from bot.store import store_for_url
 
 OPERATOR = Actor("cli", is_admin=True)
@@ -44,6 +47,33 @@ def add_pack_cli(bank_sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     st = bank_sub.add_parser("question-stats", help="a space's hardest and flagged questions")
     st.add_argument("--space", type=_space, required=True, metavar="PLATFORM:SPACE_ID")
     st.add_argument("--pack", default=None, metavar="NAME", help="default: every pack")
+    rp = bank_sub.add_parser("reports", help="a space's open reports of problems with questions; resolve one")
+    rp.add_argument("--space", type=_space, required=True, metavar="PLATFORM:SPACE_ID")
+    rp.add_argument("--resolve", type=int, default=None, metavar="ID", help="the report to resolve")
+    rp.add_argument(
+        "--action",
+        choices=("keep", "hold", "edit"),
+        default=None,
+        help="with --resolve: keep (it is fine), hold (not asked until kept), edit (a space's own pack)",
+    )
+
+
+async def _reports(args: argparse.Namespace, store: Any) -> int:
+    """`studybot bank reports`: the queue, or resolve one report (the service's own rules, as an admin)."""
+    if (args.resolve is None) != (args.action is None):
+        print("give --resolve ID and --action keep|hold|edit together", file=sys.stderr)
+        return 2
+    service = QuizService(store, Bank(()), SystemClock())
+    platform, space_id = args.space
+    try:
+        if args.resolve is not None:
+            print(await service.resolve_report(OPERATOR, platform, space_id, args.resolve, args.action))
+        else:
+            hint = f"studybot bank reports --space {platform}:{space_id} --resolve ID --action keep|hold|edit"
+            print((await service.reports_queue(OPERATOR, platform, space_id, hint)).text)
+        return 0
+    finally:
+        await service.close()
 
 
 async def _run(args: argparse.Namespace, settings: Settings) -> int:
@@ -54,6 +84,8 @@ async def _run(args: argparse.Namespace, settings: Settings) -> int:
             store, load_bank(settings.bank_dir, strict=False) if args.bank_command == "question-stats" else Bank(())
         )  # the shipped bank plays no part in importing a space's packs
         platform, space_id = args.space
+        if args.bank_command == "reports":
+            return await _reports(args, store)
         if args.bank_command == "question-stats":
             card = await question_stats(catalog, OPERATOR, platform, space_id, args.pack)
             print(card.text)
@@ -89,7 +121,7 @@ async def _run(args: argparse.Namespace, settings: Settings) -> int:
     except PackError as exc:
         for problem in exc.problems or [exc.message]:
             print(problem, file=sys.stderr)
-        if exc.problems:
+        if exc.problems and exc.message not in exc.problems:
             print(exc.message, file=sys.stderr)
         return 1
     except QuizError as exc:

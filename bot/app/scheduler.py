@@ -95,6 +95,10 @@ class DailyScheduler:
                 await self.recaps.run_due(self.spaces)
             except Exception:
                 log.exception("weekly recaps failed")
+            try:  # after the day's posts, so a reminder knows about today's question
+                await self.service.run_due_reminders(self.spaces)
+            except Exception:
+                log.exception("reminders failed")
 
     async def catch_up(self) -> None:
         """What start-up does after downtime: reveal every round whose promise passed, post what is due

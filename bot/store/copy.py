@@ -23,6 +23,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from bot.errors import CopyError
 from bot.store.rows import from_ts, parse_date, to_ts
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,7 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
             ("recap_claimed_until", "ts"),
             ("threads", "bool"),
             ("packs", "text"),
+            ("champion_role", "text"),
         ),
         ("platform", "channel_id"),
     ),
@@ -202,13 +204,111 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ("platform", "space_id", "pack", "position"),
     ),
     ("round_questions", (("round_id", "int"), ("body", "text")), ("round_id",)),
+    (
+        "seasons",
+        (("platform", "text"), ("space_id", "text"), ("season", "text"), ("archived_at", "ts")),
+        ("platform", "space_id", "season"),
+    ),
+    (
+        "season_places",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("season", "text"),
+            ("rank", "int"),
+            ("user_id", "text"),
+            ("points", "int"),
+            ("answers", "int"),
+            ("correct", "int"),
+        ),
+        ("platform", "space_id", "season", "rank"),
+    ),
+    (
+        "season_posts",
+        (("platform", "text"), ("channel_id", "text"), ("season", "text"), ("posted_at", "ts")),
+        ("platform", "channel_id", "season"),
+    ),
+    (
+        "suggestions",
+        (
+            ("id", "int"),
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("channel_id", "text"),
+            ("author_id", "text"),
+            ("body", "text"),
+            ("status", "text"),
+            ("reason", "text"),
+            ("created_at", "ts"),
+            ("decided_by", "text"),
+            ("decided_at", "ts"),
+            ("question_id", "text"),
+        ),
+        ("id",),
+    ),
+    (
+        "suggestion_quota",
+        (("platform", "text"), ("space_id", "text"), ("user_id", "text"), ("day", "date"), ("used", "int")),
+        ("platform", "space_id", "user_id", "day"),
+    ),
+    (
+        "reminders",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("user_id", "text"),
+            ("channel_id", "text"),
+            ("remind_at", "time"),
+            ("timezone", "text"),
+            ("enabled", "bool"),
+            ("next_at", "ts"),
+        ),
+        ("platform", "space_id", "user_id"),
+    ),
+    (
+        "reminder_days",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("user_id", "text"),
+            ("local_date", "date"),
+            ("claimed_at", "ts"),
+        ),
+        ("platform", "space_id", "user_id", "local_date"),
+    ),
+    (
+        "question_reports",
+        (
+            ("id", "int"),
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("question_id", "text"),
+            ("pack", "text"),
+            ("reporter", "text"),
+            ("reason", "text"),
+            ("body", "text"),
+            ("created_at", "ts"),
+            ("status", "text"),
+            ("resolution", "text"),
+            ("resolved_by", "text"),
+            ("resolved_at", "ts"),
+        ),
+        ("id",),
+    ),
+    (
+        "question_holds",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("question_id", "text"),
+            ("held_at", "ts"),
+            ("held_by", "text"),
+        ),
+        ("platform", "space_id", "question_id"),
+    ),
 )
 TABLE_NAMES: tuple[str, ...] = tuple(t[0] for t in TABLES)
 BATCH = 5000
-
-
-class CopyError(RuntimeError):
-    """The copy was refused or did not check out (the destination transaction was rolled back)."""
 
 
 class BulkStore(Protocol):

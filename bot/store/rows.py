@@ -3,10 +3,26 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+from collections.abc import Collection, Iterable
 from typing import Any, TypeVar
 
+from bot.errors import PackError
+from bot.installs import WorkspaceInstall
 from bot.learning import CardKey, LearnerCard, ReviewEvent
-from bot.model import Answer, ChannelConfig, ChannelRef, Difficulty, Round, RoundKind
+from bot.model import (
+    Answer,
+    ChannelConfig,
+    ChannelRef,
+    Difficulty,
+    DueChannel,
+    LeaderboardRow,
+    Round,
+    RoundKind,
+    SeasonArchive,
+    Suggestion,
+    SuggestionStatus,
+)
 
 # the column order of round_from_row and answer_from_row
 ROUND_COLUMNS = (
@@ -14,6 +30,10 @@ ROUND_COLUMNS = (
     "closes_at, revealed_at, message_id, post_state"
 )
 ANSWER_COLUMNS = "round_id, user_id, choice, correct, answered_at, points"
+# the column order of install_from_row
+INSTALL_COLUMNS = (
+    "platform, workspace_id, bot_user_id, token_secret, installed_at, bot_id, scopes, installed_by, enterprise_id"
+)
 
 
 T = TypeVar("T")
@@ -119,25 +139,58 @@ def answer_from_row(row: Any) -> Answer:
     )
 
 
-def config_to_row(c: ChannelConfig, now: dt.datetime) -> tuple[object, ...]:
+# the columns config_to_row fills, in its order
+CHANNEL_WRITE_COLUMNS = (
+    "platform",
+    "channel_id",
+    "space_id",
+    "post_time",
+    "timezone",
+    "weekdays",
+    "topics",
+    "difficulties",
+    "paused",
+    "reactions",
+    "answer_window_s",
+    "speed_bonus",
+    "updated_at",
+    "ping_winners",
+    "recap_day",
+    "threads",
+    "packs",
+    "champion_role",
+)
+# insert a channel's settings, or replace every one of them (the key stays)
+CHANNEL_UPSERT_SQL = (
+    f"INSERT INTO channels ({', '.join(CHANNEL_WRITE_COLUMNS)}) VALUES ({', '.join('?' * len(CHANNEL_WRITE_COLUMNS))}) "
+    "ON CONFLICT (platform, channel_id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in CHANNEL_WRITE_COLUMNS[2:])
+)
+
+
+def config_to_row(c: ChannelConfig, now: dt.datetime, *, native: bool = False) -> tuple[object, ...]:
+    """A channel's settings as CHANNEL_WRITE_COLUMNS values: SQLite's text and integers, or with `native` the
+    driver's own types (PostgreSQL: time, booleans, a timestamp)."""
+    flag: Any = bool if native else int
     return (
         c.ref.platform,
         c.ref.channel_id,
         c.ref.space_id,
-        f"{c.post_time:%H:%M}",
+        dt.time(c.post_time.hour, c.post_time.minute) if native else f"{c.post_time:%H:%M}",
         c.timezone,
         ",".join(str(d) for d in sorted(c.weekdays)),
         ",".join(sorted(c.topics)),
         ",".join(sorted(d.value for d in c.difficulties)),
-        int(c.paused),
-        int(c.reactions),
+        flag(c.paused),
+        flag(c.reactions),
         int(c.answer_window.total_seconds()) if c.answer_window else None,
-        int(c.speed_bonus),
-        to_ts(now),
-        int(c.ping_winners),
+        flag(c.speed_bonus),
+        now if native else to_ts(now),
+        flag(c.ping_winners),
         c.recap_day,
-        int(c.threads),
+        flag(c.threads),
         ",".join(sorted(c.packs)),
+        c.champion_role,
     )
 
 
@@ -161,6 +214,7 @@ def config_from_row(row: Any) -> ChannelConfig:
         threads,
     ) = tuple(row)[:16]
     packs = tuple(row)[16] if len(tuple(row)) > 16 else "pytorch"
+    champion_role = tuple(row)[17] if len(tuple(row)) > 17 else None
     hh, mm = (int(x) for x in post_time.split(":"))
     return ChannelConfig(
         ref=ChannelRef(platform, space_id, channel_id),
@@ -177,6 +231,7 @@ def config_from_row(row: Any) -> ChannelConfig:
         recap_day=None if recap_day is None else int(recap_day),
         threads=bool(threads),
         packs=frozenset(p for p in (packs or "pytorch").split(",") if p),
+        champion_role=champion_role or None,
     )
 
 
@@ -248,3 +303,145 @@ def event_from_row(row: Any) -> ReviewEvent:
 def event_values(event: ReviewEvent) -> tuple[object, ...]:
     k = event.key
     return (k.platform, k.space_id, k.user_id, k.question_id, event.reviewed_at, event.rating, event.sure)
+
+
+def install_from_row(row: Any) -> WorkspaceInstall:
+    return WorkspaceInstall(
+        platform=row[0],
+        workspace_id=row[1],
+        bot_user_id=row[2],
+        token_secret=row[3],
+        installed_at=from_ts(row[4]),
+        bot_id=row[5],
+        scopes=row[6] or "",
+        installed_by=row[7],
+        enterprise_id=row[8],
+    )
+
+
+def due_channels(rows: Any) -> list[DueChannel]:
+    """Claimed (platform, space, channel, due) rows, earliest first."""
+    return sorted(
+        (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
+        key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id),
+    )
+
+
+def answer_counts(asked: Iterable[Any], chosen: Iterable[Any]) -> list[tuple[str, int, tuple[int, ...], int]]:
+    """(question id, rounds, answers per choice A-D, correct answers) from (question, rounds) rows and
+    (question, choice, answers, correct) rows."""
+    counts: dict[str, list[int]] = {}
+    for qid, choice, n, correct in chosen:
+        row = counts.setdefault(qid, [0, 0, 0, 0, 0])
+        if 0 <= int(choice) < 4:
+            row[int(choice)] += int(n)
+        row[4] += int(correct or 0)
+    out = []
+    for qid, n in asked:
+        row = counts.get(qid, [0, 0, 0, 0, 0])
+        out.append((str(qid), int(n), tuple(row[:4]), row[4]))
+    return sorted(out)
+
+
+# ---- monthly seasons ----------------------------------------------------------------------------------
+
+SEASON_PLACES = 3  # a season archives its top three
+# the month's board in season order: points, then who reached the score first (a total never reached last)
+SEASON_TOP_SQL = (
+    "SELECT user_id, points, correct, answered FROM scores WHERE platform = ? AND space_id = ? "
+    "AND period = 'month' AND period_key = ? AND points > 0 "
+    "ORDER BY points DESC, reached_at IS NULL, reached_at, user_id LIMIT 3"
+)
+# a daily round of the month still open: its answers are not on the board yet
+SEASON_OPEN_SQL = (
+    "SELECT 1 FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' AND revealed_at IS NULL "
+    "AND local_date >= ? AND local_date < ? LIMIT 1"
+)
+SEASON_INSERT_SQL = "INSERT INTO seasons (platform, space_id, season, archived_at) VALUES (?, ?, ?, ?)"
+SEASON_PLACE_INSERT_SQL = (
+    "INSERT INTO season_places (platform, space_id, season, rank, user_id, points, answers, correct) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+SEASON_HEADER_SQL = "SELECT archived_at FROM seasons WHERE platform = ? AND space_id = ? AND season = ?"
+SEASON_PLACES_SQL = (
+    "SELECT rank, user_id, points, correct, answers FROM season_places WHERE platform = ? AND space_id = ? "
+    "AND season = ? ORDER BY rank"
+)
+SEASON_CHAMPION_SQL = (
+    "SELECT user_id FROM season_places WHERE platform = ? AND space_id = ? AND season < ? AND rank = 1 "
+    "ORDER BY season DESC LIMIT 1"
+)
+
+
+def month_span(season: str) -> tuple[dt.date, dt.date]:
+    """The first local date of a season (YYYY-MM) and the first of the month after it."""
+    first = dt.date.fromisoformat(f"{season}-01")
+    after = dt.date(first.year + first.month // 12, first.month % 12 + 1, 1)
+    return first, after
+
+
+def season_places(rows: Any) -> tuple[LeaderboardRow, ...]:
+    """Places 1-3 from (user, points, correct, answered) rows in season order (a tie keeps its order)."""
+    return tuple(
+        LeaderboardRow(i + 1, str(uid), int(pts), int(corr), int(ans))
+        for i, (uid, pts, corr, ans) in enumerate(list(rows)[:SEASON_PLACES])
+    )
+
+
+def season_place_rows(key: tuple[str, str, str], places: Iterable[LeaderboardRow]) -> list[tuple[object, ...]]:
+    """The season_places rows of an archive (SEASON_PLACE_INSERT_SQL's order)."""
+    return [(*key, r.rank, r.user_id, r.points, r.answered, r.correct) for r in places]
+
+
+def season_from_rows(platform: str, space_id: str, season: str, archived_at: dt.datetime, rows: Any) -> SeasonArchive:
+    """An archive from stored (rank, user, points, correct, answers) rows."""
+    places = tuple(
+        LeaderboardRow(int(rank), str(uid), int(pts), int(corr), int(ans)) for rank, uid, pts, corr, ans in rows
+    )
+    return SeasonArchive(platform, space_id, season, places, archived_at)
+
+
+# ---- suggestions (bot.suggestions) ---------------------------------------------------------------
+
+SUGGESTION_COLUMNS = (
+    "id, platform, space_id, channel_id, author_id, body, status, reason, created_at, decided_by, decided_at, "
+    "question_id"
+)
+
+
+def suggestion_from_row(row: Any) -> Suggestion:
+    sid, platform, space_id, channel_id, author, body, status, reason, created, by, decided, qid = tuple(row)
+    return Suggestion(
+        id=int(sid),
+        ref=ChannelRef(platform, space_id, channel_id),
+        author_id=author,
+        body=body,
+        status=SuggestionStatus(status),
+        created_at=from_ts(created),
+        reason=reason,
+        decided_by=by,
+        decided_at=from_ts(decided) if decided else None,
+        question_id=qid,
+    )
+
+
+def approved_question(suggestion_id: int, body: str, taken: Collection[str]) -> tuple[str, str]:
+    """The id an approved suggestion gets in its pack (`suggestion-N`, with `-2`, `-3` ... if an imported
+    question has it already) and its body with that id."""
+    base = qid = f"suggestion-{suggestion_id}"
+    n = 1
+    while qid in taken:
+        n += 1
+        qid = f"{base}-{n}"
+    question = json.loads(body)
+    return qid, json.dumps(
+        {"id": qid, **{k: v for k, v in question.items() if k != "id"}}, ensure_ascii=False, separators=(",", ":")
+    )
+
+
+def pack_full(pack: str, packs: int, questions: int | None, max_packs: int, max_questions: int) -> None:
+    """PackError when one more question cannot join `pack` (questions None: the pack does not exist yet)."""
+    if questions is None and packs >= max_packs:
+        raise PackError(f"This space has {packs} packs, the most it may hold; remove one before approving.")
+    if questions is not None and questions >= max_questions:
+        raise PackError(f"The pack {pack} has {questions:,} questions, the most a pack may hold.")

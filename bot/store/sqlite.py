@@ -12,6 +12,7 @@ import contextlib
 import datetime as dt
 import logging
 import os
+import re
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -20,48 +21,37 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.errors import PackError, PackExists
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     Board,
-    ChannelConfig,
     ChannelRef,
-    DailyClaim,
     DueChannel,
-    DueFinish,
-    DuePost,
     LeaderboardRow,
     NewAnswer,
     Period,
-    PostFinish,
-    RecapRound,
-    RecapScorer,
     RevealedRound,
-    RevealFinish,
     Round,
-    RoundKind,
     Scorer,
     SendClaim,
     SpaceFilter,
     StreakState,
-    TopicStats,
 )
 from bot.scoring import ranked
-from bot.store.installs_sql import SqliteInstalls
 from bot.store.migrations import load_migrations
+from bot.store.portable import PortableSql, Step
+from bot.store.reminders_sql import PortableReminders
+from bot.store.reports_sql import ReportSql
 from bot.store.rows import (
     ANSWER_COLUMNS,
     CARD_COLUMNS,
     EVENT_COLUMNS,
     ROUND_COLUMNS,
     answer_from_row,
-    asked_where,
     card_from_row,
     card_values,
     config_from_row,
-    config_to_row,
-    event_from_row,
+    due_channels,
     event_values,
     from_ts,
     ident,
@@ -78,7 +68,7 @@ T = TypeVar("T")
 # the column order of rows.config_from_row (named, as migrations may add columns in any order)
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions, "
-    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs"
+    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs, champion_role"
 )
 CHECKPOINT_EVERY = 0.25  # seconds between background WAL checkpoints
 # Past this much WAL content a checkpoint is finished between two write transactions: it copies what was
@@ -103,8 +93,12 @@ def _chunks(items: Sequence[T], size: int) -> Iterable[Sequence[T]]:
         yield items[i : i + size]
 
 
-class SqliteStore(SqliteInstalls, SettlingStore):
+class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
     """Store port on SQLite (the embedded default)."""
+
+    channel_columns = CHANNEL_COLUMNS
+    native_values = False  # timestamps as ISO text, flags as 0/1, the time as HH:MM
+    text_order = ""  # SQLite compares text byte by byte already
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
@@ -240,6 +234,11 @@ class SqliteStore(SqliteInstalls, SettlingStore):
                 await self.db.execute("COMMIT")
 
     @contextlib.asynccontextmanager
+    async def _write_tx(self) -> AsyncIterator[_SqliteTx]:
+        async with self._tx() as db:
+            yield _SqliteTx(db)
+
+    @contextlib.asynccontextmanager
     async def _settling(self) -> AsyncIterator[_Settle]:
         async with self._tx() as db:
             yield _Settle(db)
@@ -270,10 +269,27 @@ class SqliteStore(SqliteInstalls, SettlingStore):
             db = self.db
             return list(await db._execute(_in_tx, db._conn, _statement, sql, params))  # type: ignore[no-untyped-call]
 
-    async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row | tuple[Any, ...]]:
+    async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """One statement, one trip to the connection's thread (execute, fetch and close together)."""
         async with self._lock:
             return list(await self.db.execute_fetchall(sql, params))
+
+    async def _atomic_steps(self, steps: Sequence[Step]) -> list[Any]:
+        """Several statements in one BEGIN IMMEDIATE transaction, in one trip; the rows of the last."""
+        async with self._lock:
+            db = self.db
+            return list(await db._execute(_in_tx, db._conn, _steps, steps))  # type: ignore[no-untyped-call]
+
+    def _ts(self, moment: dt.datetime) -> object:
+        return to_ts(moment)
+
+    def _day(self, day: dt.date) -> object:
+        return day.isoformat()
+
+    def _space_filter(self, spaces: SpaceFilter | None, first: int) -> tuple[str, list[object]]:
+        sql, params = _space_sql(spaces)
+        marks = iter(range(first, first + len(params)))
+        return re.sub(r"\?", lambda _m: f"?{next(marks)}", sql), params  # numbered, as the statement's own
 
     async def migrate(self) -> list[int]:
         """Apply numbered migrations not applied yet; returns the versions applied now."""
@@ -301,196 +317,21 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         rows = await self._read("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
         return int(rows[0][0])
 
-    # ---- channels --------------------------------------------------------------------------------
-
-    async def save_channel(self, config: ChannelConfig) -> None:
-        row = config_to_row(config, dt.datetime.now(dt.UTC))
-        async with self._tx() as db:
-            await db.execute(
-                "INSERT INTO channels (platform, channel_id, space_id, post_time, timezone, weekdays, topics, "
-                "difficulties, paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, "
-                "threads, packs) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-                "ON CONFLICT (platform, channel_id) DO UPDATE SET "
-                "space_id=excluded.space_id, post_time=excluded.post_time, timezone=excluded.timezone, "
-                "weekdays=excluded.weekdays, topics=excluded.topics, difficulties=excluded.difficulties, "
-                "paused=excluded.paused, reactions=excluded.reactions, answer_window_s=excluded.answer_window_s, "
-                "speed_bonus=excluded.speed_bonus, updated_at=excluded.updated_at, ping_winners=excluded.ping_winners, "
-                "recap_day=excluded.recap_day, threads=excluded.threads, packs=excluded.packs",
-                row,
-            )
-
-    async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None:
-        rows = await self._read(
-            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = ? AND channel_id = ?",
-            (ref.platform, ref.channel_id),
-        )
-        return config_from_row(rows[0]) if rows else None
-
-    async def list_channels(self, platform: str | None = None) -> list[ChannelConfig]:
-        if platform is None:
-            rows = await self._read(f"SELECT {CHANNEL_COLUMNS} FROM channels ORDER BY platform, channel_id")
-        else:
-            rows = await self._read(
-                f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = ? ORDER BY channel_id", (platform,)
-            )
-        return [config_from_row(r) for r in rows]
-
-    async def space_timezone(self, platform: str, space_id: str) -> str | None:
-        rows = await self._read(
-            "SELECT timezone FROM channels WHERE platform = ? AND space_id = ? ORDER BY updated_at DESC LIMIT 1",
-            (platform, space_id),
-        )
-        return rows[0][0] if rows else None
-
-    # ---- rounds ----------------------------------------------------------------------------------
-
-    async def claim_daily_round(
-        self,
-        ref: ChannelRef,
-        local_date: dt.date,
-        question_id: str,
-        topic: str,
-        opened_at: dt.datetime,
-        closes_at: dt.datetime | None,
-        *,
-        lease_until: dt.datetime | None = None,
-    ) -> Round | None:
-        claim = DailyClaim(ref, local_date, question_id, topic, opened_at, closes_at, lease_until)
-        rows = await self._atomic(_CLAIM_DAILY, _daily_claim_row(claim))
-        return round_from_row(rows[0]) if rows else None
-
-    async def claim_daily_rounds(self, claims: Sequence[DailyClaim]) -> list[Round | None]:
-        if not claims:
-            return []
-        async with self._lock:
-            db = self.db
-            found = await db._execute(  # type: ignore[no-untyped-call]
-                _in_tx, db._conn, _returning_each, _CLAIM_DAILY, [_daily_claim_row(c) for c in claims]
-            )
-        return [round_from_row(rows[0]) if rows else None for rows in found]
-
-    async def create_practice_round(
-        self, ref: ChannelRef, user_id: str, question_id: str, topic: str, opened_at: dt.datetime
-    ) -> Round:
-        async with self._tx() as db:
-            async with db.execute(
-                "INSERT INTO rounds (kind, platform, space_id, channel_id, user_id, question_id, topic, opened_at) "
-                f"VALUES ('practice',?,?,?,?,?,?,?) RETURNING {ROUND_COLUMNS}",
-                (ref.platform, ref.space_id, ref.channel_id, user_id, question_id, topic, to_ts(opened_at)),
-            ) as cur:
-                row = await cur.fetchone()
-        assert row is not None
-        return round_from_row(row)
-
-    async def get_round(self, round_id: int) -> Round | None:
-        rows = await self._read(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = ?", (round_id,))
-        return round_from_row(rows[0]) if rows else None
-
-    async def open_daily_rounds(self, ref: ChannelRef | None = None, *, unpromised: bool = False) -> list[Round]:
-        if ref is None:
-            rows = await self._read(
-                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE revealed_at IS NULL AND kind = 'daily'"
-                + (" AND closes_at IS NULL" if unpromised else "")
-                + " ORDER BY id"
-            )
-        else:
-            rows = await self._read(
-                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND channel_id = ? "
-                "AND revealed_at IS NULL AND kind = 'daily'"
-                + (" AND closes_at IS NULL" if unpromised else "")
-                + " ORDER BY id",
-                (ref.platform, ref.channel_id),
-            )
-        return [round_from_row(r) for r in rows]
-
-    async def latest_daily_round(self, ref: ChannelRef) -> Round | None:
-        rows = await self._read(
-            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND channel_id = ? AND kind = 'daily' "
-            "ORDER BY local_date DESC LIMIT 1",
-            (ref.platform, ref.channel_id),
-        )
-        return round_from_row(rows[0]) if rows else None
-
-    async def set_message_id(self, round_id: int, message_id: str) -> None:
-        async with self._tx() as db:
-            await db.execute("UPDATE rounds SET message_id = ? WHERE id = ?", (message_id, round_id))
-
-    async def round_by_message(self, platform: str, message_id: str) -> Round | None:
-        rows = await self._read(
-            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND message_id = ? ORDER BY id DESC LIMIT 1",
-            (platform, message_id),
-        )
-        return round_from_row(rows[0]) if rows else None
-
-    async def question_counts(
-        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
-    ) -> dict[str, int]:
-        where, params = asked_where(platform, space_id, kind, user_id, "?")
-        rows = await self._read(f"SELECT question_id, COUNT(*) FROM rounds WHERE {where} GROUP BY question_id", params)
-        return {r[0]: int(r[1]) for r in rows}
-
-    async def last_question_id(
-        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
-    ) -> str | None:
-        where, params = asked_where(platform, space_id, kind, user_id, "?")
-        rows = await self._read(f"SELECT question_id FROM rounds WHERE {where} ORDER BY id DESC LIMIT 1", params)
-        return rows[0][0] if rows else None
-
-    async def question_history(
-        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
-    ) -> tuple[dict[str, int], str | None]:
-        where, params = asked_where(platform, space_id, kind, user_id, "?")
-        async with self._lock:
-            db = self.db
-            counts, last = await db._execute(_history_in_thread, db._conn, where, params)  # type: ignore[no-untyped-call]
-        return {r[0]: int(r[1]) for r in counts}, last[0][0] if last else None
-
     # ---- durable daily work ----------------------------------------------------------------------
-
-    async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
-        await self._atomic(
-            "UPDATE channels SET next_post_at = ?, claimed_until = NULL WHERE platform = ? AND channel_id = ?",
-            (to_ts(at) if at else None, ref.platform, ref.channel_id),
-        )
-
-    async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None:
-        rows = await self._read(
-            "SELECT next_post_at FROM channels WHERE platform = ? AND channel_id = ?", (ref.platform, ref.channel_id)
-        )
-        return from_ts(rows[0][0]) if rows and rows[0][0] else None
-
-    async def unscheduled_channels(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
-        where, params = _space_sql(spaces)
-        rows = await self._read(
-            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE paused = 0 AND next_post_at IS NULL{where} "
-            "ORDER BY platform, channel_id",
-            params,
-        )
-        return [config_from_row(r) for r in rows]
-
-    async def claim_due_channels(
-        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
-    ) -> list[DueChannel]:
-        return await self._claim_due("next_post_at", "claimed_until", now, lease_until, limit, spaces)
 
     async def _claim_due(
         self, due: str, lease: str, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None
     ) -> list[DueChannel]:
         """Claim channels whose `due` column has passed and whose `lease` is free (the daily post, the recap)."""
-        return _due_channels(await self._atomic(*_claim_due_sql(due, lease, now, lease_until, limit, spaces)))
-
-    async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
-        await self._finish_due("next_post_at", "claimed_until", ref, due_at, next_at)
-
-    async def _finish_due(
-        self, due: str, lease: str, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None
-    ) -> None:
-        """Move `due` on to next_at (unless a change moved it meanwhile) and free the lease."""
-        await self._atomic(
-            f"UPDATE channels SET {due} = CASE WHEN {due} = ? THEN ? ELSE {due} END, "
-            f"{lease} = NULL WHERE platform = ? AND channel_id = ?",
-            (to_ts(due_at), to_ts(next_at) if next_at else None, ref.platform, ref.channel_id),
+        where, params = _space_sql(spaces)
+        rows = await self._atomic(
+            f"UPDATE channels SET {lease} = ? WHERE rowid IN (SELECT rowid FROM channels "
+            f"WHERE {due} IS NOT NULL AND {due} <= ? AND paused = 0 "
+            f"AND ({lease} IS NULL OR {lease} <= ?){where} ORDER BY {due} LIMIT ?) "
+            f"RETURNING platform, space_id, channel_id, {due}",
+            (to_ts(lease_until), to_ts(now), to_ts(now), *params, limit),
         )
+        return due_channels(rows)
 
     async def _claim_sends(
         self,
@@ -514,41 +355,6 @@ class SqliteStore(SqliteInstalls, SettlingStore):
             )
         return _send_claims(before, rows)
 
-    async def claim_posts(
-        self,
-        now: dt.datetime,
-        lease_until: dt.datetime,
-        limit: int,
-        *,
-        round_id: int | None = None,
-        force: bool = False,
-        spaces: SpaceFilter | None = None,
-    ) -> list[SendClaim]:
-        return await self._claim_sends("post", now, lease_until, limit, round_id, force, spaces)
-
-    async def finish_post(
-        self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
-    ) -> None:
-        await self._atomic(
-            "UPDATE rounds SET post_state = ?, post_due_at = ?, message_id = COALESCE(?, message_id) WHERE id = ?",
-            (state, to_ts(retry_at) if retry_at else None, message_id, round_id),
-        )
-
-    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
-        rows = await self._read(
-            "SELECT question_id FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
-            "AND revealed_at IS NULL",
-            (platform, space_id),
-        )
-        return {r[0] for r in rows}
-
-    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
-        async with self._tx() as db:
-            await db.execute(
-                "UPDATE rounds SET closes_at = ? WHERE id = ? AND closes_at IS NULL AND revealed_at IS NULL",
-                (to_ts(at), round_id),
-            )
-
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
         where, params = _space_sql(spaces)
         rows = await self._read(
@@ -557,42 +363,6 @@ class SqliteStore(SqliteInstalls, SettlingStore):
             (to_ts(now), *params, limit),
         )
         return [round_from_row(r) for r in rows]
-
-    async def claim_reveals(
-        self,
-        now: dt.datetime,
-        lease_until: dt.datetime,
-        limit: int,
-        *,
-        round_id: int | None = None,
-        spaces: SpaceFilter | None = None,
-    ) -> list[SendClaim]:
-        return await self._claim_sends("reveal", now, lease_until, limit, round_id, False, spaces)
-
-    async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
-        await self._atomic(
-            "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
-            (state, to_ts(retry_at) if retry_at else None, round_id),
-        )
-
-    # ---- the same work by the batch: one trip to the connection's thread each ---------------------
-
-    async def claim_due_posts(
-        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
-    ) -> list[DuePost]:
-        claim = _claim_due_sql("next_post_at", "claimed_until", now, lease_until, limit, spaces)
-        async with self._lock:
-            db = self.db
-            rows, configs, opened = await db._execute(  # type: ignore[no-untyped-call]
-                _in_tx, db._conn, _due_posts_in_thread, *claim
-            )
-        out = []
-        for due in _due_channels(rows):
-            key = (due.ref.platform, due.ref.channel_id)
-            found = configs.get(key)
-            rounds = tuple(round_from_row(r) for r in opened.get(key, ()))
-            out.append(DuePost(due, config_from_row(found) if found is not None else None, rounds))
-        return out
 
     async def reveal_due_rounds(
         self,
@@ -621,305 +391,13 @@ class SqliteStore(SqliteInstalls, SettlingStore):
             for row in revealed
         ]
 
-    async def finish_posts(self, items: Sequence[PostFinish]) -> None:
-        await self._atomic_many(
-            "UPDATE rounds SET post_state = ?, post_due_at = ?, message_id = COALESCE(?, message_id) WHERE id = ?",
-            [(i.state, to_ts(i.retry_at) if i.retry_at else None, i.message_id, i.round_id) for i in items],
-        )
-
-    async def finish_reveals(self, items: Sequence[RevealFinish]) -> None:
-        await self._atomic_many(
-            "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
-            [(i.state, to_ts(i.retry_at) if i.retry_at else None, i.round_id) for i in items],
-        )
-
-    async def finish_due_channels(self, items: Sequence[DueFinish]) -> None:
-        await self._atomic_many(
-            "UPDATE channels SET next_post_at = CASE WHEN next_post_at = ? THEN ? ELSE next_post_at END, "
-            "claimed_until = NULL WHERE platform = ? AND channel_id = ?",
-            [
-                (to_ts(i.due_at), to_ts(i.next_at) if i.next_at else None, i.ref.platform, i.ref.channel_id)
-                for i in items
-            ],
-        )
-
-    async def _atomic_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        """One write statement for each row, in one BEGIN IMMEDIATE transaction and one trip."""
-        if not rows:
-            return
-        async with self._lock:
-            db = self.db
-            await db._execute(_in_tx, db._conn, _many, sql, rows)  # type: ignore[no-untyped-call]
-
-    # ---- the weekly recap --------------------------------------------------------------------------
-
-    async def set_next_recap(self, ref: ChannelRef, at: dt.datetime | None) -> None:
-        async with self._tx() as db:
-            await db.execute(
-                "UPDATE channels SET next_recap_at = ?, recap_claimed_until = NULL "
-                "WHERE platform = ? AND channel_id = ?",
-                (to_ts(at) if at else None, ref.platform, ref.channel_id),
-            )
-
-    async def get_next_recap(self, ref: ChannelRef) -> dt.datetime | None:
-        rows = await self._read(
-            "SELECT next_recap_at FROM channels WHERE platform = ? AND channel_id = ?", (ref.platform, ref.channel_id)
-        )
-        return from_ts(rows[0][0]) if rows and rows[0][0] else None
-
-    async def unscheduled_recaps(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
-        where, params = _space_sql(spaces)
-        rows = await self._read(
-            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE paused = 0 AND recap_day IS NOT NULL "
-            f"AND next_recap_at IS NULL{where} ORDER BY platform, channel_id",
-            params,
-        )
-        return [config_from_row(r) for r in rows]
-
-    async def claim_due_recaps(
-        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
-    ) -> list[DueChannel]:
-        return await self._claim_due("next_recap_at", "recap_claimed_until", now, lease_until, limit, spaces)
-
-    async def finish_due_recap(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
-        await self._finish_due("next_recap_at", "recap_claimed_until", ref, due_at, next_at)
-
-    async def mark_recap(self, ref: ChannelRef, week_end: dt.date, now: dt.datetime) -> bool:
-        async with self._tx() as db:
-            async with db.execute(
-                "INSERT INTO recaps (platform, channel_id, week_end, posted_at) VALUES (?,?,?,?) "
-                "ON CONFLICT DO NOTHING",
-                (ref.platform, ref.channel_id, week_end.isoformat(), to_ts(now)),
-            ) as cur:
-                return cur.rowcount == 1
-
-    async def unmark_recap(self, ref: ChannelRef, week_end: dt.date) -> None:
-        async with self._tx() as db:
-            await db.execute(
-                "DELETE FROM recaps WHERE platform = ? AND channel_id = ? AND week_end = ?",
-                (ref.platform, ref.channel_id, week_end.isoformat()),
-            )
-
-    async def recap_rounds(
-        self, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None = None
-    ) -> list[RecapRound]:
-        channel, params = _recap_where(platform, space_id, start, end, channel_id)
-        rows = await self._read(
-            "SELECT r.id, r.local_date, r.question_id, r.topic, COUNT(a.user_id), COALESCE(SUM(a.correct), 0) "
-            "FROM rounds r LEFT JOIN answers a ON a.round_id = r.id WHERE r.platform = ? AND r.space_id = ? "
-            "AND r.kind = 'daily' AND r.revealed_at IS NOT NULL AND r.local_date >= ? AND r.local_date <= ?"
-            f"{channel} GROUP BY r.id ORDER BY r.local_date, r.id",
-            params,
-        )
-        return [RecapRound(int(r[0]), dt.date.fromisoformat(r[1]), r[2], r[3], int(r[4]), int(r[5])) for r in rows]
-
-    async def recap_scorers(
-        self, platform: str, space_id: str, start: dt.date, end: dt.date, limit: int, channel_id: str | None = None
-    ) -> list[RecapScorer]:
-        channel, params = _recap_where(platform, space_id, start, end, channel_id)
-        rows = await self._read(
-            "SELECT a.user_id, SUM(COALESCE(a.points, 0)) AS pts, SUM(a.correct), COUNT(*), "
-            "COALESCE(MAX(CASE WHEN a.points > 0 THEN a.answered_at END), MIN(a.answered_at)) AS reached "
-            "FROM answers a JOIN rounds r ON r.id = a.round_id WHERE r.platform = ? AND r.space_id = ? "
-            "AND r.kind = 'daily' AND r.revealed_at IS NOT NULL AND r.local_date >= ? AND r.local_date <= ?"
-            f"{channel} GROUP BY a.user_id ORDER BY pts DESC, reached, a.user_id LIMIT ?",
-            (*params, limit),
-        )
-        return [RecapScorer(r[0], int(r[1]), int(r[2]), int(r[3]), from_ts(r[4])) for r in rows]
-
-    # ---- answers ---------------------------------------------------------------------------------
-
-    async def get_answer(self, round_id: int, user_id: str) -> Answer | None:
-        rows = await self._read(
-            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ? AND user_id = ?",
-            (round_id, user_id),
-        )
-        return answer_from_row(rows[0]) if rows else None
-
-    async def round_answers(self, round_id: int) -> list[Answer]:
-        rows = await self._read(
-            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ? ORDER BY answered_at, user_id",
-            (round_id,),
-        )
-        return [answer_from_row(r) for r in rows]
-
-    # ---- reveal and leaderboards -----------------------------------------------------------------
+    # ---- leaderboards ----------------------------------------------------------------------------
 
     async def leaderboard(
         self, platform: str, space_id: str, period: Period, period_key: str, limit: int
     ) -> list[LeaderboardRow]:
         rows = await self._read(LEADERBOARD_SQL, (platform, space_id, period.value, period_key, limit))
         return ranked(rows)
-
-    async def rank_of(
-        self, platform: str, space_id: str, period: Period, period_key: str, user_id: str
-    ) -> LeaderboardRow | None:
-        rows = await self._read(
-            "SELECT s.points, s.correct, s.answered, (SELECT COALESCE(SUM(b.users), 0) FROM score_buckets b "
-            "WHERE b.platform = s.platform AND b.space_id = s.space_id AND b.period = s.period "
-            "AND b.period_key = s.period_key AND b.points > s.points) "
-            "FROM scores s WHERE s.platform = ? AND s.space_id = ? AND s.period = ? AND s.period_key = ? "
-            "AND s.user_id = ?",
-            (platform, space_id, period.value, period_key, user_id),
-        )
-        if not rows:
-            return None
-        row = rows[0]
-        above = int(row[3])
-        return LeaderboardRow(above + 1, user_id, int(row[0]), int(row[1]), int(row[2]))
-
-    # ---- stats -----------------------------------------------------------------------------------
-
-    async def user_topic_stats(self, platform: str, space_id: str, user_id: str) -> list[tuple[RoundKind, TopicStats]]:
-        rows = await self._read(
-            "SELECT r.kind, r.topic, COUNT(*), SUM(a.correct) FROM answers a JOIN rounds r ON r.id = a.round_id "
-            "WHERE a.user_id = ? AND r.platform = ? AND r.space_id = ? AND r.revealed_at IS NOT NULL "
-            "GROUP BY r.kind, r.topic ORDER BY r.topic",
-            (user_id, platform, space_id),
-        )
-        return [(RoundKind(k), TopicStats(t, int(n), int(c or 0))) for k, t, n, c in rows]
-
-    async def streak(self, platform: str, space_id: str, user_id: str) -> StreakState | None:
-        rows = await self._read(
-            "SELECT current, best, last_date FROM streaks WHERE platform = ? AND space_id = ? AND user_id = ?",
-            (platform, space_id, user_id),
-        )
-        return StreakState(int(rows[0][0]), int(rows[0][1]), parse_date(rows[0][2])) if rows else None
-
-    async def latest_revealed_date(self, platform: str, space_id: str) -> dt.date | None:
-        rows = await self._read(
-            "SELECT MAX(local_date) FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
-            "AND revealed_at IS NOT NULL",
-            (platform, space_id),
-        )
-        return parse_date(rows[0][0]) if rows else None
-
-    # ---- deliveries handled once (shared by every process) ---------------------------------------
-
-    async def remember_once(self, scope: str, key: str, now: dt.datetime, keep: dt.timedelta) -> bool:
-        """True the first time (scope, key) is seen within `keep` of `now`; False for a repeat."""
-        async with self._tx() as db:
-            await db.execute("DELETE FROM seen_once WHERE expires_at <= ?", (to_ts(now),))
-            async with db.execute(
-                "INSERT INTO seen_once (scope, key, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                (scope, key, to_ts(now + keep)),
-            ) as cur:
-                return cur.rowcount == 1
-
-    # ---- learner memory -------------------------------------------------------------------------
-
-    async def learner_cards(self, platform: str, space_id: str, user_id: str) -> list[LearnerCard]:
-        rows = await self._read(
-            f"SELECT {CARD_COLUMNS} FROM learner_cards WHERE platform = ? AND space_id = ? AND user_id = ? "
-            "ORDER BY question_id",
-            (platform, space_id, user_id),
-        )
-        return [card_from_row(r) for r in rows]
-
-    async def review_events(self, platform: str, space_id: str, user_id: str) -> list[ReviewEvent]:
-        rows = await self._read(
-            f"SELECT {EVENT_COLUMNS} FROM review_log WHERE platform = ? AND space_id = ? AND user_id = ? "
-            "ORDER BY reviewed_at, question_id",
-            (platform, space_id, user_id),
-        )
-        return [event_from_row(r) for r in rows]
-
-    async def mark_unsure(self, round_id: int, user_id: str) -> None:
-        async with self._tx() as db:
-            await db.execute(
-                "INSERT INTO answer_doubts (round_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                (round_id, user_id),
-            )
-
-    # ---- question packs (a space's own; see bot.packs) -------------------------------------------
-
-    async def save_pack(
-        self,
-        platform: str,
-        space_id: str,
-        name: str,
-        questions: Sequence[tuple[str, str]],
-        *,
-        replace: bool,
-        max_packs: int,
-        now: dt.datetime,
-    ) -> int:
-        """Create (or, with replace, replace) a space's pack with (question id, body) rows, all or
-        nothing; returns the pack's new version. PackExists / PackError (too many packs) change nothing."""
-        async with self._tx() as db:
-            async with db.execute(
-                "SELECT version FROM packs WHERE platform = ? AND space_id = ? AND name = ?",
-                (platform, space_id, name),
-            ) as cur:
-                row = await cur.fetchone()
-            if row is not None and not replace:
-                raise PackExists(f"The pack {name} already exists in this space; import with --replace to replace it.")
-            if row is None:
-                async with db.execute(
-                    "SELECT COUNT(*) FROM packs WHERE platform = ? AND space_id = ?", (platform, space_id)
-                ) as cur:
-                    count = tuple(await cur.fetchone() or (0,))[0]
-                if count >= max_packs:
-                    raise PackError(f"This space has {count} packs, the most it may hold; remove one first.")
-            version = (row[0] if row else 0) + 1
-            await db.execute(
-                "DELETE FROM pack_questions WHERE platform = ? AND space_id = ? AND pack = ?",
-                (platform, space_id, name),
-            )
-            await db.executemany(
-                "INSERT INTO pack_questions (platform, space_id, pack, position, question_id, body) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [(platform, space_id, name, i, qid, body) for i, (qid, body) in enumerate(questions)],
-            )
-            await db.execute(
-                "INSERT INTO packs (platform, space_id, name, version, questions, updated_at) VALUES (?,?,?,?,?,?) "
-                "ON CONFLICT (platform, space_id, name) DO UPDATE SET version = excluded.version, "
-                "questions = excluded.questions, updated_at = excluded.updated_at",
-                (platform, space_id, name, version, len(questions), to_ts(now)),
-            )
-            return version
-
-    async def list_packs(self, platform: str, space_id: str) -> list[tuple[str, int, int]]:
-        """(name, questions, version) of the space's own packs, by name."""
-        rows = await self._read(
-            "SELECT name, questions, version FROM packs WHERE platform = ? AND space_id = ? ORDER BY name",
-            (platform, space_id),
-        )
-        return [(r[0], int(r[1]), int(r[2])) for r in rows]
-
-    async def pack_questions(self, platform: str, space_id: str, name: str) -> list[tuple[str, str]]:
-        """(question id, body) of one of the space's packs in import order ([] when there is no such pack)."""
-        rows = await self._read(
-            "SELECT question_id, body FROM pack_questions WHERE platform = ? AND space_id = ? AND pack = ? "
-            "ORDER BY position",
-            (platform, space_id, name),
-        )
-        return [(r[0], r[1]) for r in rows]
-
-    async def question_answer_counts(self, platform: str, space_id: str) -> list[tuple[str, int, tuple[int, ...], int]]:
-        """Per question asked in the space: (question id, rounds, answers per choice A-D, correct answers)."""
-        asked = await self._read(
-            "SELECT question_id, COUNT(*) FROM rounds WHERE platform = ? AND space_id = ? GROUP BY question_id",
-            (platform, space_id),
-        )
-        chosen = await self._read(
-            "SELECT r.question_id, a.choice, COUNT(*), SUM(a.correct) FROM answers a "
-            "JOIN rounds r ON r.id = a.round_id WHERE r.platform = ? AND r.space_id = ? "
-            "GROUP BY r.question_id, a.choice",
-            (platform, space_id),
-        )
-        return _answer_counts(asked, chosen)
-
-    async def save_round_question(self, round_id: int, body: str) -> None:
-        """Keep the question a round posted, as posted (the first one saved stays)."""
-        async with self._tx() as db:
-            await db.execute(
-                "INSERT INTO round_questions (round_id, body) VALUES (?, ?) ON CONFLICT DO NOTHING", (round_id, body)
-            )
-
-    async def round_question(self, round_id: int) -> str | None:
-        rows = await self._read("SELECT body FROM round_questions WHERE round_id = ?", (round_id,))
-        return rows[0][0] if rows else None
 
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 
@@ -972,17 +450,9 @@ class SqliteStore(SqliteInstalls, SettlingStore):
         return given
 
 
-def _recap_where(
-    platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None
-) -> tuple[str, list[object]]:
-    params: list[object] = [platform, space_id, start.isoformat(), end.isoformat()]
-    if channel_id is None:
-        return "", params
-    return " AND r.channel_id = ?", [*params, channel_id]
-
-
 def _space_sql(spaces: SpaceFilter | None) -> tuple[str, list[object]]:
-    """The SQL of a SpaceFilter: its platforms, and on the sharded platform its shards ((id >> 22) % count)."""
+    """The SQL of a SpaceFilter: its platforms, and on the sharded platform its shards ((id >> 22) % count;
+    CAST makes a non-numeric space id 0, so it is on shard 0)."""
     if spaces is None:
         return "", []
     sql, params = "", list[object]()
@@ -995,6 +465,31 @@ def _space_sql(spaces: SpaceFilter | None) -> tuple[str, list[object]]:
         sql += f" AND (platform <> ? OR ((CAST(space_id AS INTEGER) >> 22) % ?) IN ({','.join('?' * len(ids))}))"
         params += [spaces.shard_platform, spaces.shard_count, *ids]
     return sql, params
+
+
+class _SqliteTx:
+    """bot.store.portable.SqlTx on the store's connection, inside its BEGIN IMMEDIATE (the single writer)."""
+
+    for_update = ""
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self.db = db
+
+    async def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return list(await self.db.execute_fetchall(sql, params))
+
+    async def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        async with self.db.execute(sql, params) as cur:
+            return int(cur.rowcount)
+
+    async def run_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        await self.db.executemany(sql, rows)
+
+    async def lock_packs(self, platform: str, space_id: str, *, wait: bool) -> bool:
+        return True  # BEGIN IMMEDIATE made this transaction the only writer
+
+    async def lock_space(self, ref: ChannelRef) -> None:
+        return None
 
 
 class _Settle:
@@ -1204,77 +699,6 @@ def _event_row(event: ReviewEvent) -> tuple[object, ...]:
     return (*values[:4], to_ts(event.reviewed_at), event.rating, int(event.sure))
 
 
-def _answer_counts(asked: Iterable[Any], chosen: Iterable[Any]) -> list[tuple[str, int, tuple[int, ...], int]]:
-    counts: dict[str, list[int]] = {}
-    for qid, choice, n, correct in chosen:
-        row = counts.setdefault(qid, [0, 0, 0, 0, 0])
-        if 0 <= int(choice) < 4:
-            row[int(choice)] += int(n)
-        row[4] += int(correct or 0)
-    out = []
-    for qid, n in asked:
-        row = counts.get(qid, [0, 0, 0, 0, 0])
-        out.append((str(qid), int(n), tuple(row[:4]), row[4]))
-    return sorted(out)
-
-
-_CLAIM_DAILY = (
-    "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, "
-    "opened_at, closes_at, post_state, post_attempts, post_due_at) "
-    f"VALUES ('daily',?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING RETURNING {ROUND_COLUMNS}"
-)
-
-
-def _daily_claim_row(c: DailyClaim) -> tuple[object, ...]:
-    return (
-        c.ref.platform,
-        c.ref.space_id,
-        c.ref.channel_id,
-        c.question_id,
-        c.topic,
-        c.local_date.isoformat(),
-        to_ts(c.opened_at),
-        to_ts(c.closes_at) if c.closes_at else None,
-        "sending" if c.lease_until else "due",
-        1 if c.lease_until else 0,
-        to_ts(c.lease_until) if c.lease_until else None,
-    )
-
-
-def _returning_each(con: sqlite3.Connection, sql: str, rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
-    """`sql` once per row of parameters; the rows each returned (RETURNING)."""
-    return [con.execute(sql, row).fetchall() for row in rows]
-
-
-# the top of a board in the index's order (the first rows, then ties sorted): without `INDEXED BY`, a database
-# without statistics (just migrated, or bulk-loaded, before an ANALYZE) sorts every row of the period
-LEADERBOARD_SQL = (
-    "SELECT user_id, points, correct, answered FROM scores INDEXED BY scores_top_reached "
-    "WHERE platform = ? AND space_id = ? AND period = ? AND period_key = ? "
-    "ORDER BY points DESC, reached_at IS NULL, reached_at, user_id LIMIT ?"
-)
-
-
-def _claim_due_sql(
-    due: str, lease: str, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None
-) -> tuple[str, tuple[object, ...]]:
-    where, params = _space_sql(spaces)
-    return (
-        f"UPDATE channels SET {lease} = ? WHERE rowid IN (SELECT rowid FROM channels "
-        f"WHERE {due} IS NOT NULL AND {due} <= ? AND paused = 0 "
-        f"AND ({lease} IS NULL OR {lease} <= ?){where} ORDER BY {due} LIMIT ?) "
-        f"RETURNING platform, space_id, channel_id, {due}",
-        (to_ts(lease_until), to_ts(now), to_ts(now), *params, limit),
-    )
-
-
-def _due_channels(rows: Iterable[Any]) -> list[DueChannel]:
-    return sorted(
-        (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
-        key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id),
-    )
-
-
 def _claim_sends_sql(
     what: str,
     now: dt.datetime,
@@ -1314,26 +738,6 @@ def _send_claims(before: dict[int, str], rows: Iterable[Any]) -> list[SendClaim]
 
 
 _CHANNEL_ROW = f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = ? AND channel_id = ?"
-_OPEN_DAILY = (
-    f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND channel_id = ? "
-    "AND revealed_at IS NULL AND kind = 'daily' ORDER BY id"
-)
-
-
-def _due_posts_in_thread(
-    con: sqlite3.Connection, claim: str, params: Sequence[Any]
-) -> tuple[list[Any], dict[tuple[str, str], Any], dict[tuple[str, str], list[Any]]]:
-    """The claim of due channels, then each claimed channel's settings and open daily rounds."""
-    rows = con.execute(claim, params).fetchall()
-    configs: dict[tuple[str, str], Any] = {}
-    opened: dict[tuple[str, str], list[Any]] = {}
-    for r in rows:
-        key = (r[0], r[2])
-        found = con.execute(_CHANNEL_ROW, key).fetchone()
-        if found is not None:
-            configs[key] = found
-        opened[key] = con.execute(_OPEN_DAILY, key).fetchall()
-    return rows, configs, opened
 
 
 def _settle_now(con: sqlite3.Connection, coro: Any) -> Any:
@@ -1376,15 +780,13 @@ def _reveal_batch_in_thread(
     return revealed, before, claims, answers, configs
 
 
-def _history_in_thread(con: sqlite3.Connection, where: str, params: Sequence[Any]) -> tuple[list[Any], list[Any]]:
-    """The questions asked (with their counts) and the last one asked, read in one trip."""
-    counts = con.execute(f"SELECT question_id, COUNT(*) FROM rounds WHERE {where} GROUP BY question_id", params)
-    last = con.execute(f"SELECT question_id FROM rounds WHERE {where} ORDER BY id DESC LIMIT 1", params)
-    return counts.fetchall(), last.fetchall()
-
-
-def _many(con: sqlite3.Connection, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-    con.executemany(sql, rows)
+# the top of a board in the index's order (the first rows, then ties sorted): without `INDEXED BY`, a database
+# without statistics (just migrated, or bulk-loaded, before an ANALYZE) sorts every row of the period
+LEADERBOARD_SQL = (
+    "SELECT user_id, points, correct, answered FROM scores INDEXED BY scores_top_reached "
+    "WHERE platform = ? AND space_id = ? AND period = ? AND period_key = ? "
+    "ORDER BY points DESC, reached_at IS NULL, reached_at, user_id LIMIT ?"
+)
 
 
 def _in_tx(con: sqlite3.Connection, fn: Callable[..., T], *args: Any) -> T:
@@ -1401,6 +803,13 @@ def _in_tx(con: sqlite3.Connection, fn: Callable[..., T], *args: Any) -> T:
 
 def _statement(con: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list[Any]:
     return con.execute(sql, params).fetchall()
+
+
+def _steps(con: sqlite3.Connection, steps: Sequence[Step]) -> list[Any]:
+    rows: list[Any] = []
+    for sql, params in steps:
+        rows = con.execute(sql, params).fetchall()
+    return rows
 
 
 def _claim_in_thread(

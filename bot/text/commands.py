@@ -6,30 +6,49 @@ accepted) and the caller turns the result into service calls.
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
+import re
 from dataclasses import dataclass, field
 
 from bot.bank.load import TOPICS
 from bot.echo import echo
 from bot.errors import BadSetting
-from bot.model import Difficulty, Period
+from bot.model import Difficulty, Period, ReportReason
+from bot.packs import PACK_NAME, TOPIC_PATTERN
+from bot.reminders import parse_remind_time
+from bot.reports import check_action, parse_report_words
 from bot.review import REVIEW_DEFAULT, REVIEW_MAX
 from bot.settings import ConfigChange, lookup, text_help
-from bot.text.parsing import parse_choice, parse_period
+from bot.suggestions import SuggestionForm, parse_line, parse_suggestion_id
+from bot.text.parsing import parse_choice, parse_period, parse_season
 
 _USER_HELP = """\
 /quiz                          a private practice question (any topic)
 /quiz practice [topic] [easy|medium|hard]   a practice question on one topic or level
 /quiz review [n]               your due reviews (1-20 questions, default 5): misses come back first
 /quiz topics                   the topics and how many questions each has
+/quiz remind on [HH:MM]        a private nudge once a day (default 09:00, your timezone): reviews due,
+                               today's question not answered yet; /quiz remind off stops it
 /quiz answer B                 answer today's question in this channel (add ? if not sure: /quiz answer B ?)
 /quiz leaderboard [week|month|all] [public]   (public: post it in the channel)
+/quiz leaderboard season 2026-11   a month's season: its archived top three and its board
 /quiz stats [user]             answered, accuracy by topic, streaks
 /quiz packs                    the question packs here, with question counts
+/quiz suggest                  suggest a question (a form, or how to write it in one line)
+/quiz export                   your missed questions as a CSV and an Anki deck (only you get them)
+/quiz forget-me [confirm]      delete everything studybot keeps about you here (asks first)
+/quiz report [wrong|unclear|typo|other] [what is wrong]   report a problem with the latest question
+                               (yours: the newer of this channel's daily question and your last practice one)
 /quiz help                     this text
 admins:
 /quiz config show | pause | resume | post-now | reveal
-/quiz question-stats [pack]    the hardest questions here and the ones to check
+/quiz admin question-stats [pack]   the hardest and most reported questions, and the ones to check
+/quiz admin import [pack] [--replace]   import a question pack (YAML or CSV; the console: PATH first)
+/quiz admin export [pack] [yaml|csv]    export one of this space's packs as a file
+/quiz admin suggestions | approve ID | reject ID reason...   review members' suggested questions
+/quiz admin reports            the open reports of problems with questions, oldest first
+/quiz admin resolve ID keep|hold|edit   keep: it is fine; hold: not asked until kept; edit: own packs
 /quiz config time 09:00 tz Europe/Berlin days mon-fri   (several settings in one line)
 /quiz config channel #c time 09:00 ...  (settings of another channel)
 """
@@ -54,6 +73,12 @@ class Review:
 
 
 @dataclass(frozen=True)
+class Remind:
+    on: bool
+    at: dt.time | None = None  # None: the default time (bot.reminders.DEFAULT_TIME)
+
+
+@dataclass(frozen=True)
 class ShowTopics:
     pass
 
@@ -62,6 +87,7 @@ class ShowTopics:
 class ShowLeaderboard:
     period: Period = Period.WEEK
     public: bool = False  # post it in the channel for everyone
+    season: str | None = None  # `season 2026-11`: an archived month (YYYY-MM) instead of a period
 
 
 @dataclass(frozen=True)
@@ -92,10 +118,72 @@ class ShowQuestionStats:
     pack: str | None = None
 
 
+@dataclass(frozen=True)
+class Suggest:
+    form: SuggestionForm | None = None  # None: open the platform's form (or say how to write one)
+
+
+@dataclass(frozen=True)
+class ShowSuggestions:
+    pass
+
+
+@dataclass(frozen=True)
+class DecideSuggestion:
+    suggestion_id: int
+    approve: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Export:
+    pass
+
+
+@dataclass(frozen=True)
+class ForgetMe:
+    confirm: bool = False  # without it: explain, change nothing
+
+
+@dataclass(frozen=True)
+class ImportPack:
+    """`admin import [PATH] [pack] [--replace]`: PATH is a file on the console; Slack asks for the file."""
+
+    pack: str | None = None
+    replace: bool = False
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class ReportQuestion:
+    """`/quiz report [reason] [text]`: the newer of the channel's daily question and the member's last practice."""
+
+    reason: ReportReason
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class ShowReports:
+    pass
+
+
+@dataclass(frozen=True)
+class ResolveReport:
+    report_id: int
+    action: str  # keep | hold | edit
+
+
+@dataclass(frozen=True)
+class ExportPack:
+    pack: str | None = None
+    format: str = "yaml"
+
+
 Command = (
     Practice
     | AnswerDaily
     | Review
+    | Remind
     | ShowTopics
     | ShowLeaderboard
     | ShowStats
@@ -103,6 +191,16 @@ Command = (
     | Configure
     | ShowPacks
     | ShowQuestionStats
+    | Suggest
+    | ShowSuggestions
+    | DecideSuggestion
+    | Export
+    | ForgetMe
+    | ImportPack
+    | ExportPack
+    | ReportQuestion
+    | ShowReports
+    | ResolveReport
 )
 
 _ACTIONS = ("show", "pause", "resume", "post-now", "reveal")
@@ -143,6 +241,7 @@ _SUBCOMMANDS = (
     "practice",
     "answer",
     "review",
+    "remind",
     "topics",
     "leaderboard",
     "stats",
@@ -152,7 +251,15 @@ _SUBCOMMANDS = (
     "post-now",
     "packs",
     "question-stats",
+    "suggest",
+    "admin",
+    "export",
+    "forget-me",
+    "admin",
+    "report",
 )
+_ADMIN = ("import", "export", "question-stats", "suggestions", "approve", "reject", "reports", "resolve")
+RESOLVE_USAGE = "Use /quiz admin resolve ID keep, hold or edit (the ID is a report's number in /quiz admin reports)."
 _LEVELS = tuple(d.value for d in Difficulty)
 
 
@@ -165,14 +272,89 @@ def parse_practice(rest: list[str]) -> Practice | ShowHelp:
     for word in (w.lower() for w in rest):
         if word in _LEVELS and level is None:
             level = Difficulty(word)
-        elif word in TOPICS and topic is None:
-            topic = word
+        elif topic is None and re.fullmatch(TOPIC_PATTERN, word):
+            topic = word  # a topic of the channel's packs (the service checks it against them)
         else:
             raise BadSetting(
-                f"'{echo(word)}' is not a topic or a difficulty: use one of {', '.join(TOPICS)}, "
-                f"and easy, medium or hard."
+                f"'{echo(word)}' is not a topic or a difficulty: /quiz topics lists the topics here "
+                f"(for example {', '.join(sorted(TOPICS)[:3])}), and the levels are easy, medium and hard."
             )
     return Practice(topic, level)
+
+
+def _pack_word(word: str) -> str | None:
+    """A pack name as typed (lower-cased), or None when the word cannot be one (a path, say)."""
+    name = word.lower()
+    return name if PACK_NAME.fullmatch(name) else None
+
+
+def parse_admin(rest: list[str]) -> Command:
+    """`admin import [PATH] [pack] [--replace]`, `admin export [pack] [yaml|csv]`, `admin question-stats [pack]`,
+    `admin suggestions`, `admin approve ID`, `admin reject ID reason...`, `admin reports`,
+    `admin resolve ID keep|hold|edit`."""
+    if not rest:
+        raise BadSetting(
+            "Use /quiz admin import, export, question-stats, suggestions, approve ID, reject ID reason, reports "
+            "or resolve ID keep|hold|edit."
+        )
+    sub, words = rest[0].lower(), rest[1:]
+    if sub in ("suggestions", "suggestion"):
+        if words:
+            raise BadSetting(_ADMIN_USE)
+        return ShowSuggestions()
+    if sub == "approve":
+        if len(words) != 1:
+            raise BadSetting(_ADMIN_USE)
+        return DecideSuggestion(parse_suggestion_id(words[0]), approve=True)
+    if sub == "reject":
+        if not words:
+            raise BadSetting(_ADMIN_USE)
+        return DecideSuggestion(parse_suggestion_id(words[0]), approve=False, reason=" ".join(words[1:]))
+    if sub in ("question-stats", "questionstats", "stats"):
+        return parse_question_stats(words)
+    if sub in ("reports", "queue") and not words:
+        return ShowReports()
+    if sub == "resolve":
+        if len(words) != 2 or not words[0].lstrip("#").isdigit() or len(words[0]) > 18:
+            raise BadSetting(RESOLVE_USAGE)
+        return ResolveReport(int(words[0].lstrip("#")), check_action(words[1]))
+    if sub == "import":
+        replace = any(w.lower() in ("--replace", "replace") for w in words)
+        words = [w for w in words if w.lower() not in ("--replace", "replace")]
+        if len(words) > 2 or (len(words) == 2 and _pack_word(words[1]) is None):
+            raise BadSetting(
+                "Use /quiz admin import [pack] [--replace] (the console: /quiz admin import PATH [pack] [--replace])."
+            )
+        if len(words) == 2:
+            return ImportPack(_pack_word(words[1]), replace, words[0])
+        if words and _pack_word(words[0]) is None:
+            return ImportPack(None, replace, words[0])  # not a pack name: a file's path
+        return ImportPack(_pack_word(words[0]) if words else None, replace)
+    if sub == "export":
+        fmt: str | None = None
+        pack: str | None = None
+        for word in (w.lower() for w in words):
+            if word in ("yaml", "yml", "csv") and fmt is None:
+                fmt = "csv" if word == "csv" else "yaml"
+            elif pack is None and _pack_word(word):
+                pack = word
+            else:
+                raise BadSetting(
+                    f"'{echo(word)}' is not a pack name or a format: use /quiz admin export [pack] [yaml|csv]."
+                )
+        return ExportPack(pack, fmt or "yaml")
+    close = difflib.get_close_matches(sub, _ADMIN, n=1)
+    hint = f" Did you mean `/quiz admin {close[0]}`?" if close else ""
+    raise BadSetting(
+        f"'{echo(sub)}' is not a /quiz admin command: import, export, question-stats, suggestions, approve, "
+        f"reject, reports or resolve.{hint}"
+    )
+
+
+def parse_question_stats(rest: list[str]) -> ShowQuestionStats:
+    if len(rest) > 1:
+        raise BadSetting("Use /quiz admin question-stats or /quiz admin question-stats PACK.")
+    return ShowQuestionStats(rest[0].lower() if rest else None)
 
 
 def parse_answer(rest: list[str]) -> AnswerDaily:
@@ -199,8 +381,27 @@ def parse_review_count(rest: list[str]) -> Review:
     )
 
 
+_SUGGEST = re.compile(r"^\s*(?:/?quiz\s+)?suggest(?:\s+(.*))?$", re.S | re.I)
+_ADMIN_USE = "Use /quiz admin suggestions, /quiz admin approve ID or /quiz admin reject ID reason."
+REMIND_USAGE = "Use /quiz remind on, /quiz remind on 08:30 (24-hour HH:MM) or /quiz remind off. Nothing was changed."
+
+
+def parse_remind(rest: list[str]) -> Remind:
+    """`remind on [HH:MM]` or `remind off`."""
+    head = rest[0].lower() if rest else ""
+    if head == "on" and len(rest) <= 2:
+        return Remind(True, parse_remind_time(rest[1]) if len(rest) == 2 else None)
+    if head == "off" and len(rest) == 1:
+        return Remind(False)
+    raise BadSetting(REMIND_USAGE)
+
+
 def parse_quiz(text: str) -> Command:
     """Parse what follows `/quiz` (or a whole line starting with /quiz)."""
+    suggest = _SUGGEST.match(text)
+    if suggest is not None:  # its text is kept as typed (the parts are split on |, not on spaces)
+        rest = (suggest.group(1) or "").strip()
+        return Suggest(parse_line(rest) if rest else None)
     words = text.strip().split()
     if words and words[0].lower() in {"/quiz", "quiz"}:
         words = words[1:]
@@ -214,11 +415,17 @@ def parse_quiz(text: str) -> Command:
             return parse_answer(rest)
         case "review" | "r":
             return parse_review_count(rest)
+        case "remind" | "reminders" | "reminder":
+            return parse_remind(rest)
         case "topics":
             return ShowTopics()
         case "leaderboard" | "lb" | "top":
             public = any(word.lower() == "public" for word in rest)
             words = [word for word in rest if word.lower() != "public"]
+            if words and words[0].lower() == "season":
+                if len(words) != 2 or len(rest) - len(words) > 1:
+                    raise BadSetting("Use /quiz leaderboard season YYYY-MM, e.g. /quiz leaderboard season 2026-11.")
+                return ShowLeaderboard(Period.MONTH, public, parse_season(words[1]))
             if len(words) > 1 or len(rest) - len(words) > 1:
                 raise BadSetting("Use /quiz leaderboard week, month or all, and public to post it in the channel.")
             return ShowLeaderboard(parse_period(words[0] if words else None), public)
@@ -229,11 +436,26 @@ def parse_quiz(text: str) -> Command:
         case "packs" | "pack":
             return ShowPacks()
         case "question-stats" | "questionstats":
-            if len(rest) > 1:
-                raise BadSetting("Use /quiz question-stats or /quiz question-stats PACK.")
-            return ShowQuestionStats(rest[0].lower() if rest else None)
+            return parse_question_stats(rest)
+        case "report":
+            return ReportQuestion(*parse_report_words(rest))
+        case "export":
+            if rest:
+                raise BadSetting("/quiz export takes nothing more: it sends you your own missed questions.")
+            return Export()
+        case "forget-me" | "forgetme":
+            if rest and [w.lower() for w in rest] != ["confirm"]:
+                raise BadSetting(
+                    f"'{echo(' '.join(rest))}' is not a forget-me option: use /quiz forget-me to read what it "
+                    "deletes, then /quiz forget-me confirm. Nothing was deleted."
+                )
+            return ForgetMe(confirm=bool(rest))
+        case "admin":
+            return parse_admin(rest)
         case "config" | "settings":
             return parse_config(rest)
+        case "admin":
+            return parse_admin(rest)
         case "reveal":
             return Configure("reveal")
         case "post-now" | "postnow":

@@ -98,6 +98,30 @@ def parse_recap_day(text: str) -> int | None:
     return day
 
 
+_ROLE = re.compile(r"(?:<@&(\d{15,21})>|@?&?(\d{15,21}))")
+_SEASON = re.compile(r"(\d{4})-(\d{2})")
+
+
+def parse_champion_role(text: str) -> str | None:
+    """A Discord role (its mention <@&id> or its id) for the season's champion, or off."""
+    token = text.strip()
+    if token.lower() in {"off", "none", "no"}:
+        return None
+    found = _ROLE.fullmatch(token)
+    if found is None:
+        raise BadSetting(f"'{echo(text)}' is not a role: pick a role (a mention such as @Champion, or its id), or off.")
+    return found.group(1) or found.group(2)
+
+
+def parse_season(text: str) -> str:
+    """A season id: a calendar month as YYYY-MM (e.g. 2026-11)."""
+    token = text.strip()
+    found = _SEASON.fullmatch(token)
+    if found is None or not 1 <= int(found.group(2)) <= 12 or int(found.group(1)) < 2000:
+        raise BadSetting(f"'{echo(text)}' is not a season: use a month as YYYY-MM, e.g. 2026-11.")
+    return token
+
+
 def parse_choice(text: str) -> int:
     """A, B, C or D (any case); also 1-4."""
     t = text.strip().upper()

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot.export import MissesExport
+from bot.forget import ForgetDone, ForgetPrompt
 from bot.model import (
     Actor,
     AnswerOutcome,
@@ -21,22 +23,36 @@ from bot.model import (
     Round,
     StatsCard,
 )
-from bot.packs import PacksCard
+from bot.packs import PackFile, PacksCard
 from bot.question_stats import QuestionStatsCard
 from bot.quiz import QuizService
+from bot.reminders import RemindCard
+from bot.reports import ReportsCard
 from bot.settings import ConfigChange
+from bot.suggestions import HOW_TO, SuggestionsCard, decided_text, suggested_text
 from bot.text.commands import (
     AnswerDaily,
     Command,
     Configure,
+    DecideSuggestion,
+    Export,
+    ExportPack,
+    ForgetMe,
+    ImportPack,
     Practice,
+    Remind,
+    ReportQuestion,
+    ResolveReport,
     Review,
     ShowHelp,
     ShowLeaderboard,
     ShowPacks,
     ShowQuestionStats,
+    ShowReports,
     ShowStats,
+    ShowSuggestions,
     ShowTopics,
+    Suggest,
 )
 
 
@@ -59,6 +75,10 @@ class TextSource(Protocol):
 
     async def actor(self, target: ChannelRef) -> Actor:
         """The one who typed it, with admin rights as the platform grants them, about to change `target`."""
+        ...
+
+    async def space_actor(self) -> Actor:
+        """The one who typed it, with their rights over the whole space (its packs), from any channel."""
         ...
 
 
@@ -94,6 +114,30 @@ class TopicsReply:
     lines: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class ImportAsked:
+    """An admin asked to import a pack: the adapter gets the file (the console reads `path`, Slack asks for
+    it in a form) and hands it to QuizService.import_pack with this actor."""
+
+    actor: Actor
+    pack: str | None
+    replace: bool
+    path: str | None
+
+
+class SuggestFormReply:
+    """`/quiz suggest` alone: a platform with forms opens one; the others show `text` (how to suggest)."""
+
+    text: str = HOW_TO
+
+
+@dataclass(frozen=True)
+class NoteReply:
+    """A short private note (a suggestion saved, approved or rejected)."""
+
+    text: str
+
+
 Result = (
     QuestionCard
     | AnswerOutcome
@@ -107,6 +151,16 @@ Result = (
     | TopicsReply
     | PacksCard
     | QuestionStatsCard
+    | SuggestFormReply
+    | NoteReply
+    | SuggestionsCard
+    | RemindCard
+    | MissesExport
+    | ForgetPrompt
+    | ForgetDone
+    | ImportAsked
+    | PackFile
+    | ReportsCard
 )
 
 
@@ -118,12 +172,18 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return await service.start_practice(ref, user, topic, difficulty)
         case AnswerDaily(choice=choice, sure=sure):
             return await service.answer_in_channel(ref, user, choice, sure=sure)
+        case ShowLeaderboard(season=str() as season, public=public):
+            return await service.season_board(
+                ref.platform, ref.space_id, season, None if public else user, public=public
+            )
         case ShowLeaderboard(period=period, public=True):
             return await service.leaderboard(ref.platform, ref.space_id, period, None, public=True)
         case Review(count=count):
             return await service.start_review(ref, user, count)
+        case Remind(on=on, at=at):
+            return await service.set_reminder(ref, user, on, at)
         case ShowTopics():
-            return TopicsReply(service.topics())
+            return TopicsReply(await service.topics_in(ref))
         case ShowLeaderboard(period=period):
             return await service.leaderboard(ref.platform, ref.space_id, period, user)
         case ShowStats(user=who):
@@ -134,8 +194,40 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             return await _configure(service, source, command)
         case ShowPacks():
             return await service.packs_card(ref)
+        case Export():
+            return await service.export_misses(ref.platform, ref.space_id, user)
+        case ForgetMe(confirm=False):
+            return service.forget_me_prompt()
+        case ForgetMe():
+            return await service.forget_me(ref.platform, ref.space_id, user)
         case ShowQuestionStats(pack=pack):
-            return await service.question_stats(await source.actor(ref), ref.platform, ref.space_id, pack)
+            return await service.question_stats(await source.space_actor(), ref.platform, ref.space_id, pack)
+        case ImportPack(pack=pack, replace=replace, path=path):
+            actor = await source.space_actor()
+            service.check_import(actor, pack)
+            return ImportAsked(actor, pack, replace, path)
+        case ExportPack(pack=pack, format=fmt):
+            return await service.export_pack(await source.space_actor(), ref, pack, "csv" if fmt == "csv" else "yaml")
+        case Suggest(form=None):
+            return SuggestFormReply()
+        case Suggest(form=form) if form is not None:
+            return NoteReply(suggested_text(await service.suggestions.suggest(ref, user, form)))
+        case ShowSuggestions():
+            return await service.suggestions.pending(await source.actor(ref), ref.platform, ref.space_id)
+        case DecideSuggestion(suggestion_id=sid, approve=True):
+            actor = await source.actor(ref)
+            return NoteReply(decided_text(await service.suggestions.approve(actor, ref.platform, ref.space_id, sid)))
+        case DecideSuggestion(suggestion_id=sid, reason=reason):
+            actor = await source.actor(ref)
+            done = await service.suggestions.reject(actor, ref.platform, ref.space_id, sid, reason)
+            return NoteReply(decided_text(done))
+        case ReportQuestion(reason=reason, text=text):
+            return NoteReply(await service.report_latest(ref, user, reason, text))
+        case ShowReports():
+            return await service.reports_queue(await source.space_actor(), ref.platform, ref.space_id)
+        case ResolveReport(report_id=report_id, action=action):
+            actor = await source.space_actor()
+            return NoteReply(await service.resolve_report(actor, ref.platform, ref.space_id, report_id, action))
     raise AssertionError(command)
 
 

@@ -130,3 +130,43 @@ def test_the_console_lists_and_uses_an_imported_pack(tmp_path):
     assert "team: 30 questions (this channel)" in out
     assert "There is no pack nope in this space" in out
     assert "Question stats (every pack)\nHardest:\n" in out and ": asked 1, 1 answers" in out
+
+
+def test_the_console_imports_and_exports_a_pack_and_practises_from_it(tmp_path):
+    from tests.e2e.test_console import run_console
+
+    (tmp_path / "team.csv").write_bytes(pack_csv())
+    (tmp_path / "bad.csv").write_bytes(pack_csv().replace(b"answer", b"answr", 1))
+    (tmp_path / "big.csv").write_bytes(b"x" * (2 * 1024 * 1024))
+    out = run_console(
+        tmp_path,
+        [
+            "/quiz as bob",
+            "/quiz admin import team.csv",
+            "/quiz as you",
+            "/quiz admin import bad.csv",
+            "/quiz admin import big.csv",
+            "/quiz admin import",
+            "/quiz admin import team.csv",
+            "/quiz admin import team.csv --replace",
+            "/quiz admin export team csv",
+            "/quiz admin export team",
+            "/quiz admin export nope",
+            "/quiz config packs team",
+            "/quiz topics",
+            "/quiz practice team-lore",
+            "/quiz admin question-stats team",
+        ],
+    )
+    assert "Only members who can manage this server or workspace can import question packs." in out
+    assert "bad.csv: row 1: missing column(s) answer" in out
+    assert "big.csv: file too large: 2,097,152 bytes, at most 1 MiB" in out
+    assert "Give the file: /quiz admin import PATH [pack]" in out
+    assert "Imported pack team: 30 questions. Switch this channel to it with /quiz config packs pytorch,team." in out
+    assert "Replaced pack team: 30 questions." in out
+    assert f"Exported pack team (csv) to {tmp_path / 'team.csv'}" in out
+    assert (tmp_path / "team.csv").read_bytes() == pack_csv()  # the export round-trips the CSV
+    assert f"Exported pack team (yaml) to {tmp_path / 'team.yaml'}" in out
+    assert "There is no pack nope in this space." in out
+    assert "team-lore" in out and "Which number does the team call question" in out
+    assert "Question stats (team)\nNo answers yet." in out

@@ -164,3 +164,36 @@ def test_the_bot_process_serves_healthz_and_metrics_when_asked(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_suggestions_in_the_console(tmp_path):
+    line = (
+        "/quiz suggest lore | easy | What is our mascot called? | Ada | Bob | Cy | Dee | A | "
+        "The team named the mascot Ada in 2020."
+    )
+    out = run_console(
+        tmp_path,
+        [
+            "/quiz as ann",
+            "/quiz suggest",
+            "/quiz suggest lore | easy | What is our mascot called? | Ada | Bob | Cy | Dee | F | Because.",
+            line,
+            line.replace("mascot", "cat"),
+            "/quiz admin approve 1",
+            "/quiz as you",
+            "/quiz admin suggestions",
+            "/quiz admin approve 1",
+            "/quiz admin reject 2 We have no cat.",
+            "/quiz packs",
+            "/quit",
+        ],
+    )
+    assert "/quiz suggest topic | difficulty | prompt | A | B | C | D | answer | explanation" in out
+    assert "answer: 'F' is not a choice" in out
+    assert "Your question is suggestion #1" in out and "suggestion #2" in out
+    assert "Only members who can manage this server or workspace can approve or reject" in out
+    assert "#1 [lore, easy] What is our mascot called?" in out
+    assert "Approved suggestion #1: it is question suggestion-1 of the pack suggestions" in out
+    assert "(direct message to ann) Your suggested question #1" in out
+    assert "(direct message to ann) Your suggested question #2" in out and "Reason: We have no cat." in out
+    assert "suggestions: 1 question" in out

@@ -314,8 +314,9 @@ class StoreContract:
 
         mine = ChannelRef("discord", str(1 << 22), "c1")  # shard 1 of 2
         theirs = ChannelRef("discord", str(2 << 22), "c2")  # shard 0 of 2
+        own = ChannelRef("discord", "user:77", "dm-77")  # a learner's own space (DMs): shard 0, like DM events
         other = ChannelRef("slack", "T1", "c3")
-        for ref in (mine, theirs, other):
+        for ref in (mine, theirs, own, other):
             await store.save_channel(ChannelConfig(ref=ref))
             await store.set_next_post(ref, T0)
             await store.claim_daily_round(ref, DAY, "q1", "tensors", T0, T0 + dt.timedelta(hours=1))
@@ -327,8 +328,10 @@ class StoreContract:
         assert {r.ref for r in await store.due_reveals(late, 10, SpaceFilter(platforms=("slack",)))} == {other}
         assert {r.ref for r in await store.due_reveals(late, 10, SpaceFilter(shard_count=2, shard_ids=(0,)))} == {
             theirs,
+            own,
             other,
         }
+        assert SpaceFilter(shard_count=2, shard_ids=(0,))(own) and not shard1(own)
 
     async def test_unscheduled_channels_and_recaps_of_the_spaces_given(self, store):
         from bot.model import SpaceFilter

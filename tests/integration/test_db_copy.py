@@ -11,12 +11,13 @@ import datetime as dt
 import random
 import shutil
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bot.errors import AlreadyAnswered, RoundClosed
-from bot.model import Actor, ChannelRef, Period, RoundKind
+from bot.model import Actor, ChannelRef, NewReport, Period, ReportReason, RoundKind
 from bot.quiz import QuizService
 from bot.scoring import period_keys
 from bot.settings import ConfigChange
@@ -85,6 +86,28 @@ async def make_history(store: SqliteStore) -> None:
         now=T0,
     )
     await store.save_round_question(1, '{"id": "q1"}')
+    # a season archived with its top three, a channel's season card and a champion role
+    for round_ in await store.open_daily_rounds():
+        if round_.local_date is not None and round_.local_date.month == 11:
+            await service.reveal_round(round_.id)
+    season = await store.archive_season("fake", "space-1", "2026-11", clock.now())
+    assert season is not None and len(season.rows) == 3
+    assert await store.mark_season_post(REFS[0], "2026-11", clock.now())
+    await store.save_channel(replace(await service.channel_config(REFS[0]), champion_role="123456789012345678"))
+    # members' suggestions: one decided, one pending, and the day's count
+    ref = ChannelRef("fake", "space-1", "chan-1")
+    for _ in range(2):
+        await store.add_suggestion(ref, "ada", '{"id": "suggestion", "prompt": "ça?"}', T0, T0.date(), 3)
+    await store.reject_suggestion("fake", "space-1", 1, "a reason", "admin", T0)
+    await service.set_reminder(REFS[2], "ada", True, dt.time(7, 45))  # a reminder, and a day it was sent
+    assert await store.claim_reminder_day("fake", REFS[2].space_id, "ada", dt.date(2026, 11, 30), clock.now())
+    # reports of a question (one resolved with hold: a held question), and one still open
+    first = await store.latest_daily_round(REFS[1])
+    assert first is not None
+    await service.report_round("ada", first.id, ReportReason.TYPO, "émile *typo*")
+    [report] = await store.reports("fake", first.ref.space_id)
+    await service.resolve_report(Actor("admin", is_admin=True), "fake", first.ref.space_id, report.id, "hold")
+    await service.report_round(USERS[1], first.id, ReportReason.WRONG, "")
     await service.close()
 
 
@@ -109,6 +132,7 @@ async def views(store: SqliteStore | PostgresStore) -> dict:
             seen[("answers", round_id)] = await store.round_answers(round_id)
     seen["rounds"] = rounds
     seen["open"] = await store.open_daily_rounds()
+    seen["reminder"] = await store.get_reminder("fake", REFS[2].space_id, "ada")
     for space in ("space-1", "space-2"):
         dates = {r.local_date for r in rounds if r.local_date and r.ref.space_id == space}
         keys = {pk for d in dates for pk in period_keys(d)}
@@ -126,6 +150,7 @@ async def views(store: SqliteStore | PostgresStore) -> dict:
         seen[(space, "recap")] = await store.recap_rounds("fake", space, *week)
         seen[(space, "recap top")] = await store.recap_scorers("fake", space, *week, 10)
         seen[(space, "recap chan-1")] = await store.recap_scorers("fake", space, *week, 10, "chan-1")
+        seen[(space, "season")] = await store.season_archive("fake", space, "2026-11")
     return seen
 
 
@@ -190,6 +215,10 @@ async def test_the_copy_keeps_working_on_postgres(sqlite_source, pg_store):
     before = await service.leaderboard("fake", "space-1", Period.ALL, "ada")
     new = await service.post_scheduled(REFS[0])  # reveals the copied open round of chan-1
     assert new is not None and new.id == top + 1  # the identity continues after the copied ids
+    reports = await pg_store.reports("fake", "space-1", open_only=False)
+    report = NewReport("fake", "space-1", "q9", "pytorch", "cy", ReportReason.OTHER, "", clock.now())
+    status, report_id = await pg_store.add_report(report, since=T0, daily_limit=5)
+    assert report_id == max(r.id for r in reports) + 1  # so does the reports' identity
     assert (await pg_store.get_round(latest.id)).revealed_at is not None
     for ref in REFS:  # the copied daily slots still hold
         copied = await pg_store.latest_daily_round(ref) if ref != REFS[0] else latest

@@ -26,7 +26,11 @@ from bot.scoring import score_daily_round
 from bot.store import store_for_url
 from bot.store.migrations import load_migrations
 from bot.store.postgres import LOCK_SPACE, PostgresStore, redact
+from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
+from tests.integration.reminder_contract import ReminderContract, ReminderRestartContract
+from tests.integration.report_contract import ReportContract
+from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import (
     DAY,
     REF,
@@ -38,6 +42,7 @@ from tests.integration.store_contract import (
     SeenOnceContract,
     StoreContract,
 )
+from tests.integration.suggestion_contract import SuggestionContract
 
 DEFAULT_SERVER_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 
@@ -84,13 +89,19 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
 
 
 class TestPostgresStore(
+    SuggestionContract,
     StoreContract,
+    LearnerDataContract,
     RecapContract,
+    SeasonContract,
+    ReminderContract,
+    ReminderRestartContract,
     RestartContract,
     SeenOnceContract,
     InstallationContract,
     LearnerCardContract,
     PackContract,
+    ReportContract,
 ):
     @pytest.fixture
     async def store(self):
@@ -342,3 +353,114 @@ async def test_an_unreachable_server_fails_the_tests_instead_of_skipping():
         async with throwaway_database(server="postgresql://postgres@127.0.0.1:1/postgres"):
             pass  # pragma: no cover
     assert "PostgreSQL is not reachable at postgresql://postgres@127.0.0.1:1/postgres" in str(info.value)
+
+
+async def test_forget_me_racing_reveals_in_its_space_leaves_no_trace_and_exact_buckets(pg_url):
+    """Two processes: one reveals rounds (several channels of a space, at once) that a learner answered while
+    the other runs the learner's forget-me. Whatever the order, the learner is on no board afterwards and the
+    buckets behind rank_of equal the histogram of the scores left (forget-me takes the space's scoring lock)."""
+    stores = [PostgresStore(pg_url, max_size=4) for _ in range(2)]
+    for s in stores:
+        await s.open()
+    try:
+        users = [f"u{i:02d}" for i in range(12)]
+        refs = [ChannelRef("test", "space", c) for c in "abc"]
+        pool = stores[0].pool
+        for day in range(4):
+            rounds = [
+                await stores[0].claim_daily_round(ref, DAY + dt.timedelta(days=day), f"q{day}", "tensors", T0, None)
+                for ref in refs
+            ]
+            for r in rounds:  # the learners forgotten on earlier days answer no more
+                await stores[0].add_answers(
+                    [NewAnswer(r.id, u, 0, (i + day) % 3 != 0, T0) for i, u in enumerate(users) if i >= day], T0
+                )
+            gone = users[day]
+            await asyncio.gather(
+                *(stores[0].reveal_round(r.id, T0, score_daily_round) for r in rounds),
+                stores[1].forget_learner("test", "space", gone),
+            )
+            for period, key in (("all", "all"), ("week", "2026-W49")):
+                histogram = dict(
+                    await pool.fetch(
+                        "SELECT points, COUNT(*) FROM scores WHERE period = $1 AND period_key = $2 GROUP BY points",
+                        period,
+                        key,
+                    )
+                )
+                buckets = dict(
+                    await pool.fetch(
+                        "SELECT points, users FROM score_buckets WHERE period = $1 AND period_key = $2", period, key
+                    )
+                )
+                assert buckets == histogram
+            board = {row.user_id for row in await stores[0].leaderboard("test", "space", Period.ALL, "all", 100)}
+            assert not board & set(users[: day + 1])
+    finally:
+        for s in stores:
+            await s.close()
+
+
+async def test_two_stores_importing_one_pack_at_once_one_wins_the_other_is_told(pg_url):
+    """Two processes (two stores, two catalogs) import into the same space and pack at the same moment: one
+    import wins whole, the other gets a clear PackError (the space is busy, or the pack exists) and
+    changes nothing. Decided in the store (an advisory lock per space, then the pack's row)."""
+    from bot.bank.load import Bank
+    from bot.errors import PackError
+    from bot.model import Actor
+    from bot.packs import PackCatalog
+    from tests.support.packs import pack_csv, pack_rows
+
+    admin = Actor("admin", is_admin=True)
+    stores = [PostgresStore(pg_url), PostgresStore(pg_url)]
+    for s in stores:
+        await s.open()
+    try:
+        for attempt in range(3):  # three races: whether or not the two overlap, exactly one wins
+            catalogs = [PackCatalog(s, Bank(())) for s in stores]
+            files = [pack_csv(pack_rows(2000, prefix=p)) for p in ("left", "right")]
+            pack = f"team{attempt}"
+
+            async def run(
+                i: int, pack: str = pack, catalogs: list[PackCatalog] = catalogs, files: list[bytes] = files
+            ) -> object:
+                try:
+                    return await catalogs[i].import_pack(admin, "slack", "T9", pack, files[i], "csv", now=T0)
+                except PackError as exc:
+                    return exc
+
+            outcomes = await asyncio.gather(run(0), run(1))
+            errors = [o for o in outcomes if isinstance(o, PackError)]
+            assert len(errors) == 1, outcomes
+            assert any(
+                m in errors[0].message for m in ("Another import into this space is running", "already exists")
+            ), errors[0].message
+            winner = outcomes.index(next(o for o in outcomes if not isinstance(o, PackError)))
+            rows = await stores[1 - winner].pack_questions("slack", "T9", pack)
+            assert len(rows) == 2000 and {qid.split("-")[0] for qid, _ in rows} == {("left", "right")[winner]}
+        assert [(n, c, v) for n, c, v in await stores[0].list_packs("slack", "T9")] == [
+            (f"team{i}", 2000, 1) for i in range(3)
+        ]
+    finally:
+        for s in stores:
+            await s.close()
+
+
+async def test_two_processes_never_pass_a_members_daily_report_limit(pg_url):
+    """Two stores (two bot processes) on one database, a member's reports racing through both: five stored."""
+    from bot.model import ReportWrite
+    from tests.integration.report_contract import DAY_START, new
+
+    stores = [PostgresStore(pg_url), PostgresStore(pg_url)]
+    for s in stores:
+        await s.open()
+    try:
+        results = await asyncio.gather(
+            *(stores[i % 2].add_report(new(question=f"q{i}"), since=DAY_START, daily_limit=5) for i in range(16))
+        )
+        assert sum(1 for status, _ in results if status is ReportWrite.ADDED) == 5
+        assert {status for status, _ in results} == {ReportWrite.ADDED, ReportWrite.LIMIT}
+        assert len(await stores[1].reports("test", "space")) == 5
+    finally:
+        for s in stores:
+            await s.close()

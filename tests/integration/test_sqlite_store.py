@@ -8,7 +8,11 @@ import pytest
 
 from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
+from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
+from tests.integration.reminder_contract import ReminderContract, ReminderRestartContract
+from tests.integration.report_contract import ReportContract
+from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import (
     InstallationContract,
     LearnerCardContract,
@@ -17,16 +21,23 @@ from tests.integration.store_contract import (
     SeenOnceContract,
     StoreContract,
 )
+from tests.integration.suggestion_contract import SuggestionContract
 
 
 class TestSqliteStore(
+    SuggestionContract,
     StoreContract,
+    LearnerDataContract,
     RecapContract,
+    SeasonContract,
+    ReminderContract,
+    ReminderRestartContract,
     RestartContract,
     SeenOnceContract,
     InstallationContract,
     LearnerCardContract,
     PackContract,
+    ReportContract,
 ):
     @pytest.fixture
     async def store(self, tmp_path):

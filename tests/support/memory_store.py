@@ -18,10 +18,13 @@ import asyncio
 import contextlib
 import datetime as dt
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import AsyncIterator, Hashable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import TypeVar
 
 from bot.errors import PackError, PackExists
+from bot.export import Miss
+from bot.forget import Forgotten
 from bot.installs import WorkspaceInstall
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
@@ -35,27 +38,37 @@ from bot.model import (
     DuePost,
     LeaderboardRow,
     NewAnswer,
+    NewReport,
     Period,
     PostFinish,
     RecapRound,
     RecapScorer,
+    Report,
+    ReportWrite,
     RevealedRound,
     RevealFinish,
     Round,
     RoundKind,
     Scorer,
+    SeasonArchive,
     SendClaim,
     SpaceFilter,
     StreakState,
+    Suggestion,
+    SuggestionStatus,
     TopicStats,
 )
+from bot.reminders import Reminder
 from bot.store.migrations import load_migrations
-from bot.store.rows import config_from_row, config_to_row
+from bot.store.reports_sql import HOLD_ACTIONS
+from bot.store.rows import approved_question, config_from_row, config_to_row, month_span, pack_full, season_places
 from bot.store.settle import SettlingStore, reveal
+from tests.support.memory_reminders import MemoryReminders
 
 SCHEMA_VERSION = max(v for v, _, _ in load_migrations("sqlite"))  # the version SqliteStore reaches
 
 Tally = tuple[int, int, int]  # points, correct, answered
+K = TypeVar("K", bound=Hashable)
 BoardKey = tuple[str, str, Period, str]  # platform, space, period, period key
 
 
@@ -102,6 +115,11 @@ class _Tables:
     doubts: dict[tuple[int, str], bool] = field(default_factory=dict)  # (round id, user): marked "not sure"
     packs: dict[tuple[str, str, str], tuple[int, list[tuple[str, str]]]] = field(default_factory=dict)
     round_questions: dict[int, str] = field(default_factory=dict)
+    suggestions: dict[int, Suggestion] = field(default_factory=dict)
+    quota: dict[tuple[str, str, str, dt.date], int] = field(default_factory=dict)  # (platform, space, user, day)
+    reports: dict[int, Report] = field(default_factory=dict)  # id order
+    holds: dict[tuple[str, str, str], tuple[dt.datetime, str]] = field(default_factory=dict)
+    last_report_id: int = 0
     version: int = 0
     last_id: int = 0
     saves: int = 0
@@ -113,13 +131,25 @@ class _Tables:
     recap_claimed: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # channel -> lease end
     recaps: set[tuple[str, str, dt.date]] = field(default_factory=set)  # (platform, channel id, week end)
     reached: dict[BoardKey, dict[str, dt.datetime]] = field(default_factory=dict)  # when a total was reached
+    seasons: dict[tuple[str, str, str], SeasonArchive] = field(default_factory=dict)  # (platform, space, season)
+    season_posts: set[tuple[str, str, str]] = field(default_factory=set)  # (platform, channel id, season)
+    reminders: dict[tuple[str, str, str], Reminder] = field(default_factory=dict)  # (platform, space, user)
+    reminder_days: set[tuple[str, str, str, dt.date]] = field(default_factory=set)  # days claimed
+
+
+def _add_once(marks: set[K], key: K) -> bool:
+    """Add a once-ever mark; True if it was not there yet."""
+    if key in marks:
+        return False
+    marks.add(key)
+    return True
 
 
 def _delivery(t: _Tables, round_id: int, what: str) -> list:
     return t.delivery.setdefault((round_id, what), ["due", 0, None, 0])
 
 
-class InMemoryStore(SettlingStore):
+class InMemoryStore(MemoryReminders, SettlingStore):
     """Store port on plain dicts; behaves like SqliteStore(":memory:"). Answer batches and reveals run
     bot.store.settle over `_Settle`, as the SQL stores do."""
 
@@ -589,14 +619,54 @@ class InMemoryStore(SettlingStore):
     async def mark_recap(self, ref: ChannelRef, week_end: dt.date, now: dt.datetime) -> bool:
         t = await self._db()
         _utc(now)
-        key = (ref.platform, ref.channel_id, week_end)
-        if key in t.recaps:
-            return False
-        t.recaps.add(key)
-        return True
+        return _add_once(t.recaps, (ref.platform, ref.channel_id, week_end))
 
     async def unmark_recap(self, ref: ChannelRef, week_end: dt.date) -> None:
         (await self._db()).recaps.discard((ref.platform, ref.channel_id, week_end))
+
+    # ---- monthly seasons ---------------------------------------------------------------------------
+
+    async def archive_season(self, platform: str, space_id: str, season: str, now: dt.datetime) -> SeasonArchive | None:
+        t = await self._db()
+        key = (platform, space_id, season)
+        if key in t.seasons:
+            return t.seasons[key]
+        first, after = month_span(season)
+        for r in t.rounds.values():
+            if (
+                _in_space(r, platform, space_id)
+                and r.kind is RoundKind.DAILY
+                and r.revealed_at is None
+                and r.local_date is not None
+                and first <= r.local_date < after
+            ):
+                return None
+        board = await self.leaderboard(platform, space_id, Period.MONTH, season, -1)
+        places = season_places((r.user_id, r.points, r.correct, r.answered) for r in board if r.points > 0)
+        if key in t.seasons:  # another call archived it while the board was read
+            return t.seasons[key]
+        t.seasons[key] = SeasonArchive(platform, space_id, season, places, _utc(now))
+        return t.seasons[key]
+
+    async def season_archive(self, platform: str, space_id: str, season: str) -> SeasonArchive | None:
+        return (await self._db()).seasons.get((platform, space_id, season))
+
+    async def champion_before(self, platform: str, space_id: str, season: str) -> str | None:
+        t = await self._db()
+        earlier = sorted(
+            (a for (p, sp, key), a in t.seasons.items() if p == platform and sp == space_id and key < season),
+            key=lambda a: a.season,
+        )
+        champions = [a.champion for a in earlier if a.champion]
+        return champions[-1] if champions else None
+
+    async def mark_season_post(self, ref: ChannelRef, season: str, now: dt.datetime) -> bool:
+        t = await self._db()
+        _utc(now)
+        return _add_once(t.season_posts, (ref.platform, ref.channel_id, season))
+
+    async def unmark_season_post(self, ref: ChannelRef, season: str) -> None:
+        (await self._db()).season_posts.discard((ref.platform, ref.channel_id, season))
 
     def _recap_rounds(
         self, t: _Tables, platform: str, space_id: str, start: dt.date, end: dt.date, channel_id: str | None
@@ -729,6 +799,85 @@ class InMemoryStore(SettlingStore):
         ]
         return sorted(mine, key=lambda e: (e.reviewed_at, e.key.question_id))
 
+    async def learner_misses(self, platform: str, space_id: str, user_id: str) -> list[Miss]:
+        t = await self._db()
+        attempts: dict[str, list[tuple[Answer, Round]]] = {}
+        for r in t.rounds.values():
+            answer = t.answers.get(r.id, {}).get(user_id)
+            if answer is not None and r.revealed_at is not None and _in_space(r, platform, space_id):
+                attempts.setdefault(r.question_id, []).append((answer, r))
+        out: list[Miss] = []
+        for question_id, tries in attempts.items():
+            misses = sum(1 for a, _ in tries if not a.correct)
+            if not misses:
+                continue
+            last, r = max(tries, key=lambda item: (item[0].answered_at, item[1].id))
+            out.append(
+                Miss(
+                    question_id, r.topic, r.id, r.kind, len(tries), misses, last.answered_at, last.choice, last.correct
+                )
+            )
+        return sorted(out, key=lambda m: (-m.last_answered_at.timestamp(), m.question_id))
+
+    async def forget_learner(self, platform: str, space_id: str, user_id: str) -> Forgotten:
+        t = await self._db()  # no await from here on: one atomic change
+        scores = 0
+        for key, board in t.scores.items():
+            if key[:2] != (platform, space_id) or user_id not in board:
+                continue
+            points = board.pop(user_id)[0]
+            t.reached.get(key, {}).pop(user_id, None)
+            buckets = t.buckets.setdefault(key, {})
+            buckets[points] = buckets.get(points, 0) - 1
+            if buckets[points] <= 0:
+                del buckets[points]
+            scores += 1
+        here = [r for r in t.rounds.values() if _in_space(r, platform, space_id)]
+        answers = sum(1 for r in here if t.answers.get(r.id, {}).pop(user_id, None) is not None)
+        for r in here:
+            t.doubts.pop((r.id, user_id), None)
+        practice = [r.id for r in here if r.kind is RoundKind.PRACTICE and r.user_id == user_id]
+        for round_id in practice:
+            t.rounds.pop(round_id)
+            t.answers.pop(round_id, None)
+            t.round_questions.pop(round_id, None)
+
+        def mine(key: CardKey) -> bool:
+            return (key.platform, key.space_id, key.user_id) == (platform, space_id, user_id)
+
+        cards = [k for k in t.cards if mine(k)]
+        for k in cards:
+            del t.cards[k]
+        reviews = [k for k in t.review_log if mine(k[0])]
+        for k in reviews:
+            del t.review_log[k]
+        streak = t.streaks.pop((platform, space_id, user_id), None)
+        suggested = [
+            sid
+            for sid, s in t.suggestions.items()
+            if (s.ref.platform, s.ref.space_id, s.author_id) == (platform, space_id, user_id)
+        ]
+        for sid in suggested:
+            del t.suggestions[sid]
+        reported = [
+            rid for rid, x in t.reports.items() if (x.platform, x.space_id, x.reporter) == (platform, space_id, user_id)
+        ]
+        for rid in reported:
+            del t.reports[rid]
+        reminders = int(t.reminders.pop((platform, space_id, user_id), None) is not None)
+        t.reminder_days = {d for d in t.reminder_days if d[:3] != (platform, space_id, user_id)}
+        return Forgotten(
+            answers,
+            len(practice),
+            len(cards),
+            len(reviews),
+            scores,
+            int(streak is not None),
+            reminders,
+            suggestions=len(suggested),
+            reports=len(reported),
+        )
+
     async def mark_unsure(self, round_id: int, user_id: str) -> None:
         t = await self._db()
         if round_id not in t.rounds:  # SQLite's foreign key
@@ -788,6 +937,152 @@ class InMemoryStore(SettlingStore):
 
     async def round_question(self, round_id: int) -> str | None:
         return (await self._db()).round_questions.get(round_id)
+
+    # ---- suggestions ----------------------------------------------------------------------------
+
+    async def add_suggestion(
+        self, ref: ChannelRef, author_id: str, body: str, now: dt.datetime, day: dt.date, limit: int
+    ) -> Suggestion | None:
+        t = await self._db()
+        key = (ref.platform, ref.space_id, author_id, day)
+        for old in [k for k in t.quota if k[3] < day - dt.timedelta(days=1)]:
+            del t.quota[old]
+        if t.quota.get(key, 0) >= limit:
+            return None
+        t.quota[key] = t.quota.get(key, 0) + 1
+        sid = max(t.suggestions, default=0) + 1
+        t.suggestions[sid] = Suggestion(sid, ref, author_id, body, SuggestionStatus.PENDING, _utc(now))
+        return t.suggestions[sid]
+
+    async def get_suggestion(self, platform: str, space_id: str, suggestion_id: int) -> Suggestion | None:
+        found = (await self._db()).suggestions.get(suggestion_id)
+        return found if found is not None and (found.ref.platform, found.ref.space_id) == (platform, space_id) else None
+
+    async def list_suggestions(self, platform: str, space_id: str, status: str, limit: int) -> list[Suggestion]:
+        t = await self._db()
+        return [
+            s
+            for s in t.suggestions.values()
+            if (s.ref.platform, s.ref.space_id) == (platform, space_id) and s.status == status
+        ][:limit]
+
+    @staticmethod
+    def _pending(t: _Tables, platform: str, space_id: str, suggestion_id: int) -> Suggestion | None:
+        found = t.suggestions.get(suggestion_id)
+        if found is None or (found.ref.platform, found.ref.space_id) != (platform, space_id):
+            return None
+        return found if found.status is SuggestionStatus.PENDING else None
+
+    async def approve_suggestion(
+        self,
+        platform: str,
+        space_id: str,
+        suggestion_id: int,
+        pack: str,
+        decided_by: str,
+        now: dt.datetime,
+        *,
+        max_packs: int,
+        max_questions: int,
+    ) -> Suggestion | None:
+        t = await self._db()  # no await below: one decision at a time, as a transaction
+        found = self._pending(t, platform, space_id, suggestion_id)
+        if found is None:
+            return None
+        key = (platform, space_id, pack)
+        present = t.packs.get(key)
+        packs = sum(1 for p, s, _ in t.packs if (p, s) == (platform, space_id))
+        pack_full(pack, packs, None if present is None else len(present[1]), max_packs, max_questions)
+        version, rows = present or (0, [])
+        qid, body = approved_question(suggestion_id, found.body, {q for q, _ in rows})
+        t.packs[key] = (version + 1, [*rows, (qid, body)])
+        done = replace(
+            found, status=SuggestionStatus.APPROVED, decided_by=decided_by, decided_at=_utc(now), question_id=qid
+        )
+        t.suggestions[suggestion_id] = done
+        return done
+
+    async def reject_suggestion(
+        self, platform: str, space_id: str, suggestion_id: int, reason: str, decided_by: str, now: dt.datetime
+    ) -> Suggestion | None:
+        t = await self._db()
+        found = self._pending(t, platform, space_id, suggestion_id)
+        if found is None:
+            return None
+        done = replace(
+            found, status=SuggestionStatus.REJECTED, reason=reason, decided_by=decided_by, decided_at=_utc(now)
+        )
+        t.suggestions[suggestion_id] = done
+        return done
+
+    # ---- reports of a question's problems --------------------------------------------------------
+
+    async def add_report(
+        self, report: NewReport, *, since: dt.datetime, daily_limit: int
+    ) -> tuple[ReportWrite, int | None]:
+        t = await self._db()
+        created, since = _utc(report.created_at), _utc(since)
+        space = [x for x in t.reports.values() if (x.platform, x.space_id) == (report.platform, report.space_id)]
+        mine = [x for x in space if x.reporter == report.reporter]
+        if any(x.is_open and x.question_id == report.question_id for x in mine):
+            return ReportWrite.DUPLICATE, None
+        if sum(1 for x in mine if x.created_at >= since) >= daily_limit:
+            return ReportWrite.LIMIT, None
+        t.last_report_id += 1
+        t.reports[t.last_report_id] = Report(**asdict(replace(report, created_at=created)), id=t.last_report_id)
+        return ReportWrite.ADDED, t.last_report_id
+
+    async def reports(self, platform: str, space_id: str, *, open_only: bool = True, limit: int = 50) -> list[Report]:
+        t = await self._db()
+        found = [
+            x
+            for x in t.reports.values()
+            if (x.platform, x.space_id) == (platform, space_id) and (x.is_open or not open_only)
+        ]
+        return found[:limit]
+
+    async def get_report(self, platform: str, space_id: str, report_id: int) -> Report | None:
+        found = (await self._db()).reports.get(report_id)
+        return found if found is not None and (found.platform, found.space_id) == (platform, space_id) else None
+
+    async def resolve_reports(
+        self, platform: str, space_id: str, question_id: str, resolution: str, by: str, now: dt.datetime
+    ) -> int:
+        t = await self._db()
+        now = _utc(now)
+        closed = 0
+        for rid, x in list(t.reports.items()):
+            if (x.platform, x.space_id, x.question_id) == (platform, space_id, question_id) and x.is_open:
+                t.reports[rid] = replace(x, status="resolved", resolution=resolution, resolved_by=by, resolved_at=now)
+                closed += 1
+        key = (platform, space_id, question_id)
+        if resolution in HOLD_ACTIONS:
+            t.holds.setdefault(key, (now, by))
+        else:
+            t.holds.pop(key, None)
+        return closed
+
+    async def held_question_ids(self, platform: str, space_id: str, threshold: int) -> set[str]:
+        t = await self._db()
+        open_counts = Counter(
+            x.question_id for x in t.reports.values() if (x.platform, x.space_id) == (platform, space_id) and x.is_open
+        )
+        held = {q for q, n in open_counts.items() if n >= threshold}
+        return held | {q for p, s, q in t.holds if (p, s) == (platform, space_id)}
+
+    async def report_counts(self, platform: str, space_id: str) -> dict[str, tuple[int, int]]:
+        t = await self._db()
+        out: dict[str, tuple[int, int]] = {}
+        for x in t.reports.values():
+            if (x.platform, x.space_id) == (platform, space_id):
+                every, still = out.get(x.question_id, (0, 0))
+                out[x.question_id] = (every + 1, still + int(x.is_open))
+        return out
+
+    async def latest_practice_round(self, platform: str, space_id: str, user_id: str) -> Round | None:
+        t = await self._db()
+        mine = _asked(t.rounds, platform, space_id, RoundKind.PRACTICE, user_id)
+        return mine[-1] if mine else None
 
 
 _GONE = object()  # in the undo log: the key was not there

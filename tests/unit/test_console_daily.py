@@ -86,3 +86,24 @@ async def test_a_day_missed_while_offline_is_told_in_plain_words_once():
     assert text.count("The bot was offline at 09:00 (Asia/Tokyo) on Tue 08 Dec") == 1
     assert "/quiz config post-now" in text
     assert "skipped the daily post" not in text and "WARNING" not in text  # no log lines in the transcript
+
+
+async def test_the_console_prints_the_season_card_and_the_season_board():
+    console, service, out = await console_at(dt.datetime(2026, 11, 30, 8, 0, tzinfo=dt.UTC), timezone="UTC")
+    scheduler = DailyScheduler(service, service.clock)
+    await console.start()
+    await scheduler.tick()
+    round_ = await service.store.latest_daily_round(CONSOLE_REF)
+    assert round_ is not None and round_.local_date == dt.date(2026, 11, 30)
+    await service.submit_answer(round_.id, "you", service.bank.get(round_.question_id).answer)
+    service.clock.set(dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC))
+    await scheduler.tick()
+    assert "🏆 Season November 2026 is over." in out.getvalue()
+    assert "Champion: you, 10 points (1 of 1 correct)" in out.getvalue()
+    await console.handle("/quiz leaderboard season 2026-11")
+    board = out.getvalue().split("/quiz leaderboard season 2026-11")[-1]
+    assert "== Season November 2026 ==" in board and "champion  you" in board and "(Archived on 01 December" in board
+    await console.handle("/quiz leaderboard season 2026-13")
+    assert "'2026-13' is not a season: use a month as YYYY-MM" in out.getvalue()
+    await console.handle("/quiz config champion_role 123456789012345678")
+    assert "champion_role is a Discord setting: Console has no roles" in out.getvalue()

@@ -14,7 +14,11 @@ import pytest
 from bot.model import ChannelConfig, ChannelRef, Period, RevealInput, RevealResult
 from bot.scoring import score_daily_round
 from bot.store.sqlite import SqliteStore
+from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
+from tests.integration.reminder_contract import ReminderContract
+from tests.integration.report_contract import ReportContract
+from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import (
     DAY,
     REF,
@@ -27,11 +31,22 @@ from tests.integration.store_contract import (
     StoreContract,
     ans,
 )
+from tests.integration.suggestion_contract import SuggestionContract
 from tests.support.memory_store import InMemoryStore
 
 
 class TestInMemoryStore(
-    StoreContract, RecapContract, SeenOnceContract, InstallationContract, LearnerCardContract, PackContract
+    SuggestionContract,
+    StoreContract,
+    LearnerDataContract,
+    RecapContract,
+    SeasonContract,
+    ReminderContract,
+    SeenOnceContract,
+    InstallationContract,
+    LearnerCardContract,
+    PackContract,
+    ReportContract,
 ):
     @pytest.fixture
     async def store(self):

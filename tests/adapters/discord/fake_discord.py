@@ -40,6 +40,7 @@ EMBED_LINKS = 1 << 14
 READ_HISTORY = 1 << 16
 MANAGE_MESSAGES = 1 << 13
 MANAGE_GUILD = 1 << 5
+MANAGE_ROLES = 1 << 28
 MEMBER_PERMS = VIEW_CHANNEL | SEND_MESSAGES | ADD_REACTIONS | READ_HISTORY | EMBED_LINKS | (1 << 31)
 BOT_PERMS = VIEW_CHANNEL | SEND_MESSAGES | ADD_REACTIONS | READ_HISTORY | EMBED_LINKS
 
@@ -199,6 +200,8 @@ class FakeDiscord:
         self.channel_id = self.snowflake()
         self.other_channel_id = self.snowflake()
         self.bot_role_id = self.snowflake()
+        self.champion_role_id = self.snowflake()  # "Champion", below the bot's role (the main guild only)
+        self.high_role_id = self.snowflake()  # "Moderators", above the bot's role
         self.guilds: dict[str, FakeGuild] = {}  # id -> guild, in the order they were made
         self._channel_guild: dict[str, str] = {}  # guild channel id -> guild id
         self._register(
@@ -220,6 +223,7 @@ class FakeDiscord:
         self.dms_closed: set[str] = set()  # users who do not accept DMs from the bot
         self.forbidden_channels: set[str] = set()  # channels the bot may not post in
         self.no_attach: set[str] = set()  # channels where the bot may not attach files
+        self.member_roles: dict[tuple[str, str], set[str]] = {}  # (guild, user) -> roles given over REST
         self.accept_token: str | None = None  # None: any token logs in
         self.commands: dict[str | None, list[dict[str, Any]]] = {}  # guild id (None: global) -> synced commands
         self.identifies: list[dict[str, Any]] = []
@@ -276,6 +280,8 @@ class FakeDiscord:
         r.add_delete("/api/v10/channels/{channel}/messages/{message}/reactions/{emoji}/{user}", self._remove_reaction)
         r.add_post("/api/v10/users/@me/channels", self._create_dm)
         r.add_get("/api/v10/guilds/{guild}/members/{user}", self._get_member)
+        r.add_put("/api/v10/guilds/{guild}/members/{user}/roles/{role}", self._member_role)
+        r.add_delete("/api/v10/guilds/{guild}/members/{user}/roles/{role}", self._member_role)
         r.add_post("/api/v10/channels/{channel}/messages/{message}/threads", self._start_thread)
         r.add_post("/api/v10/interactions/{id}/{token}/callback", self._callback)
         r.add_patch("/api/v10/webhooks/{app}/{token}/messages/@original", self._edit_original)
@@ -560,6 +566,24 @@ class FakeDiscord:
             return self._json({"message": "Unknown Member", "code": 10007}, status=404)
         return self._json(self._member(user, request.match_info["guild"]))
 
+    async def _member_role(self, request: web.Request) -> web.Response:
+        """PUT/DELETE /guilds/{guild}/members/{user}/roles/{role}: 204, or 403 without Manage Roles."""
+        if not self.bot_perms & MANAGE_ROLES:
+            return self._json({"message": "Missing Permissions", "code": 50013}, status=403)
+        info = request.match_info
+        roles = self.member_roles.setdefault((info["guild"], info["user"]), set())
+        if request.method == "PUT":
+            roles.add(info["role"])
+        else:
+            roles.discard(info["role"])
+        return web.Response(status=204)
+
+    async def set_bot_perms(self, perms: int) -> None:
+        """Change the bot role's permissions in the main guild (GUILD_ROLE_UPDATE on the gateway)."""
+        self.bot_perms = perms
+        [bot_role] = [r for r in self.guild_payload()["roles"] if r["id"] == self.bot_role_id]
+        await self.dispatch("GUILD_ROLE_UPDATE", {"guild_id": self.guild_id, "role": bot_role})
+
     async def _create_dm(self, request: web.Request) -> web.Response:
         user_id = str((request[BODY] or {})["recipient_id"])
         dm_id = next((c for c, u in self.dm_channels.items() if u == user_id), None) or self.snowflake()
@@ -787,9 +811,17 @@ class FakeDiscord:
                     "id": guild.bot_role_id,
                     "name": "studybot",
                     "permissions": str(self.bot_perms),
-                    "position": 1,
+                    "position": 2,
                     "managed": True,
                 },
+                *(
+                    [
+                        {**role, "id": self.champion_role_id, "name": "Champion", "permissions": "0", "position": 1},
+                        {**role, "id": self.high_role_id, "name": "Moderators", "permissions": "0", "position": 3},
+                    ]
+                    if guild.id == self.guild_id
+                    else []
+                ),
             ],
             "channels": [
                 self._channel(guild.channel_id, "daily-pytorch", 0),
@@ -836,7 +868,12 @@ class FakeDiscord:
         *,
         channel_id: str | None = None,
         message: dict[str, Any] | None = None,
+        context: int = 0,
+        owners: dict[str, str] | None = None,
     ) -> FakeInteraction:
+        """context 0: in a guild channel; 1: in the user's DM with the bot; 2: in a group DM (channel_id is then
+        the DM's id). `owners`: authorizing_integration_owners (default: the guild's install, or in a DM the
+        user's install)."""
         iid = self.snowflake()
         cid = channel_id or self.channel_id
         guild = self.guild_of(cid)
@@ -859,6 +896,15 @@ class FakeDiscord:
             "context": 0,
             "attachment_size_limit": 8 * 1024 * 1024,
         }
+        if context != 0:  # a DM or group DM: no guild, a user instead of a member
+            for key in ("guild_id", "member", "guild_locale"):
+                del payload[key]
+            payload["user"] = user.json()
+            payload["channel"] = {"id": cid, "type": 1 if context == 1 else 3, "recipients": [user.json()]}
+            payload["authorizing_integration_owners"] = {"1": user.id}
+        payload["context"] = context
+        if owners is not None:
+            payload["authorizing_integration_owners"] = owners
         if message is not None:
             payload["message"] = message
         inter = FakeInteraction(iid, payload["token"], payload, sent_at=time.monotonic())
@@ -912,6 +958,7 @@ class FakeDiscord:
         focused: str | None = None,
         *,
         channel_id: str | None = None,
+        context: int = 0,
     ) -> dict[str, Any]:
         cmd = self.command(name)
         resolved: dict[str, Any] = {}
@@ -926,29 +973,80 @@ class FakeDiscord:
                     "options": self._options(sub_schema.get("options", []), values, resolved, focused),
                 }
             ]
-        guild_id = self.guild_of(channel_id or self.channel_id).id
-        data = {"id": cmd["id"], "name": name, "type": 1, "options": options, "guild_id": guild_id}
+        data = {"id": cmd["id"], "name": name, "type": 1, "options": options}
+        if context == 0:
+            data["guild_id"] = self.guild_of(channel_id or self.channel_id).id
         if resolved:
             data["resolved"] = resolved
         return data
 
     async def slash(
-        self, user: FakeUser, name: str, sub: str | None = None, *, channel_id: str | None = None, **values: Any
+        self,
+        user: FakeUser,
+        name: str,
+        sub: str | None = None,
+        *,
+        channel_id: str | None = None,
+        context: int = 0,
+        owners: dict[str, str] | None = None,
+        **values: Any,
     ) -> FakeInteraction:
-        """A member runs /name [sub] option:value ..."""
-        return await self._interact(
-            2, user, self._command_data(name, sub, values, channel_id=channel_id), channel_id=channel_id
-        )
+        """A member runs /name [sub] option:value ... (context and owners: see _interact)"""
+        data = self._command_data(name, sub, values, channel_id=channel_id, context=context)
+        return await self._interact(2, user, data, channel_id=channel_id, context=context, owners=owners)
+
+    def dm_channel(self, user: FakeUser) -> str:
+        """The id of the user's DM channel with the bot (made on first use)."""
+        for cid, uid in self.dm_channels.items():
+            if uid == user.id:
+                return cid
+        cid = self.snowflake()
+        self.dm_channels[cid] = user.id
+        return cid
 
     async def autocomplete(
         self, user: FakeUser, name: str, sub: str | None, focused: str, **values: Any
     ) -> FakeInteraction:
         return await self._interact(4, user, self._command_data(name, sub, values, focused))
 
-    async def click(self, user: FakeUser, message: dict[str, Any], custom_id: str) -> FakeInteraction:
+    async def click(
+        self,
+        user: FakeUser,
+        message: dict[str, Any],
+        custom_id: str,
+        *,
+        context: int = 0,
+        owners: dict[str, str] | None = None,
+    ) -> FakeInteraction:
         """A member clicks the button with this custom_id on a message (a stored one or a hand-made one)."""
         data = {"custom_id": custom_id, "component_type": 2}
-        return await self._interact(3, user, data, channel_id=message["channel_id"], message=message)
+        return await self._interact(
+            3, user, data, channel_id=message["channel_id"], message=message, context=context, owners=owners
+        )
+
+    def modal_of(self, inter: FakeInteraction) -> dict[str, Any]:
+        """The modal the bot answered an interaction with (callback type 9 MODAL)."""
+        cb = inter.callback or {}
+        assert cb.get("type") == 9, cb
+        return cb["data"]
+
+    async def submit_modal(
+        self, user: FakeUser, modal: dict[str, Any], values: dict[str, Any], *, channel_id: str | None = None
+    ) -> FakeInteraction:
+        """A member submits a modal (interaction type 5 MODAL_SUBMIT): each Label (type 18) returns its
+        component's custom_id with `values` (a select) or `value` (a text input), as Discord sends them."""
+        rows = []
+        for label in modal["components"]:
+            component = label["component"]
+            got = values.get(component["custom_id"])
+            answer: dict[str, Any] = {"type": component["type"], "custom_id": component["custom_id"]}
+            if component["type"] == 4:
+                answer["value"] = got or ""
+            else:
+                answer["values"] = list(got or [])
+            rows.append({"type": 18, "id": label.get("id", 0), "component": answer})
+        data = {"custom_id": modal["custom_id"], "components": rows}
+        return await self._interact(5, user, data, channel_id=channel_id)
 
     def _reaction_payload(self, message_id: str, emoji: str, user: FakeUser) -> dict[str, Any]:
         msg = self.messages.get(message_id, {})

@@ -11,7 +11,13 @@ from urllib.parse import parse_qs, urlparse
 import discord
 import pytest
 
-from adapters.discord.invite import PERMISSION_BITS, add_discord_cli, client_id_from_token, invite_url
+from adapters.discord.invite import (
+    PERMISSION_BITS,
+    add_discord_cli,
+    client_id_from_token,
+    invite_url,
+    user_install_url,
+)
 from bot.app.config import Settings
 
 
@@ -33,6 +39,20 @@ def test_the_invite_asks_for_both_scopes_and_exactly_the_permissions_the_bot_use
     )
     assert int(query["permissions"][0]) == PERMISSION_BITS == wanted.value
     assert not discord.Permissions(PERMISSION_BITS).administrator
+    assert not discord.Permissions(PERMISSION_BITS).manage_roles  # only when a setting asks for it
+
+
+def test_the_champion_role_invite_adds_manage_roles_and_nothing_else() -> None:
+    query = parse_qs(urlparse(invite_url("1234567890", champion_role=True)).query)
+    asked = discord.Permissions(int(query["permissions"][0]))
+    assert asked.manage_roles and asked.value == PERMISSION_BITS | discord.Permissions(manage_roles=True).value
+    out = io.StringIO()
+    args = parse(["discord", "invite-url", "--client-id", "42", "--champion-role"])
+    assert args.discord_handler(args, Settings(), out=out) == 0
+    assert "Manage Roles" in out.getvalue()
+    assert discord.Permissions(
+        int(parse_qs(urlparse(out.getvalue().splitlines()[0]).query)["permissions"][0])
+    ).manage_roles
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -60,3 +80,16 @@ def test_the_cli_says_what_is_missing(capsys: pytest.CaptureFixture[str]) -> Non
     args = parse(["discord", "invite-url"])
     assert args.discord_handler(args, Settings(discord_token="not-a-token"), out=sys.stdout) == 2
     assert "--client-id" in capsys.readouterr().err
+
+
+def test_the_user_install_link_asks_for_commands_only_and_the_cli_prints_it() -> None:
+    server = parse_qs(urlparse(invite_url("42")).query)
+    assert server["integration_type"] == ["0"]
+    url = urlparse(user_install_url("42"))
+    query = parse_qs(url.query)
+    assert (url.netloc, url.path) == ("discord.com", "/oauth2/authorize")
+    assert query == {"client_id": ["42"], "integration_type": ["1"], "scope": ["applications.commands"]}
+    out = io.StringIO()
+    args = parse(["discord", "invite-url", "--client-id", "42"])
+    assert args.discord_handler(args, Settings(), out=out) == 0
+    assert user_install_url("42") in out.getvalue().splitlines()

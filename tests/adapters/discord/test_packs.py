@@ -94,3 +94,21 @@ async def test_quizadmin_question_stats(bot: StudyBotClient, fake: FakeDiscord, 
     shown = await fake.reply(await fake.slash(fake.ada, "quizadmin", "question-stats"))
     assert shown.ephemeral and shown.text.startswith("Question stats (every pack)")
     assert f"{round_.question_id}: asked 1, 1 answers" in shown.text.replace("\\", "")
+
+
+async def test_practice_offers_and_serves_the_topics_of_the_channels_packs(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
+    await configure_channel(core, fake)
+    now = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
+    await core.service.packs.import_pack(ADMIN, "discord", fake.guild_id, "team", pack_csv(), "csv", now=now)
+    unknown = await fake.reply(await fake.slash(fake.bob, "quiz", topic="team-lore"))
+    assert "'team-lore' is not a topic here" in unknown.text  # the channel draws from pytorch only
+    await fake.reply(await fake.slash(fake.ada, "quizconfig", "filters", packs="pytorch,team"))
+
+    inter = await fake.autocomplete(fake.bob, "quiz", None, "topic", topic="lore")
+    await fake.wait_for(lambda: inter.callback is not None, "the autocomplete result")
+    assert [c["value"] for c in inter.callback["data"]["choices"]] == ["team-lore", "team-lore-2"]  # type: ignore[index]
+
+    card = await fake.reply(await fake.slash(fake.bob, "quiz", topic="team-lore"))
+    assert card.ephemeral and "Which number does the team call question" in str(card.embeds)

@@ -38,7 +38,7 @@ async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first(
     for position in range(1, 4):
         assert reply.ephemeral and reply.embeds[-1]["title"].startswith(f"Review {position}/3")
         round_id = int(reply.custom_ids[0].split(":")[2])
-        assert reply.custom_ids[4:] == [f"studybot:answer:{round_id}:{x}?" for x in LETTERS]  # "not sure" row
+        assert reply.custom_ids[4:8] == [f"studybot:answer:{round_id}:{x}?" for x in LETTERS]  # "not sure" row
         round_ = await core.store.get_round(round_id)
         assert round_ is not None
         served.append(round_.question_id)
@@ -50,7 +50,8 @@ async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first(
         reply = await fake.reply(await fake.click(fake.alice, fake.messages[reply.message_id], custom_id))
         assert reply.embeds[0]["title"] == "Correct!"
     assert served == missed
-    assert "Review done: 3 of 3 right." in reply.text and reply.custom_ids == []
+    assert "Review done: 3 of 3 right." in reply.text
+    assert reply.custom_ids == [f"studybot:report:{round_id}"]  # only "Report a problem" on the last verdict
     events = await core.store.review_events("discord", fake.guild_id, fake.alice.id)
     assert [e.sure for e in events][-3:] == [True, False, True]
     [row] = await core.store.leaderboard("discord", fake.guild_id, Period.ALL, "all", 10)

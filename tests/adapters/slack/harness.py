@@ -164,6 +164,38 @@ class SlackHarness:
         }
         return await self.post("payload=" + urllib.parse.quote(json.dumps(payload)), FORM, reply_to=name, **kw)
 
+    async def submit_view(
+        self,
+        callback_id: str,
+        values: dict[str, Any],
+        *,
+        user: str = ANN,
+        private_metadata: str = "",
+        view_id: str = "V0MODAL",
+        blocks: list[dict[str, Any]] | None = None,
+    ) -> Sent:
+        """A modal submitted as Slack sends a view_submission (signed; each one differs, as Slack's do)."""
+        payload = {
+            "type": "view_submission",
+            "team": {"id": TEAM_ID, "domain": "example"},
+            "user": {"id": user, "username": user.lower(), "team_id": TEAM_ID},
+            "api_app_id": "A0APP",
+            "token": "legacy-verification-token",
+            "trigger_id": "1.2.4",
+            "view": {
+                "id": view_id,
+                "team_id": TEAM_ID,
+                "type": "modal",
+                "callback_id": callback_id,
+                "private_metadata": private_metadata,
+                "state": {"values": values},
+                "hash": f"1.{next(self._names)}",
+                "blocks": blocks or [],
+            },
+            "response_urls": [],
+        }
+        return await self.post("payload=" + urllib.parse.quote(json.dumps(payload)), FORM)
+
     async def event(self, event: dict[str, Any], event_id: str, *, retry: int | None = None, **kw: Any) -> Sent:
         body = {
             "token": "legacy-verification-token",

@@ -56,6 +56,9 @@ class SlackApiStub:
         self.codes: dict[str, str] = {}
         self.client_id, self.client_secret = "1111.2222", "stub-client-secret"
         self.uploads: dict[str, bytes] = {}  # file id -> the bytes posted to its upload URL
+        self.shared: dict[str, tuple[str, bytes]] = {}  # file id -> (name, bytes) a member shared (files.info)
+        self.declared: dict[str, int] = {}  # file id -> the size files.info claims, when it is not the real one
+        self.downloads: list[tuple[str, int]] = []  # (file id, bytes sent) per download of a shared file
         self._files = itertools.count(1)
 
     # ---- lifecycle -------------------------------------------------------------------------------
@@ -66,6 +69,7 @@ class SlackApiStub:
         app.router.add_post("/respond/{name}", self._respond)
         app.router.add_get("/socket", self._socket)
         app.router.add_post("/upload/{file_id}", self._upload)
+        app.router.add_get("/files-pri/{file_id}/{tail:.*}", self._download)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -100,6 +104,13 @@ class SlackApiStub:
     def add_workspace(self, team_id: str, token: str, *, bot_user_id: str = "U0BOT", name: str = "") -> None:
         """A workspace that can install the app; its bot token is handed out by oauth.v2.access."""
         self.workspaces[token] = {"team_id": team_id, "bot_user_id": bot_user_id, "name": name or team_id}
+
+    def share_file(self, file_id: str, name: str, data: bytes, *, declared_size: int | None = None) -> None:
+        """A file a member picked in a form: files.info describes it, its url_private_download serves it.
+        `declared_size`: what files.info claims (to test a download that turns out larger)."""
+        self.shared[file_id] = (name, data)
+        if declared_size is not None:
+            self.declared[file_id] = declared_size
 
     def grant(self, code: str, token: str) -> None:
         """Slack approved an install: `code` (once) exchanges for `token` at oauth.v2.access."""
@@ -191,6 +202,26 @@ class SlackApiStub:
         await self._record(f"upload:{file_id}", {"length": len(body)}, request)
         return web.Response(text=f"OK - {len(body)}")
 
+    async def _download(self, request: web.Request) -> web.StreamResponse:
+        """url_private_download: only with the bot token in the Authorization header, as Slack does."""
+        file_id = request.match_info["file_id"]
+        if file_id not in self.shared or not self._bearer(request):
+            return web.Response(status=404 if file_id not in self.shared else 302, text="sign in")
+        data = self.shared[file_id][1]
+        resp = web.StreamResponse(headers={"Content-Type": "application/octet-stream"})
+        resp.content_length = len(data)
+        await resp.prepare(request)
+        sent = 0
+        try:
+            for start in range(0, len(data), 64 * 1024):
+                await resp.write(data[start : start + 64 * 1024])
+                sent += min(64 * 1024, len(data) - start)
+        except (ConnectionResetError, RuntimeError):
+            pass  # the client stopped reading
+        finally:
+            self.downloads.append((file_id, sent))
+        return resp
+
     async def _api(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
         args = await self._args(request)
@@ -274,6 +305,10 @@ class SlackApiStub:
             case "users.info":
                 user = self.users.get(args.get("user", ""))
                 return {"ok": True, "user": user} if user else {"ok": False, "error": "user_not_found"}
+            case "views.open":
+                if not args.get("trigger_id"):
+                    return {"ok": False, "error": "invalid_trigger_id"}
+                return {"ok": True, "view": {"id": f"V0VIEW{next(self._ts)}", **args.get("view", {})}}
             case "views.publish":
                 return {"ok": True, "view": {"id": "V0HOME", **args.get("view", {})}}
             case "apps.connections.open":
@@ -290,6 +325,24 @@ class SlackApiStub:
                 return {"ok": True, "files": [{"id": f["id"], "title": f.get("title", "")} for f in listed]}
             case "files.upload":
                 return {"ok": False, "error": "method_deprecated"}
+            case "conversations.open":  # the app's direct messages with one person
+                return {"ok": True, "channel": {"id": "D" + str(args.get("users", "")).lstrip("UW")}}
             case "conversations.join":
                 return {"ok": True, "channel": {"id": args.get("channel")}}
+            case "files.info":
+                shared = self.shared.get(str(args.get("file", "")))
+                if shared is None:
+                    return {"ok": False, "error": "file_not_found"}
+                name, data = shared
+                fid = args["file"]
+                return {
+                    "ok": True,
+                    "file": {
+                        "id": fid,
+                        "name": name,
+                        "size": self.declared.get(fid, len(data)),
+                        "url_private": f"http://127.0.0.1:{self.port}/files-pri/{fid}/{name}",
+                        "url_private_download": f"http://127.0.0.1:{self.port}/files-pri/{fid}/download/{name}",
+                    },
+                }
         return {"ok": False, "error": "unknown_method"}

@@ -24,5 +24,14 @@ def test_manifest_declares_command_events_scopes_interactivity_and_home() -> Non
     assert settings["interactivity"]["is_enabled"] is True
     assert features["app_home"]["home_tab_enabled"] is True
     scopes = set(manifest["oauth_config"]["scopes"]["bot"])
-    assert {"commands", "chat:write", "reactions:read", "users:read", "channels:join", "files:write"} <= scopes
+    assert {
+        "commands",
+        "chat:write",
+        "reactions:read",
+        "users:read",
+        "channels:join",
+        "files:write",
+        "files:read",
+        "im:write",
+    } <= scopes
     assert len(manifest["display_information"]["description"]) <= 140

@@ -445,7 +445,9 @@ async def test_start_slack_with_a_client_id_serves_the_install_page_and_checks_n
         assert resp.status == 200 and "Add to Slack" in page
         link = urllib.parse.unquote(re.search(r'href="([^"]+oauth/v2/authorize[^"]+)"', page).group(1))  # type: ignore[union-attr]
         assert f"client_id={spaces.stub.client_id}" in link
-        assert "scope=commands,chat:write,channels:join,reactions:read,users:read" in link
+        assert (
+            "scope=commands,chat:write,channels:join,reactions:read,users:read,files:write,files:read,im:write" in link
+        )
     finally:
         task.cancel()
         with pytest.raises(asyncio.CancelledError):

@@ -1,0 +1,85 @@
+"""The "check this question" flag and the lists of /quizadmin question-stats (issue 12)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from bot.model import Actor
+from bot.question_stats import QuestionStat, question_stats
+from bot.settings import ConfigChange
+from tests.support.packs import pack_csv, pack_rows
+from tests.unit.test_packs import ADMIN, REF, T0, service_on
+from tests.unit.test_packs import store as store  # noqa: F401  # the in-memory store fixture
+
+A, B, C, D = range(4)
+
+
+def stat(answers: tuple[int, int, int, int], answer: int = A, reports: int = 0) -> QuestionStat:
+    return QuestionStat("q", 1, answers, answers[answer], answer, reports)
+
+
+def test_the_flag_needs_more_than_30_answers() -> None:
+    assert not stat((1, 29, 0, 0)).check  # 30 answers, a wrong option far ahead: still too few
+    assert stat((1, 30, 0, 0)).check  # 31 answers
+
+
+def test_under_15_percent_right_is_flagged() -> None:
+    low = stat((4, 10, 10, 10))
+    assert low.answered == 34 and low.correct_share < 0.15 and low.check
+    assert not stat((6, 10, 12, 12), answer=D).check  # 12 of 40 right (30%), no wrong option ahead
+
+
+def test_a_wrong_option_chosen_more_than_the_right_one_is_flagged() -> None:
+    assert stat((15, 16, 0, 0)).check  # 48% right, but B beats A
+    assert not stat((16, 16, 0, 0)).check  # a tie is not "more than"
+    assert not stat((20, 5, 5, 4)).check
+
+
+def test_most_chosen_wrong_option_and_its_share() -> None:
+    s = stat((5, 2, 3, 0), answer=B)
+    assert s.common_wrong == ("A", 0.5)
+    assert stat((4, 0, 0, 0)).common_wrong is None
+    assert stat((4, 0, 0, 0)).line() == "q: asked 1, 4 answers, 100% correct, 0 reports"
+    assert stat((1, 30, 0, 0), reports=2).line() == (
+        "q: asked 1, 31 answers, 3% correct, most chosen wrong B (97%), 2 reports - check this question"
+    )
+
+
+async def test_the_ten_hardest_the_most_reported_and_the_flagged(store) -> None:
+    service, _platform, clock = service_on(store)
+    await service.packs.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(12)), "csv", now=T0)
+    await service.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
+    rows = pack_rows(12)
+    for day in range(12):  # each day's question is answered before the next one is posted
+        clock.set(T0 + dt.timedelta(days=day))
+        round_ = await service.post_scheduled(REF)
+        assert round_ is not None
+        n = int(round_.question_id.rsplit("-", 1)[1])
+        right = "ABCD".index(rows[n]["answer"])
+        if n == 0:  # answer A: 31 people, 4 right and 27 on C
+            choices = [A] * 4 + [C] * 27
+        elif n == 1:  # answer B: 31 people, 16 right, 15 on A
+            choices = [B] * 16 + [A] * 15
+        elif n == 11:  # answer D: one wrong answer
+            choices = [A]
+        else:
+            choices = [right]
+        for i, choice in enumerate(choices):
+            await service.submit_answer(round_.id, f"u{i}", choice)
+
+    async def reports(platform: str, space_id: str) -> dict[str, int]:
+        return {"team/team-5": 3, "team/team-1": 1}
+
+    service.report_counts = reports  # type: ignore[method-assign]  # the reports hook, as member reports fill it
+    card = await service.question_stats(ADMIN, "fake", "space-1", "team")
+    assert len(card.hardest) == 10
+    assert [s.question_id for s in card.hardest[:3]] == ["team/team-11", "team/team-0", "team/team-1"]
+    assert [s.question_id for s in card.flagged] == ["team/team-0"]  # team-1 is right more often than A
+    assert [(s.question_id, s.reports) for s in card.reported] == [("team/team-5", 3), ("team/team-1", 1)]
+    text = card.text
+    assert "Most reported:\nteam/team-5: asked 1, 1 answers, 100% correct, 3 reports" in text
+    assert "Check these:\nteam/team-0: asked 1, 31 answers, 13% correct, most chosen wrong C (87%), 0 reports" in text
+    with pytest.raises(Exception, match="Only members who can manage"):
+        await question_stats(service.packs, Actor("m", False), "fake", "space-1")

@@ -288,15 +288,15 @@ class Store(Protocol):
         ...
 
     async def finish_posts(self, items: Sequence[PostFinish]) -> None:
-        """finish_post for each item, in order, in one transaction."""
+        """finish_post for each item in one transaction (in round id order; one round's in their order)."""
         ...
 
     async def finish_reveals(self, items: Sequence[RevealFinish]) -> None:
-        """finish_reveal for each item, in order, in one transaction."""
+        """finish_reveal for each item in one transaction (in round id order; one round's in their order)."""
         ...
 
     async def finish_due_channels(self, items: Sequence[DueFinish]) -> None:
-        """finish_due_channel for each item, in order, in one transaction."""
+        """finish_due_channel for each item in one transaction (in channel order; one channel's in their order)."""
         ...
 
     # the weekly recap (the same durable work: a due instant on the channel, claimed by one tick)

@@ -120,6 +120,12 @@ def numbered(sql: str) -> str:
     return _MARK.sub(lambda m: f"${m.group(1) or next(count)}", sql)
 
 
+def _by_round(items: Sequence[PostFinish] | Sequence[RevealFinish]) -> list[Any]:
+    """Round updates in id order, as answer batches lock their rounds (FOR SHARE ... ORDER BY id): a batch of
+    updates and a batch of answers never wait on each other in a circle (a stable sort: one round's keep theirs)."""
+    return sorted(items, key=lambda i: i.round_id)
+
+
 class PortableSql:
     """The Store methods written once over `_read`, `_atomic` and `_atomic_steps` (see the module)."""
 
@@ -351,7 +357,7 @@ class PortableSql:
                         "WHERE id = ?",
                         (i.state, self._maybe_ts(i.retry_at), i.message_id, i.round_id),
                     )
-                    for i in items
+                    for i in _by_round(items)
                 ]
             )
 
@@ -363,7 +369,7 @@ class PortableSql:
                         "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
                         (i.state, self._maybe_ts(i.retry_at), i.round_id),
                     )
-                    for i in items
+                    for i in _by_round(items)
                 ]
             )
 
@@ -376,7 +382,7 @@ class PortableSql:
                         "claimed_until = NULL WHERE platform = ? AND channel_id = ?",
                         (self._ts(i.due_at), self._maybe_ts(i.next_at), i.ref.platform, i.ref.channel_id),
                     )
-                    for i in items
+                    for i in sorted(items, key=lambda i: (i.ref.platform, i.ref.channel_id))
                 ]
             )
 

@@ -26,7 +26,9 @@ after it, back to back with this script (ratios are the figure; single runs, so 
   SQLite  10,000 ch      1.11 -> 0.48 ms    58.3/41.1 -> 47.5/31.0    133 -> 119        121 -> 122
   PostgreSQL  1,000 ch   1.74 -> 0.86 ms    14.0/12.3 -> 21.7/17.9*   355 -> 530*       101 -> 112
   PostgreSQL 10,000 ch   1.75 -> 0.81 ms    86.3/68.2 -> 77.8/63.0    232 -> 94         187 -> 177
-(* another benchmark ran beside it.) Trips to SQLite's thread per channel's post + reveal: 14 -> 0.5. The
+(* another benchmark ran beside it; with five reveals a transaction instead of ten, PostgreSQL 1,000 ch in
+another pair of runs: 1.63 -> 0.92 ms, 12.0/10.5 -> 12.4/10.6 s, answer p99 120 -> 39 ms.) Trips to SQLite's
+thread per channel's post + reveal: 14 -> 0.5. The
 answer p99 and the 10,000-channel PostgreSQL deadline are missed on this machine both before and after: the
 one event loop is saturated (the loaded run uses ~50 s of CPU in its 60 s), and the Discord lane alone needs
 40 s for 1,000 channels' 2,000 calls at 50 requests/s. The second day's figure (reveals scoring the loaded

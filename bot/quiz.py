@@ -111,7 +111,7 @@ LATE_REVEAL = dt.timedelta(minutes=2)  # a reveal later than this after its prom
 LATE_NOTE = "Revealed late: the bot was offline."
 WORK_BATCH = 50  # due channels or rounds claimed at most in one trip
 SEND_CAP = 50  # items (each one or two platform calls) in flight per platform lane
-REVEAL_BATCH = 10  # due daily rounds revealed in one store transaction (answer writes wait behind it)
+REVEAL_BATCH = 5  # due daily rounds revealed in one store transaction (PostgreSQL runs SEND_CAP / 5 side by side)
 MAX_PER_TICK = 1_000_000  # a bound on the items one drain takes in a tick (it normally ends when none is due)
 
 

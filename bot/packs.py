@@ -518,9 +518,13 @@ class PackCatalog:
         self, platform: str, space_id: str, names: Iterable[str], *, strict: bool = True
     ) -> tuple[Question, ...]:
         """Every question of the named packs. strict: a pack the space does not have raises BadSetting."""
-        versions = {name: version for name, _, version in await self.store.list_packs(platform, space_id)}
+        names = sorted(names)
+        own = any(name != BANK_PACK for name in names)  # the shipped bank alone needs no trip to the store
+        versions = (
+            {name: version for name, _, version in await self.store.list_packs(platform, space_id)} if own else {}
+        )
         out: list[Question] = []
-        for name in sorted(names):
+        for name in names:
             if name == BANK_PACK:
                 out += self.bank.questions
             elif name in versions:

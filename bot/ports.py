@@ -18,11 +18,15 @@ from bot.model import (
     Board,
     ChannelConfig,
     ChannelRef,
+    DailyClaim,
     DueChannel,
+    DueFinish,
+    DuePost,
     LeaderboardRow,
     NewAnswer,
     NewReport,
     Period,
+    PostFinish,
     PracticeAnswer,
     QuestionCard,
     RecapCard,
@@ -31,6 +35,8 @@ from bot.model import (
     Report,
     ReportWrite,
     RevealCard,
+    RevealedRound,
+    RevealFinish,
     Round,
     RoundKind,
     Scorer,
@@ -180,14 +186,21 @@ class Store(Protocol):
         self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
     ) -> str | None: ...
 
+    async def question_history(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> tuple[dict[str, int], str | None]:
+        """question_counts and last_question_id together (one trip: what the next pick needs)."""
+        ...
+
     # durable daily work (every process runs the same tick over these)
     async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
         """The channel's next due post (None: nothing due, e.g. paused); releases any claim on it."""
         ...
 
     async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None: ...
-    async def unscheduled_channels(self) -> list[ChannelConfig]:
-        """Running (unpaused) channels without a next due post (saved before schedules were stored)."""
+    async def unscheduled_channels(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
+        """Running (unpaused) channels without a next due post (saved before schedules were stored), of
+        these spaces (None: all)."""
         ...
 
     async def claim_due_channels(
@@ -248,14 +261,52 @@ class Store(Protocol):
         """Record a reveal send: 'sent', 'failed' (retry at `retry_at`), 'gave_up' or 'none' (not posted)."""
         ...
 
+    # the same work by the batch (the tick's fan-out: one trip or transaction per batch, not per channel)
+    async def claim_due_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DuePost]:
+        """claim_due_channels, with each claimed channel's settings and open daily rounds read at once."""
+        ...
+
+    async def reveal_due_rounds(
+        self,
+        round_ids: Sequence[int],
+        revealed_at: dt.datetime,
+        scorer: Scorer | None,
+        lease_until: dt.datetime,
+        *,
+        learn: bool = True,
+    ) -> list[RevealedRound]:
+        """reveal_round for each round in order, then for those revealed now (in order) their answers,
+        channel settings and claim_reveals(revealed_at, lease_until, round_id=...). All or nothing: a
+        failure reveals none of them (the caller then reveals them one by one)."""
+        ...
+
+    async def claim_daily_rounds(self, claims: Sequence[DailyClaim]) -> list[Round | None]:
+        """claim_daily_round for each claim, in order, in one transaction: per claim its round, or None
+        when the slot was taken."""
+        ...
+
+    async def finish_posts(self, items: Sequence[PostFinish]) -> None:
+        """finish_post for each item in one transaction (in round id order; one round's in their order)."""
+        ...
+
+    async def finish_reveals(self, items: Sequence[RevealFinish]) -> None:
+        """finish_reveal for each item in one transaction (in round id order; one round's in their order)."""
+        ...
+
+    async def finish_due_channels(self, items: Sequence[DueFinish]) -> None:
+        """finish_due_channel for each item in one transaction (in channel order; one channel's in their order)."""
+        ...
+
     # the weekly recap (the same durable work: a due instant on the channel, claimed by one tick)
     async def set_next_recap(self, ref: ChannelRef, at: dt.datetime | None) -> None:
         """The channel's next due recap (None: off or paused); releases any claim on it."""
         ...
 
     async def get_next_recap(self, ref: ChannelRef) -> dt.datetime | None: ...
-    async def unscheduled_recaps(self) -> list[ChannelConfig]:
-        """Running channels with the recap on but no next due recap stored."""
+    async def unscheduled_recaps(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
+        """Running channels with the recap on but no next due recap stored, of these spaces (None: all)."""
         ...
 
     async def claim_due_recaps(

@@ -13,7 +13,7 @@ import logging
 import random
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
@@ -43,22 +43,29 @@ from bot.metrics import Metrics
 from bot.model import (
     LETTERS,
     Actor,
+    Answer,
     AnswerOutcome,
     AnswerStatus,
     ChannelConfig,
     ChannelRef,
     CommandNames,
     ConfigCard,
+    DailyClaim,
     Difficulty,
     DueChannel,
+    DueFinish,
+    DuePost,
     LeaderboardCard,
     NewAnswer,
     Period,
+    PostFinish,
     PracticeAnswer,
     Question,
     QuestionCard,
     ReportReason,
     RevealCard,
+    RevealedRound,
+    RevealFinish,
     ReviewEmpty,
     Round,
     RoundKind,
@@ -104,7 +111,18 @@ LATE_REVEAL = dt.timedelta(minutes=2)  # a reveal later than this after its prom
 LATE_NOTE = "Revealed late: the bot was offline."
 WORK_BATCH = 50  # due channels or rounds claimed at most in one trip
 SEND_CAP = 50  # items (each one or two platform calls) in flight per platform lane
+REVEAL_BATCH = 5  # due daily rounds revealed in one store transaction (PostgreSQL runs SEND_CAP / 5 side by side)
 MAX_PER_TICK = 1_000_000  # a bound on the items one drain takes in a tick (it normally ends when none is due)
+
+
+def _unheld(candidates: tuple[Question, ...], held: set[str]) -> tuple[Question, ...]:
+    """The candidates not held: reported (3 open reports) or held by an admin, never picked until resolved."""
+    if not held:
+        return candidates
+    candidates = tuple(q for q in candidates if q.id not in held)
+    if not candidates:
+        raise BadSetting("Every question this channel draws from is held by reports; resolve some first.")
+    return candidates
 
 
 def _matching(questions: Sequence[Question], topic: str | None, levels: frozenset[Difficulty]) -> tuple[Question, ...]:
@@ -141,6 +159,16 @@ async def _drain(
             task.result()  # work() handles its own failures; a bug here should not pass silently
 
 
+@dataclass(frozen=True)
+class Opening:
+    """A due channel's slot claimed with its batch (at `now`): its round, None when the slot was taken,
+    or the error to raise in that channel's post."""
+
+    now: dt.datetime
+    round: Round | None
+    error: Exception | None
+
+
 ConfigListener = Callable[[ChannelConfig], Awaitable[None] | None]
 RoundListener = Callable[[Round], Awaitable[None] | None]
 
@@ -175,6 +203,10 @@ class QuizService:
         self._rng = rng or random.Random()
         self._batcher = AnswerBatcher(store, clock.now)
         self._practice_reveals: GroupCommit[PracticeAnswer, bool] = GroupCommit(self._reveal_practice)
+        # the outcomes of sends, stored together when several finish at once (the tick's fan-out)
+        self._post_finishes: GroupCommit[PostFinish, None] = GroupCommit(self._store_post_finishes)
+        self._reveal_finishes: GroupCommit[RevealFinish, None] = GroupCommit(self._store_reveal_finishes)
+        self._due_finishes: GroupCommit[DueFinish, None] = GroupCommit(self._store_due_finishes)
         self._rounds: dict[int, Round] = {}
         self._config_listeners: list[ConfigListener] = []
         self._round_listeners: list[RoundListener] = []
@@ -216,6 +248,29 @@ class QuizService:
     async def close(self) -> None:
         await self._batcher.close()
         await self._practice_reveals.close()
+        for finishes in (self._post_finishes, self._reveal_finishes, self._due_finishes):
+            await finishes.close()
+
+    async def _store_post_finishes(self, items: Sequence[PostFinish]) -> list[None]:
+        await self.store.finish_posts(items)
+        return [None] * len(items)
+
+    async def _store_reveal_finishes(self, items: Sequence[RevealFinish]) -> list[None]:
+        await self.store.finish_reveals(items)
+        return [None] * len(items)
+
+    async def _store_due_finishes(self, items: Sequence[DueFinish]) -> list[None]:
+        await self.store.finish_due_channels(items)
+        return [None] * len(items)
+
+    async def _finish_post(self, item: PostFinish) -> None:
+        await self._post_finishes.submit(item)
+
+    async def _finish_reveal(self, item: RevealFinish) -> None:
+        await self._reveal_finishes.submit(item)
+
+    async def _finish_due(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        await self._due_finishes.submit(DueFinish(ref, due_at, next_at))
 
     async def _reveal_practice(self, answers: Sequence[PracticeAnswer]) -> list[bool]:
         return await self.store.reveal_practice(answers, self.clock.now(), learn=self.learning)
@@ -394,21 +449,33 @@ class QuizService:
     # ---- daily rounds ----------------------------------------------------------------------------
 
     async def post_scheduled(
-        self, ref: ChannelRef, local_date: dt.date | None = None, cfg: ChannelConfig | None = None
+        self,
+        ref: ChannelRef,
+        local_date: dt.date | None = None,
+        cfg: ChannelConfig | None = None,
+        *,
+        opened: Sequence[Round] | None = None,
+        claimed: Opening | None = None,
     ) -> Round | None:
         """The scheduler's daily post for the channel's local date (default: today there). A taken slot
         is logged and skipped (None): another process may be posting it, and no round is posted twice.
         A failed send is not raised: the round stays due and the tick retries it until the grace ends.
         How late the post started after its scheduled instant is measured. `cfg`: the channel's settings,
-        when the caller has just read them."""
+        when the caller has just read them; `opened`: the channel's open daily rounds, read just before;
+        `claimed`: the slot's claim, made with others of the tick's batch (see _open_due)."""
         cfg = cfg or await self.channel_config(ref)
         day = local_date or self._today(cfg)
-        round_ = await self._claim(ref, cfg, day)
+        if claimed is not None:
+            if claimed.error is not None:
+                raise claimed.error
+            round_ = claimed.round
+        else:
+            round_ = await self._claim(ref, cfg, day)
         if round_ is None:
             log.info("daily round for %s/%s on %s already claimed; skipping", ref.platform, ref.channel_id, day)
             return None
         self.metrics.scheduler_lag.observe(max(0.0, (round_.opened_at - post_instant(cfg, day)).total_seconds()))
-        return await self._open(round_, cfg, raise_errors=False)
+        return await self._open(round_, cfg, raise_errors=False, opened=opened)
 
     async def post_now(self, actor: Actor, ref: ChannelRef) -> Round:
         """An admin posts today's question now. If today's round was claimed but its post never went out
@@ -441,13 +508,8 @@ class QuizService:
         instant and this process's claim on the first send; None when the slot is taken."""
         now = self.clock.now()
         candidates = await self.packs.candidates(cfg)
-        held = await self.reports.held(ref.platform, ref.space_id)
-        if held:  # reported (3 open reports) or held by an admin: never picked until resolved
-            candidates = tuple(q for q in candidates if q.id not in held)
-            if not candidates:
-                raise BadSetting("Every question this channel draws from is held by reports; resolve some first.")
-        counts = await self.store.question_counts(ref.platform, ref.space_id, RoundKind.DAILY)
-        last = await self.store.last_question_id(ref.platform, ref.space_id, RoundKind.DAILY)
+        candidates = _unheld(candidates, await self.reports.held(ref.platform, ref.space_id))
+        counts, last = await self.store.question_history(ref.platform, ref.space_id, RoundKind.DAILY)
         question = pick_question(candidates, counts, last, self._rng)
         if question is None:
             raise BadSetting("The question bank is empty.")
@@ -459,13 +521,71 @@ class QuizService:
             await self.packs.remember(round_, question)  # kept as posted, whatever the pack becomes
         return round_
 
-    async def _open(self, round_: Round, cfg: ChannelConfig, *, raise_errors: bool) -> Round:
+    async def _open_due(self, items: Sequence[DuePost]) -> list[Opening | None]:
+        """Claim the slots of the batch's channels that are to post now (running, within the grace), all in
+        one store call, their questions picked in turn (a space's history read once and kept up to date
+        as its channels pick). Per channel: its claim, or None when _run_due_post decides alone."""
+        now = self.clock.now()
+        out: list[Opening | None] = []
+        todo: list[tuple[int, DailyClaim, Question]] = []
+        histories: dict[tuple[str, str], tuple[dict[str, int], str | None]] = {}
+        holds: dict[tuple[str, str], set[str]] = {}
+        for item in items:
+            cfg = item.config
+            if cfg is None or cfg.paused or now - item.due.due_at > self.grace:
+                out.append(None)
+                continue
+            ref = cfg.ref
+            day = local_date_of(cfg, item.due.due_at)
+            try:
+                space = (ref.platform, ref.space_id)
+                if space not in histories:
+                    holds[space] = await self.reports.held(ref.platform, ref.space_id)
+                    histories[space] = await self.store.question_history(ref.platform, ref.space_id, RoundKind.DAILY)
+                counts, last = histories[space]
+                candidates = _unheld(await self.packs.candidates(cfg), holds[space])
+                question = pick_question(candidates, counts, last, self._rng)
+                if question is None:
+                    raise BadSetting("The question bank is empty.")
+            except Exception as exc:  # raised for that channel alone, in its own post
+                out.append(Opening(now, None, exc))
+                continue
+            histories[space] = ({**counts, question.id: counts.get(question.id, 0) + 1}, question.id)
+            closes_at = reveal_instant(cfg, day, now)
+            todo.append(
+                (
+                    len(out),
+                    DailyClaim(ref, day, question.id, question.topic, now, closes_at, now + SEND_LEASE),
+                    question,
+                )
+            )
+            out.append(None)
+        if not todo:
+            return out
+        try:
+            rounds = await self.store.claim_daily_rounds([claim for _, claim, _ in todo])
+        except Exception as exc:
+            for i, _claim, _question in todo:
+                out[i] = Opening(now, None, exc)
+            return out
+        for (i, _claim, question), round_ in zip(todo, rounds, strict=True):
+            try:
+                if round_ is not None:
+                    await self.packs.remember(round_, question)  # kept as posted, whatever the pack becomes
+                out[i] = Opening(now, round_, None)
+            except Exception as exc:
+                out[i] = Opening(now, None, exc)
+        return out
+
+    async def _open(
+        self, round_: Round, cfg: ChannelConfig, *, raise_errors: bool, opened: Sequence[Round] | None = None
+    ) -> Round:
         """A freshly claimed round: reveal the channel's older open rounds that are due (their promise has
         passed, or they were posted before promises were stored; a failure there never blocks this post),
         post it, tell the listeners. An older round promised for later (the schedule moved) stays open
-        until its promise."""
+        until its promise. `opened`: the channel's open daily rounds, when the caller has just read them."""
         now = self.clock.now()
-        for previous in await self.store.open_daily_rounds(round_.ref):
+        for previous in opened if opened is not None else await self.store.open_daily_rounds(round_.ref):
             if previous.id != round_.id and (previous.closes_at is None or previous.closes_at <= now):
                 try:
                     await self.reveal_round(previous.id)
@@ -483,14 +603,14 @@ class QuizService:
         platform = self.platforms.get(round_.ref.platform)
         if platform is None:
             log.warning("no platform %r is running; round %d is stored but not posted", round_.ref.platform, round_.id)
-            await self.store.finish_post(round_.id, "due")
+            await self._finish_post(PostFinish(round_.id, "due"))
             return replace(round_, post_state="due")
         now = self.clock.now()
         if claim.doubts > 1:  # two sends were interrupted: one of them most likely went out
             log.error(
                 "round %d: not sending again, an earlier duplicate may already be out; taking it as posted", round_.id
             )
-            await self.store.finish_post(round_.id, "sent")
+            await self._finish_post(PostFinish(round_.id, "sent"))
             return replace(round_, post_state="sent")
         if claim.doubtful:
             log.warning(
@@ -509,17 +629,17 @@ class QuizService:
                 log.error(
                     "gave up posting round %d after %d attempts: %s", round_.id, claim.attempts, type(exc).__name__
                 )
-                await self.store.finish_post(round_.id, "gave_up")
+                await self._finish_post(PostFinish(round_.id, "gave_up"))
             else:
                 log.warning(
                     "posting round %d failed (%s); retrying at %s", round_.id, type(exc).__name__, f"{retry:%H:%M:%S}"
                 )
-                await self.store.finish_post(round_.id, "failed", retry_at=retry)
+                await self._finish_post(PostFinish(round_.id, "failed", retry_at=retry))
             if raise_errors:
                 raise
             return replace(round_, post_state="failed")
         self.metrics.post_sent(round_.ref.platform)
-        await self.store.finish_post(round_.id, "sent", message_id=message_id or None)
+        await self._finish_post(PostFinish(round_.id, "sent", message_id=message_id or None))
         round_ = replace(round_, message_id=message_id or round_.message_id, post_state="sent")
         self._remember(round_)
         return round_
@@ -530,7 +650,7 @@ class QuizService:
         """Give running channels saved without a stored next post one (a post missed within the grace
         still goes out)."""
         now = self.clock.now()
-        for cfg in await self.store.unscheduled_channels():
+        for cfg in await self.store.unscheduled_channels(spaces):
             if spaces is None or spaces(cfg.ref):
                 await self.store.set_next_post(cfg.ref, await self.next_due(cfg, now - self.grace))
         for round_ in await self.store.open_daily_rounds(unpromised=True):  # posted before promises were stored
@@ -577,14 +697,56 @@ class QuizService:
                 await self._send_reveal(claim)
             except Exception:
                 log.exception("reveal post of round %d failed", claim.round.id)
-                await self.store.finish_reveal(claim.round.id, "failed", retry_at=now + retry_delay(claim.attempts))
+                await self._finish_reveal(RevealFinish(claim.round.id, "failed", now + retry_delay(claim.attempts)))
 
-        async def post(due: DueChannel) -> None:
+        async def reveal_batch(chunk: list[Round]) -> None:
+            ids = [r.id for r in chunk]
+            active.update(ids)
             try:
-                await self._run_due_post(due)
+                at = self.clock.now()
+                try:
+                    revealed = await self.store.reveal_due_rounds(
+                        ids, at, score_daily_round, at + SEND_LEASE, learn=self.learning
+                    )
+                except Exception:  # none of them was revealed: one by one, so one bad round holds up no other
+                    log.warning(
+                        "revealing %d rounds together failed; revealing them one by one", len(ids), exc_info=True
+                    )
+                    for round_ in chunk:
+                        await reveal(round_)
+                    return
+                before = {r.id: r for r in chunk}
+                await asyncio.gather(*(announce(before[item.round.id], item, at) for item in revealed))
+            finally:
+                active.difference_update(ids)
+
+        async def announce(round_: Round, item: RevealedRound, at: dt.datetime) -> None:
+            try:
+                await self._announce_reveal(round_, item, at)
             except Exception:
-                log.exception("daily post of %s/%s failed", due.ref.platform, due.ref.channel_id)
-                await self.store.finish_due_channel(due.ref, due.due_at, now + dt.timedelta(minutes=1))
+                failed.add(round_.id)
+                log.exception("reveal of round %d failed", round_.id)
+
+        async def due_reveal_batches(n: int, busy: int) -> list[list[Round]]:
+            # by space, then as due: a batch locks its spaces in one order (two batches never wait on each
+            # other in a circle on PostgreSQL), and a space's rounds keep their order
+            rounds = sorted(
+                await due_reveals(n * REVEAL_BATCH, len(active)),
+                key=lambda r: (r.ref.platform, r.ref.space_id, r.closes_at or now, r.id),
+            )
+            return [rounds[i : i + REVEAL_BATCH] for i in range(0, len(rounds), REVEAL_BATCH)]
+
+        async def due_posts(n: int, busy: int) -> list[tuple[DuePost, Opening | None]]:
+            items = await self.store.claim_due_posts(now, lease, n, spaces)
+            return list(zip(items, await self._open_due(items), strict=True))
+
+        async def post(item: tuple[DuePost, Opening | None]) -> None:
+            due, opening = item
+            try:
+                await self._run_due_post(due.due, due, opening)
+            except Exception:
+                log.exception("daily post of %s/%s failed", due.due.ref.platform, due.due.ref.channel_id)
+                await self._finish_due(due.due.ref, due.due.due_at, now + dt.timedelta(minutes=1))
 
         async def resend_post(claim: SendClaim) -> None:
             try:
@@ -593,17 +755,22 @@ class QuizService:
                 log.exception("post of round %d failed", claim.round.id)
 
         lease = now + SEND_LEASE
-        await _drain(due_reveals, reveal)
+        await _drain(due_reveal_batches, reveal_batch, max(1, SEND_CAP // REVEAL_BATCH))
         await _drain(lambda n, _b: self.store.claim_reveals(now, lease, n, spaces=spaces), resend_reveal)
         # a skipped day may leave a later one due within the grace: the drain takes it in the same tick
-        await _drain(lambda n, _b: self.store.claim_due_channels(now, lease, n, spaces), post)
+        await _drain(due_posts, post)
         await _drain(lambda n, _b: self.store.claim_posts(now, lease, n, spaces=spaces), resend_post)
 
-    async def _run_due_post(self, due: DueChannel) -> None:
-        cfg = await self.store.get_channel(due.ref)
-        now = self.clock.now()
+    async def _run_due_post(
+        self, due: DueChannel, claimed: DuePost | None = None, opening: Opening | None = None
+    ) -> None:
+        """A claimed due channel: post (or skip) its day and move its next post on. `claimed`: the
+        channel's settings and open rounds, as read with the claim; `opening`: its day's slot, claimed
+        with the batch's (see _open_due)."""
+        cfg = claimed.config if claimed is not None else await self.store.get_channel(due.ref)
+        now = opening.now if opening is not None else self.clock.now()
         if cfg is None or cfg.paused:
-            await self.store.finish_due_channel(due.ref, due.due_at, None)
+            await self._finish_due(due.ref, due.due_at, None)
             return
         day = local_date_of(cfg, due.due_at)
         late = now - due.due_at
@@ -624,13 +791,14 @@ class QuizService:
             # every day missed beyond the grace is skipped at once; one still within it comes next
             after = max(due.due_at, now - self.grace - dt.timedelta(microseconds=1))
         else:
-            posted = await self.post_scheduled(cfg.ref, day, cfg)
+            opened = claimed.open_rounds if claimed is not None else None
+            posted = await self.post_scheduled(cfg.ref, day, cfg, opened=opened, claimed=opening)
             after = max(now, due.due_at)
             taken = day if posted is not None else None  # just claimed: the latest round is today's
-            await self.store.finish_due_channel(due.ref, due.due_at, await self.next_due(cfg, after, taken=taken))
+            await self._finish_due(due.ref, due.due_at, await self.next_due(cfg, after, taken=taken))
             await self.seasons.after_due(cfg, due.due_at)  # on the 1st: last month's season card (once)
             return
-        await self.store.finish_due_channel(due.ref, due.due_at, await self.next_due(cfg, after))
+        await self._finish_due(due.ref, due.due_at, await self.next_due(cfg, after))
 
     async def _tell(self, cfg: ChannelConfig, text: str) -> bool:
         """A plain note in the channel (a platform's optional `post_notice`); False when it could not."""
@@ -809,7 +977,7 @@ class QuizService:
                     await self._send_reveal(claim, card if claim.round.is_posted == revealed.is_posted else None)
                 except Exception:  # settled all the same; the tick retries the post
                     log.exception("reveal post of round %d failed", round_id)
-                    await self.store.finish_reveal(round_id, "failed", retry_at=now + retry_delay(claim.attempts))
+                    await self._finish_reveal(RevealFinish(round_id, "failed", now + retry_delay(claim.attempts)))
         return card
 
     async def _send_reveal(self, claim: SendClaim, card: RevealCard | None = None) -> None:
@@ -817,15 +985,15 @@ class QuizService:
         `card`: the reveal card, when the caller has just built it."""
         round_ = claim.round
         if not round_.is_posted:  # nobody saw the question: there is nothing to reveal in the channel
-            await self.store.finish_reveal(round_.id, "none")
+            await self._finish_reveal(RevealFinish(round_.id, "none"))
             return
         platform = self.platforms.get(round_.ref.platform)
         if platform is None:
-            await self.store.finish_reveal(round_.id, "due")
+            await self._finish_reveal(RevealFinish(round_.id, "due"))
             return
         if claim.doubts > 1:
             log.error("round %d: not posting its reveal again, an earlier one may already be out", round_.id)
-            await self.store.finish_reveal(round_.id, "gave_up")
+            await self._finish_reveal(RevealFinish(round_.id, "gave_up"))
             return
         if claim.doubtful:
             log.warning(
@@ -846,12 +1014,12 @@ class QuizService:
                     claim.attempts,
                     type(exc).__name__,
                 )
-                await self.store.finish_reveal(round_.id, "gave_up")
+                await self._finish_reveal(RevealFinish(round_.id, "gave_up"))
             else:
                 log.warning("posting the reveal of round %d failed (%s); retrying", round_.id, type(exc).__name__)
-                await self.store.finish_reveal(round_.id, "failed", retry_at=retry)
+                await self._finish_reveal(RevealFinish(round_.id, "failed", retry_at=retry))
             return
-        await self.store.finish_reveal(round_.id, "sent")
+        await self._finish_reveal(RevealFinish(round_.id, "sent"))
 
     async def _closed_text(self, round_: Round) -> str:
         """What a late answer hears: when the question closed (channel time) and its answer."""
@@ -872,9 +1040,25 @@ class QuizService:
             raise RoundClosed("That question was revealed a moment ago.")
         return card
 
+    async def _announce_reveal(self, round_: Round, item: RevealedRound, now: dt.datetime) -> None:
+        """The rest of reveal_round for a round revealed in a batch (`item`, at `now`): its card and post."""
+        self._rounds.pop(round_.id, None)
+        revealed = replace(round_, revealed_at=now)
+        card = await self._reveal_card(revealed, item.config, item.answers)
+        claim = item.claim
+        if claim is not None:
+            try:
+                await self._send_reveal(claim, card if claim.round.is_posted == revealed.is_posted else None)
+            except Exception:  # settled all the same; the tick retries the post
+                log.exception("reveal post of round %d failed", round_.id)
+                await self._finish_reveal(RevealFinish(round_.id, "failed", now + retry_delay(claim.attempts)))
+
     async def reveal_card(self, round_: Round) -> RevealCard:
         cfg = await self.store.get_channel(round_.ref) if round_.kind is RoundKind.DAILY else None
         answers = await self.store.round_answers(round_.id)
+        return await self._reveal_card(round_, cfg, answers)
+
+    async def _reveal_card(self, round_: Round, cfg: ChannelConfig | None, answers: Sequence[Answer]) -> RevealCard:
         await self.packs.prime(round_)
         card = cards.reveal_card(round_, self._question(round_), answers, ping_winners=bool(cfg and cfg.ping_winners))
         if cfg is not None and cfg.threads:
@@ -921,8 +1105,7 @@ class QuizService:
                     f"The only {topic or 'practice'} questions are today's open daily question; "
                     "try another topic or come back after the reveal."
                 )
-        counts = await self.store.question_counts(ref.platform, ref.space_id, RoundKind.PRACTICE, user_id)
-        last = await self.store.last_question_id(ref.platform, ref.space_id, RoundKind.PRACTICE, user_id)
+        counts, last = await self.store.question_history(ref.platform, ref.space_id, RoundKind.PRACTICE, user_id)
         question = pick_question(candidates, counts, last, self._rng)
         assert question is not None
         return await self.practice_round(ref, user_id, question)

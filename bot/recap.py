@@ -231,7 +231,7 @@ class Recaps:
     async def schedule_unscheduled(self, spaces: SpaceFilter | None = None) -> None:
         """Give running channels with the recap on (e.g. saved before recaps existed) their next recap."""
         now = self.service.clock.now()
-        for cfg in await self.store.unscheduled_recaps():
+        for cfg in await self.store.unscheduled_recaps(spaces):
             if spaces is None or spaces(cfg.ref):
                 await self.store.set_next_recap(cfg.ref, next_recap_after(cfg, now))
 

@@ -25,11 +25,16 @@ from bot.model import (
     Answer,
     ChannelConfig,
     ChannelRef,
+    DailyClaim,
     DueChannel,
+    DueFinish,
+    DuePost,
     LeaderboardRow,
     Period,
+    PostFinish,
     RecapRound,
     RecapScorer,
+    RevealFinish,
     Round,
     RoundKind,
     SeasonArchive,
@@ -115,6 +120,12 @@ def numbered(sql: str) -> str:
     return _MARK.sub(lambda m: f"${m.group(1) or next(count)}", sql)
 
 
+def _by_round(items: Sequence[PostFinish] | Sequence[RevealFinish]) -> list[Any]:
+    """Round updates in id order, as answer batches lock their rounds (FOR SHARE ... ORDER BY id): a batch of
+    updates and a batch of answers never wait on each other in a circle (a stable sort: one round's keep theirs)."""
+    return sorted(items, key=lambda i: i.round_id)
+
+
 class PortableSql:
     """The Store methods written once over `_read`, `_atomic` and `_atomic_steps` (see the module)."""
 
@@ -163,6 +174,10 @@ class PortableSql:
         sending lease ran out."""
         raise NotImplementedError
 
+    def _space_filter(self, spaces: SpaceFilter | None, first: int) -> tuple[str, list[object]]:
+        """The store's SQL of a SpaceFilter, its marks numbered from `first`."""
+        raise NotImplementedError
+
     def _maybe_ts(self, moment: dt.datetime | None) -> object:
         return None if moment is None else self._ts(moment)
 
@@ -199,10 +214,12 @@ class PortableSql:
         )
         return row[0] if row else None
 
-    async def unscheduled_channels(self) -> list[ChannelConfig]:
+    async def unscheduled_channels(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
+        where, params = self._space_filter(spaces, 1)
         rows = await self._read(
-            f"SELECT {self.channel_columns} FROM channels WHERE NOT paused AND next_post_at IS NULL "
-            "ORDER BY platform, channel_id"
+            f"SELECT {self.channel_columns} FROM channels WHERE NOT paused AND next_post_at IS NULL{where} "
+            "ORDER BY platform, channel_id",
+            params,
         )
         return [config_from_row(r) for r in rows]
 
@@ -274,6 +291,100 @@ class PortableSql:
             "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
             (state, self._maybe_ts(retry_at), round_id),
         )
+
+    # ---- the same work by the batch (the tick's fan-out: a few trips per batch, not per channel) --
+
+    async def claim_due_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DuePost]:
+        dues = await self.claim_due_channels(now, lease_until, limit, spaces)
+        configs: dict[tuple[str, str], ChannelConfig] = {}
+        opened: dict[tuple[str, str], list[Round]] = {}
+        for platform in sorted({d.ref.platform for d in dues}):
+            ids = [d.ref.channel_id for d in dues if d.ref.platform == platform]
+            marks = ",".join("?" * len(ids))
+            for row in await self._read(
+                f"SELECT {self.channel_columns} FROM channels WHERE platform = ? AND channel_id IN ({marks})",
+                (platform, *ids),
+            ):
+                cfg = config_from_row(row)
+                configs[(platform, cfg.ref.channel_id)] = cfg
+            for row in await self._read(
+                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND channel_id IN ({marks}) "
+                "AND revealed_at IS NULL AND kind = 'daily' ORDER BY id",
+                (platform, *ids),
+            ):
+                round_ = round_from_row(row)
+                opened.setdefault((platform, round_.ref.channel_id), []).append(round_)
+        keys = [(d.ref.platform, d.ref.channel_id) for d in dues]
+        return [DuePost(d, configs.get(k), tuple(opened.get(k, ()))) for d, k in zip(dues, keys, strict=True)]
+
+    async def claim_daily_rounds(self, claims: Sequence[DailyClaim]) -> list[Round | None]:
+        if not claims:
+            return []
+        # one statement; the slots taken insert nothing (see claim_daily_round)
+        rows = await self._atomic(
+            "INSERT INTO rounds (kind, platform, space_id, channel_id, question_id, topic, local_date, "
+            "opened_at, closes_at, post_state, post_attempts, post_due_at) VALUES "
+            + ",".join("('daily',?,?,?,?,?,?,?,?,?,?,?)" for _ in claims)
+            + f" ON CONFLICT DO NOTHING RETURNING {ROUND_COLUMNS}",
+            [v for c in claims for v in self._daily_claim_row(c)],
+        )
+        won = {(r.ref.platform, r.ref.channel_id, r.local_date): r for r in map(round_from_row, rows)}
+        return [won.get((c.ref.platform, c.ref.channel_id, c.local_date)) for c in claims]
+
+    def _daily_claim_row(self, c: DailyClaim) -> tuple[object, ...]:
+        return (
+            c.ref.platform,
+            c.ref.space_id,
+            c.ref.channel_id,
+            c.question_id,
+            c.topic,
+            self._day(c.local_date),
+            self._ts(c.opened_at),
+            self._maybe_ts(c.closes_at),
+            "sending" if c.lease_until else "due",
+            1 if c.lease_until else 0,
+            self._maybe_ts(c.lease_until),
+        )
+
+    async def finish_posts(self, items: Sequence[PostFinish]) -> None:
+        if items:
+            await self._atomic_steps(
+                [
+                    (
+                        "UPDATE rounds SET post_state = ?, post_due_at = ?, message_id = COALESCE(?, message_id) "
+                        "WHERE id = ?",
+                        (i.state, self._maybe_ts(i.retry_at), i.message_id, i.round_id),
+                    )
+                    for i in _by_round(items)
+                ]
+            )
+
+    async def finish_reveals(self, items: Sequence[RevealFinish]) -> None:
+        if items:
+            await self._atomic_steps(
+                [
+                    (
+                        "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
+                        (i.state, self._maybe_ts(i.retry_at), i.round_id),
+                    )
+                    for i in _by_round(items)
+                ]
+            )
+
+    async def finish_due_channels(self, items: Sequence[DueFinish]) -> None:
+        if items:
+            await self._atomic_steps(
+                [
+                    (
+                        "UPDATE channels SET next_post_at = CASE WHEN next_post_at = ? THEN ? ELSE next_post_at END, "
+                        "claimed_until = NULL WHERE platform = ? AND channel_id = ?",
+                        (self._ts(i.due_at), self._maybe_ts(i.next_at), i.ref.platform, i.ref.channel_id),
+                    )
+                    for i in sorted(items, key=lambda i: (i.ref.platform, i.ref.channel_id))
+                ]
+            )
 
     # ---- rounds ----------------------------------------------------------------------------------
 
@@ -370,6 +481,16 @@ class PortableSql:
         row = await self._first(f"SELECT question_id FROM rounds WHERE {where} ORDER BY id DESC LIMIT 1", params)
         return row[0] if row else None
 
+    async def question_history(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> tuple[dict[str, int], str | None]:
+        where, params = asked_where(platform, space_id, kind, user_id, "?")
+        rows = await self._read(
+            f"SELECT question_id, COUNT(*), MAX(id) FROM rounds WHERE {where} GROUP BY question_id", params
+        )
+        last = max(rows, key=lambda r: int(r[2]))[0] if rows else None  # the question of the latest round
+        return {r[0]: int(r[1]) for r in rows}, last
+
     async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
         rows = await self._read(
             "SELECT question_id FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
@@ -408,10 +529,12 @@ class PortableSql:
         )
         return from_ts(row[0]) if row and row[0] else None
 
-    async def unscheduled_recaps(self) -> list[ChannelConfig]:
+    async def unscheduled_recaps(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
+        where, params = self._space_filter(spaces, 1)
         rows = await self._read(
             f"SELECT {self.channel_columns} FROM channels WHERE NOT paused AND recap_day IS NOT NULL "
-            "AND next_recap_at IS NULL ORDER BY platform, channel_id"
+            f"AND next_recap_at IS NULL{where} ORDER BY platform, channel_id",
+            params,
         )
         return [config_from_row(r) for r in rows]
 

@@ -32,7 +32,9 @@ from bot.model import (
     LeaderboardRow,
     NewAnswer,
     Period,
+    RevealedRound,
     Round,
+    Scorer,
     SendClaim,
     SpaceFilter,
     StreakState,
@@ -50,13 +52,14 @@ from bot.store.rows import (
     answer_from_row,
     card_from_row,
     card_values,
+    config_from_row,
     due_channels,
     event_values,
     ident,
     opened,
     round_from_row,
 )
-from bot.store.settle import SettlingStore
+from bot.store.settle import SettlingStore, reveal
 
 log = logging.getLogger(__name__)
 
@@ -234,9 +237,11 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         round_id: int | None,
         force: bool,
         spaces: SpaceFilter | None,
+        round_ids: Sequence[int] | None = None,
     ) -> list[SendClaim]:
         """Claim deliveries of `what` (post or reveal) that are due, failed and due for a retry, or whose
-        sending lease ran out: FOR UPDATE SKIP LOCKED, so concurrent ticks never take the same round."""
+        sending lease ran out: FOR UPDATE SKIP LOCKED, so concurrent ticks never take the same round.
+        `round_id` or `round_ids`: only that round, or those."""
         where, params = _space_sql(spaces, 5)
         state = "revealed_at IS NULL" if what == "post" else "revealed_at IS NOT NULL"
         rows = await self.pool.fetch(
@@ -246,17 +251,78 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
             f"FROM (SELECT id, {what}_state AS prev_state FROM rounds WHERE kind = 'daily' AND {state} "
             f"AND {what}_state IN ('due', 'sending', 'failed') AND ({what}_due_at IS NULL OR {what}_due_at <= $2"
             + (f" OR {what}_state = 'failed'" if force else "")
-            + f") AND ($4::bigint IS NULL OR id = $4){where} ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED) w "
+            + f") AND ($4::bigint[] IS NULL OR id = ANY($4::bigint[])){where} ORDER BY id LIMIT $3 "
+            "FOR UPDATE SKIP LOCKED) w "
             f"WHERE r.id = w.id RETURNING {', '.join('r.' + c.strip() for c in ROUND_COLUMNS.split(','))}, "
             f"r.{what}_attempts, r.{what}_doubts, w.prev_state",
             lease_until,
             now,
             limit,
-            round_id,
+            list(round_ids) if round_ids is not None else None if round_id is None else [round_id],
             *params,
         )
         out = [SendClaim(round_from_row(tuple(r)[:-3]), int(r[-3]), r[-1] == "sending", int(r[-2])) for r in rows]
         return sorted(out, key=lambda c: c.round.id)
+
+    async def reveal_due_rounds(
+        self,
+        round_ids: Sequence[int],
+        revealed_at: dt.datetime,
+        scorer: Scorer | None,
+        lease_until: dt.datetime,
+        *,
+        learn: bool = True,
+    ) -> list[RevealedRound]:
+        if not round_ids:
+            return []
+        async with self._settling() as tx:
+            # the rounds first, in id order as answer batches lock them (FOR SHARE), then their spaces in one
+            # order: a batch never waits in a circle with an answer batch or another reveal
+            rows = await tx.conn.fetch(
+                "SELECT platform, space_id FROM rounds WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE",
+                list(round_ids),
+            )
+            for platform, space_id in sorted({(r["platform"], r["space_id"]) for r in rows}):
+                await tx.lock_space(ChannelRef(platform, space_id, ""))
+            done = [rid for rid in round_ids if await reveal(tx, rid, revealed_at, scorer, learn=learn)]
+        if not done:
+            return []
+        claims = await self._claim_sends(
+            "reveal", revealed_at, lease_until, len(done), None, False, None, round_ids=done
+        )
+        mine = {c.round.id: c for c in claims}
+        async with self.pool.acquire() as conn:
+            rounds = {
+                r["id"]: round_from_row(r)
+                for r in await conn.fetch(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = ANY($1::bigint[])", done)
+            }
+            answers: dict[int, list[Answer]] = {rid: [] for rid in done}
+            for r in await conn.fetch(
+                f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ANY($1::bigint[]) "
+                "ORDER BY round_id, answered_at, user_id",
+                done,
+            ):
+                answers[r["round_id"]].append(answer_from_row(r))
+            refs = sorted({(r.ref.platform, r.ref.channel_id) for r in rounds.values()})
+            configs = {
+                (r["platform"], r["channel_id"]): config_from_row(r)
+                for r in await conn.fetch(
+                    f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE (platform, channel_id) IN "
+                    "(SELECT * FROM unnest($1::text[], $2::text[]))",
+                    [p for p, _ in refs],
+                    [c for _, c in refs],
+                )
+            }
+        return [
+            RevealedRound(
+                rounds[rid],
+                tuple(answers[rid]),
+                configs.get((rounds[rid].ref.platform, rounds[rid].ref.channel_id)),
+                mine.get(rid),
+            )
+            for rid in done
+            if rid in rounds
+        ]
 
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
         where, params = _space_sql(spaces, 3)

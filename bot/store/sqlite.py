@@ -30,6 +30,7 @@ from bot.model import (
     LeaderboardRow,
     NewAnswer,
     Period,
+    RevealedRound,
     Round,
     Scorer,
     SendClaim,
@@ -49,6 +50,7 @@ from bot.store.rows import (
     answer_from_row,
     card_from_row,
     card_values,
+    config_from_row,
     due_channels,
     event_values,
     from_ts,
@@ -343,34 +345,15 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
     ) -> list[SendClaim]:
         """One conditional UPDATE in one (single-writer) transaction: claim deliveries of `what`
         (post or reveal) that are due, failed and due for a retry, or whose sending lease ran out."""
-        where, params = _space_sql(spaces)
-        state = "revealed_at IS NULL" if what == "post" else "revealed_at IS NOT NULL"
-        cond = (
-            f"kind = 'daily' AND {state} AND {what}_state IN ('due', 'sending', 'failed') "
-            f"AND ({what}_due_at IS NULL OR {what}_due_at <= ?"
-            + (f" OR {what}_state = 'failed'" if force else "")
-            + ")"
-            + where
-        )
-        args: list[object] = [to_ts(now), *params]
-        if round_id is not None:
-            cond += " AND id = ?"
-            args.append(round_id)
-        select = f"SELECT id, {what}_state FROM rounds WHERE {cond} ORDER BY id LIMIT ?"
-        update = (
-            f"UPDATE rounds SET {what}_state = 'sending', {what}_attempts = {what}_attempts + 1, "
-            f"{what}_due_at = ?, {what}_doubts = {what}_doubts + ({what}_state = 'sending') "
-            f"WHERE id IN ({{marks}}) RETURNING {ROUND_COLUMNS}, {what}_attempts, {what}_doubts"
+        select, args, update = _claim_sends_sql(
+            what, now, limit, None if round_id is None else (round_id,), force, spaces
         )
         async with self._lock:
             db = self.db
             before, rows = await db._execute(  # type: ignore[no-untyped-call]
-                _in_tx, db._conn, _claim_in_thread, select, (*args, limit), update, to_ts(lease_until)
+                _in_tx, db._conn, _claim_in_thread, select, args, update, to_ts(lease_until)
             )
-        if not before:
-            return []
-        out = [SendClaim(round_from_row(r[:-2]), int(r[-2]), before[int(r[0])] == "sending", int(r[-1])) for r in rows]
-        return sorted(out, key=lambda c: c.round.id)
+        return _send_claims(before, rows)
 
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
         where, params = _space_sql(spaces)
@@ -381,17 +364,39 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         )
         return [round_from_row(r) for r in rows]
 
+    async def reveal_due_rounds(
+        self,
+        round_ids: Sequence[int],
+        revealed_at: dt.datetime,
+        scorer: Scorer | None,
+        lease_until: dt.datetime,
+        *,
+        learn: bool = True,
+    ) -> list[RevealedRound]:
+        if not round_ids:
+            return []
+        async with self._lock:
+            db = self.db
+            revealed, before, claims, answers, configs = await db._execute(  # type: ignore[no-untyped-call]
+                _in_tx, db._conn, _reveal_batch_in_thread, tuple(round_ids), revealed_at, scorer, learn, lease_until
+            )
+        mine = {c.round.id: c for c in _send_claims(before, claims)}
+        return [
+            RevealedRound(
+                round_from_row(row),
+                tuple(answer_from_row(a) for a in answers[int(row[0])]),
+                config_from_row(configs[int(row[0])]) if configs.get(int(row[0])) else None,
+                mine.get(int(row[0])),
+            )
+            for row in revealed
+        ]
+
     # ---- leaderboards ----------------------------------------------------------------------------
 
     async def leaderboard(
         self, platform: str, space_id: str, period: Period, period_key: str, limit: int
     ) -> list[LeaderboardRow]:
-        rows = await self._read(
-            "SELECT user_id, points, correct, answered FROM scores WHERE platform = ? AND space_id = ? "
-            "AND period = ? AND period_key = ? ORDER BY points DESC, reached_at IS NULL, reached_at, user_id "
-            "LIMIT ?",
-            (platform, space_id, period.value, period_key, limit),
-        )
+        rows = await self._read(LEADERBOARD_SQL, (platform, space_id, period.value, period_key, limit))
         return ranked(rows)
 
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
@@ -638,8 +643,11 @@ class _Settle:
         found: dict[CardKey, LearnerCard] = {}
         for chunk in _chunks(keys, IN_CHUNK // 4):
             rows = await self.db.execute_fetchall(
-                f"SELECT {CARD_COLUMNS} FROM learner_cards WHERE (platform, space_id, user_id, question_id) "
-                f"IN (VALUES {','.join('(?,?,?,?)' for _ in chunk)})",
+                # a join on the keys (`IN (VALUES ...)` scans the whole table): one primary-key search each
+                f"SELECT {', '.join('c.' + c.strip() for c in CARD_COLUMNS.split(','))} "
+                f"FROM (VALUES {','.join('(?,?,?,?)' for _ in chunk)}) AS k JOIN learner_cards c "
+                "ON c.platform = k.column1 AND c.space_id = k.column2 AND c.user_id = k.column3 "
+                "AND c.question_id = k.column4",
                 [v for k in chunk for v in (k.platform, k.space_id, k.user_id, k.question_id)],
             )
             found.update((c.key, c) for c in map(card_from_row, rows))
@@ -689,6 +697,96 @@ def _card_row(card: LearnerCard) -> tuple[object, ...]:
 def _event_row(event: ReviewEvent) -> tuple[object, ...]:
     values = event_values(event)
     return (*values[:4], to_ts(event.reviewed_at), event.rating, int(event.sure))
+
+
+def _claim_sends_sql(
+    what: str,
+    now: dt.datetime,
+    limit: int,
+    round_ids: Sequence[int] | None,
+    force: bool,
+    spaces: SpaceFilter | None,
+) -> tuple[str, tuple[object, ...], str]:
+    """The select of due deliveries of `what` (its args) and the update that claims them (see _claim_sends)."""
+    where, params = _space_sql(spaces)
+    state = "revealed_at IS NULL" if what == "post" else "revealed_at IS NOT NULL"
+    cond = (
+        f"kind = 'daily' AND {state} AND {what}_state IN ('due', 'sending', 'failed') "
+        f"AND ({what}_due_at IS NULL OR {what}_due_at <= ?"
+        + (f" OR {what}_state = 'failed'" if force else "")
+        + ")"
+        + where
+    )
+    args: list[object] = [to_ts(now), *params]
+    if round_ids is not None:
+        cond += f" AND id IN ({','.join('?' * len(round_ids))})"
+        args += round_ids
+    select = f"SELECT id, {what}_state FROM rounds WHERE {cond} ORDER BY id LIMIT ?"
+    update = (
+        f"UPDATE rounds SET {what}_state = 'sending', {what}_attempts = {what}_attempts + 1, "
+        f"{what}_due_at = ?, {what}_doubts = {what}_doubts + ({what}_state = 'sending') "
+        f"WHERE id IN ({{marks}}) RETURNING {ROUND_COLUMNS}, {what}_attempts, {what}_doubts"
+    )
+    return select, (*args, limit), update
+
+
+def _send_claims(before: dict[int, str], rows: Iterable[Any]) -> list[SendClaim]:
+    if not before:
+        return []
+    out = [SendClaim(round_from_row(r[:-2]), int(r[-2]), before[int(r[0])] == "sending", int(r[-1])) for r in rows]
+    return sorted(out, key=lambda c: c.round.id)
+
+
+_CHANNEL_ROW = f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = ? AND channel_id = ?"
+
+
+def _settle_now(con: sqlite3.Connection, coro: Any) -> Any:
+    """Run a bot.store.settle coroutine to its end on the raw connection (its steps never suspend)."""
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coro.close()
+    raise RuntimeError("a reveal step waited on something other than the connection")
+
+
+def _reveal_batch_in_thread(
+    con: sqlite3.Connection,
+    round_ids: tuple[int, ...],
+    revealed_at: dt.datetime,
+    scorer: Scorer | None,
+    learn: bool,
+    lease_until: dt.datetime,
+) -> tuple[list[Any], dict[int, str], list[Any], dict[int, list[Any]], dict[int, Any]]:
+    """Reveal each round (bot.store.settle.reveal), then claim the reveal posts of those revealed and read
+    their rows, answers and channels; inside the caller's transaction."""
+    tx = _Settle(_InThread(con))  # type: ignore[arg-type]
+    done = [rid for rid in round_ids if _settle_now(con, reveal(tx, rid, revealed_at, scorer, learn=learn))]
+    if not done:
+        return [], {}, [], {}, {}
+    marks = ",".join("?" * len(done))
+    revealed = con.execute(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id IN ({marks})", done).fetchall()
+    order = {rid: i for i, rid in enumerate(done)}
+    revealed.sort(key=lambda r: order[int(r[0])])
+    select, args, update = _claim_sends_sql("reveal", revealed_at, len(done), done, False, None)
+    before, claims = _claim_in_thread(con, select, args, update, to_ts(lease_until))
+    answers = {
+        rid: con.execute(
+            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ? ORDER BY answered_at, user_id", (rid,)
+        ).fetchall()
+        for rid in done
+    }
+    configs = {int(r[0]): con.execute(_CHANNEL_ROW, (r[2], r[4])).fetchone() for r in revealed}
+    return revealed, before, claims, answers, configs
+
+
+# the top of a board in the index's order (the first rows, then ties sorted): without `INDEXED BY`, a database
+# without statistics (just migrated, or bulk-loaded, before an ANALYZE) sorts every row of the period
+LEADERBOARD_SQL = (
+    "SELECT user_id, points, correct, answered FROM scores INDEXED BY scores_top_reached "
+    "WHERE platform = ? AND space_id = ? AND period = ? AND period_key = ? "
+    "ORDER BY points DESC, reached_at IS NULL, reached_at, user_id LIMIT ?"
+)
 
 
 def _in_tx(con: sqlite3.Connection, fn: Callable[..., T], *args: Any) -> T:

@@ -132,6 +132,10 @@ class StoreContract:
         assert await store.last_question_id("test", "space", RoundKind.DAILY) == "a"
         assert await store.last_question_id("test", "space", RoundKind.PRACTICE, "bob") == "d"
         assert await store.last_question_id("test", "other", RoundKind.DAILY) is None
+        # both at once (what the next pick reads)
+        assert await store.question_history("test", "space", RoundKind.DAILY) == ({"a": 2, "b": 1}, "a")
+        assert await store.question_history("test", "space", RoundKind.PRACTICE, "bob") == ({"d": 1}, "d")
+        assert await store.question_history("test", "other", RoundKind.DAILY) == ({}, None)
 
     # ---- answers ---------------------------------------------------------------------------------
 
@@ -329,6 +333,22 @@ class StoreContract:
         }
         assert SpaceFilter(shard_count=2, shard_ids=(0,))(own) and not shard1(own)
 
+    async def test_unscheduled_channels_and_recaps_of_the_spaces_given(self, store):
+        from bot.model import SpaceFilter
+
+        mine = ChannelRef("discord", str(1 << 22), "c1")  # shard 1 of 2
+        theirs = ChannelRef("discord", str(2 << 22), "c2")  # shard 0 of 2
+        other = ChannelRef("slack", "T1", "c3")
+        for ref in (mine, theirs, other):
+            await store.save_channel(ChannelConfig(ref=ref))  # the recap is on by default
+        shard1 = SpaceFilter(shard_count=2, shard_ids=(1,))
+        slack = SpaceFilter(platforms=("slack",))
+        assert [c.ref for c in await store.unscheduled_channels(shard1)] == [mine, other]
+        assert [c.ref for c in await store.unscheduled_channels(slack)] == [other]
+        assert [c.ref for c in await store.unscheduled_recaps(shard1)] == [mine, other]
+        assert [c.ref for c in await store.unscheduled_recaps(slack)] == [other]
+        assert [c.ref for c in await store.unscheduled_recaps()] == [mine, theirs, other]
+
     async def test_a_post_is_claimed_sent_once_retried_after_a_failure_and_doubted_after_a_crash(self, store):
         lease = T0 + dt.timedelta(minutes=2)
         r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, T0 + dt.timedelta(days=1), lease_until=lease)
@@ -385,6 +405,114 @@ class StoreContract:
         assert again.attempts == 2 and not again.doubtful
         await store.finish_reveal(r.id, "sent")
         assert await store.claim_reveals(lease + dt.timedelta(days=1), lease, 10) == []
+
+    # ---- the same durable work by the batch (the tick's fan-out) -----------------------------------
+
+    async def test_due_posts_are_claimed_by_the_batch_with_their_settings_and_open_rounds(self, store):
+        from bot.model import DueFinish
+
+        later = T0 + dt.timedelta(days=1)
+        for ref in (REF, REF2):
+            await store.save_channel(ChannelConfig(ref=ref, timezone="Asia/Tokyo"))
+            await store.set_next_post(ref, T0)
+        old = await store.claim_daily_round(REF, DAY - dt.timedelta(days=1), "q1", "tensors", T0, T0)
+        done = await store.claim_daily_round(REF, DAY - dt.timedelta(days=2), "q2", "tensors", T0, T0)
+        await store.reveal_round(done.id, T0, None)
+        await store.claim_daily_round(REF2, DAY, "q3", "tensors", T0, None)
+        await store.create_practice_round(REF, "ada", "q4", "tensors", T0)
+        lease = T0 + dt.timedelta(minutes=2)
+        assert await store.claim_due_posts(T0 - dt.timedelta(seconds=1), lease, 10) == []
+        claims = await asyncio.gather(*(store.claim_due_posts(T0, lease, 10) for _ in range(6)))
+        assert sorted(len(c) for c in claims) == [0] * 5 + [2]  # once, whoever asks
+        (batch,) = [c for c in claims if c]
+        assert [p.due.ref for p in batch] == [REF, REF2] and {p.due.due_at for p in batch} == {T0}
+        assert [p.config.timezone for p in batch] == ["Asia/Tokyo"] * 2
+        assert [r.id for r in batch[0].open_rounds] == [old.id]  # open daily rounds only
+        assert [r.question_id for r in batch[1].open_rounds] == ["q3"]
+        assert await store.claim_due_posts(T0 + dt.timedelta(minutes=1), lease, 10) == []  # leased
+        # a config change while the claim is held wins over the claimer's finish; the others move on
+        await store.set_next_post(REF2, later + dt.timedelta(hours=1))
+        await store.finish_due_channels([DueFinish(REF, T0, later), DueFinish(REF2, T0, later)])
+        assert await store.get_next_post(REF) == later
+        assert await store.get_next_post(REF2) == later + dt.timedelta(hours=1)
+        assert [p.due.ref for p in await store.claim_due_posts(later, later + (lease - T0), 1)] == [REF]  # limit 1
+
+    async def test_daily_rounds_are_claimed_by_the_batch_each_slot_once(self, store):
+        from bot.model import DailyClaim
+
+        lease = T0 + dt.timedelta(minutes=2)
+        taken = await store.claim_daily_round(REF2, DAY, "q0", "tensors", T0, None)
+        other = ChannelRef("test", "space-b", "c3")
+        closes = T0 + dt.timedelta(days=1)
+        claims = [
+            DailyClaim(REF, DAY, "q1", "tensors", T0, closes, lease_until=lease),
+            DailyClaim(REF2, DAY, "q2", "autograd", T0, closes, lease_until=lease),  # the slot is taken
+            DailyClaim(other, DAY, "q3", "autograd", T0, None),
+        ]
+        got = await store.claim_daily_rounds(claims)
+        assert got[1] is None and got[0] is not None and got[2] is not None
+        assert (got[0].ref, got[0].local_date, got[0].question_id, got[0].topic) == (REF, DAY, "q1", "tensors")
+        assert got[0].closes_at == closes and got[0].post_state == "sending" and got[0].opened_at == T0
+        assert (got[2].ref, got[2].closes_at, got[2].post_state) == (other, None, "due")
+        assert await store.get_round(got[0].id) == got[0] and await store.get_round(got[2].id) == got[2]
+        assert (await store.latest_daily_round(REF2)).id == taken.id
+        # claimed with a lease, as claim_daily_round does: the poster holds it
+        assert [c.round.id for c in await store.claim_posts(T0, lease, 10)] == [taken.id, got[2].id]
+        assert await store.claim_daily_rounds(claims[:1]) == [None]
+        assert await store.claim_daily_rounds([]) == []
+
+    async def test_due_rounds_are_revealed_by_the_batch_with_their_answers_and_reveal_claims(self, store):
+        from bot.model import PostFinish, RevealFinish
+
+        closes = T0 + dt.timedelta(hours=1)
+        await store.save_channel(ChannelConfig(ref=REF, ping_winners=True))
+        r1 = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, closes)
+        r2 = await store.claim_daily_round(REF2, DAY, "q2", "tensors", T0, closes)
+        r3 = await store.claim_daily_round(REF, DAY - dt.timedelta(days=1), "q3", "tensors", T0, closes)
+        await store.finish_posts([PostFinish(r1.id, "sent", message_id="m1"), PostFinish(r2.id, "sent")])
+        await store.add_answers([ans(r1.id, "bob", 1, False), ans(r1.id, "ada"), ans(r2.id, "cy")], T0)
+        await store.reveal_round(r3.id, closes, None)  # already revealed: not in the batch's result
+        lease = closes + dt.timedelta(minutes=2)
+        got = await store.reveal_due_rounds([r2.id, r3.id, r1.id], closes, score_daily_round, lease)
+        assert [g.round.id for g in got] == [r2.id, r1.id]
+        assert all(g.round.revealed_at == closes for g in got)
+        assert [[a.user_id for a in g.answers] for g in got] == [["cy"], ["ada", "bob"]]
+        assert got[0].config is None and got[1].config.ping_winners
+        assert [(g.claim.round.id, g.claim.attempts, g.claim.doubtful) for g in got] == [
+            (r2.id, 1, False),
+            (r1.id, 1, False),
+        ]
+        assert got[1].claim.round.message_id == "m1"
+        board = {row.user_id: row.correct for row in await store.leaderboard("test", "space", Period.ALL, "all", 10)}
+        assert board == {"ada": 1, "bob": 0, "cy": 1}  # scored once
+        assert await store.reveal_due_rounds([r1.id, r2.id], closes, score_daily_round, lease) == []
+        # the batch holds its reveal posts (r3's, revealed alone, is still to claim)
+        assert [c.round.id for c in await store.claim_reveals(closes, lease, 10)] == [r3.id]
+        await store.finish_reveals(
+            [RevealFinish(r1.id, "sent"), RevealFinish(r2.id, "failed", retry_at=lease), RevealFinish(r3.id, "none")]
+        )
+        (again,) = await store.claim_reveals(lease, lease + dt.timedelta(minutes=2), 10)
+        assert again.round.id == r2.id and again.attempts == 2
+        assert await store.reveal_due_rounds([], closes, score_daily_round, lease) == []
+
+    async def test_a_failed_batch_reveal_reveals_none_of_its_rounds(self, store):
+        closes = T0 + dt.timedelta(hours=1)
+        r1 = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, closes)
+        r2 = await store.claim_daily_round(REF2, DAY, "q2", "tensors", T0, closes)
+        await store.add_answers([ans(r1.id, "ada"), ans(r2.id, "ada")], T0)
+        seen: list[int] = []
+
+        def scorer(inp):  # type: ignore[no-untyped-def]
+            seen.append(inp.round.id)
+            if len(seen) == 2:
+                raise RuntimeError("boom")
+            return score_daily_round(inp)
+
+        with pytest.raises(RuntimeError):
+            await store.reveal_due_rounds([r1.id, r2.id], closes, scorer, closes + dt.timedelta(minutes=2))
+        assert seen == [r1.id, r2.id]
+        assert {r.id for r in await store.due_reveals(closes, 10)} == {r1.id, r2.id}
+        assert await store.leaderboard("test", "space", Period.ALL, "all", 10) == []
 
 
 class RestartContract:

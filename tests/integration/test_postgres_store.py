@@ -269,6 +269,78 @@ async def test_processes_scoring_one_space_at_once_keep_ranks_exact(pg_url):
             await s.close()
 
 
+async def test_processes_revealing_batches_with_answers_coming_in_never_deadlock_and_reveal_once(pg_url):
+    """Two processes reveal the same due rounds in batches, in opposite orders and spread over several spaces,
+    while answer batches lock those rounds: each round is revealed once, and no transaction dies in a
+    deadlock (a batch locks its rounds in id order, as answer batches do, then its spaces in one order)."""
+    stores = [PostgresStore(pg_url, max_size=4) for _ in range(2)]
+    for s in stores:
+        await s.open()
+    try:
+        closes = T0 + dt.timedelta(hours=1)
+        refs = [ChannelRef("test", f"space-{i % 4}", f"c{i}") for i in range(16)]
+        rounds = [await stores[0].claim_daily_round(ref, DAY, "q1", "tensors", T0, closes) for ref in refs]
+        ids = [r.id for r in rounds]
+        early = T0 + dt.timedelta(minutes=30)
+
+        async def answers(k: int) -> None:
+            for j in range(5):
+                batch = [NewAnswer(rid, f"u{k}-{j}", 0, True, early) for rid in reversed(ids)]
+                await stores[k % 2].add_answers(batch, early)
+
+        async def reveal(store: PostgresStore, order: list[int]) -> list[int]:
+            got = []
+            for k in range(0, len(order), 5):
+                got += [
+                    g.round.id
+                    for g in await store.reveal_due_rounds(order[k : k + 5], closes, score_daily_round, closes)
+                ]
+            return got
+
+        results = await asyncio.gather(
+            reveal(stores[0], ids), reveal(stores[1], ids[::-1]), *(answers(k) for k in range(4))
+        )
+        first, second = results[0], results[1]
+        assert sorted(first + second) == sorted(ids)  # every round once, by one of them
+        for r in rounds:
+            assert (await stores[0].get_round(r.id)).revealed_at == closes
+    finally:
+        for s in stores:
+            await s.close()
+
+
+async def test_grouped_send_outcomes_and_answer_batches_never_deadlock(pg_url):
+    """Two processes record batches of send outcomes (finish_posts, finish_reveals) in opposite orders while
+    answer batches lock the same rounds: the outcomes are written in round order, as answers lock rounds,
+    so no transaction dies in a deadlock."""
+    from bot.model import PostFinish, RevealFinish
+
+    stores = [PostgresStore(pg_url, max_size=4) for _ in range(2)]
+    for s in stores:
+        await s.open()
+    try:
+        refs = [ChannelRef("test", f"space-{i % 4}", f"c{i}") for i in range(16)]
+        closes = T0 + dt.timedelta(days=1)
+        ids = [(await stores[0].claim_daily_round(ref, DAY, "q1", "tensors", T0, closes)).id for ref in refs]
+
+        async def answers(k: int) -> None:
+            for j in range(6):
+                await stores[k % 2].add_answers([NewAnswer(rid, f"u{k}-{j}", 0, True, T0) for rid in ids], T0)
+
+        async def finishes(store: PostgresStore, order: list[int]) -> None:
+            for j in range(6):
+                await store.finish_posts([PostFinish(rid, "sent", message_id=f"m{rid}-{j}") for rid in order])
+                await store.finish_reveals([RevealFinish(rid, "due") for rid in order])
+
+        await asyncio.gather(finishes(stores[0], ids), finishes(stores[1], ids[::-1]), *(answers(k) for k in range(4)))
+        for rid in ids:
+            assert (await stores[0].get_round(rid)).post_state == "sent"
+        assert len(await stores[0].round_answers(ids[0])) == 24
+    finally:
+        for s in stores:
+            await s.close()
+
+
 async def test_scoring_waits_while_another_process_scores_the_same_space(pg_url):
     """Another process in the middle of scoring the space (holding its lock) holds back this reveal's
     scoring until it commits; a reveal in another space goes ahead."""

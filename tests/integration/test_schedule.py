@@ -13,7 +13,7 @@ import pytest
 
 from bot.app.scheduler import DailyScheduler
 from bot.errors import RoundClosed
-from bot.model import Actor, ChannelConfig
+from bot.model import Actor, ChannelConfig, ChannelRef
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.store.sqlite import SqliteStore
@@ -313,3 +313,25 @@ async def test_a_schedule_moved_earlier_keeps_the_open_round_s_promise(env):
     clock.set(dt.datetime(2026, 12, 2, 9, 0, tzinfo=dt.UTC))
     await scheduler.tick()
     assert [c.round_id for _, c in platform.reveals] == [first.id]
+
+
+async def test_a_space_s_channels_due_together_pick_as_one_after_another_and_a_taken_slot_is_skipped(env):
+    """The tick claims a batch of due channels and their day's slots together: channels of one space still
+    get different questions (each pick sees the ones before it), and a slot already taken is skipped
+    without a second round (its own send goes out once)."""
+    service, store, clock, platform, scheduler = env
+    refs = [ChannelRef("fake", "space-1", f"chan-{i}") for i in range(1, 7)]
+    clock.set(dt.datetime(2026, 11, 30, 7, 0, tzinfo=dt.UTC))
+    for ref in refs:
+        await service.configure(ADMIN, ref)
+    clock.set(dt.datetime(2026, 11, 30, 8, 0, tzinfo=dt.UTC))  # another process took one slot (not sent yet)
+    early = await store.claim_daily_round(refs[2], dt.date(2026, 11, 30), "tensors-0", "tensors", clock.now(), None)
+    clock.set(dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC))
+    await scheduler.tick()
+    rounds = [await store.latest_daily_round(ref) for ref in refs]
+    assert rounds[2].id == early.id  # the slot taken before: no second round
+    assert sorted(card.round_id for _, card in platform.posted) == sorted(r.id for r in rounds)  # once each
+    assert len({r.question_id for r in rounds}) == len(refs)  # nine questions: no space repeats one
+    assert all(r.post_state == "sent" for r in rounds)
+    for ref in refs:
+        assert await store.get_next_post(ref) == dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC)

@@ -191,3 +191,18 @@ async def test_while_a_checkpoint_is_finished_writes_wait_and_reads_go_on(tmp_pa
         assert round_ is not None and (await store.latest_daily_round(ref)).id == round_.id
     finally:
         await store.close()
+
+
+async def test_the_top_of_a_board_is_read_in_the_index_order_without_statistics(tmp_path):
+    """A database without statistics (just migrated or bulk-loaded) still reads a board's top rows from
+    the index instead of sorting every row of the period (16 ms at 100,000 users)."""
+    from bot.store.sqlite import LEADERBOARD_SQL
+
+    store = SqliteStore(tmp_path / "board.db")
+    await store.open()
+    try:
+        plan = await store._read("EXPLAIN QUERY PLAN " + LEADERBOARD_SQL, ("slack", "T", "week", "2026-W49", 10))
+        details = " | ".join(str(row[3]) for row in plan)
+        assert "scores_top_reached" in details and "USE TEMP B-TREE FOR ORDER BY" not in details, details
+    finally:
+        await store.close()

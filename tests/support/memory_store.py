@@ -33,17 +33,24 @@ from bot.model import (
     Board,
     ChannelConfig,
     ChannelRef,
+    DailyClaim,
     DueChannel,
+    DueFinish,
+    DuePost,
     LeaderboardRow,
     NewAnswer,
     NewReport,
     Period,
+    PostFinish,
     RecapRound,
     RecapScorer,
     Report,
     ReportWrite,
+    RevealedRound,
+    RevealFinish,
     Round,
     RoundKind,
+    Scorer,
     SeasonArchive,
     SendClaim,
     SpaceFilter,
@@ -56,7 +63,7 @@ from bot.reminders import Reminder
 from bot.store.migrations import load_migrations
 from bot.store.reports_sql import HOLD_ACTIONS
 from bot.store.rows import approved_question, config_from_row, config_to_row, month_span, pack_full, season_places
-from bot.store.settle import SettlingStore
+from bot.store.settle import SettlingStore, reveal
 from tests.support.memory_reminders import MemoryReminders
 
 SCHEMA_VERSION = max(v for v, _, _ in load_migrations("sqlite"))  # the version SqliteStore reaches
@@ -307,6 +314,12 @@ class InMemoryStore(MemoryReminders, SettlingStore):
         asked = _asked(t.rounds, platform, space_id, kind, user_id)
         return asked[-1].question_id if asked else None
 
+    async def question_history(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> tuple[dict[str, int], str | None]:
+        counts = await self.question_counts(platform, space_id, kind, user_id)
+        return counts, await self.last_question_id(platform, space_id, kind, user_id)
+
     # ---- durable daily work ----------------------------------------------------------------------
 
     async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
@@ -323,9 +336,13 @@ class InMemoryStore(MemoryReminders, SettlingStore):
     async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None:
         return (await self._db()).next_post.get((ref.platform, ref.channel_id))
 
-    async def unscheduled_channels(self) -> list[ChannelConfig]:
+    async def unscheduled_channels(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
         t = await self._db()
-        return [t.channels[k] for k in sorted(t.channels) if not t.channels[k].paused and k not in t.next_post]
+        return [
+            t.channels[k]
+            for k in sorted(t.channels)
+            if not t.channels[k].paused and k not in t.next_post and (spaces is None or spaces(t.channels[k].ref))
+        ]
 
     async def claim_due_channels(
         self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
@@ -454,6 +471,58 @@ class InMemoryStore(MemoryReminders, SettlingStore):
             d = _delivery(t, round_id, "reveal")
             d[0], d[2] = state, _utc(retry_at) if retry_at else None
 
+    # the same work by the batch (the fake composes the one-item methods; the reveals share one transaction)
+    async def claim_due_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DuePost]:
+        return [
+            DuePost(due, await self.get_channel(due.ref), tuple(await self.open_daily_rounds(due.ref)))
+            for due in await self.claim_due_channels(now, lease_until, limit, spaces)
+        ]
+
+    async def reveal_due_rounds(
+        self,
+        round_ids: Sequence[int],
+        revealed_at: dt.datetime,
+        scorer: Scorer | None,
+        lease_until: dt.datetime,
+        *,
+        learn: bool = True,
+    ) -> list[RevealedRound]:
+        if not round_ids:
+            return []
+        async with self._settling() as tx:
+            done = [rid for rid in round_ids if await reveal(tx, rid, revealed_at, scorer, learn=learn)]
+        out = []
+        for rid in done:
+            claims = await self.claim_reveals(revealed_at, lease_until, 1, round_id=rid)
+            round_ = (await self._db()).rounds[rid]
+            answers = tuple(await self.round_answers(rid))
+            out.append(
+                RevealedRound(round_, answers, await self.get_channel(round_.ref), claims[0] if claims else None)
+            )
+        return out
+
+    async def claim_daily_rounds(self, claims: Sequence[DailyClaim]) -> list[Round | None]:
+        return [
+            await self.claim_daily_round(
+                c.ref, c.local_date, c.question_id, c.topic, c.opened_at, c.closes_at, lease_until=c.lease_until
+            )
+            for c in claims
+        ]
+
+    async def finish_posts(self, items: Sequence[PostFinish]) -> None:
+        for i in items:
+            await self.finish_post(i.round_id, i.state, message_id=i.message_id, retry_at=i.retry_at)
+
+    async def finish_reveals(self, items: Sequence[RevealFinish]) -> None:
+        for i in items:
+            await self.finish_reveal(i.round_id, i.state, retry_at=i.retry_at)
+
+    async def finish_due_channels(self, items: Sequence[DueFinish]) -> None:
+        for i in items:
+            await self.finish_due_channel(i.ref, i.due_at, i.next_at)
+
     # ---- answers ---------------------------------------------------------------------------------
 
     async def get_answer(self, round_id: int, user_id: str) -> Answer | None:
@@ -511,12 +580,15 @@ class InMemoryStore(MemoryReminders, SettlingStore):
     async def get_next_recap(self, ref: ChannelRef) -> dt.datetime | None:
         return (await self._db()).next_recap.get((ref.platform, ref.channel_id))
 
-    async def unscheduled_recaps(self) -> list[ChannelConfig]:
+    async def unscheduled_recaps(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
         t = await self._db()
         return [
             t.channels[k]
             for k in sorted(t.channels)
-            if not t.channels[k].paused and t.channels[k].recap_day is not None and k not in t.next_recap
+            if not t.channels[k].paused
+            and t.channels[k].recap_day is not None
+            and k not in t.next_recap
+            and (spaces is None or spaces(t.channels[k].ref))
         ]
 
     async def claim_due_recaps(

@@ -107,20 +107,23 @@ def review(
     """The card after one answer (a first answer creates it) and the review event to log."""
     rating = rating_for(correct, sure=sure)
     now = _utc(at)
-    if card is None:
+    if card is None:  # py-fsrs's first review, worked out once per rating (no Card built per answer)
         first, interval = _FIRST[rating]
-        after = Card(
-            card_id=_CARD_ID,
-            state=first.state,
+        updated = LearnerCard(
+            key=key,
+            state=int(first.state),
             step=first.step,
             stability=first.stability,
             difficulty=first.difficulty,
             due=now + interval,
             last_review=now,
+            reviews=1,
+            lapses=0 if correct else 1,
+            confident_miss=not correct and sure,
         )
-    else:
-        after, _log = _SCHEDULER.review_card(_to_fsrs(card), rating, review_datetime=now)
-    reviews, lapses = (card.reviews, card.lapses) if card is not None else (0, 0)
+        return updated, ReviewEvent(key, int(rating), now, sure)
+    after, _log = _SCHEDULER.review_card(_to_fsrs(card), rating, review_datetime=now)
+    reviews, lapses = card.reviews, card.lapses
     updated = LearnerCard(
         key=key,
         state=int(after.state),

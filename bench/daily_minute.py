@@ -33,6 +33,21 @@ answer p99 and the 10,000-channel PostgreSQL deadline are missed on this machine
 one event loop is saturated (the loaded run uses ~50 s of CPU in its 60 s), and the Discord lane alone needs
 40 s for 1,000 channels' 2,000 calls at 50 requests/s. The second day's figure (reveals scoring the loaded
 day's answers and cards) is 22 -> 21 ms per channel at 600 answers a round: the scoring, not the fan-out.
+
+Then (2026-12-01, quiet machine, no other session; main f07187e vs the perf2 branch, back to back, one run
+each): PostgreSQL's grouped finishes go in one executemany pipeline instead of a trip per row, and a reveal
+batch takes a space's advisory lock once per transaction instead of again for each round. A cProfile of the
+bare quiet day (2,000 channels) showed 22.5 asyncpg statements per channel, the socket sends alone a tenth
+of the CPU, so trips are the cost on this path.
+                         core per channel   posted/revealed max (s)   answer p99 (ms)   RSS (MB)
+  PostgreSQL  1,000 ch   0.873 -> 0.777 ms  12.4/10.5 -> 11.9/10.4    46 -> 66          103 -> 102
+  PostgreSQL 10,000 ch   0.989 -> 0.878 ms  81.8/65.7 -> 71.2/57.4    216 -> 116        185 -> 192
+Ratios: core per channel 0.89 at both sizes; at 10,000 channels the last post 0.87 and the last reveal 0.87
+of main's (the reveals are now inside 60 s, the posts still 11 s late: posts start only once every reveal of
+the lane is done, the first one 29 s after 09:00). RSS is unchanged within noise and still over 150 MB;
+answer p99 is single-run noise (the loop is saturated either way). Still missed: core < 0.5 ms and the 60 s
+post deadline on PostgreSQL; the remaining per-round trips of a reveal (claim, answers, previous date,
+speed bonus) are the next target.
 """
 
 from __future__ import annotations

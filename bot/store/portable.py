@@ -143,6 +143,11 @@ class PortableSql:
     async def _atomic_steps(self, steps: Sequence[Step]) -> list[Any]:
         raise NotImplementedError
 
+    async def _atomic_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One write statement run once per row, in order, in one transaction (PostgreSQL sends them in
+        one pipeline instead of a trip each)."""
+        await self._atomic_steps([(sql, r) for r in rows])
+
     def _write_tx(self) -> AbstractAsyncContextManager[SqlTx]:
         """A write transaction (the store's own locking), committed when the block ends, rolled back when
         it raises."""
@@ -350,40 +355,27 @@ class PortableSql:
 
     async def finish_posts(self, items: Sequence[PostFinish]) -> None:
         if items:
-            await self._atomic_steps(
-                [
-                    (
-                        "UPDATE rounds SET post_state = ?, post_due_at = ?, message_id = COALESCE(?, message_id) "
-                        "WHERE id = ?",
-                        (i.state, self._maybe_ts(i.retry_at), i.message_id, i.round_id),
-                    )
-                    for i in _by_round(items)
-                ]
+            await self._atomic_many(
+                "UPDATE rounds SET post_state = ?, post_due_at = ?, message_id = COALESCE(?, message_id) WHERE id = ?",
+                [(i.state, self._maybe_ts(i.retry_at), i.message_id, i.round_id) for i in _by_round(items)],
             )
 
     async def finish_reveals(self, items: Sequence[RevealFinish]) -> None:
         if items:
-            await self._atomic_steps(
-                [
-                    (
-                        "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
-                        (i.state, self._maybe_ts(i.retry_at), i.round_id),
-                    )
-                    for i in _by_round(items)
-                ]
+            await self._atomic_many(
+                "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
+                [(i.state, self._maybe_ts(i.retry_at), i.round_id) for i in _by_round(items)],
             )
 
     async def finish_due_channels(self, items: Sequence[DueFinish]) -> None:
         if items:
-            await self._atomic_steps(
+            await self._atomic_many(
+                "UPDATE channels SET next_post_at = CASE WHEN next_post_at = ? THEN ? ELSE next_post_at END, "
+                "claimed_until = NULL WHERE platform = ? AND channel_id = ?",
                 [
-                    (
-                        "UPDATE channels SET next_post_at = CASE WHEN next_post_at = ? THEN ? ELSE next_post_at END, "
-                        "claimed_until = NULL WHERE platform = ? AND channel_id = ?",
-                        (self._ts(i.due_at), self._maybe_ts(i.next_at), i.ref.platform, i.ref.channel_id),
-                    )
+                    (self._ts(i.due_at), self._maybe_ts(i.next_at), i.ref.platform, i.ref.channel_id)
                     for i in sorted(items, key=lambda i: (i.ref.platform, i.ref.channel_id))
-                ]
+                ],
             )
 
     # ---- rounds ----------------------------------------------------------------------------------

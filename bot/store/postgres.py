@@ -165,6 +165,11 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
                 rows = list(await conn.fetch(numbered(sql), *params))
         return rows
 
+    async def _atomic_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        # executemany runs the rows in order in one pipeline (one trip, not one per row)
+        async with self._tx() as conn:
+            await conn.executemany(numbered(sql), rows)
+
     def _ts(self, moment: dt.datetime) -> object:
         return moment
 
@@ -461,6 +466,7 @@ class _Settle:
 
     def __init__(self, conn: asyncpg.Connection) -> None:
         self.conn = conn
+        self._locked: set[tuple[str, str]] = set()  # spaces whose lock this transaction holds already
 
     async def claim_reveal(self, round_id: int, revealed_at: dt.datetime) -> Round | None:
         row = await self.conn.fetchrow(
@@ -471,9 +477,15 @@ class _Settle:
         return round_from_row(row) if row else None
 
     async def lock_space(self, ref: ChannelRef) -> None:
+        # a transaction-scoped lock is held to the commit: taking it again in the same transaction (each
+        # round of a reveal batch) would be a trip that changes nothing
+        space = (ref.platform, ref.space_id)
+        if space in self._locked:
+            return
         await self.conn.execute(
             "SELECT pg_advisory_xact_lock($1, hashtext($2))", LOCK_SPACE, f"{ref.platform}\x1f{ref.space_id}"
         )
+        self._locked.add(space)
 
     async def answers(self, round_id: int) -> tuple[Answer, ...]:
         rows = await self.conn.fetch(f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = $1", round_id)

@@ -188,7 +188,7 @@ async def dispatch(
         case QuestionStatsCard():
             return Reply(escape(result.text), [section(escape(result.text))])
         case MissesExport():
-            return Reply(escape(await deliver_export(client, user, result)))
+            return Reply(escape(await deliver_export(deps.platform, ref, user, result)))
         case ForgetPrompt():
             return Reply(*forget_prompt_blocks(result))
         case ForgetDone(text=text) | RemindCard(text=text):

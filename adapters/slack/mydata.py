@@ -7,16 +7,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from slack_sdk.web.async_client import AsyncWebClient
-
 from adapters.slack.blocks import Block, section
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, team_of, user_of
 from adapters.slack.limits import fit_text
 from adapters.slack.mrkdwn import escape
-from adapters.slack.platform import share_files
+from adapters.slack.platform import SlackPlatform
 from bot.export import MissesExport
 from bot.forget import ForgetPrompt
+from bot.model import ChannelRef
 
 log = logging.getLogger(__name__)
 
@@ -24,14 +23,10 @@ FORGET_ACTION = "studybot.forget_me"  # the confirm button of /quiz forget-me
 FORGET_HINT = "To go ahead, press *Delete my data* below, or type `/quiz forget-me confirm`."  # also in text
 
 
-async def deliver_export(client: AsyncWebClient, user: str, export: MissesExport) -> str:
+async def deliver_export(platform: SlackPlatform, ref: ChannelRef, user: str, export: MissesExport) -> str:
     """Upload the export into the person's direct messages with the app (only they see it); the reply."""
-    opened = await client.conversations_open(users=user)
-    dm = str((opened.get("channel") or {}).get("id") or "")
-    if not dm:
-        raise RuntimeError("conversations.open gave no channel")
     uploads = [{"content": f.data, "filename": f.name, "title": f.name} for f in export.files]
-    await share_files(client, dm, uploads, escape(export.text), {})
+    await platform.send_files(ref, user, uploads, export.text)
     return f"I sent you your {export.count} missed question{'s' if export.count != 1 else ''} in our direct messages."
 
 

@@ -185,9 +185,13 @@ class SlackPlatform:
         self, ref: ChannelRef, user_id: str, content: bytes, filename: str, title: str, comment: str
     ) -> None:
         """A file for one member only: uploaded to their direct messages with the app."""
+        await self.send_files(ref, user_id, [{"content": content, "filename": filename, "title": title}], comment)
+
+    async def send_files(self, ref: ChannelRef, user_id: str, uploads: Sequence[dict[str, Any]], comment: str) -> None:
+        """Files for one member only (each: content, filename, title), shared in their direct messages with the
+        app with one comment (plain text, escaped here)."""
         auth = await self._auth(ref)
-        upload = {"content": content, "filename": filename, "title": title}
-        await share_files(self.client, await self._direct_channel(user_id, auth), [upload], escape(comment), auth)
+        await share_files(self.client, await self._direct_channel(user_id, auth), uploads, escape(comment), auth)
 
     async def send_direct_mrkdwn(self, ref: ChannelRef, user_id: str, text: str) -> None:
         """A note in the member's direct messages with the app (text already escaped mrkdwn)."""

@@ -24,12 +24,14 @@ import aiosqlite
 from bot.learning import CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
+    AnswerWrite,
     Board,
     ChannelRef,
     DueChannel,
     LeaderboardRow,
     NewAnswer,
     Period,
+    PracticeAnswer,
     RevealedRound,
     Round,
     Scorer,
@@ -38,6 +40,7 @@ from bot.model import (
     StreakState,
 )
 from bot.scoring import ranked
+from bot.store import settle
 from bot.store.migrations import load_migrations
 from bot.store.portable import PortableSql, Step
 from bot.store.reminders_sql import PortableReminders
@@ -260,6 +263,29 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
                 await db._execute(  # type: ignore[no-untyped-call]
                     _reveal_in_thread, db._conn, round_id, revealed_at, scorer, learn, tuple(unsure)
                 )
+            )
+
+    async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
+        """The answer batch in one trip to the connection's thread (see _settle_in_thread)."""
+        if not answers:
+            return []
+        return list(await self._settle_in_thread(settle.add_answers, answers, now))
+
+    async def reveal_practice(
+        self, answers: Sequence[PracticeAnswer], revealed_at: dt.datetime, *, learn: bool = True
+    ) -> list[bool]:
+        """The practice reveals (and their card updates) in one trip to the connection's thread."""
+        if not answers:
+            return []
+        return list(await self._settle_in_thread(settle.reveal_practice, answers, revealed_at, learn=learn))
+
+    async def _settle_in_thread(self, step: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """A bot.store.settle coroutine run whole on the connection's thread, inside one BEGIN IMMEDIATE
+        transaction: a trip per batch instead of one per statement (BEGIN, reads, writes, COMMIT)."""
+        async with self._write_turn():
+            db = self.db
+            return await db._execute(  # type: ignore[no-untyped-call]
+                _in_tx, db._conn, _settle_whole, step, args, kwargs
             )
 
     async def _atomic(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
@@ -748,6 +774,13 @@ def _settle_now(con: sqlite3.Connection, coro: Any) -> Any:
         return stop.value
     coro.close()
     raise RuntimeError("a reveal step waited on something other than the connection")
+
+
+def _settle_whole(
+    con: sqlite3.Connection, step: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """step(tx, *args, **kwargs), a bot.store.settle coroutine, to its end on the raw connection."""
+    return _settle_now(con, step(_Settle(_InThread(con)), *args, **kwargs))  # type: ignore[arg-type]
 
 
 def _reveal_batch_in_thread(

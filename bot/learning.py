@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from fsrs import Card, Rating, Scheduler, State
 
 DESIRED_RETENTION = 0.9
+LEARN_BATCH = 200  # practice answers' card updates written per transaction (Store.learn_practice)
 
 _SCHEDULER = Scheduler(
     desired_retention=DESIRED_RETENTION, learning_steps=(), relearning_steps=(), enable_fuzzing=False
@@ -56,6 +57,17 @@ class ReviewEvent:
     rating: int  # fsrs.Rating: 1 again, 2 hard, 3 good
     reviewed_at: datetime
     sure: bool
+
+
+@dataclass(frozen=True)
+class PendingAnswer:
+    """A revealed practice answer whose card update is still to be written (bot.store.settle.learn_practice)."""
+
+    round_id: int
+    key: CardKey
+    correct: bool
+    sure: bool
+    answered_at: datetime
 
 
 def rating_for(correct: bool, *, sure: bool = True) -> Rating:

@@ -11,7 +11,7 @@ from bot.clock import SystemClock as SystemClock  # re-exported for bot/app/cli.
 from bot.export import Miss
 from bot.forget import Forgotten
 from bot.installs import WorkspaceInstall
-from bot.learning import CardKey, LearnerCard, ReviewEvent
+from bot.learning import CardKey, LearnerCard, PendingAnswer, ReviewEvent
 from bot.model import (
     Answer,
     AnswerWrite,
@@ -425,11 +425,18 @@ class Store(Protocol):
     async def reveal_practice(
         self, answers: Sequence[PracticeAnswer], revealed_at: dt.datetime, *, learn: bool = True
     ) -> list[bool]:
-        """Reveal these practice rounds in one transaction, each once, updating the learners' cards with
-        their answers (`learn`); per answer, whether its round was revealed now (never a daily round)."""
+        """Reveal these practice rounds in one transaction, each once, and with `learn` mark each for its
+        card update (learn_practice writes it); per answer, whether its round was revealed now (never a
+        daily round)."""
         ...
 
-    # learner memory (bot.learning): cards are written by reveal_round and reveal_practice, read here
+    async def learn_practice(self, limit: int, learner: tuple[str, str, str] | None = None) -> int:
+        """Write the card updates of up to `limit` marked practice answers (oldest first; `learner`:
+        (platform, space, user) only) in one transaction, and unmark them; how many were written."""
+        ...
+
+    # learner memory (bot.learning): cards are written by reveal_round and learn_practice, read here (a
+    # learner's marked practice answers are written first, so a read always sees every acknowledged answer)
     async def learner_cards(self, platform: str, space_id: str, user_id: str) -> list[LearnerCard]:
         """Every memory card of one learner in a space, by question id."""
         ...
@@ -647,8 +654,23 @@ class RevealTransaction(Protocol):
         review events to the log."""
         ...
 
-    async def claim_reveals(self, round_ids: Sequence[int], revealed_at: dt.datetime) -> dict[int, Round]:
-        """claim_reveal for many practice rounds at once (other rounds are left alone): those revealed now."""
+    async def claim_practice(
+        self, round_ids: Sequence[int], revealed_at: dt.datetime, *, learn: bool, unsure: Collection[int] = ()
+    ) -> set[int]:
+        """claim_reveal for many practice rounds at once (other rounds are left alone): the ids revealed now.
+        With `learn`, each of them is marked for its card update (`unsure`: rounds answered "not sure")."""
+        ...
+
+    async def lock_learning(self) -> None:
+        """Wait until no other process is writing practice card updates (learn_practice)."""
+        ...
+
+    async def pending_practice(self, limit: int, learner: tuple[str, str, str] | None) -> list[PendingAnswer]:
+        """Up to `limit` marked practice answers, oldest round first; `learner`: (platform, space, user) only."""
+        ...
+
+    async def clear_pending(self, round_ids: Sequence[int]) -> None:
+        """Unmark these practice rounds: their card updates are written."""
         ...
 
     async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:

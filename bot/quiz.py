@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 from bot import cards
 from bot.bank.load import TOPICS, Bank
 from bot.batcher import AnswerBatcher
+from bot.drain import Drain
 from bot.echo import echo
 from bot.errors import (
     AlreadyAnswered,
@@ -39,6 +40,7 @@ from bot.export import NOTHING_TO_EXPORT, MissesExport, build_export
 from bot.forget import FORGET_WHAT, ForgetDone, ForgetPrompt, forgotten_text
 from bot.group_commit import GroupCommit
 from bot.installs import WorkspaceInstall
+from bot.learning import LEARN_BATCH
 from bot.metrics import Metrics
 from bot.model import (
     LETTERS,
@@ -203,6 +205,8 @@ class QuizService:
         self._rng = rng or random.Random()
         self._batcher = AnswerBatcher(store, clock.now)
         self._practice_reveals: GroupCommit[PracticeAnswer, bool] = GroupCommit(self._reveal_practice)
+        # the card updates of practice answers, written after their replies (the marks are stored first)
+        self._card_updates = Drain(self._learn_practice, LEARN_BATCH, "practice card updates")
         # the outcomes of sends, stored together when several finish at once (the tick's fan-out)
         self._post_finishes: GroupCommit[PostFinish, None] = GroupCommit(self._store_post_finishes)
         self._reveal_finishes: GroupCommit[RevealFinish, None] = GroupCommit(self._store_reveal_finishes)
@@ -248,6 +252,7 @@ class QuizService:
     async def close(self) -> None:
         await self._batcher.close()
         await self._practice_reveals.close()
+        await self._card_updates.close()
         for finishes in (self._post_finishes, self._reveal_finishes, self._due_finishes):
             await finishes.close()
 
@@ -273,7 +278,19 @@ class QuizService:
         await self._due_finishes.submit(DueFinish(ref, due_at, next_at))
 
     async def _reveal_practice(self, answers: Sequence[PracticeAnswer]) -> list[bool]:
-        return await self.store.reveal_practice(answers, self.clock.now(), learn=self.learning)
+        revealed = await self.store.reveal_practice(answers, self.clock.now(), learn=self.learning)
+        if self.learning:
+            self._card_updates.nudge()
+        return revealed
+
+    async def _learn_practice(self) -> int:
+        return await self.store.learn_practice(LEARN_BATCH)
+
+    async def write_card_updates(self) -> None:
+        """Write every practice answer's card update still marked in the store (each tick does; one left by
+        a crash or an outage, on any process, is written here)."""
+        while await self.store.learn_practice(LEARN_BATCH) >= LEARN_BATCH:
+            pass
 
     @staticmethod
     async def _notify(listeners: list[Callable[[Any], Awaitable[None] | None]], value: object) -> None:

@@ -95,6 +95,10 @@ class DailyScheduler:
                 await self.recaps.run_due(self.spaces)
             except Exception:
                 log.exception("weekly recaps failed")
+            try:
+                await self.service.write_card_updates()
+            except Exception:
+                log.exception("practice card updates failed")
             try:  # after the day's posts, so a reminder knows about today's question
                 await self.service.run_due_reminders(self.spaces)
             except Exception:

@@ -82,6 +82,7 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
             ("reveal_attempts", "int"),
             ("reveal_due_at", "ts"),
             ("reveal_doubts", "int"),
+            ("learn_pending", "int"),
         ),
         ("id",),
     ),

@@ -120,6 +120,20 @@ def numbered(sql: str) -> str:
     return _MARK.sub(lambda m: f"${m.group(1) or next(count)}", sql)
 
 
+# marked practice answers with their answers, oldest round first ({learner}: one learner's
+# only; the learner's marks are found through the partial index rounds_learn_pending)
+PENDING_PRACTICE = (
+    "SELECT r.id, r.platform, r.space_id, r.user_id, r.question_id, r.learn_pending, a.correct, a.answered_at "
+    "FROM rounds r JOIN answers a ON a.round_id = r.id AND a.user_id = r.user_id "
+    "WHERE r.learn_pending IS NOT NULL {learner}ORDER BY r.id LIMIT ?"
+)
+
+
+PENDING_OF_LEARNER = (
+    "SELECT 1 FROM rounds WHERE learn_pending IS NOT NULL AND platform = ? AND space_id = ? AND user_id = ? LIMIT 1"
+)
+
+
 def _by_round(items: Sequence[PostFinish] | Sequence[RevealFinish]) -> list[Any]:
     """Round updates in id order, as answer batches lock their rounds (FOR SHARE ... ORDER BY id): a batch of
     updates and a batch of answers never wait on each other in a circle (a stable sort: one round's keep theirs)."""
@@ -684,7 +698,16 @@ class PortableSql:
 
     # ---- learner memory --------------------------------------------------------------------------
 
+    async def settle_learner(self, platform: str, space_id: str, user_id: str) -> None:
+        raise NotImplementedError  # bot.store.settle.SettlingStore
+
+    async def _settled(self, platform: str, space_id: str, user_id: str) -> None:
+        """Before a learner's cards are read: their marked practice answers are written into them."""
+        if await self._read(PENDING_OF_LEARNER, (platform, space_id, user_id)):
+            await self.settle_learner(platform, space_id, user_id)
+
     async def learner_cards(self, platform: str, space_id: str, user_id: str) -> list[LearnerCard]:
+        await self._settled(platform, space_id, user_id)
         rows = await self._read(
             f"SELECT {CARD_COLUMNS} FROM learner_cards WHERE platform = ? AND space_id = ? AND user_id = ? "
             "ORDER BY question_id",
@@ -693,6 +716,7 @@ class PortableSql:
         return [card_from_row(r) for r in rows]
 
     async def review_events(self, platform: str, space_id: str, user_id: str) -> list[ReviewEvent]:
+        await self._settled(platform, space_id, user_id)
         rows = await self._read(
             f"SELECT {EVENT_COLUMNS} FROM review_log WHERE platform = ? AND space_id = ? AND user_id = ? "
             "ORDER BY reviewed_at, question_id",
@@ -862,7 +886,9 @@ class PortableSql:
         return int(rows[0][0])
 
     async def forget_learner(self, platform: str, space_id: str, user_id: str) -> Forgotten:
-        """One transaction under the space's scoring lock, so no reveal folds scores into it halfway."""
+        """One transaction under the space's scoring lock, so no reveal folds scores into it halfway (the
+        learner's marked practice updates are written first, so the count of cards is every card)."""
+        await self._settled(platform, space_id, user_id)
         counts: dict[str, int] = {}
         async with self._write_tx() as tx:
             await tx.lock_space(ChannelRef(platform, space_id, ""))

@@ -17,13 +17,13 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Collection, Iterable, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from bot.learning import CardKey, LearnerCard, ReviewEvent
+from bot.learning import CardKey, LearnerCard, PendingAnswer, ReviewEvent
 from bot.model import (
     Answer,
     Board,
@@ -41,7 +41,7 @@ from bot.model import (
 )
 from bot.scoring import ranked
 from bot.store.migrations import load_migrations
-from bot.store.portable import PortableSql, Step, numbered
+from bot.store.portable import PENDING_PRACTICE, PortableSql, Step, numbered
 from bot.store.reminders_sql import PortableReminders
 from bot.store.reports_sql import ReportSql
 from bot.store.rows import (
@@ -76,6 +76,7 @@ LOCK_MIGRATIONS = 0x53420001
 LOCK_SPACE = 0x53420002
 LOCK_PACKS = 0x53420030  # one pack import per space at a time
 LOCK_REPORTS = 0x53420062  # one report decision per (space, reporter) at a time: the daily count holds
+LOCK_LEARNING = 0x53420071  # one writer of practice card updates at a time (bot.store.settle.learn_practice)
 
 TableSpec = tuple[str, Sequence[str], Sequence[str]]  # table, columns, ORDER BY columns
 
@@ -639,15 +640,32 @@ class _Settle:
             *(list(c) for c in events),
         )
 
-    async def claim_reveals(self, round_ids: Sequence[int], revealed_at: dt.datetime) -> dict[int, Round]:
+    async def claim_practice(
+        self, round_ids: Sequence[int], revealed_at: dt.datetime, *, learn: bool, unsure: Collection[int] = ()
+    ) -> set[int]:
         rows = await self.conn.fetch(
-            f"UPDATE rounds SET revealed_at = $1 WHERE id = ANY($2::bigint[]) AND revealed_at IS NULL "
-            "AND kind = 'practice' "
-            f"RETURNING {ROUND_COLUMNS}",
+            "UPDATE rounds SET revealed_at = $1, learn_pending = CASE WHEN $3 THEN "
+            "CASE WHEN id = ANY($4::bigint[]) THEN 0 ELSE 1 END END "
+            "WHERE id = ANY($2::bigint[]) AND revealed_at IS NULL AND kind = 'practice' RETURNING id",
             revealed_at,
             list(round_ids),
+            learn,
+            sorted(unsure),
         )
-        return {r.id: r for r in map(round_from_row, rows)}
+        return {int(r[0]) for r in rows}
+
+    async def lock_learning(self) -> None:
+        await self.conn.execute("SELECT pg_advisory_xact_lock($1, 0)", LOCK_LEARNING)
+
+    async def pending_practice(self, limit: int, learner: tuple[str, str, str] | None) -> list[PendingAnswer]:
+        mine = "AND r.platform = ? AND r.space_id = ? AND r.user_id = ? " if learner else ""
+        # FOR UPDATE: a forget-me deleting these rounds waits, then deletes the cards written here
+        sql = numbered(PENDING_PRACTICE.format(learner=mine)) + " FOR UPDATE OF r"
+        rows = await self.conn.fetch(sql, *(learner or ()), limit)
+        return [PendingAnswer(int(r[0]), CardKey(r[1], r[2], r[3], r[4]), bool(r[6]), bool(r[5]), r[7]) for r in rows]
+
+    async def clear_pending(self, round_ids: Sequence[int]) -> None:
+        await self.conn.execute("UPDATE rounds SET learn_pending = NULL WHERE id = ANY($1::bigint[])", list(round_ids))
 
     async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
         rows = await self.conn.fetch(

@@ -14,7 +14,7 @@ from collections.abc import Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 
 from bot import learning
-from bot.learning import CardKey, LearnerCard, ReviewEvent
+from bot.learning import LEARN_BATCH, CardKey, LearnerCard, ReviewEvent
 from bot.model import (
     Answer,
     AnswerStatus,
@@ -51,6 +51,15 @@ class SettlingStore:
             return []
         async with self._settling() as tx:
             return await reveal_practice(tx, answers, revealed_at, learn=learn)
+
+    async def learn_practice(self, limit: int, learner: tuple[str, str, str] | None = None) -> int:
+        async with self._settling() as tx:
+            return await learn_practice(tx, limit, learner)
+
+    async def settle_learner(self, platform: str, space_id: str, user_id: str) -> None:
+        """Write this learner's marked practice answers into their cards (before their cards are read)."""
+        while await self.learn_practice(LEARN_BATCH, (platform, space_id, user_id)) >= LEARN_BATCH:
+            pass
 
     async def reveal_round(
         self,
@@ -140,24 +149,34 @@ async def update_learner_memory(
 async def reveal_practice(
     tx: RevealTransaction, answers: Sequence[PracticeAnswer], revealed_at: dt.datetime, *, learn: bool
 ) -> list[bool]:
-    """Reveal a batch of answered practice rounds (each once) and, with `learn`, rate each answer into the
-    learner's card, in order (a card met twice in a batch is reviewed twice). Per answer: revealed now."""
-    claimed = await tx.claim_reveals(sorted({a.round_id for a in answers}), revealed_at)
-    mine = [(a, claimed[a.round_id]) for a in answers if a.round_id in claimed]
-    if learn and mine:
-        keys = {a.round_id: CardKey(r.ref.platform, r.ref.space_id, a.user_id, r.question_id) for a, r in mine}
-        cards: dict[CardKey, LearnerCard] = await tx.cards_of(sorted(set(keys.values()), key=_card_order))
-        updates: list[tuple[LearnerCard, ReviewEvent]] = []
-        for a, _round in mine:
-            key = keys[a.round_id]
-            card = cards.get(key)
-            at = a.answered_at
-            if card is not None and card.last_review is not None and card.last_review > at:
-                at = card.last_review
-            cards[key], event = learning.review(card, key, a.correct, sure=a.sure, at=at)
-            updates.append((cards[key], event))
-        await tx.write_cards(updates)
+    """Reveal a batch of answered practice rounds (each once) and, with `learn`, mark each for its card
+    update, which learn_practice writes after the reply (a practice round has one answer: its learner's).
+    Per answer: revealed now."""
+    unsure = {a.round_id for a in answers if not a.sure} if learn else set()
+    claimed = await tx.claim_practice(sorted({a.round_id for a in answers}), revealed_at, learn=learn, unsure=unsure)
     return [a.round_id in claimed for a in answers]
+
+
+async def learn_practice(tx: RevealTransaction, limit: int, learner: tuple[str, str, str] | None = None) -> int:
+    """Rate up to `limit` marked practice answers into their learners' cards, oldest round first (a card
+    met twice is reviewed twice, in order), and unmark them; how many. One process at a time (so two
+    never review one card from the same old state)."""
+    await tx.lock_learning()
+    pending = await tx.pending_practice(limit, learner)
+    if not pending:
+        return 0
+    cards: dict[CardKey, LearnerCard] = await tx.cards_of(sorted({p.key for p in pending}, key=_card_order))
+    updates: list[tuple[LearnerCard, ReviewEvent]] = []
+    for p in pending:
+        card = cards.get(p.key)
+        at = p.answered_at
+        if card is not None and card.last_review is not None and card.last_review > at:
+            at = card.last_review
+        cards[p.key], event = learning.review(card, p.key, p.correct, sure=p.sure, at=at)
+        updates.append((cards[p.key], event))
+    await tx.write_cards(updates)
+    await tx.clear_pending([p.round_id for p in pending])
+    return len(pending)
 
 
 def _card_order(key: CardKey) -> tuple[str, str, str, str]:

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.learning import CardKey, LearnerCard, ReviewEvent
+from bot.learning import CardKey, LearnerCard, PendingAnswer, ReviewEvent
 from bot.model import (
     Answer,
     AnswerWrite,
@@ -42,7 +42,7 @@ from bot.model import (
 from bot.scoring import ranked
 from bot.store import settle
 from bot.store.migrations import load_migrations
-from bot.store.portable import PortableSql, Step
+from bot.store.portable import PENDING_PRACTICE, PortableSql, Step
 from bot.store.reminders_sql import PortableReminders
 from bot.store.reports_sql import ReportSql
 from bot.store.rows import (
@@ -278,6 +278,10 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         if not answers:
             return []
         return list(await self._settle_in_thread(settle.reveal_practice, answers, revealed_at, learn=learn))
+
+    async def learn_practice(self, limit: int, learner: tuple[str, str, str] | None = None) -> int:
+        """The card updates of marked practice answers in one trip to the connection's thread."""
+        return int(await self._settle_in_thread(settle.learn_practice, limit, learner))
 
     async def _settle_in_thread(self, step: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """A bot.store.settle coroutine run whole on the connection's thread, inside one BEGIN IMMEDIATE
@@ -656,14 +660,34 @@ class _Settle:
             [_event_row(event) for _, event in updates],
         )
 
-    async def claim_reveals(self, round_ids: Sequence[int], revealed_at: dt.datetime) -> dict[int, Round]:
+    async def claim_practice(
+        self, round_ids: Sequence[int], revealed_at: dt.datetime, *, learn: bool, unsure: Collection[int] = ()
+    ) -> set[int]:
         rows = await self._rows_in(
-            f"UPDATE rounds SET revealed_at = ? WHERE id IN ({{marks}}) AND revealed_at IS NULL AND kind = 'practice' "
-            f"RETURNING {ROUND_COLUMNS}",
-            (to_ts(revealed_at),),
+            "UPDATE rounds SET revealed_at = ?, learn_pending = ? WHERE id IN ({marks}) AND revealed_at IS NULL "
+            "AND kind = 'practice' RETURNING id",
+            (to_ts(revealed_at), 1 if learn else None),
             round_ids,
         )
-        return {r.id: r for r in map(round_from_row, rows)}
+        claimed = {int(r[0]) for r in rows}
+        doubted = sorted(claimed.intersection(unsure))
+        if doubted:
+            await self._rows_in("UPDATE rounds SET learn_pending = 0 WHERE id IN ({marks})", (), doubted)
+        return claimed
+
+    async def lock_learning(self) -> None:
+        pass  # BEGIN IMMEDIATE made this transaction the only writer
+
+    async def pending_practice(self, limit: int, learner: tuple[str, str, str] | None) -> list[PendingAnswer]:
+        mine = "AND r.platform = ? AND r.space_id = ? AND r.user_id = ? " if learner else ""
+        rows = await self.db.execute_fetchall(PENDING_PRACTICE.format(learner=mine), (*(learner or ()), limit))
+        return [
+            PendingAnswer(int(r[0]), CardKey(r[1], r[2], r[3], r[4]), bool(r[6]), bool(r[5]), from_ts(r[7]))
+            for r in rows
+        ]
+
+    async def clear_pending(self, round_ids: Sequence[int]) -> None:
+        await self._rows_in("UPDATE rounds SET learn_pending = NULL WHERE id IN ({marks})", (), round_ids)
 
     async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
         found: dict[CardKey, LearnerCard] = {}

@@ -674,7 +674,9 @@ class LearnerCardContract:
         other = await store.create_practice_round(REF, "bob", "q2", "tensors", T0)
         daily = await store.claim_daily_round(REF, DAY, "q3", "tensors", T0, None)
         at = T0 + dt.timedelta(minutes=1)
-        await store.add_answers([ans(r.id, u, at=at) for r, u in ((first, "ada"), (again, "ada"), (other, "bob"))], at)
+        later = at + dt.timedelta(seconds=5)
+        await store.add_answers([ans(first.id, "ada", correct=False, at=at), ans(other.id, "bob", at=at)], at)
+        await store.add_answers([ans(again.id, "ada", at=later)], later)
         batch = [
             PracticeAnswer(first.id, "ada", False, True, at),
             PracticeAnswer(again.id, "ada", True, False, at + dt.timedelta(seconds=5)),
@@ -699,6 +701,42 @@ class LearnerCardContract:
         assert await store.reveal_practice([PracticeAnswer(r.id, "ada", True, True, T0)], T0, learn=False) == [True]
         assert await store.learner_cards("test", "space", "ada") == []
         assert (await store.get_round(r.id)).revealed_at == T0
+        assert await store.learn_practice(500) == 0
+
+    async def test_practice_card_updates_are_marked_then_written_oldest_first_each_once(self, store):
+        rounds = []
+        for i, user in enumerate(("ada", "bob", "ada")):
+            r = await store.create_practice_round(REF, user, f"q{i}", "tensors", T0)
+            await store.add_answers([ans(r.id, user, correct=user == "bob", at=T0 + dt.timedelta(seconds=i))], T0)
+            rounds.append(r)
+        batch = [PracticeAnswer(r.id, r.user_id, True, r.user_id != "bob", T0) for r in rounds]
+        assert await store.reveal_practice(batch, T0 + dt.timedelta(minutes=1)) == [True, True, True]
+        assert await store.learn_practice(2) == 2  # the two oldest rounds: ada's q0, bob's q1
+        assert await store.learn_practice(2) == 1
+        assert await store.learn_practice(2) == 0  # each written once
+        events = await store.review_events("test", "space", "ada")
+        assert [(e.key.question_id, e.rating, e.sure) for e in events] == [("q0", 1, True), ("q2", 1, True)]
+        [bob] = await store.review_events("test", "space", "bob")
+        assert (bob.rating, bob.sure) == (2, False)  # right but not sure: Hard
+
+    async def test_reading_a_learners_cards_writes_their_marked_updates_first_and_no_one_elses(self, store):
+        mine = await store.create_practice_round(REF, "ada", "q1", "tensors", T0)
+        theirs = await store.create_practice_round(REF, "bob", "q1", "tensors", T0)
+        await store.add_answers([ans(mine.id, "ada", correct=False), ans(theirs.id, "bob")], T0)
+        batch = [PracticeAnswer(mine.id, "ada", False, True, T0), PracticeAnswer(theirs.id, "bob", True, True, T0)]
+        await store.reveal_practice(batch, T0)
+        [card] = await store.learner_cards("test", "space", "ada")
+        assert card.confident_miss and card.lapses == 1
+        assert await store.learn_practice(500) == 1  # bob's is still marked
+        assert await store.learn_practice(500) == 0
+
+    async def test_forget_me_drops_a_learners_marked_practice_updates(self, store):
+        r = await store.create_practice_round(REF, "ada", "q1", "tensors", T0)
+        await store.add_answers([ans(r.id, "ada")], T0)
+        await store.reveal_practice([PracticeAnswer(r.id, "ada", True, True, T0)], T0)
+        await store.forget_learner("test", "space", "ada")
+        assert await store.learn_practice(500) == 0
+        assert await store.learner_cards("test", "space", "ada") == []
 
 
 class PackContract:
@@ -763,3 +801,20 @@ class PackContract:
             ("q1", 2, (1, 1, 2, 0), 1),
             ("q2", 1, (0, 0, 0, 0), 0),
         ]
+
+
+class PracticeRestartContract:
+    """A practice answer acknowledged before a crash still reaches the learner's card after a restart."""
+
+    async def test_marked_card_updates_survive_a_restart_and_are_written_once(self, reopen):
+        first = await reopen()
+        r = await first.create_practice_round(REF, "ada", "q1", "tensors", T0)
+        await first.add_answers([ans(r.id, "ada", correct=False)], T0)
+        assert await first.reveal_practice([PracticeAnswer(r.id, "ada", False, True, T0)], T0) == [True]
+        await first.close()  # the process died before it wrote the card update
+        second = await reopen()
+        assert await second.learn_practice(500) == 1
+        assert await second.learn_practice(500) == 0
+        [card] = await second.learner_cards("test", "space", "ada")
+        assert card.lapses == 1 and card.confident_miss
+        await second.close()

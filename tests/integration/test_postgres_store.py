@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 
-from bot.model import ChannelRef, NewAnswer, Period, RevealInput, RevealResult
+from bot.model import ChannelRef, NewAnswer, Period, PracticeAnswer, RevealInput, RevealResult
 from bot.scoring import score_daily_round
 from bot.store import store_for_url
 from bot.store.migrations import load_migrations
@@ -38,6 +38,7 @@ from tests.integration.store_contract import (
     InstallationContract,
     LearnerCardContract,
     PackContract,
+    PracticeRestartContract,
     RestartContract,
     SeenOnceContract,
     StoreContract,
@@ -96,6 +97,7 @@ class TestPostgresStore(
     SeasonContract,
     ReminderContract,
     ReminderRestartContract,
+    PracticeRestartContract,
     RestartContract,
     SeenOnceContract,
     InstallationContract,
@@ -493,6 +495,39 @@ async def test_two_processes_never_pass_a_members_daily_report_limit(pg_url):
         assert sum(1 for status, _ in results if status is ReportWrite.ADDED) == 5
         assert {status for status, _ in results} == {ReportWrite.ADDED, ReportWrite.LIMIT}
         assert len(await stores[1].reports("test", "space")) == 5
+    finally:
+        for s in stores:
+            await s.close()
+
+
+async def test_two_processes_writing_practice_card_updates_write_each_once_in_order(pg_url):
+    """Both processes drain the marks at once (the lock lets one at a time): every answer is rated once,
+    and a card met in many rounds is reviewed once per round (no update is lost to a stale read)."""
+    stores = [PostgresStore(pg_url), PostgresStore(pg_url)]
+    for s in stores:
+        await s.open()
+    try:
+        first = stores[0]
+        batch = []
+        for i in range(60):
+            user, question = f"u{i % 3}", f"q{i % 2}"
+            r = await first.create_practice_round(REF, user, question, "tensors", T0)
+            at = T0 + dt.timedelta(minutes=i)
+            await first.add_answers([NewAnswer(r.id, user, 0, i % 4 != 0, at)], at)
+            batch.append(PracticeAnswer(r.id, user, i % 4 != 0, True, at))
+        assert all(await first.reveal_practice(batch, T0 + dt.timedelta(hours=2)))
+
+        async def drain(store: PostgresStore) -> int:
+            total = 0
+            while done := await store.learn_practice(7):
+                total += done
+            return total
+
+        assert sum(await asyncio.gather(*(drain(s) for s in stores))) == 60
+        for n in range(3):
+            cards = await first.learner_cards(REF.platform, REF.space_id, f"u{n}")
+            assert sorted(c.reviews for c in cards) == [10, 10]
+            assert len(await first.review_events(REF.platform, REF.space_id, f"u{n}")) == 20
     finally:
         for s in stores:
             await s.close()

@@ -19,7 +19,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 from collections import Counter
-from collections.abc import AsyncIterator, Hashable, Sequence
+from collections.abc import AsyncIterator, Collection, Hashable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TypeVar
 
@@ -27,7 +27,7 @@ from bot.errors import PackError, PackExists
 from bot.export import Miss
 from bot.forget import Forgotten
 from bot.installs import WorkspaceInstall
-from bot.learning import CardKey, LearnerCard, ReviewEvent
+from bot.learning import CardKey, LearnerCard, PendingAnswer, ReviewEvent
 from bot.model import (
     Answer,
     Board,
@@ -114,6 +114,7 @@ class _Tables:
     cards: dict[CardKey, LearnerCard] = field(default_factory=dict)
     review_log: dict[tuple[CardKey, dt.datetime], ReviewEvent] = field(default_factory=dict)
     doubts: dict[tuple[int, str], bool] = field(default_factory=dict)  # (round id, user): marked "not sure"
+    learn_pending: dict[int, bool] = field(default_factory=dict)  # practice round -> sure, card update to write
     packs: dict[tuple[str, str, str], tuple[int, list[tuple[str, str]]]] = field(default_factory=dict)
     round_questions: dict[int, str] = field(default_factory=dict)
     suggestions: dict[int, Suggestion] = field(default_factory=dict)
@@ -787,11 +788,13 @@ class InMemoryStore(MemoryReminders, SettlingStore):
     # ---- learner memory -------------------------------------------------------------------------
 
     async def learner_cards(self, platform: str, space_id: str, user_id: str) -> list[LearnerCard]:
+        await self.settle_learner(platform, space_id, user_id)
         t = await self._db()
         mine = [c for k, c in t.cards.items() if (k.platform, k.space_id, k.user_id) == (platform, space_id, user_id)]
         return sorted(mine, key=lambda c: c.key.question_id)
 
     async def review_events(self, platform: str, space_id: str, user_id: str) -> list[ReviewEvent]:
+        await self.settle_learner(platform, space_id, user_id)
         t = await self._db()
         mine = [
             e
@@ -821,6 +824,7 @@ class InMemoryStore(MemoryReminders, SettlingStore):
         return sorted(out, key=lambda m: (-m.last_answered_at.timestamp(), m.question_id))
 
     async def forget_learner(self, platform: str, space_id: str, user_id: str) -> Forgotten:
+        await self.settle_learner(platform, space_id, user_id)
         t = await self._db()  # no await from here on: one atomic change
         scores = 0
         for key, board in t.scores.items():
@@ -1204,15 +1208,42 @@ class _Settle:
         keys = {u: CardKey(platform, space_id, u, question_id) for u in users}
         return {u: self.t.cards[k] for u, k in keys.items() if k in self.t.cards}
 
-    async def claim_reveals(self, round_ids: Sequence[int], revealed_at: dt.datetime) -> dict[int, Round]:
-        claimed = {}
+    async def claim_practice(
+        self, round_ids: Sequence[int], revealed_at: dt.datetime, *, learn: bool, unsure: Collection[int] = ()
+    ) -> set[int]:
+        claimed = set()
         for rid in round_ids:
             if rid not in self.t.rounds or self.t.rounds[rid].kind is not RoundKind.PRACTICE:
                 continue
-            round_ = await self.claim_reveal(rid, revealed_at)
-            if round_ is not None:
-                claimed[rid] = round_
+            if await self.claim_reveal(rid, revealed_at) is not None:
+                claimed.add(rid)
+                if learn:
+                    self._put(self.t.learn_pending, rid, rid not in unsure)
         return claimed
+
+    async def lock_learning(self) -> None:
+        pass  # a settle runs without a break
+
+    async def pending_practice(self, limit: int, learner: tuple[str, str, str] | None) -> list[PendingAnswer]:
+        found: list[PendingAnswer] = []
+        for rid in sorted(self.t.learn_pending):
+            round_ = self.t.rounds.get(rid)
+            answer = self.t.answers.get(rid, {}).get(round_.user_id or "") if round_ is not None else None
+            if round_ is None or answer is None or round_.user_id is None:
+                continue
+            ref = round_.ref
+            if learner is not None and (ref.platform, ref.space_id, round_.user_id) != learner:
+                continue
+            key = CardKey(ref.platform, ref.space_id, round_.user_id, round_.question_id)
+            found.append(PendingAnswer(rid, key, answer.correct, self.t.learn_pending[rid], answer.answered_at))
+            if len(found) == limit:
+                break
+        return found
+
+    async def clear_pending(self, round_ids: Sequence[int]) -> None:
+        for rid in round_ids:
+            if rid in self.t.learn_pending:
+                self._put(self.t.learn_pending, rid, _GONE)
 
     async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
         return {k: self.t.cards[k] for k in keys if k in self.t.cards}

@@ -8,9 +8,21 @@ import random
 import pytest
 
 from bot import cards
+from bot.app.scheduler import DailyScheduler
 from bot.errors import BadSetting
 from bot.learning import CardKey, review
-from bot.model import LETTERS, ChannelRef, Difficulty, Period, ReviewEmpty, RoundKind, StatsCard, TopicStats
+from bot.model import (
+    LETTERS,
+    ChannelRef,
+    Difficulty,
+    NewAnswer,
+    Period,
+    PracticeAnswer,
+    ReviewEmpty,
+    RoundKind,
+    StatsCard,
+    TopicStats,
+)
 from bot.quiz import QuizService
 from bot.review import learning_stats, plan_review
 from bot.settings import ConfigChange
@@ -91,6 +103,27 @@ async def test_practice_updates_the_card_at_once_and_not_sure_is_hard(env):
     assert memory.key == CardKey("fake", "space-1", "ada", round_.question_id)
     [event] = await store.review_events("fake", "space-1", "ada")
     assert (event.rating, event.sure) == (2, False)
+
+
+async def test_a_practice_answers_card_update_is_written_in_the_background_after_the_reply(env):
+    service, store, clock = env
+    card = await service.start_practice(REF, "ada", "autograd")
+    await service.submit_answer(card.round_id, "ada", 0)
+    await service.close()  # waits for the background write; nothing read the learner's cards meanwhile
+    assert await store.learn_practice(500) == 0  # nothing left marked: the drain wrote it
+    [event] = await store.review_events("fake", "space-1", "ada")
+    assert event.key.question_id == (await store.get_round(card.round_id)).question_id
+
+
+async def test_the_tick_writes_card_updates_left_marked_by_a_crashed_process(env):
+    service, store, clock = env
+    round_ = await store.create_practice_round(REF, "ada", "q-crash", "autograd", clock.now())
+    await store.add_answers([NewAnswer(round_.id, "ada", 1, False, clock.now())], clock.now())
+    assert await store.reveal_practice([PracticeAnswer(round_.id, "ada", False, True, clock.now())], clock.now())
+    await DailyScheduler(service, clock).tick()
+    assert await store.learn_practice(500) == 0
+    [card] = await store.learner_cards("fake", "space-1", "ada")
+    assert card.key.question_id == "q-crash" and card.confident_miss
 
 
 async def test_a_confident_wrong_practice_answer_says_so_and_an_unsure_one_does_not(env):

@@ -237,6 +237,7 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
     hot = await seed(store, refs, args.answers_per_round)
     seeded = time.perf_counter() - t_seed
     gc.collect()
+    rss_seeded = rss_mb()
     clock = RealTimeClock(INSTANT - dt.timedelta(seconds=LEAD))
     sent: dict[tuple[str, str], dt.datetime] = {}
     opened: list[int] = list(hot)
@@ -288,6 +289,7 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
         await asyncio.sleep(0.001)
     await asyncio.gather(*tasks)
     loaded_cpu = time.process_time() - cpu0
+    rss_loaded = rss_mb()
     posts = [(sent[("post", r.channel_id)] - INSTANT).total_seconds() for r in refs if ("post", r.channel_id) in sent]
     reveals = [
         (sent[("reveal", r.channel_id)] - INSTANT).total_seconds() for r in refs if ("reveal", r.channel_id) in sent
@@ -351,6 +353,8 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
         "quiet_done": quiet_done,
         "loaded_cpu_s": loaded_cpu,
         "rss_mb": rss_mb(),
+        "rss_seeded_mb": rss_seeded,
+        "rss_loaded_mb": rss_loaded,
         "seed_s": seeded,
         "max_in_flight": max(p.max_in_flight for p in platforms.values()),
         "rate_waited_s": sum(p.limits.waited for p in platforms.values()),
@@ -388,7 +392,8 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
         f"{result['loaded_cpu_ms_per_channel']:.2f} ms; {loaded_cpu:.1f} s in all"
     )
     print(
-        f"RSS high-water mark: {result['rss_mb']:.0f} MB (target < 150)  max platform calls in flight: "
+        f"RSS high-water mark: {result['rss_mb']:.0f} MB (target < 150; {rss_seeded:.0f} MB once seeded, "
+        f"{rss_loaded:.0f} MB after the loaded run)  max platform calls in flight: "
         f"{result['max_in_flight']}  lease {SEND_LEASE}"
     )
     return result

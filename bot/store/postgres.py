@@ -541,16 +541,18 @@ class _Settle:
                 self._before[(ref.platform, ref.space_id, round_.local_date)] = previous
             self._answers[round_.id] = tuple(answer_from_row(a) for a in answers)
             users = {a[1] for a in answers}
-            self._streaks.update({(ref.platform, ref.space_id, u): None for u in users})
-            self._streaks.update(
-                {(ref.platform, ref.space_id, u): StreakState(int(c), int(b), d) for u, c, b, d in streaks}
-            )
+            if round_.kind is RoundKind.DAILY:  # (the statement reads streaks for daily rounds only)
+                self._streaks.update({(ref.platform, ref.space_id, u): None for u in users})
+                self._streaks.update(
+                    {(ref.platform, ref.space_id, u): StreakState(int(c), int(b), d) for u, c, b, d in streaks}
+                )
             self._doubts[round_.id] = set(doubts)
             if learn:
                 self._cards.update({CardKey(ref.platform, ref.space_id, u, round_.question_id): None for u in users})
                 self._cards.update({c.key: c for c in map(card_from_row, cards)})
-            self._configs[round_.id] = config_from_row(config) if found else None
-            self._speed[(ref.platform, ref.channel_id)] = bool(found and config_from_row(config).speed_bonus)
+            channel = config_from_row(config) if found else None
+            self._configs[round_.id] = channel
+            self._speed[(ref.platform, ref.channel_id)] = channel is not None and channel.speed_bonus
 
     def revealed(self, round_id: int) -> tuple[Round, tuple[Answer, ...], ChannelConfig | None]:
         """A round revealed by this batch as the transaction leaves it: its row, its answers (scored, in the

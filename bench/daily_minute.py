@@ -48,6 +48,14 @@ the lane is done, the first one 29 s after 09:00). RSS is unchanged within noise
 answer p99 is single-run noise (the loop is saturated either way). Still missed: core < 0.5 ms and the 60 s
 post deadline on PostgreSQL; the remaining per-round trips of a reveal (claim, answers, previous date,
 speed bonus) are the next target.
+
+Then (2026-12-01, busy shared machine; main aad1a00 vs the pgtrips branch, two pairs of single runs, 10,000
+channels): a PostgreSQL reveal batch takes its round and space locks in one statement and claims all its
+rounds in one more, which also reads their answers, previous dates, streaks, doubts, cards and channels; the
+reveal steps answer from those rows and only the writes go to the server. Trips per quiet round: ~5.6 -> ~1.2.
+Core per channel (quiet day): 1.292 -> 0.942 ms and 1.294 -> 0.895 ms (ratio 0.73 and 0.69; main is slower
+here than the 0.878 ms above because the machine was busier). Still over 0.5 ms; the loaded runs' answer
+p99 and deadlines swung with the machine's load (runs with "Busy" refusals on both sides), no ratio there.
 """
 
 from __future__ import annotations

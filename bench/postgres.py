@@ -7,6 +7,13 @@ The same measurements as bench/answers.py and bench/leaderboard.py, each on a fr
 SQLite file, and a throwaway PostgreSQL database (studybot_bench_<random>, dropped afterwards) on the
 server of --url (or STUDYBOT_BENCH_POSTGRES_URL). Targets are SQLite's where the network hop allows:
 answers >= 30,000/s through the core, p99 < 20 ms at 10,000/s offered, top 10 + own rank < 2 ms.
+
+2026-12-01, busy shared machine, main aad1a00 vs the pgtrips branch (an answer batch as one statement: the
+FOR SHARE window check and the insert, no BEGIN/COMMIT; 4 trips -> 1), three pairs with --skip-leaderboard:
+PostgreSQL core/raw 0.55 -> 0.50, 0.43 -> 0.45, 0.50 -> 0.48: no change within noise (batches of ~2,000
+answers spend their time in the insert and in Python, not in trips), so the >= 0.5 target is still at the
+edge. PostgreSQL at 10,000/s offered: p50 14.8 -> 3.7, 5.3 -> 5.4, 5.0 -> 3.3 ms; p99 47 -> 26, 20 -> 60,
+15 -> 20 ms (noise).
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ same answers the single-writer SQLite store gives:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import logging
 from collections.abc import AsyncIterator, Collection, Iterable, Sequence
@@ -26,7 +27,9 @@ import asyncpg
 from bot.learning import CardKey, LearnerCard, PendingAnswer, ReviewEvent
 from bot.model import (
     Answer,
+    AnswerWrite,
     Board,
+    ChannelConfig,
     ChannelRef,
     DueChannel,
     LeaderboardRow,
@@ -34,6 +37,7 @@ from bot.model import (
     Period,
     RevealedRound,
     Round,
+    RoundKind,
     Scorer,
     SendClaim,
     SpaceFilter,
@@ -59,7 +63,7 @@ from bot.store.rows import (
     opened,
     round_from_row,
 )
-from bot.store.settle import SettlingStore, reveal
+from bot.store.settle import SettlingStore, answer_writes, reveal, sort_answers
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +83,53 @@ LOCK_REPORTS = 0x53420062  # one report decision per (space, reporter) at a time
 LOCK_LEARNING = 0x53420071  # one writer of practice card updates at a time (bot.store.settle.learn_practice)
 
 TableSpec = tuple[str, Sequence[str], Sequence[str]]  # table, columns, ORDER BY columns
+
+ROUND_WIDTH = len(ROUND_COLUMNS.split(","))
+# A reveal batch's locks in one statement: its rounds FOR UPDATE in id order, then (the GROUP BY reads them
+# all first) each of their spaces' advisory locks in one order (byte order of platform, then space).
+LOCK_ROUNDS = (
+    "WITH r AS MATERIALIZED (SELECT platform, space_id FROM rounds WHERE id = ANY($2::bigint[]) "
+    "ORDER BY id FOR UPDATE) "
+    "SELECT s.platform, s.space_id, pg_advisory_xact_lock($1, hashtext(s.platform || chr(31) || s.space_id)) "
+    'FROM (SELECT platform, space_id FROM r GROUP BY 1, 2 ORDER BY platform COLLATE "C", space_id COLLATE "C" '
+    "OFFSET 0) s"
+)
+# Claim a reveal batch's rounds and read, per round claimed, what its reveal reads: the space's latest
+# revealed daily date before the round's (as it stood before this statement's claims), its answers, their
+# streaks, its doubts, their cards ($3: with learning) and its channel's settings (rows.config_from_row).
+CLAIM_BATCH = (
+    f"WITH c AS (UPDATE rounds SET revealed_at = $1 WHERE id = ANY($2::bigint[]) AND revealed_at IS NULL "
+    f"RETURNING {ROUND_COLUMNS}) "
+    "SELECT c.*, "
+    "(SELECT MAX(p.local_date) FROM rounds p WHERE p.platform = c.platform AND p.space_id = c.space_id "
+    "AND p.kind = 'daily' AND p.revealed_at IS NOT NULL AND p.local_date < c.local_date), "
+    f"ARRAY(SELECT ROW({', '.join('a.' + col for col in ANSWER_COLUMNS.split(', '))}) FROM answers a "
+    "WHERE a.round_id = c.id ORDER BY a.answered_at, a.user_id), "
+    "ARRAY(SELECT ROW(s.user_id, s.current, s.best, s.last_date) FROM answers a JOIN streaks s "
+    "ON s.platform = c.platform AND s.space_id = c.space_id AND s.user_id = a.user_id "
+    "WHERE a.round_id = c.id AND c.kind = 'daily'), "
+    "ARRAY(SELECT d.user_id FROM answer_doubts d WHERE d.round_id = c.id), "
+    f"ARRAY(SELECT ROW({', '.join('k.' + col for col in CARD_COLUMNS.split(', '))}) FROM answers a "
+    "JOIN learner_cards k ON k.platform = c.platform AND k.space_id = c.space_id AND k.user_id = a.user_id "
+    "AND k.question_id = c.question_id WHERE $3 AND a.round_id = c.id), "
+    "ch.* FROM c LEFT JOIN LATERAL "
+    f"(SELECT true AS found, {CHANNEL_COLUMNS} FROM channels WHERE platform = c.platform "
+    "AND channel_id = c.channel_id) ch ON true"
+)
+# An answer batch in one statement (one implicit transaction): its rounds locked FOR SHARE in id order
+# (all of them, as the aggregate reads them, before any insert), then the answers to the open ones
+# inserted. Rows: each round found (kind 0: id, NULL, revealed_at, closes_at), each answer inserted
+# (kind 1: round, user).
+RECORD_ANSWERS = (
+    "WITH w AS MATERIALIZED (SELECT id, revealed_at, closes_at FROM rounds WHERE id = ANY($1::bigint[]) "
+    "ORDER BY id FOR SHARE), "
+    "o AS (SELECT array_agg(id) AS ids FROM w WHERE revealed_at IS NULL AND (closes_at IS NULL OR closes_at > $7)), "
+    "i AS (INSERT INTO answers (round_id, user_id, choice, correct, answered_at) "
+    "SELECT u.* FROM unnest($2::bigint[], $3::text[], $4::smallint[], $5::boolean[], $6::timestamptz[]) "
+    "AS u(round_id, user_id, choice, correct, answered_at) WHERE u.round_id = ANY((SELECT ids FROM o)::bigint[]) "
+    "ON CONFLICT DO NOTHING RETURNING round_id, user_id) "
+    "SELECT 0, id, NULL::text, revealed_at, closes_at FROM w UNION ALL SELECT 1, round_id, user_id, NULL, NULL FROM i"
+)
 
 
 def redact(url: str) -> str:
@@ -270,6 +321,28 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         out = [SendClaim(round_from_row(tuple(r)[:-3]), int(r[-3]), r[-1] == "sending", int(r[-2])) for r in rows]
         return sorted(out, key=lambda c: c.round.id)
 
+    async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
+        """bot.store.settle.add_answers in one statement (RECORD_ANSWERS), and a second only for duplicates."""
+        if not answers:
+            return []
+        firsts: dict[tuple[int, str], NewAnswer] = {}
+        for a in answers:
+            firsts.setdefault((a.round_id, a.user_id), a)
+        rows = await self.pool.fetch(
+            RECORD_ANSWERS,
+            sorted({a.round_id for a in answers}),
+            *(list(column) for column in zip(*firsts.values(), strict=True)),
+            now,
+        )
+        windows = {r[1]: (r[3], r[4]) for r in rows if r[0] == 0}
+        inserted = {(r[1], r[2]) for r in rows if r[0] == 1}
+        results, pending = sort_answers(answers, windows, now)
+        return await answer_writes(answers, results, pending, inserted, self._stored_choices)
+
+    async def _stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
+        async with self.pool.acquire() as conn:
+            return await _Settle(conn).stored_choices(keys)
+
     async def reveal_due_rounds(
         self,
         round_ids: Sequence[int],
@@ -282,53 +355,17 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         if not round_ids:
             return []
         async with self._settling() as tx:
-            # the rounds first, in id order as answer batches lock them (FOR SHARE), then their spaces in one
-            # order: a batch never waits in a circle with an answer batch or another reveal
-            rows = await tx.conn.fetch(
-                "SELECT platform, space_id FROM rounds WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE",
-                list(round_ids),
-            )
-            for platform, space_id in sorted({(r["platform"], r["space_id"]) for r in rows}):
-                await tx.lock_space(ChannelRef(platform, space_id, ""))
+            await tx.lock_rounds(round_ids)
+            await tx.claim_batch(round_ids, revealed_at, learn=learn)
             done = [rid for rid in round_ids if await reveal(tx, rid, revealed_at, scorer, learn=learn)]
+            revealed = [tx.revealed(rid) for rid in done]
         if not done:
             return []
         claims = await self._claim_sends(
             "reveal", revealed_at, lease_until, len(done), None, False, None, round_ids=done
         )
         mine = {c.round.id: c for c in claims}
-        async with self.pool.acquire() as conn:
-            rounds = {
-                r["id"]: round_from_row(r)
-                for r in await conn.fetch(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = ANY($1::bigint[])", done)
-            }
-            answers: dict[int, list[Answer]] = {rid: [] for rid in done}
-            for r in await conn.fetch(
-                f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ANY($1::bigint[]) "
-                "ORDER BY round_id, answered_at, user_id",
-                done,
-            ):
-                answers[r["round_id"]].append(answer_from_row(r))
-            refs = sorted({(r.ref.platform, r.ref.channel_id) for r in rounds.values()})
-            configs = {
-                (r["platform"], r["channel_id"]): config_from_row(r)
-                for r in await conn.fetch(
-                    f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE (platform, channel_id) IN "
-                    "(SELECT * FROM unnest($1::text[], $2::text[]))",
-                    [p for p, _ in refs],
-                    [c for _, c in refs],
-                )
-            }
-        return [
-            RevealedRound(
-                rounds[rid],
-                tuple(answers[rid]),
-                configs.get((rounds[rid].ref.platform, rounds[rid].ref.channel_id)),
-                mine.get(rid),
-            )
-            for rid in done
-            if rid in rounds
-        ]
+        return [RevealedRound(round_, answers, config, mine.get(round_.id)) for round_, answers, config in revealed]
 
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
         where, params = _space_sql(spaces, 3)
@@ -463,13 +500,75 @@ class _PgTx:
 
 class _Settle:
     """The reveal and answer-batch steps (bot.ports.RevealTransaction, AnswerTransaction) on one open
-    transaction. Batches lock their rounds FOR SHARE and a reveal takes the space's advisory lock."""
+    transaction. Batches lock their rounds FOR SHARE and a reveal takes the space's advisory lock.
+
+    A reveal batch (`lock_rounds`, then `claim_batch`) claims all its rounds in one statement that also reads
+    what their reveals will read; the steps then answer from those rows, as the same reads one round after
+    another would have (a round sees the daily dates claimed before it in the batch, and the streaks and
+    cards written before it), so each round's reveal costs trips only for its writes."""
 
     def __init__(self, conn: asyncpg.Connection) -> None:
         self.conn = conn
         self._locked: set[tuple[str, str]] = set()  # spaces whose lock this transaction holds already
+        self._batch: set[int] = set()  # the rounds of claim_batch
+        self._claimed: dict[int, Round] = {}  # those it claimed (as revealed now)
+        self._untaken: set[int] = set()  # those claimed but not yet taken by claim_reveal
+        self._taken: dict[tuple[str, str], list[dt.date]] = {}  # daily dates taken so far, by space
+        self._before: dict[tuple[str, str, dt.date], dt.date | None] = {}  # previous dates before the batch
+        self._answers: dict[int, tuple[Answer, ...]] = {}
+        self._configs: dict[int, ChannelConfig | None] = {}
+        self._speed: dict[tuple[str, str], bool] = {}  # (platform, channel): speed bonus on
+        self._streaks: dict[tuple[str, str, str], StreakState | None] = {}  # None: known to have none
+        self._doubts: dict[int, set[str]] = {}
+        self._cards: dict[CardKey, LearnerCard | None] = {}
+
+    async def lock_rounds(self, round_ids: Sequence[int]) -> None:
+        """Lock a reveal batch's rounds in id order (as answer batches do, FOR SHARE), then their spaces in
+        one order, all in one statement: a batch never waits in a circle with an answer batch or another
+        reveal."""
+        rows = await self.conn.fetch(LOCK_ROUNDS, LOCK_SPACE, list(round_ids))
+        self._locked.update((r[0], r[1]) for r in rows)
+
+    async def claim_batch(self, round_ids: Sequence[int], revealed_at: dt.datetime, *, learn: bool) -> None:
+        """Claim these rounds' reveals and read their reveals' inputs (after lock_rounds)."""
+        self._batch.update(round_ids)
+        for r in await self.conn.fetch(CLAIM_BATCH, revealed_at, list(round_ids), learn):
+            round_ = round_from_row(r[:ROUND_WIDTH])
+            previous, answers, streaks, doubts, cards, found, *config = r[ROUND_WIDTH:]
+            ref = round_.ref
+            self._claimed[round_.id] = round_
+            self._untaken.add(round_.id)
+            if round_.local_date is not None:
+                self._before[(ref.platform, ref.space_id, round_.local_date)] = previous
+            self._answers[round_.id] = tuple(answer_from_row(a) for a in answers)
+            users = {a[1] for a in answers}
+            if round_.kind is RoundKind.DAILY:  # (the statement reads streaks for daily rounds only)
+                self._streaks.update({(ref.platform, ref.space_id, u): None for u in users})
+                self._streaks.update(
+                    {(ref.platform, ref.space_id, u): StreakState(int(c), int(b), d) for u, c, b, d in streaks}
+                )
+            self._doubts[round_.id] = set(doubts)
+            if learn:
+                self._cards.update({CardKey(ref.platform, ref.space_id, u, round_.question_id): None for u in users})
+                self._cards.update({c.key: c for c in map(card_from_row, cards)})
+            channel = config_from_row(config) if found else None
+            self._configs[round_.id] = channel
+            self._speed[(ref.platform, ref.channel_id)] = channel is not None and channel.speed_bonus
+
+    def revealed(self, round_id: int) -> tuple[Round, tuple[Answer, ...], ChannelConfig | None]:
+        """A round revealed by this batch as the transaction leaves it: its row, its answers (scored, in the
+        order they came) and its channel's settings."""
+        return self._claimed[round_id], self._answers[round_id], self._configs[round_id]
 
     async def claim_reveal(self, round_id: int, revealed_at: dt.datetime) -> Round | None:
+        if round_id in self._batch:  # claimed (or found revealed already) by claim_batch
+            if round_id not in self._untaken:
+                return None
+            self._untaken.discard(round_id)
+            round_ = self._claimed[round_id]
+            if round_.kind is RoundKind.DAILY and round_.local_date is not None:
+                self._taken.setdefault((round_.ref.platform, round_.ref.space_id), []).append(round_.local_date)
+            return round_
         row = await self.conn.fetchrow(
             f"UPDATE rounds SET revealed_at = $1 WHERE id = $2 AND revealed_at IS NULL RETURNING {ROUND_COLUMNS}",
             revealed_at,
@@ -489,20 +588,32 @@ class _Settle:
         self._locked.add(space)
 
     async def answers(self, round_id: int) -> tuple[Answer, ...]:
+        if round_id in self._answers:
+            return self._answers[round_id]
         rows = await self.conn.fetch(f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = $1", round_id)
         return tuple(answer_from_row(r) for r in rows)
 
     async def previous_date(self, ref: ChannelRef, before: dt.date) -> dt.date | None:
-        day: dt.date | None = await self.conn.fetchval(
-            "SELECT MAX(local_date) FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
-            "AND revealed_at IS NOT NULL AND local_date < $3",
-            ref.platform,
-            ref.space_id,
-            before,
-        )
-        return day
+        space = (ref.platform, ref.space_id)
+        taken = [d for d in self._taken.get(space, ()) if d < before]  # claimed by this batch so far
+        key = (*space, before)
+        if key in self._before:
+            day = self._before[key]
+        else:  # as it stood before the batch: its rounds not taken yet are left out
+            day = await self.conn.fetchval(
+                "SELECT MAX(local_date) FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
+                "AND revealed_at IS NOT NULL AND local_date < $3 AND NOT (id = ANY($4::bigint[]))",
+                ref.platform,
+                ref.space_id,
+                before,
+                list(self._untaken),
+            )
+        return max([*taken, day] if day is not None else taken, default=None)
 
     async def streaks(self, ref: ChannelRef, users: Sequence[str]) -> dict[str, StreakState]:
+        keys = [(ref.platform, ref.space_id, u) for u in users]
+        if all(k in self._streaks for k in keys):
+            return {k[2]: s for k in keys if (s := self._streaks[k]) is not None}
         # a join with unnest, not `user_id = ANY($3)`: a filter on a 10,000-element array is checked row by row
         return {
             r[0]: StreakState(int(r[1]), int(r[2]), r[3])
@@ -517,6 +628,8 @@ class _Settle:
         }
 
     async def speed_bonus(self, ref: ChannelRef) -> bool:
+        if (ref.platform, ref.channel_id) in self._speed:
+            return self._speed[(ref.platform, ref.channel_id)]
         return bool(
             await self.conn.fetchval(
                 "SELECT speed_bonus FROM channels WHERE platform = $1 AND channel_id = $2", ref.platform, ref.channel_id
@@ -524,6 +637,11 @@ class _Settle:
         )
 
     async def write_points(self, round_id: int, points: dict[str, int]) -> None:
+        if round_id in self._answers:
+            self._answers[round_id] = tuple(
+                dataclasses.replace(a, points=points[a.user_id]) if a.user_id in points else a
+                for a in self._answers[round_id]
+            )
         users = sorted(points)
         await self.conn.execute(
             "UPDATE answers AS a SET points = u.points FROM unnest($2::text[], $3::integer[]) "
@@ -534,6 +652,7 @@ class _Settle:
         )
 
     async def write_streaks(self, ref: ChannelRef, streaks: dict[str, StreakState]) -> None:
+        self._streaks.update({(ref.platform, ref.space_id, u): s for u, s in streaks.items()})
         users = sorted(streaks)
         states = [streaks[u] for u in users]
         await self.conn.execute(
@@ -601,12 +720,17 @@ class _Settle:
         )
 
     async def doubts(self, round_id: int) -> set[str]:
+        if round_id in self._doubts:
+            return set(self._doubts[round_id])
         rows = await self.conn.fetch("SELECT user_id FROM answer_doubts WHERE round_id = $1", round_id)
         return {r[0] for r in rows}
 
     async def cards(
         self, platform: str, space_id: str, question_id: str, users: Sequence[str]
     ) -> dict[str, LearnerCard]:
+        keys = [CardKey(platform, space_id, u, question_id) for u in users]
+        if all(k in self._cards for k in keys):
+            return {k.user_id: c for k in keys if (c := self._cards[k]) is not None}
         rows = await self.conn.fetch(
             f"SELECT {', '.join('c.' + c for c in CARD_COLUMNS.split(', '))} FROM learner_cards c "
             "JOIN unnest($4::text[]) AS u(user_id) ON c.user_id = u.user_id "
@@ -622,6 +746,7 @@ class _Settle:
         if not updates:
             return
         latest = {card.key: card for card, _ in updates}
+        self._cards.update(latest)
         cols = list(zip(*(card_values(card) for card in latest.values()), strict=True))
         await self.conn.execute(
             f"INSERT INTO learner_cards ({CARD_COLUMNS}) SELECT * FROM unnest($1::text[], $2::text[], "

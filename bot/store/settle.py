@@ -10,7 +10,7 @@ and one method per store.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 
 from bot import learning
@@ -207,6 +207,19 @@ async def add_answers(tx: AnswerTransaction, answers: Sequence[NewAnswer], now: 
     if not answers:
         return []
     windows = await tx.round_windows(sorted({a.round_id for a in answers}))
+    results, pending = sort_answers(answers, windows, now)
+    inserted = await tx.insert_answers([answers[i] for i in pending]) if pending else set()
+    return await answer_writes(answers, results, pending, inserted, tx.stored_choices)
+
+
+Windows = dict[int, tuple[dt.datetime | None, dt.datetime | None]]  # round id: (revealed_at, closes_at)
+
+
+def sort_answers(
+    answers: Sequence[NewAnswer], windows: Windows, now: dt.datetime
+) -> tuple[list[AnswerWrite | None], list[int]]:
+    """Each answer's status where its round decides it (UNKNOWN, CLOSED; None otherwise), and the answers
+    to insert (by index): the first by each user to each open round."""
     results: list[AnswerWrite | None] = [None] * len(answers)
     pending: list[int] = []
     seen: set[tuple[int, str]] = set()
@@ -219,14 +232,25 @@ async def add_answers(tx: AnswerTransaction, answers: Sequence[NewAnswer], now: 
         elif key not in seen:
             seen.add(key)
             pending.append(i)
-    inserted = await tx.insert_answers([answers[i] for i in pending]) if pending else set()
+    return results, pending
+
+
+async def answer_writes(
+    answers: Sequence[NewAnswer],
+    results: list[AnswerWrite | None],
+    pending: Sequence[int],
+    inserted: Collection[tuple[int, str]],
+    stored_choices: Callable[[Sequence[tuple[int, str]]], Awaitable[dict[tuple[int, str], int]]],
+) -> list[AnswerWrite]:
+    """The batch's results once the `pending` answers are tried: RECORDED for those inserted, the rest
+    DUPLICATE with the stored choice."""
     for i in pending:
         if (answers[i].round_id, answers[i].user_id) in inserted:
             results[i] = AnswerWrite(AnswerStatus.RECORDED)
     duplicates = [i for i, r in enumerate(results) if r is None]
     if duplicates:
         keys = sorted({(answers[i].round_id, answers[i].user_id) for i in duplicates})
-        stored = await tx.stored_choices(keys)
+        stored = await stored_choices(keys)
         for i in duplicates:
             results[i] = AnswerWrite(AnswerStatus.DUPLICATE, stored.get((answers[i].round_id, answers[i].user_id)))
     return [r for r in results if r is not None]

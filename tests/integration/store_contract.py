@@ -495,6 +495,58 @@ class StoreContract:
         assert again.round.id == r2.id and again.attempts == 2
         assert await store.reveal_due_rounds([], closes, score_daily_round, lease) == []
 
+    async def test_a_reveal_batch_scores_as_its_rounds_revealed_one_by_one(self, store):
+        """Rounds of one space in one batch, out of date order, the same users answering each, two asking one
+        question: points, streaks (over the dates revealed before each round), boards and cards come out as
+        when each round is revealed alone, in the same order."""
+        from bot.scoring import period_keys
+
+        closes = T0 + dt.timedelta(days=4)
+
+        async def play(space: str, batch: bool) -> object:
+            refs = [ChannelRef("test", space, f"{space}-{i}") for i in range(3)]
+            for i, ref in enumerate(refs):
+                await store.save_channel(ChannelConfig(ref=ref, speed_bonus=i != 1))
+            old = await store.claim_daily_round(refs[0], DAY - dt.timedelta(days=1), "q0", "tensors", T0, closes)
+            await store.add_answers([ans(old.id, "ada")], T0)
+            await store.reveal_round(old.id, closes, score_daily_round)
+            days = [DAY + dt.timedelta(days=2), DAY, DAY + dt.timedelta(days=1)]
+            rounds = [
+                await store.claim_daily_round(ref, day, q, "tensors", T0, closes)
+                for ref, day, q in zip(refs, days, ["q1", "q2", "q1"], strict=True)
+            ]
+            for i, r in enumerate(rounds):
+                later = T0 + dt.timedelta(seconds=i)
+                await store.add_answers([ans(r.id, "ada", at=later), ans(r.id, "bob", 1, i == 1, later)], T0)
+            await store.mark_unsure(rounds[1].id, "ada")
+            ids = [r.id for r in rounds]
+            if batch:
+                got = await store.reveal_due_rounds(ids, closes, score_daily_round, closes)
+                assert [g.round.id for g in got] == ids
+                assert [[(a.user_id, a.points) for a in g.answers] for g in got] == [
+                    [(a.user_id, a.points) for a in await store.round_answers(rid)] for rid in ids
+                ]
+            else:
+                for rid in ids:
+                    assert await store.reveal_round(rid, closes, score_daily_round)
+            points = [sorted((a.user_id, a.points) for a in await store.round_answers(rid)) for rid in ids]
+            streaks = [await store.streak("test", space, u) for u in ("ada", "bob")]
+            boards = [
+                await store.leaderboard("test", space, period, key, 10)
+                for day in days
+                for period, key in period_keys(day)
+            ]
+            cards = [
+                [(c.key.user_id, c.key.question_id, c.state, c.stability, c.due, c.reviews, c.confident_miss)]
+                for u in ("ada", "bob")
+                for c in await store.learner_cards("test", space, u)
+            ]
+            return points, streaks, boards, cards
+
+        alone = await play("alone", batch=False)
+        assert await play("batch", batch=True) == alone
+        assert alone[1][0] is not None and alone[1][0].best >= 2
+
     async def test_a_failed_batch_reveal_reveals_none_of_its_rounds(self, store):
         closes = T0 + dt.timedelta(hours=1)
         r1 = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, closes)

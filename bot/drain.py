@@ -15,11 +15,22 @@ log = logging.getLogger(__name__)
 
 class Drain:
     """`nudge()` starts (or extends) one background run of `step`, which returns how many items it did.
-    A run first waits `delay` seconds, so that what is marked meanwhile is written together, then repeats
-    while a step did a full `batch` or another nudge came in; `close()` cuts the wait short."""
+    A run first waits `delay` seconds, so that what is marked meanwhile is written together, and then while
+    `busy()` (answers waiting for their replies), at most `max_defer` seconds in all; it repeats while a step
+    did a full `batch` or another nudge came in. `close()` cuts the waits short."""
 
-    def __init__(self, step: Callable[[], Awaitable[int]], batch: int, what: str, delay: float = 0.1) -> None:
+    def __init__(
+        self,
+        step: Callable[[], Awaitable[int]],
+        batch: int,
+        what: str,
+        delay: float = 0.1,
+        busy: Callable[[], bool] = lambda: False,
+        max_defer: float = 2.0,
+    ) -> None:
         self._step = step
+        self._busy = busy  # while this says so, the step waits (up to max_defer): replies come first
+        self._max_defer = max_defer
         self._batch = batch
         self._what = what
         self._delay = delay
@@ -39,8 +50,11 @@ class Drain:
         full = False
         while self._again or full:
             if not full and not self._closing.is_set():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._closing.wait(), self._delay)
+                await self._wait(self._delay)
+                deferred = self._delay
+                while self._busy() and deferred < self._max_defer and not self._closing.is_set():
+                    await self._wait(self._delay / 4)
+                    deferred += self._delay / 4
             self._again = False
             try:
                 done = await self._step()
@@ -51,6 +65,11 @@ class Drain:
                 return
             self._failing = False
             full = done >= self._batch
+
+    async def _wait(self, seconds: float) -> None:
+        assert self._closing is not None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._closing.wait(), seconds)
 
     async def close(self) -> None:
         """Cut the wait short and let the current run finish (what is left stays marked in the store)."""

@@ -206,7 +206,10 @@ class QuizService:
         self._batcher = AnswerBatcher(store, clock.now)
         self._practice_reveals: GroupCommit[PracticeAnswer, bool] = GroupCommit(self._reveal_practice)
         # the card updates of practice answers, written after their replies (the marks are stored first)
-        self._card_updates = Drain(self._learn_practice, LEARN_BATCH, "practice card updates")
+        # (they wait while answers queue for their replies, up to 2 s: a burst of answers goes first)
+        self._card_updates = Drain(
+            self._learn_practice, LEARN_BATCH, "practice card updates", busy=lambda: self._batcher.pending > 0
+        )
         # the outcomes of sends, stored together when several finish at once (the tick's fan-out)
         self._post_finishes: GroupCommit[PostFinish, None] = GroupCommit(self._store_post_finishes)
         self._reveal_finishes: GroupCommit[RevealFinish, None] = GroupCommit(self._store_reveal_finishes)

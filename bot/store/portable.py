@@ -120,11 +120,11 @@ def numbered(sql: str) -> str:
     return _MARK.sub(lambda m: f"${m.group(1) or next(count)}", sql)
 
 
-# marked practice answers with their answers, oldest round first ({learner}: one learner's
-# only; the learner's marks are found through the partial index rounds_learn_pending)
+# marked practice answers with their answers, oldest round first ({learner}: one learner's only;
+# {rounds}: the table as r, on SQLite with INDEXED BY, as its planner would otherwise scan every round for the marks)
 PENDING_PRACTICE = (
     "SELECT r.id, r.platform, r.space_id, r.user_id, r.question_id, r.learn_pending, a.correct, a.answered_at "
-    "FROM rounds r JOIN answers a ON a.round_id = r.id AND a.user_id = r.user_id "
+    "FROM {rounds} JOIN answers a ON a.round_id = r.id AND a.user_id = r.user_id "
     "WHERE r.learn_pending IS NOT NULL {learner}ORDER BY r.id LIMIT ?"
 )
 

@@ -785,7 +785,7 @@ class _Settle:
     async def pending_practice(self, limit: int, learner: tuple[str, str, str] | None) -> list[PendingAnswer]:
         mine = "AND r.platform = ? AND r.space_id = ? AND r.user_id = ? " if learner else ""
         # FOR UPDATE: a forget-me deleting these rounds waits, then deletes the cards written here
-        sql = numbered(PENDING_PRACTICE.format(learner=mine)) + " FOR UPDATE OF r"
+        sql = numbered(PENDING_PRACTICE.format(rounds="rounds r", learner=mine)) + " FOR UPDATE OF r"
         rows = await self.conn.fetch(sql, *(learner or ()), limit)
         return [PendingAnswer(int(r[0]), CardKey(r[1], r[2], r[3], r[4]), bool(r[6]), bool(r[5]), r[7]) for r in rows]
 

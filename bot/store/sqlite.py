@@ -680,7 +680,8 @@ class _Settle:
 
     async def pending_practice(self, limit: int, learner: tuple[str, str, str] | None) -> list[PendingAnswer]:
         mine = "AND r.platform = ? AND r.space_id = ? AND r.user_id = ? " if learner else ""
-        rows = await self.db.execute_fetchall(PENDING_PRACTICE.format(learner=mine), (*(learner or ()), limit))
+        sql = PENDING_PRACTICE.format(rounds="rounds r INDEXED BY rounds_learn_pending", learner=mine)
+        rows = await self.db.execute_fetchall(sql, (*(learner or ()), limit))
         return [
             PendingAnswer(int(r[0]), CardKey(r[1], r[2], r[3], r[4]), bool(r[6]), bool(r[5]), from_ts(r[7]))
             for r in rows

@@ -679,9 +679,7 @@ class _Settle:
         pass  # BEGIN IMMEDIATE made this transaction the only writer
 
     async def pending_practice(self, limit: int, learner: tuple[str, str, str] | None) -> list[PendingAnswer]:
-        mine = "AND r.platform = ? AND r.space_id = ? AND r.user_id = ? " if learner else ""
-        sql = PENDING_PRACTICE.format(rounds="rounds r INDEXED BY rounds_learn_pending", learner=mine)
-        rows = await self.db.execute_fetchall(sql, (*(learner or ()), limit))
+        rows = await self.db.execute_fetchall(PENDING_MINE if learner else PENDING_ALL, (*(learner or ()), limit))
         return [
             PendingAnswer(int(r[0]), CardKey(r[1], r[2], r[3], r[4]), bool(r[6]), bool(r[5]), from_ts(r[7]))
             for r in rows
@@ -799,6 +797,14 @@ def _settle_now(con: sqlite3.Connection, coro: Any) -> Any:
         return stop.value
     coro.close()
     raise RuntimeError("a reveal step waited on something other than the connection")
+
+
+# the marks through their partial index (without INDEXED BY the planner scans every round for them)
+PENDING_ALL = PENDING_PRACTICE.format(rounds="rounds r INDEXED BY rounds_learn_pending", learner="")
+PENDING_MINE = PENDING_PRACTICE.format(
+    rounds="rounds r INDEXED BY rounds_learn_pending",
+    learner="AND r.platform = ? AND r.space_id = ? AND r.user_id = ? ",
+)
 
 
 def _settle_whole(

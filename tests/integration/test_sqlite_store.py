@@ -7,7 +7,8 @@ import sqlite3
 import pytest
 
 from bot.store.migrations import load_migrations
-from bot.store.sqlite import SqliteStore, split_sql
+from bot.store.portable import PENDING_OF_LEARNER
+from bot.store.sqlite import PENDING_ALL, PENDING_MINE, SqliteStore, split_sql
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract, ReminderRestartContract
@@ -82,6 +83,7 @@ import bot.store.sqlite as s
 from bot.model import ChannelRef
 from bot.model import NewAnswer
 from bot.store.migrations import load_migrations
+from bot.store.portable import PENDING_OF_LEARNER
 s.CHECKPOINT_EVERY = 0.0
 T0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
 async def main():
@@ -208,3 +210,16 @@ async def test_the_top_of_a_board_is_read_in_the_index_order_without_statistics(
         assert "scores_top_reached" in details and "USE TEMP B-TREE FOR ORDER BY" not in details, details
     finally:
         await store.close()
+
+
+async def test_the_practice_marks_are_read_through_their_partial_index_not_a_scan_of_every_round(tmp_path):
+    store = SqliteStore(tmp_path / "s.db")
+    await store.open()
+    await store.close()
+    con = sqlite3.connect(tmp_path / "s.db")
+    for sql, params in ((PENDING_ALL, (5,)), (PENDING_MINE, ("p", "s", "u", 5))):
+        plan = " ".join(row[3] for row in con.execute("EXPLAIN QUERY PLAN " + sql, params))
+        assert "USING INDEX rounds_learn_pending" in plan, plan
+    plan = " ".join(row[3] for row in con.execute("EXPLAIN QUERY PLAN " + PENDING_OF_LEARNER, ("p", "s", "u")))
+    assert "USING INDEX rounds_learn_pending" in plan
+    con.close()

@@ -205,8 +205,8 @@ class QuizService:
         self._rng = rng or random.Random()
         self._batcher = AnswerBatcher(store, clock.now)
         self._practice_reveals: GroupCommit[PracticeAnswer, bool] = GroupCommit(self._reveal_practice)
-        # the card updates of practice answers, written after their replies (the marks are stored first)
-        # (they wait while answers queue for their replies, up to 2 s: a burst of answers goes first)
+        # practice answers' card updates, written after their replies (the marks are stored first); they
+        # wait while answers queue for their replies, up to 2 s, so a burst of answers goes first
         self._card_updates = Drain(
             self._learn_practice, LEARN_BATCH, "practice card updates", busy=lambda: self._batcher.pending > 0
         )

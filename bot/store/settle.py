@@ -138,11 +138,7 @@ async def update_learner_memory(
     updates: list[tuple[LearnerCard, ReviewEvent]] = []
     for a in sorted(answers, key=lambda a: a.user_id):
         key = CardKey(ref.platform, ref.space_id, a.user_id, round_.question_id)
-        card = cards.get(a.user_id)
-        at = a.answered_at
-        if card is not None and card.last_review is not None and card.last_review > at:
-            at = card.last_review
-        updates.append(learning.review(card, key, a.correct, sure=a.user_id not in doubts, at=at))
+        updates.append(_review(cards.get(a.user_id), key, a.correct, a.user_id not in doubts, a.answered_at))
     await tx.write_cards(updates)
 
 
@@ -168,15 +164,21 @@ async def learn_practice(tx: RevealTransaction, limit: int, learner: tuple[str, 
     cards: dict[CardKey, LearnerCard] = await tx.cards_of(sorted({p.key for p in pending}, key=_card_order))
     updates: list[tuple[LearnerCard, ReviewEvent]] = []
     for p in pending:
-        card = cards.get(p.key)
-        at = p.answered_at
-        if card is not None and card.last_review is not None and card.last_review > at:
-            at = card.last_review
-        cards[p.key], event = learning.review(card, p.key, p.correct, sure=p.sure, at=at)
+        cards[p.key], event = _review(cards.get(p.key), p.key, p.correct, p.sure, p.answered_at)
         updates.append((cards[p.key], event))
     await tx.write_cards(updates)
     await tx.clear_pending([p.round_id for p in pending])
     return len(pending)
+
+
+def _review(
+    card: LearnerCard | None, key: CardKey, correct: bool, sure: bool, answered_at: dt.datetime
+) -> tuple[LearnerCard, ReviewEvent]:
+    """learning.review of one answer, rated as of when it was given but never before the card's last review."""
+    at = answered_at
+    if card is not None and card.last_review is not None and card.last_review > at:
+        at = card.last_review
+    return learning.review(card, key, correct, sure=sure, at=at)
 
 
 def _card_order(key: CardKey) -> tuple[str, str, str, str]:

@@ -85,6 +85,7 @@ from bot.packs import (
     require_admin,
 )
 from bot.ports import ChatPlatform, Clock, Store
+from bot.priority import background
 from bot.question_stats import QuestionStatsCard, question_stats
 from bot.recap import RECAP_KEYS, next_recap_after
 from bot.reminders import RemindCard, Reminders
@@ -287,7 +288,8 @@ class QuizService:
         return revealed
 
     async def _learn_practice(self) -> int:
-        return await self.store.learn_practice(LEARN_BATCH)
+        with background():
+            return await self.store.learn_practice(LEARN_BATCH)
 
     async def write_card_updates(self) -> None:
         """Write every practice answer's card update still marked in the store (each tick does; one left by
@@ -685,12 +687,15 @@ class QuizService:
 
         Each platform is a lane of its own (one platform's rate limits never hold up another's), and in a
         lane at most SEND_CAP items are in flight: more are claimed as slots free, so a claim's lease
-        starts when its work does, and a tick with thousands of channels due drains them all."""
-        if spaces is not None and spaces.platforms and len(spaces.platforms) > 1:
-            lanes = [replace(spaces, platforms=(name,)) for name in spaces.platforms]
-            await asyncio.gather(*(self._run_lane(lane) for lane in lanes))
-        else:
-            await self._run_lane(spaces)
+        starts when its work does, and a tick with thousands of channels due drains them all.
+
+        It is background work (bot.priority): answers and reads go first in the store's queue."""
+        with background():
+            if spaces is not None and spaces.platforms and len(spaces.platforms) > 1:
+                lanes = [replace(spaces, platforms=(name,)) for name in spaces.platforms]
+                await asyncio.gather(*(self._run_lane(lane) for lane in lanes))
+            else:
+                await self._run_lane(spaces)
 
     async def _run_lane(self, spaces: SpaceFilter | None) -> None:
         now = self.clock.now()

@@ -23,6 +23,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.model import ChannelConfig, ChannelRef, Round, SpaceFilter
 from bot.ports import Clock
+from bot.priority import background
 from bot.quiz import QuizService
 from bot.recap import Recaps
 
@@ -85,24 +86,29 @@ class DailyScheduler:
             self.scheduler.shutdown(wait=False)
 
     async def tick(self) -> None:
-        """Claim and do whatever is due now; never raises (a failed item is retried on a later tick)."""
+        """Claim and do whatever is due now; never raises (a failed item is retried on a later tick). All of
+        it is background work: answers and reads go first in the store's queue (bot.priority)."""
         async with self._lock:
-            try:
-                await self.service.run_due_work(self.spaces)
-            except Exception:
-                log.exception("scheduler tick failed")
-            try:  # after the day's reveals and posts, so the week's last round is in its recap
-                await self.recaps.run_due(self.spaces)
-            except Exception:
-                log.exception("weekly recaps failed")
-            try:
-                await self.service.write_card_updates()
-            except Exception:
-                log.exception("practice card updates failed")
-            try:  # after the day's posts, so a reminder knows about today's question
-                await self.service.run_due_reminders(self.spaces)
-            except Exception:
-                log.exception("reminders failed")
+            with background():
+                await self._tick()
+
+    async def _tick(self) -> None:
+        try:
+            await self.service.run_due_work(self.spaces)
+        except Exception:
+            log.exception("scheduler tick failed")
+        try:  # after the day's reveals and posts, so the week's last round is in its recap
+            await self.recaps.run_due(self.spaces)
+        except Exception:
+            log.exception("weekly recaps failed")
+        try:
+            await self.service.write_card_updates()
+        except Exception:
+            log.exception("practice card updates failed")
+        try:  # after the day's posts, so a reminder knows about today's question
+            await self.service.run_due_reminders(self.spaces)
+        except Exception:
+            log.exception("reminders failed")
 
     async def catch_up(self) -> None:
         """What start-up does after downtime: reveal every round whose promise passed, post what is due

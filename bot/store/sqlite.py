@@ -64,6 +64,7 @@ from bot.store.rows import (
     to_ts,
 )
 from bot.store.settle import SettlingStore, reveal
+from bot.store.turns import TurnLock
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -77,6 +78,8 @@ CHECKPOINT_EVERY = 0.25  # seconds between background WAL checkpoints
 # Past this much WAL content a checkpoint is finished between two write transactions: it copies what was
 # written since the unlocked pass and syncs the database file, a few ms that writes (not reads) wait.
 WAL_RESET_AT = 8 * 1024 * 1024
+CATCH_UP_PASSES = 4  # unlocked passes before the held one, until one takes less than SHORT_PASS seconds
+SHORT_PASS = 0.01
 WAL_KEEP = 16 * 1024 * 1024  # when the WAL starts over, its file is cut back to this size (journal_size_limit)
 INSERT_CHUNK = 900  # rows per multi-row INSERT (6 parameters each, under SQLite's variable limit)
 IN_CHUNK = 500
@@ -106,7 +109,7 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         self._db: aiosqlite.Connection | None = None
-        self._lock = asyncio.Lock()
+        self._lock = TurnLock()  # answers and reads go before background work (bot.priority)
         self._checkpointer: asyncio.Task[None] | None = None
         self._checkpoint_thread: ThreadPoolExecutor | None = None
         self._writes_paused: asyncio.Future[None] | None = None  # set while a checkpoint is being finished
@@ -185,6 +188,11 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
                         loop.run_in_executor(self._checkpoint_thread, _checkpoint, con)
                     )
                     if logged * page > WAL_RESET_AT:  # `logged` is where the WAL ended when this pass began
+                        for _ in range(CATCH_UP_PASSES):  # each copies what came meanwhile: the held pass is short
+                            began = loop.time()
+                            await asyncio.shield(loop.run_in_executor(self._checkpoint_thread, _checkpoint, con))
+                            if loop.time() - began < SHORT_PASS:
+                                break
                         async with self._lock:  # the transaction in progress ends; no new one begins
                             paused = self._writes_paused = loop.create_future()
                         held = loop.time()

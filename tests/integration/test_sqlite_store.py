@@ -174,6 +174,47 @@ async def test_the_wal_starts_over_and_is_cut_back_while_answers_keep_coming(tmp
         await store.close()
 
 
+async def test_an_answer_batch_goes_before_the_background_transactions_queued_ahead_of_it(tmp_path):
+    """At 09:00 the scheduler queues dozens of reveal and post transactions; a learner's answer batch waits
+    for the one in progress only (bot.priority, bot.store.turns)."""
+    import asyncio
+    import datetime as dt
+
+    from bot.model import ChannelRef, NewAnswer
+    from bot.priority import background
+
+    t0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
+    store = SqliteStore(tmp_path / "turns.db")
+    await store.open()
+    done: list[str] = []
+
+    async def post(i: int) -> None:
+        with background():
+            await store.claim_daily_round(ChannelRef("t", "s", f"c{i}"), t0.date(), "q", "tensors", t0, None)
+        done.append(f"post{i}")
+
+    async def answer(round_id: int) -> None:
+        [write] = await store.add_answers([NewAnswer(round_id, "u1", 0, True, t0)], t0)
+        assert write.status == "recorded"
+        done.append("answer")
+
+    try:
+        first = await store.claim_daily_round(ChannelRef("t", "s", "c0"), t0.date(), "q", "tensors", t0, None)
+        assert first is not None
+        await store._lock.acquire()  # a transaction in progress
+        posts = [asyncio.ensure_future(post(i)) for i in range(1, 6)]
+        for _ in range(10):
+            await asyncio.sleep(0)
+        answering = asyncio.ensure_future(answer(first.id))
+        for _ in range(10):
+            await asyncio.sleep(0)
+        store._lock.release()
+        await asyncio.gather(*posts, answering)
+        assert done == ["answer", "post1", "post2", "post3", "post4", "post5"]
+    finally:
+        await store.close()
+
+
 async def test_while_a_checkpoint_is_finished_writes_wait_and_reads_go_on(tmp_path):
     import asyncio
     import datetime as dt

@@ -1,0 +1,65 @@
+"""The store's turn to use its one connection: a lock whose waiters from background work (bot.priority)
+queue behind everyone else's.
+
+A learner's answer batch then waits for the transaction in progress at most, never for the dozens of
+reveal and post transactions the scheduler queues at 09:00. Background work still gets its turn: a
+turn is handed over on release, and between two answer batches a background waiter is usually first."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+from types import TracebackType
+
+from bot.priority import in_background
+
+
+class TurnLock:
+    """An asyncio lock with two queues: foreground waiters are handed the lock before background ones;
+    each queue is first come, first served."""
+
+    def __init__(self) -> None:
+        self._held = False
+        self._now: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._later: collections.deque[asyncio.Future[None]] = collections.deque()
+
+    def locked(self) -> bool:
+        return self._held
+
+    async def acquire(self) -> bool:
+        if not self._held and not self._now and not self._later:
+            self._held = True
+            return True
+        queue = self._later if in_background() else self._now
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        queue.append(turn)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():  # handed the lock, then cancelled: pass it on
+                self.release()
+            else:
+                with contextlib.suppress(ValueError):  # a release may have dropped it already
+                    queue.remove(turn)
+            raise
+        return True  # the releaser handed the lock over: it stayed held
+
+    def release(self) -> None:
+        if not self._held:
+            raise RuntimeError("TurnLock released while not held")
+        for queue in (self._now, self._later):
+            while queue:
+                turn = queue.popleft()
+                if not turn.done():
+                    turn.set_result(None)
+                    return
+        self._held = False
+
+    async def __aenter__(self) -> None:
+        await self.acquire()
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.release()

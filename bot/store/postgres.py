@@ -64,6 +64,7 @@ from bot.store.rows import (
     round_from_row,
 )
 from bot.store.settle import SettlingStore, answer_writes, reveal, sort_answers
+from bot.store.turns import BackgroundSlots
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,7 @@ CHANNEL_COLUMNS = (
     "champion_role"
 )
 POOL_MIN, POOL_MAX = 1, 10
+FOREGROUND_CONNECTIONS = 3  # of the pool, never taken by background work (answers and reads go on)
 # advisory lock keys (two int4 keys): a namespace of ours, then 0 or a hash of the space
 LOCK_MIGRATIONS = 0x53420001
 LOCK_SPACE = 0x53420002
@@ -155,6 +157,7 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         self._min_size = min_size
         self._max_size = max_size
         self._pool: asyncpg.Pool | None = None
+        self._slots = BackgroundSlots(max_size - FOREGROUND_CONNECTIONS)
 
     def __repr__(self) -> str:
         return f"PostgresStore({redact(self.url)!r})"
@@ -190,8 +193,27 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         return opened(self._pool)
 
     @contextlib.asynccontextmanager
+    async def _conn(self) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection; background work (bot.priority) first takes one of its slots, so it never
+        holds the whole pool and an answer batch or a read always finds a connection soon."""
+        async with self._slots.turn(), self.pool.acquire() as conn:
+            yield conn
+
+    async def _fetch(self, sql: str, *args: Any) -> list[Any]:
+        async with self._conn() as conn:
+            return list(await conn.fetch(sql, *args))
+
+    async def _fetchval(self, sql: str, *args: Any) -> Any:
+        async with self._conn() as conn:
+            return await conn.fetchval(sql, *args)
+
+    async def _execute(self, sql: str, *args: Any) -> None:
+        async with self._conn() as conn:
+            await conn.execute(sql, *args)
+
+    @contextlib.asynccontextmanager
     async def _tx(self) -> AsyncIterator[asyncpg.Connection]:
-        async with self.pool.acquire() as conn, conn.transaction():
+        async with self._conn() as conn, conn.transaction():
             yield conn
 
     @contextlib.asynccontextmanager
@@ -205,10 +227,10 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
             yield _Settle(conn)
 
     async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        return list(await self.pool.fetch(numbered(sql), *params))
+        return list(await self._fetch(numbered(sql), *params))
 
     async def _atomic(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        return list(await self.pool.fetch(numbered(sql), *params))
+        return list(await self._fetch(numbered(sql), *params))
 
     async def _atomic_steps(self, steps: Sequence[Step]) -> list[Any]:
         rows: list[Any] = []
@@ -244,7 +266,7 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         Each migration runs in its own transaction that first takes an advisory lock, so processes
         migrating at once wait for each other and each migration is applied exactly once."""
         applied_now: list[int] = []
-        async with self.pool.acquire() as conn:
+        async with self._conn() as conn:
             for version, name, sql in load_migrations("postgres"):
                 async with conn.transaction():
                     await conn.execute("SELECT pg_advisory_xact_lock($1, 0)", LOCK_MIGRATIONS)
@@ -263,7 +285,7 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         return applied_now
 
     async def schema_version(self) -> int:
-        return int(await self.pool.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"))
+        return int(await self._fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"))
 
     # ---- durable daily work ----------------------------------------------------------------------
 
@@ -272,7 +294,7 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
     ) -> list[DueChannel]:
         """Claim channels whose `due` column has passed and whose `lease` is free (the daily post, the recap)."""
         where, params = _space_sql(spaces, 4)
-        rows = await self.pool.fetch(
+        rows = await self._fetch(
             f"UPDATE channels c SET {lease} = $1 FROM (SELECT platform, channel_id FROM channels "
             f"WHERE {due} IS NOT NULL AND {due} <= $2 AND NOT paused "
             f"AND ({lease} IS NULL OR {lease} <= $2){where} ORDER BY {due} LIMIT $3 "
@@ -301,7 +323,7 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         `round_id` or `round_ids`: only that round, or those."""
         where, params = _space_sql(spaces, 5)
         state = "revealed_at IS NULL" if what == "post" else "revealed_at IS NOT NULL"
-        rows = await self.pool.fetch(
+        rows = await self._fetch(
             f"UPDATE rounds r SET {what}_state = 'sending', {what}_attempts = r.{what}_attempts + 1, "
             f"{what}_due_at = $1, "
             f"{what}_doubts = r.{what}_doubts + (CASE WHEN w.prev_state = 'sending' THEN 1 ELSE 0 END) "
@@ -328,7 +350,7 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         firsts: dict[tuple[int, str], NewAnswer] = {}
         for a in answers:
             firsts.setdefault((a.round_id, a.user_id), a)
-        rows = await self.pool.fetch(
+        rows = await self._fetch(
             RECORD_ANSWERS,
             sorted({a.round_id for a in answers}),
             *(list(column) for column in zip(*firsts.values(), strict=True)),
@@ -340,7 +362,7 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         return await answer_writes(answers, results, pending, inserted, self._stored_choices)
 
     async def _stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
-        async with self.pool.acquire() as conn:
+        async with self._conn() as conn:
             return await _Settle(conn).stored_choices(keys)
 
     async def reveal_due_rounds(
@@ -369,7 +391,7 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
 
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
         where, params = _space_sql(spaces, 3)
-        rows = await self.pool.fetch(
+        rows = await self._fetch(
             f"SELECT {ROUND_COLUMNS} FROM rounds WHERE kind = 'daily' AND revealed_at IS NULL "
             f"AND closes_at IS NOT NULL AND closes_at <= $1{where} ORDER BY closes_at, id LIMIT $2",
             now,
@@ -383,7 +405,7 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
     async def leaderboard(
         self, platform: str, space_id: str, period: Period, period_key: str, limit: int
     ) -> list[LeaderboardRow]:
-        rows = await self.pool.fetch(
+        rows = await self._fetch(
             "SELECT user_id, points, correct, answered FROM scores WHERE platform = $1 AND space_id = $2 "
             "AND period = $3 AND period_key = $4 ORDER BY points DESC, reached_at NULLS LAST, user_id LIMIT $5",
             platform,
@@ -398,14 +420,14 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
 
     async def count_rows(self, tables: Iterable[str]) -> dict[str, int]:
         """Rows per table."""
-        async with self.pool.acquire() as conn:
+        async with self._conn() as conn:
             return {t: int(await conn.fetchval(f"SELECT COUNT(*) FROM {ident(t)}")) for t in tables}
 
     async def export_rows(
         self, tables: Sequence[TableSpec], batch: int = 5000
     ) -> AsyncIterator[tuple[str, list[tuple[Any, ...]]]]:
         """Yield (table, rows) batches, every table read from one snapshot (a read-only repeatable read)."""
-        async with self.pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
+        async with self._conn() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
             for table, columns, order in tables:
                 cols = ", ".join(ident(c) for c in columns)
                 cursor = await conn.cursor(
@@ -438,7 +460,7 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
                     raise RuntimeError(f"{table}: {have} rows after the import, {n} given; rolled back")
         # fresh statistics at once (autovacuum would take a minute): the planner picks the right indexes
         if given:
-            await self.pool.execute("ANALYZE " + ", ".join(ident(t) for t in given))
+            await self._execute("ANALYZE " + ", ".join(ident(t) for t in given))
         return given
 
 

@@ -1,5 +1,5 @@
-"""The store's turn to use its one connection: a lock whose waiters from background work (bot.priority)
-queue behind everyone else's.
+"""The store's turn to use a connection. SQLite's one connection: a lock whose waiters from background work
+(bot.priority) queue behind everyone else's. A PostgreSQL pool: background work holds at most some of it.
 
 A learner's answer batch then waits for the transaction in progress at most, never for the dozens of
 reveal and post transactions the scheduler queues at 09:00. Background work still gets its turn: a
@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+from collections.abc import AsyncIterator
 from types import TracebackType
 
 from bot.priority import in_background
@@ -63,3 +64,18 @@ class TurnLock:
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.release()
+
+
+class BackgroundSlots:
+    """At most `slots` connections of a pool held by background work at once; other work is not counted."""
+
+    def __init__(self, slots: int) -> None:
+        self._slots = asyncio.Semaphore(max(1, slots))
+
+    @contextlib.asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        if in_background():
+            async with self._slots:
+                yield
+        else:
+            yield

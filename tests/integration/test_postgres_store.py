@@ -531,3 +531,44 @@ async def test_two_processes_writing_practice_card_updates_write_each_once_in_or
     finally:
         for s in stores:
             await s.close()
+
+
+async def test_background_work_never_holds_the_whole_pool_so_an_answer_batch_gets_a_connection(pg_url):
+    """The 09:00 fan-out runs as background work (bot.priority): however many of its transactions are open,
+    FOREGROUND_CONNECTIONS of the pool stay free for answers and reads."""
+    from bot.priority import background
+    from bot.store.postgres import FOREGROUND_CONNECTIONS
+
+    size = FOREGROUND_CONNECTIONS + 2
+    store = PostgresStore(pg_url, min_size=1, max_size=size)
+    await store.open()
+    release = asyncio.Event()
+    held = 0
+
+    async def slow_background() -> None:
+        nonlocal held
+        with background():
+            async with store._tx() as conn:
+                held += 1
+                await conn.execute("SELECT 1")
+                await release.wait()
+
+    try:
+        round_ = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        assert round_ is not None
+        jobs = [asyncio.ensure_future(slow_background()) for _ in range(size * 2)]
+        for _ in range(50):
+            await asyncio.sleep(0.01)
+            if held >= 2:
+                break
+        assert held == 2  # the others wait for a slot, not for a connection of the pool
+        for i in range(FOREGROUND_CONNECTIONS + 1):  # answers and reads go on beside them
+            [write] = await asyncio.wait_for(store.add_answers([NewAnswer(round_.id, f"u{i}", 0, True, T0)], T0), 5)
+            assert write.status == "recorded"
+        assert await asyncio.wait_for(store.latest_daily_round(REF), 5) is not None
+        release.set()
+        await asyncio.gather(*jobs)
+        assert held == size * 2
+    finally:
+        release.set()
+        await store.close()

@@ -56,6 +56,26 @@ reveal steps answer from those rows and only the writes go to the server. Trips 
 Core per channel (quiet day): 1.292 -> 0.942 ms and 1.294 -> 0.895 ms (ratio 0.73 and 0.69; main is slower
 here than the 0.878 ms above because the machine was busier). Still over 0.5 ms; the loaded runs' answer
 p99 and deadlines swung with the machine's load (runs with "Busy" refusals on both sides), no ratio there.
+
+Then (2026-12-02, a quiet machine of its own, slower than the one above: main b00bdd8 vs main with the
+tick as background work, one run each, 10,000 channels). py-spy showed answer batches queued behind the
+tick's reveal and post transactions on SQLite's one connection (an answer batch of 1 ms waited 250 ms behind
+a dozen reveals), and on PostgreSQL the fan-out holding every pooled connection. Now the tick runs in
+bot.priority.background(): SQLite's TurnLock hands the connection to answer batches and reads first, and
+PostgreSQL's background work holds at most 7 of the pool's 10 connections.
+                         answer p99 / p99.9 (ms)      posted/revealed max (s)    core per channel   RSS (MB)
+  SQLite                 503 / 615 -> 55 / 123        72.0/59.1 -> 81.4/66.7      0.934 -> 0.984     102 -> 98
+  PostgreSQL (FG 0 / 3)  520 / 614 -> 127 / 195       118*/104.8 -> 111.4/91.2    n/a -> 1.357       118 -> 143
+(* only 5,211 of 10,000 posted when the run stopped waiting.) Ratios: answer p99 0.11 on SQLite and 0.24 on
+PostgreSQL (FOREGROUND_CONNECTIONS 0 and 3 back to back); the fan-out ends 1.13x later on SQLite (the
+store's thread is saturated: a policy that gave every third turn to the tick let answers pile up, 243,577
+refused). Two more PostgreSQL runs of the new main: 73 / 219 ms, 99.2/80.1 s, 149 MB; and one with the server
+slow from the start (seeded in 33 s instead of 15) in which answers fell behind and never caught up (570,672
+refused, RSS 1.2 GB: the harness keeps starting 10,000 tasks a second). With the database on tmpfs
+(TMPDIR=/dev/shm) SQLite gives 40 / 55 ms: the rest of the disk run's tail is the disk (writes stalled while
+a checkpoint synced). Larger answer batches (a batch at most every 4 ms) cut the answers-only CPU to 0.85
+but did not move the loaded figures (39 / 53 vs 40 / 55 ms on tmpfs), so they are not in. py-spy --gil of
+the loaded run: a fifth of the GIL goes to the harness starting a task per answer, as an adapter does.
 """
 
 from __future__ import annotations

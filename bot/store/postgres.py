@@ -227,10 +227,10 @@ class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
             yield _Settle(conn)
 
     async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        return list(await self._fetch(numbered(sql), *params))
+        return await self._fetch(numbered(sql), *params)
 
     async def _atomic(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        return list(await self._fetch(numbered(sql), *params))
+        return await self._fetch(numbered(sql), *params)
 
     async def _atomic_steps(self, steps: Sequence[Step]) -> list[Any]:
         rows: list[Any] = []

@@ -180,24 +180,26 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         assert self._checkpoint_thread is not None
         con = await loop.run_in_executor(self._checkpoint_thread, _checkpoint_connection, self.path)
         page = await loop.run_in_executor(self._checkpoint_thread, _page_size, con)
+
+        async def one_pass() -> tuple[int, int, int]:
+            return await asyncio.shield(loop.run_in_executor(self._checkpoint_thread, _checkpoint, con))
+
         try:
             while True:
                 await asyncio.sleep(CHECKPOINT_EVERY)
                 try:
-                    _, logged, copied = await asyncio.shield(
-                        loop.run_in_executor(self._checkpoint_thread, _checkpoint, con)
-                    )
+                    _, logged, copied = await one_pass()
                     if logged * page > WAL_RESET_AT:  # `logged` is where the WAL ended when this pass began
                         for _ in range(CATCH_UP_PASSES):  # each copies what came meanwhile: the held pass is short
                             began = loop.time()
-                            await asyncio.shield(loop.run_in_executor(self._checkpoint_thread, _checkpoint, con))
+                            await one_pass()
                             if loop.time() - began < SHORT_PASS:
                                 break
                         async with self._lock:  # the transaction in progress ends; no new one begins
                             paused = self._writes_paused = loop.create_future()
                         held = loop.time()
                         try:
-                            await asyncio.shield(loop.run_in_executor(self._checkpoint_thread, _checkpoint, con))
+                            await one_pass()
                         finally:
                             self._writes_paused = None
                             paused.set_result(None)

@@ -288,6 +288,11 @@ class Board(NamedTuple):
     period_key: str
 
 
+# a round's points for one user on a board: (user id, points, correct as 0 or 1, when the user reached the new
+# total, or None when the round scored nothing for them)
+ScoreRow = tuple[str, int, int, dt.datetime | None]
+
+
 @dataclass(frozen=True)
 class LeaderboardCard:
     title: str

@@ -40,6 +40,7 @@ from bot.model import (
     Round,
     RoundKind,
     Scorer,
+    ScoreRow,
     SeasonArchive,
     SeasonCard,
     SendClaim,
@@ -626,13 +627,10 @@ class RevealTransaction(Protocol):
         """These users' point totals on one board (users not on it yet are left out)."""
         ...
 
-    async def add_scores(self, board: Board, rows: Sequence[tuple[str, int, int]]) -> None:
-        """Add (user, points, correct as 0 or 1) to the users' totals on a board, one more answered each."""
-        ...
-
-    async def set_reached(self, board: Board, reached: dict[str, dt.datetime]) -> None:
-        """When these users reached their current total on a board (the answer that scored last): a tie on
-        points is listed by who got there first."""
+    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> None:
+        """Add (user, points, correct as 0 or 1, reached) to the users' totals on a board, one more answered
+        each. `reached`: when the user reached the new total (the answer that scored), or None when it
+        scored nothing and the total's time stays; a tie on points is listed by who got there first."""
         ...
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:

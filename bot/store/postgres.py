@@ -39,6 +39,7 @@ from bot.model import (
     Round,
     RoundKind,
     Scorer,
+    ScoreRow,
     SendClaim,
     SpaceFilter,
     StreakState,
@@ -702,27 +703,16 @@ class _Settle:
             )
         }
 
-    async def add_scores(self, board: Board, rows: Sequence[tuple[str, int, int]]) -> None:
+    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> None:
         await self.conn.execute(
-            "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered) "
-            "SELECT $1, $2, $3, $4, u.user_id, u.points, u.correct, 1 "
-            "FROM unnest($5::text[], $6::integer[], $7::integer[]) AS u(user_id, points, correct) "
+            "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered, "
+            "reached_at) SELECT $1, $2, $3, $4, u.user_id, u.points, u.correct, 1, u.at FROM "
+            "unnest($5::text[], $6::integer[], $7::integer[], $8::timestamptz[]) AS u(user_id, points, correct, at) "
             "ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET "
             "points = scores.points + excluded.points, correct = scores.correct + excluded.correct, "
-            "answered = scores.answered + 1",
+            "answered = scores.answered + 1, reached_at = COALESCE(excluded.reached_at, scores.reached_at)",
             *_board(board),
             *(list(column) for column in zip(*rows, strict=True)),
-        )
-
-    async def set_reached(self, board: Board, reached: dict[str, dt.datetime]) -> None:
-        users = sorted(reached)
-        await self.conn.execute(
-            "UPDATE scores s SET reached_at = u.at FROM unnest($5::text[], $6::timestamptz[]) AS u(user_id, at) "
-            "WHERE s.platform = $1 AND s.space_id = $2 AND s.period = $3 AND s.period_key = $4 "
-            "AND s.user_id = u.user_id",
-            *_board(board),
-            users,
-            [reached[u] for u in users],
         )
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:

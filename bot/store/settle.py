@@ -115,10 +115,7 @@ async def reveal(
     correct = {a.user_id: a.correct for a in answers}
     scored = {a.user_id: a.answered_at for a in answers if result.points.get(a.user_id, 0) > 0}
     for period, key in period_keys(round_.local_date):
-        board = Board(ref.platform, ref.space_id, period, key)
-        await fold_scores(tx, board, result.points, correct)
-        if scored:
-            await tx.set_reached(board, scored)
+        await fold_scores(tx, Board(ref.platform, ref.space_id, period, key), result.points, correct, scored)
     return True
 
 
@@ -185,12 +182,19 @@ def _card_order(key: CardKey) -> tuple[str, str, str, str]:
     return key.platform, key.space_id, key.user_id, key.question_id
 
 
-async def fold_scores(tx: RevealTransaction, board: Board, points: dict[str, int], correct: dict[str, bool]) -> None:
-    """Add a round's points to one leaderboard and move its users between score buckets."""
+async def fold_scores(
+    tx: RevealTransaction,
+    board: Board,
+    points: dict[str, int],
+    correct: dict[str, bool],
+    scored: dict[str, dt.datetime],
+) -> None:
+    """Add a round's points to one leaderboard (with when each user who scored reached the new total) and
+    move its users between score buckets."""
     if not points:
         return
     users = sorted(points)
-    rows = [(u, points[u], int(correct[u])) for u in users]  # KeyError: points for a user who did not answer
+    rows = [(u, points[u], int(correct[u]), scored.get(u)) for u in users]  # KeyError: points for a non-answer
     old = await tx.board_points(board, users)
     await tx.add_scores(board, rows)
     moves = bucket_moves(old, points)

@@ -35,6 +35,7 @@ from bot.model import (
     RevealedRound,
     Round,
     Scorer,
+    ScoreRow,
     SendClaim,
     SpaceFilter,
     StreakState,
@@ -615,19 +616,14 @@ class _Settle:
         )
         return {r[0]: int(r[1]) for r in rows}
 
-    async def add_scores(self, board: Board, rows: Sequence[tuple[str, int, int]]) -> None:
+    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> None:
+        key = _board(board)
         await self.db.executemany(
-            "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered) "
-            "VALUES (?,?,?,?,?,?,?,1) ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET "
-            "points = points + excluded.points, correct = correct + excluded.correct, answered = answered + 1",
-            [(*_board(board), *row) for row in rows],
-        )
-
-    async def set_reached(self, board: Board, reached: dict[str, dt.datetime]) -> None:
-        await self.db.executemany(
-            "UPDATE scores SET reached_at = ? WHERE platform = ? AND space_id = ? AND period = ? AND period_key = ? "
-            "AND user_id = ?",
-            [(to_ts(at), *_board(board), uid) for uid, at in reached.items()],
+            "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered, "
+            "reached_at) VALUES (?,?,?,?,?,?,?,1,?) ON CONFLICT (platform, space_id, period, period_key, user_id) "
+            "DO UPDATE SET points = points + excluded.points, correct = correct + excluded.correct, "
+            "answered = answered + 1, reached_at = COALESCE(excluded.reached_at, reached_at)",
+            [(*key, uid, points, right, None if at is None else to_ts(at)) for uid, points, right, at in rows],
         )
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:

@@ -51,6 +51,7 @@ from bot.model import (
     Round,
     RoundKind,
     Scorer,
+    ScoreRow,
     SeasonArchive,
     SendClaim,
     SpaceFilter,
@@ -1177,17 +1178,13 @@ class _Settle:
         tallies = self.t.scores.get(board, {})
         return {u: tallies[u][0] for u in users if u in tallies}
 
-    async def add_scores(self, board: Board, rows: Sequence[tuple[str, int, int]]) -> None:
+    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> None:
         tallies = self._table(self.t.scores, board)
-        for uid, points, right in rows:
+        times = self._table(self.t.reached, board)
+        for uid, points, right, at in rows:
             old_points, old_correct, old_answered = tallies.get(uid, (0, 0, 0))
             self._put(tallies, uid, (old_points + int(points), old_correct + right, old_answered + 1))
-
-    async def set_reached(self, board: Board, reached: dict[str, dt.datetime]) -> None:
-        tallies = self.t.scores.get(board, {})
-        times = self._table(self.t.reached, board)
-        for uid, at in reached.items():
-            if uid in tallies:
+            if at is not None:
                 self._put(times, uid, _utc(at))
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:

@@ -623,14 +623,11 @@ class RevealTransaction(Protocol):
         """Store these users' new streaks in the space."""
         ...
 
-    async def board_points(self, board: Board, users: Sequence[str]) -> dict[str, int]:
-        """These users' point totals on one board (users not on it yet are left out)."""
-        ...
-
-    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> None:
+    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, int]:
         """Add (user, points, correct as 0 or 1, reached) to the users' totals on a board, one more answered
-        each. `reached`: when the user reached the new total (the answer that scored), or None when it
-        scored nothing and the total's time stays; a tie on points is listed by who got there first."""
+        each; the totals before, of the users who were on the board already. `reached`: when the user
+        reached the new total (the answer that scored), or None when it scored nothing and the total's time
+        stays; a tie on points is listed by who got there first."""
         ...
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:

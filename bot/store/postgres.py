@@ -691,29 +691,21 @@ class _Settle:
             [s.last_date for s in states],
         )
 
-    async def board_points(self, board: Board, users: Sequence[str]) -> dict[str, int]:
-        return {
-            r[0]: int(r[1])
-            for r in await self.conn.fetch(
-                "SELECT s.user_id, s.points FROM scores s "
-                "JOIN unnest($5::text[]) AS u(user_id) ON s.user_id = u.user_id "
-                "WHERE s.platform = $1 AND s.space_id = $2 AND s.period = $3 AND s.period_key = $4",
-                *_board(board),
-                list(users),
-            )
-        }
-
-    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> None:
-        await self.conn.execute(
+    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, int]:
+        added = {uid: points for uid, points, _, _ in rows}
+        written = await self.conn.fetch(
             "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered, "
             "reached_at) SELECT $1, $2, $3, $4, u.user_id, u.points, u.correct, 1, u.at FROM "
             "unnest($5::text[], $6::integer[], $7::integer[], $8::timestamptz[]) AS u(user_id, points, correct, at) "
             "ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET "
             "points = scores.points + excluded.points, correct = scores.correct + excluded.correct, "
-            "answered = scores.answered + 1, reached_at = COALESCE(excluded.reached_at, scores.reached_at)",
+            "answered = scores.answered + 1, reached_at = COALESCE(excluded.reached_at, scores.reached_at) "
+            "RETURNING user_id, points, answered",
             *_board(board),
             *(list(column) for column in zip(*rows, strict=True)),
         )
+        # answered > 1: the user was on the board before this round
+        return {r[0]: int(r[1]) - added[r[0]] for r in written if r[2] > 1}
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
         await self.conn.execute(

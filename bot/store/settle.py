@@ -195,8 +195,7 @@ async def fold_scores(
         return
     users = sorted(points)
     rows = [(u, points[u], int(correct[u]), scored.get(u)) for u in users]  # KeyError: points for a non-answer
-    old = await tx.board_points(board, users)
-    await tx.add_scores(board, rows)
+    old = await tx.add_scores(board, rows)
     moves = bucket_moves(old, points)
     if moves:
         await tx.move_buckets(board, moves)

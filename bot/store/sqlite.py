@@ -607,24 +607,18 @@ class _Settle:
             ],
         )
 
-    async def board_points(self, board: Board, users: Sequence[str]) -> dict[str, int]:
-        rows = await self._rows_in(
-            "SELECT user_id, points FROM scores WHERE platform = ? AND space_id = ? AND period = ? "
-            "AND period_key = ? AND user_id IN ({marks})",
-            _board(board),
-            users,
-        )
-        return {r[0]: int(r[1]) for r in rows}
-
-    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> None:
-        key = _board(board)
-        await self.db.executemany(
-            "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered, "
-            "reached_at) VALUES (?,?,?,?,?,?,?,1,?) ON CONFLICT (platform, space_id, period, period_key, user_id) "
-            "DO UPDATE SET points = points + excluded.points, correct = correct + excluded.correct, "
-            "answered = answered + 1, reached_at = COALESCE(excluded.reached_at, reached_at)",
-            [(*key, uid, points, right, None if at is None else to_ts(at)) for uid, points, right, at in rows],
-        )
+    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, int]:
+        added = {uid: points for uid, points, _, _ in rows}
+        old: dict[str, int] = {}
+        for chunk in _chunks(rows, IN_CHUNK):
+            params: list[object] = [*_board(board)]
+            for uid, points, right, at in chunk:
+                params += (uid, points, right, None if at is None else to_ts(at))
+            values = ",".join(["(?,?,?,?)"] * len(chunk))
+            for uid, total, answered in await self.db.execute_fetchall(ADD_SCORES_SQL.format(values=values), params):
+                if answered > 1:  # on the board before this round
+                    old[uid] = int(total) - added[uid]
+        return old
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
         await self.db.executemany(
@@ -849,6 +843,15 @@ def _reveal_batch_in_thread(
     configs = {int(r[0]): con.execute(_CHANNEL_ROW, (r[2], r[4])).fetchone() for r in revealed}
     return revealed, before, claims, answers, configs
 
+
+# a round's rows on one board (`values`: a (?,?,?,?) per user), returning each user's new total and answer count
+ADD_SCORES_SQL = (
+    "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered, reached_at) "
+    "SELECT ?, ?, ?, ?, column1, column2, column3, 1, column4 FROM (VALUES {values}) WHERE true "
+    "ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET points = points + excluded.points, "
+    "correct = correct + excluded.correct, answered = answered + 1, "
+    "reached_at = COALESCE(excluded.reached_at, reached_at) RETURNING user_id, points, answered"
+)
 
 # the top of a board in the index's order (the first rows, then ties sorted): without `INDEXED BY`, a database
 # without statistics (just migrated, or bulk-loaded, before an ANALYZE) sorts every row of the period

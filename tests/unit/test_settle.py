@@ -101,7 +101,7 @@ async def test_the_reveal_runs_its_steps_in_order_with_the_learner_hook_inside(m
     assert await store.reveal_round(r.id, T0, lambda data: RevealResult({"ada": 10, "bob": 0}, {}))
     assert steps[:2] == ["claim_reveal", "lock_space"]
     assert steps.index("update_learner_memory") > steps.index("write_points")
-    assert steps.index("update_learner_memory") < steps.index("board_points")
+    assert steps.index("update_learner_memory") < steps.index("add_scores")
     assert seen[0][0] == r.id and sorted(a.user_id for a in seen[0][1]) == ["ada", "bob"]
     assert steps.count("add_scores") == 3  # week, month, all time
     await store.close()

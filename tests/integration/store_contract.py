@@ -266,6 +266,20 @@ class StoreContract:
         assert [row.user_id for row in top] == [row.user_id for row in everyone[:10]]
         assert all(row.rank == 1 + sum(1 for p in totals.values() if p > row.points) for row in top)
 
+    async def test_ranks_stay_right_when_a_round_has_more_answers_than_one_statement_takes(self, store):
+        users = [f"u{i:04d}" for i in range(1200)]  # SQLite writes a board's scores 500 users a statement
+        for day in range(2):
+            r = await store.claim_daily_round(REF, DAY + dt.timedelta(days=day), f"q{day}", "tensors", T0, None)
+            who = range(day * 300, 1200)  # the second round: 900 users already on the board, none new
+            await store.add_answers([ans(r.id, users[i], correct=i % (3 - day) == 0) for i in who], T0)
+            await store.reveal_round(r.id, T0, score_daily_round)
+        everyone = await store.leaderboard("test", "space", Period.ALL, "all", 2000)
+        totals = {row.user_id: row.points for row in everyone}
+        assert len(totals) == 1200 and len(set(totals.values())) == 3  # 0, one right answer, two in a row
+        for user in (users[0], users[299], users[300], users[1199]):
+            mine = await store.rank_of("test", "space", Period.ALL, "all", user)
+            assert mine.rank == 1 + sum(1 for p in totals.values() if p > totals[user])
+
     async def test_stats_by_topic_count_only_revealed_rounds(self, store):
         r1 = await store.claim_daily_round(REF, DAY, "q1", "autograd", T0, None)
         r2 = await store.claim_daily_round(REF, DAY + dt.timedelta(days=1), "q2", "tensors", T0, None)

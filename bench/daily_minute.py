@@ -76,6 +76,17 @@ refused, RSS 1.2 GB: the harness keeps starting 10,000 tasks a second). With the
 a checkpoint synced). Larger answer batches (a batch at most every 4 ms) cut the answers-only CPU to 0.85
 but did not move the loaded figures (39 / 53 vs 40 / 55 ms on tmpfs), so they are not in. py-spy --gil of
 the loaded run: a fifth of the GIL goes to the harness starting a task per answer, as an adapter does.
+
+Then (2026-12-02, the next session, same kind of machine; single runs, and on this machine one build's
+runs swing by +-20%): a timed probe of every store transaction showed a loaded-day reveal batch (5 rounds of
+20 answers) holding SQLite's connection 9-11 ms of its thread's CPU, so an answer batch can wait that long.
+The scores upsert now also writes when each total was reached and returns the totals before (two statements
+a board fewer), and migration 072 drops the unread index scores_top (bench/reveal_batch.py: about 0.9 of the
+CPU per revealed round on both stores, in alternating runs). SQLite, main at the start of the session ->
+after: answer p99 / p99.9 59.9 / 168 -> 58.7 / 182 ms, posted/revealed max 72.5/59.6 -> 74.5/62.7 s, core
+per channel 0.769 -> 0.773 ms, RSS 98 -> 104 MB: no change beyond the noise. PostgreSQL after: 77 / 157 ms,
+100.4/76.0 s, 1.317 ms, 138 MB. Tried and left out: uvloop (fan-out 0.9 of the time, answer p99 2.3x
+worse in one run), REVEAL_BATCH 2 on SQLite (answer p99 91 ms), sys.setswitchinterval(0.001) (within noise).
 """
 
 from __future__ import annotations

@@ -623,11 +623,11 @@ class RevealTransaction(Protocol):
         """Store these users' new streaks in the space."""
         ...
 
-    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, int]:
+    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
         """Add (user, points, correct as 0 or 1, reached) to the users' totals on a board, one more answered
-        each; the totals before, of the users who were on the board already. `reached`: when the user
-        reached the new total (the answer that scored), or None when it scored nothing and the total's time
-        stays; a tie on points is listed by who got there first."""
+        each; each user's (points, answered) after. `reached`: when the user reached the new total (the
+        answer that scored), or None when it scored nothing and the total's time stays; a tie on points is
+        listed by who got there first."""
         ...
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:

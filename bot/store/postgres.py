@@ -691,8 +691,7 @@ class _Settle:
             [s.last_date for s in states],
         )
 
-    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, int]:
-        added = {uid: points for uid, points, _, _ in rows}
+    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
         written = await self.conn.fetch(
             "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered, "
             "reached_at) SELECT $1, $2, $3, $4, u.user_id, u.points, u.correct, 1, u.at FROM "
@@ -704,8 +703,7 @@ class _Settle:
             *_board(board),
             *(list(column) for column in zip(*rows, strict=True)),
         )
-        # answered > 1: the user was on the board before this round
-        return {r[0]: int(r[1]) - added[r[0]] for r in written if r[2] > 1}
+        return {r[0]: (int(r[1]), int(r[2])) for r in written}
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
         await self.conn.execute(

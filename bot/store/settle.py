@@ -195,7 +195,9 @@ async def fold_scores(
         return
     users = sorted(points)
     rows = [(u, points[u], int(correct[u]), scored.get(u)) for u in users]  # KeyError: points for a non-answer
-    old = await tx.add_scores(board, rows)
+    after = await tx.add_scores(board, rows)
+    # answered once: new to the board with this round
+    old = {u: total - points[u] for u, (total, answered) in after.items() if answered > 1}
     moves = bucket_moves(old, points)
     if moves:
         await tx.move_buckets(board, moves)

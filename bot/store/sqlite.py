@@ -607,18 +607,16 @@ class _Settle:
             ],
         )
 
-    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, int]:
-        added = {uid: points for uid, points, _, _ in rows}
-        old: dict[str, int] = {}
+    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
+        after: dict[str, tuple[int, int]] = {}
         for chunk in _chunks(rows, IN_CHUNK):
             params: list[object] = [*_board(board)]
             for uid, points, right, at in chunk:
                 params += (uid, points, right, None if at is None else to_ts(at))
             values = ",".join(["(?,?,?,?)"] * len(chunk))
             for uid, total, answered in await self.db.execute_fetchall(ADD_SCORES_SQL.format(values=values), params):
-                if answered > 1:  # on the board before this round
-                    old[uid] = int(total) - added[uid]
-        return old
+                after[uid] = (int(total), int(answered))
+        return after
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
         await self.db.executemany(

@@ -1174,16 +1174,15 @@ class _Settle:
             state = StreakState(int(s.current), int(s.best), s.last_date)
             self._put(self.t.streaks, (ref.platform, ref.space_id, uid), state)
 
-    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, int]:
+    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
         tallies = self._table(self.t.scores, board)
         times = self._table(self.t.reached, board)
-        old = {uid: tallies[uid][0] for uid, _, _, _ in rows if uid in tallies}
         for uid, points, right, at in rows:
             old_points, old_correct, old_answered = tallies.get(uid, (0, 0, 0))
             self._put(tallies, uid, (old_points + int(points), old_correct + right, old_answered + 1))
             if at is not None:
                 self._put(times, uid, _utc(at))
-        return old
+        return {uid: (tallies[uid][0], tallies[uid][2]) for uid, _, _, _ in rows}
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
         buckets = self._table(self.t.buckets, board)

@@ -130,6 +130,7 @@ RECORD_ANSWERS = (
     "i AS (INSERT INTO answers (round_id, user_id, choice, correct, answered_at) "
     "SELECT u.* FROM unnest($2::bigint[], $3::text[], $4::smallint[], $5::boolean[], $6::timestamptz[]) "
     "AS u(round_id, user_id, choice, correct, answered_at) WHERE u.round_id = ANY((SELECT ids FROM o)::bigint[]) "
+    "ORDER BY u.round_id, u.user_id "  # every process inserts in key order: two overlapping batches never deadlock
     "ON CONFLICT DO NOTHING RETURNING round_id, user_id) "
     "SELECT 0, id, NULL::text, revealed_at, closes_at FROM w UNION ALL SELECT 1, round_id, user_id, NULL, NULL FROM i"
 )

@@ -221,7 +221,8 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
     @contextlib.asynccontextmanager
     async def _write_turn(self) -> AsyncIterator[None]:
         """The store lock for a write transaction, taken only while no checkpoint is being finished (reads
-        go on during one; see _checkpoint_loop)."""
+        go on during one; see _checkpoint_loop). Every write takes its turn here: one that went ahead would
+        leave the checkpoint unfinished, and the WAL would not start over."""
         while True:
             paused = self._writes_paused
             if paused is not None:
@@ -268,7 +269,7 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
     ) -> bool:
         """The reveal transaction in one trip: every step runs at once on the connection's own thread (a
         reveal is some 20 statements; a trip each would cost more than the statements)."""
-        async with self._lock:
+        async with self._write_turn():
             db = self.db
             return bool(
                 await db._execute(  # type: ignore[no-untyped-call]
@@ -306,7 +307,7 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
     async def _atomic(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """One write statement in its own BEGIN IMMEDIATE transaction, in one trip to the connection's
         thread (BEGIN, statement, fetch and COMMIT together); its rows (RETURNING)."""
-        async with self._lock:
+        async with self._write_turn():
             db = self.db
             return list(await db._execute(_in_tx, db._conn, _statement, sql, params))  # type: ignore[no-untyped-call]
 
@@ -317,7 +318,7 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
 
     async def _atomic_steps(self, steps: Sequence[Step]) -> list[Any]:
         """Several statements in one BEGIN IMMEDIATE transaction, in one trip; the rows of the last."""
-        async with self._lock:
+        async with self._write_turn():
             db = self.db
             return list(await db._execute(_in_tx, db._conn, _steps, steps))  # type: ignore[no-untyped-call]
 
@@ -335,7 +336,7 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
     async def migrate(self) -> list[int]:
         """Apply numbered migrations not applied yet; returns the versions applied now."""
         applied_now: list[int] = []
-        async with self._lock:
+        async with self._write_turn():
             await self.db.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations "
                 "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
@@ -389,7 +390,7 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
         select, args, update = _claim_sends_sql(
             what, now, limit, None if round_id is None else (round_id,), force, spaces
         )
-        async with self._lock:
+        async with self._write_turn():
             db = self.db
             before, rows = await db._execute(  # type: ignore[no-untyped-call]
                 _in_tx, db._conn, _claim_in_thread, select, args, update, to_ts(lease_until)
@@ -416,7 +417,7 @@ class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
     ) -> list[RevealedRound]:
         if not round_ids:
             return []
-        async with self._lock:
+        async with self._write_turn():
             db = self.db
             revealed, before, claims, answers, configs = await db._execute(  # type: ignore[no-untyped-call]
                 _in_tx, db._conn, _reveal_batch_in_thread, tuple(round_ids), revealed_at, scorer, learn, lease_until

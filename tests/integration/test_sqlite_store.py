@@ -284,6 +284,51 @@ async def test_every_kind_of_write_waits_while_a_checkpoint_is_finished(tmp_path
         await store.close()
 
 
+async def test_writes_wait_for_a_held_checkpoint_pass_a_bounded_time(tmp_path, monkeypatch):
+    """The checkpoint thread runs at idle priority, so a busy machine can starve it: writes then go on
+    after HOLD_AT_MOST instead of waiting for that pass, which ends unlocked."""
+    import asyncio
+    import datetime as dt
+    import threading
+
+    import bot.store.sqlite as sqlite_module
+    from bot.model import ChannelRef
+
+    t0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
+    release = threading.Event()
+    held_passes: list[bool] = []
+    checkpoint = sqlite_module._checkpoint
+
+    def starved_when_held(con):
+        if store._writes_paused is not None:  # the held pass: as if the thread got no CPU
+            held_passes.append(True)
+            release.wait(30)
+        return checkpoint(con)
+
+    monkeypatch.setattr(sqlite_module, "CHECKPOINT_EVERY", 0.0)
+    monkeypatch.setattr(sqlite_module, "WAL_RESET_AT", 0)
+    monkeypatch.setattr(sqlite_module, "HOLD_AT_MOST", 0.2)
+    monkeypatch.setattr(sqlite_module, "_checkpoint", starved_when_held)
+    store = SqliteStore(tmp_path / "starved.db")
+    await store.open()
+    try:
+        ref = ChannelRef("t", "s", "c")
+        await store.claim_daily_round(ref, t0.date(), "q", "tensors", t0, None)
+        for _ in range(2000):  # until the checkpointer holds writes for a pass that does not end
+            if held_passes:
+                break
+            await asyncio.sleep(0.005)
+        assert held_passes
+        later = await asyncio.wait_for(
+            store.claim_daily_round(ref, t0.date() + dt.timedelta(days=1), "q", "tensors", t0, None), 10
+        )
+        assert later is not None and not release.is_set()  # written while the held pass still runs
+        assert store._writes_paused is None
+    finally:
+        release.set()
+        await store.close()
+
+
 async def test_the_top_of_a_board_is_read_in_the_index_order_without_statistics(tmp_path):
     """A database without statistics (just migrated or bulk-loaded) still reads a board's top rows from
     the index instead of sorting every row of the period (16 ms at 100,000 users)."""

@@ -29,21 +29,14 @@ import time
 from pathlib import Path
 
 from bench.daily_minute import DEFAULT_URL, channel_refs, seed
-from bot.ports import Store
-from bot.store.sqlite import SqliteStore
+from bot.store import store_for_url
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = "You are '"
 
 
 async def make_database(url: str, channels: int, unscheduled: bool) -> None:
-    store: Store
-    if url.startswith("sqlite:///"):
-        store = SqliteStore(url.removeprefix("sqlite:///"))
-    else:
-        from bot.store.postgres import PostgresStore
-
-        store = PostgresStore(url)
+    store = store_for_url(url)
     await store.open()
     try:
         refs = channel_refs(channels, 0.5)

@@ -1,7 +1,7 @@
 """Answer throughput and latency through the core on SQLite, next to the raw sqlite3 ceiling.
 
-Run: python -m bench.answers [--answers 60000] [--rate 10000] [--seconds 3]
-Targets: >= 30,000 answers/s through the core; p99 < 20 ms at 10,000 answers/s offered.
+Run: python -m bench.answers [--answers 60000] [--rate 10000] [--seconds 3] [--repeat 3]
+Targets: >= 30,000 answers/s through the core and core/raw >= 0.30; p99 < 20 ms at 10,000 answers/s offered.
 """
 
 from __future__ import annotations
@@ -109,12 +109,17 @@ async def main() -> None:
     parser.add_argument("--concurrency", type=int, default=2_000)
     parser.add_argument("--rate", type=int, default=10_000)
     parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--repeat", type=int, default=3, help="core and raw runs, taken in turn; medians reported")
     args = parser.parse_args()
-    core = await throughput(sqlite_factory(), args.answers, args.concurrency)
-    raw = raw_ceiling(args.answers, args.concurrency)
+    cores: list[float] = []
+    raws: list[float] = []
+    for _ in range(args.repeat):  # in turn, so a slow spell of the machine falls on both
+        cores.append(await throughput(sqlite_factory(), args.answers, args.concurrency))
+        raws.append(raw_ceiling(args.answers, args.concurrency))
+    core, raw = statistics.median(cores), statistics.median(raws)
     p50, p99, achieved, count = await latency(sqlite_factory(), args.rate, args.seconds)
-    print(f"answers through the core (SQLite): {core:,.0f}/s   (target >= 30,000/s)")
-    print(f"raw ceiling, sqlite3 executemany:  {raw:,.0f}/s   core/raw = {core / raw:.2f}")
+    print(f"answers through the core (SQLite): {core:,.0f}/s   (target >= 30,000/s; median of {args.repeat})")
+    print(f"raw ceiling, sqlite3 executemany:  {raw:,.0f}/s   core/raw = {core / raw:.2f}   (target >= 0.30)")
     print(
         f"at {args.rate:,}/s offered for {args.seconds:g} s: {count:,} answers, achieved {achieved:,.0f}/s, "
         f"p50 {p50:.2f} ms, p99 {p99:.2f} ms   (target p99 < 20 ms)"

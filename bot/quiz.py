@@ -14,7 +14,7 @@ import random
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 from zoneinfo import ZoneInfo
 
 from bot import cards
@@ -48,6 +48,7 @@ from bot.model import (
     Answer,
     AnswerOutcome,
     AnswerStatus,
+    AnswerWrite,
     ChannelConfig,
     ChannelRef,
     CommandNames,
@@ -108,6 +109,8 @@ ROUND_CACHE_SIZE = 4096
 CLOSED = "This question is closed; its answer has been (or is about to be) revealed."
 OTHER_SPACE = "That channel belongs to another workspace or server; its quiz is managed there."
 NOT_HERE = "That question is not known here (it may be from another bot)."
+_PRACTICE = RoundKind.PRACTICE
+_RECORDED = AnswerStatus.RECORDED.value
 DEFAULT_GRACE = dt.timedelta(hours=1)  # how late a post may still go out, and how long sends are retried
 SEND_LEASE = dt.timedelta(minutes=2)  # a claimed send is this process's until then (then another may retry)
 LATE_REVEAL = dt.timedelta(minutes=2)  # a reveal later than this after its promise says it came late
@@ -904,33 +907,27 @@ class QuizService:
         if space is not None and (round_.ref.platform, round_.ref.space_id) != space:
             raise UnknownRound(NOT_HERE)
         letter = LETTERS[choice]
-        if round_.kind is RoundKind.PRACTICE and round_.user_id != user_id:
-            practice = self.commands_of(round_.ref.platform).practice
-            raise NotAllowed(f"That practice question belongs to someone else; use {practice} for one of your own.")
+        practice = round_.kind is _PRACTICE  # (module globals: an enum member's lookup costs more, per answer)
+        if practice and round_.user_id != user_id:
+            command = self.commands_of(round_.ref.platform).practice
+            raise NotAllowed(f"That practice question belongs to someone else; use {command} for one of your own.")
         now = self.clock.now()
         if not round_.is_open or (round_.closes_at is not None and now >= round_.closes_at):
             raise RoundClosed(await self._closed_text(round_))
-        await self.packs.prime(round_)
-        question = self._question(round_)
+        question = self.bank.get(round_.question_id)
+        if question is None:  # a pack's question (the shipped bank's need no await: this runs per answer)
+            await self.packs.prime(round_)
+            question = self._question(round_)
         try:
             write = await self._batcher.submit(NewAnswer(round_id, user_id, choice, choice == question.answer, now))
         except QuizError:
             raise
         except Exception as exc:  # the store failed; the answer batcher logs the outage once
             raise StoreUnavailable(STORE_UNAVAILABLE) from exc
-        match write.status if write.status == AnswerStatus.RECORDED else AnswerStatus(write.status):
-            case AnswerStatus.DUPLICATE:
-                previous = LETTERS[write.existing_choice] if write.existing_choice is not None else "?"
-                raise AlreadyAnswered(
-                    f"You already answered {previous}; the first answer is the one that counts.", previous
-                )
-            case AnswerStatus.CLOSED:
-                self._rounds.pop(round_id, None)
-                raise RoundClosed(await self._closed_text(await self.store.get_round(round_id) or round_))
-            case AnswerStatus.UNKNOWN:
-                raise UnknownRound(NOT_HERE)
+        if write.status != _RECORDED:
+            await self._not_recorded(write, round_)
         self.metrics.answer_recorded(round_.ref.platform, round_.kind)
-        if round_.kind is RoundKind.PRACTICE:
+        if practice:
             await self._practice_reveals.submit(PracticeAnswer(round_id, user_id, choice == question.answer, sure, now))
             self._rounds.pop(round_id, None)
             verdict = cards.verdict(question, choice, sure=sure)
@@ -940,6 +937,20 @@ class QuizService:
         if not sure:
             await self.store.mark_unsure(round_id, user_id)
         return AnswerOutcome(round_id, user_id, letter, cards.locked_in_text(letter))
+
+    async def _not_recorded(self, write: AnswerWrite, round_: Round) -> NoReturn:
+        """Raise what the learner is told about an answer the store did not record."""
+        match AnswerStatus(write.status):
+            case AnswerStatus.DUPLICATE:
+                previous = LETTERS[write.existing_choice] if write.existing_choice is not None else "?"
+                raise AlreadyAnswered(
+                    f"You already answered {previous}; the first answer is the one that counts.", previous
+                )
+            case AnswerStatus.CLOSED:
+                self._rounds.pop(round_.id, None)
+                raise RoundClosed(await self._closed_text(await self.store.get_round(round_.id) or round_))
+            case _:
+                raise UnknownRound(NOT_HERE)
 
     async def answer_by_reaction(self, platform: str, message_id: str, user_id: str, choice: int) -> AnswerOutcome:
         """A reaction on a posted question message answers the round that message belongs to, if the

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager
+from typing import cast
 
 from bot import learning
 from bot.learning import LEARN_BATCH, CardKey, LearnerCard, ReviewEvent
@@ -220,6 +221,10 @@ async def add_answers(tx: AnswerTransaction, answers: Sequence[NewAnswer], now: 
 
 
 Windows = dict[int, tuple[dt.datetime | None, dt.datetime | None]]  # round id: (revealed_at, closes_at)
+# the verdicts without a stored choice, shared (a batch holds thousands; AnswerWrite is frozen)
+RECORDED_WRITE = AnswerWrite(AnswerStatus.RECORDED)
+CLOSED_WRITE = AnswerWrite(AnswerStatus.CLOSED)
+UNKNOWN_WRITE = AnswerWrite(AnswerStatus.UNKNOWN)
 
 
 def sort_answers(
@@ -227,15 +232,14 @@ def sort_answers(
 ) -> tuple[list[AnswerWrite | None], list[int]]:
     """Each answer's status where its round decides it (UNKNOWN, CLOSED; None otherwise), and the answers
     to insert (by index): the first by each user to each open round."""
+    open_rounds = {rid for rid, window in windows.items() if accepts_answers(*window, now)}  # once per batch
     results: list[AnswerWrite | None] = [None] * len(answers)
     pending: list[int] = []
     seen: set[tuple[int, str]] = set()
     for i, a in enumerate(answers):
         key = (a.round_id, a.user_id)
-        if a.round_id not in windows:
-            results[i] = AnswerWrite(AnswerStatus.UNKNOWN)
-        elif not accepts_answers(*windows[a.round_id], now):
-            results[i] = AnswerWrite(AnswerStatus.CLOSED)
+        if a.round_id not in open_rounds:
+            results[i] = CLOSED_WRITE if a.round_id in windows else UNKNOWN_WRITE
         elif key not in seen:
             seen.add(key)
             pending.append(i)
@@ -252,12 +256,13 @@ async def answer_writes(
     """The batch's results once the `pending` answers are tried: RECORDED for those inserted, the rest
     DUPLICATE with the stored choice."""
     for i in pending:
-        if (answers[i].round_id, answers[i].user_id) in inserted:
-            results[i] = AnswerWrite(AnswerStatus.RECORDED)
-    duplicates = [i for i, r in enumerate(results) if r is None]
+        a = answers[i]
+        if (a.round_id, a.user_id) in inserted:
+            results[i] = RECORDED_WRITE
+    duplicates = [i for i, r in enumerate(results) if r is None]  # a batch's second answer by one user too
     if duplicates:
         keys = sorted({(answers[i].round_id, answers[i].user_id) for i in duplicates})
         stored = await stored_choices(keys)
         for i in duplicates:
             results[i] = AnswerWrite(AnswerStatus.DUPLICATE, stored.get((answers[i].round_id, answers[i].user_id)))
-    return [r for r in results if r is not None]
+    return cast(list[AnswerWrite], results)  # every answer has its verdict now

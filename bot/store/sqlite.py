@@ -84,7 +84,9 @@ CATCH_UP_PASSES = 4  # unlocked passes before the held one, until one takes less
 SHORT_PASS = 0.01
 HOLD_AT_MOST = 1.0  # seconds writes wait for a held pass; past it they go on and that pass ends unlocked
 WAL_KEEP = 16 * 1024 * 1024  # when the WAL starts over, its file is cut back to this size (journal_size_limit)
-INSERT_CHUNK = 900  # rows per multi-row INSERT (6 parameters each, under SQLite's variable limit)
+ONE_ANSWER = "(?,?,?,?,?)"
+INSERT_ANSWER = f"INSERT INTO answers (round_id, user_id, choice, correct, answered_at) VALUES {ONE_ANSWER}"
+INSERT_CHUNK = 900  # rows per multi-row INSERT (5 parameters each, under SQLite's variable limit)
 IN_CHUNK = 500
 
 
@@ -717,17 +719,25 @@ class _Settle:
         return {rid: (from_ts(rev) if rev else None, from_ts(closes) if closes else None) for rid, rev, closes in rows}
 
     async def insert_answers(self, answers: Sequence[NewAnswer]) -> set[tuple[int, str]]:
+        """One executemany, whose row count tells whether every answer went in (as all but a rare batch
+        do); only when some were stored already is it undone to a savepoint and the answers inserted again,
+        returning the keys of those that went in."""
+        rows = [(a.round_id, a.user_id, a.choice, int(a.correct), to_ts(a.answered_at)) for a in answers]
+        await self.db.execute("SAVEPOINT insert_answers")
+        cursor = await self.db.executemany(INSERT_ANSWER + " ON CONFLICT DO NOTHING", rows)
+        if cursor.rowcount == len(rows):
+            await self.db.execute("RELEASE insert_answers")
+            return {(a.round_id, a.user_id) for a in answers}
+        await self.db.execute("ROLLBACK TO insert_answers")
+        await self.db.execute("RELEASE insert_answers")
         inserted: set[tuple[int, str]] = set()
-        for chunk in _chunks(answers, INSERT_CHUNK):
-            params: list[object] = []
-            for a in chunk:
-                params += [a.round_id, a.user_id, a.choice, int(a.correct), to_ts(a.answered_at)]
-            rows = await self.db.execute_fetchall(
-                "INSERT INTO answers (round_id, user_id, choice, correct, answered_at) "
-                f"VALUES {','.join('(?,?,?,?,?)' for _ in chunk)} ON CONFLICT DO NOTHING RETURNING round_id, user_id",
-                params,
+        for chunk in _chunks(rows, INSERT_CHUNK):
+            returned = await self.db.execute_fetchall(
+                f"{INSERT_ANSWER[: -len(ONE_ANSWER)]}{','.join(ONE_ANSWER for _ in chunk)} "
+                "ON CONFLICT DO NOTHING RETURNING round_id, user_id",
+                [v for row in chunk for v in row],
             )
-            inserted.update((r[0], r[1]) for r in rows)
+            inserted.update((r[0], r[1]) for r in returned)
         return inserted
 
     async def stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
@@ -916,8 +926,8 @@ class _InThread:
     async def execute_fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self.con.execute(sql, params).fetchall()
 
-    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        self.con.executemany(sql, rows)
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
+        return self.con.executemany(sql, rows)
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         self.con.execute(sql, params)

@@ -154,6 +154,14 @@ class StoreContract:
         got = await store.get_answer(r.id, "ada")
         assert got.choice == 2 and got.correct and got.points is None and got.answered_at == T0
         assert [a.user_id for a in await store.round_answers(r.id)] == ["ada", "bob"]
+        # a batch with one answer stored before: the others are still written, each once
+        mixed = await store.add_answers([ans(r.id, "cy", 3), ans(r.id, "bob", 2), ans(r.id, "dee", 0)], T0)
+        assert [(w.status, w.existing_choice) for w in mixed] == [
+            ("recorded", None),
+            ("duplicate", 1),
+            ("recorded", None),
+        ]
+        assert {a.user_id: a.choice for a in await store.round_answers(r.id)} == {"ada": 2, "bob": 1, "cy": 3, "dee": 0}
 
     async def test_answers_after_the_window_are_closed(self, store):
         r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, T0 + dt.timedelta(hours=1))
@@ -166,6 +174,12 @@ class StoreContract:
         writes = await store.add_answers(batch, T0)
         assert all(w.status == "recorded" for w in writes) and len(writes) == 2500
         assert len(await store.round_answers(r.id)) == 2500
+        # a large batch with a few answers stored before (written again in chunks, learning which went in)
+        again = [ans(r.id, f"u{i}", 3, False) for i in range(2400, 5000)]
+        writes = await store.add_answers(again, T0)
+        assert [w.status for w in writes] == ["duplicate"] * 100 + ["recorded"] * 2500
+        assert {w.existing_choice for w in writes[:100]} == {i % 4 for i in range(2400, 2500)}
+        assert len(await store.round_answers(r.id)) == 5000
 
     async def test_concurrent_batches_for_the_same_user_record_once(self, store):
         r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)

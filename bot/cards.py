@@ -6,6 +6,7 @@ texts and numbers they show come from here. No text here names a platform's comm
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Iterable
 from zoneinfo import ZoneInfo
 
@@ -169,6 +170,7 @@ def verdict_text(v: Verdict) -> str:
     return f"{text}\n{CONFIDENT_MISS}" if v.confident_miss else text
 
 
+@functools.cache  # one per letter, asked for once per answer
 def locked_in_text(letter: str) -> str:
     """The private acknowledgement of a daily answer: never whether it is right."""
     return f"Your answer {letter} is locked in. You will see whether it is right when the answer is revealed."

@@ -681,9 +681,9 @@ class AnswerTransaction(Protocol):
         alongside also keeps them from being revealed until this transaction commits."""
         ...
 
-    async def insert_answers(self, answers: Sequence[NewAnswer]) -> set[tuple[int, str]]:
+    async def insert_answers(self, answers: Sequence[NewAnswer]) -> set[tuple[int, str]] | None:
         """Insert answers (one per round and user), skipping those already stored: the (round, user) keys
-        inserted. An invalid answer fails the whole batch."""
+        inserted, or None when every one was. An invalid answer fails the whole batch."""
         ...
 
     async def stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:

@@ -55,6 +55,7 @@ def ident(name: str) -> str:
 
 # the second to_ts formatted last and its text, replaced as one tuple (so no thread sees half an update)
 _last_second: tuple[tuple[int, ...], str] = ((), "")
+_DIGITS = tuple(f"{n:03d}" for n in range(1000))
 
 
 def to_ts(moment: dt.datetime) -> str:
@@ -71,7 +72,8 @@ def to_ts(moment: dt.datetime) -> str:
     last = _last_second
     if second != last[0]:
         last = _last_second = (second, moment.replace(microsecond=0, tzinfo=None).isoformat())
-    return f"{last[1]}.{moment.microsecond:06d}+00:00"
+    us = moment.microsecond
+    return f"{last[1]}.{_DIGITS[us // 1000]}{_DIGITS[us % 1000]}+00:00"  # a third of the time `:06d` takes
 
 
 def from_ts(text: str | dt.datetime) -> dt.datetime:

@@ -250,15 +250,19 @@ async def answer_writes(
     answers: Sequence[NewAnswer],
     results: list[AnswerWrite | None],
     pending: Sequence[int],
-    inserted: Collection[tuple[int, str]],
+    inserted: Collection[tuple[int, str]] | None,
     stored_choices: Callable[[Sequence[tuple[int, str]]], Awaitable[dict[tuple[int, str], int]]],
 ) -> list[AnswerWrite]:
-    """The batch's results once the `pending` answers are tried: RECORDED for those inserted, the rest
-    DUPLICATE with the stored choice."""
-    for i in pending:
-        a = answers[i]
-        if (a.round_id, a.user_id) in inserted:
+    """The batch's results once the `pending` answers are tried: RECORDED for those inserted (all of them
+    when `inserted` is None), the rest DUPLICATE with the stored choice."""
+    if inserted is None:  # every one of them went in
+        for i in pending:
             results[i] = RECORDED_WRITE
+    else:
+        for i in pending:
+            a = answers[i]
+            if (a.round_id, a.user_id) in inserted:
+                results[i] = RECORDED_WRITE
     duplicates = [i for i, r in enumerate(results) if r is None]  # a batch's second answer by one user too
     if duplicates:
         keys = sorted({(answers[i].round_id, answers[i].user_id) for i in duplicates})

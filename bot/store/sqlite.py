@@ -718,16 +718,16 @@ class _Settle:
         rows = await self._rows_in("SELECT id, revealed_at, closes_at FROM rounds WHERE id IN ({marks})", (), round_ids)
         return {rid: (from_ts(rev) if rev else None, from_ts(closes) if closes else None) for rid, rev, closes in rows}
 
-    async def insert_answers(self, answers: Sequence[NewAnswer]) -> set[tuple[int, str]]:
-        """One executemany, whose row count tells whether every answer went in (as all but a rare batch
-        do); only when some were stored already is it undone to a savepoint and the answers inserted again,
-        returning the keys of those that went in."""
+    async def insert_answers(self, answers: Sequence[NewAnswer]) -> set[tuple[int, str]] | None:
+        """One executemany, whose row count tells whether every answer went in (None), as all but a rare
+        batch do; only when some were stored already is it undone to a savepoint and the answers inserted
+        again, returning the keys of those that went in."""
         rows = [(a.round_id, a.user_id, a.choice, int(a.correct), to_ts(a.answered_at)) for a in answers]
         await self.db.execute("SAVEPOINT insert_answers")
         cursor = await self.db.executemany(INSERT_ANSWER + " ON CONFLICT DO NOTHING", rows)
         if cursor.rowcount == len(rows):
             await self.db.execute("RELEASE insert_answers")
-            return {(a.round_id, a.user_id) for a in answers}
+            return None
         await self.db.execute("ROLLBACK TO insert_answers")
         await self.db.execute("RELEASE insert_answers")
         inserted: set[tuple[int, str]] = set()

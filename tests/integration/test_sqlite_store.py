@@ -310,18 +310,21 @@ async def test_writes_wait_for_a_held_checkpoint_pass_a_bounded_time(tmp_path, m
     monkeypatch.setattr(sqlite_module, "HOLD_AT_MOST", 0.2)
     monkeypatch.setattr(sqlite_module, "_checkpoint", starved_when_held)
     store = SqliteStore(tmp_path / "starved.db")
-    await store.open()
     try:
-        ref = ChannelRef("t", "s", "c")
-        await store.claim_daily_round(ref, t0.date(), "q", "tensors", t0, None)
-        for _ in range(2000):  # until the checkpointer holds writes for a pass that does not end
-            if held_passes:
-                break
-            await asyncio.sleep(0.005)
-        assert held_passes
-        later = await asyncio.wait_for(
-            store.claim_daily_round(ref, t0.date() + dt.timedelta(days=1), "q", "tensors", t0, None), 10
-        )
+        # every write is bounded, opening included (its own writes may meet the first held pass): without the
+        # bound this test fails here instead of waiting for the starved pass for ever
+        async with asyncio.timeout(20):
+            await store.open()
+            ref = ChannelRef("t", "s", "c")
+            await store.claim_daily_round(ref, t0.date(), "q", "tensors", t0, None)
+            for _ in range(2000):  # until the checkpointer holds writes for a pass that does not end
+                if held_passes:
+                    break
+                await asyncio.sleep(0.005)
+            assert held_passes
+            later = await asyncio.wait_for(
+                store.claim_daily_round(ref, t0.date() + dt.timedelta(days=1), "q", "tensors", t0, None), 10
+            )
         assert later is not None and not release.is_set()  # written while the held pass still runs
         assert store._writes_paused is None
     finally:

@@ -2,6 +2,16 @@
 
 Run: python -m bench.answers [--answers 60000] [--rate 10000] [--seconds 3] [--repeat 5]
 Targets: >= 30,000 answers/s through the core and core/raw >= 0.30; p99 < 20 ms at 10,000 answers/s offered.
+
+2026-12-02, a slow machine (about a third of the last one's speed; 20% CPU steal): main 3779d20, single
+runs: core/raw 0.17, 0.16, 0.20 (30,300-30,500/s). After one executemany per SQLite batch, futures handed
+out directly by the batcher and fewer objects per answer: 0.27, 0.28, 0.28 (medians of 5; 44,000-49,600/s).
+Still under 0.30. Where the rest goes (probes that replace one side): the service, batcher and event loop
+alone take 72,000-78,000 answers/s (13 us each), the store alone 98,000-107,000/s (9.4 us; the raw ceiling
+5.7 us). In this closed loop the two add up, since all 2,000 people wait for the same batch. A GIL profile
+puts a fifth of the time in asyncio's own wake-ups (Handle._run, call_soon, create_future), one per answer.
+Tried and left out: releasing a batch's waiters in slices so the next batch starts while they run (42,300
+vs 40,100/s, noise); batches of 250-1,000 (slower: 32,800-36,800 vs 42,500/s).
 """
 
 from __future__ import annotations

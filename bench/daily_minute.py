@@ -87,6 +87,16 @@ after: answer p99 / p99.9 59.9 / 168 -> 58.7 / 182 ms, posted/revealed max 72.5/
 per channel 0.769 -> 0.773 ms, RSS 98 -> 104 MB: no change beyond the noise. PostgreSQL after: 77 / 157 ms,
 100.4/76.0 s, 1.317 ms, 138 MB. Tried and left out: uvloop (fan-out 0.9 of the time, answer p99 2.3x
 worse in one run), REVEAL_BATCH 2 on SQLite (answer p99 91 ms), sys.setswitchinterval(0.001) (within noise).
+
+Then (2026-12-02, a slower machine: about a third of the last one's speed, 20% CPU steal; single runs), with
+the idle-priority checkpoint thread and the cheaper answer path. SQLite, main 3779d20 -> after: answer p99 /
+p99.9 60.7 / 77.4 -> 60.4 / 90.1 ms, posted/revealed max 104.2/89.2 -> 96.4/82.3 s, core per channel
+1.668 -> 1.679 ms, CPU of the loaded run 114.1 -> 103.9 s, RSS 85 -> 100 MB. PostgreSQL cannot carry this
+load on this machine: main 3779d20 kept the answers (p99 216 ms) but posted 1,000 of 10,000 channels (the
+quiet days then sent nothing); after, two runs posted and revealed every channel (max 99.9/73.6 and
+116.9/84.0 s, core per channel 2.02 and 2.13 ms) but the answers fell behind for good (503,000-581,000
+refused as Busy, RSS 1.8-2.0 GB as the harness keeps starting 10,000 tasks a second), with the server slow
+from the start (seeding 24-40 s against 21.5 s).
 """
 
 from __future__ import annotations

@@ -96,7 +96,9 @@ load on this machine: main 3779d20 kept the answers (p99 216 ms) but posted 1,00
 quiet days then sent nothing); after, two runs posted and revealed every channel (max 99.9/73.6 and
 116.9/84.0 s, core per channel 2.02 and 2.13 ms) but the answers fell behind for good (503,000-581,000
 refused as Busy, RSS 1.8-2.0 GB as the harness keeps starting 10,000 tasks a second), with the server slow
-from the start (seeding 24-40 s against 21.5 s).
+from the start (seeding 24-40 s against 21.5 s). A second pair, back to back: main 3779d20 p99 210 ms, posted
+1,246 of 10,000; after, p99 191 ms, posted 3,922, loaded-run CPU 93.6 -> 87.3 s. So which side gives way on a
+saturated loop varies from run to run; no run on this machine, before or after, met the targets.
 """
 
 from __future__ import annotations

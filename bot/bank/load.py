@@ -554,23 +554,32 @@ def similarity_pairs(
     NEAR_COPY_PROSE_THRESHOLD when neither question shows code, else NEAR_COPY_THRESHOLD. corpus: the
     questions the word weights come from (default: the entries)."""
     vectors = _word_vectors(entries, corpus)
-    postings: dict[str, list[int]] = {}
-    for i, v in enumerate(vectors):
-        for w in v:
-            postings.setdefault(w, []).append(i)
+    df: Counter[str] = Counter(w for v in vectors for w in v)
     # every pair up to 3,000 questions; beyond, only pairs sharing an uncommon word (a near-copy shares
     # nearly all its words), which keeps a large bank from taking minutes
     uncommon = len(vectors) if len(vectors) <= 3000 else max(10, len(vectors) // 20)
+    # each question meets the earlier ones through the words they share (an inverted index of the
+    # weights), so a pair costs its shared words, not all of one side's words
+    postings: dict[str, list[tuple[int, float]]] = {}
     found = []
     for i, v in enumerate(vectors):
-        candidates = {j for w in v if len(postings[w]) <= uncommon for j in postings[w] if j > i}
-        dots = {j: sum(x * vectors[j].get(w, 0.0) for w, x in v.items()) for j in candidates}
+        dots: dict[int, float] = {}
+        common = []
+        for w, x in v.items():
+            if df[w] > uncommon:
+                common.append((w, x))
+                continue
+            earlier = postings.setdefault(w, [])
+            for j, y in earlier:
+                dots[j] = dots.get(j, 0.0) + x * y
+            earlier.append((i, x))
         for j, score in dots.items():
+            score += sum(x * vectors[j].get(w, 0.0) for w, x in common)
             prose = not entries[i].question.code and not entries[j].question.code
             limit = NEAR_COPY_PROSE_THRESHOLD if prose else NEAR_COPY_THRESHOLD
             limit = limit if threshold is None else threshold
             if score >= limit:
-                found.append((score, entries[i], entries[j]))
+                found.append((score, entries[j], entries[i]))
     return sorted(found, key=lambda t: -t[0])
 
 

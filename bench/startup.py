@@ -12,6 +12,12 @@ is timed on a fresh database for comparison. --unscheduled seeds the channels wi
 --store postgres does the same on PostgreSQL: the channels go into a throwaway database on the server of
 --url, and each fresh run gets a throwaway database of its own (all dropped afterwards).
 Target: ready in < 1 s with 10,000 channels. The temporary folder is removed afterwards.
+
+The bot runs from compiled bytecode, as an installed bot does (pip compiles a package's modules when it
+installs it): an untimed first start writes the bytecode into the temporary folder (PYTHONPYCACHEPREFIX),
+with PYTHONDONTWRITEBYTECODE removed from the bot's environment. --no-bytecode keeps the caller's
+environment instead; on a machine that sets PYTHONDONTWRITEBYTECODE with an editable install, every start
+then compiles the bot's ~60 modules from source (0.23 s on the machine of 2026-12-02).
 """
 
 from __future__ import annotations
@@ -48,10 +54,13 @@ async def make_database(url: str, channels: int, unscheduled: bool) -> None:
         await store.close()
 
 
-def time_to_prompt(url: str, folder: Path) -> float:
+def time_to_prompt(url: str, folder: Path, bytecode: bool = True) -> float:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "SLACK_", "STUDYBOT_"))}
     env["STUDYBOT_DATABASE_URL"] = url
     env["PYTHONPATH"] = str(ROOT)
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
     start = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "bot"],
@@ -81,7 +90,9 @@ async def main() -> None:
     parser.add_argument("--unscheduled", action="store_true")
     parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--url", default=DEFAULT_URL, help="PostgreSQL server (throwaway databases are made)")
+    parser.add_argument("--no-bytecode", action="store_true", help="keep the environment's bytecode settings")
     args = parser.parse_args()
+    bytecode = not args.no_bytecode
     folder = Path(tempfile.mkdtemp(prefix="studybot-bench-startup-"))
     try:
         async with contextlib.AsyncExitStack() as stack:
@@ -100,14 +111,17 @@ async def main() -> None:
                 f"{args.store}: seeded {args.channels:,} channels in {time.perf_counter() - t:.1f} s"
                 f"{' (no stored next post)' if args.unscheduled else ''}"
             )
+            if bytecode:  # untimed: writes the bytecode every timed start then reads
+                time_to_prompt(await database("warm-up"), folder)
             for label in ("fresh database", f"{args.channels:,} channels"):
                 times = []
                 for i in range(args.runs):
                     url = full if label != "fresh database" else await database(f"fresh{i}")
-                    times.append(time_to_prompt(url, folder))  # blocks this loop: nothing else runs on it
+                    times.append(time_to_prompt(url, folder, bytecode))  # blocks this loop: nothing else runs on it
+                how = "from bytecode" if bytecode else "as the environment says"
                 print(
                     f"{label}: start to prompt min {min(times):.2f} s, median {statistics.median(times):.2f} s, "
-                    f"max {max(times):.2f} s   (target < 1 s)"
+                    f"max {max(times):.2f} s   (target < 1 s; {how})"
                 )
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -60,12 +61,12 @@ def current_streak(state: StreakState | None, latest_revealed: dt.date | None) -
     return 0
 
 
-def period_keys(local_date: dt.date) -> Iterable[tuple[Period, str]]:
-    """The leaderboard buckets a daily round's local date falls in."""
+@functools.lru_cache(maxsize=64)
+def period_keys(local_date: dt.date) -> tuple[tuple[Period, str], ...]:
+    """The leaderboard buckets a daily round's local date falls in (kept for the last dates asked: every
+    reveal of a day asks for the same)."""
     iso = local_date.isocalendar()
-    yield Period.WEEK, f"{iso.year}-W{iso.week:02d}"
-    yield Period.MONTH, f"{local_date:%Y-%m}"
-    yield Period.ALL, "all"
+    return (Period.WEEK, f"{iso.year}-W{iso.week:02d}"), (Period.MONTH, f"{local_date:%Y-%m}"), (Period.ALL, "all")
 
 
 def bucket_moves(old: Mapping[str, int], points: Mapping[str, int]) -> list[tuple[int, int]]:

@@ -8,6 +8,7 @@ instant after the gap; a local time that happens twice (the fall-back hour) take
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from zoneinfo import ZoneInfo
 
 from bot.model import ChannelConfig
@@ -19,9 +20,13 @@ def _zone(cfg_or_tz: ChannelConfig | str) -> ZoneInfo:
     return ZoneInfo(cfg_or_tz if isinstance(cfg_or_tz, str) else cfg_or_tz.timezone)
 
 
+@functools.lru_cache(maxsize=4096)
 def resolve_local(day: dt.date, at: dt.time, tz: ZoneInfo) -> dt.datetime:
     """The UTC instant of wall time `at` on `day` in `tz`: the first occurrence of an ambiguous time
-    (fold=0), the end of the gap for a time that does not exist."""
+    (fold=0), the end of the gap for a time that does not exist.
+
+    Kept for the last few thousand (day, time, zone) asked: a fan-out asks the same few for every channel
+    (a pure function of immutable values, and zoneinfo's rules do not change while the process runs)."""
     first = dt.datetime.combine(day, at.replace(tzinfo=None, fold=0), tzinfo=tz)
     utc = first.astimezone(dt.UTC)
     back = utc.astimezone(tz)

@@ -113,6 +113,8 @@ async def reveal(
         await tx.write_streaks(ref, result.streaks)
     if learn:
         await update_learner_memory(tx, round_, answers, frozenset(unsure))
+    if not result.points:
+        return True  # nothing to fold into the boards
     correct = {a.user_id: a.correct for a in answers}
     scored = {a.user_id: a.answered_at for a in answers if result.points.get(a.user_id, 0) > 0}
     for period, key in period_keys(round_.local_date):

@@ -3,6 +3,16 @@
 Run: python -m bench.leaderboard [--users 100000] [--answers 1000000]
 Target: top 10 + the asker's own rank, for each period (week, month, all time), < 2 ms.
 The data goes in through the store's real path (answer batches, then a scored reveal per day).
+
+2026-12-03 (a quiet machine of its own, main ee39248, one run): loaded in 155.6 s; median / p99 week
+0.53 / 3.32 ms, month 0.38 / 2.39 ms, all 0.83 / 3.51 ms. The p99 misses the target right after the load.
+A probe that timed each read's parts (300,000 answers, 500 reads a period) found the statements themselves
+at 0.3 ms at most on the connection's thread: the slow reads (1-7 ms) lost their time in the hand-offs
+between the event loop and that thread, while the background checkpoint copied the load's WAL (about
+50,000 frames, one pass of 350 ms; the idle-priority thread gets the CPU only once the load has ended,
+which is when the reads begin). With the checkpoints stopped during the reads, p99 was 0.95 / 0.69 / 1.04
+ms; with the checkpoint thread at normal priority, worse (4.9 / 1.1 / 2.3 ms); skipping the passes while
+nothing is written did not help (the WAL was still being copied). Not solved.
 """
 
 from __future__ import annotations

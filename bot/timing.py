@@ -20,14 +20,18 @@ def _zone(cfg_or_tz: ChannelConfig | str) -> ZoneInfo:
     return ZoneInfo(cfg_or_tz if isinstance(cfg_or_tz, str) else cfg_or_tz.timezone)
 
 
-@functools.lru_cache(maxsize=4096)
 def resolve_local(day: dt.date, at: dt.time, tz: ZoneInfo) -> dt.datetime:
     """The UTC instant of wall time `at` on `day` in `tz`: the first occurrence of an ambiguous time
-    (fold=0), the end of the gap for a time that does not exist.
+    (fold=0), the end of the gap for a time that does not exist."""
+    return _resolve_wall(day, at.replace(tzinfo=None, fold=0), tz)
 
-    Kept for the last few thousand (day, time, zone) asked: a fan-out asks the same few for every channel
-    (a pure function of immutable values, and zoneinfo's rules do not change while the process runs)."""
-    first = dt.datetime.combine(day, at.replace(tzinfo=None, fold=0), tzinfo=tz)
+
+@functools.lru_cache(maxsize=4096)
+def _resolve_wall(day: dt.date, at: dt.time, tz: ZoneInfo) -> dt.datetime:
+    """resolve_local of a naive wall time, kept for the last few thousand (day, time, zone) asked: a
+    fan-out asks the same few for every channel (a pure function of immutable values; zoneinfo's rules do
+    not change while the process runs). Naive, so two aware times equal in UTC never share an entry."""
+    first = dt.datetime.combine(day, at, tzinfo=tz)
     utc = first.astimezone(dt.UTC)
     back = utc.astimezone(tz)
     if back.replace(tzinfo=None) == first.replace(tzinfo=None):

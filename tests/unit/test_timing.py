@@ -115,3 +115,18 @@ def test_the_promised_reveal_is_the_next_post_on_a_later_local_date():
     assert reveal_instant(c, dt.date(2026, 12, 8), early) == dt.datetime(2026, 12, 9, 9, 0, tzinfo=dt.UTC)
     windowed = ChannelConfig(ref=REF, answer_window=dt.timedelta(hours=2))
     assert reveal_instant(windowed, dt.date(2026, 12, 8), early) == early + dt.timedelta(hours=2)
+
+
+def test_resolved_instants_are_kept_per_wall_time_never_per_utc_time():
+    # 09:00 at UTC+1 and 08:00 at UTC are the same time of day in UTC (equal and hashed alike as aware
+    # times), but their wall times differ: each must resolve its own
+    day = dt.date(2026, 12, 1)
+    nine = dt.time(9, 0, tzinfo=dt.timezone(dt.timedelta(hours=1)))
+    eight = dt.time(8, 0, tzinfo=dt.UTC)
+    assert nine == eight and hash(nine) == hash(eight)
+    assert resolve_local(day, nine, BERLIN) == dt.datetime(2026, 12, 1, 8, 0, tzinfo=dt.UTC)
+    assert resolve_local(day, eight, BERLIN) == dt.datetime(2026, 12, 1, 7, 0, tzinfo=dt.UTC)
+    # a time in the spring gap, asked twice, moves to the gap's end both times
+    gap = dt.date(2026, 3, 29)
+    for _ in range(2):
+        assert resolve_local(gap, dt.time(2, 30), BERLIN) == dt.datetime(2026, 3, 29, 1, 0, tzinfo=dt.UTC)

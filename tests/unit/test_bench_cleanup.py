@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 
-from bench.answers import raw_ceiling
+from bench.answers import latency, raw_ceiling
 from bench.common import REF, sqlite_factory
 
 
@@ -21,4 +22,24 @@ async def test_a_measurement_on_sqlite_leaves_no_folder_behind(tmp_path, monkeyp
 def test_the_raw_ceiling_leaves_no_folder_behind(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     assert raw_ceiling(200, 50) > 0
+    assert list(tmp_path.iterdir()) == []
+
+
+async def test_the_latency_run_spreads_its_answers_over_the_rounds_asked_and_leaves_no_folder_behind(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    made = sqlite_factory()
+    counts: dict[int, int] = {}
+
+    @contextlib.asynccontextmanager
+    async def counting():  # type: ignore[no-untyped-def]
+        async with made() as (service, store):
+            yield service, store
+            for round_ in await store.open_daily_rounds():
+                counts[round_.id] = len(await store.round_answers(round_.id))
+
+    _p50, _p99, _achieved, count = await latency(counting, 300, 0.2, rounds=3)
+    assert len(counts) == 3 and sum(counts.values()) == count > 30
+    assert max(counts.values()) - min(counts.values()) <= 1  # in turn
     assert list(tmp_path.iterdir()) == []

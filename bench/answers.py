@@ -1,6 +1,6 @@
 """Answer throughput and latency through the core on SQLite, next to the raw sqlite3 ceiling.
 
-Run: python -m bench.answers [--answers 60000] [--rate 10000] [--seconds 3] [--repeat 5]
+Run: python -m bench.answers [--answers 60000] [--rate 10000] [--seconds 3] [--repeat 5] [--rounds 1]
 Targets: >= 30,000 answers/s through the core and core/raw >= 0.30; p99 < 20 ms at 10,000 answers/s offered.
 
 2026-12-02, a slow machine (about a third of the last one's speed; 20% CPU steal): main 3779d20, single

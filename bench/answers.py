@@ -36,7 +36,7 @@ from pathlib import Path
 
 from bench.common import REF, T0, Factory, sqlite_factory
 from bot.app.runtime import tune_gc
-from bot.model import Actor, ChannelRef
+from bot.kernel.values import Actor, ChannelRef
 
 
 async def throughput(factory: Factory, n: int, concurrency: int) -> float:

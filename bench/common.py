@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from bot.bank.load import Bank
-from bot.model import Actor, ChannelRef, Difficulty, Question
+from bot.kernel.values import Actor, ChannelRef, Difficulty, Question
 from bot.ports import Store
 from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore

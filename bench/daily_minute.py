@@ -141,7 +141,7 @@ from pathlib import Path
 from bench.common import synthetic_bank
 from bot.app.runtime import tune_gc
 from bot.app.scheduler import DailyScheduler
-from bot.model import ChannelConfig, ChannelRef, NewAnswer, Period
+from bot.kernel.values import ChannelConfig, ChannelRef, NewAnswer, Period
 from bot.ports import Store
 from bot.quiz import SEND_LEASE, QuizService
 from bot.store.sqlite import SqliteStore

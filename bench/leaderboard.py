@@ -27,9 +27,9 @@ from collections.abc import Awaitable, Callable
 
 from bench.common import REF, T0, Factory, sqlite_factory
 from bot.app.runtime import tune_gc
-from bot.model import NewAnswer, Period
+from bot.kernel.scoring import score_daily_round
+from bot.kernel.values import NewAnswer, Period
 from bot.ports import Store
-from bot.scoring import score_daily_round
 
 
 async def measure(

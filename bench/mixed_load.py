@@ -25,9 +25,9 @@ from pathlib import Path
 
 from bench.common import REF, T0, sqlite_service
 from bot.app.runtime import tune_gc
-from bot.errors import AlreadyAnswered, Busy, RoundClosed
-from bot.model import Period
-from bot.scoring import score_daily_round
+from bot.kernel.errors import AlreadyAnswered, Busy, RoundClosed
+from bot.kernel.scoring import score_daily_round
+from bot.kernel.values import Period
 
 
 def rss_mb() -> float:

@@ -16,7 +16,7 @@ import statistics
 from bench.answers import throughput
 from bench.common import REF, sqlite_factory
 from bot.app.runtime import tune_gc
-from bot.errors import Busy
+from bot.kernel.errors import Busy
 
 
 async def offer(rate: float, seconds: float) -> dict[str, float]:

@@ -35,7 +35,7 @@ from bench.answers import latency, raw_ceiling, throughput
 from bench.common import REF, T0, Factory, NullPlatform, Service, StepClock, sqlite_factory, synthetic_bank
 from bench.leaderboard import measure
 from bot.app.runtime import tune_gc
-from bot.model import Actor, Period
+from bot.kernel.values import Actor, Period
 from bot.ports import Store
 from bot.quiz import QuizService
 from bot.store.postgres import PostgresStore, redact

@@ -30,8 +30,8 @@ import statistics
 import time
 
 from bench.daily_minute import DEFAULT_URL, INSTANT, channel_refs, postgres_store, seed, sqlite_store
+from bot.kernel.scoring import score_daily_round
 from bot.quiz import REVEAL_BATCH, SEND_LEASE
-from bot.scoring import score_daily_round
 from bot.store.sqlite import SqliteStore
 
 VM_EVERY = 100  # SQLite calls the progress handler once per this many virtual machine instructions

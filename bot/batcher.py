@@ -13,8 +13,8 @@ import logging
 import time
 from collections.abc import Callable
 
-from bot.errors import Busy
-from bot.model import AnswerWrite, NewAnswer
+from bot.kernel.errors import Busy
+from bot.kernel.values import AnswerWrite, NewAnswer
 from bot.ports import Store
 
 log = logging.getLogger(__name__)

@@ -7,49 +7,42 @@ import datetime as dt
 from collections.abc import Collection, Sequence
 from typing import Protocol
 
-from bot.clock import SystemClock as SystemClock  # re-exported for bot/app/cli.py; new code imports bot.clock
-from bot.export import Miss
-from bot.forget import Forgotten
-from bot.installs import WorkspaceInstall
-from bot.learning import CardKey, LearnerCard, PendingAnswer, ReviewEvent
-from bot.model import (
-    Answer,
-    AnswerWrite,
-    Board,
-    ChannelConfig,
-    ChannelRef,
+from bot.daily.values import (
     DailyClaim,
     DueChannel,
     DueFinish,
     DuePost,
-    LeaderboardRow,
-    NewAnswer,
-    NewReport,
-    Period,
     PostFinish,
-    PracticeAnswer,
-    QuestionCard,
-    RecapCard,
-    RecapRound,
-    RecapScorer,
-    Report,
-    ReportWrite,
-    RevealCard,
     RevealedRound,
     RevealFinish,
+    SendClaim,
+)
+from bot.installs.values import WorkspaceInstall
+from bot.kernel.cards import QuestionCard, RevealCard
+from bot.kernel.clock import SystemClock as SystemClock  # re-exported for bot/app/cli.py; new code imports bot.clock
+from bot.kernel.scoring import Board, LeaderboardRow, Scorer, ScoreRow
+from bot.kernel.values import (
+    Answer,
+    AnswerWrite,
+    ChannelConfig,
+    ChannelRef,
+    NewAnswer,
+    Period,
+    PracticeAnswer,
     Round,
     RoundKind,
-    Scorer,
-    ScoreRow,
-    SeasonArchive,
-    SeasonCard,
-    SendClaim,
     SpaceFilter,
     StreakState,
-    Suggestion,
     TopicStats,
 )
-from bot.reminders import Reminder
+from bot.mydata.export import Miss
+from bot.mydata.forget import Forgotten
+from bot.practice.memory import CardKey, LearnerCard, PendingAnswer, ReviewEvent
+from bot.recap.values import RecapCard, RecapRound, RecapScorer
+from bot.reminders.service import Reminder
+from bot.reports.values import NewReport, Report, ReportWrite
+from bot.seasons.values import SeasonArchive, SeasonCard
+from bot.suggestions.values import Suggestion
 
 
 class Clock(Protocol):

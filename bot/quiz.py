@@ -17,12 +17,26 @@ from dataclasses import dataclass, replace
 from typing import Any, NoReturn, TypeVar
 from zoneinfo import ZoneInfo
 
-from bot import cards
-from bot.bank.load import TOPICS, Bank
+from bot.bank.load import Bank
 from bot.batcher import AnswerBatcher
-from bot.drain import Drain
-from bot.echo import echo
-from bot.errors import (
+from bot.daily import cards as daily_cards
+from bot.daily.cards import StatsCard
+from bot.daily.values import (
+    DailyClaim,
+    DueChannel,
+    DueFinish,
+    DuePost,
+    PostFinish,
+    RevealedRound,
+    RevealFinish,
+    SendClaim,
+)
+from bot.installs.values import WorkspaceInstall
+from bot.kernel import cards
+from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard, RevealCard
+from bot.kernel.drain import Drain
+from bot.kernel.echo import echo
+from bot.kernel.errors import (
     AlreadyAnswered,
     AlreadyPosted,
     BadSetting,
@@ -36,68 +50,46 @@ from bot.errors import (
     StoreUnavailable,
     UnknownRound,
 )
-from bot.export import NOTHING_TO_EXPORT, MissesExport, build_export
-from bot.forget import FORGET_WHAT, ForgetDone, ForgetPrompt, forgotten_text
-from bot.group_commit import GroupCommit
-from bot.installs import WorkspaceInstall
-from bot.learning import LEARN_BATCH
-from bot.metrics import Metrics
-from bot.model import (
+from bot.kernel.group_commit import GroupCommit
+from bot.kernel.metrics import Metrics
+from bot.kernel.priority import background
+from bot.kernel.scoring import period_keys, score_daily_round
+from bot.kernel.selection import pick_question
+from bot.kernel.timing import local_date_of, next_post_after, post_instant, reveal_instant
+from bot.kernel.topics import TOPICS
+from bot.kernel.values import (
     LETTERS,
     Actor,
     Answer,
-    AnswerOutcome,
     AnswerStatus,
     AnswerWrite,
     ChannelConfig,
     ChannelRef,
     CommandNames,
-    ConfigCard,
-    DailyClaim,
     Difficulty,
-    DueChannel,
-    DueFinish,
-    DuePost,
-    LeaderboardCard,
     NewAnswer,
     Period,
-    PostFinish,
     PracticeAnswer,
     Question,
-    QuestionCard,
-    ReportReason,
-    RevealCard,
-    RevealedRound,
-    RevealFinish,
-    ReviewEmpty,
     Round,
     RoundKind,
-    SendClaim,
     SpaceFilter,
-    StatsCard,
 )
-from bot.packs import (
-    Format,
-    ImportResult,
-    PackCatalog,
-    PackFile,
-    PacksCard,
-    check_pack_name,
-    require_admin,
-)
+from bot.mydata.export import NOTHING_TO_EXPORT, MissesExport, build_export
+from bot.mydata.forget import FORGET_WHAT, ForgetDone, ForgetPrompt, forgotten_text
+from bot.packs.catalog import Format, ImportResult, PackCatalog, PackFile, PacksCard, check_pack_name, require_admin
+from bot.packs.question_stats import QuestionStatsCard, question_stats
 from bot.ports import ChatPlatform, Clock, Store
-from bot.priority import background
-from bot.question_stats import QuestionStatsCard, question_stats
-from bot.recap import RECAP_KEYS, next_recap_after
-from bot.reminders import RemindCard, Reminders
-from bot.reports import ReportDesk, ReportsCard
-from bot.review import REVIEW_DEFAULT, REVIEW_MAX, Reviews, learning_stats
-from bot.scoring import period_keys, score_daily_round
-from bot.seasons import Seasons
-from bot.selection import pick_question
-from bot.settings import ConfigChange
-from bot.suggestions import Suggestions
-from bot.timing import local_date_of, next_post_after, post_instant, reveal_instant
+from bot.practice.cards import ReviewEmpty
+from bot.practice.memory import LEARN_BATCH
+from bot.practice.reviews import REVIEW_DEFAULT, REVIEW_MAX, Reviews, learning_stats
+from bot.recap.service import RECAP_KEYS, next_recap_after
+from bot.reminders.service import RemindCard, Reminders
+from bot.reports.service import ReportDesk, ReportsCard
+from bot.reports.values import ReportReason
+from bot.seasons.service import Seasons
+from bot.settings import ConfigCard, ConfigChange
+from bot.suggestions.service import Suggestions
 
 log = logging.getLogger(__name__)
 
@@ -805,7 +797,9 @@ class QuizService:
         if late > self.grace:
             latest = await self.store.latest_daily_round(cfg.ref)
             if latest is None or latest.local_date is None or latest.local_date < day:
-                told = await self._tell(cfg, cards.skipped_text(cfg, due.due_at, self.commands_of(cfg.ref.platform)))
+                told = await self._tell(
+                    cfg, daily_cards.skipped_text(cfg, due.due_at, self.commands_of(cfg.ref.platform))
+                )
                 # the channel was told in plain words; the log keeps the details (a warning if it was not told)
                 log.log(
                     logging.INFO if told else logging.WARNING,
@@ -1233,7 +1227,7 @@ class QuizService:
         state = await self.store.streak(platform, space_id, user_id)
         latest = await self.store.latest_revealed_date(platform, space_id)
         mine = await self.store.rank_of(platform, space_id, Period.ALL, "all", user_id)
-        return cards.stats_card(user_id, rows, state, latest, mine.points if mine else 0)
+        return daily_cards.stats_card(user_id, rows, state, latest, mine.points if mine else 0)
 
     # ---- a learner's own data: export and forget-me ------------------------------------------------
 

@@ -21,12 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.bank.load import TOPICS
-from bot.echo import echo
-from bot.errors import BadSetting
-from bot.model import ChannelConfig, ConfigCard
-from bot.packs import parse_packs
-from bot.text.parsing import (
+from bot.kernel.echo import echo
+from bot.kernel.errors import BadSetting
+from bot.kernel.parsing import (
     DAY_NAMES,
     parse_champion_role,
     parse_difficulties,
@@ -39,6 +36,9 @@ from bot.text.parsing import (
     parse_window,
     suggest_timezones,
 )
+from bot.kernel.topics import TOPICS
+from bot.kernel.values import ChannelConfig
+from bot.packs.catalog import parse_packs
 
 
 def _on_off(value: bool) -> str:
@@ -87,6 +87,16 @@ class Setting:
     def listed(self) -> bool:
         """Settable by its own word (paused is set with pause and resume instead)."""
         return bool(self.group)
+
+
+@dataclass(frozen=True)
+class ConfigCard:
+    config: ChannelConfig
+    next_post: dt.datetime | None
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        return card_lines(self)
 
 
 ON_OFF = ("on", "off")

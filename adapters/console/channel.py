@@ -27,32 +27,25 @@ from adapters.console.render import (
     reveal_text,
     stats_text,
 )
-from bot.echo import echo
-from bot.errors import AlreadyPosted, BadSetting, NothingOpen, PackError, QuizError, UnknownRound
-from bot.export import MissesExport
-from bot.forget import TEXT_HINT, ForgetDone, ForgetPrompt
-from bot.model import (
-    Actor,
-    AnswerOutcome,
-    ChannelRef,
-    CommandNames,
-    LeaderboardCard,
-    QuestionCard,
-    RecapCard,
-    RevealCard,
-    ReviewEmpty,
-    SeasonCard,
-    StatsCard,
-)
-from bot.packs import PackFile, PacksCard, format_of, pack_name_of, problem_text, read_upload_file
-from bot.question_stats import QuestionStatsCard
+from bot.daily.cards import StatsCard
+from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard, RevealCard
+from bot.kernel.echo import echo
+from bot.kernel.errors import AlreadyPosted, BadSetting, NothingOpen, PackError, QuizError, UnknownRound
+from bot.kernel.parsing import parse_choice
+from bot.kernel.values import Actor, ChannelRef, CommandNames
+from bot.mydata.export import MissesExport
+from bot.mydata.forget import TEXT_HINT, ForgetDone, ForgetPrompt
+from bot.packs.catalog import PackFile, PacksCard, format_of, pack_name_of, problem_text, read_upload_file
+from bot.packs.question_stats import QuestionStatsCard
+from bot.practice.cards import ReviewEmpty
 from bot.quiz import STORE_UNAVAILABLE, QuizService
-from bot.reminders import RemindCard
-from bot.reports import ReportsCard
+from bot.recap.values import RecapCard
+from bot.reminders.service import RemindCard
+from bot.reports.service import ReportsCard
+from bot.seasons.values import SeasonCard
 from bot.settings import ConfigChange
-from bot.suggestions import SuggestionsCard
+from bot.suggestions.service import SuggestionsCard
 from bot.text.commands import HELP, parse_quiz
-from bot.text.parsing import parse_choice
 from bot.text.runner import (
     HelpReply,
     ImportAsked,
@@ -121,7 +114,7 @@ class ConsolePlatform:
 
     async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
         """The weekly recap: the chart written to a file, its path printed with the recap's text."""
-        from bot.recap import recap_text
+        from bot.recap.service import recap_text
 
         if png is None:
             self._write(recap_text(card))
@@ -139,7 +132,7 @@ class ConsolePlatform:
 
     async def post_season(self, ref: ChannelRef, card: SeasonCard) -> str | None:
         """The monthly season card, printed."""
-        from bot.seasons import season_text
+        from bot.seasons.service import season_text
 
         self._write(season_text(card, CommandNames().season_board))
         return None

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import textwrap
 
-from bot import cards
-from bot.bank.load import TOPICS
-from bot.model import LETTERS, ConfigCard, LeaderboardCard, QuestionCard, RevealCard, StatsCard
+from bot.daily.cards import StatsCard, learning_lines
+from bot.kernel import cards
+from bot.kernel.cards import LeaderboardCard, QuestionCard, RevealCard
+from bot.kernel.topics import TOPICS
+from bot.kernel.values import LETTERS
+from bot.settings import ConfigCard
 
 
 def question_text(card: QuestionCard) -> str:
@@ -82,7 +85,7 @@ def stats_text(card: StatsCard) -> str:
     if weak is not None:
         lines.append(f"Weakest topic: {weak.topic}; try /quiz practice {weak.topic}")
     if card.learning is not None:
-        lines += cards.learning_lines(card.learning)
+        lines += learning_lines(card.learning)
         if card.learning.due_now:
             lines.append("Review them with /quiz review")
     return "\n".join(lines)

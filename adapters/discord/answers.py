@@ -13,11 +13,11 @@ import discord
 from adapters.discord.payloads import snowflake
 from adapters.discord.render import choice_of_emoji, question_embed, verdict_embed
 from adapters.discord.replies import PLATFORM, Reply, bot_of, channel_ref, learner_ref, quiz_bot, respond
-from bot.echo import echo
-from bot.errors import QuizError, ReactionsOff, UnknownRound
-from bot.model import AnswerOutcome
-from bot.text.parsing import parse_choice
-from bot.text.parsing import parse_round_id as parse_round
+from bot.kernel.cards import AnswerOutcome
+from bot.kernel.echo import echo
+from bot.kernel.errors import QuizError, ReactionsOff, UnknownRound
+from bot.kernel.parsing import parse_choice
+from bot.kernel.parsing import parse_round_id as parse_round
 
 log = logging.getLogger(__name__)
 

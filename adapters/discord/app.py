@@ -24,8 +24,8 @@ from adapters.discord.sharding import check_shards
 from adapters.discord.suggestions import DecisionButton, modal_submitted
 from adapters.discord.views import ANSWER_TEMPLATE, AnswerButton
 from bot.app.config import Settings
-from bot.echo import echo
-from bot.errors import StartupError
+from bot.kernel.echo import echo
+from bot.kernel.errors import StartupError
 from bot.quiz import QuizService
 
 log = logging.getLogger(__name__)

@@ -21,13 +21,14 @@ from adapters.discord.render import leaderboard_embed, packs_embed, question_emb
 from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, learner_ref, ref_of, respond
 from adapters.discord.suggestions import SuggestModal
 from adapters.discord.views import question_view
-from bot.bank.load import TOPICS
-from bot.echo import echo
-from bot.errors import BadSetting
-from bot.model import LETTERS, Difficulty, ReviewEmpty
-from bot.reminders import parse_remind_time
-from bot.review import REVIEW_DEFAULT, REVIEW_MAX
-from bot.text.parsing import parse_choice, parse_period
+from bot.kernel.echo import echo
+from bot.kernel.errors import BadSetting
+from bot.kernel.parsing import parse_choice, parse_period
+from bot.kernel.topics import TOPICS
+from bot.kernel.values import LETTERS, Difficulty
+from bot.practice.cards import ReviewEmpty
+from bot.practice.reviews import REVIEW_DEFAULT, REVIEW_MAX
+from bot.reminders.service import parse_remind_time
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ import discord
 
 from adapters.discord.markdown import escape
 from adapters.discord.replies import Reply, bot_of, ref_of, respond, respond_in_followup
-from bot.forget import ForgetPrompt
+from bot.mydata.forget import ForgetPrompt
 
 FORGET_TEMPLATE = r"studybot:forget-me:(?P<user_id>[0-9]{1,20})"
 FORGET_HINT = "To go ahead, press **Delete my data** below."

@@ -17,11 +17,14 @@ from adapters.discord.markdown import escape as escape_markdown
 from adapters.discord.render import LETTER_EMOJI, question_embed, reveal_embed, winner_pings
 from adapters.discord.replies import COMMANDS, PLATFORM
 from adapters.discord.views import question_view, report_view, revealed_view
-from bot.echo import echo
-from bot.errors import DirectMessageBlocked, QuizError
-from bot.model import LETTERS, ChannelRef, QuestionCard, RecapCard, RevealCard, SeasonCard
-from bot.recap import recap_alt_text, recap_text
-from bot.seasons import season_text
+from bot.kernel.cards import QuestionCard, RevealCard
+from bot.kernel.echo import echo
+from bot.kernel.errors import DirectMessageBlocked, QuizError
+from bot.kernel.values import LETTERS, ChannelRef
+from bot.recap.service import recap_alt_text, recap_text
+from bot.recap.values import RecapCard
+from bot.seasons.service import season_text
+from bot.seasons.values import SeasonCard
 
 log = logging.getLogger(__name__)
 

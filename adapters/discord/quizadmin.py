@@ -12,8 +12,8 @@ from discord import app_commands
 from adapters.discord.markdown import escape, plain
 from adapters.discord.replies import Reply, actor_of, bot_of, ref_of, respond
 from adapters.discord.suggestions import suggestions_reply
-from bot.errors import PackError
-from bot.packs import format_of, problem_text
+from bot.kernel.errors import PackError
+from bot.packs.catalog import format_of, problem_text
 
 FORMATS = [app_commands.Choice(name="YAML", value="yaml"), app_commands.Choice(name="CSV", value="csv")]
 RESOLUTIONS = [

@@ -16,7 +16,7 @@ from discord import app_commands
 from adapters.discord.limits import fit_choices
 from adapters.discord.render import config_embed
 from adapters.discord.replies import Reply, actor_of, bot_of, channel_ref, ref_of, respond
-from bot.model import ChannelRef
+from bot.kernel.values import ChannelRef
 from bot.settings import GROUPS, ConfigChange, Setting, in_group
 
 Choice = app_commands.Choice

@@ -5,19 +5,13 @@ from __future__ import annotations
 import discord
 
 from adapters.discord.markdown import code_block, escape
-from bot import cards
-from bot.bank.load import TOPICS
-from bot.model import (
-    LETTERS,
-    AnswerOutcome,
-    ConfigCard,
-    LeaderboardCard,
-    QuestionCard,
-    RevealCard,
-    RoundKind,
-    StatsCard,
-)
-from bot.packs import PacksCard
+from bot.daily.cards import StatsCard, learning_lines
+from bot.kernel import cards
+from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard, RevealCard
+from bot.kernel.topics import TOPICS
+from bot.kernel.values import LETTERS, RoundKind
+from bot.packs.catalog import PacksCard
+from bot.settings import ConfigCard
 
 COLOUR = discord.Colour(0xEE4C2C)  # PyTorch orange
 RIGHT = discord.Colour.green()
@@ -227,7 +221,7 @@ def stats_embed(card: StatsCard) -> discord.Embed:
         ]
         embed.add_field(name="By topic", value=clip("\n".join(rows), FIELD_MAX), inline=False)
     if card.learning is not None:
-        memory = "\n".join(cards.learning_lines(card.learning))
+        memory = "\n".join(learning_lines(card.learning))
         if card.learning.due_now:
             memory += "\nReview them with /review"
         embed.add_field(name="Memory", value=clip(escape(memory), FIELD_MAX), inline=False)

@@ -18,8 +18,8 @@ import discord
 from adapters.discord.limits import NO_PINGS, fit_content, fit_embeds
 from adapters.discord.markdown import escape
 from adapters.discord.payloads import is_personal_space, practice_space
-from bot.errors import QuizError
-from bot.model import Actor, ChannelRef, CommandNames
+from bot.kernel.errors import QuizError
+from bot.kernel.values import Actor, ChannelRef, CommandNames
 
 if TYPE_CHECKING:
     from bot.ports import ChatPlatform

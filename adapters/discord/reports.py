@@ -18,9 +18,9 @@ import discord
 from adapters.discord.forms import CheckedModal
 from adapters.discord.markdown import escape
 from adapters.discord.replies import PLATFORM, Reply, bot_of, respond
-from bot.errors import BadSetting, UnknownRound
-from bot.reports import MAX_REPORT_TEXT, REASON_LABELS, parse_reason
-from bot.text.parsing import parse_round_id
+from bot.kernel.errors import BadSetting, UnknownRound
+from bot.kernel.parsing import parse_round_id
+from bot.reports.service import MAX_REPORT_TEXT, REASON_LABELS, parse_reason
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.errors import StartupError
-from bot.model import ChannelRef, SpaceFilter
+from bot.kernel.errors import StartupError
+from bot.kernel.values import ChannelRef, SpaceFilter
 
 
 def discord_shard_of(guild_id: int, shard_count: int) -> int:

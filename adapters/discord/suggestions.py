@@ -18,8 +18,8 @@ from adapters.discord.forms import CheckedModal
 from adapters.discord.markdown import escape
 from adapters.discord.render import COLOUR
 from adapters.discord.replies import Reply, actor_of, bot_of, ref_of, respond
-from bot.errors import QuizError
-from bot.suggestions import (
+from bot.kernel.errors import QuizError
+from bot.suggestions.service import (
     MAX_REASON,
     SuggestionForm,
     SuggestionsCard,

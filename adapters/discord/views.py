@@ -14,7 +14,7 @@ import discord
 
 from adapters.discord.answers import answer_click
 from adapters.discord.reports import add_report_button
-from bot.model import LETTERS
+from bot.kernel.values import LETTERS
 
 # Loose on purpose: a malformed round or letter still reaches the callback and gets a specific private reply.
 ANSWER_TEMPLATE = r"studybot:answer:(?P<round_id>[^:]{1,24}):(?P<letter>[^:]{0,8})"

@@ -23,9 +23,10 @@ from adapters.slack.ids import (
 from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mrkdwn import escape
 from adapters.slack.mydata import FORGET_ACTION, forget_click
-from bot.echo import echo
-from bot.errors import QuizError
-from bot.model import ChannelRef, ReviewEmpty
+from bot.kernel.echo import echo
+from bot.kernel.errors import QuizError
+from bot.kernel.values import ChannelRef
+from bot.practice.cards import ReviewEmpty
 
 log = logging.getLogger(__name__)
 

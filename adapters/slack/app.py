@@ -40,7 +40,7 @@ from adapters.slack.shapes import drop_unreadable
 from adapters.slack.signature import UNREADABLE, RequestGuard
 from adapters.slack.suggestions import register_suggestions
 from bot.app.config import DEFAULT_SLACK_SCOPES, Settings
-from bot.errors import StartupError
+from bot.kernel.errors import StartupError
 from bot.quiz import QuizService
 
 log = logging.getLogger(__name__)

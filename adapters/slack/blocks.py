@@ -10,18 +10,12 @@ from typing import Any
 from adapters.slack.ids import REACTION_NAMES, REVIEW_ACTION, action_id, mention, unsure_action_id
 from adapters.slack.mrkdwn import clip as clip_mrkdwn
 from adapters.slack.mrkdwn import code_block, escape
-from bot import cards
-from bot.bank.load import TOPICS
-from bot.model import (
-    LETTERS,
-    AnswerOutcome,
-    ConfigCard,
-    LeaderboardCard,
-    QuestionCard,
-    RevealCard,
-    RoundKind,
-    StatsCard,
-)
+from bot.daily.cards import StatsCard, learning_lines
+from bot.kernel import cards
+from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard, RevealCard
+from bot.kernel.topics import TOPICS
+from bot.kernel.values import LETTERS, RoundKind
+from bot.settings import ConfigCard
 from bot.text.commands import HELP
 
 Block = dict[str, Any]
@@ -298,7 +292,7 @@ def stats_blocks(card: StatsCard) -> list[Block]:
     if weak is not None:
         blocks.append(context(f"Weakest topic: {weak.topic}; try `/quiz practice {weak.topic}`"))
     if card.learning is not None:
-        blocks.append(section(escape("\n".join(cards.learning_lines(card.learning)))))
+        blocks.append(section(escape("\n".join(learning_lines(card.learning)))))
         if card.learning.due_now:
             blocks.append(context("`/quiz review` to review them now"))
     return blocks

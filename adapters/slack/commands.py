@@ -30,25 +30,20 @@ from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mydata import deliver_export, forget_prompt_blocks
 from adapters.slack.packs import open_import_form, send_export
 from adapters.slack.suggestions import suggest_view, suggestions_blocks
-from bot.echo import echo
-from bot.errors import BadSetting, QuizError
-from bot.export import MissesExport
-from bot.forget import ForgetDone, ForgetPrompt
-from bot.model import (
-    Actor,
-    AnswerOutcome,
-    ChannelRef,
-    ConfigCard,
-    LeaderboardCard,
-    QuestionCard,
-    ReviewEmpty,
-    StatsCard,
-)
-from bot.packs import PackFile, PacksCard
-from bot.question_stats import QuestionStatsCard
-from bot.reminders import RemindCard
-from bot.reports import ReportsCard
-from bot.suggestions import SuggestionsCard
+from bot.daily.cards import StatsCard
+from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard
+from bot.kernel.echo import echo
+from bot.kernel.errors import BadSetting, QuizError
+from bot.kernel.values import Actor, ChannelRef
+from bot.mydata.export import MissesExport
+from bot.mydata.forget import ForgetDone, ForgetPrompt
+from bot.packs.catalog import PackFile, PacksCard
+from bot.packs.question_stats import QuestionStatsCard
+from bot.practice.cards import ReviewEmpty
+from bot.reminders.service import RemindCard
+from bot.reports.service import ReportsCard
+from bot.settings import ConfigCard
+from bot.suggestions.service import SuggestionsCard
 from bot.text.commands import Command, parse_quiz
 from bot.text.runner import (
     HelpReply,

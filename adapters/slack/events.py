@@ -14,9 +14,9 @@ from adapters.slack.commands import FAILED
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, choice_for_reaction, message_id, message_of, team_of, user_of
 from adapters.slack.limits import fit_view
-from bot.echo import echo
-from bot.errors import NotAQuestion, QuizError, ReactionsOff
-from bot.model import ChannelRef, Period
+from bot.kernel.echo import echo
+from bot.kernel.errors import NotAQuestion, QuizError, ReactionsOff
+from bot.kernel.values import ChannelRef, Period
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.model import LETTERS
-from bot.text.parsing import parse_round_id
+from bot.kernel.parsing import parse_round_id
+from bot.kernel.values import LETTERS
 
 PLATFORM = "slack"
 ACTION_PREFIX = "studybot.answer"

@@ -18,7 +18,7 @@ from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
 
 from adapters.slack.ids import PLATFORM
 from adapters.slack.logsafe import install as redact_logs
-from bot.installs import WorkspaceInstall
+from bot.installs.values import WorkspaceInstall
 from bot.quiz import QuizService
 
 log = logging.getLogger(__name__)

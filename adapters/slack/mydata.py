@@ -13,9 +13,9 @@ from adapters.slack.ids import PLATFORM, team_of, user_of
 from adapters.slack.limits import fit_text
 from adapters.slack.mrkdwn import escape
 from adapters.slack.platform import SlackPlatform
-from bot.export import MissesExport
-from bot.forget import ForgetPrompt
-from bot.model import ChannelRef
+from bot.kernel.values import ChannelRef
+from bot.mydata.export import MissesExport
+from bot.mydata.forget import ForgetPrompt
 
 log = logging.getLogger(__name__)
 

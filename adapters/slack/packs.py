@@ -20,9 +20,9 @@ from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, payload_id, team_of
 from adapters.slack.limits import fit_text, fit_view
 from adapters.slack.mrkdwn import escape
-from bot.errors import PackError, QuizError
-from bot.model import ChannelRef
-from bot.packs import MAX_UPLOAD_BYTES, PACK_NAME, PackFile, format_of, problem_text
+from bot.kernel.errors import PackError, QuizError
+from bot.kernel.values import ChannelRef
+from bot.packs.catalog import MAX_UPLOAD_BYTES, PACK_NAME, PackFile, format_of, problem_text
 from bot.text.runner import ImportAsked
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.model import Actor
+from bot.kernel.values import Actor
 
 log = logging.getLogger(__name__)
 

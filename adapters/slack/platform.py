@@ -29,10 +29,13 @@ from adapters.slack.blocks import (
 from adapters.slack.ids import PLATFORM, message_id, parse_message_id
 from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mrkdwn import escape
-from bot.errors import DirectMessageBlocked
-from bot.model import ChannelRef, CommandNames, QuestionCard, RecapCard, RevealCard, SeasonCard
-from bot.recap import recap_alt_text, recap_text
-from bot.seasons import season_text
+from bot.kernel.cards import QuestionCard, RevealCard
+from bot.kernel.errors import DirectMessageBlocked
+from bot.kernel.values import ChannelRef, CommandNames
+from bot.recap.service import recap_alt_text, recap_text
+from bot.recap.values import RecapCard
+from bot.seasons.service import season_text
+from bot.seasons.values import SeasonCard
 
 log = logging.getLogger(__name__)
 

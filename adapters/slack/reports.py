@@ -19,9 +19,9 @@ from adapters.slack.blocks import REPORT_ACTION_PREFIX, input_block, metadata, m
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, team_of, user_of
 from adapters.slack.mrkdwn import escape
-from bot.errors import BadSetting, QuizError
-from bot.reports import MAX_REPORT_TEXT, REASON_LABELS, clean_text, parse_reason
-from bot.text.parsing import parse_round_id
+from bot.kernel.errors import BadSetting, QuizError
+from bot.kernel.parsing import parse_round_id
+from bot.reports.service import MAX_REPORT_TEXT, REASON_LABELS, clean_text, parse_reason
 
 log = logging.getLogger(__name__)
 

@@ -14,9 +14,9 @@ from adapters.slack.blocks import Block, section
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, payload_id, team_of, user_of
 from adapters.slack.mrkdwn import escape
-from bot.errors import BadSuggestion, QuizError
-from bot.model import LETTERS, ChannelRef
-from bot.suggestions import DAILY_LIMIT, SuggestionForm, SuggestionsCard, suggested_text, summary
+from bot.kernel.errors import BadSuggestion, QuizError
+from bot.kernel.values import LETTERS, ChannelRef
+from bot.suggestions.service import DAILY_LIMIT, SuggestionForm, SuggestionsCard, suggested_text, summary
 
 log = logging.getLogger(__name__)
 

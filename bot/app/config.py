@@ -22,7 +22,7 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from bot.bank.load import DEFAULT_BANK_DIR
-from bot.errors import StartupError
+from bot.kernel.errors import StartupError
 
 DEFAULT_DATABASE_URL = "sqlite:///studybot.db"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from bot.metrics import Metrics
+from bot.kernel.metrics import Metrics
 
 log = logging.getLogger(__name__)
 

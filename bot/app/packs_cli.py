@@ -13,11 +13,11 @@ from typing import Any
 
 from bot.app.config import Settings
 from bot.bank.load import Bank, load_bank
-from bot.clock import SystemClock
-from bot.errors import PackError, QuizError
-from bot.model import Actor
-from bot.packs import PackCatalog, format_of, read_upload_file
-from bot.question_stats import question_stats
+from bot.kernel.clock import SystemClock
+from bot.kernel.errors import PackError, QuizError
+from bot.kernel.values import Actor
+from bot.packs.catalog import PackCatalog, format_of, read_upload_file
+from bot.packs.question_stats import question_stats
 from bot.quiz import QuizService
 from bot.store import store_for_url
 

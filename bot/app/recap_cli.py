@@ -13,8 +13,9 @@ from zoneinfo import ZoneInfo
 
 from bot.app.config import Settings
 from bot.bank.load import DEFAULT_BANK_DIR, load_bank
-from bot.model import ChannelRef, RecapCard
-from bot.recap import NOTHING, build_recap, recap_alt_text
+from bot.kernel.values import ChannelRef
+from bot.recap.service import NOTHING, build_recap, recap_alt_text
+from bot.recap.values import RecapCard
 from bot.store import store_for_url
 
 
@@ -46,7 +47,7 @@ def recap_main(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 1
-    from bot.recap_chart import draw_recap
+    from bot.recap.chart import draw_recap
 
     png = draw_recap(card)
     output: Path = args.output

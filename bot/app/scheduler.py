@@ -21,11 +21,11 @@ from dataclasses import replace
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from bot.model import ChannelConfig, ChannelRef, Round, SpaceFilter
+from bot.kernel.priority import background
+from bot.kernel.values import ChannelConfig, ChannelRef, Round, SpaceFilter
 from bot.ports import Clock
-from bot.priority import background
 from bot.quiz import QuizService
-from bot.recap import Recaps
+from bot.recap.service import Recaps
 
 log = logging.getLogger(__name__)
 

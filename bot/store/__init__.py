@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.errors import StartupError
+from bot.kernel.errors import StartupError
 from bot.ports import Store
 
 

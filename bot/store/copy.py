@@ -23,7 +23,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from bot.errors import CopyError
+from bot.kernel.errors import CopyError
 from bot.store.rows import from_ts, parse_date, to_ts
 
 log = logging.getLogger(__name__)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.export import Miss
-from bot.model import RoundKind
+from bot.kernel.values import RoundKind
+from bot.mydata.export import Miss
 from bot.store.reminders_sql import FORGET_REMINDERS
 from bot.store.rows import from_ts
 

@@ -16,34 +16,26 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
-from bot.errors import PackBusy, PackError, PackExists
-from bot.export import Miss
-from bot.forget import Forgotten
-from bot.installs import WorkspaceInstall
-from bot.learning import LearnerCard, ReviewEvent
-from bot.model import (
+from bot.daily.values import DailyClaim, DueChannel, DueFinish, DuePost, PostFinish, RevealFinish, SendClaim
+from bot.installs.values import WorkspaceInstall
+from bot.kernel.errors import PackBusy, PackError, PackExists
+from bot.kernel.scoring import LeaderboardRow
+from bot.kernel.values import (
     Answer,
     ChannelConfig,
     ChannelRef,
-    DailyClaim,
-    DueChannel,
-    DueFinish,
-    DuePost,
-    LeaderboardRow,
     Period,
-    PostFinish,
-    RecapRound,
-    RecapScorer,
-    RevealFinish,
     Round,
     RoundKind,
-    SeasonArchive,
-    SendClaim,
     SpaceFilter,
     StreakState,
-    Suggestion,
     TopicStats,
 )
+from bot.mydata.export import Miss
+from bot.mydata.forget import Forgotten
+from bot.practice.memory import LearnerCard, ReviewEvent
+from bot.recap.values import RecapRound, RecapScorer
+from bot.seasons.values import SeasonArchive
 from bot.store.learner_sql import MISSES, forget_steps, miss_from_row
 from bot.store.rows import (
     ANSWER_COLUMNS,
@@ -79,6 +71,7 @@ from bot.store.rows import (
     season_places,
     suggestion_from_row,
 )
+from bot.suggestions.values import Suggestion
 
 Step = tuple[str, Sequence[Any]]
 

@@ -24,27 +24,21 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from bot.learning import CardKey, LearnerCard, PendingAnswer, ReviewEvent
-from bot.model import (
+from bot.daily.values import DueChannel, RevealedRound, SendClaim
+from bot.kernel.scoring import Board, LeaderboardRow, Scorer, ScoreRow, ranked
+from bot.kernel.values import (
     Answer,
     AnswerWrite,
-    Board,
     ChannelConfig,
     ChannelRef,
-    DueChannel,
-    LeaderboardRow,
     NewAnswer,
     Period,
-    RevealedRound,
     Round,
     RoundKind,
-    Scorer,
-    ScoreRow,
-    SendClaim,
     SpaceFilter,
     StreakState,
 )
-from bot.scoring import ranked
+from bot.practice.memory import CardKey, LearnerCard, PendingAnswer, ReviewEvent
 from bot.store.migrations import load_migrations
 from bot.store.portable import PENDING_PRACTICE, PortableSql, Step, numbered
 from bot.store.reminders_sql import PortableReminders

@@ -12,8 +12,8 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from bot.model import SpaceFilter
-from bot.reminders import Reminder
+from bot.kernel.values import SpaceFilter
+from bot.reminders.service import Reminder
 from bot.store.rows import from_ts
 
 REMINDER_COLUMNS = "platform, space_id, user_id, channel_id, remind_at, timezone, enabled, next_at"

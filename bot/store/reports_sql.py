@@ -11,7 +11,8 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from bot.model import NewReport, Report, ReportReason, ReportWrite, Round
+from bot.kernel.values import Round
+from bot.reports.values import NewReport, Report, ReportReason, ReportWrite
 from bot.store.portable import Step
 from bot.store.rows import ROUND_COLUMNS, from_ts, round_from_row
 

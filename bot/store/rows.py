@@ -7,22 +7,14 @@ import json
 from collections.abc import Collection, Iterable
 from typing import Any, TypeVar
 
-from bot.errors import PackError
-from bot.installs import WorkspaceInstall
-from bot.learning import CardKey, LearnerCard, ReviewEvent
-from bot.model import (
-    Answer,
-    ChannelConfig,
-    ChannelRef,
-    Difficulty,
-    DueChannel,
-    LeaderboardRow,
-    Round,
-    RoundKind,
-    SeasonArchive,
-    Suggestion,
-    SuggestionStatus,
-)
+from bot.daily.values import DueChannel
+from bot.installs.values import WorkspaceInstall
+from bot.kernel.errors import PackError
+from bot.kernel.scoring import LeaderboardRow
+from bot.kernel.values import Answer, ChannelConfig, ChannelRef, Difficulty, Round, RoundKind
+from bot.practice.memory import CardKey, LearnerCard, ReviewEvent
+from bot.seasons.values import SeasonArchive
+from bot.suggestions.values import Suggestion, SuggestionStatus
 
 # the column order of round_from_row and answer_from_row
 ROUND_COLUMNS = (

@@ -14,22 +14,11 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import cast
 
-from bot import learning
-from bot.learning import LEARN_BATCH, CardKey, LearnerCard, ReviewEvent
-from bot.model import (
-    Answer,
-    AnswerStatus,
-    AnswerWrite,
-    Board,
-    NewAnswer,
-    PracticeAnswer,
-    RevealInput,
-    Round,
-    RoundKind,
-    Scorer,
-)
+from bot.kernel.scoring import Board, RevealInput, Scorer, bucket_moves, period_keys
+from bot.kernel.values import Answer, AnswerStatus, AnswerWrite, NewAnswer, PracticeAnswer, Round, RoundKind
 from bot.ports import AnswerTransaction, RevealTransaction, SettleTransaction
-from bot.scoring import bucket_moves, period_keys
+from bot.practice import memory as learning
+from bot.practice.memory import LEARN_BATCH, CardKey, LearnerCard, ReviewEvent
 
 
 class SettlingStore:

@@ -22,26 +22,20 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.learning import CardKey, LearnerCard, PendingAnswer, ReviewEvent
-from bot.model import (
+from bot.daily.values import DueChannel, RevealedRound, SendClaim
+from bot.kernel.scoring import Board, LeaderboardRow, Scorer, ScoreRow, ranked
+from bot.kernel.values import (
     Answer,
     AnswerWrite,
-    Board,
     ChannelRef,
-    DueChannel,
-    LeaderboardRow,
     NewAnswer,
     Period,
     PracticeAnswer,
-    RevealedRound,
     Round,
-    Scorer,
-    ScoreRow,
-    SendClaim,
     SpaceFilter,
     StreakState,
 )
-from bot.scoring import ranked
+from bot.practice.memory import CardKey, LearnerCard, PendingAnswer, ReviewEvent
 from bot.store import settle
 from bot.store.migrations import load_migrations
 from bot.store.portable import PENDING_PRACTICE, PortableSql, Step

@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from types import TracebackType
 
-from bot.priority import in_background
+from bot.kernel.priority import in_background
 
 
 class TurnLock:

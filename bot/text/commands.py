@@ -11,17 +11,18 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from bot.bank.load import TOPICS
-from bot.echo import echo
-from bot.errors import BadSetting
-from bot.model import Difficulty, Period, ReportReason
-from bot.packs import PACK_NAME, TOPIC_PATTERN
-from bot.reminders import parse_remind_time
-from bot.reports import check_action, parse_report_words
-from bot.review import REVIEW_DEFAULT, REVIEW_MAX
+from bot.kernel.echo import echo
+from bot.kernel.errors import BadSetting
+from bot.kernel.parsing import parse_choice, parse_number, parse_period, parse_season
+from bot.kernel.topics import TOPICS
+from bot.kernel.values import Difficulty, Period
+from bot.packs.catalog import PACK_NAME, TOPIC_PATTERN
+from bot.practice.reviews import REVIEW_DEFAULT, REVIEW_MAX
+from bot.reminders.service import parse_remind_time
+from bot.reports.service import check_action, parse_report_words
+from bot.reports.values import ReportReason
 from bot.settings import ConfigChange, lookup, text_help
-from bot.suggestions import SuggestionForm, parse_line, parse_suggestion_id
-from bot.text.parsing import parse_choice, parse_number, parse_period, parse_season
+from bot.suggestions.service import SuggestionForm, parse_line, parse_suggestion_id
 
 _USER_HELP = """\
 /quiz                          a private practice question (any topic)

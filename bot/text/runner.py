@@ -9,27 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from bot.export import MissesExport
-from bot.forget import ForgetDone, ForgetPrompt
-from bot.model import (
-    Actor,
-    AnswerOutcome,
-    ChannelRef,
-    ConfigCard,
-    LeaderboardCard,
-    QuestionCard,
-    RevealCard,
-    ReviewEmpty,
-    Round,
-    StatsCard,
-)
-from bot.packs import PackFile, PacksCard
-from bot.question_stats import QuestionStatsCard
+from bot.daily.cards import StatsCard
+from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard, RevealCard
+from bot.kernel.values import Actor, ChannelRef, Round
+from bot.mydata.export import MissesExport
+from bot.mydata.forget import ForgetDone, ForgetPrompt
+from bot.packs.catalog import PackFile, PacksCard
+from bot.packs.question_stats import QuestionStatsCard
+from bot.practice.cards import ReviewEmpty
 from bot.quiz import QuizService
-from bot.reminders import RemindCard
-from bot.reports import ReportsCard
-from bot.settings import ConfigChange
-from bot.suggestions import HOW_TO, SuggestionsCard, decided_text, suggested_text
+from bot.reminders.service import RemindCard
+from bot.reports.service import ReportsCard
+from bot.settings import ConfigCard, ConfigChange
+from bot.suggestions.service import HOW_TO, SuggestionsCard, decided_text, suggested_text
 from bot.text.commands import (
     AnswerDaily,
     Command,

@@ -34,9 +34,10 @@ from adapters.slack.blocks import (
 from adapters.slack.mrkdwn import clip as slack_clip
 from adapters.slack.mrkdwn import entities
 from adapters.slack.mrkdwn import escape as slack_escape
-from bot import cards
 from bot.bank.load import load_bank
-from bot.model import LETTERS, Answer, AnswerOutcome, ChannelRef, Question, Round, RoundKind
+from bot.kernel import cards
+from bot.kernel.cards import AnswerOutcome
+from bot.kernel.values import LETTERS, Answer, ChannelRef, Question, Round, RoundKind
 from tests.support.markdown_reader import intended, read_discord, read_slack
 
 NOW = dt.datetime(2026, 6, 1, 9, 0, tzinfo=dt.UTC)

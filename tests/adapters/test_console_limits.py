@@ -13,8 +13,8 @@ from pathlib import Path
 from adapters.console.channel import ConsoleChannel
 from adapters.console.render import leaderboard_text
 from adapters.discord.limits import CONTENT_MAX
-from bot.errors import QuizError
-from bot.model import LeaderboardCard
+from bot.kernel.cards import LeaderboardCard
+from bot.kernel.errors import QuizError
 from bot.quiz import QuizService
 from bot.settings import listed
 from bot.store.postgres import PostgresStore

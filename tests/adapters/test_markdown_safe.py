@@ -7,7 +7,8 @@ from adapters.discord.markdown import escape as discord_escape
 from adapters.discord.render import question_embed, reveal_embed
 from adapters.slack.blocks import question_blocks, question_text, reveal_text
 from adapters.slack.mrkdwn import ZWSP, clip, code_block, escape
-from bot.model import Difficulty, QuestionCard, RevealCard, RoundKind
+from bot.kernel.cards import QuestionCard, RevealCard
+from bot.kernel.values import Difficulty, RoundKind
 
 DUNDERS = "Which methods make a map-style dataset: __getitem__ and __len__?"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from bot.errors import PackBusy
+from bot.kernel.errors import PackBusy
 from bot.store.postgres import LOCK_PACKS, PostgresStore
 from tests.integration.test_postgres_store import throwaway_database
 from tests.support.packs import pack_csv, pack_rows

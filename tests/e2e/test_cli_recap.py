@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PIL import Image, ImageStat
 
-from bot.model import Actor, ChannelRef
+from bot.kernel.values import Actor, ChannelRef
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.store.sqlite import SqliteStore

@@ -8,7 +8,7 @@ import io
 from pathlib import Path
 
 from adapters.console.channel import CONSOLE_REF, ConsoleChannel
-from bot.model import LETTERS, Period
+from bot.kernel.values import LETTERS, Period
 from bot.quiz import QuizService
 from tests.e2e import test_console_review
 

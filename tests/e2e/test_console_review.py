@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 
 from adapters.console.channel import CONSOLE_REF, ConsoleChannel
-from bot.model import LETTERS, Period
+from bot.kernel.values import LETTERS, Period
 from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import FixedClock, make_bank

@@ -8,9 +8,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import replace
 
-from bot.forget import Forgotten
-from bot.model import Period, RoundKind
-from bot.scoring import score_daily_round
+from bot.kernel.scoring import score_daily_round
+from bot.kernel.values import Period, RoundKind
+from bot.mydata.forget import Forgotten
 from tests.integration.store_contract import DAY, REF, T0, ans
 
 OTHER_SPACE = replace(REF, space_id="space-2", channel_id="chan-9")

@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 
-from bot.model import ChannelConfig, ChannelRef, NewAnswer, Period, RecapRound
-from bot.scoring import score_daily_round
+from bot.kernel.scoring import score_daily_round
+from bot.kernel.values import ChannelConfig, ChannelRef, NewAnswer, Period
+from bot.recap.values import RecapRound
 from bot.store.settle import SettlingStore
 
 T0 = dt.datetime(2026, 11, 23, 9, 0, tzinfo=dt.UTC)  # a Monday

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 
-from bot.model import SpaceFilter
-from bot.reminders import Reminder
+from bot.kernel.values import SpaceFilter
+from bot.reminders.service import Reminder
 
 T0 = dt.datetime(2026, 12, 1, 8, 0, tzinfo=dt.UTC)
 DAY = dt.date(2026, 12, 1)

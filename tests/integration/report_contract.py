@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 
-from bot.model import NewReport, ReportReason, ReportWrite
+from bot.reports.values import NewReport, ReportReason, ReportWrite
 from tests.integration.store_contract import REF, T0
 
 DAY_START = T0.replace(hour=0)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 
-from bot.model import ChannelConfig, ChannelRef
-from bot.scoring import score_daily_round
+from bot.kernel.scoring import score_daily_round
+from bot.kernel.values import ChannelConfig, ChannelRef
 from bot.store.settle import SettlingStore
 from tests.integration.recap_contract import MON
 from tests.integration.recap_contract import _day as recap_day

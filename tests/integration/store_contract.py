@@ -12,20 +12,19 @@ import random
 
 import pytest
 
-from bot.installs import WorkspaceInstall
-from bot.learning import CardKey
-from bot.model import (
+from bot.installs.values import WorkspaceInstall
+from bot.kernel.scoring import RevealResult, score_daily_round
+from bot.kernel.values import (
     ChannelConfig,
     ChannelRef,
     Difficulty,
     NewAnswer,
     Period,
     PracticeAnswer,
-    RevealResult,
     RoundKind,
     StreakState,
 )
-from bot.scoring import score_daily_round
+from bot.practice.memory import CardKey
 
 T0 = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)
 DAY = dt.date(2026, 11, 30)
@@ -338,7 +337,7 @@ class StoreContract:
         assert await store.get_next_post(REF) is None
 
     async def test_claims_keep_to_the_spaces_given(self, store):
-        from bot.model import SpaceFilter
+        from bot.kernel.values import SpaceFilter
 
         mine = ChannelRef("discord", str(1 << 22), "c1")  # shard 1 of 2
         theirs = ChannelRef("discord", str(2 << 22), "c2")  # shard 0 of 2
@@ -362,7 +361,7 @@ class StoreContract:
         assert SpaceFilter(shard_count=2, shard_ids=(0,))(own) and not shard1(own)
 
     async def test_unscheduled_channels_and_recaps_of_the_spaces_given(self, store):
-        from bot.model import SpaceFilter
+        from bot.kernel.values import SpaceFilter
 
         mine = ChannelRef("discord", str(1 << 22), "c1")  # shard 1 of 2
         theirs = ChannelRef("discord", str(2 << 22), "c2")  # shard 0 of 2
@@ -437,7 +436,7 @@ class StoreContract:
     # ---- the same durable work by the batch (the tick's fan-out) -----------------------------------
 
     async def test_due_posts_are_claimed_by_the_batch_with_their_settings_and_open_rounds(self, store):
-        from bot.model import DueFinish
+        from bot.daily.values import DueFinish
 
         later = T0 + dt.timedelta(days=1)
         for ref in (REF, REF2):
@@ -466,7 +465,7 @@ class StoreContract:
         assert [p.due.ref for p in await store.claim_due_posts(later, later + (lease - T0), 1)] == [REF]  # limit 1
 
     async def test_daily_rounds_are_claimed_by_the_batch_each_slot_once(self, store):
-        from bot.model import DailyClaim
+        from bot.daily.values import DailyClaim
 
         lease = T0 + dt.timedelta(minutes=2)
         taken = await store.claim_daily_round(REF2, DAY, "q0", "tensors", T0, None)
@@ -490,7 +489,7 @@ class StoreContract:
         assert await store.claim_daily_rounds([]) == []
 
     async def test_due_rounds_are_revealed_by_the_batch_with_their_answers_and_reveal_claims(self, store):
-        from bot.model import PostFinish, RevealFinish
+        from bot.daily.values import PostFinish, RevealFinish
 
         closes = T0 + dt.timedelta(hours=1)
         await store.save_channel(ChannelConfig(ref=REF, ping_winners=True))
@@ -527,7 +526,7 @@ class StoreContract:
         """Rounds of one space in one batch, out of date order, the same users answering each, two asking one
         question: points, streaks (over the dates revealed before each round), boards and cards come out as
         when each round is revealed alone, in the same order."""
-        from bot.scoring import period_keys
+        from bot.kernel.scoring import period_keys
 
         closes = T0 + dt.timedelta(days=4)
 
@@ -823,7 +822,7 @@ class PackContract:
     """A space's own question packs (bot.packs): all or nothing, per space, limited, versioned."""
 
     async def test_a_pack_is_saved_listed_and_read_in_order(self, store):
-        from bot.errors import PackExists
+        from bot.kernel.errors import PackExists
 
         rows = [("q2", '{"id": "q2"}'), ("q1", '{"id": "q1"}')]
         assert await store.save_pack("test", "space", "mine", rows, replace=False, max_packs=50, now=T0) == 1
@@ -839,7 +838,7 @@ class PackContract:
         assert await store.pack_questions("test", "space", "mine") == [("x", "{}")]
 
     async def test_a_space_holds_at_most_max_packs(self, store):
-        from bot.errors import PackError
+        from bot.kernel.errors import PackError
 
         for name in ("a", "b"):
             await store.save_pack("test", "space", name, [("q", "{}")], replace=False, max_packs=2, now=T0)

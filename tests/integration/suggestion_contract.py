@@ -8,8 +8,9 @@ import json
 
 import pytest
 
-from bot.errors import PackError
-from bot.model import ChannelRef, SuggestionStatus
+from bot.kernel.errors import PackError
+from bot.kernel.values import ChannelRef
+from bot.suggestions.values import SuggestionStatus
 
 T0 = dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC)
 DAY = dt.date(2026, 12, 1)

@@ -14,7 +14,7 @@ from queue import Empty, Queue
 
 import pytest
 
-from bot.model import ChannelConfig, ChannelRef, Period
+from bot.kernel.values import ChannelConfig, ChannelRef, Period
 from bot.store.postgres import PostgresStore
 from tests.integration.test_postgres_store import throwaway_database
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.model import Period
+from bot.kernel.scoring import BASE_POINTS
+from bot.kernel.values import Period
 from bot.quiz import QuizService
-from bot.scoring import BASE_POINTS
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import FixedClock, make_bank
 

@@ -13,8 +13,8 @@ import random
 import pytest
 
 from bot.app.scheduler import DailyScheduler
-from bot.errors import AlreadyPosted, NothingOpen
-from bot.model import Actor, ChannelRef
+from bot.kernel.errors import AlreadyPosted, NothingOpen
+from bot.kernel.values import Actor, ChannelRef
 from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank

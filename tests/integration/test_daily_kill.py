@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.model import ChannelConfig
+from bot.kernel.values import ChannelConfig
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import REF
 

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.errors import AlreadyAnswered, RoundClosed
-from bot.model import Actor, ChannelRef, NewReport, Period, ReportReason, RoundKind
+from bot.kernel.errors import AlreadyAnswered, RoundClosed
+from bot.kernel.scoring import period_keys
+from bot.kernel.values import Actor, ChannelRef, Period, RoundKind
 from bot.quiz import QuizService
-from bot.scoring import period_keys
+from bot.reports.values import NewReport, ReportReason
 from bot.settings import ConfigChange
 from bot.store.copy import TABLE_NAMES, TABLES, CopyError, copy_data, dialect_of
 from bot.store.copy import main as copy_main

@@ -11,8 +11,8 @@ import pytest
 
 from bot.app.health import serve_health
 from bot.app.scheduler import DailyScheduler
-from bot.metrics import Metrics
-from bot.model import Actor
+from bot.kernel.metrics import Metrics
+from bot.kernel.values import Actor
 from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank

@@ -21,8 +21,8 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 
-from bot.model import ChannelRef, NewAnswer, Period, PracticeAnswer, RevealInput, RevealResult
-from bot.scoring import score_daily_round
+from bot.kernel.scoring import RevealInput, RevealResult, score_daily_round
+from bot.kernel.values import ChannelRef, NewAnswer, Period, PracticeAnswer
 from bot.store import store_for_url
 from bot.store.migrations import load_migrations
 from bot.store.postgres import LOCK_SPACE, PostgresStore, redact
@@ -315,7 +315,7 @@ async def test_grouped_send_outcomes_and_answer_batches_never_deadlock(pg_url):
     """Two processes record batches of send outcomes (finish_posts, finish_reveals) in opposite orders while
     answer batches lock the same rounds: the outcomes are written in round order, as answers lock rounds,
     so no transaction dies in a deadlock."""
-    from bot.model import PostFinish, RevealFinish
+    from bot.daily.values import PostFinish, RevealFinish
 
     stores = [PostgresStore(pg_url, max_size=4) for _ in range(2)]
     for s in stores:
@@ -440,9 +440,9 @@ async def test_two_stores_importing_one_pack_at_once_one_wins_the_other_is_told(
     import wins whole, the other gets a clear PackError (the space is busy, or the pack exists) and
     changes nothing. Decided in the store (an advisory lock per space, then the pack's row)."""
     from bot.bank.load import Bank
-    from bot.errors import PackError
-    from bot.model import Actor
-    from bot.packs import PackCatalog
+    from bot.kernel.errors import PackError
+    from bot.kernel.values import Actor
+    from bot.packs.catalog import PackCatalog
     from tests.support.packs import pack_csv, pack_rows
 
     admin = Actor("admin", is_admin=True)
@@ -482,7 +482,7 @@ async def test_two_stores_importing_one_pack_at_once_one_wins_the_other_is_told(
 
 async def test_two_processes_never_pass_a_members_daily_report_limit(pg_url):
     """Two stores (two bot processes) on one database, a member's reports racing through both: five stored."""
-    from bot.model import ReportWrite
+    from bot.reports.values import ReportWrite
     from tests.integration.report_contract import DAY_START, new
 
     stores = [PostgresStore(pg_url), PostgresStore(pg_url)]
@@ -536,7 +536,7 @@ async def test_two_processes_writing_practice_card_updates_write_each_once_in_or
 async def test_background_work_never_holds_the_whole_pool_so_an_answer_batch_gets_a_connection(pg_url):
     """The 09:00 fan-out runs as background work (bot.priority): however many of its transactions are open,
     FOREGROUND_CONNECTIONS of the pool stay free for answers and reads."""
-    from bot.priority import background
+    from bot.kernel.priority import background
     from bot.store.postgres import FOREGROUND_CONNECTIONS
 
     size = FOREGROUND_CONNECTIONS + 2

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 
-from bot.model import Actor, ChannelRef
+from bot.kernel.values import Actor, ChannelRef
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.store.postgres import PostgresStore

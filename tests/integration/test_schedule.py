@@ -12,12 +12,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.app.scheduler import DailyScheduler
-from bot.errors import RoundClosed
-from bot.model import Actor, ChannelConfig, ChannelRef
+from bot.kernel.errors import RoundClosed
+from bot.kernel.timing import last_post_at_or_before, next_post_after
+from bot.kernel.values import Actor, ChannelConfig, ChannelRef
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.store.sqlite import SqliteStore
-from bot.timing import last_post_at_or_before, next_post_after
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
 

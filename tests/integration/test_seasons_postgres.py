@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 
-from bot.model import ChannelRef
+from bot.kernel.values import ChannelRef
 from bot.store.postgres import PostgresStore
 from tests.integration.test_postgres_store import throwaway_database
 from tests.support.fakes import FixedClock

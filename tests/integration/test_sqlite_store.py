@@ -80,8 +80,8 @@ def test_split_sql_keeps_whole_statements():
 CLOSE_WHILE_CHECKPOINTING = """
 import asyncio, datetime as dt, sys
 import bot.store.sqlite as s
-from bot.model import ChannelRef
-from bot.model import NewAnswer
+from bot.kernel.values import ChannelRef
+from bot.kernel.values import NewAnswer
 from bot.store.migrations import load_migrations
 from bot.store.portable import PENDING_OF_LEARNER
 s.CHECKPOINT_EVERY = 0.0
@@ -147,7 +147,7 @@ async def test_the_wal_starts_over_and_is_cut_back_while_answers_keep_coming(tmp
     import datetime as dt
 
     import bot.store.sqlite as sqlite_module
-    from bot.model import ChannelRef
+    from bot.kernel.values import ChannelRef
     from bot.ports import NewAnswer
 
     monkeypatch.setattr(sqlite_module, "CHECKPOINT_EVERY", 0.0)
@@ -180,8 +180,8 @@ async def test_an_answer_batch_goes_before_the_background_transactions_queued_ah
     import asyncio
     import datetime as dt
 
-    from bot.model import ChannelRef, NewAnswer
-    from bot.priority import background
+    from bot.kernel.priority import background
+    from bot.kernel.values import ChannelRef, NewAnswer
 
     t0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
     store = SqliteStore(tmp_path / "turns.db")
@@ -219,7 +219,7 @@ async def test_while_a_checkpoint_is_finished_writes_wait_and_reads_go_on(tmp_pa
     import asyncio
     import datetime as dt
 
-    from bot.model import ChannelRef
+    from bot.kernel.values import ChannelRef
 
     t0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
     ref = ChannelRef("t", "s", "c")
@@ -245,7 +245,7 @@ async def test_every_kind_of_write_waits_while_a_checkpoint_is_finished(tmp_path
     import asyncio
     import datetime as dt
 
-    from bot.model import ChannelConfig, ChannelRef, NewAnswer
+    from bot.kernel.values import ChannelConfig, ChannelRef, NewAnswer
 
     t0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
     ref = ChannelRef("t", "s", "c")
@@ -292,7 +292,7 @@ async def test_writes_wait_for_a_held_checkpoint_pass_a_bounded_time(tmp_path, m
     import threading
 
     import bot.store.sqlite as sqlite_module
-    from bot.model import ChannelRef
+    from bot.kernel.values import ChannelRef
 
     t0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
     release = threading.Event()

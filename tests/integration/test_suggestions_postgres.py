@@ -9,11 +9,11 @@ import random
 
 import pytest
 
-from bot.errors import NotAllowed, QuizError
-from bot.model import Actor, ChannelRef
+from bot.kernel.errors import NotAllowed, QuizError
+from bot.kernel.values import Actor, ChannelRef
 from bot.quiz import QuizService
 from bot.store.postgres import PostgresStore
-from bot.suggestions import SuggestionForm
+from bot.suggestions.service import SuggestionForm
 from tests.integration.test_postgres_store import throwaway_database
 from tests.support.fakes import FakePlatform, FixedClock, make_bank
 

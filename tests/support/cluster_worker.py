@@ -17,12 +17,13 @@ import sys
 import time
 
 from bot.app.scheduler import DailyScheduler
-from bot.errors import QuizError
-from bot.model import Actor, ChannelRef, QuestionCard, RevealCard
+from bot.kernel.cards import QuestionCard, RevealCard
+from bot.kernel.errors import QuizError
+from bot.kernel.parsing import parse_choice
+from bot.kernel.values import Actor, ChannelRef
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.store.postgres import PostgresStore
-from bot.text.parsing import parse_choice
 from tests.support.fakes import make_bank
 
 PLATFORM = "cluster"

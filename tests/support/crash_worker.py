@@ -8,8 +8,8 @@ import datetime as dt
 import random
 import sys
 
-from bot.errors import AlreadyAnswered
-from bot.model import Actor
+from bot.kernel.errors import AlreadyAnswered
+from bot.kernel.values import Actor
 from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import REF, FixedClock, make_bank

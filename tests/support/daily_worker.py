@@ -14,7 +14,8 @@ import random
 import sys
 
 from bot.app.scheduler import DailyScheduler
-from bot.model import ChannelRef, QuestionCard, RevealCard
+from bot.kernel.cards import QuestionCard, RevealCard
+from bot.kernel.values import ChannelRef
 from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import FixedClock, make_bank

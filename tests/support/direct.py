@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.errors import DirectMessageBlocked
-from bot.model import ChannelRef
+from bot.kernel.errors import DirectMessageBlocked
+from bot.kernel.values import ChannelRef
 from tests.support.fakes import FakePlatform
 
 

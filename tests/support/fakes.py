@@ -8,8 +8,10 @@ from pathlib import Path
 
 import yaml
 
-from bot.bank.load import TOPICS, Bank
-from bot.model import ChannelRef, Difficulty, Question, QuestionCard, RevealCard
+from bot.bank.load import Bank
+from bot.kernel.cards import QuestionCard, RevealCard
+from bot.kernel.topics import TOPICS
+from bot.kernel.values import ChannelRef, Difficulty, Question
 
 
 class FixedClock:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Awaitable, Callable, Sequence
 
-from bot.model import LETTERS, Actor, ChannelRef, Round
+from bot.kernel.values import LETTERS, Actor, ChannelRef, Round
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from tests.support.fakes import FixedClock

@@ -7,8 +7,8 @@ import datetime as dt
 from dataclasses import replace
 from typing import Any
 
-from bot.model import ChannelRef, SpaceFilter
-from bot.reminders import Reminder
+from bot.kernel.values import ChannelRef, SpaceFilter
+from bot.reminders.service import Reminder
 
 Key = tuple[str, str, str]  # platform, space, user
 

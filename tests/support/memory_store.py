@@ -23,48 +23,43 @@ from collections.abc import AsyncIterator, Collection, Hashable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TypeVar
 
-from bot.errors import PackError, PackExists
-from bot.export import Miss
-from bot.forget import Forgotten
-from bot.installs import WorkspaceInstall
-from bot.learning import CardKey, LearnerCard, PendingAnswer, ReviewEvent
-from bot.model import (
-    Answer,
-    Board,
-    ChannelConfig,
-    ChannelRef,
+from bot.daily.values import (
     DailyClaim,
     DueChannel,
     DueFinish,
     DuePost,
-    LeaderboardRow,
-    NewAnswer,
-    NewReport,
-    Period,
     PostFinish,
-    RecapRound,
-    RecapScorer,
-    Report,
-    ReportWrite,
     RevealedRound,
     RevealFinish,
+    SendClaim,
+)
+from bot.installs.values import WorkspaceInstall
+from bot.kernel.errors import PackError, PackExists
+from bot.kernel.scoring import Board, LeaderboardRow, Scorer, ScoreRow
+from bot.kernel.values import (
+    Answer,
+    ChannelConfig,
+    ChannelRef,
+    NewAnswer,
+    Period,
     Round,
     RoundKind,
-    Scorer,
-    ScoreRow,
-    SeasonArchive,
-    SendClaim,
     SpaceFilter,
     StreakState,
-    Suggestion,
-    SuggestionStatus,
     TopicStats,
 )
-from bot.reminders import Reminder
+from bot.mydata.export import Miss
+from bot.mydata.forget import Forgotten
+from bot.practice.memory import CardKey, LearnerCard, PendingAnswer, ReviewEvent
+from bot.recap.values import RecapRound, RecapScorer
+from bot.reminders.service import Reminder
+from bot.reports.values import NewReport, Report, ReportWrite
+from bot.seasons.values import SeasonArchive
 from bot.store.migrations import load_migrations
 from bot.store.reports_sql import HOLD_ACTIONS
 from bot.store.rows import approved_question, config_from_row, config_to_row, month_span, pack_full, season_places
 from bot.store.settle import SettlingStore, reveal
+from bot.suggestions.values import Suggestion, SuggestionStatus
 from tests.support.memory_reminders import MemoryReminders
 
 SCHEMA_VERSION = max(v for v, _, _ in load_migrations("sqlite"))  # the version SqliteStore reaches

@@ -6,8 +6,8 @@ import datetime as dt
 import pytest
 
 from bot.batcher import AnswerBatcher
-from bot.errors import Busy
-from bot.model import AnswerWrite, NewAnswer
+from bot.kernel.errors import Busy
+from bot.kernel.values import AnswerWrite, NewAnswer
 
 NOW = dt.datetime(2026, 12, 7, 9, 30, tzinfo=dt.UTC)
 

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from bot.errors import NothingOpen
-from bot.model import ChannelRef
+from bot.kernel.errors import NothingOpen
+from bot.kernel.values import ChannelRef
 from bot.quiz import QuizService
 from tests.support.fakes import FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.bank.load import DEFAULT_BANK_DIR, TOPICS, BankError, load_bank, normalise, validate
-from bot.model import Difficulty
+from bot.bank.load import DEFAULT_BANK_DIR, BankError, load_bank, normalise, validate
+from bot.kernel.topics import TOPICS
+from bot.kernel.values import Difficulty
 
 SEEDS = ("000_74048b5e9c043bf3.txt", "001_6f928e2f9ae03d51.txt")
 

@@ -8,7 +8,7 @@ import pytest
 
 from bot.bank.load import LoadedQuestion, VerifyExpect, VerifySpec
 from bot.bank.verify import discrimination_problem, expect_kind, matching_choices, stated_output
-from bot.model import Difficulty, Question
+from bot.kernel.values import Difficulty, Question
 
 
 @pytest.mark.parametrize(

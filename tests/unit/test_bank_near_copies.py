@@ -10,7 +10,7 @@ import pytest
 
 import bot.bank.load as bank
 from bot.bank.load import LoadedQuestion, cross_check, validate
-from bot.model import Difficulty, Question
+from bot.kernel.values import Difficulty, Question
 
 
 def _background() -> list[LoadedQuestion]:

@@ -8,8 +8,9 @@ from collections import Counter
 import pytest
 
 import bot.bank.load as bank
-from bot.bank.load import TOPICS, load_bank, validate
-from bot.model import Difficulty, Question
+from bot.bank.load import load_bank, validate
+from bot.kernel.topics import TOPICS
+from bot.kernel.values import Difficulty, Question
 
 BANK = load_bank()
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bot import cards
-from bot.model import Answer, ChannelConfig, LeaderboardRow, Period, Round, RoundKind
+from bot.kernel import cards
+from bot.kernel.scoring import LeaderboardRow
+from bot.kernel.values import Answer, ChannelConfig, Period, Round, RoundKind
 from tests.support.fakes import REF, make_question
 
 T0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)

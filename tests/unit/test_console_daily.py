@@ -9,7 +9,7 @@ import random
 
 from adapters.console.channel import CONSOLE_REF, ConsoleChannel
 from bot.app.scheduler import DailyScheduler
-from bot.model import Actor
+from bot.kernel.values import Actor
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from tests.support.fakes import FixedClock, make_bank

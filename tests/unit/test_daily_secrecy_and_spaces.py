@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from bot.errors import BadSetting, NotAllowed, UnknownRound
-from bot.model import Actor, ChannelRef
+from bot.kernel.errors import BadSetting, NotAllowed, UnknownRound
+from bot.kernel.values import Actor, ChannelRef
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.drain import Drain
+from bot.kernel.drain import Drain
 
 
 async def _turns(n: int = 30) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.echo import ECHO_MAX, echo
-from bot.errors import BadSetting
+from bot.kernel.echo import ECHO_MAX, echo
+from bot.kernel.errors import BadSetting
 from bot.settings import SETTINGS, ConfigChange, lookup
 from bot.text.commands import ShowHelp, parse_quiz
 

@@ -14,10 +14,10 @@ from dataclasses import replace
 import pytest
 
 from bot.bank.load import Bank
-from bot.errors import BadSetting, NothingToExport
-from bot.export import CSV_COLUMNS, MissesExport, anki_field
-from bot.forget import FORGET_WHAT, ForgetDone, ForgetPrompt
-from bot.model import Actor, Period
+from bot.kernel.errors import BadSetting, NothingToExport
+from bot.kernel.values import Actor, Period
+from bot.mydata.export import CSV_COLUMNS, MissesExport, anki_field
+from bot.mydata.forget import FORGET_WHAT, ForgetDone, ForgetPrompt
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.text.commands import Export, ForgetMe, ShowHelp, parse_quiz

@@ -6,7 +6,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from fsrs import Rating
 
-from bot.learning import CardKey, due_queue, next_due, rating_for, retrievability, review, topic_mastery
+from bot.practice.memory import CardKey, due_queue, next_due, rating_for, retrievability, review, topic_mastery
 
 MONDAY = datetime(2026, 12, 7, 9, 30, tzinfo=UTC)
 
@@ -94,7 +94,7 @@ def test_a_first_answer_is_scheduled_exactly_as_py_fsrs_schedules_a_new_card() -
     """review() works a new card's first rating out once per rating; it must match py-fsrs at any instant."""
     from fsrs import Card
 
-    from bot.learning import _SCHEDULER
+    from bot.practice.memory import _SCHEDULER
 
     moments = [MONDAY, MONDAY + timedelta(hours=13, seconds=7), datetime(2031, 2, 28, 23, 59, 59, 999, tzinfo=UTC)]
     for at in moments:

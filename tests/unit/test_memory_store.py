@@ -11,8 +11,8 @@ import sqlite3
 
 import pytest
 
-from bot.model import ChannelConfig, ChannelRef, Period, RevealInput, RevealResult
-from bot.scoring import score_daily_round
+from bot.kernel.scoring import RevealInput, RevealResult, score_daily_round
+from bot.kernel.values import ChannelConfig, ChannelRef, Period
 from bot.store.sqlite import SqliteStore
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract

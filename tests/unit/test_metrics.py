@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.metrics import Metrics
-from bot.model import RoundKind
+from bot.kernel.metrics import Metrics
+from bot.kernel.values import RoundKind
 
 
 def test_answers_counted_per_platform_and_kind_appear_once_in_the_exposition():

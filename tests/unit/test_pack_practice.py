@@ -6,8 +6,9 @@ import datetime as dt
 
 import pytest
 
-from bot.errors import BadSetting
-from bot.model import Difficulty, QuestionCard
+from bot.kernel.cards import QuestionCard
+from bot.kernel.errors import BadSetting
+from bot.kernel.values import Difficulty
 from bot.settings import ConfigChange
 from tests.support.packs import pack_csv, pack_rows
 from tests.unit.test_packs import ADMIN, REF, T0, service_on

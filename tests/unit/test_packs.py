@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from bot.errors import BadSetting, NotAllowed, PackError, PackExists
-from bot.model import Actor, ChannelConfig, ChannelRef
-from bot.packs import MAX_PACK_QUESTIONS, PackCatalog, export_csv, export_yaml, parse_pack
+from bot.kernel.errors import BadSetting, NotAllowed, PackError, PackExists
+from bot.kernel.values import Actor, ChannelConfig, ChannelRef
+from bot.packs.catalog import MAX_PACK_QUESTIONS, PackCatalog, export_csv, export_yaml, parse_pack
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from tests.support.fakes import FakePlatform, FixedClock, make_bank
@@ -173,7 +173,7 @@ def test_yaml_keeps_why_wrong_and_odd_text():
         "  why_wrong:\n    A: It only looks right because of the colon.\n"
     )
     [spec] = parse_pack(text.encode(), "yaml")
-    from bot.packs import canonical
+    from bot.packs.catalog import canonical
 
     once = export_yaml([canonical(spec)])
     [again] = parse_pack(once, "yaml")
@@ -311,7 +311,7 @@ async def test_question_stats_list_the_hardest_and_flag_questions_to_check(store
 
 
 def test_problem_text_says_each_problem_once():
-    from bot.packs import problem_text
+    from bot.packs.catalog import problem_text
 
     with pytest.raises(PackError) as caught:
         parse_pack(pack_csv().replace(b"answer", b"answr", 1), "csv", "bad.csv")

@@ -6,8 +6,8 @@ import datetime as dt
 
 import pytest
 
-from bot.model import Actor
-from bot.question_stats import QuestionStat, question_stats
+from bot.kernel.values import Actor
+from bot.packs.question_stats import QuestionStat, question_stats
 from bot.settings import ConfigChange
 from tests.support.packs import pack_csv, pack_rows
 from tests.unit.test_packs import ADMIN, REF, T0, service_on

@@ -9,8 +9,8 @@ from dataclasses import replace
 
 import pytest
 
-from bot.errors import AlreadyPosted, NotAllowed, NotAQuestion, NothingOpen, ReactionsOff
-from bot.model import Actor, CommandNames
+from bot.kernel.errors import AlreadyPosted, NotAllowed, NotAQuestion, NothingOpen, ReactionsOff
+from bot.kernel.values import Actor, CommandNames
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.store.sqlite import SqliteStore

@@ -9,8 +9,16 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.errors import AlreadyAnswered, AlreadyPosted, BadSetting, NotAllowed, NothingOpen, RoundClosed, UnknownRound
-from bot.model import Actor, ChannelRef, Difficulty, Period, RoundKind
+from bot.kernel.errors import (
+    AlreadyAnswered,
+    AlreadyPosted,
+    BadSetting,
+    NotAllowed,
+    NothingOpen,
+    RoundClosed,
+    UnknownRound,
+)
+from bot.kernel.values import Actor, ChannelRef, Difficulty, Period, RoundKind
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
@@ -361,7 +369,7 @@ async def test_reveal_card_carries_the_channel_ping_winners_setting(env):
 
 
 async def test_a_store_outage_tells_the_answerer_nothing_was_recorded_and_recovers(env, monkeypatch, caplog):
-    from bot.errors import StoreUnavailable
+    from bot.kernel.errors import StoreUnavailable
 
     service, store, clock, platform = env
     round_ = await _daily(service, clock)

@@ -13,11 +13,12 @@ import pytest
 from PIL import Image, ImageStat
 
 from bot.app.scheduler import DailyScheduler
-from bot.errors import BadSetting
-from bot.model import Actor, ChannelConfig, ChannelRef, RecapCard
+from bot.kernel.errors import BadSetting
+from bot.kernel.values import Actor, ChannelConfig, ChannelRef
 from bot.quiz import QuizService
-from bot.recap import NOTHING, build_recap, next_recap_after, recap_alt_text, recap_text, week_before
-from bot.recap_chart import draw_recap
+from bot.recap.chart import draw_recap
+from bot.recap.service import NOTHING, build_recap, next_recap_after, recap_alt_text, recap_text, week_before
+from bot.recap.values import RecapCard
 from bot.settings import ConfigChange, lookup
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
@@ -249,7 +250,8 @@ async def test_the_chart_is_a_readable_png(env):
 
 def test_text_from_questions_and_names_is_drawn_literally() -> None:
     """A `$` in a name or prompt would start matplotlib's mathtext: it must not break the chart."""
-    from bot.model import HardestQuestion, RecapDay, RecapScorer, TopicStats
+    from bot.kernel.values import TopicStats
+    from bot.recap.values import HardestQuestion, RecapDay, RecapScorer
 
     start = dt.date(2026, 11, 16)
     card = RecapCard(

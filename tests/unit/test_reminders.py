@@ -8,10 +8,10 @@ import logging
 
 import pytest
 
-from bot.errors import BadSetting
-from bot.model import Actor, ChannelRef
+from bot.kernel.errors import BadSetting
+from bot.kernel.values import Actor, ChannelRef
 from bot.quiz import QuizService
-from bot.reminders import DEFAULT_TIME, Reminder, next_reminder_at, parse_remind_time
+from bot.reminders.service import DEFAULT_TIME, Reminder, next_reminder_at, parse_remind_time
 from bot.settings import ConfigChange
 from bot.text.commands import Remind, parse_quiz
 from tests.support.direct import DirectFakePlatform
@@ -185,7 +185,7 @@ async def test_a_blocked_dm_switches_reminders_off_logged_once(env, caplog):
     await _miss_one(service, clock, "hal")
     await service.set_reminder(REF, "hal", True, dt.time(9, 0))
     platform.blocked.add("hal")
-    caplog.set_level(logging.INFO, logger="bot.reminders")
+    caplog.set_level(logging.INFO, logger="bot.reminders.service")
     for day in (2, 3, 4):
         clock.set(utc(2026, 12, day, 8, 0))
         await service.run_due_reminders()

@@ -8,10 +8,12 @@ import random
 
 import pytest
 
-from bot.errors import BadSetting, NotAllowed, ReportRefused, UnknownRound
-from bot.model import Actor, ChannelConfig, ChannelRef, ReportReason, ReviewEmpty, RoundKind
+from bot.kernel.errors import BadSetting, NotAllowed, ReportRefused, UnknownRound
+from bot.kernel.values import Actor, ChannelConfig, ChannelRef, RoundKind
+from bot.practice.cards import ReviewEmpty
 from bot.quiz import QuizService
-from bot.reports import HOLD_AT, MAX_REPORT_TEXT, REPORT_DAILY_LIMIT, parse_report_words
+from bot.reports.service import HOLD_AT, MAX_REPORT_TEXT, REPORT_DAILY_LIMIT, parse_report_words
+from bot.reports.values import ReportReason
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore

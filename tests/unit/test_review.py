@@ -7,24 +7,15 @@ import random
 
 import pytest
 
-from bot import cards
 from bot.app.scheduler import DailyScheduler
-from bot.errors import BadSetting
-from bot.learning import CardKey, review
-from bot.model import (
-    LETTERS,
-    ChannelRef,
-    Difficulty,
-    NewAnswer,
-    Period,
-    PracticeAnswer,
-    ReviewEmpty,
-    RoundKind,
-    StatsCard,
-    TopicStats,
-)
+from bot.daily.cards import StatsCard, learning_lines
+from bot.kernel import cards
+from bot.kernel.errors import BadSetting
+from bot.kernel.values import LETTERS, ChannelRef, Difficulty, NewAnswer, Period, PracticeAnswer, RoundKind, TopicStats
+from bot.practice.cards import ReviewEmpty
+from bot.practice.memory import CardKey, review
+from bot.practice.reviews import learning_stats, plan_review
 from bot.quiz import QuizService
-from bot.review import learning_stats, plan_review
 from bot.settings import ConfigChange
 from bot.text.commands import AnswerDaily, Practice, Review, ShowTopics, parse_quiz
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank, make_question
@@ -63,7 +54,7 @@ async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first_and_s
     clock.set(TUESDAY_NOON)
     stats = await service.stats("fake", "space-1", "ada")
     assert stats.learning is not None and stats.learning.due_now == 3
-    assert "Reviews due: 3 now" in cards.learning_lines(stats.learning)[0]
+    assert "Reviews due: 3 now" in learning_lines(stats.learning)[0]
     first = await service.start_review(REF, "ada", 5)
     assert not isinstance(first, ReviewEmpty)
     served, card = [], first
@@ -295,6 +286,6 @@ def test_learning_stats_count_due_now_and_tomorrow_mastery_and_calibration():
     assert [(m.topic, m.seen, m.total) for m in stats.mastery] == [("autograd", 3, 4), ("tensors", 1, 1)]
     assert all(0 < m.retrievability <= 1 for m in stats.mastery)
     assert (stats.sure_answers, stats.sure_right, stats.calibration) == (3, 1, 1 / 3)
-    lines = cards.learning_lines(stats)
+    lines = learning_lines(stats)
     assert lines[0] == "Reviews due: 2 now, 2 more by the end of tomorrow"
     assert "When sure: right 1 of 3 (33%)" in lines

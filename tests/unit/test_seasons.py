@@ -9,11 +9,11 @@ import datetime as dt
 
 import pytest
 
-from bot.errors import BadSetting, NoSeason
-from bot.model import ChannelRef
-from bot.seasons import previous_season, season_label, season_text
+from bot.kernel.errors import BadSetting, NoSeason
+from bot.kernel.parsing import parse_season
+from bot.kernel.values import ChannelRef
+from bot.seasons.service import previous_season, season_label, season_text
 from bot.settings import ConfigChange, lookup
-from bot.text.parsing import parse_season
 from tests.support.seasons import ADMIN, Env, RoleFake, SeasonFake, season_env
 
 LA = ChannelRef("fake", "space-1", "chan-la")

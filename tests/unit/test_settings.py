@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.errors import BadSetting
-from bot.model import ChannelConfig, ChannelRef
+from bot.kernel.errors import BadSetting
+from bot.kernel.values import ChannelConfig, ChannelRef
 from bot.settings import DOCS, SETTINGS, ConfigChange, docs_table, listed, lookup, rewrite, stale_docs
 from bot.text.commands import HELP, Configure, ShowHelp, parse_quiz
 

@@ -6,8 +6,8 @@ import datetime as dt
 
 import pytest
 
-from bot.model import Answer, LeaderboardRow, RevealResult, RoundKind
-from bot.scoring import bucket_moves, period_keys, ranked
+from bot.kernel.scoring import LeaderboardRow, RevealResult, bucket_moves, period_keys, ranked
+from bot.kernel.values import Answer, RoundKind
 from bot.store import settle
 from bot.store.rows import asked_where, ident, opened
 from tests.integration.store_contract import DAY, REF, T0, ans

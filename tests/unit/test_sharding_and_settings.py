@@ -8,8 +8,8 @@ import pytest
 
 from adapters.discord.sharding import channel_owner, check_shards, discord_shard_of
 from bot.app.config import Settings
-from bot.errors import StartupError
-from bot.model import ChannelRef
+from bot.kernel.errors import StartupError
+from bot.kernel.values import ChannelRef
 from bot.store import sqlite_path
 
 
@@ -76,7 +76,7 @@ def test_a_scheduler_claims_only_its_platforms_and_discord_shards():
     import datetime as dt
 
     from bot.app.scheduler import DailyScheduler
-    from bot.model import SpaceFilter
+    from bot.kernel.values import SpaceFilter
     from bot.quiz import QuizService
     from tests.support.fakes import FakePlatform, FixedClock, make_bank
     from tests.support.memory_store import InMemoryStore

@@ -9,11 +9,11 @@ import random
 
 import pytest
 
-from bot.errors import BadSuggestion, NotAllowed, QuizError
-from bot.model import Actor, ChannelRef, SuggestionStatus
+from bot.kernel.errors import BadSuggestion, NotAllowed, QuizError
+from bot.kernel.values import Actor, ChannelRef
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
-from bot.suggestions import (
+from bot.suggestions.service import (
     DEFAULT_REFERENCE,
     SuggestionForm,
     parse_choices,
@@ -23,6 +23,7 @@ from bot.suggestions import (
     split_topic,
     validate,
 )
+from bot.suggestions.values import SuggestionStatus
 from bot.text.commands import DecideSuggestion, ShowSuggestions, Suggest, parse_quiz
 from tests.support.fakes import FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore

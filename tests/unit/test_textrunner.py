@@ -9,8 +9,10 @@ from dataclasses import dataclass, field, replace
 
 import pytest
 
-from bot.errors import AlreadyPosted, BadSetting, NotAllowed, NothingOpen
-from bot.model import Actor, AnswerOutcome, ChannelRef, LeaderboardCard, Period, QuestionCard, RoundKind, StatsCard
+from bot.daily.cards import StatsCard
+from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard
+from bot.kernel.errors import AlreadyPosted, BadSetting, NotAllowed, NothingOpen
+from bot.kernel.values import Actor, ChannelRef, Period, RoundKind
 from bot.quiz import QuizService
 from bot.text.commands import parse_quiz
 from bot.text.runner import HelpReply, PostedReply, RevealedReply, SettingsReply, run_command

@@ -8,8 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.model import ChannelConfig
-from bot.timing import (
+from bot.kernel.timing import (
     last_post_at_or_before,
     next_post_after,
     next_post_on_later_date,
@@ -17,6 +16,7 @@ from bot.timing import (
     resolve_local,
     reveal_instant,
 )
+from bot.kernel.values import ChannelConfig
 from tests.support.fakes import REF
 
 BERLIN, NEW_YORK = ZoneInfo("Europe/Berlin"), ZoneInfo("America/New_York")

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from bot.priority import background, in_background
+from bot.kernel.priority import background, in_background
 from bot.store.turns import TurnLock
 
 

@@ -16,7 +16,7 @@ import pytest
 import yarl
 
 from adapters.discord.app import StudyBotClient, launch
-from bot.model import Actor, ChannelRef
+from bot.kernel.values import Actor, ChannelRef
 from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.store.sqlite import SqliteStore

@@ -6,7 +6,7 @@ import asyncio
 import datetime as dt
 
 from adapters.discord.app import StudyBotClient
-from bot.model import ChannelRef
+from bot.kernel.values import ChannelRef
 from tests.adapters.discord.conftest import Core, channel_ref, configure_channel
 from tests.adapters.discord.fake_discord import FakeDiscord, FakeInteraction
 

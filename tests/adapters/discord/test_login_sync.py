@@ -11,7 +11,7 @@ import pytest
 
 from adapters.discord.app import start_discord
 from bot.app.config import Settings
-from bot.errors import StartupError
+from bot.kernel.errors import StartupError
 from tests.adapters.discord.conftest import TOKEN, Core
 from tests.adapters.discord.fake_discord import FakeDiscord
 from tests.support.fakes import make_bank, write_bank_files

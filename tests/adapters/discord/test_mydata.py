@@ -9,7 +9,7 @@ import io
 
 from adapters.discord.app import StudyBotClient
 from adapters.discord.mydata import forget_custom_id
-from bot.model import Period
+from bot.kernel.values import Period
 from tests.adapters.discord.conftest import Core, configure_channel
 from tests.adapters.discord.fake_discord import EPHEMERAL, FakeDiscord
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from adapters.discord.app import StudyBotClient
-from bot.model import Actor
+from bot.kernel.values import Actor
 from tests.adapters.discord.conftest import Core, channel_ref, configure_channel
 from tests.adapters.discord.fake_discord import FakeDiscord, FakeFile
 from tests.support.packs import pack_csv, pack_rows

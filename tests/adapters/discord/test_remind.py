@@ -60,7 +60,7 @@ async def test_a_member_with_dms_closed_gets_reminders_switched_off(
     await _miss(core, fake, fake.bob, ref)
     await fake.reply(await fake.slash(fake.bob, "remind", state="on"))  # the default: 09:00, 07:00 UTC
     fake.dms_closed.add(fake.bob.id)
-    caplog.set_level(logging.INFO, logger="bot.reminders")
+    caplog.set_level(logging.INFO, logger="bot.reminders.service")
     for day in range(3):
         core.clock.set(NEXT_MORNING + dt.timedelta(days=day, hours=-2))
         await core.service.run_due_reminders()

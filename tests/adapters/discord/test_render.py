@@ -12,7 +12,8 @@ from adapters.discord.render import (
     question_embed,
     reveal_embed,
 )
-from bot.model import Difficulty, QuestionCard, RevealCard, RoundKind
+from bot.kernel.cards import QuestionCard, RevealCard
+from bot.kernel.values import Difficulty, RoundKind
 
 
 def test_a_question_with_code_shows_a_code_block_and_lettered_choices() -> None:

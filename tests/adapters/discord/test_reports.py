@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.discord.app import StudyBotClient
-from bot.model import ReportReason
+from bot.reports.values import ReportReason
 from tests.adapters.discord.conftest import Core, configure_channel
 from tests.adapters.discord.fake_discord import FakeDiscord
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from adapters.discord.app import StudyBotClient
-from bot.model import LETTERS, Period
+from bot.kernel.values import LETTERS, Period
 from bot.settings import ConfigChange
 from tests.adapters.discord.conftest import START, Core, channel_ref
 from tests.adapters.discord.fake_discord import FakeDiscord

@@ -16,8 +16,8 @@ import pytest
 from adapters.discord.app import ShardedStudyBotClient, StudyBotClient, StudyBotMixin, start_discord
 from adapters.discord.sharding import channel_owner
 from bot.app.config import Settings
-from bot.errors import StartupError
-from bot.model import ChannelRef, RoundKind
+from bot.kernel.errors import StartupError
+from bot.kernel.values import ChannelRef, RoundKind
 from bot.settings import ConfigChange
 from tests.adapters.discord.conftest import ADMIN, TOKEN, Core, open_core
 from tests.adapters.discord.fake_discord import FakeDiscord, FakeGuild, shard_of

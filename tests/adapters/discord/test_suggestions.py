@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from adapters.discord.app import StudyBotClient
-from bot.model import SuggestionStatus
+from bot.suggestions.values import SuggestionStatus
 from tests.adapters.discord.conftest import Core
 from tests.adapters.discord.fake_discord import FakeDiscord, FakeInteraction, FakeUser
 

@@ -10,7 +10,7 @@ import pytest
 from adapters.discord.app import StudyBotClient
 from adapters.discord.commands import OWN_STATS_ONLY
 from adapters.discord.replies import GUILD_ONLY
-from bot.model import LETTERS, Period, RoundKind
+from bot.kernel.values import LETTERS, Period, RoundKind
 from tests.adapters.discord.conftest import Core, channel_ref
 from tests.adapters.discord.fake_discord import FakeDiscord, FakeReply, FakeUser
 

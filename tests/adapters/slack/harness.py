@@ -20,7 +20,7 @@ from adapters.slack.app import SlackBot, build_slack_app, serve_http
 from adapters.slack.ids import action_id as make_action_id
 from adapters.slack.ids import parse_message_id
 from adapters.slack.platform import make_client
-from bot.model import Actor, ChannelRef, Round
+from bot.kernel.values import Actor, ChannelRef, Round
 from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 from tests.adapters.slack.signing import signed_headers

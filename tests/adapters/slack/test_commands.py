@@ -7,8 +7,8 @@ import datetime as dt
 
 import pytest
 
-from bot.errors import NotAllowed
-from bot.model import Actor, ChannelRef, Difficulty, Period, RoundKind
+from bot.kernel.errors import NotAllowed
+from bot.kernel.values import Actor, ChannelRef, Difficulty, Period, RoundKind
 from bot.settings import ConfigChange
 from tests.adapters.slack.harness import ADMIN, ANN, BOB, CHANNEL, OWNER, SlackHarness, buttons, texts
 

@@ -13,7 +13,7 @@ import pytest
 
 from adapters.slack.ids import parse_action_id
 from adapters.slack.reports import REASON_BLOCK, REASON_ELEMENT, TEXT_BLOCK, TEXT_ELEMENT
-from bot.model import Round
+from bot.kernel.values import Round
 from tests.adapters.slack.harness import ANN, BOB, CHANNEL, FORM, Sent, SlackHarness
 from tests.adapters.slack.stub import BOT_USER_ID, TEAM_ID
 

@@ -12,7 +12,7 @@ import urllib.parse
 import pytest
 
 from adapters.slack.logsafe import BOLT_VERIFICATION_LOGGERS
-from bot.model import Actor
+from bot.kernel.values import Actor
 from tests.adapters.slack.harness import ADMIN, ANN, FORM, SlackHarness
 
 SETTLE = 0.3

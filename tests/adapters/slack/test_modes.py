@@ -19,7 +19,7 @@ from adapters.slack.app import socket_mode_handler, start_slack
 from adapters.slack.options import SlackOptions
 from adapters.slack.platform import make_client
 from bot.app.config import Settings
-from bot.errors import StartupError
+from bot.kernel.errors import StartupError
 from tests.adapters.slack.harness import ANN, CHANNEL, SECRET, SlackHarness, texts
 from tests.adapters.slack.stub import TEAM_ID
 from tests.support.fakes import make_bank, write_bank_files

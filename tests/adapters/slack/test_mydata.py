@@ -9,7 +9,7 @@ import io
 import json
 
 from adapters.slack.mydata import FORGET_ACTION
-from bot.model import Period
+from bot.kernel.values import Period
 from tests.adapters.slack.harness import ANN, BOB, SlackHarness, buttons, texts
 from tests.adapters.slack.stub import TEAM_ID
 

@@ -34,8 +34,8 @@ from adapters.slack.app import (
 from adapters.slack.ids import action_id, parse_message_id
 from adapters.slack.platform import make_client
 from bot.app.config import Settings
-from bot.errors import StartupError
-from bot.model import Actor, ChannelRef, Period, Round
+from bot.kernel.errors import StartupError
+from bot.kernel.values import Actor, ChannelRef, Period, Round
 from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 from tests.adapters.slack.harness import ADMIN, FORM, SECRET, START

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from adapters.slack.packs import IMPORT_VIEW
-from bot.packs import parse_pack
+from bot.packs.catalog import parse_pack
 from tests.adapters.slack.harness import ADMIN, ANN, Sent, SlackHarness, texts
 from tests.adapters.slack.stub import TEAM_ID, Call
 from tests.support.packs import pack_csv, pack_rows
@@ -145,7 +145,7 @@ async def test_export_goes_to_the_admins_direct_messages_and_round_trips(slack: 
     await submit(slack, "F0UP2", pack="copy")
     assert (await result(slack, 2)).args["text"].startswith("Imported pack copy: 30 questions.")
     again = await slack.service.packs.export_pack(
-        __import__("bot.model", fromlist=["Actor"]).Actor(ADMIN, True), "slack", TEAM_ID, "copy", "yaml"
+        __import__("bot.kernel.values", fromlist=["Actor"]).Actor(ADMIN, True), "slack", TEAM_ID, "copy", "yaml"
     )
     assert again == yaml_bytes
 

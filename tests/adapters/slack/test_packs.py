@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bot.model import Actor
+from bot.kernel.values import Actor
 from tests.adapters.slack.harness import ADMIN, ANN, SlackHarness, texts
 from tests.support.packs import pack_csv
 

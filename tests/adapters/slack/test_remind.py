@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bot.model import Actor
+from bot.kernel.values import Actor
 from bot.settings import ConfigChange
 from tests.adapters.slack.harness import ADMIN, ANN, BOB, SlackHarness, texts
 from tests.adapters.slack.stub import TEAM_ID

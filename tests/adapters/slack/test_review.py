@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import replace
 
 from adapters.slack.ids import REVIEW_ACTION, unsure_action_id
-from bot.model import Period
+from bot.kernel.values import Period
 from tests.adapters.slack.harness import ANN, START, SlackHarness, buttons, texts
 from tests.adapters.slack.stub import TEAM_ID
 from tests.support.learning import miss_three_on_monday

@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 
 from bot.app.scheduler import DailyScheduler
-from bot.model import Actor
+from bot.kernel.values import Actor
 from tests.adapters.slack.harness import ADMIN, ANN, BOB, CHANNEL, SlackHarness, texts
 
 MARCH_31 = dt.datetime(2025, 3, 31, 8, 0, tzinfo=dt.UTC)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from adapters.slack.platform import DISCUSSION
-from bot.model import Actor
+from bot.kernel.values import Actor
 from bot.settings import ConfigChange
 from tests.adapters.slack.harness import ADMIN, SlackHarness
 

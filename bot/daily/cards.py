@@ -1,0 +1,125 @@
+"""The daily game's cards: a learner's stats and the notice of a skipped day."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from zoneinfo import ZoneInfo
+
+from bot.kernel.scoring import current_streak
+from bot.kernel.topics import TOPICS
+from bot.kernel.values import (
+    ChannelConfig,
+    CommandNames,
+    RoundKind,
+    StreakState,
+    TopicStats,
+    weakest_topic,
+)
+
+
+@dataclass(frozen=True)
+class TopicMastery:
+    """How well a learner remembers a topic: mean predicted recall of the seen questions, and coverage."""
+
+    topic: str
+    retrievability: float  # 0..1, mean over the seen questions
+    seen: int
+    total: int  # the topic's questions in the bank
+
+
+@dataclass(frozen=True)
+class LearningStats:
+    """A learner's memory in one space (from the FSRS cards and the review log)."""
+
+    due_now: int
+    due_tomorrow: int  # due after now and by the end of tomorrow (the space's local time)
+    next_due: dt.datetime | None
+    mastery: tuple[TopicMastery, ...] = ()
+    sure_answers: int = 0  # answers given without "not sure"
+    sure_right: int = 0
+    timezone: str = "UTC"  # the space's, for showing when the next review is due
+
+    @property
+    def calibration(self) -> float | None:
+        """How often an answer given "sure" was right (None before any)."""
+        return self.sure_right / self.sure_answers if self.sure_answers else None
+
+
+@dataclass(frozen=True)
+class StatsCard:
+    user_id: str
+    answered: int
+    correct: int
+    daily_answered: int
+    practice_answered: int
+    current_streak: int
+    best_streak: int
+    points: int
+    by_topic: tuple[TopicStats, ...] = field(default=())
+    learning: LearningStats | None = None
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+    @property
+    def weakest_topic(self) -> TopicStats | None:
+        return weakest_topic(self.by_topic)
+
+
+def skipped_text(cfg: ChannelConfig, due_at: dt.datetime, commands: CommandNames) -> str:
+    """The channel's note when the bot was down past the grace at the time of a daily post."""
+    local = due_at.astimezone(ZoneInfo(cfg.timezone))
+    return (
+        f"The bot was offline at {local:%H:%M} ({cfg.timezone}) on {local:%a %d %b}, so that day's question "
+        f"was not posted. An admin can post it now with {commands.post_now}."
+    )
+
+
+def stats_card(
+    user_id: str,
+    rows: Iterable[tuple[RoundKind, TopicStats]],
+    streak: StreakState | None,
+    latest_revealed: dt.date | None,
+    points: int,
+) -> StatsCard:
+    """Answered and correct by topic (daily and practice together), streaks and all-time points."""
+    by_topic: dict[str, list[int]] = {}
+    daily = practice = 0
+    for kind, t in rows:
+        acc = by_topic.setdefault(t.topic, [0, 0])
+        acc[0] += t.answered
+        acc[1] += t.correct
+        if kind is RoundKind.DAILY:
+            daily += t.answered
+        else:
+            practice += t.answered
+    topics = tuple(TopicStats(topic, a, c) for topic, (a, c) in sorted(by_topic.items()))
+    return StatsCard(
+        user_id=user_id,
+        answered=sum(t.answered for t in topics),
+        correct=sum(t.correct for t in topics),
+        daily_answered=daily,
+        practice_answered=practice,
+        current_streak=current_streak(streak, latest_revealed),
+        best_streak=streak.best if streak else 0,
+        points=points,
+        by_topic=topics,
+    )
+
+
+def learning_lines(stats: LearningStats) -> tuple[str, ...]:
+    """The memory part of /stats: reviews due, recall by topic, and how often a "sure" answer was right."""
+    tz = stats.timezone
+    lines = [f"Reviews due: {stats.due_now} now, {stats.due_tomorrow} more by the end of tomorrow"]
+    if stats.due_now == 0 and stats.next_due is not None:
+        lines[0] += f" (next {stats.next_due.astimezone(ZoneInfo(tz)):%a %d %b %H:%M})"
+    for m in stats.mastery:
+        lines.append(
+            f"Memory of {TOPICS.get(m.topic, m.topic)}: {100 * m.retrievability:.0f}% ({m.seen} of {m.total} seen)"
+        )
+    if stats.calibration is not None:
+        lines.append(f"When sure: right {stats.sure_right} of {stats.sure_answers} ({100 * stats.calibration:.0f}%)")
+    return tuple(lines)

@@ -1,0 +1,91 @@
+"""The daily game's durable work: claims of the scheduler's tick and the outcomes of its sends."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from bot.kernel.values import Answer, ChannelConfig, ChannelRef, Round
+
+
+@dataclass(frozen=True)
+class DueChannel:
+    """A channel whose daily post is due, claimed by one process until `lease_until`."""
+
+    ref: ChannelRef
+    due_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class SendClaim:
+    """One process's claim to send a round's question (or reveal) now.
+
+    `doubtful`: an earlier attempt was claimed and never finished (the process stopped mid-send), so the
+    message may have gone out already; `doubts` counts such attempts (at most one duplicate is accepted)."""
+
+    round: Round
+    attempts: int
+    doubtful: bool
+    doubts: int
+
+
+@dataclass(frozen=True)
+class DuePost:
+    """A claimed due channel with what its post needs, read in the claim's trip: the channel's settings
+    (None: it was deleted) and its open daily rounds (older ones the post may have to reveal first)."""
+
+    due: DueChannel
+    config: ChannelConfig | None
+    open_rounds: tuple[Round, ...]
+
+
+@dataclass(frozen=True)
+class RevealedRound:
+    """A daily round just revealed in a batch, with what its reveal post needs: its answers, its channel's
+    settings and this process's claim on the reveal post (None: another process holds it)."""
+
+    round: Round
+    answers: tuple[Answer, ...]
+    config: ChannelConfig | None
+    claim: SendClaim | None
+
+
+@dataclass(frozen=True)
+class DailyClaim:
+    """Store.claim_daily_round's arguments: one (channel, local date) slot to claim with its question."""
+
+    ref: ChannelRef
+    local_date: dt.date
+    question_id: str
+    topic: str
+    opened_at: dt.datetime
+    closes_at: dt.datetime | None
+    lease_until: dt.datetime | None = None
+
+
+@dataclass(frozen=True)
+class PostFinish:
+    """The outcome of one question send (Store.finish_post's arguments)."""
+
+    round_id: int
+    state: str
+    message_id: str | None = None
+    retry_at: dt.datetime | None = None
+
+
+@dataclass(frozen=True)
+class RevealFinish:
+    """The outcome of one reveal send (Store.finish_reveal's arguments)."""
+
+    round_id: int
+    state: str
+    retry_at: dt.datetime | None = None
+
+
+@dataclass(frozen=True)
+class DueFinish:
+    """A claimed due channel released (Store.finish_due_channel's arguments)."""
+
+    ref: ChannelRef
+    due_at: dt.datetime
+    next_at: dt.datetime | None

@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class WorkspaceInstall:
+    platform: str
+    workspace_id: str
+    bot_user_id: str
+    token_secret: str = field(repr=False)  # the encrypted bot token: opaque to the core and the stores
+    installed_at: dt.datetime
+    bot_id: str | None = None
+    scopes: str = ""  # comma-separated, as the platform reports them
+    installed_by: str | None = None  # the user who installed it
+    enterprise_id: str | None = None

@@ -1,0 +1,651 @@
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import Field, ValidationError, field_validator
+
+from bot.bank.load import (
+    MAX_CODE_CHARS,
+    MAX_CODE_LINES,
+    Bank,
+    QuestionSpec,
+    parse_yaml_text,
+)
+from bot.kernel.echo import echo
+from bot.kernel.errors import BadSetting, NotAllowed, PackBusy, PackError, PackExists
+from bot.kernel.values import LETTERS, Actor, ChannelConfig, Question
+
+BANK_PACK = "pytorch"  # the shipped bank, read-only
+
+
+MAX_UPLOAD_BYTES = 1024 * 1024
+
+
+MAX_PACK_QUESTIONS = 2000
+
+
+MAX_PACKS = 50  # per space
+
+
+MAX_PROBLEMS = 200  # listed; further ones are counted
+
+
+MAX_REFERENCE = 500
+
+
+PACK_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$")
+
+
+TOPIC_PATTERN = r"^[A-Za-z0-9-]{1,40}$"
+
+
+CSV_COLUMNS = (
+    "id",
+    "topic",
+    "difficulty",
+    "prompt",
+    "code",
+    "choice_a",
+    "choice_b",
+    "choice_c",
+    "choice_d",
+    "answer",
+    "explanation",
+    "reference",
+)
+
+
+Format = Literal["yaml", "csv"]
+
+
+__all__ = ["PackBusy", "PackError", "PackExists"]  # raised here and by the stores
+
+
+# what the platforms take (the tighter one decides): Discord embed description 4,096 and field 1,024
+# characters, message 2,000; Slack section text 3,000
+CARD_BODY_LIMIT = 3000  # a question card's prompt + code + choices (one Discord description / Slack section)
+
+
+CARD_FIELD_LIMIT = 1024  # the reveal's explanation with the reason a wrong choice fails (one Discord field)
+
+
+_MARKDOWN = re.compile(r"[\\*_~`|>#<@&\[\]()]")  # characters the renderers may escape (one extra each)
+
+
+@dataclass(frozen=True)
+class PackInfo:
+    name: str
+    questions: int
+    read_only: bool = False
+
+
+class PackQuestionSpec(QuestionSpec):
+    """The bank's schema with a space's freedoms: free-text topics, `source` optional, capped references."""
+
+    topic: str = Field(pattern=TOPIC_PATTERN)
+    reference: str = Field(pattern=r"^https://\S+$", max_length=MAX_REFERENCE)
+    source: str = Field(default="original", pattern=r"^(original|[0-9]{3}_[0-9a-f]{16}\.txt)$")
+
+    @field_validator("topic")
+    @classmethod
+    def _known_topic(cls, v: str) -> str:  # replaces the bank's check against its topic list
+        return v.lower()  # topics are compared as the settings parse them
+
+
+def check_pack_name(name: str) -> str:
+    """A pack name: 1-40 lower-case letters, digits and `-` (no `/`); `pytorch` is the shipped bank."""
+    if not PACK_NAME.fullmatch(name or ""):
+        raise PackError(f"{name!r} is not a pack name: use 1-40 lower-case letters, digits and - (no / or spaces).")
+    return name
+
+
+def parse_packs(text: str) -> frozenset[str]:
+    """The `packs` setting: comma-separated pack names (pytorch is the shipped bank)."""
+    names = [p.strip().lower() for p in text.split(",") if p.strip()]
+    if not names:
+        raise BadSetting("Name at least one pack, for example pytorch or pytorch,mypack.")
+    for name in names:
+        if not PACK_NAME.fullmatch(name):
+            raise BadSetting(
+                f"'{echo(name)}' is not a pack name: use lower-case letters, digits and - "
+                "(comma-separated), for example pytorch,mypack."
+            )
+    return frozenset(names)
+
+
+def canonical(spec: PackQuestionSpec) -> dict[str, Any]:
+    """The question as stored and exported: fields in the schema's order, empty ones left out."""
+    out: dict[str, Any] = {
+        "id": spec.id,
+        "topic": spec.topic,
+        "difficulty": spec.difficulty.value,
+        "prompt": spec.prompt,
+    }
+    if spec.code:
+        out["code"] = spec.code
+    out |= {
+        "choices": list(spec.choices),
+        "answer": spec.answer,
+        "explanation": spec.explanation,
+        "reference": spec.reference,
+    }
+    if spec.source != "original":
+        out["source"] = spec.source
+    if spec.why_wrong:
+        out["why_wrong"] = {str(k): v for k, v in sorted(spec.why_wrong.items())}
+    if spec.checked_by:
+        out["checked_by"] = spec.checked_by
+    if spec.verify is not None:
+        out["verify"] = spec.verify.model_dump(exclude_unset=True)
+    return out
+
+
+def _escaped_len(text: str) -> int:
+    return len(text) + len(_MARKDOWN.findall(text))
+
+
+def card_problems(spec: PackQuestionSpec) -> list[tuple[str, str]]:
+    """(field, problem) when a card of this question would not fit a platform's limits."""
+    problems: list[tuple[str, str]] = []
+    if spec.code is not None:
+        lines = spec.code.rstrip().splitlines()
+        if len(lines) > MAX_CODE_LINES:
+            problems.append(("code", f"too long: {len(lines)} lines, at most {MAX_CODE_LINES} (it must fit a card)"))
+        if len(spec.code.rstrip()) > MAX_CODE_CHARS:
+            problems.append(
+                (
+                    "code",
+                    f"too long: {len(spec.code.rstrip()):,} characters, at most "
+                    f"{MAX_CODE_CHARS:,} (it must fit a card)",
+                )
+            )
+    body = _escaped_len(spec.prompt) + (len(spec.code) + 16 if spec.code else 0)
+    body += sum(_escaped_len(c) + 8 for c in spec.choices)
+    if body > CARD_BODY_LIMIT:
+        problems.append(
+            (
+                "prompt",
+                f"the question card would be {body:,} characters with its code and choices, "
+                f"more than the {CARD_BODY_LIMIT:,} a Slack section takes; shorten it",
+            )
+        )
+    why = max((_escaped_len(t) for t in (spec.why_wrong or {}).values()), default=0)
+    field_len = _escaped_len(spec.explanation) + (why + 16 if why else 0)
+    if field_len > CARD_FIELD_LIMIT:
+        problems.append(
+            (
+                "explanation",
+                f"the reveal's explanation would be {field_len:,} characters with its "
+                f"why-wrong note, more than the {CARD_FIELD_LIMIT:,} a Discord field "
+                "takes; shorten it",
+            )
+        )
+    return problems
+
+
+def decode_upload(data: bytes, label: str = "file") -> str:
+    """The upload as text: at most 1 MiB, UTF-8 (a BOM is dropped). PackError says what is wrong."""
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise PackError(f"{label}: file too large: {len(data):,} bytes, at most 1 MiB; split it into several packs")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data:
+        raise PackError(f"{label}: encoding: the file looks like UTF-16 (it has NUL bytes); save it as UTF-8")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise PackError(
+            f"{label}: encoding: not valid UTF-8 (byte 0x{data[exc.start]:02x} at line {line}); save it as UTF-8"
+        ) from None
+
+
+def read_upload_file(path: Path) -> bytes:
+    """At most one byte past the cap is read, so a 50 MiB file is refused without loading it."""
+    try:
+        with path.open("rb") as f:
+            return f.read(MAX_UPLOAD_BYTES + 1)
+    except OSError as exc:
+        raise PackError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+def _validate(raw: Any, where: str) -> tuple[PackQuestionSpec | None, list[str]]:
+    if not isinstance(raw, dict):
+        return None, [f"{where}: field (question): must be a mapping"]
+    if any(not isinstance(k, str) for k in raw):
+        return None, [f"{where}: field (question): a field name must be text"]
+    try:
+        spec = PackQuestionSpec.model_validate(raw)
+    except ValidationError as exc:
+        out = []
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"]) or "(question)"
+            out.append(f"{where}: field {loc}: {_one_line(err['msg'])}")
+        return None, out
+    rules = card_problems(spec)
+    if rules:
+        return None, [f"{where}: field {f}: {m}" for f, m in rules]
+    return spec, []
+
+
+def _yaml_items(text: str, label: str) -> list[tuple[str, Any]]:
+    doc, problem = parse_yaml_text(Path(label), text)
+    if problem is not None:
+        raise PackError(problem, [problem])
+    if not isinstance(doc, dict) or not isinstance(doc.get("questions"), list):
+        message = f"{label}: field questions: the file must be a mapping with a 'questions' list"
+        raise PackError(message, [message])
+    unknown = [k for k in doc if k not in ("topic", "questions")]
+    if unknown:
+        message = f"{label}: field {unknown[0]!r}: unknown top-level field (topic, questions)"
+        raise PackError(message, [message])
+    items = []
+    for index, raw in enumerate(doc["questions"]):
+        qid = raw.get("id") if isinstance(raw, dict) else None
+        items.append((f"question {qid}" if isinstance(qid, str) and qid else f"question #{index + 1}", raw))
+    return items
+
+
+def _csv_items(text: str, label: str) -> list[tuple[str, Any]]:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise PackError(
+            f"{label}: the CSV file is empty; its first row names the columns {', '.join(CSV_COLUMNS)}"
+        ) from None
+    except csv.Error as exc:
+        raise PackError(f"{label}: row 1: not valid CSV: {exc}") from None
+    names = [h.strip().lower() for h in header]
+    missing = [c for c in CSV_COLUMNS if c not in names]
+    extra = [n for n in names if n not in CSV_COLUMNS]
+    problems = []
+    if missing:
+        problems.append(f"{label}: row 1: missing column(s) {', '.join(missing)}")
+    if extra:
+        problems.append(
+            f"{label}: row 1: unknown column(s) {', '.join(repr(e) for e in extra)}; "
+            f"the columns are {', '.join(CSV_COLUMNS)}"
+        )
+    if len(set(names)) != len(names):
+        problems.append(f"{label}: row 1: a column is named twice")
+    if problems:
+        raise PackError(problems[0], problems)
+    items: list[tuple[str, Any]] = []
+    try:
+        for number, row in enumerate(reader, start=2):
+            if not any(cell.strip() for cell in row):
+                continue
+            where = f"row {number}"
+            if len(row) != len(names):
+                items.append((where, f"has {len(row)} cells, the header has {len(names)}"))
+                continue
+            cells = dict(zip(names, row, strict=True))
+            qid = cells["id"].strip()
+            if qid:
+                where = f"row {number} (question {qid})"
+            raw: dict[str, Any] = {
+                k: cells[k] for k in ("id", "topic", "difficulty", "prompt", "answer", "explanation", "reference")
+            }
+            raw["difficulty"] = raw["difficulty"].strip().lower()
+            raw["answer"] = raw["answer"].strip().upper()
+            if cells["code"].strip():
+                raw["code"] = cells["code"]
+            raw["choices"] = [cells[f"choice_{x.lower()}"] for x in LETTERS]
+            items.append((where, raw))
+    except csv.Error as exc:
+        raise PackError(f"{label}: row {reader.line_num}: not valid CSV: {exc}") from None
+    return items
+
+
+def parse_pack(data: bytes, fmt: Format, label: str = "file") -> list[PackQuestionSpec]:
+    """Every question of an upload, or PackError listing every problem (by row or question id and field)."""
+    text = decode_upload(data, label)
+    items = _yaml_items(text, label) if fmt == "yaml" else _csv_items(text, label)
+    if len(items) > MAX_PACK_QUESTIONS:
+        raise PackError(f"{label}: {len(items):,} questions, at most {MAX_PACK_QUESTIONS:,} per pack")
+    if not items:
+        raise PackError(f"{label}: no questions in the file")
+    problems: list[str] = []
+    specs: list[PackQuestionSpec] = []
+    seen: dict[str, str] = {}
+    for where, raw in items:
+        if isinstance(raw, str):  # a row that could not be read as a question
+            problems.append(f"{label}: {where}: {raw}")
+            continue
+        spec, found = _validate(raw, f"{label}: {where}")
+        problems += found
+        if spec is None:
+            continue
+        if spec.id in seen:
+            problems.append(f"{label}: {where}: field id: duplicate id {spec.id!r} (first at {seen[spec.id]})")
+            continue
+        seen[spec.id] = where
+        specs.append(spec)
+    if problems:
+        shown = problems[:MAX_PROBLEMS]
+        if len(problems) > MAX_PROBLEMS:
+            shown.append(f"{label}: and {len(problems) - MAX_PROBLEMS:,} more problem(s)")
+        raise PackError(f"{len(problems)} problem(s); nothing was imported", shown)
+    return specs
+
+
+def format_of(name: str, given: str | None = None) -> Format:
+    """yaml or csv: the given format, else the file name's ending."""
+    value = (given or Path(name).suffix.lstrip(".")).lower()
+    if value in ("yaml", "yml"):
+        return "yaml"
+    if value == "csv":
+        return "csv"
+    raise PackError(f"{echo(name)}: say the format (yaml or csv), or name the file .yaml, .yml or .csv")
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value and all(line == line.rstrip() for line in value.split("\n")) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def problem_text(exc: PackError, limit: int = 1900) -> str:
+    """A PackError as one message: each problem, then what it means, cut to `limit` characters."""
+    lines = [*exc.problems, exc.message] if exc.message not in exc.problems else list(exc.problems)
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if sum(len(x) + 1 for x in out) + len(line) > limit - 40:
+            out.append(f"... and {len(lines) - i} more line(s)")
+            break
+        out.append(line)
+    return "\n".join(out)
+
+
+def export_yaml(bodies: Iterable[dict[str, Any]]) -> bytes:
+    """The pack in the bank's YAML format (a mapping with a `questions` list)."""
+    doc = {"questions": list(bodies)}
+    text = yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    return text.encode("utf-8")
+
+
+def export_csv(bodies: Iterable[dict[str, Any]]) -> bytes:
+    """One row per question (why_wrong, verify and checked_by have no CSV column and are left out)."""
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for b in bodies:
+        choices = b["choices"]
+        writer.writerow(
+            [
+                b["id"],
+                b["topic"],
+                b["difficulty"],
+                b["prompt"],
+                b.get("code", ""),
+                *choices,
+                b["answer"],
+                b["explanation"],
+                b["reference"],
+            ]
+        )
+    return out.getvalue().encode("utf-8")
+
+
+def question_from_body(pack: str, body: str) -> Question:
+    """A stored question as rounds know it: its id is `PACK/ID`."""
+    question = PackQuestionSpec.model_validate(json.loads(body)).to_question()
+    return Question(**{**question.__dict__, "id": f"{pack}/{question.id}"})
+
+
+def is_pack_question(question_id: str) -> bool:
+    return "/" in question_id
+
+
+def require_admin(actor: Actor, what: str) -> None:
+    if not actor.is_admin:
+        raise NotAllowed(f"Only members who can manage this server or workspace can {what} question packs.")
+
+
+def filtered(questions: Iterable[Question], cfg: ChannelConfig) -> tuple[Question, ...]:
+    return tuple(
+        q
+        for q in questions
+        if (not cfg.topics or q.topic in cfg.topics) and (not cfg.difficulties or q.difficulty in cfg.difficulties)
+    )
+
+
+@dataclass(frozen=True)
+class PacksCard:
+    """The packs of a space, with question counts, and the ones the asking channel draws from."""
+
+    packs: tuple[PackInfo, ...]
+    in_use: frozenset[str]
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """Plain text (adapters escape it): one line per pack."""
+        out = []
+        for p in self.packs:
+            flags = (("shipped, read-only", p.read_only), ("this channel", p.name in self.in_use))
+            notes = [n for n, on in flags if on]
+            out.append(
+                f"{p.name}: {p.questions:,} question{'s' if p.questions != 1 else ''}"
+                + (f" ({'; '.join(notes)})" if notes else "")
+            )
+        return tuple(out)
+
+    @property
+    def text(self) -> str:
+        return "Question packs\n" + "\n".join(self.lines)
+
+
+def bank_info(bank: Bank) -> PackInfo:
+    return PackInfo(BANK_PACK, len(bank), read_only=True)
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    pack: str
+    questions: int
+    version: int
+    replaced: bool
+
+    @property
+    def text(self) -> str:
+        verb = "Replaced" if self.replaced else "Imported"
+        return f"{verb} pack {self.pack}: {self.questions} question{'s' if self.questions != 1 else ''}."
+
+
+@dataclass(frozen=True)
+class PackFile:
+    """An exported pack: its bytes and the file name to give them."""
+
+    pack: str
+    format: Format
+    data: bytes
+
+    @property
+    def filename(self) -> str:
+        return f"{self.pack}.{self.format}"
+
+
+def pack_name_of(path: str) -> str:
+    """The pack a file is imported into when none is named: the file's name without its ending."""
+    stem = Path(path).stem.lower()
+    if not PACK_NAME.fullmatch(stem):
+        raise PackError(f"Name the pack: '{echo(stem)}' (the file's name) is not a pack name; add one after the path.")
+    return stem
+
+
+class PackCatalog:
+    """A space's packs seen as questions (cached by pack version), imports and exports, and the question
+    each round posted (kept with the round, so a pack edited while its round is open changes nothing)."""
+
+    SNAPSHOTS = 4096
+
+    def __init__(self, store: Any, bank: Bank) -> None:
+        self.store = store
+        self.bank = bank
+        self._packs: dict[tuple[str, str, str], tuple[int, tuple[Question, ...], dict[str, str]]] = {}
+        self._posted: dict[int, Question] = {}
+
+    # ---- reading -----------------------------------------------------------------------------------
+
+    async def list(self, platform: str, space_id: str) -> list[PackInfo]:
+        """The shipped bank, then the space's own packs by name, with their question counts."""
+        own = [PackInfo(name, count) for name, count, _ in await self.store.list_packs(platform, space_id)]
+        return [bank_info(self.bank), *own]
+
+    async def _load(
+        self, platform: str, space_id: str, name: str, version: int
+    ) -> tuple[tuple[Question, ...], dict[str, str]]:
+        key = (platform, space_id, name)
+        cached = self._packs.get(key)
+        if cached is None or cached[0] != version:
+            rows = await self.store.pack_questions(platform, space_id, name)
+            questions = tuple(question_from_body(name, body) for _, body in rows)
+            cached = (version, questions, {f"{name}/{qid}": body for qid, body in rows})
+            self._packs[key] = cached
+        return cached[1], cached[2]
+
+    async def questions(
+        self, platform: str, space_id: str, names: Iterable[str], *, strict: bool = True
+    ) -> tuple[Question, ...]:
+        """Every question of the named packs. strict: a pack the space does not have raises BadSetting."""
+        names = sorted(names)
+        own = any(name != BANK_PACK for name in names)  # the shipped bank alone needs no trip to the store
+        versions = (
+            {name: version for name, _, version in await self.store.list_packs(platform, space_id)} if own else {}
+        )
+        out: list[Question] = []
+        for name in names:
+            if name == BANK_PACK:
+                out += self.bank.questions
+            elif name in versions:
+                out += (await self._load(platform, space_id, name, versions[name]))[0]
+            elif strict:
+                raise BadSetting(f"There is no pack {name} in this space; /quiz packs lists the packs.")
+        return tuple(out)
+
+    async def candidates(self, cfg: ChannelConfig, *, strict: bool = False) -> tuple[Question, ...]:
+        """What a channel's daily question is drawn from: its packs, filtered by its topics and
+        difficulties. Not strict (the daily post): an empty choice falls back to the shipped bank."""
+        ref = cfg.ref
+        every = await self.questions(ref.platform, ref.space_id, cfg.packs, strict=strict)
+        if strict and cfg.topics:
+            known = sorted({q.topic for q in every})
+            for topic in sorted(cfg.topics - set(known)):
+                raise BadSetting(
+                    f"'{topic}' is not a topic of this channel's packs: use any of "
+                    f"{', '.join(known)} (comma-separated) or all."
+                )
+        found = filtered(every, cfg)
+        if found or strict:
+            return found
+        return self.bank.filtered(cfg.topics, cfg.difficulties) or self.bank.questions
+
+    # ---- the question a round posted --------------------------------------------------------------
+
+    async def _body(self, platform: str, space_id: str, question_id: str) -> str | None:
+        name = question_id.split("/", 1)[0]
+        versions = {n: v for n, _, v in await self.store.list_packs(platform, space_id)}
+        if name not in versions:
+            return None
+        return (await self._load(platform, space_id, name, versions[name]))[1].get(question_id)
+
+    def _keep(self, round_id: int, question: Question) -> None:
+        if len(self._posted) >= self.SNAPSHOTS:
+            self._posted.pop(next(iter(self._posted)))
+        self._posted[round_id] = question
+
+    async def remember(self, round_: Any, question: Question) -> None:
+        """Keep a pack question with the round that posts it (the shipped bank needs nothing)."""
+        if not is_pack_question(question.id):
+            return
+        body = await self._body(round_.ref.platform, round_.ref.space_id, question.id)
+        if body is not None:
+            await self.store.save_round_question(round_.id, body)
+            self._keep(round_.id, question_from_body(question.id.split("/", 1)[0], body))
+
+    async def prime(self, round_: Any) -> None:
+        """Load the question a round posted, so `posted` has it (no-op for the shipped bank)."""
+        if not is_pack_question(round_.question_id) or round_.id in self._posted:
+            return
+        pack = round_.question_id.split("/", 1)[0]
+        body = await self.store.round_question(round_.id)
+        if body is None:  # kept by no one (an older process): the pack's current text
+            body = await self._body(round_.ref.platform, round_.ref.space_id, round_.question_id)
+        if body is not None:
+            self._keep(round_.id, question_from_body(pack, body))
+
+    def posted(self, round_: Any) -> Question | None:
+        return self._posted.get(round_.id)
+
+    # ---- import and export (admins only) ----------------------------------------------------------
+
+    async def import_pack(
+        self,
+        actor: Actor,
+        platform: str,
+        space_id: str,
+        name: str,
+        data: bytes | Callable[[], Awaitable[bytes]],
+        fmt: Format,
+        *,
+        replace: bool = False,
+        now: Any,
+        label: str = "file",
+        size: int | None = None,
+    ) -> ImportResult:
+        """All or nothing: PackError lists every problem and nothing changes. `size`: what the platform says
+        an upload weighs, checked before a callable `data` fetches it."""
+        require_admin(actor, "import")
+        check_pack_name(name)
+        if size is not None and size > MAX_UPLOAD_BYTES:
+            raise PackError(f"{label}: file too large: {size:,} bytes, at most 1 MiB; split it into several packs")
+        if callable(data):
+            data = await data()
+        if name == BANK_PACK:
+            raise PackError(f"{BANK_PACK} is the shipped question bank and cannot be replaced; choose another name.")
+        specs = parse_pack(data, fmt, label)
+        rows = [(s.id, json.dumps(canonical(s), ensure_ascii=False, separators=(",", ":"))) for s in specs]
+        existed = name in {n for n, _, _ in await self.store.list_packs(platform, space_id)}
+        version = await self.store.save_pack(
+            platform, space_id, name, rows, replace=replace, max_packs=MAX_PACKS, now=now
+        )
+        return ImportResult(name, len(rows), version, replaced=existed)
+
+    async def own_pack(self, platform: str, space_id: str, name: str | None) -> str:
+        """The named pack, or the space's only own pack when none is named (PackError otherwise)."""
+        if name is not None:
+            return check_pack_name(name)
+        own: list[str] = [n for n, _, _ in await self.store.list_packs(platform, space_id)]
+        if len(own) == 1:
+            return own[0]
+        if not own:
+            raise PackError("This space has no packs of its own yet; import one first.")
+        raise PackError(f"Name the pack: this space has {', '.join(own)}.")
+
+    async def export_pack(self, actor: Actor, platform: str, space_id: str, name: str, fmt: Format) -> bytes:
+        require_admin(actor, "export")
+        check_pack_name(name)
+        if name == BANK_PACK:
+            raise PackError(f"{BANK_PACK} is the shipped question bank: its files are data/questions/*.yaml.")
+        rows = await self.store.pack_questions(platform, space_id, name)
+        if not rows:
+            raise PackError(f"There is no pack {name} in this space.")
+        bodies = [json.loads(body) for _, body in rows]
+        return export_yaml(bodies) if fmt == "yaml" else export_csv(bodies)

@@ -1,0 +1,311 @@
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import threading
+from typing import TYPE_CHECKING
+
+from bot.bank.load import Bank
+from bot.daily.values import DueChannel
+from bot.kernel.timing import local_date_of, post_instant
+from bot.kernel.values import LETTERS, ChannelConfig, ChannelRef, SpaceFilter, TopicStats
+from bot.ports import Store
+from bot.recap.values import HardestQuestion, RecapCard, RecapDay, RecapRound
+
+if TYPE_CHECKING:
+    from bot.quiz import QuizService
+
+
+log = logging.getLogger(__name__)
+
+
+WEEK = 7
+
+
+TOP = 5
+
+
+RECAP_LEASE = dt.timedelta(minutes=5)  # drawing and uploading a chart takes a few seconds at most
+
+
+RECAP_GRACE = dt.timedelta(hours=6)  # a recap later than this (bot offline, failing sends) is skipped
+
+
+RETRY = dt.timedelta(minutes=2)
+
+
+BATCH = 20
+
+
+ALT_LIMIT = 1000  # Slack's alt text and Discord's attachment description both stay under 1,024
+
+
+NOTHING = "nothing to chart yet"
+
+
+RECAP_KEYS = ("recap_day", "post_time", "timezone", "paused")  # the settings that move a channel's recap
+
+
+_DRAW_LOCK = threading.Lock()  # matplotlib is drawn from one thread at a time
+
+
+def week_before(day: dt.date) -> tuple[dt.date, dt.date]:
+    """The first and last local dates a recap posted on `day` covers."""
+    return day - dt.timedelta(days=WEEK), day - dt.timedelta(days=1)
+
+
+def next_recap_after(cfg: ChannelConfig, after: dt.datetime) -> dt.datetime | None:
+    """The channel's first recap instant strictly after `after`: its recap weekday at its posting time
+    (local, DST-correct); None when the recap is off or the channel is paused."""
+    if cfg.recap_day is None or cfg.paused:
+        return None
+    start = local_date_of(cfg, after) - dt.timedelta(days=1)
+    for i in range(WEEK + 2):
+        day = start + dt.timedelta(days=i)
+        if day.weekday() == cfg.recap_day:
+            at = post_instant(cfg, day)
+            if at > after:
+                return at
+    return None  # pragma: no cover - a weekday always comes within nine days
+
+
+def _span(start: dt.date, end: dt.date) -> str:
+    if start.year != end.year:
+        return f"{start:%d %b %Y} – {end:%d %b %Y}"
+    if start.month != end.month:
+        return f"{start:%d %b} – {end:%d %b %Y}"
+    return f"{start:%d}–{end:%d %b %Y}"
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+async def build_recap(
+    store: Store,
+    bank: Bank,
+    platform: str,
+    space_id: str,
+    end: dt.date,
+    *,
+    channel_id: str | None = None,
+) -> RecapCard:
+    """The recap of the seven local dates ending `end` (inclusive), for a space or one of its channels:
+    answers per day, accuracy by topic (weakest first), the top five, the hardest question. Only revealed
+    daily rounds count, so no hidden answer is ever shown."""
+    start = end - dt.timedelta(days=WEEK - 1)
+    rounds = await store.recap_rounds(platform, space_id, start, end, channel_id)
+    scorers = await store.recap_scorers(platform, space_id, start, end, TOP, channel_id)
+    days = []
+    for i in range(WEEK):
+        day = start + dt.timedelta(days=i)
+        mine = [r for r in rounds if r.local_date == day]
+        days.append(RecapDay(day, sum(r.answered for r in mine), sum(r.correct for r in mine)))
+    by_topic: dict[str, tuple[int, int]] = {}
+    for r in rounds:
+        if r.answered:
+            n, c = by_topic.get(r.topic, (0, 0))
+            by_topic[r.topic] = (n + r.answered, c + r.correct)
+    topics = sorted(
+        (TopicStats(t, n, c) for t, (n, c) in by_topic.items()), key=lambda s: (s.accuracy, -s.answered, s.topic)
+    )
+    return RecapCard(
+        title=f"Weekly recap · {_span(start, end)}",
+        start=start,
+        end=end,
+        days=tuple(days),
+        topics=tuple(topics),
+        top=tuple(s for s in scorers if s.points > 0),
+        hardest=_hardest(bank, rounds),
+    )
+
+
+def _hardest(bank: Bank, rounds: list[RecapRound]) -> HardestQuestion | None:
+    answered = [r for r in rounds if r.answered]
+    if not answered:
+        return None
+    worst = min(answered, key=lambda r: (r.correct / r.answered, -r.answered, r.local_date, r.round_id))
+    question = bank.get(worst.question_id)
+    prompt = question.prompt if question else "(a question no longer in the bank)"
+    letter = LETTERS[question.answer] if question else "?"
+    return HardestQuestion(
+        worst.question_id,
+        prompt,
+        letter,
+        worst.local_date,
+        worst.answered,
+        worst.correct,
+        worst.topic,
+        question.code if question else None,
+    )
+
+
+def answers_text(n: int) -> str:
+    return f"{n} answer" if n == 1 else f"{n} answers"
+
+
+def _pct(correct: int, answered: int) -> str:
+    return f"{round(100 * correct / answered)}%" if answered else "-"
+
+
+def recap_text(card: RecapCard) -> str:
+    """The message that goes with the chart (or alone, when the week had no answers). Names, not mentions."""
+    if card.empty:
+        return f"{card.title}: {NOTHING}. No one answered a daily question in the past week."
+    lines = [f"{card.title}: {answers_text(card.answered)}, {_pct(card.correct, card.answered)} correct."]
+    if card.top:
+        best = ", ".join(f"{_clip(card.name(s.user_id), 40)} ({s.points})" for s in card.top)
+        lines.append(f"Top five: {best}.")
+    return "\n".join(lines)
+
+
+def recap_alt_text(card: RecapCard) -> str:
+    """What the chart shows, in words (alt text for screen readers), at most ALT_LIMIT characters."""
+    if card.empty:
+        return f"{card.title}: {NOTHING}."
+    parts = [f"Chart, {card.title}."]
+    parts.append("Answers per day: " + ", ".join(f"{d.day:%a} {d.answered}" for d in card.days) + ".")
+    if card.topics:
+        parts.append(
+            "Accuracy by topic: " + ", ".join(f"{t.topic} {_pct(t.correct, t.answered)}" for t in card.topics) + "."
+        )
+    if card.top:
+        parts.append(
+            "Top five: " + ", ".join(f"{_clip(card.name(s.user_id), 40)} {s.points} points" for s in card.top) + "."
+        )
+    if card.hardest:
+        h = card.hardest
+        parts.append(
+            f"Hardest question ({_pct(h.correct, h.answered)} of {h.answered} correct, answer "
+            f"{h.correct_letter}): {_clip(h.prompt, 200)}"
+        )
+    return _clip(" ".join(parts), ALT_LIMIT)
+
+
+async def draw(card: RecapCard) -> bytes:
+    """The chart as PNG bytes, drawn in a worker thread (matplotlib's Agg backend, no display); matplotlib is
+    imported there too, as its first import (font cache) takes seconds the event loop must not wait."""
+    return await asyncio.to_thread(_draw_now, card)
+
+
+def _draw_now(card: RecapCard) -> bytes:
+    with _DRAW_LOCK:
+        from bot.recap.chart import draw_recap
+
+        return draw_recap(card)
+
+
+class Recaps:
+    """Posts each channel's weekly recap from the scheduler's tick; built over the QuizService."""
+
+    def __init__(self, service: QuizService) -> None:
+        self.service = service
+
+    @property
+    def store(self) -> Store:
+        return self.service.store
+
+    async def card(
+        self,
+        platform: str,
+        space_id: str,
+        end: dt.date,
+        *,
+        channel_id: str | None = None,
+        names: bool = True,
+    ) -> RecapCard:
+        """The recap card of the week ending `end`, with the platform's display names when it has them."""
+        card = await build_recap(self.store, self.service.bank, platform, space_id, end, channel_id=channel_id)
+        resolver = getattr(self.service.platforms.get(platform), "display_names", None)
+        if names and resolver is not None and card.top:
+            ref = ChannelRef(platform, space_id, channel_id or "")
+            try:
+                found = await resolver(ref, [s.user_id for s in card.top])
+            except Exception as exc:  # names are a nicety: ids are shown instead
+                log.info("display names for the recap failed: %s", type(exc).__name__)
+                found = {}
+            card = _with_names(card, found)
+        return card
+
+    async def schedule_unscheduled(self, spaces: SpaceFilter | None = None) -> None:
+        """Give running channels with the recap on (e.g. saved before recaps existed) their next recap."""
+        now = self.service.clock.now()
+        for cfg in await self.store.unscheduled_recaps(spaces):
+            if spaces is None or spaces(cfg.ref):
+                await self.store.set_next_recap(cfg.ref, next_recap_after(cfg, now))
+
+    async def run_due(self, spaces: SpaceFilter | None = None) -> None:
+        """Claim and post every due recap; a failure of one never stops the others."""
+        now = self.service.clock.now()
+        for _ in range(3):  # a recap skipped as too late may leave this week's due now: take it too
+            claimed = await self.store.claim_due_recaps(now, now + RECAP_LEASE, BATCH, spaces)
+            for due in claimed:
+                try:
+                    await self._run(due)
+                except Exception:
+                    log.exception("weekly recap of %s/%s failed", due.ref.platform, due.ref.channel_id)
+                    await self.store.finish_due_recap(due.ref, due.due_at, now + RETRY)
+            if not claimed:
+                break
+
+    async def _run(self, due: DueChannel) -> None:
+        store, now = self.store, self.service.clock.now()
+        cfg = await store.get_channel(due.ref)
+        if cfg is None:
+            await store.finish_due_recap(due.ref, due.due_at, None)
+            return
+        next_at = next_recap_after(cfg, max(now, due.due_at))
+        poster = getattr(self.service.platforms.get(due.ref.platform), "post_recap", None)
+        if cfg.paused or cfg.recap_day is None or poster is None:
+            await store.finish_due_recap(due.ref, due.due_at, next_at)
+            return
+        day = local_date_of(cfg, due.due_at)
+        promised = min(post_instant(cfg, day), due.due_at)  # a retry keeps its day's promised instant
+        if now - promised > RECAP_GRACE:
+            log.info(
+                "skipped the weekly recap of %s/%s due %s: more than %s late",
+                due.ref.platform,
+                due.ref.channel_id,
+                f"{due.due_at:%Y-%m-%d %H:%M}",
+                RECAP_GRACE,
+            )
+            # the next recap still within the grace comes next (it may be due now)
+            after = max(due.due_at, now - RECAP_GRACE - dt.timedelta(microseconds=1))
+            await store.finish_due_recap(due.ref, due.due_at, next_recap_after(cfg, after))
+            return
+        _, end = week_before(day)
+        if not await store.mark_recap(due.ref, end, now):  # this week was recapped (e.g. before a day change)
+            await store.finish_due_recap(due.ref, due.due_at, next_at)
+            return
+        try:
+            card = await self.card(due.ref.platform, due.ref.space_id, end, channel_id=due.ref.channel_id)
+            png = None if card.empty else await draw(card)
+            await poster(due.ref, card, png)
+        except Exception as exc:
+            await store.unmark_recap(due.ref, end)
+            retry = now + RETRY
+            if retry - promised > RECAP_GRACE:
+                log.error(
+                    "gave up the weekly recap of %s/%s: %s", due.ref.platform, due.ref.channel_id, type(exc).__name__
+                )
+                await store.finish_due_recap(due.ref, due.due_at, next_at)
+            else:
+                log.warning(
+                    "posting the weekly recap of %s/%s failed (%s); retrying",
+                    due.ref.platform,
+                    due.ref.channel_id,
+                    type(exc).__name__,
+                )
+                await store.finish_due_recap(due.ref, due.due_at, retry)
+            return
+        log.info("posted the weekly recap of %s/%s for the week ending %s", due.ref.platform, due.ref.channel_id, end)
+        await store.finish_due_recap(due.ref, due.due_at, next_at)
+        await self.service.seasons.after_due(cfg, due.due_at)  # on the 1st: last month's season card (once)
+
+
+def _with_names(card: RecapCard, names: dict[str, str]) -> RecapCard:
+    from dataclasses import replace
+
+    return replace(card, names=tuple((uid, str(n)) for uid, n in names.items() if n))

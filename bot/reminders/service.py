@@ -1,0 +1,253 @@
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+from bot.kernel.echo import echo
+from bot.kernel.errors import BadSetting, DirectMessageBlocked
+from bot.kernel.parsing import parse_time
+from bot.kernel.timing import local_text, resolve_local
+from bot.kernel.values import ChannelRef, SpaceFilter
+
+if TYPE_CHECKING:
+    from bot.quiz import QuizService
+
+
+log = logging.getLogger(__name__)
+
+
+DEFAULT_TIME = dt.time(9, 0)  # when `/quiz remind on` gives no time
+
+
+REMIND_GRACE = dt.timedelta(hours=3)  # a reminder later than this (bot offline) is skipped for that day
+
+
+BATCH = 200
+
+
+@dataclass(frozen=True)
+class Reminder:
+    """One learner's reminder in one space, as the stores keep it."""
+
+    platform: str
+    space_id: str
+    user_id: str
+    channel_id: str  # where it was turned on: today's question is looked up there
+    at: dt.time  # local wall time
+    timezone: str  # IANA name the time is read in
+    enabled: bool = True
+    next_at: dt.datetime | None = None  # UTC: the next due instant (None: off)
+
+    def __post_init__(self) -> None:
+        if self.next_at is not None and self.next_at.tzinfo is None:
+            raise ValueError("a reminder's next instant must be timezone-aware")
+
+    @property
+    def ref(self) -> ChannelRef:
+        return ChannelRef(self.platform, self.space_id, self.channel_id)
+
+
+@dataclass(frozen=True)
+class RemindCard:
+    """The private reply to `/quiz remind ...`."""
+
+    text: str
+    enabled: bool
+
+
+def parse_remind_time(text: str | None) -> dt.time:
+    """The time of `/quiz remind on HH:MM` (None: the default, 09:00). BadSetting says what is accepted."""
+    if text is None or not text.strip():
+        return DEFAULT_TIME
+    try:
+        return parse_time(text)
+    except BadSetting:
+        raise BadSetting(
+            f"'{echo(text.strip(), 20)}' is not a reminder time: use 24-hour HH:MM, for example 08:30. "
+            "Nothing was changed."
+        ) from None
+
+
+def next_reminder_at(at: dt.time, tz: str, after: dt.datetime) -> dt.datetime:
+    """The first instant strictly after `after` (aware) when the wall clock in `tz` reads `at`, in UTC.
+    A time that does not exist on a day (spring forward) moves to the end of the gap; a time that happens
+    twice (fall back) takes its first occurrence. Bounded: at most three local dates are looked at."""
+    zone = ZoneInfo(tz)
+    start = after.astimezone(zone).date() - dt.timedelta(days=1)
+    for i in range(3):
+        moment = resolve_local(start + dt.timedelta(days=i), at, zone)
+        if moment > after:
+            return moment
+    raise AssertionError("a wall time happens at least once every day")  # pragma: no cover
+
+
+def local_date_in(moment: dt.datetime, tz: str) -> dt.date:
+    return moment.astimezone(ZoneInfo(tz)).date()
+
+
+def reminder_text(due: int, review_command: str, waiting: bool, reveal_at: dt.datetime | None, tz: str) -> str | None:
+    """The day's nudge: reviews due and/or today's unanswered question (revealed at `reveal_at`, read in
+    `tz`); None when there is nothing to say."""
+    lines = []
+    if due:
+        lines.append(f"You have {due} review{'s' if due != 1 else ''} due: start with {review_command}.")
+    if waiting:
+        when = f"; it is revealed {local_text(reveal_at, tz)} ({tz})" if reveal_at is not None else ""
+        lines.append(f"Today's question is still waiting for your answer{when}.")
+    if not lines:
+        return None
+    return "Reminder from studybot\n" + "\n".join(lines)
+
+
+class Reminders:
+    """Turning reminders on and off, and sending the due ones (built over the QuizService)."""
+
+    def __init__(self, service: QuizService) -> None:
+        self._service = service
+
+    async def set(self, ref: ChannelRef, user_id: str, on: bool, at: dt.time | None = None) -> RemindCard:
+        service = self._service
+        store, now = service.store, service.clock.now()
+        names = service.commands_of(ref.platform)
+        existing = await store.get_reminder(ref.platform, ref.space_id, user_id)
+        if not on:
+            if existing is not None and existing.enabled:
+                await store.disable_reminder(ref.platform, ref.space_id, user_id)
+            return RemindCard(f"Reminders are off. Turn them on again with {names.remind} on.", False)
+        tz = await self._timezone(ref, user_id)
+        when = at or DEFAULT_TIME
+        reminder = Reminder(
+            ref.platform, ref.space_id, user_id, ref.channel_id, when, tz, True, next_reminder_at(when, tz, now)
+        )
+        await store.save_reminder(reminder)
+        log.info("reminders on for %s/%s user %s at %s %s", ref.platform, ref.space_id, user_id, when, tz)
+        return RemindCard(
+            f"Reminders are on: at {when:%H:%M} ({tz}) I will send you a private message on days when reviews "
+            f"are due or today's question is waiting for your answer, at most once a day. "
+            f"Turn them off with {names.remind} off.",
+            True,
+        )
+
+    async def _timezone(self, ref: ChannelRef, user_id: str) -> str:
+        """The learner's own timezone when the platform knows it, else the channel's, the space's or UTC."""
+        service = self._service
+        lookup = getattr(service.platforms.get(ref.platform), "user_timezone", None)
+        if lookup is not None:
+            try:
+                own = await lookup(ref, user_id)
+            except Exception as exc:  # a nicety: the channel's timezone is used instead
+                log.info("could not read the timezone of %s: %s", user_id, type(exc).__name__)
+                own = None
+            if own and _known_zone(own):
+                return str(own)
+        cfg = await service.store.get_channel(ref)
+        if cfg is not None and cfg.ref.space_id == ref.space_id:
+            return cfg.timezone
+        return await service.store.space_timezone(ref.platform, ref.space_id) or "UTC"
+
+    async def run_due(self, spaces: SpaceFilter | None = None) -> None:
+        """Send every due reminder once per (learner, local date); a failure of one never stops the others.
+        Reminders of a platform this process does not run are left to the process that runs it."""
+        service = self._service
+        now = service.clock.now()
+        for _ in range(10):  # bounded; another pass only for a full batch or a day skipped as too late
+            due = await service.store.due_reminders(now, BATCH, spaces)
+            again = False
+            for reminder in due:
+                try:
+                    again = await self._run(reminder, now) or again
+                except Exception:
+                    log.exception(
+                        "reminder of %s/%s user %s failed", reminder.platform, reminder.space_id, reminder.user_id
+                    )
+                    await self._advance(reminder, now)
+            if not again and len(due) < BATCH:
+                return
+
+    async def _advance(self, reminder: Reminder, after: dt.datetime) -> None:
+        """Move the reminder on to its first time after `after` (and after its current due instant)."""
+        assert reminder.next_at is not None
+        after = max(after, reminder.next_at)
+        await self._service.store.advance_reminder(
+            reminder.platform,
+            reminder.space_id,
+            reminder.user_id,
+            reminder.next_at,
+            next_reminder_at(reminder.at, reminder.timezone, after),
+        )
+
+    async def _run(self, reminder: Reminder, now: dt.datetime) -> bool:
+        """One due reminder; True when it was skipped as too late and a later day may be due now."""
+        service, store = self._service, self._service.store
+        assert reminder.next_at is not None
+        if reminder.platform not in service.platforms:
+            return False  # not running here: the process that runs the platform sends it
+        send = getattr(service.platforms[reminder.platform], "send_direct", None)
+        day = local_date_in(reminder.next_at, reminder.timezone)
+        late = now - reminder.next_at
+        if late > REMIND_GRACE or send is None:
+            if send is None:
+                log.debug("platform %s sends no direct messages; reminder not sent", reminder.platform)
+            else:
+                log.info("skipped the reminder of user %s for %s: %s late", reminder.user_id, day, late)
+            await self._advance(reminder, now - REMIND_GRACE)  # a later day still within the grace comes next
+            return send is not None
+        claimed = await store.claim_reminder_day(reminder.platform, reminder.space_id, reminder.user_id, day, now)
+        await self._advance(reminder, now)
+        if not claimed:  # another process (or an earlier tick) had this day
+            return False
+        text = await self.text_for(reminder, now)
+        if text is None:
+            return False
+        try:
+            await send(reminder.ref, reminder.user_id, text)
+        except DirectMessageBlocked as exc:
+            if await store.disable_reminder(reminder.platform, reminder.space_id, reminder.user_id):
+                log.warning(
+                    "reminders of %s/%s user %s switched off: %s",
+                    reminder.platform,
+                    reminder.space_id,
+                    reminder.user_id,
+                    exc,
+                )
+        except Exception as exc:  # the day stays used: a reminder is sent at most once, never twice
+            log.warning("the reminder DM to %s/%s user %s failed: %s", *_who(reminder), describe(exc))
+        return False
+
+    async def text_for(self, reminder: Reminder, now: dt.datetime) -> str | None:
+        """What the learner would be told now (None: nothing)."""
+        service, store = self._service, self._service.store
+        in_bank = {q.id for q in service.bank.questions}
+        cards = await store.learner_cards(reminder.platform, reminder.space_id, reminder.user_id)
+        due = sum(1 for c in cards if c.due <= now and c.key.question_id in in_bank)
+        waiting, reveal_at = False, None
+        for round_ in await store.open_daily_rounds(reminder.ref):
+            if not round_.is_posted or round_.ref.space_id != reminder.space_id:
+                continue
+            if round_.closes_at is not None and round_.closes_at <= now:
+                continue  # past its promise: revealed on this tick, too late to answer
+            if await store.get_answer(round_.id, reminder.user_id) is None:
+                waiting, reveal_at = True, round_.closes_at
+                break
+        review = service.commands_of(reminder.platform).review
+        return reminder_text(due, review, waiting, reveal_at, reminder.timezone)
+
+
+def _who(reminder: Reminder) -> tuple[str, str, str]:
+    return reminder.platform, reminder.space_id, reminder.user_id
+
+
+def describe(exc: BaseException) -> str:
+    """An exception for a log line: its type and its first 200 characters (no traceback)."""
+    return f"{type(exc).__name__}: {str(exc)[:200]}"
+
+
+def _known_zone(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ValueError, KeyError, OSError):
+        return False
+    return True

@@ -1,0 +1,249 @@
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+from bot.kernel.echo import echo
+from bot.kernel.errors import BadSetting, NotAllowed, ReportRefused, UnknownRound
+from bot.kernel.parsing import ROUND_ID_MAX
+from bot.kernel.values import Actor, ChannelRef, Round, RoundKind
+from bot.packs.catalog import BANK_PACK
+from bot.reports.values import NewReport, Report, ReportReason, ReportWrite
+
+if TYPE_CHECKING:
+    from bot.quiz import QuizService
+
+
+REPORT_DAILY_LIMIT = 5  # reports per member per space per (the space's local) day
+
+
+HOLD_AT = 3  # open reports that hold a question from selection in the space
+
+
+MAX_REPORT_TEXT = 500
+
+
+QUEUE_SHOWN = 10  # open reports listed at once (oldest first)
+
+
+QUEUE_TEXT = 160  # characters of a report's text the queue shows
+
+
+ACTIONS = ("keep", "hold", "edit")
+
+
+REASON_LABELS = {
+    ReportReason.WRONG: "wrong answer",
+    ReportReason.UNCLEAR: "unclear",
+    ReportReason.TYPO: "typo",
+    ReportReason.OTHER: "other",
+}
+
+
+_REASON_WORDS = {
+    "wrong": ReportReason.WRONG,
+    "wrong-answer": ReportReason.WRONG,
+    "answer": ReportReason.WRONG,
+    "unclear": ReportReason.UNCLEAR,
+    "typo": ReportReason.TYPO,
+    "other": ReportReason.OTHER,
+}
+
+
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f\u2028\u2029\ud800-\udfff]")  # line breaks (\n) stay
+
+
+ADMINS_ONLY = "Only members who can manage this server or workspace can {what}."
+
+
+def parse_reason(word: str | None) -> ReportReason | None:
+    """A reason word (wrong, unclear, typo, other; a form's value too); None when it is not one."""
+    return _REASON_WORDS.get((word or "").strip().lower())
+
+
+def clean_text(text: str | None) -> str:
+    """The member's words as stored: control characters dropped, trimmed, at most 500 characters."""
+    cleaned = _CONTROL.sub(" ", text or "").strip()
+    if len(cleaned) > MAX_REPORT_TEXT:
+        raise BadSetting(
+            f"A report's text takes at most {MAX_REPORT_TEXT} characters; yours has {len(cleaned):,}. Shorten it."
+        )
+    return cleaned
+
+
+def parse_report_words(words: list[str]) -> tuple[ReportReason, str]:
+    """`[reason] [text]` as typed: a first word that is a reason gives it (default: other), the rest is text."""
+    reason = parse_reason(words[0]) if words else None
+    rest = words[1:] if reason is not None else words
+    return reason or ReportReason.OTHER, clean_text(" ".join(rest))
+
+
+def pack_of(question_id: str) -> str:
+    """The pack a question id belongs to (`PACK/ID` for a space's own packs, the shipped bank otherwise)."""
+    return question_id.split("/", 1)[0] if "/" in question_id else BANK_PACK
+
+
+def check_action(action: str) -> str:
+    word = action.strip().lower()
+    if word not in ACTIONS:
+        raise BadSetting(f"'{echo(action)}' is not a way to resolve a report: use keep, hold or edit.")
+    return word
+
+
+@dataclass(frozen=True)
+class ReportsCard:
+    """The admins' queue of a space: open reports, oldest first, and the questions held there."""
+
+    reports: tuple[Report, ...]  # open, oldest first (at most QUEUE_SHOWN)
+    more: int  # open reports not listed
+    open_counts: tuple[tuple[str, int], ...]  # question id -> open reports
+    held: tuple[str, ...]  # question ids held from selection
+    resolve_hint: str = "/quiz admin resolve ID keep|hold|edit"
+
+    def render(self, escape: Callable[[str], str] = str, who: Callable[[str], str] = str) -> str:
+        """The queue as one text: `escape` makes member text plain on the platform, `who` names a reporter."""
+        counts = dict(self.open_counts)
+        total = len(self.reports) + self.more
+        lines = [f"Reports: {total} open" if total else "Reports: none open"]
+        for r in self.reports:
+            held = " (held)" if r.question_id in self.held else ""
+            words = echo(r.text, QUEUE_TEXT) if r.text else "(no text)"
+            lines.append(
+                escape(
+                    f"#{r.id} {r.question_id}{held} [{REASON_LABELS[r.reason]}], "
+                    f"{counts.get(r.question_id, 1)} open on it, {r.created_at:%Y-%m-%d}, by "
+                )
+                + who(r.reporter)
+                + escape(f": {words}")
+            )
+        if self.more:
+            lines.append(f"... and {self.more} more (resolve these first)")
+        quiet = [q for q in self.held if q not in counts]
+        if quiet:
+            lines.append(escape("Held without open reports: " + ", ".join(quiet[:20])))
+        if total or quiet:
+            lines.append(escape(f"Resolve with {self.resolve_hint}"))
+        return "\n".join(lines)
+
+    @property
+    def text(self) -> str:
+        return self.render()
+
+
+class ReportDesk:
+    """The service's reports: members report, admins see the queue and resolve."""
+
+    def __init__(self, service: QuizService) -> None:
+        self._service = service
+
+    async def held(self, platform: str, space_id: str) -> set[str]:
+        """Questions not to select in the space (3 open reports or more, or held by an admin)."""
+        return await self._service.store.held_question_ids(platform, space_id, HOLD_AT)
+
+    async def _day_start(self, platform: str, space_id: str) -> dt.datetime:
+        today, tz = await self._service.space_today(platform, space_id)
+        return dt.datetime.combine(today, dt.time(), ZoneInfo(tz))
+
+    async def report_round(
+        self,
+        user_id: str,
+        round_id: int,
+        reason: ReportReason,
+        text: str,
+        *,
+        space: tuple[str, str] | None = None,
+    ) -> str:
+        """Report the question a round asked; the reply for the reporter. `space` is where the click came from."""
+        round_ = await self._service.store.get_round(round_id)
+        if round_ is None or (space is not None and (round_.ref.platform, round_.ref.space_id) != space):
+            raise UnknownRound("That question is not known here (it may be from another bot).")
+        if round_.kind is RoundKind.PRACTICE and round_.user_id != user_id:
+            raise NotAllowed("That practice question was someone else's; report the questions you were asked.")
+        return await self._add(round_, user_id, reason, text)
+
+    async def report_latest(self, ref: ChannelRef, user_id: str, reason: ReportReason, text: str) -> str:
+        """`/quiz report`: the more recent of the channel's latest daily question and the member's latest
+        practice question in the space."""
+        store = self._service.store
+        daily = await store.latest_daily_round(ref)
+        practice = await store.latest_practice_round(ref.platform, ref.space_id, user_id)
+        found = [r for r in (daily, practice) if r is not None and (r.kind is RoundKind.PRACTICE or r.is_posted)]
+        if not found:
+            raise BadSetting("There is no question to report yet: no daily question here and no practice of yours.")
+        return await self._add(max(found, key=lambda r: r.id), user_id, reason, text)
+
+    async def _add(self, round_: Round, user_id: str, reason: ReportReason, text: str) -> str:
+        service = self._service
+        platform, space_id = round_.ref.platform, round_.ref.space_id
+        report = NewReport(
+            platform,
+            space_id,
+            round_.question_id,
+            pack_of(round_.question_id),
+            user_id,
+            reason,
+            clean_text(text),
+            service.clock.now(),
+        )
+        since = await self._day_start(platform, space_id)
+        status, report_id = await service.store.add_report(report, since=since, daily_limit=REPORT_DAILY_LIMIT)
+        if status is ReportWrite.DUPLICATE:
+            raise ReportRefused("You have already reported this question; an admin will look at it.")
+        if status is ReportWrite.LIMIT:
+            raise ReportRefused(
+                f"You have made {REPORT_DAILY_LIMIT} reports today, the most a member may make in a day; "
+                "please try again tomorrow."
+            )
+        return (
+            f"Thanks: your report #{report_id} ({REASON_LABELS[reason]}) on question {round_.question_id} "
+            "is in the admins' queue."
+        )
+
+    async def queue(self, actor: Actor, platform: str, space_id: str, resolve_hint: str | None = None) -> ReportsCard:
+        """Admins only: the space's open reports, oldest first, and its held questions."""
+        if not actor.is_admin:
+            raise NotAllowed(ADMINS_ONLY.format(what="see the reports queue"))
+        store = self._service.store
+        counts = await store.report_counts(platform, space_id)
+        open_reports = await store.reports(platform, space_id, limit=QUEUE_SHOWN)
+        total_open = sum(still for _, still in counts.values())
+        held = await self.held(platform, space_id)
+        card = ReportsCard(
+            tuple(open_reports),
+            max(0, total_open - len(open_reports)),
+            tuple(sorted((q, still) for q, (_, still) in counts.items() if still)),
+            tuple(sorted(held)),
+        )
+        return card if resolve_hint is None else replace(card, resolve_hint=resolve_hint)
+
+    async def resolve(self, actor: Actor, platform: str, space_id: str, report_id: int, action: str) -> str:
+        """Admins only: resolve a report (and every open report of its question) with keep, hold or edit."""
+        if not actor.is_admin:
+            raise NotAllowed(ADMINS_ONLY.format(what="resolve reports"))
+        action = check_action(action)
+        store = self._service.store
+        known = 0 < report_id <= ROUND_ID_MAX  # a store keeps ids as signed 64-bit integers
+        report = await store.get_report(platform, space_id, report_id) if known else None
+        if report is None:
+            raise BadSetting(f"There is no report #{report_id} in this space; the reports queue lists them.")
+        qid = report.question_id
+        if action == "edit" and report.pack == BANK_PACK:
+            raise BadSetting(
+                f"Question {qid} is in the shipped pack {BANK_PACK}, which cannot be edited here: resolve it with "
+                "keep (it is fine) or hold (it is not asked here again)."
+            )
+        closed = await store.resolve_reports(platform, space_id, qid, action, actor.user_id, self._service.clock.now())
+        done = f"Report #{report_id}: {closed} open report(s) on question {qid} closed"
+        if action == "keep":
+            return f"{done}; the question is kept and asked again."
+        if action == "hold":
+            return f"{done}; the question is held here until an admin resolves #{report_id} with keep."
+        bare = qid.split("/", 1)[1]
+        return (
+            f"{done}; the question is held. To fix it: export the pack {report.pack}, correct question {bare} in "
+            f"the file, import it again replacing the pack, then resolve #{report_id} with keep to ask it again."
+        )

@@ -1,0 +1,192 @@
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from bot.kernel.cards import LeaderboardCard
+from bot.kernel.echo import echo
+from bot.kernel.errors import BadSetting, NoSeason
+from bot.kernel.parsing import parse_season
+from bot.kernel.timing import local_date_of
+from bot.kernel.values import ChannelConfig, ChannelRef, Period
+from bot.seasons.values import SeasonArchive, SeasonCard
+
+if TYPE_CHECKING:
+    from bot.quiz import QuizService
+    from bot.settings import ConfigChange
+
+
+log = logging.getLogger(__name__)
+
+
+SEASON_DAYS = 7  # the card goes out with a channel's first post or recap in the month's first week
+
+
+BOARD_SIZE = 10
+
+
+PLACES = ("Champion", "2nd", "3rd")
+
+
+MEDALS = ("🥇", "🥈", "🥉")
+
+
+DISCORD_ONLY = "champion_role is a Discord setting: {platform} has no roles, so it stays off here."
+
+
+def previous_season(day: dt.date) -> str:
+    """The season (YYYY-MM) of the month before `day`'s."""
+    last = day.replace(day=1) - dt.timedelta(days=1)
+    return f"{last:%Y-%m}"
+
+
+def season_label(season: str) -> str:
+    """A season's month in words, e.g. November 2026."""
+    return f"{dt.date.fromisoformat(season + '-01'):%B %Y}"
+
+
+def _clip(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def season_text(card: SeasonCard, board_command: str) -> str:
+    """The season card in words: the top three by name (plain text: the adapter escapes it, nobody is
+    notified) and where the archive is. At most about 400 characters."""
+    lines = [f"🏆 Season {card.label} is over. The top three of the month:"]
+    for medal, place, row in zip(MEDALS, PLACES, card.rows, strict=False):
+        lines.append(
+            f"{medal} {place}: {_clip(card.name(row.user_id))}, {row.points} points "
+            f"({row.correct} of {row.answered} correct)"
+        )
+    if card.champion_role and card.rows:
+        lines.append("The champion gets the season's champion role.")
+    lines.append(f"The season is archived: {board_command.format(season=card.season)}")
+    return "\n".join(lines)
+
+
+class Seasons:
+    """The season card from the scheduler's work, the season boards, and the champion_role setting's
+    checks; built over the QuizService."""
+
+    def __init__(self, service: QuizService) -> None:
+        self.service = service
+
+    async def after_due(self, cfg: ChannelConfig, due_at: dt.datetime) -> None:
+        """After a channel's daily post or recap due at `due_at`: post last month's season card if this is
+        the channel's first on or after the 1st (once, whichever process). Never raises."""
+        day = local_date_of(cfg, due_at)
+        if day.day > SEASON_DAYS or cfg.paused:
+            return
+        try:
+            await self._post(cfg, previous_season(day))
+        except Exception:
+            log.exception("the season card of %s/%s failed", cfg.ref.platform, cfg.ref.channel_id)
+
+    async def _post(self, cfg: ChannelConfig, season: str) -> None:
+        service, ref = self.service, cfg.ref
+        platform = service.platforms.get(ref.platform)
+        poster = getattr(platform, "post_season", None)
+        if poster is None:
+            return
+        store, now = service.store, service.clock.now()
+        if not await store.mark_season_post(ref, season, now):
+            return  # posted before (this or another process)
+        archive = await store.archive_season(ref.platform, ref.space_id, season, now)
+        if archive is None:  # a daily round of the month is still open: the next post or recap tries again
+            await store.unmark_season_post(ref, season)
+            log.info("season %s of %s/%s waits for the month's last reveals", season, ref.platform, ref.space_id)
+            return
+        if not archive.rows:
+            return  # no one scored that month: no card
+        role = cfg.champion_role if hasattr(platform, "move_champion") else None
+        card = await self.card(ref, archive, role)
+        try:
+            await poster(ref, card)
+        except Exception as exc:
+            await store.unmark_season_post(ref, season)  # tried again with the next post or recap
+            log.warning("posting the season card %s in %s failed: %s", season, ref.channel_id, type(exc).__name__)
+            return
+        log.info("posted the season card %s in %s/%s", season, ref.platform, ref.channel_id)
+        if role is not None and archive.champion is not None:
+            await self._move_role(ref, role, archive)
+
+    async def _move_role(self, ref: ChannelRef, role: str, archive: SeasonArchive) -> None:
+        winner = archive.champion
+        assert winner is not None
+        previous = await self.service.store.champion_before(ref.platform, ref.space_id, archive.season)
+        mover = getattr(self.service.platforms.get(ref.platform), "move_champion", None)
+        if mover is None:
+            return
+        try:
+            await mover(ref, role, winner, previous if previous != winner else None)
+        except Exception as exc:  # e.g. Manage Roles was taken away since the setting was saved
+            log.warning("moving the champion role in %s failed: %s", ref.space_id, type(exc).__name__)
+
+    async def card(self, ref: ChannelRef, archive: SeasonArchive, role: str | None = None) -> SeasonCard:
+        """The season card with the platform's display names when it has them (ids otherwise)."""
+        card = SeasonCard(archive.season, season_label(archive.season), archive.rows, champion_role=role)
+        resolver = getattr(self.service.platforms.get(ref.platform), "display_names", None)
+        if resolver is None:
+            return card
+        try:
+            found = await resolver(ref, [r.user_id for r in archive.rows])
+        except Exception as exc:  # names are a nicety: ids are shown instead
+            log.info("display names for the season card failed: %s", type(exc).__name__)
+            return card
+        return replace(card, names=tuple((uid, str(n)) for uid, n in found.items() if n))
+
+    async def board(
+        self, platform: str, space_id: str, season_text: str, asker: str | None = None, *, public: bool = False
+    ) -> LeaderboardCard:
+        """A season's board: the archived top three (its podium) and the whole month's top ten, plus the
+        asker's rank. A season not started, still running or without results gets its own reply."""
+        season = parse_season(season_text)
+        store = self.service.store
+        today, _tz = await self.service.space_today(platform, space_id)
+        current, label = f"{today:%Y-%m}", season_label(season)
+        if season > current:
+            raise NoSeason(
+                f"The {season} season has not started yet: seasons are calendar months, and this is {current}."
+            )
+        if season == current:
+            raise NoSeason(
+                f"The {season} season is still running: it is archived on the 1st of next month. "
+                "This month's leaderboard shows it so far."
+            )
+        archive = await store.season_archive(platform, space_id, season)
+        rows = await store.leaderboard(platform, space_id, Period.MONTH, season, BOARD_SIZE)
+        if not rows and (archive is None or not archive.rows):
+            raise NoSeason(f"No season results for {label} ({season}): no one scored in a daily question that month.")
+        me = await store.rank_of(platform, space_id, Period.MONTH, season, asker) if asker else None
+        if archive is None:
+            note = "Not archived yet: the season is archived with the first daily post of the next month."
+        else:
+            note = f"Archived on {archive.archived_at:%d %B %Y}."
+        return LeaderboardCard(
+            f"Season {label}",
+            Period.MONTH,
+            label,
+            tuple(rows),
+            None if public else me,
+            public,
+            archive.rows if archive else (),
+            note,
+        )
+
+    async def check_setting(self, ref: ChannelRef, change: ConfigChange) -> None:
+        """champion_role may be set only where there are roles (Discord), and only when the bot can give the
+        role there (Manage Roles, a role below its own); `off` is always accepted on Discord."""
+        if "champion_role" not in change:
+            return
+        problem = getattr(self.service.platforms.get(ref.platform), "champion_role_problem", None)
+        if problem is None:
+            raise BadSetting(DISCORD_ONLY.format(platform=echo(ref.platform.capitalize(), 20)))
+        role = change.get("champion_role")
+        if role is None:
+            return
+        why = await problem(ref, role)
+        if why:
+            raise BadSetting(why)

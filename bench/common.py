@@ -12,8 +12,8 @@ from pathlib import Path
 
 from bot.bank.load import Bank
 from bot.kernel.values import Actor, ChannelRef, Difficulty, Question
-from bot.ports import Store
 from bot.quiz import QuizService
+from bot.store.ports import Store
 from bot.store.sqlite import SqliteStore
 
 REF = ChannelRef("bench", "space", "chan")

@@ -142,8 +142,8 @@ from bench.common import synthetic_bank
 from bot.app.runtime import tune_gc
 from bot.app.scheduler import DailyScheduler
 from bot.kernel.values import ChannelConfig, ChannelRef, NewAnswer, Period
-from bot.ports import Store
 from bot.quiz import SEND_LEASE, QuizService
+from bot.store.ports import Store
 from bot.store.sqlite import SqliteStore
 
 DAY1 = dt.date(2026, 12, 1)  # a Tuesday: "today" of the loaded run

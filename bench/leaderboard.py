@@ -29,7 +29,7 @@ from bench.common import REF, T0, Factory, sqlite_factory
 from bot.app.runtime import tune_gc
 from bot.kernel.scoring import score_daily_round
 from bot.kernel.values import NewAnswer, Period
-from bot.ports import Store
+from bot.store.ports import Store
 
 
 async def measure(

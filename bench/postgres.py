@@ -36,8 +36,8 @@ from bench.common import REF, T0, Factory, NullPlatform, Service, StepClock, sql
 from bench.leaderboard import measure
 from bot.app.runtime import tune_gc
 from bot.kernel.values import Actor, Period
-from bot.ports import Store
 from bot.quiz import QuizService
+from bot.store.ports import Store
 from bot.store.postgres import PostgresStore, redact
 
 log = logging.getLogger(__name__)

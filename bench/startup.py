@@ -41,7 +41,7 @@ import time
 from pathlib import Path
 
 from bench.daily_minute import DEFAULT_URL, channel_refs, seed
-from bot.store import store_for_url
+from bot.store.urls import store_for_url
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = "You are '"

@@ -13,9 +13,9 @@ import logging
 import time
 from collections.abc import Callable
 
+from bot.daily.store import RoundStore as Store
 from bot.kernel.errors import Busy
 from bot.kernel.values import AnswerWrite, NewAnswer
-from bot.ports import Store
 
 log = logging.getLogger(__name__)
 

@@ -34,6 +34,7 @@ from bot.daily.values import (
 from bot.installs.values import WorkspaceInstall
 from bot.kernel import cards
 from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard, RevealCard
+from bot.kernel.clock import Clock
 from bot.kernel.drain import Drain
 from bot.kernel.echo import echo
 from bot.kernel.errors import (
@@ -52,6 +53,7 @@ from bot.kernel.errors import (
 )
 from bot.kernel.group_commit import GroupCommit
 from bot.kernel.metrics import Metrics
+from bot.kernel.platform import ChatPlatform
 from bot.kernel.priority import background
 from bot.kernel.scoring import period_keys, score_daily_round
 from bot.kernel.selection import pick_question
@@ -79,16 +81,17 @@ from bot.mydata.export import NOTHING_TO_EXPORT, MissesExport, build_export
 from bot.mydata.forget import FORGET_WHAT, ForgetDone, ForgetPrompt, forgotten_text
 from bot.packs.catalog import Format, ImportResult, PackCatalog, PackFile, PacksCard, check_pack_name, require_admin
 from bot.packs.question_stats import QuestionStatsCard, question_stats
-from bot.ports import ChatPlatform, Clock, Store
 from bot.practice.cards import ReviewEmpty
 from bot.practice.memory import LEARN_BATCH
 from bot.practice.reviews import REVIEW_DEFAULT, REVIEW_MAX, Reviews, learning_stats
 from bot.recap.service import RECAP_KEYS, next_recap_after
-from bot.reminders.service import RemindCard, Reminders
+from bot.reminders.service import Reminders
+from bot.reminders.values import RemindCard
 from bot.reports.service import ReportDesk, ReportsCard
 from bot.reports.values import ReportReason
 from bot.seasons.service import Seasons
 from bot.settings import ConfigCard, ConfigChange
+from bot.store.ports import Store
 from bot.suggestions.service import Suggestions
 
 log = logging.getLogger(__name__)

@@ -40,7 +40,7 @@ from bot.packs.question_stats import QuestionStatsCard
 from bot.practice.cards import ReviewEmpty
 from bot.quiz import STORE_UNAVAILABLE, QuizService
 from bot.recap.values import RecapCard
-from bot.reminders.service import RemindCard
+from bot.reminders.values import RemindCard
 from bot.reports.service import ReportsCard
 from bot.seasons.values import SeasonCard
 from bot.settings import ConfigChange

@@ -22,7 +22,7 @@ from bot.kernel.errors import QuizError
 from bot.kernel.values import Actor, ChannelRef, CommandNames
 
 if TYPE_CHECKING:
-    from bot.ports import ChatPlatform
+    from bot.kernel.platform import ChatPlatform
     from bot.quiz import QuizService
 
 log = logging.getLogger(__name__)

@@ -40,7 +40,7 @@ from bot.mydata.forget import ForgetDone, ForgetPrompt
 from bot.packs.catalog import PackFile, PacksCard
 from bot.packs.question_stats import QuestionStatsCard
 from bot.practice.cards import ReviewEmpty
-from bot.reminders.service import RemindCard
+from bot.reminders.values import RemindCard
 from bot.reports.service import ReportsCard
 from bot.settings import ConfigCard
 from bot.suggestions.service import SuggestionsCard

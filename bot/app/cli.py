@@ -19,13 +19,14 @@ from bot.app.config import Settings, redact_url
 from bot.app.runtime import tune_gc
 from bot.app.scheduler import DailyScheduler
 from bot.bank.load import DEFAULT_BANK_DIR, Bank, BankError, load_bank, validate
+from bot.kernel.clock import SystemClock
 from bot.kernel.errors import StartupError
 from bot.kernel.metrics import Metrics
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import ChannelRef
-from bot.ports import Store, SystemClock
 from bot.quiz import QuizService
-from bot.store import store_for_url
+from bot.store.ports import Store
+from bot.store.urls import store_for_url
 
 log = logging.getLogger(__name__)
 
@@ -300,7 +301,7 @@ async def db_migrate(settings: Settings) -> int:
 async def db_copy(src_url: str, dst_url: str) -> int:
     """studybot db copy --from URL --to URL"""
     from bot.kernel.errors import CopyError
-    from bot.store import copy_database
+    from bot.store.urls import copy_database
 
     try:
         counts = await copy_database(src_url, dst_url)

@@ -19,7 +19,7 @@ from bot.kernel.values import Actor
 from bot.packs.catalog import PackCatalog, format_of, read_upload_file
 from bot.packs.question_stats import question_stats
 from bot.quiz import QuizService
-from bot.store import store_for_url
+from bot.store.urls import store_for_url
 
 OPERATOR = Actor("cli", is_admin=True)
 

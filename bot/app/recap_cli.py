@@ -16,7 +16,7 @@ from bot.bank.load import DEFAULT_BANK_DIR, load_bank
 from bot.kernel.values import ChannelRef
 from bot.recap.service import NOTHING, build_recap, recap_alt_text
 from bot.recap.values import RecapCard
-from bot.store import store_for_url
+from bot.store.urls import store_for_url
 
 
 def add_recap_cli(sub: Any) -> None:

@@ -21,9 +21,9 @@ from dataclasses import replace
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from bot.kernel.clock import Clock
 from bot.kernel.priority import background
 from bot.kernel.values import ChannelConfig, ChannelRef, Round, SpaceFilter
-from bot.ports import Clock
 from bot.quiz import QuizService
 from bot.recap.service import Recaps
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Protocol
 
 
 class SystemClock:
@@ -8,3 +9,9 @@ class SystemClock:
 
     def now(self) -> dt.datetime:
         return dt.datetime.now(dt.UTC)
+
+
+class Clock(Protocol):
+    """Where the core gets the time: always an aware UTC datetime."""
+
+    def now(self) -> dt.datetime: ...

@@ -10,8 +10,8 @@ from bot.bank.load import Bank
 from bot.daily.values import DueChannel
 from bot.kernel.timing import local_date_of, post_instant
 from bot.kernel.values import LETTERS, ChannelConfig, ChannelRef, SpaceFilter, TopicStats
-from bot.ports import Store
 from bot.recap.values import HardestQuestion, RecapCard, RecapDay, RecapRound
+from bot.store.ports import Store
 
 if TYPE_CHECKING:
     from bot.quiz import QuizService

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
@@ -11,6 +10,7 @@ from bot.kernel.errors import BadSetting, DirectMessageBlocked
 from bot.kernel.parsing import parse_time
 from bot.kernel.timing import local_text, resolve_local
 from bot.kernel.values import ChannelRef, SpaceFilter
+from bot.reminders.values import RemindCard, Reminder
 
 if TYPE_CHECKING:
     from bot.quiz import QuizService
@@ -26,36 +26,6 @@ REMIND_GRACE = dt.timedelta(hours=3)  # a reminder later than this (bot offline)
 
 
 BATCH = 200
-
-
-@dataclass(frozen=True)
-class Reminder:
-    """One learner's reminder in one space, as the stores keep it."""
-
-    platform: str
-    space_id: str
-    user_id: str
-    channel_id: str  # where it was turned on: today's question is looked up there
-    at: dt.time  # local wall time
-    timezone: str  # IANA name the time is read in
-    enabled: bool = True
-    next_at: dt.datetime | None = None  # UTC: the next due instant (None: off)
-
-    def __post_init__(self) -> None:
-        if self.next_at is not None and self.next_at.tzinfo is None:
-            raise ValueError("a reminder's next instant must be timezone-aware")
-
-    @property
-    def ref(self) -> ChannelRef:
-        return ChannelRef(self.platform, self.space_id, self.channel_id)
-
-
-@dataclass(frozen=True)
-class RemindCard:
-    """The private reply to `/quiz remind ...`."""
-
-    text: str
-    enabled: bool
 
 
 def parse_remind_time(text: str | None) -> dt.time:

@@ -429,7 +429,7 @@ async def copy_data(src: BulkStore, dst: BulkStore, *, batch: int = BATCH) -> di
 
 async def copy_database(src_url: str, dst_url: str, *, batch: int = BATCH) -> dict[str, int]:
     """Open both databases by URL (migrating the destination), copy everything and close them."""
-    from bot.store import sqlite_path, store_for_url
+    from bot.store.urls import sqlite_path, store_for_url
 
     if src_url.startswith("sqlite:"):
         path = sqlite_path(src_url)

@@ -9,10 +9,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.kernel.values import RoundKind
+from bot.kernel.values import (
+    ChannelRef,
+    RoundKind,
+)
 from bot.mydata.export import Miss
+from bot.mydata.forget import Forgotten
+from bot.practice.memory import LearnerCard, ReviewEvent
+from bot.store.base import PENDING_OF_LEARNER, SqlBase
 from bot.store.reminders_sql import FORGET_REMINDERS
-from bot.store.rows import from_ts
+from bot.store.rows import (
+    CARD_COLUMNS,
+    EVENT_COLUMNS,
+    card_from_row,
+    event_from_row,
+    from_ts,
+)
 
 # every answer of the learner to a revealed round of the space, numbered newest first per question; a question
 # is a miss when any of those answers was wrong
@@ -76,3 +88,50 @@ def miss_from_row(row: Any) -> Miss:
         last_choice=int(row[7]),
         last_correct=bool(row[8]),
     )
+
+
+class LearnerSql(SqlBase):
+    """A learner's memory cards, review log and misses, and forgetting them."""
+
+    async def settle_learner(self, platform: str, space_id: str, user_id: str) -> None:
+        raise NotImplementedError  # bot.store.settle.SettlingStore
+
+    async def _settled(self, platform: str, space_id: str, user_id: str) -> None:
+        """Before a learner's cards are read: their marked practice answers are written into them."""
+        if await self._read(PENDING_OF_LEARNER, (platform, space_id, user_id)):
+            await self.settle_learner(platform, space_id, user_id)
+
+    async def learner_cards(self, platform: str, space_id: str, user_id: str) -> list[LearnerCard]:
+        await self._settled(platform, space_id, user_id)
+        rows = await self._read(
+            f"SELECT {CARD_COLUMNS} FROM learner_cards WHERE platform = ? AND space_id = ? AND user_id = ? "
+            "ORDER BY question_id",
+            (platform, space_id, user_id),
+        )
+        return [card_from_row(r) for r in rows]
+
+    async def review_events(self, platform: str, space_id: str, user_id: str) -> list[ReviewEvent]:
+        await self._settled(platform, space_id, user_id)
+        rows = await self._read(
+            f"SELECT {EVENT_COLUMNS} FROM review_log WHERE platform = ? AND space_id = ? AND user_id = ? "
+            "ORDER BY reviewed_at, question_id",
+            (platform, space_id, user_id),
+        )
+        return [event_from_row(r) for r in rows]
+
+    async def learner_misses(self, platform: str, space_id: str, user_id: str) -> list[Miss]:
+        """The questions the learner answered wrong in the space, newest first (`/quiz export`)."""
+        return [miss_from_row(r) for r in await self._read(MISSES, (platform, space_id, user_id))]
+
+    async def forget_learner(self, platform: str, space_id: str, user_id: str) -> Forgotten:
+        """One transaction under the space's scoring lock, so no reveal folds scores into it halfway (the
+        learner's marked practice updates are written first, so the count of cards is every card)."""
+        await self._settled(platform, space_id, user_id)
+        counts: dict[str, int] = {}
+        async with self._write_tx() as tx:
+            await tx.lock_space(ChannelRef(platform, space_id, ""))
+            for what, sql, params in forget_steps(platform, space_id, user_id):
+                changed = await tx.run(sql, params)
+                if what:
+                    counts[what] = changed
+        return Forgotten(**counts)

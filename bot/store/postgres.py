@@ -39,10 +39,8 @@ from bot.kernel.values import (
     StreakState,
 )
 from bot.practice.memory import CardKey, LearnerCard, PendingAnswer, ReviewEvent
+from bot.store.base import PENDING_PRACTICE, Step, numbered
 from bot.store.migrations import load_migrations
-from bot.store.portable import PENDING_PRACTICE, PortableSql, Step, numbered
-from bot.store.reminders_sql import PortableReminders
-from bot.store.reports_sql import ReportSql
 from bot.store.rows import (
     ANSWER_COLUMNS,
     CARD_COLUMNS,
@@ -58,7 +56,8 @@ from bot.store.rows import (
     opened,
     round_from_row,
 )
-from bot.store.settle import SettlingStore, answer_writes, reveal, sort_answers
+from bot.store.settle import answer_writes, reveal, sort_answers
+from bot.store.sql import FeatureSql
 from bot.store.turns import BackgroundSlots
 
 log = logging.getLogger(__name__)
@@ -140,7 +139,7 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
 
 
-class PostgresStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
+class PostgresStore(FeatureSql):
     """Store port on PostgreSQL (several bot processes may share one database)."""
 
     dialect = "postgres"
@@ -488,7 +487,7 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
 
 
 class _PgTx:
-    """bot.store.portable.SqlTx on one pooled connection inside its transaction."""
+    """bot.store.base.SqlTx on one pooled connection inside its transaction."""
 
     for_update = " FOR UPDATE"
 

@@ -1,5 +1,5 @@
 """Reminder rows, written once for both SQL stores (mixed into SqliteStore and PostgresStore over the
-bot.store.portable hooks): the learner's reminder, and the claim of one (learner, local date) that makes sure
+bot.store.base hooks): the learner's reminder, and the claim of one (learner, local date) that makes sure
 a day's reminder is sent once, by one process.
 
 Statements use numbered `?N` marks (SQLite takes them as they are, PostgreSQL after `numbered`); a store adds
@@ -9,11 +9,11 @@ its space filter (`_space_filter`, marks from a given number) and its encoding o
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
 from typing import Any
 
 from bot.kernel.values import SpaceFilter
-from bot.reminders.service import Reminder
+from bot.reminders.values import Reminder
+from bot.store.base import SqlBase
 from bot.store.rows import from_ts
 
 REMINDER_COLUMNS = "platform, space_id, user_id, channel_id, remind_at, timezone, enabled, next_at"
@@ -43,24 +43,8 @@ def reminder_from_row(row: Any) -> Reminder:
     )
 
 
-class PortableReminders:
-    """The reminder methods of the Store port, over a store's `_read`, `_atomic`, `_ts` and `_day`."""
-
-    async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        raise NotImplementedError
-
-    async def _atomic(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        raise NotImplementedError
-
-    def _ts(self, moment: dt.datetime) -> object:
-        raise NotImplementedError
-
-    def _day(self, day: dt.date) -> object:
-        raise NotImplementedError
-
-    def _space_filter(self, spaces: SpaceFilter | None, first: int) -> tuple[str, list[object]]:
-        """The store's SQL of a SpaceFilter, its marks numbered from `first`."""
-        raise NotImplementedError
+class ReminderSql(SqlBase):
+    """The reminder methods of the Store port."""
 
     def _wall(self, at: dt.time) -> object:
         """A wall time as the store keeps it (SQLite: HH:MM text)."""

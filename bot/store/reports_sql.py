@@ -1,5 +1,5 @@
 """The reports of a question's problems (bot.reports) in SQL that reads the same on SQLite and PostgreSQL,
-written once over a store's `_read` and `_atomic_steps` (see bot.store.portable), with their row mapping.
+written once over a store's `_read` and `_atomic_steps` (see bot.store.base), with their row mapping.
 
 The two decisions (one open report per member and question, the daily limit) are one INSERT ... SELECT
 ... WHERE in one transaction: SQLite's single writer serializes it; PostgreSQL first takes the reporter's
@@ -8,12 +8,11 @@ advisory lock (`_report_lock`), so two processes never both let a sixth report t
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
 from typing import Any
 
 from bot.kernel.values import Round
 from bot.reports.values import NewReport, Report, ReportReason, ReportWrite
-from bot.store.portable import Step
+from bot.store.base import SqlBase, Step
 from bot.store.rows import ROUND_COLUMNS, from_ts, round_from_row
 
 REPORT_COLUMNS = (
@@ -47,17 +46,8 @@ def report_from_row(row: Any) -> Report:
     )
 
 
-class ReportSql:
-    """Store methods of question reports and holds (a mixin of SqliteStore and PostgresStore)."""
-
-    async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        raise NotImplementedError
-
-    async def _atomic_steps(self, steps: Sequence[Step]) -> list[Any]:
-        raise NotImplementedError
-
-    def _ts(self, moment: dt.datetime) -> object:
-        raise NotImplementedError
+class ReportSql(SqlBase):
+    """Store methods of question reports and holds."""
 
     def _report_lock(self, key: str) -> list[Step]:
         """Statements that serialize one reporter's decisions (none where the engine has one writer)."""

@@ -12,13 +12,22 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import cast
+from typing import Protocol, cast
 
-from bot.kernel.scoring import Board, RevealInput, Scorer, bucket_moves, period_keys
-from bot.kernel.values import Answer, AnswerStatus, AnswerWrite, NewAnswer, PracticeAnswer, Round, RoundKind
-from bot.ports import AnswerTransaction, RevealTransaction, SettleTransaction
+from bot.kernel.scoring import Board, RevealInput, Scorer, ScoreRow, bucket_moves, period_keys
+from bot.kernel.values import (
+    Answer,
+    AnswerStatus,
+    AnswerWrite,
+    ChannelRef,
+    NewAnswer,
+    PracticeAnswer,
+    Round,
+    RoundKind,
+    StreakState,
+)
 from bot.practice import memory as learning
-from bot.practice.memory import LEARN_BATCH, CardKey, LearnerCard, ReviewEvent
+from bot.practice.memory import LEARN_BATCH, CardKey, LearnerCard, PendingAnswer, ReviewEvent
 
 
 class SettlingStore:
@@ -261,3 +270,112 @@ async def answer_writes(
         for i in duplicates:
             results[i] = AnswerWrite(AnswerStatus.DUPLICATE, stored.get((answers[i].round_id, answers[i].user_id)))
     return cast(list[AnswerWrite], results)  # every answer has its verdict now
+
+
+class RevealTransaction(Protocol):
+    """The steps of one reveal, inside one open transaction of a store (bot.store.settle.reveal calls them
+    in order). Each step is a statement or two; the rules between them live in bot.store.settle."""
+
+    async def claim_reveal(self, round_id: int, revealed_at: dt.datetime) -> Round | None:
+        """Mark the round revealed unless it already is: the revealed round, or None (revealed or unknown)."""
+        ...
+
+    async def lock_space(self, ref: ChannelRef) -> None:
+        """Hold off every other scoring in this space until commit (streaks, the previous date and the score
+        buckets are read, then written). A store whose transactions are serial already does nothing."""
+        ...
+
+    async def answers(self, round_id: int) -> tuple[Answer, ...]:
+        """The round's answers."""
+        ...
+
+    async def previous_date(self, ref: ChannelRef, before: dt.date) -> dt.date | None:
+        """The space's latest revealed daily date before `before`."""
+        ...
+
+    async def streaks(self, ref: ChannelRef, users: Sequence[str]) -> dict[str, StreakState]:
+        """The stored streaks of these users in the space (users without one are left out)."""
+        ...
+
+    async def speed_bonus(self, ref: ChannelRef) -> bool:
+        """Whether the round's channel has the speed bonus on."""
+        ...
+
+    async def write_points(self, round_id: int, points: dict[str, int]) -> None:
+        """Set the points of these users' answers to the round."""
+        ...
+
+    async def write_streaks(self, ref: ChannelRef, streaks: dict[str, StreakState]) -> None:
+        """Store these users' new streaks in the space."""
+        ...
+
+    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
+        """Add (user, points, correct as 0 or 1, reached) to the users' totals on a board, one more answered
+        each; each user's (points, answered) after. `reached`: when the user reached the new total (the
+        answer that scored), or None when it scored nothing and the total's time stays; a tie on points is
+        listed by who got there first."""
+        ...
+
+    async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
+        """Add (points total, change in users) to a board's score buckets; drop the buckets left empty."""
+        ...
+
+    async def doubts(self, round_id: int) -> set[str]:
+        """The users who marked their answer to this round "not sure"."""
+        ...
+
+    async def cards(
+        self, platform: str, space_id: str, question_id: str, users: Sequence[str]
+    ) -> dict[str, LearnerCard]:
+        """These users' memory cards for one question (users without one are left out)."""
+        ...
+
+    async def write_cards(self, updates: Sequence[tuple[LearnerCard, ReviewEvent]]) -> None:
+        """Store these cards (insert or replace; of a card given twice, the later stands) and append their
+        review events to the log."""
+        ...
+
+    async def claim_practice(
+        self, round_ids: Sequence[int], revealed_at: dt.datetime, *, learn: bool, unsure: Collection[int] = ()
+    ) -> set[int]:
+        """claim_reveal for many practice rounds at once (other rounds are left alone): the ids revealed now.
+        With `learn`, each of them is marked for its card update (`unsure`: rounds answered "not sure")."""
+        ...
+
+    async def lock_learning(self) -> None:
+        """Wait until no other process is writing practice card updates (learn_practice)."""
+        ...
+
+    async def pending_practice(self, limit: int, learner: tuple[str, str, str] | None) -> list[PendingAnswer]:
+        """Up to `limit` marked practice answers, oldest round first; `learner`: (platform, space, user) only."""
+        ...
+
+    async def clear_pending(self, round_ids: Sequence[int]) -> None:
+        """Unmark these practice rounds: their card updates are written."""
+        ...
+
+    async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
+        """The memory cards with these keys (keys without one are left out)."""
+        ...
+
+
+class AnswerTransaction(Protocol):
+    """The steps of one answer batch, inside one open transaction (bot.store.settle.add_answers)."""
+
+    async def round_windows(self, round_ids: Sequence[int]) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
+        """(revealed_at, closes_at) of each of these rounds that exists. A store whose reveals can run
+        alongside also keeps them from being revealed until this transaction commits."""
+        ...
+
+    async def insert_answers(self, answers: Sequence[NewAnswer]) -> set[tuple[int, str]] | None:
+        """Insert answers (one per round and user), skipping those already stored: the (round, user) keys
+        inserted, or None when every one was. An invalid answer fails the whole batch."""
+        ...
+
+    async def stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
+        """The stored choice of each (round, user) that has an answer (this batch's included)."""
+        ...
+
+
+class SettleTransaction(RevealTransaction, AnswerTransaction, Protocol):
+    """Both sets of steps on one open transaction (what a store's `_settling()` yields)."""

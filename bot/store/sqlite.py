@@ -37,10 +37,8 @@ from bot.kernel.values import (
 )
 from bot.practice.memory import CardKey, LearnerCard, PendingAnswer, ReviewEvent
 from bot.store import settle
+from bot.store.base import PENDING_PRACTICE, Step
 from bot.store.migrations import load_migrations
-from bot.store.portable import PENDING_PRACTICE, PortableSql, Step
-from bot.store.reminders_sql import PortableReminders
-from bot.store.reports_sql import ReportSql
 from bot.store.rows import (
     ANSWER_COLUMNS,
     CARD_COLUMNS,
@@ -59,7 +57,8 @@ from bot.store.rows import (
     round_from_row,
     to_ts,
 )
-from bot.store.settle import SettlingStore, reveal
+from bot.store.settle import reveal
+from bot.store.sql import FeatureSql
 from bot.store.turns import TurnLock
 
 log = logging.getLogger(__name__)
@@ -98,7 +97,7 @@ def _chunks(items: Sequence[T], size: int) -> Iterable[Sequence[T]]:
         yield items[i : i + size]
 
 
-class SqliteStore(SettlingStore, PortableReminders, PortableSql, ReportSql):
+class SqliteStore(FeatureSql):
     """Store port on SQLite (the embedded default)."""
 
     channel_columns = CHANNEL_COLUMNS
@@ -517,7 +516,7 @@ def _space_sql(spaces: SpaceFilter | None) -> tuple[str, list[object]]:
 
 
 class _SqliteTx:
-    """bot.store.portable.SqlTx on the store's connection, inside its BEGIN IMMEDIATE (the single writer)."""
+    """bot.store.base.SqlTx on the store's connection, inside its BEGIN IMMEDIATE (the single writer)."""
 
     for_update = ""
 

@@ -18,7 +18,7 @@ from bot.packs.catalog import PackFile, PacksCard
 from bot.packs.question_stats import QuestionStatsCard
 from bot.practice.cards import ReviewEmpty
 from bot.quiz import QuizService
-from bot.reminders.service import RemindCard
+from bot.reminders.values import RemindCard
 from bot.reports.service import ReportsCard
 from bot.settings import ConfigCard, ConfigChange
 from bot.suggestions.service import HOW_TO, SuggestionsCard, decided_text, suggested_text

@@ -6,7 +6,7 @@ import asyncio
 import datetime as dt
 
 from bot.kernel.values import SpaceFilter
-from bot.reminders.service import Reminder
+from bot.reminders.values import Reminder
 
 T0 = dt.datetime(2026, 12, 1, 8, 0, tzinfo=dt.UTC)
 DAY = dt.date(2026, 12, 1)

@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 
+from bot.store.base import PENDING_OF_LEARNER
 from bot.store.migrations import load_migrations
-from bot.store.portable import PENDING_OF_LEARNER
 from bot.store.sqlite import PENDING_ALL, PENDING_MINE, SqliteStore, split_sql
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
@@ -83,7 +83,7 @@ import bot.store.sqlite as s
 from bot.kernel.values import ChannelRef
 from bot.kernel.values import NewAnswer
 from bot.store.migrations import load_migrations
-from bot.store.portable import PENDING_OF_LEARNER
+from bot.store.base import PENDING_OF_LEARNER
 s.CHECKPOINT_EVERY = 0.0
 T0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
 async def main():
@@ -147,8 +147,7 @@ async def test_the_wal_starts_over_and_is_cut_back_while_answers_keep_coming(tmp
     import datetime as dt
 
     import bot.store.sqlite as sqlite_module
-    from bot.kernel.values import ChannelRef
-    from bot.ports import NewAnswer
+    from bot.kernel.values import ChannelRef, NewAnswer
 
     monkeypatch.setattr(sqlite_module, "CHECKPOINT_EVERY", 0.0)
     monkeypatch.setattr(sqlite_module, "WAL_RESET_AT", 0)

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot.kernel.values import ChannelRef, SpaceFilter
-from bot.reminders.service import Reminder
+from bot.reminders.values import Reminder
 
 Key = tuple[str, str, str]  # platform, space, user
 

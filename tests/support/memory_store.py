@@ -52,7 +52,7 @@ from bot.mydata.export import Miss
 from bot.mydata.forget import Forgotten
 from bot.practice.memory import CardKey, LearnerCard, PendingAnswer, ReviewEvent
 from bot.recap.values import RecapRound, RecapScorer
-from bot.reminders.service import Reminder
+from bot.reminders.values import Reminder
 from bot.reports.values import NewReport, Report, ReportWrite
 from bot.seasons.values import SeasonArchive
 from bot.store.migrations import load_migrations

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from bot.app.scheduler import DailyScheduler
 from bot.kernel.timing import post_instant
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef
-from bot.ports import Store
 from bot.quiz import QuizService
 from bot.recap.values import RecapCard
 from bot.seasons.values import SeasonCard
 from bot.settings import ConfigChange
+from bot.store.ports import Store
 from tests.support.fakes import FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
 

@@ -11,7 +11,8 @@ import pytest
 from bot.kernel.errors import BadSetting
 from bot.kernel.values import Actor, ChannelRef
 from bot.quiz import QuizService
-from bot.reminders.service import DEFAULT_TIME, Reminder, next_reminder_at, parse_remind_time
+from bot.reminders.service import DEFAULT_TIME, next_reminder_at, parse_remind_time
+from bot.reminders.values import Reminder
 from bot.settings import ConfigChange
 from bot.text.commands import Remind, parse_quiz
 from tests.support.direct import DirectFakePlatform

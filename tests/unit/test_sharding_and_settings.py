@@ -10,7 +10,7 @@ from adapters.discord.sharding import channel_owner, check_shards, discord_shard
 from bot.app.config import Settings
 from bot.kernel.errors import StartupError
 from bot.kernel.values import ChannelRef
-from bot.store import sqlite_path
+from bot.store.urls import sqlite_path
 
 
 def test_discord_shard_formula():

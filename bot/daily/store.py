@@ -1,0 +1,255 @@
+"""What the daily game needs of the store (each engine implements these; bot.store.ports composes them)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection, Sequence
+from typing import Protocol
+
+from bot.daily.values import (
+    DailyClaim,
+    DueChannel,
+    DueFinish,
+    DuePost,
+    PostFinish,
+    RevealedRound,
+    RevealFinish,
+    SendClaim,
+)
+from bot.kernel.scoring import LeaderboardRow, Scorer
+from bot.kernel.values import (
+    Answer,
+    AnswerWrite,
+    ChannelConfig,
+    ChannelRef,
+    NewAnswer,
+    Period,
+    Round,
+    RoundKind,
+    SpaceFilter,
+    StreakState,
+    TopicStats,
+)
+
+
+class ChannelStore(Protocol):
+    """A channel's saved settings and its next due post."""
+
+    # channels
+    async def save_channel(self, config: ChannelConfig) -> None: ...
+
+    async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None: ...
+
+    async def list_channels(self, platform: str | None = None) -> list[ChannelConfig]: ...
+
+    # durable daily work (every process runs the same tick over these)
+    async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
+        """The channel's next due post (None: nothing due, e.g. paused); releases any claim on it."""
+        ...
+
+    async def get_next_post(self, ref: ChannelRef) -> dt.datetime | None: ...
+
+    async def unscheduled_channels(self, spaces: SpaceFilter | None = None) -> list[ChannelConfig]:
+        """Running (unpaused) channels without a next due post (saved before schedules were stored), of
+        these spaces (None: all)."""
+        ...
+
+
+class RoundStore(Protocol):
+    """Rounds, their answers and the questions each space has been asked."""
+
+    # rounds
+    async def claim_daily_round(
+        self,
+        ref: ChannelRef,
+        local_date: dt.date,
+        question_id: str,
+        topic: str,
+        opened_at: dt.datetime,
+        closes_at: dt.datetime | None,
+        *,
+        lease_until: dt.datetime | None = None,
+    ) -> Round | None:
+        """Create the daily round for (channel, local date); None when that slot is already taken.
+        With `lease_until` the round is created already claimed for its first send (post_state sending)."""
+        ...
+
+    async def get_round(self, round_id: int) -> Round | None: ...
+
+    async def open_daily_rounds(self, ref: ChannelRef | None = None, *, unpromised: bool = False) -> list[Round]:
+        """Daily rounds not revealed yet (in one channel, or everywhere); `unpromised`: only those stored
+        without a promised reveal instant (posted before promises were stored)."""
+
+    async def latest_daily_round(self, ref: ChannelRef) -> Round | None: ...
+
+    async def set_message_id(self, round_id: int, message_id: str) -> None: ...
+
+    async def round_by_message(self, platform: str, message_id: str) -> Round | None:
+        """The round whose question was posted as this platform message (for reactions)."""
+        ...
+
+    async def question_counts(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> dict[str, int]:
+        """How often each question was asked in a space (daily) or to a user (practice)."""
+        ...
+
+    async def last_question_id(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> str | None: ...
+
+    async def question_history(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> tuple[dict[str, int], str | None]:
+        """question_counts and last_question_id together (one trip: what the next pick needs)."""
+        ...
+
+    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+        """The questions open as daily rounds in a space (practice must not serve them)."""
+        ...
+
+    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
+        """Give an open daily round without one its promised reveal instant (rounds from before promises)."""
+        ...
+
+    # answers
+    async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
+        """Insert a batch in one transaction; each is recorded only if its round is open and the user has
+        not answered it. Returns only after the commit."""
+        ...
+
+    async def get_answer(self, round_id: int, user_id: str) -> Answer | None: ...
+
+    async def round_answers(self, round_id: int) -> list[Answer]: ...
+
+    # reveal and scores
+    async def reveal_round(
+        self,
+        round_id: int,
+        revealed_at: dt.datetime,
+        scorer: Scorer | None,
+        *,
+        learn: bool = True,
+        unsure: Collection[str] = (),
+    ) -> bool:
+        """Close a round once: score it (daily) and fold it into the leaderboards in one transaction;
+        with `learn`, its answers update the learners' memory cards in that transaction too (`unsure`:
+        users whose answer was marked "not sure"). False when it was already revealed."""
+        ...
+
+    async def mark_unsure(self, round_id: int, user_id: str) -> None:
+        """Remember that this user's daily answer was given "not sure" (read when the round is revealed)."""
+        ...
+
+
+class DeliveryStore(Protocol):
+    """The durable work of the tick: claims with leases, and their outcomes."""
+
+    async def claim_due_channels(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DueChannel]:
+        """Atomically claim unpaused channels whose next post is due and not claimed by a live lease."""
+        ...
+
+    async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+        """Release a claimed channel; its next post moves to `next_at` unless a config change moved it."""
+        ...
+
+    async def claim_posts(
+        self,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        *,
+        round_id: int | None = None,
+        force: bool = False,
+        spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        """Claim open daily rounds whose question still has to be sent (never sent, failed, or a send whose
+        lease ran out). `force` (post-now) also takes a failed round whose retry is not due yet."""
+        ...
+
+    async def finish_post(
+        self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
+    ) -> None:
+        """Record a send: 'sent' (with its message id), 'failed' (retry at `retry_at`) or 'gave_up'."""
+        ...
+
+    async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
+        """Open daily rounds whose promised reveal instant has passed."""
+        ...
+
+    async def claim_reveals(
+        self,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        *,
+        round_id: int | None = None,
+        spaces: SpaceFilter | None = None,
+    ) -> list[SendClaim]:
+        """Claim revealed daily rounds whose reveal message still has to be sent."""
+        ...
+
+    async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
+        """Record a reveal send: 'sent', 'failed' (retry at `retry_at`), 'gave_up' or 'none' (not posted)."""
+        ...
+
+    # the same work by the batch (the tick's fan-out: one trip or transaction per batch, not per channel)
+    async def claim_due_posts(
+        self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None
+    ) -> list[DuePost]:
+        """claim_due_channels, with each claimed channel's settings and open daily rounds read at once."""
+        ...
+
+    async def reveal_due_rounds(
+        self,
+        round_ids: Sequence[int],
+        revealed_at: dt.datetime,
+        scorer: Scorer | None,
+        lease_until: dt.datetime,
+        *,
+        learn: bool = True,
+    ) -> list[RevealedRound]:
+        """reveal_round for each round in order, then for those revealed now (in order) their answers,
+        channel settings and claim_reveals(revealed_at, lease_until, round_id=...). All or nothing: a
+        failure reveals none of them (the caller then reveals them one by one)."""
+        ...
+
+    async def claim_daily_rounds(self, claims: Sequence[DailyClaim]) -> list[Round | None]:
+        """claim_daily_round for each claim, in order, in one transaction: per claim its round, or None
+        when the slot was taken."""
+        ...
+
+    async def finish_posts(self, items: Sequence[PostFinish]) -> None:
+        """finish_post for each item in one transaction (in round id order; one round's in their order)."""
+        ...
+
+    async def finish_reveals(self, items: Sequence[RevealFinish]) -> None:
+        """finish_reveal for each item in one transaction (in round id order; one round's in their order)."""
+        ...
+
+    async def finish_due_channels(self, items: Sequence[DueFinish]) -> None:
+        """finish_due_channel for each item in one transaction (in channel order; one channel's in their order)."""
+        ...
+
+
+class BoardStore(Protocol):
+    """Leaderboards, streaks and each learner's answers by topic."""
+
+    async def leaderboard(
+        self, platform: str, space_id: str, period: Period, period_key: str, limit: int
+    ) -> list[LeaderboardRow]: ...
+
+    async def rank_of(
+        self, platform: str, space_id: str, period: Period, period_key: str, user_id: str
+    ) -> LeaderboardRow | None: ...
+
+    # stats
+    async def user_topic_stats(
+        self, platform: str, space_id: str, user_id: str
+    ) -> list[tuple[RoundKind, TopicStats]]: ...
+
+    async def streak(self, platform: str, space_id: str, user_id: str) -> StreakState | None: ...
+
+    async def latest_revealed_date(self, platform: str, space_id: str) -> dt.date | None: ...

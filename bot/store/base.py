@@ -1,0 +1,144 @@
+"""What every SQL module of the store is written over: statements with `?` marks, and a store's ways to run them.
+
+A store supplies `_read` (one statement), `_atomic` (one write statement in its own transaction),
+`_atomic_steps` (several statements in one transaction; the rows of the last) and `_write_tx` (a transaction
+port, SqlTx), and the value conversions its driver needs: `_ts` for a timestamp, `_day` for a date.
+PostgreSQL numbers the marks (`numbered`). Each feature's SQL is a mixin over SqlBase in its own module
+(bot/store/<feature>_sql.py); what differs between the engines (locks, the reveal's one trip to SQLite's
+thread, upserts with engine-only syntax) stays in each engine.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
+
+from bot.daily.values import DueChannel, SendClaim
+from bot.kernel.values import (
+    ChannelRef,
+    SpaceFilter,
+)
+
+Step = tuple[str, Sequence[Any]]
+
+
+class SqlTx(Protocol):
+    """One open write transaction of a SQL store, for the multi-statement writes written once below."""
+
+    for_update: str  # " FOR UPDATE" where rows can be locked (PostgreSQL); "" on SQLite's single writer
+
+    async def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
+
+    async def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run a statement; how many rows it changed."""
+        ...
+
+    async def run_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
+
+    async def lock_packs(self, platform: str, space_id: str, *, wait: bool) -> bool:
+        """Take the space's pack lock (imports and approvals one at a time); without `wait`, False at once
+        when another holds it. SQLite's single writer holds it already."""
+        ...
+
+    async def lock_space(self, ref: ChannelRef) -> None:
+        """The space's scoring lock, the one a reveal takes."""
+        ...
+
+
+class _Rollback(Exception):
+    """Leaves a `_write_tx` with nothing written."""
+
+
+_MARK = re.compile(r"\?(\d*)")
+
+
+@functools.lru_cache(maxsize=512)
+def numbered(sql: str) -> str:
+    """`?` marks as PostgreSQL's `$1, $2, ...`, and `?3` as `$3` (our statements hold no `?` inside literals)."""
+    count = iter(range(1, 10_000))
+    return _MARK.sub(lambda m: f"${m.group(1) or next(count)}", sql)
+
+
+# marked practice answers with their answers, oldest round first ({learner}: one learner's only;
+# {rounds}: the table as r, on SQLite with INDEXED BY, as its planner would otherwise scan every round for the marks)
+PENDING_PRACTICE = (
+    "SELECT r.id, r.platform, r.space_id, r.user_id, r.question_id, r.learn_pending, a.correct, a.answered_at "
+    "FROM {rounds} JOIN answers a ON a.round_id = r.id AND a.user_id = r.user_id "
+    "WHERE r.learn_pending IS NOT NULL {learner}ORDER BY r.id LIMIT ?"
+)
+
+
+PENDING_OF_LEARNER = (
+    "SELECT 1 FROM rounds WHERE learn_pending IS NOT NULL AND platform = ? AND space_id = ? AND user_id = ? LIMIT 1"
+)
+
+
+class SqlBase:
+    """The helpers every SQL mixin is written over; each engine implements the abstract ones."""
+
+    # the column list config_from_row reads (the stores render the posting time differently)
+    channel_columns: str
+
+    native_values: bool  # config_to_row(native=...): the driver takes Python's own types
+
+    text_order: str  # appended to a text column in ORDER BY so both engines sort it byte by byte
+
+    async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        raise NotImplementedError
+
+    async def _atomic(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        raise NotImplementedError
+
+    async def _atomic_steps(self, steps: Sequence[Step]) -> list[Any]:
+        raise NotImplementedError
+
+    async def _atomic_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One write statement run once per row, in order, in one transaction (PostgreSQL sends them in
+        one pipeline instead of a trip each)."""
+        await self._atomic_steps([(sql, r) for r in rows])
+
+    def _write_tx(self) -> AbstractAsyncContextManager[SqlTx]:
+        """A write transaction (the store's own locking), committed when the block ends, rolled back when
+        it raises."""
+        raise NotImplementedError
+
+    def _ts(self, moment: dt.datetime) -> object:
+        raise NotImplementedError
+
+    def _day(self, day: dt.date) -> object:
+        raise NotImplementedError
+
+    async def _claim_due(
+        self, due: str, lease: str, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None
+    ) -> list[DueChannel]:
+        """Claim channels whose `due` column has passed and whose `lease` is free (the daily post, the recap)."""
+        raise NotImplementedError
+
+    async def _claim_sends(
+        self,
+        what: str,
+        now: dt.datetime,
+        lease_until: dt.datetime,
+        limit: int,
+        round_id: int | None,
+        force: bool,
+        spaces: SpaceFilter | None,
+    ) -> list[SendClaim]:
+        """Claim deliveries of `what` (post or reveal) that are due, failed and due for a retry, or whose
+        sending lease ran out."""
+        raise NotImplementedError
+
+    def _space_filter(self, spaces: SpaceFilter | None, first: int) -> tuple[str, list[object]]:
+        """The store's SQL of a SpaceFilter, its marks numbered from `first`."""
+        raise NotImplementedError
+
+    def _maybe_ts(self, moment: dt.datetime | None) -> object:
+        return None if moment is None else self._ts(moment)
+
+    async def _first(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        rows = await self._read(sql, params)
+        return rows[0] if rows else None

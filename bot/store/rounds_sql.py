@@ -1,0 +1,125 @@
+"""Rounds and answers in SQL written once for both engines."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bot.kernel.values import (
+    Answer,
+    ChannelRef,
+    Round,
+    RoundKind,
+)
+from bot.store.base import SqlBase
+from bot.store.rows import (
+    ANSWER_COLUMNS,
+    ROUND_COLUMNS,
+    answer_from_row,
+    asked_where,
+    round_from_row,
+)
+
+
+class RoundSql(SqlBase):
+    """Rounds, their answers and the questions a space has been asked."""
+
+    async def open_daily_rounds(self, ref: ChannelRef | None = None, *, unpromised: bool = False) -> list[Round]:
+        only = " AND closes_at IS NULL" if unpromised else ""
+        if ref is None:
+            rows = await self._read(
+                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE revealed_at IS NULL AND kind = 'daily'{only} ORDER BY id"
+            )
+        else:
+            rows = await self._read(
+                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND channel_id = ? "
+                f"AND revealed_at IS NULL AND kind = 'daily'{only} ORDER BY id",
+                (ref.platform, ref.channel_id),
+            )
+        return [round_from_row(r) for r in rows]
+
+    async def create_practice_round(
+        self, ref: ChannelRef, user_id: str, question_id: str, topic: str, opened_at: dt.datetime
+    ) -> Round:
+        rows = await self._atomic(
+            "INSERT INTO rounds (kind, platform, space_id, channel_id, user_id, question_id, topic, opened_at) "
+            f"VALUES ('practice',?,?,?,?,?,?,?) RETURNING {ROUND_COLUMNS}",
+            (ref.platform, ref.space_id, ref.channel_id, user_id, question_id, topic, self._ts(opened_at)),
+        )
+        return round_from_row(rows[0])
+
+    async def get_round(self, round_id: int) -> Round | None:
+        row = await self._first(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = ?", (round_id,))
+        return round_from_row(row) if row else None
+
+    async def latest_daily_round(self, ref: ChannelRef) -> Round | None:
+        row = await self._first(
+            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND channel_id = ? AND kind = 'daily' "
+            "ORDER BY local_date DESC LIMIT 1",
+            (ref.platform, ref.channel_id),
+        )
+        return round_from_row(row) if row else None
+
+    async def set_message_id(self, round_id: int, message_id: str) -> None:
+        await self._atomic("UPDATE rounds SET message_id = ? WHERE id = ?", (message_id, round_id))
+
+    async def round_by_message(self, platform: str, message_id: str) -> Round | None:
+        row = await self._first(
+            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND message_id = ? ORDER BY id DESC LIMIT 1",
+            (platform, message_id),
+        )
+        return round_from_row(row) if row else None
+
+    async def question_counts(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> dict[str, int]:
+        where, params = asked_where(platform, space_id, kind, user_id, "?")
+        rows = await self._read(f"SELECT question_id, COUNT(*) FROM rounds WHERE {where} GROUP BY question_id", params)
+        return {r[0]: int(r[1]) for r in rows}
+
+    async def last_question_id(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> str | None:
+        where, params = asked_where(platform, space_id, kind, user_id, "?")
+        row = await self._first(f"SELECT question_id FROM rounds WHERE {where} ORDER BY id DESC LIMIT 1", params)
+        return row[0] if row else None
+
+    async def question_history(
+        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
+    ) -> tuple[dict[str, int], str | None]:
+        where, params = asked_where(platform, space_id, kind, user_id, "?")
+        rows = await self._read(
+            f"SELECT question_id, COUNT(*), MAX(id) FROM rounds WHERE {where} GROUP BY question_id", params
+        )
+        last = max(rows, key=lambda r: int(r[2]))[0] if rows else None  # the question of the latest round
+        return {r[0]: int(r[1]) for r in rows}, last
+
+    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+        rows = await self._read(
+            "SELECT question_id FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
+            "AND revealed_at IS NULL",
+            (platform, space_id),
+        )
+        return {r[0] for r in rows}
+
+    async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
+        await self._atomic(
+            "UPDATE rounds SET closes_at = ? WHERE id = ? AND closes_at IS NULL AND revealed_at IS NULL",
+            (self._ts(at), round_id),
+        )
+
+    async def get_answer(self, round_id: int, user_id: str) -> Answer | None:
+        row = await self._first(
+            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ? AND user_id = ?", (round_id, user_id)
+        )
+        return answer_from_row(row) if row else None
+
+    async def round_answers(self, round_id: int) -> list[Answer]:
+        rows = await self._read(
+            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ? ORDER BY answered_at, user_id", (round_id,)
+        )
+        return [answer_from_row(r) for r in rows]
+
+    async def mark_unsure(self, round_id: int, user_id: str) -> None:
+        await self._atomic(
+            "INSERT INTO answer_doubts (round_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING", (round_id, user_id)
+        )

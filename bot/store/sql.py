@@ -1,0 +1,35 @@
+"""Every feature's SQL mixin in one class: what both engines inherit (each adds its engine below it)."""
+
+from __future__ import annotations
+
+from bot.store.boards_sql import BoardSql
+from bot.store.channels_sql import ChannelSql
+from bot.store.delivery_sql import DeliverySql
+from bot.store.installs_sql import InstallSql
+from bot.store.learner_sql import LearnerSql
+from bot.store.packs_sql import PackSql
+from bot.store.recap_sql import RecapSql
+from bot.store.reminders_sql import ReminderSql
+from bot.store.reports_sql import ReportSql
+from bot.store.rounds_sql import RoundSql
+from bot.store.seasons_sql import SeasonSql
+from bot.store.settle import SettlingStore
+from bot.store.suggestions_sql import SuggestionSql
+
+
+class FeatureSql(
+    SettlingStore,
+    ChannelSql,
+    DeliverySql,
+    RoundSql,
+    BoardSql,
+    LearnerSql,
+    PackSql,
+    RecapSql,
+    SeasonSql,
+    ReminderSql,
+    ReportSql,
+    InstallSql,
+    SuggestionSql,
+):
+    """The Store's methods written once (feature by feature) and the reveal written once (SettlingStore)."""

@@ -1,0 +1,40 @@
+"""Stores behind the Store port; `store_for_url` picks one from STUDYBOT_DATABASE_URL."""
+
+from __future__ import annotations
+
+from bot.kernel.errors import StartupError
+from bot.store.ports import Store
+
+
+def store_for_url(url: str) -> Store:
+    """sqlite:///path (the embedded default) or postgresql://... (the scale-out store)."""
+    if url.startswith("sqlite:"):
+        from bot.store.sqlite import SqliteStore
+
+        return SqliteStore(sqlite_path(url))
+    if url.startswith(("postgresql://", "postgres://")):
+        try:
+            from bot.store.postgres import PostgresStore
+        except ImportError as exc:
+            raise StartupError(
+                f"STUDYBOT_DATABASE_URL is a PostgreSQL URL but asyncpg is not installed ({exc}): "
+                "pip install 'studybot[postgres]'"
+            ) from None
+        return PostgresStore(url)
+    scheme = url.split(":", 1)[0]
+    raise StartupError(f"STUDYBOT_DATABASE_URL={scheme}://... is not accepted: use sqlite:///file.db or postgresql://")
+
+
+async def copy_database(src_url: str, dst_url: str) -> dict[str, int]:
+    """Copy every table from one store to another (`studybot db copy`); raises CopyError."""
+    from bot.store.copy import copy_database as copy
+
+    return await copy(src_url, dst_url)
+
+
+def sqlite_path(url: str) -> str:
+    """sqlite:///relative.db, sqlite:////abs/path.db or sqlite:///:memory: -> a path for sqlite3."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix):
+        raise ValueError(f"not a sqlite URL: {url.split('://')[0]}://...")
+    return url[len(prefix) :] or "studybot.db"

@@ -42,14 +42,14 @@ from bot.kernel.values import Actor, ChannelRef
 async def throughput(factory: Factory, n: int, concurrency: int) -> float:
     """Answers/s through the core with `concurrency` people answering at once."""
     async with factory() as (service, store):
-        round_ = await service.post_scheduled(REF)
+        round_ = await service.posting.post_scheduled(REF)
         assert round_ is not None
         # who answers what, made before the clock starts (as the raw ceiling's rows are)
         answers = iter([(f"user{i}", i % 4) for i in range(n)])
 
         async def worker() -> None:  # `concurrency` people answering at once, each again and again
             for user, choice in answers:
-                await service.submit_answer(round_.id, user, choice)
+                await service.answers.submit_answer(round_.id, user, choice)
 
         start = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
@@ -67,8 +67,8 @@ async def latency(factory: Factory, rate: int, seconds: float, rounds: int = 1) 
         for k in range(rounds):
             ref = REF if k == 0 else ChannelRef(REF.platform, REF.space_id, f"{REF.channel_id}{k}")
             if k:
-                await service.configure(Actor("admin", True), ref)
-            round_ = await service.post_scheduled(ref)
+                await service.channels.configure(Actor("admin", True), ref)
+            round_ = await service.posting.post_scheduled(ref)
             assert round_ is not None
             round_ids.append(round_.id)
         latencies: list[float] = []
@@ -80,7 +80,7 @@ async def latency(factory: Factory, rate: int, seconds: float, rounds: int = 1) 
         i = 0
 
         async def one(user: int, planned: float) -> None:
-            await service.submit_answer(round_ids[user % rounds], f"user{user}", user % 4)
+            await service.answers.submit_answer(round_ids[user % rounds], f"user{user}", user % 4)
             latencies.append(loop.time() - planned)
 
         start = loop.time()

@@ -10,14 +10,15 @@ import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
+from bot.app.bootstrap import bootstrap
 from bot.bank.load import Bank
+from bot.features import Features
 from bot.kernel.values import Actor, ChannelRef, Difficulty, Question
-from bot.quiz import QuizService
 from bot.store.ports import Store
 from bot.store.sqlite import SqliteStore
 
 REF = ChannelRef("bench", "space", "chan")
-Service = tuple[QuizService, Store]
+Service = tuple[Features, Store]
 Factory = Callable[[], contextlib.AbstractAsyncContextManager[Service]]
 T0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
 
@@ -64,17 +65,15 @@ class NullPlatform:
         return None
 
 
-async def sqlite_service(folder: str | None = None) -> tuple[QuizService, SqliteStore, Path]:
+async def sqlite_service(folder: str | None = None) -> tuple[Features, SqliteStore, Path]:
     """A service on a SQLite file in `folder`, or else in a new temporary folder: whoever calls this without a
     folder removes `path.parent` afterwards (sqlite_factory does)."""
     path = Path(folder or tempfile.mkdtemp(prefix="studybot-bench-")) / "bench.db"
     store = SqliteStore(path)
     try:
         await store.open()
-        service = QuizService(
-            store, synthetic_bank(), StepClock(), {REF.platform: NullPlatform()}, rng=random.Random(0)
-        )
-        await service.configure(Actor("admin", True), REF)
+        service = bootstrap(store, synthetic_bank(), StepClock(), {REF.platform: NullPlatform()}, rng=random.Random(0))
+        await service.channels.configure(Actor("admin", True), REF)
     except BaseException:
         await store.close()
         if folder is None:

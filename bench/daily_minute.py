@@ -139,10 +139,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from bench.common import synthetic_bank
+from bot.app.bootstrap import bootstrap
 from bot.app.runtime import tune_gc
 from bot.app.scheduler import DailyScheduler
+from bot.daily.outcomes import SEND_LEASE
+from bot.daily.values import PostFinish
 from bot.kernel.values import ChannelConfig, ChannelRef, NewAnswer, Period
-from bot.quiz import SEND_LEASE, QuizService
 from bot.store.ports import Store
 from bot.store.sqlite import SqliteStore
 
@@ -260,7 +262,7 @@ async def seed(store: Store, refs: list[ChannelRef], answers_per_round: int) -> 
         q = bank.questions[i % len(bank.questions)]
         r = await store.claim_daily_round(ref, yesterday, q.id, q.topic, opened_at, INSTANT)
         assert r is not None
-        await store.finish_post(r.id, "sent", message_id=f"y{r.id}")
+        await store.finish_posts([PostFinish(r.id, "sent", message_id=f"y{r.id}")])
         await store.set_next_post(ref, INSTANT)
         return r.id
 
@@ -274,7 +276,7 @@ async def seed(store: Store, refs: list[ChannelRef], answers_per_round: int) -> 
         q = bank.questions[k % len(bank.questions)]
         r = await store.claim_daily_round(ref, DAY1, q.id, q.topic, INSTANT - dt.timedelta(hours=1), INSTANT + HOT_FOR)
         assert r is not None
-        await store.finish_post(r.id, "sent", message_id=f"h{r.id}")
+        await store.finish_posts([PostFinish(r.id, "sent", message_id=f"h{r.id}")])
         await store.set_next_post(ref, INSTANT + HOT_FOR)
         hot.append(r.id)
     at = opened_at + dt.timedelta(minutes=5)
@@ -312,7 +314,7 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
     sent: dict[tuple[str, str], dt.datetime] = {}
     opened: list[int] = list(hot)
     platforms = {name: FakePlatform(name, clock, sent, opened) for name in ("discord", "slack")}
-    service = QuizService(store, synthetic_bank(), clock, dict(platforms), rng=random.Random(1))
+    service = bootstrap(store, synthetic_bank(), clock, dict(platforms), rng=random.Random(1))
     scheduler = DailyScheduler(service, clock)
     live = [service]  # the loaded run's service, for the answers and reads (let go before the quiet days)
     rng = random.Random(2)
@@ -326,7 +328,7 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
 
     async def answer(user: int, planned: float) -> None:
         try:
-            await live[0].submit_answer(rng.choice(opened), f"p{user}", user % 4)
+            await live[0].answers.submit_answer(rng.choice(opened), f"p{user}", user % 4)
         except Exception as exc:  # closed rounds, duplicates: still a full trip through the core
             errors[type(exc).__name__] += 1
         latencies.append(loop.time() - planned)
@@ -334,7 +336,7 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
 
     async def read(planned: float) -> None:
         platform, space = rng.choice(spaces)
-        await live[0].leaderboard(platform, space, Period.WEEK, "p1")
+        await live[0].boards.leaderboard(platform, space, Period.WEEK, "p1")
         reads.append(loop.time() - planned)
 
     def spawn(coro) -> None:  # type: ignore[no-untyped-def]
@@ -385,13 +387,13 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
         sent.clear()
         at = INSTANT + dt.timedelta(days=day)
         clock.jump(at - dt.timedelta(seconds=1))
-        service2 = QuizService(store, synthetic_bank(), clock, dict(platforms), rng=random.Random(2 + day))
+        service2 = bootstrap(store, synthetic_bank(), clock, dict(platforms), rng=random.Random(2 + day))
         gc.collect()
         cpu1 = time.process_time()
         t1 = time.perf_counter()
         await asyncio.sleep(1.0)
         while len(posts) == len(refs) and len(sent) < expected and time.perf_counter() - t1 < 120:
-            await service2.run_due_work()  # the tick's work, run back to back (no 15 s wait between ticks)
+            await service2.delivery.run_due_work()  # the tick's work, run back to back (no 15 s wait between ticks)
             await asyncio.sleep(0.01)
         cpu = time.process_time() - cpu1
         wall = time.perf_counter() - t1 - 1.0

@@ -59,14 +59,14 @@ async def measure(
         load = time.perf_counter() - load_start
         if after_load is not None:
             await after_load(store)
-        service.clock.current = dt.datetime.combine(T0.date(), dt.time(12), tzinfo=dt.UTC)  # type: ignore[attr-defined]
+        service.context.clock.current = dt.datetime.combine(T0.date(), dt.time(12), tzinfo=dt.UTC)  # type: ignore[attr-defined]
         out: dict[Period, tuple[float, float]] = {}
         for period in Period:
             timings = []
             for _ in range(queries):
                 asker = f"user{rng.randrange(users)}"
                 start = time.perf_counter()
-                await service.leaderboard(REF.platform, REF.space_id, period, asker)
+                await service.boards.leaderboard(REF.platform, REF.space_id, period, asker)
                 timings.append((time.perf_counter() - start) * 1000)
             out[period] = (statistics.median(timings), statistics.quantiles(timings, n=100)[98])
     return load, out

@@ -27,19 +27,19 @@ async def practice_throughput(learning: bool, n: int, concurrency: int) -> tuple
     """Practice answers/s through the core (round already open, one learner per round): (replied, replied
     and every card update written)."""
     async with sqlite_factory()() as (service, store):
-        service.learning = learning
+        service.context.learning = learning
         users = [f"user{i % 50}" for i in range(n)]
-        cards = [await service.start_practice(REF, user) for user in users]
+        cards = [await service.practice.start_practice(REF, user) for user in users]
         jobs = iter(zip(users, cards, strict=True))
 
         async def worker() -> None:
             for user, card in jobs:
-                await service.submit_answer(card.round_id, user, card.round_id % 4, sure=card.round_id % 3 != 0)
+                await service.answers.submit_answer(card.round_id, user, card.round_id % 4, sure=card.round_id % 3 != 0)
 
         start = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         replied = time.perf_counter() - start
-        await service.write_card_updates()  # what the background writer had not written yet
+        await service.practice.write_card_updates()  # what the background writer had not written yet
         written = time.perf_counter() - start
         assert await store.learn_practice(1) == 0
         assert bool(await store.learner_cards(REF.platform, REF.space_id, "user0")) == learning
@@ -49,13 +49,13 @@ async def practice_throughput(learning: bool, n: int, concurrency: int) -> tuple
 async def practice_questions(learning: bool, n: int, concurrency: int) -> float:
     """Practice questions/s through the core, each asked and answered (start_practice, then the answer)."""
     async with sqlite_factory()() as (service, store):
-        service.learning = learning
+        service.context.learning = learning
         jobs = iter(range(n))
 
         async def worker() -> None:
             for i in jobs:
-                card = await service.start_practice(REF, f"user{i % 50}")
-                await service.submit_answer(card.round_id, f"user{i % 50}", i % 4)
+                card = await service.practice.start_practice(REF, f"user{i % 50}")
+                await service.answers.submit_answer(card.round_id, f"user{i % 50}", i % 4)
 
         start = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
@@ -67,20 +67,20 @@ async def practice_questions(learning: bool, n: int, concurrency: int) -> float:
 async def daily_and_reveal(learning: bool, n: int, concurrency: int) -> tuple[float, float]:
     """(daily answers/s, seconds to reveal the round with its n answers)."""
     async with sqlite_factory()() as (service, store):
-        service.learning = learning
-        round_ = await service.post_scheduled(REF)
+        service.context.learning = learning
+        round_ = await service.posting.post_scheduled(REF)
         assert round_ is not None
         users = iter(range(n))
 
         async def worker() -> None:
             for i in users:
-                await service.submit_answer(round_.id, f"user{i}", i % 4)
+                await service.answers.submit_answer(round_.id, f"user{i}", i % 4)
 
         start = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         answering = time.perf_counter() - start
         start = time.perf_counter()
-        assert await service.reveal_round(round_.id) is not None
+        assert await service.reveals.reveal_round(round_.id) is not None
         revealing = time.perf_counter() - start
         written = len(await store.learner_cards(REF.platform, REF.space_id, "user0"))
         assert (written > 0) == learning

@@ -74,7 +74,7 @@ async def run(seconds: float, rate: int, reveal_answers: int, reads: int, keep_o
         assert round_ is not None
         # the service knows the rounds it posts; one answer makes it learn this one before the rush
         with contextlib.suppress(Busy):  # when overloaded, the service looks the round up on demand
-            await service.submit_answer(round_.id, "first", 0)
+            await service.answers.submit_answer(round_.id, "first", 0)
         return round_.id
 
     try:
@@ -90,7 +90,7 @@ async def run(seconds: float, rate: int, reveal_answers: int, reads: int, keep_o
             nonlocal refused, duplicates, late
             n = answered[round_id] = answered.get(round_id, 0) + 1
             try:
-                await service.submit_answer(round_id, f"user{(round_id * 7919 + n) % 1_000_000}", n % 4)
+                await service.answers.submit_answer(round_id, f"user{(round_id * 7919 + n) % 1_000_000}", n % 4)
             except Busy:
                 refused += 1
                 return
@@ -102,7 +102,7 @@ async def run(seconds: float, rate: int, reveal_answers: int, reads: int, keep_o
 
         async def read_board(k: int) -> None:
             start = loop.time()
-            await service.leaderboard(REF.platform, REF.space_id, list(Period)[k % 3], f"user{k % 200_000}")
+            await service.boards.leaderboard(REF.platform, REF.space_id, list(Period)[k % 3], f"user{k % 200_000}")
             board_ms.append((loop.time() - start) * 1000)
 
         async def reveal_and_open() -> None:

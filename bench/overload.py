@@ -21,7 +21,7 @@ from bot.kernel.errors import Busy
 
 async def offer(rate: float, seconds: float) -> dict[str, float]:
     async with sqlite_factory()() as (service, _store):
-        round_ = await service.post_scheduled(REF)
+        round_ = await service.posting.post_scheduled(REF)
         assert round_ is not None
         loop = asyncio.get_running_loop()
         latencies: list[float] = []
@@ -32,7 +32,7 @@ async def offer(rate: float, seconds: float) -> dict[str, float]:
         async def one(user: int, planned: float) -> None:
             nonlocal refused
             try:
-                await service.submit_answer(round_.id, f"user{user}", user % 4)
+                await service.answers.submit_answer(round_.id, f"user{user}", user % 4)
             except Busy:
                 refused += 1
                 return
@@ -46,7 +46,7 @@ async def offer(rate: float, seconds: float) -> dict[str, float]:
                 tasks.add(task)
                 task.add_done_callback(tasks.discard)
                 sent += 1
-            deepest = max(deepest, service.answers_waiting)
+            deepest = max(deepest, service.answers.answers_waiting)
             await asyncio.sleep(0.001)
         await asyncio.gather(*tasks)
     qs = statistics.quantiles(latencies, n=100)

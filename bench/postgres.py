@@ -34,9 +34,10 @@ import asyncpg
 from bench.answers import latency, raw_ceiling, throughput
 from bench.common import REF, T0, Factory, NullPlatform, Service, StepClock, sqlite_factory, synthetic_bank
 from bench.leaderboard import measure
+from bot.app.bootstrap import bootstrap
 from bot.app.runtime import tune_gc
+from bot.features import Features
 from bot.kernel.values import Actor, Period
-from bot.quiz import QuizService
 from bot.store.ports import Store
 from bot.store.postgres import PostgresStore, redact
 
@@ -64,12 +65,12 @@ async def throwaway_database(server: str) -> AsyncIterator[str]:
             await admin.close()
 
 
-async def postgres_service(url: str) -> tuple[QuizService, PostgresStore]:
+async def postgres_service(url: str) -> tuple[Features, PostgresStore]:
     """The PostgreSQL variant of bench.common.sqlite_service."""
     store = PostgresStore(url)
     await store.open()
-    service = QuizService(store, synthetic_bank(), StepClock(), {REF.platform: NullPlatform()}, rng=random.Random(0))
-    await service.configure(Actor("admin", True), REF)
+    service = bootstrap(store, synthetic_bank(), StepClock(), {REF.platform: NullPlatform()}, rng=random.Random(0))
+    await service.channels.configure(Actor("admin", True), REF)
     return service, store
 
 

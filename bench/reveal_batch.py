@@ -30,8 +30,9 @@ import statistics
 import time
 
 from bench.daily_minute import DEFAULT_URL, INSTANT, channel_refs, postgres_store, seed, sqlite_store
+from bot.daily.delivery import REVEAL_BATCH
+from bot.daily.outcomes import SEND_LEASE
 from bot.kernel.scoring import score_daily_round
-from bot.quiz import REVEAL_BATCH, SEND_LEASE
 from bot.store.sqlite import SqliteStore
 
 VM_EVERY = 100  # SQLite calls the progress handler once per this many virtual machine instructions

@@ -27,7 +27,9 @@ from adapters.console.render import (
     reveal_text,
     stats_text,
 )
+from bot.daily.answers import STORE_UNAVAILABLE
 from bot.daily.cards import StatsCard
+from bot.features import Features
 from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard, RevealCard
 from bot.kernel.echo import echo
 from bot.kernel.errors import AlreadyPosted, BadSetting, NothingOpen, PackError, QuizError, UnknownRound
@@ -38,7 +40,6 @@ from bot.mydata.forget import TEXT_HINT, ForgetDone, ForgetPrompt
 from bot.packs.catalog import PackFile, PacksCard, format_of, pack_name_of, problem_text, read_upload_file
 from bot.packs.question_stats import QuestionStatsCard
 from bot.practice.cards import ReviewEmpty
-from bot.quiz import STORE_UNAVAILABLE, QuizService
 from bot.recap.values import RecapCard
 from bot.reminders.values import RemindCard
 from bot.reports.service import ReportsCard
@@ -144,7 +145,7 @@ class ConsolePlatform:
 class ConsoleChannel:
     def __init__(
         self,
-        service: QuizService,
+        service: Features,
         *,
         stdin: TextIO | None = None,
         stdout: TextIO | None = None,
@@ -163,7 +164,7 @@ class ConsoleChannel:
         self.platform = ConsolePlatform(self.say)
         self._store_down = False
         self._outage_logged = False
-        service.add_platform(self.platform)
+        service.context.platforms.add(self.platform)
 
     def say(self, text: str) -> None:
         self._out.write(text + "\n")
@@ -177,16 +178,16 @@ class ConsoleChannel:
         """Make sure the terminal channel has a schedule, and post today's question if none is open, unless
         the channel is paused or today is not one of its days. A card is printed once per session."""
         owner = Actor(OWNER, True)
-        if not await self.service.is_configured(self._ref):
-            await self.service.configure(owner, self._ref, ConfigChange.parse([("tz", self.timezone)]))
+        if not await self.service.channels.is_configured(self._ref):
+            await self.service.channels.configure(owner, self._ref, ConfigChange.parse([("tz", self.timezone)]))
         try:
-            card = await self.service.open_question_card(self._ref)
+            card = await self.service.posting.open_question_card(self._ref)
             if card.round_id not in self.platform.shown:  # the start-up catch-up may have printed it
                 self.say(question_text(card))
         except NothingOpen:
-            shown = await self.service.show_config(self._ref)
+            shown = await self.service.channels.show_config(self._ref)
             cfg = shown.config
-            today = self.service.clock.now().astimezone(ZoneInfo(cfg.timezone))
+            today = self.service.context.clock.now().astimezone(ZoneInfo(cfg.timezone))
             if cfg.paused:
                 self.say("The daily question is paused here; an admin turns it on with /quiz config resume.")
             elif today.weekday() not in cfg.weekdays:
@@ -194,7 +195,7 @@ class ConsoleChannel:
                 self.say(f"No daily question today; the next one comes {when}.")
             else:
                 try:
-                    await self.service.post_now(owner, self._ref)
+                    await self.service.posting.post_now(owner, self._ref)
                 except AlreadyPosted:
                     self.say("Today's question was already posted and revealed here; /quiz gives a practice question.")
         except UnknownRound:
@@ -268,7 +269,7 @@ class ConsoleChannel:
         if round_id is None:
             self.say("You have no open practice question: /quiz gives you one (daily answers: /quiz answer B).")
             return
-        outcome = await self.service.submit_answer(round_id, self.user, parse_choice(letter), sure=sure)
+        outcome = await self.service.answers.submit_answer(round_id, self.user, parse_choice(letter), sure=sure)
         self._said_outcome(outcome)
 
     def _said_outcome(self, outcome: AnswerOutcome) -> None:
@@ -372,7 +373,7 @@ async def _import_file(channel: ConsoleChannel, asked: ImportAsked) -> str:
         fmt = format_of(asked.path)
         pack = asked.pack or pack_name_of(asked.path)
         path, size = await asyncio.to_thread(_local_file, asked.path)  # a huge file is refused by its size
-        result = await channel.service.import_pack(
+        result = await channel.service.packs.import_pack(
             asked.actor,
             channel.ref,
             pack,

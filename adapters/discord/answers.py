@@ -42,7 +42,9 @@ async def answer_click(interaction: discord.Interaction, round_raw: str, letter:
         choice = parse_choice(letter if sure else letter[:-1])
         round_id = parse_round_id(round_raw)
         space = (PLATFORM, learner_ref(interaction).space_id)  # a server, or the learner's own space
-        outcome = await bot.service.submit_answer(round_id, str(interaction.user.id), choice, space=space, sure=sure)
+        outcome = await bot.service.answers.submit_answer(
+            round_id, str(interaction.user.id), choice, space=space, sure=sure
+        )
         return outcome_reply(outcome)
 
     await respond(interaction, work(), defer_after=bot.defer_after)
@@ -90,7 +92,7 @@ async def _handle_reaction(client: discord.Client, payload: discord.RawReactionA
     ref = channel_ref(payload.guild_id, payload.channel_id)
     user_id = str(payload.user_id)
     try:
-        outcome = await bot.service.answer_by_reaction(PLATFORM, str(payload.message_id), user_id, choice)
+        outcome = await bot.service.answers.answer_by_reaction(PLATFORM, str(payload.message_id), user_id, choice)
         text = outcome.text
     except ReactionsOff:
         log.debug("reaction answers are off in %s; ignoring", ref.channel_id)

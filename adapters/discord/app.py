@@ -24,9 +24,9 @@ from adapters.discord.sharding import check_shards
 from adapters.discord.suggestions import DecisionButton, modal_submitted
 from adapters.discord.views import ANSWER_TEMPLATE, AnswerButton
 from bot.app.config import Settings
+from bot.features import Features
 from bot.kernel.echo import echo
 from bot.kernel.errors import StartupError
-from bot.quiz import QuizService
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ class StudyBotMixin(_ClientBase):
 
     def __init__(
         self,
-        service: QuizService,
+        service: Features,
         *,
         sync_guild_id: int | None = None,
         defer_after: float = DEFAULT_DEFER_AFTER,
@@ -98,7 +98,7 @@ class StudyBotMixin(_ClientBase):
         self.defer_after = defer_after
         self.tree = QuizTree(self)
         self.platform = DiscordPlatform(self)
-        service.add_platform(self.platform, COMMANDS)
+        service.context.platforms.add(self.platform, COMMANDS)
         guard_gateway_parsers(self)
 
     async def setup_hook(self) -> None:
@@ -215,7 +215,7 @@ async def launch(
 
 
 async def start_discord(
-    service: QuizService,
+    service: Features,
     settings: Settings,
     *,
     guild_id: int | None = None,

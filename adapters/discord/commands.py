@@ -99,7 +99,9 @@ def member_commands() -> list[app_commands.Command]:
             ref = learner_ref(interaction)
             level = parse_difficulty(difficulty)
             chosen = topic.strip().lower() if topic else None
-            card = await bot_of(interaction).service.start_practice(ref, str(interaction.user.id), chosen, level)
+            card = await bot_of(interaction).service.practice.start_practice(
+                ref, str(interaction.user.id), chosen, level
+            )
             return Reply(embeds=(question_embed(card),), view=question_view(card.round_id, unsure=True))
 
         await _run(interaction, work)
@@ -108,7 +110,7 @@ def member_commands() -> list[app_commands.Command]:
     async def quiz_topics(interaction: discord.Interaction, current: str) -> list[Choice[str]]:
         """The topics of the channel's packs (the shipped bank's and a server's own), matching what is typed."""
         typed = current.strip().lower()[:40]
-        topics = await bot_of(interaction).service.practice_topics(learner_ref(interaction))
+        topics = await bot_of(interaction).service.practice.practice_topics(learner_ref(interaction))
         return [
             Choice(name=TOPICS.get(t, t)[:100], value=t)
             for t in topics
@@ -121,7 +123,7 @@ def member_commands() -> list[app_commands.Command]:
     async def review(interaction: discord.Interaction, count: int = REVIEW_DEFAULT) -> None:
         async def work() -> Reply:
             ref = learner_ref(interaction)
-            result = await bot_of(interaction).service.start_review(ref, str(interaction.user.id), count)
+            result = await bot_of(interaction).service.practice.start_review(ref, str(interaction.user.id), count)
             if isinstance(result, ReviewEmpty):
                 return Reply(result.text)
             return Reply(embeds=(question_embed(result),), view=question_view(result.round_id, unsure=True))
@@ -142,7 +144,7 @@ def member_commands() -> list[app_commands.Command]:
             on = parse_remind_state(state)
             at = parse_remind_time(time) if on else None
             ref = learner_ref(interaction)  # a server's, or outside one the learner's own space (its reviews)
-            card = await bot_of(interaction).service.set_reminder(ref, str(interaction.user.id), on, at)
+            card = await bot_of(interaction).service.reminders.set(ref, str(interaction.user.id), on, at)
             return Reply(card.text)
 
         await _run(interaction, work)
@@ -158,9 +160,9 @@ def member_commands() -> list[app_commands.Command]:
             index = parse_choice(choice)
             ref, user, service = learner_ref(interaction), str(interaction.user.id), bot_of(interaction).service
             if is_personal_space(ref.space_id):  # no daily questions here: your practice question
-                outcome = await service.answer_open_practice(ref, user, index, sure=not not_sure)
+                outcome = await service.practice.answer_open_practice(ref, user, index, sure=not not_sure)
             else:
-                outcome = await service.answer_in_channel(ref, user, index, sure=not not_sure)
+                outcome = await service.answers.answer_in_channel(ref, user, index, sure=not not_sure)
             return outcome_reply(outcome)
 
         await _run(interaction, work)
@@ -184,9 +186,11 @@ def member_commands() -> list[app_commands.Command]:
             asker = None if public else str(interaction.user.id)
             service = bot_of(interaction).service
             if season is not None:
-                card = await service.season_board(ref.platform, ref.space_id, season, asker, public=public)
+                card = await service.seasons.board(ref.platform, ref.space_id, season, asker, public=public)
             else:
-                card = await service.leaderboard(ref.platform, ref.space_id, parse_period(period), asker, public=public)
+                card = await service.boards.leaderboard(
+                    ref.platform, ref.space_id, parse_period(period), asker, public=public
+                )
             return Reply(embeds=(leaderboard_embed(card, asker),), public=public)
 
         await respond(interaction, work(), defer_after=bot_of(interaction).defer_after, ephemeral=not public)
@@ -200,7 +204,7 @@ def member_commands() -> list[app_commands.Command]:
             who = str((member or interaction.user).id)
             if is_personal_space(ref.space_id) and who != str(interaction.user.id):
                 return Reply(OWN_STATS_ONLY)  # a learner's own space holds nobody else's answers
-            card = await bot_of(interaction).service.stats(ref.platform, ref.space_id, who)
+            card = await bot_of(interaction).service.boards.stats(ref.platform, ref.space_id, who)
             return Reply(embeds=(stats_embed(card),))
 
         await _run(interaction, work)
@@ -209,7 +213,7 @@ def member_commands() -> list[app_commands.Command]:
     @app_commands.guild_only()
     async def packs(interaction: discord.Interaction) -> None:
         async def work() -> Reply:
-            card = await bot_of(interaction).service.packs_card(ref_of(interaction))
+            card = await bot_of(interaction).service.channels.packs_card(ref_of(interaction))
             return Reply(embeds=(packs_embed(card),))
 
         await _run(interaction, work)

@@ -60,7 +60,7 @@ async def forget_click(interaction: discord.Interaction, owner: str) -> None:
         if str(interaction.user.id) != owner:
             return Reply(NOT_YOURS)
         ref = ref_of(interaction)
-        done = await bot.service.forget_me(ref.platform, ref.space_id, owner)
+        done = await bot.service.mydata.forget_me(ref.platform, ref.space_id, owner)
         return Reply(escape(done.text))
 
     await respond(interaction, work(), defer_after=bot.defer_after)
@@ -72,7 +72,7 @@ async def send_export(interaction: discord.Interaction) -> None:
 
     async def work() -> Reply:
         ref = ref_of(interaction)
-        export = await bot.service.export_misses(ref.platform, ref.space_id, str(interaction.user.id))
+        export = await bot.service.mydata.export_misses(ref.platform, ref.space_id, str(interaction.user.id))
         files = tuple(discord.File(io.BytesIO(f.data), f.name) for f in export.files)
         return Reply(escape(export.text), files=files)
 
@@ -85,6 +85,6 @@ async def send_forget_prompt(interaction: discord.Interaction) -> None:
 
     async def work() -> Reply:
         ref_of(interaction)  # a server channel only
-        return forget_reply(bot.service.forget_me_prompt(), interaction.user.id)
+        return forget_reply(bot.service.mydata.forget_me_prompt(), interaction.user.id)
 
     await respond(interaction, work(), defer_after=bot.defer_after)

@@ -41,8 +41,8 @@ def _target(interaction: discord.Interaction, channel: discord.TextChannel | Non
 async def _configure(interaction: discord.Interaction, ref: ChannelRef, change: ConfigChange) -> Reply:
     service = bot_of(interaction).service
     if not change:  # e.g. /quizconfig filters with no option: nothing to save, show what is set
-        return Reply(embeds=(config_embed(await service.show_config(ref)),))
-    card = await service.configure(actor_of(interaction), ref, change)
+        return Reply(embeds=(config_embed(await service.channels.show_config(ref)),))
+    card = await service.channels.configure(actor_of(interaction), ref, change)
     return Reply("Saved.", embeds=(config_embed(card),))
 
 
@@ -75,7 +75,7 @@ class QuizConfig(app_commands.Group):
     @app_commands.describe(channel=CHANNEL_HELP)
     async def show(self, interaction: discord.Interaction, channel: discord.TextChannel | None = None) -> None:
         async def work() -> Reply:
-            card = await bot_of(interaction).service.show_config(_target(interaction, channel))
+            card = await bot_of(interaction).service.channels.show_config(_target(interaction, channel))
             return Reply(embeds=(config_embed(card),))
 
         await _run(interaction, work)
@@ -85,7 +85,7 @@ class QuizConfig(app_commands.Group):
     async def post_now(self, interaction: discord.Interaction, channel: discord.TextChannel | None = None) -> None:
         async def work() -> Reply:
             ref = _target(interaction, channel)
-            round_ = await bot_of(interaction).service.post_now(actor_of(interaction), ref)
+            round_ = await bot_of(interaction).service.posting.post_now(actor_of(interaction), ref)
             return Reply(f"Posted question #{round_.id} in <#{ref.channel_id}>.")
 
         await _run(interaction, work)
@@ -94,7 +94,9 @@ class QuizConfig(app_commands.Group):
     @app_commands.describe(channel=CHANNEL_HELP)
     async def reveal(self, interaction: discord.Interaction, channel: discord.TextChannel | None = None) -> None:
         async def work() -> Reply:
-            card = await bot_of(interaction).service.reveal_now(actor_of(interaction), _target(interaction, channel))
+            card = await bot_of(interaction).service.reveals.reveal_now(
+                actor_of(interaction), _target(interaction, channel)
+            )
             return Reply(f"Revealed: the answer was {card.correct_letter}.")
 
         await _run(interaction, work)

@@ -23,7 +23,7 @@ from bot.kernel.values import Actor, ChannelRef, CommandNames
 
 if TYPE_CHECKING:
     from bot.kernel.platform import ChatPlatform
-    from bot.quiz import QuizService
+from bot.features import Features
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ COMMANDS = CommandNames(
 class QuizBot(Protocol):
     """What handlers need from the client (StudyBotClient provides it)."""
 
-    service: QuizService
+    service: Features
     platform: ChatPlatform
     defer_after: float
 

@@ -68,7 +68,7 @@ class ReportModal(CheckedModal, title="Report a problem"):
             if reason is None:
                 raise BadSetting("Pick what is wrong: wrong answer, unclear, typo or other.")
             space = (PLATFORM, str(interaction.guild_id)) if interaction.guild_id else None
-            text = await bot.service.report_round(
+            text = await bot.service.reports.report_round(
                 str(interaction.user.id), self.round_id, reason, self.details.value or "", space=space
             )
             return Reply(escape(text))

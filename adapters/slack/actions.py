@@ -63,7 +63,7 @@ async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) 
     round_id, choice = parsed
     try:
         team = team_of(body)
-        outcome = await deps.service.submit_answer(
+        outcome = await deps.service.answers.submit_answer(
             round_id, user, choice, space=(PLATFORM, team) if team else None, sure=unsure is None
         )
     except QuizError as exc:
@@ -99,7 +99,7 @@ async def start_review_in_dm(deps: SlackDeps, client: Any, body: dict) -> None:
         log.info("ignoring a Review click without a readable user or team")
         return
     try:
-        result = await deps.service.start_review(ChannelRef(PLATFORM, team, user), user)
+        result = await deps.service.practice.start_review(ChannelRef(PLATFORM, team, user), user)
         if isinstance(result, ReviewEmpty):
             await client.chat_postMessage(channel=user, text=fit_text(escape(result.text)))
         else:

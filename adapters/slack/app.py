@@ -40,8 +40,8 @@ from adapters.slack.shapes import drop_unreadable
 from adapters.slack.signature import UNREADABLE, RequestGuard
 from adapters.slack.suggestions import register_suggestions
 from bot.app.config import DEFAULT_SLACK_SCOPES, Settings
+from bot.features import Features
 from bot.kernel.errors import StartupError
-from bot.quiz import QuizService
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ class SlackBot:
 
 
 def build_slack_app(
-    service: QuizService,
+    service: Features,
     *,
     token: str | None = None,
     signing_secret: str = "",
@@ -88,7 +88,7 @@ def build_slack_app(
         platform = SlackPlatform(client)
     else:
         app, platform = _many_workspaces(service, client, signing_secret, oauth)
-    service.add_platform(platform)
+    service.context.platforms.add(platform)
     deps = SlackDeps(service, platform, AdminPolicy(admins))
     app.middleware(drop_unreadable)
     app.middleware(dedupe_middleware(service))
@@ -103,7 +103,7 @@ def build_slack_app(
 
 
 def _many_workspaces(
-    service: QuizService, client: AsyncWebClient, signing_secret: str, oauth: OAuthConfig
+    service: Features, client: AsyncWebClient, signing_secret: str, oauth: OAuthConfig
 ) -> tuple[AsyncApp, SlackPlatform]:
     """bolt's OAuth flow and authorization on our installation and state stores (through the service)."""
     from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
@@ -257,7 +257,7 @@ def oauth_config(settings: Settings) -> OAuthConfig | None:
 
 
 async def start_slack(
-    service: QuizService,
+    service: Features,
     settings: Settings,
     *,
     client: AsyncWebClient | None = None,

@@ -202,7 +202,7 @@ async def dispatch(
 
 async def post_leaderboard(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, card: LeaderboardCard) -> Reply:
     """`/quiz leaderboard ... public`: the board goes to the channel, members named without notifying them."""
-    platform = deps.service.platforms.get(PLATFORM)
+    platform = deps.service.context.platforms.get(PLATFORM)
     resolve = getattr(platform, "display_names", None)
     users = list(dict.fromkeys(r.user_id for r in (*card.podium, *card.rows)))
     names = await resolve(ref, users) if resolve is not None else {}

@@ -12,19 +12,23 @@ from typing import Any
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
-from bot.quiz import QuizService
+from bot.features import Features
 
 log = logging.getLogger(__name__)
 
 KEEP = dt.timedelta(hours=1)  # Slack retries within minutes
 
 
-def dedupe_middleware(service: QuizService) -> Callable[..., Awaitable[BoltResponse | None]]:
+def dedupe_middleware(service: Features) -> Callable[..., Awaitable[BoltResponse | None]]:
     async def drop_repeated_events(
         body: dict[str, Any], request: AsyncBoltRequest, next: Callable[[], Awaitable[Any]]
     ) -> BoltResponse | None:
         event_id = body.get("event_id") if body.get("type") == "event_callback" else None
-        if isinstance(event_id, str) and event_id and not await service.first_delivery("slack-event", event_id, KEEP):
+        if (
+            isinstance(event_id, str)
+            and event_id
+            and not await service.installs.first_delivery("slack-event", event_id, KEEP)
+        ):
             retry = request.headers.get("x-slack-retry-num", ["?"])[0]
             log.debug("dropping repeated event %s (retry %s)", event_id, retry)
             return BoltResponse(status=200, body="")

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 from adapters.slack.permissions import AdminPolicy
 from adapters.slack.platform import SlackPlatform
-from bot.quiz import QuizService
+from bot.features import Features
 
 
 @dataclass(frozen=True)
 class SlackDeps:
-    service: QuizService
+    service: Features
     platform: SlackPlatform
     admins: AdminPolicy

@@ -47,7 +47,7 @@ async def answer_by_reaction(deps: SlackDeps, body: dict, event: dict, context_t
         return
     channel, ts = message
     try:
-        text = (await deps.service.answer_by_reaction(PLATFORM, message_id(channel, ts), user, choice)).text
+        text = (await deps.service.answers.answer_by_reaction(PLATFORM, message_id(channel, ts), user, choice)).text
     except (NotAQuestion, ReactionsOff) as exc:
         log.debug("ignoring reaction %r: %s", event.get("reaction"), exc.message)
         return
@@ -74,8 +74,8 @@ async def publish_home(
         log.info("ignoring an app_home_opened event whose user or team is not what Slack documents")
         return
     try:
-        stats = await deps.service.stats(PLATFORM, team, user)
-        board = await deps.service.leaderboard(PLATFORM, team, Period.WEEK, user)
+        stats = await deps.service.boards.stats(PLATFORM, team, user)
+        board = await deps.service.boards.leaderboard(PLATFORM, team, Period.WEEK, user)
         await client.views_publish(user_id=user, view=fit_view(home_view(stats, board)))
     except SlackApiError as exc:
         log.warning("views.publish failed: %s", exc.response.get("error"))

@@ -1,6 +1,6 @@
 """Slack for many workspaces: bolt's installation and OAuth state stores, on our own database.
 
-Both go through the QuizService (adapters never touch the store). Bot tokens are sealed with Fernet under
+Both go through the Features (adapters never touch the store). Bot tokens are sealed with Fernet under
 STUDYBOT_SECRET_KEY before they leave this module, so the database only ever holds ciphertext; a row that
 does not open with the current key is treated as not installed (and logged without its contents).
 """
@@ -18,8 +18,8 @@ from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
 
 from adapters.slack.ids import PLATFORM
 from adapters.slack.logsafe import install as redact_logs
+from bot.features import Features
 from bot.installs.values import WorkspaceInstall
-from bot.quiz import QuizService
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ def workspace_key(enterprise_id: str | None, team_id: str | None, is_enterprise_
 class ServiceInstallationStore(AsyncInstallationStore):
     """Bot-scope installations by workspace (user tokens are not asked for, so none are kept)."""
 
-    def __init__(self, service: QuizService, box: TokenBox) -> None:
+    def __init__(self, service: Features, box: TokenBox) -> None:
         self._service = service
         self._box = box
 
@@ -70,7 +70,7 @@ class ServiceInstallationStore(AsyncInstallationStore):
             return
         redact_logs(installation.bot_token)
         scopes = installation.bot_scopes
-        await self._service.save_install(
+        await self._service.installs.save_install(
             WorkspaceInstall(
                 platform=PLATFORM,
                 workspace_id=key,
@@ -103,7 +103,7 @@ class ServiceInstallationStore(AsyncInstallationStore):
     async def _open(self, key: str | None) -> tuple[WorkspaceInstall, str] | None:
         if key is None:
             return None
-        found = await self._service.find_install(PLATFORM, key)
+        found = await self._service.installs.find_install(PLATFORM, key)
         if found is None:
             return None
         token = self._box.open(found.token_secret)
@@ -160,7 +160,7 @@ class ServiceInstallationStore(AsyncInstallationStore):
     async def async_delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
         key = workspace_key(enterprise_id, team_id, None)
         if key is not None:
-            await self._service.forget_install(PLATFORM, key)
+            await self._service.installs.forget_install(PLATFORM, key)
 
     async def async_delete_installation(
         self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None
@@ -177,7 +177,7 @@ class ServiceInstallationStore(AsyncInstallationStore):
 class ServiceStateStore(AsyncOAuthStateStore):
     """OAuth states in the database: every process of the bot accepts a state any of them issued."""
 
-    def __init__(self, service: QuizService, keep: dt.timedelta = STATE_KEEP) -> None:
+    def __init__(self, service: Features, keep: dt.timedelta = STATE_KEEP) -> None:
         self._service = service
         self._keep = keep
 
@@ -186,7 +186,7 @@ class ServiceStateStore(AsyncOAuthStateStore):
         return log
 
     async def async_issue(self, *args: Any, **kwargs: Any) -> str:
-        return await self._service.issue_oauth_state(self._keep)
+        return await self._service.installs.issue_oauth_state(self._keep)
 
     async def async_consume(self, state: str) -> bool:
-        return await self._service.consume_oauth_state(state or "")
+        return await self._service.installs.consume_oauth_state(state or "")

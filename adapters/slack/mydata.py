@@ -49,7 +49,7 @@ async def forget_click(deps: SlackDeps, body: dict[str, Any], respond: Any) -> N
         log.info("ignoring a forget-me press without a readable user or team")
         return
     try:
-        done = await deps.service.forget_me(PLATFORM, team, user)
+        done = await deps.service.mydata.forget_me(PLATFORM, team, user)
         text = done.text
     except Exception:
         log.exception("forget-me failed")

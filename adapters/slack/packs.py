@@ -130,7 +130,7 @@ async def import_submission(
     """Fetch the submitted file and import it through the core; the text for the admin."""
     try:
         actor = await deps.admins.actor(client, team, user)
-        deps.service.check_import(actor, pack)  # a member never makes us fetch anything
+        deps.service.packs.check_import(actor, pack)  # a member never makes us fetch anything
         info = (await client.files_info(file=file_id)).get("file") or {}
         name = str(info.get("name") or "file")
         url = info.get("url_private_download") or info.get("url_private")
@@ -138,7 +138,7 @@ async def import_submission(
         if not isinstance(url, str):
             raise PackError(f"{name}: Slack gave no download link for the file; share it again.")
         token = client.token or ""
-        result = await deps.service.import_pack(
+        result = await deps.service.packs.import_pack(
             actor,
             ChannelRef(PLATFORM, team, channel),
             pack,

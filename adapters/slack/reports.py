@@ -96,7 +96,7 @@ def register_reports(app: AsyncApp, deps: SlackDeps) -> None:
             await ack(response_action="errors", errors={TEXT_BLOCK: exc.message})
             return
         try:
-            text = await deps.service.report_round(
+            text = await deps.service.reports.report_round(
                 user, round_id, reason, typed, space=(PLATFORM, team) if team else None
             )
         except QuizError as exc:

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 from slack_sdk.signature import SignatureVerifier
 
-from bot.quiz import QuizService
+from bot.features import Features
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 class RequestGuard:
     """Signature first, then replay: both decided before any parsing."""
 
-    def __init__(self, signing_secret: str, service: QuizService, path: str) -> None:
+    def __init__(self, signing_secret: str, service: Features, path: str) -> None:
         self._verifier = SignatureVerifier(signing_secret) if signing_secret.strip() else None
         self._service = service
         self._path = path
@@ -54,7 +54,7 @@ class RequestGuard:
             log.info(REJECTED)
             return web.Response(status=401)
         assert signature is not None
-        if not await self._service.first_delivery("slack-signature", signature, 2 * WINDOW):
+        if not await self._service.installs.first_delivery("slack-signature", signature, 2 * WINDOW):
             if request.headers.get("X-Slack-Retry-Num"):
                 return web.Response(status=200)  # Slack redelivering what we already handled
             log.info(REPLAYED)

@@ -15,16 +15,17 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from bot.app.bootstrap import bootstrap
 from bot.app.config import Settings, redact_url
 from bot.app.runtime import tune_gc
 from bot.app.scheduler import DailyScheduler
 from bot.bank.load import DEFAULT_BANK_DIR, Bank, BankError, load_bank, validate
+from bot.features import Features
 from bot.kernel.clock import SystemClock
 from bot.kernel.errors import StartupError
 from bot.kernel.metrics import Metrics
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import ChannelRef
-from bot.quiz import QuizService
 from bot.store.ports import Store
 from bot.store.urls import store_for_url
 
@@ -49,7 +50,7 @@ EXTRAS = {
     "discord": ("DISCORD_TOKEN", "adapters.discord.app", "start_discord", "discord"),
     "slack": ("SLACK_BOT_TOKEN", "adapters.slack.app", "start_slack", "slack"),
 }
-Starter = Callable[[QuizService, Settings], Awaitable["asyncio.Task[None]"]]
+Starter = Callable[[Features, Settings], Awaitable["asyncio.Task[None]"]]
 
 
 def _starters(settings: Settings) -> dict[str, Starter]:
@@ -172,13 +173,11 @@ async def run_bot(settings: Settings) -> int:
                 )
                 return 1
             clock = SystemClock()
-            service = QuizService(store, bank, clock, metrics=metrics)
+            service = bootstrap(store, bank, clock, metrics=metrics)
             stack.push_async_callback(service.close)  # commits the answers still in flight
             scheduler = DailyScheduler(service, clock, misfire_grace=settings.misfire_grace, owns=owns)
             schedulers.append(scheduler)
             stack.callback(scheduler.shutdown)
-            service.on_config_change(scheduler.sync_channel)  # a settings change moves the channel's daily job
-            service.on_round_opened(scheduler.plan_reveal)  # a round with an answer window is revealed when it ends
             tune_gc()
             main: asyncio.Future[Any]
             if not settings.platforms:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bot.app.bootstrap import bootstrap
 from bot.app.config import Settings
 from bot.bank.load import Bank, load_bank
 from bot.kernel.clock import SystemClock
@@ -18,7 +19,6 @@ from bot.kernel.errors import PackError, QuizError
 from bot.kernel.values import Actor
 from bot.packs.catalog import PackCatalog, format_of, read_upload_file
 from bot.packs.question_stats import question_stats
-from bot.quiz import QuizService
 from bot.store.urls import store_for_url
 
 OPERATOR = Actor("cli", is_admin=True)
@@ -63,14 +63,14 @@ async def _reports(args: argparse.Namespace, store: Any) -> int:
     if (args.resolve is None) != (args.action is None):
         print("give --resolve ID and --action keep|hold|edit together", file=sys.stderr)
         return 2
-    service = QuizService(store, Bank(()), SystemClock())
+    service = bootstrap(store, Bank(()), SystemClock())
     platform, space_id = args.space
     try:
         if args.resolve is not None:
-            print(await service.resolve_report(OPERATOR, platform, space_id, args.resolve, args.action))
+            print(await service.reports.resolve(OPERATOR, platform, space_id, args.resolve, args.action))
         else:
             hint = f"studybot bank reports --space {platform}:{space_id} --resolve ID --action keep|hold|edit"
-            print((await service.reports_queue(OPERATOR, platform, space_id, hint)).text)
+            print((await service.reports.queue(OPERATOR, platform, space_id, hint)).text)
         return 0
     finally:
         await service.close()

@@ -3,7 +3,7 @@
 Each channel row carries its next due post (a UTC instant from its local time, weekdays and IANA zone) and
 each daily round its promised reveal instant and the state of its question's and reveal's delivery. Every
 process runs the same tick (an APScheduler interval job, every TICK seconds, the clock injected): it claims
-due work atomically in the store, does it through the QuizService and records it done. A configuration
+due work atomically in the store, does it through the Features and records it done. A configuration
 change through any process moves the stored due instant, so it takes effect everywhere within one tick;
 a process that dies holding a claim loses it when its lease runs out, and another process takes over.
 
@@ -21,11 +21,10 @@ from dataclasses import replace
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from bot.features import Features
 from bot.kernel.clock import Clock
 from bot.kernel.priority import background
-from bot.kernel.values import ChannelConfig, ChannelRef, Round, SpaceFilter
-from bot.quiz import QuizService
-from bot.recap.service import Recaps
+from bot.kernel.values import ChannelRef, SpaceFilter
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +38,7 @@ class DailyScheduler:
 
     def __init__(
         self,
-        service: QuizService,
+        service: Features,
         clock: Clock,
         *,
         misfire_grace: dt.timedelta = DEFAULT_MISFIRE_GRACE,
@@ -50,22 +49,22 @@ class DailyScheduler:
         self.service = service
         self.clock = clock
         self.misfire_grace = misfire_grace
-        service.grace = misfire_grace
+        service.context.grace = misfire_grace
         self.owns = owns or (lambda ref: True)
         self.scheduler = scheduler or AsyncIOScheduler(timezone=dt.UTC)
         self.interval = tick
         self._lock = asyncio.Lock()
-        self.recaps = Recaps(service)
+        self.recaps = service.recaps
 
     @property
     def spaces(self) -> SpaceFilter:
         """The work this process may claim: its running platforms, and its shards of Discord."""
         base = self.owns if isinstance(self.owns, SpaceFilter) else SpaceFilter()
-        return replace(base, platforms=tuple(sorted(self.service.platforms)))
+        return replace(base, platforms=tuple(sorted(self.service.context.platforms)))
 
     async def start(self) -> None:
         """Schedule channels saved without a next post, run a first tick (start-up catch-up), then tick."""
-        await self.service.schedule_unscheduled(self.spaces)
+        await self.service.posting.schedule_unscheduled(self.spaces)
         await self.recaps.schedule_unscheduled(self.spaces)
         await self.tick()
         if not self.scheduler.running:
@@ -94,7 +93,7 @@ class DailyScheduler:
 
     async def _tick(self) -> None:
         try:
-            await self.service.run_due_work(self.spaces)
+            await self.service.delivery.run_due_work(self.spaces)
         except Exception:
             log.exception("scheduler tick failed")
         try:  # after the day's reveals and posts, so the week's last round is in its recap
@@ -102,11 +101,11 @@ class DailyScheduler:
         except Exception:
             log.exception("weekly recaps failed")
         try:
-            await self.service.write_card_updates()
+            await self.service.practice.write_card_updates()
         except Exception:
             log.exception("practice card updates failed")
         try:  # after the day's posts, so a reminder knows about today's question
-            await self.service.run_due_reminders(self.spaces)
+            await self.service.reminders.run_due(self.spaces)
         except Exception:
             log.exception("reminders failed")
 
@@ -114,11 +113,3 @@ class DailyScheduler:
         """What start-up does after downtime: reveal every round whose promise passed, post what is due
         within the grace, tell channels about days missed beyond it. The same as a tick."""
         await self.tick()
-
-    # The composition root connects these listeners; the store is the schedule now, so they only
-    # hurry the next tick along.
-    def sync_channel(self, cfg: ChannelConfig) -> None:
-        """A settings change: its new due instant is already stored (the next tick uses it)."""
-
-    def plan_reveal(self, round_: Round) -> None:
-        """A round just posted: its promised reveal instant is stored with it (the tick reveals it)."""

@@ -6,6 +6,7 @@ import datetime as dt
 from collections.abc import Collection, Sequence
 from typing import Protocol
 
+from bot.daily.answer_batcher import AnswerWriter
 from bot.daily.values import (
     DailyClaim,
     DueChannel,
@@ -16,31 +17,21 @@ from bot.daily.values import (
     RevealFinish,
     SendClaim,
 )
-from bot.kernel.scoring import LeaderboardRow, Scorer
+from bot.kernel.scoring import Scorer
+from bot.kernel.store import ChannelReads, RoundReads
 from bot.kernel.values import (
-    Answer,
-    AnswerWrite,
     ChannelConfig,
     ChannelRef,
-    NewAnswer,
-    Period,
     Round,
-    RoundKind,
     SpaceFilter,
-    StreakState,
-    TopicStats,
 )
 
 
-class ChannelStore(Protocol):
+class ChannelStore(ChannelReads, Protocol):
     """A channel's saved settings and its next due post."""
 
     # channels
     async def save_channel(self, config: ChannelConfig) -> None: ...
-
-    async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None: ...
-
-    async def list_channels(self, platform: str | None = None) -> list[ChannelConfig]: ...
 
     # durable daily work (every process runs the same tick over these)
     async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
@@ -55,7 +46,7 @@ class ChannelStore(Protocol):
         ...
 
 
-class RoundStore(Protocol):
+class RoundStore(RoundReads, AnswerWriter, Protocol):
     """Rounds, their answers and the questions each space has been asked."""
 
     # rounds
@@ -74,67 +65,10 @@ class RoundStore(Protocol):
         With `lease_until` the round is created already claimed for its first send (post_state sending)."""
         ...
 
-    async def get_round(self, round_id: int) -> Round | None: ...
-
-    async def open_daily_rounds(self, ref: ChannelRef | None = None, *, unpromised: bool = False) -> list[Round]:
-        """Daily rounds not revealed yet (in one channel, or everywhere); `unpromised`: only those stored
-        without a promised reveal instant (posted before promises were stored)."""
-
-    async def latest_daily_round(self, ref: ChannelRef) -> Round | None: ...
-
     async def set_message_id(self, round_id: int, message_id: str) -> None: ...
-
-    async def round_by_message(self, platform: str, message_id: str) -> Round | None:
-        """The round whose question was posted as this platform message (for reactions)."""
-        ...
-
-    async def question_counts(
-        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
-    ) -> dict[str, int]:
-        """How often each question was asked in a space (daily) or to a user (practice)."""
-        ...
-
-    async def last_question_id(
-        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
-    ) -> str | None: ...
-
-    async def question_history(
-        self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
-    ) -> tuple[dict[str, int], str | None]:
-        """question_counts and last_question_id together (one trip: what the next pick needs)."""
-        ...
-
-    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
-        """The questions open as daily rounds in a space (practice must not serve them)."""
-        ...
 
     async def set_reveal_at(self, round_id: int, at: dt.datetime) -> None:
         """Give an open daily round without one its promised reveal instant (rounds from before promises)."""
-        ...
-
-    # answers
-    async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
-        """Insert a batch in one transaction; each is recorded only if its round is open and the user has
-        not answered it. Returns only after the commit."""
-        ...
-
-    async def get_answer(self, round_id: int, user_id: str) -> Answer | None: ...
-
-    async def round_answers(self, round_id: int) -> list[Answer]: ...
-
-    # reveal and scores
-    async def reveal_round(
-        self,
-        round_id: int,
-        revealed_at: dt.datetime,
-        scorer: Scorer | None,
-        *,
-        learn: bool = True,
-        unsure: Collection[str] = (),
-    ) -> bool:
-        """Close a round once: score it (daily) and fold it into the leaderboards in one transaction;
-        with `learn`, its answers update the learners' memory cards in that transaction too (`unsure`:
-        users whose answer was marked "not sure"). False when it was already revealed."""
         ...
 
     async def mark_unsure(self, round_id: int, user_id: str) -> None:
@@ -151,10 +85,6 @@ class DeliveryStore(Protocol):
         """Atomically claim unpaused channels whose next post is due and not claimed by a live lease."""
         ...
 
-    async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
-        """Release a claimed channel; its next post moves to `next_at` unless a config change moved it."""
-        ...
-
     async def claim_posts(
         self,
         now: dt.datetime,
@@ -167,12 +97,6 @@ class DeliveryStore(Protocol):
     ) -> list[SendClaim]:
         """Claim open daily rounds whose question still has to be sent (never sent, failed, or a send whose
         lease ran out). `force` (post-now) also takes a failed round whose retry is not due yet."""
-        ...
-
-    async def finish_post(
-        self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
-    ) -> None:
-        """Record a send: 'sent' (with its message id), 'failed' (retry at `retry_at`) or 'gave_up'."""
         ...
 
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
@@ -189,10 +113,6 @@ class DeliveryStore(Protocol):
         spaces: SpaceFilter | None = None,
     ) -> list[SendClaim]:
         """Claim revealed daily rounds whose reveal message still has to be sent."""
-        ...
-
-    async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
-        """Record a reveal send: 'sent', 'failed' (retry at `retry_at`), 'gave_up' or 'none' (not posted)."""
         ...
 
     # the same work by the batch (the tick's fan-out: one trip or transaction per batch, not per channel)
@@ -233,23 +153,17 @@ class DeliveryStore(Protocol):
         """finish_due_channel for each item in one transaction (in channel order; one channel's in their order)."""
         ...
 
-
-class BoardStore(Protocol):
-    """Leaderboards, streaks and each learner's answers by topic."""
-
-    async def leaderboard(
-        self, platform: str, space_id: str, period: Period, period_key: str, limit: int
-    ) -> list[LeaderboardRow]: ...
-
-    async def rank_of(
-        self, platform: str, space_id: str, period: Period, period_key: str, user_id: str
-    ) -> LeaderboardRow | None: ...
-
-    # stats
-    async def user_topic_stats(
-        self, platform: str, space_id: str, user_id: str
-    ) -> list[tuple[RoundKind, TopicStats]]: ...
-
-    async def streak(self, platform: str, space_id: str, user_id: str) -> StreakState | None: ...
-
-    async def latest_revealed_date(self, platform: str, space_id: str) -> dt.date | None: ...
+    # reveal and scores
+    async def reveal_round(
+        self,
+        round_id: int,
+        revealed_at: dt.datetime,
+        scorer: Scorer | None,
+        *,
+        learn: bool = True,
+        unsure: Collection[str] = (),
+    ) -> bool:
+        """Close a round once: score it (daily) and fold it into the leaderboards in one transaction;
+        with `learn`, its answers update the learners' memory cards in that transaction too (`unsure`:
+        users whose answer was marked "not sure"). False when it was already revealed."""
+        ...

@@ -1,3 +1,9 @@
+"""Installations of the bot in a workspace (a Slack team, or an org for an org-wide install).
+
+The store keeps each as a row keyed by (platform, workspace id). The bot token travels as `token_secret`:
+the adapter encrypts it before it reaches the service, so no store ever holds the plaintext.
+"""
+
 from __future__ import annotations
 
 import datetime as dt

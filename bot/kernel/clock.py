@@ -1,3 +1,5 @@
+"""The real clock behind the Clock port."""
+
 from __future__ import annotations
 
 import datetime as dt

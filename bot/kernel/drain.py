@@ -1,3 +1,8 @@
+"""A background drain: after a nudge, run a step until it reports less than a full batch left.
+
+Used for the practice answers' card updates: the answer is acknowledged once its reveal (and the mark for
+its card update) is stored, and the card updates of everything marked meanwhile are written together."""
+
 from __future__ import annotations
 
 import asyncio

@@ -1,3 +1,8 @@
+"""How a message repeats what someone typed: short, on one line, clipped with an ellipsis.
+
+Every core error that quotes user input goes through `echo`, so a 6,000-character option can never make a
+reply longer than the platforms accept (Discord: 2,000 characters of content)."""
+
 from __future__ import annotations
 
 import re

@@ -1,3 +1,5 @@
+"""The core's small error family. Each carries a message meant for the person who caused it."""
+
 from __future__ import annotations
 
 

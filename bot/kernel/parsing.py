@@ -1,3 +1,8 @@
+"""Parse what people type (times, timezones, weekdays, choices, periods) into core values.
+
+Every failure raises BadSetting with a message that says what is accepted.
+"""
+
 from __future__ import annotations
 
 import datetime as dt

@@ -1,26 +1,21 @@
-"""What the core pushes to a chat platform: the ChatPlatform port and its optional capabilities.
+"""What the core pushes to a chat platform: the ChatPlatform port, its optional capabilities, and the
+registry of the platforms a process runs.
 
-An optional capability is a runtime-checkable Protocol: a feature asks `isinstance(platform, DirectPlatform)`
-instead of looking a method up by name.
+An optional capability is a runtime-checkable Protocol of one method: a feature asks
+`isinstance(platform, DirectPlatform)` instead of looking a method up by name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Iterator, Sequence
+from typing import Protocol, runtime_checkable
 
 from bot.kernel.cards import QuestionCard, RevealCard
-from bot.kernel.values import (
-    ChannelRef,
-)
+from bot.kernel.values import ChannelRef, CommandNames
 
 
 class ChatPlatform(Protocol):
-    """Outbound pushes to one chat platform. Inbound events reach the core through the service.
-
-    A platform may also offer `async post_notice(ref, text)`: a plain note in a channel (e.g. that a day's
-    question was skipped while the bot was offline); the service uses it when present. Likewise
-    `async post_recap(ref, card, png)` (see RecapPlatform): the weekly recap chart, when the platform has it."""
+    """Outbound pushes to one chat platform. Inbound events reach the core through the feature services."""
 
     name: str
 
@@ -37,21 +32,68 @@ class ChatPlatform(Protocol):
         ...
 
 
+@runtime_checkable
+class NoticePlatform(Protocol):
+    """A plain note in a channel (e.g. that a day's question was skipped while the bot was offline)."""
+
+    async def post_notice(self, ref: ChannelRef, text: str) -> None: ...
+
+
+@runtime_checkable
 class DirectPlatform(Protocol):
-    """The optional part of a ChatPlatform that writes to one member directly (a DM: reminders, a decided
-    suggestion) and knows members' own timezones; without it suggestions fall back to `send_private`."""
+    """Writes to one member directly (a DM: reminders, a decided suggestion); without it suggestions fall
+    back to `send_private`."""
 
     async def send_direct(self, ref: ChannelRef, user_id: str, text: str) -> None:
         """A direct message to the member (`ref`: the space and channel it concerns). Raises
-        bot.errors.DirectMessageBlocked when the platform says the member cannot be messaged."""
+        bot.kernel.errors.DirectMessageBlocked when the platform says the member cannot be messaged."""
         ...
+
+
+@runtime_checkable
+class TimezonePlatform(Protocol):
+    """Knows members' own timezones."""
 
     async def user_timezone(self, ref: ChannelRef, user_id: str) -> str | None:
         """The member's own IANA timezone when the platform knows it (None: it does not)."""
         ...
 
 
+@runtime_checkable
 class NamePlatform(Protocol):
-    """The optional part of a ChatPlatform that knows members' display names (for the recap's top five)."""
+    """Knows members' display names (for the recap's top five and the season card)."""
 
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]: ...
+
+
+class Platforms:
+    """The platforms this process pushes to, by name, with how each spells the commands messages point to."""
+
+    def __init__(self, platforms: dict[str, ChatPlatform] | None = None) -> None:
+        self._platforms: dict[str, ChatPlatform] = dict(platforms or {})
+        self._commands: dict[str, CommandNames] = {}
+
+    def add(self, platform: ChatPlatform, commands: CommandNames | None = None) -> None:
+        """Push to this platform; `commands` is how its members type the commands messages point to."""
+        self._platforms[platform.name] = platform
+        self._commands[platform.name] = commands or CommandNames()
+
+    def remove(self, name: str) -> None:
+        """Stop pushing to that platform (another process runs it)."""
+        self._platforms.pop(name, None)
+        self._commands.pop(name, None)
+
+    def get(self, name: str) -> ChatPlatform | None:
+        return self._platforms.get(name)
+
+    def __getitem__(self, name: str) -> ChatPlatform:
+        return self._platforms[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._platforms
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._platforms)
+
+    def commands_of(self, name: str) -> CommandNames:
+        return self._commands.get(name) or CommandNames()

@@ -1,3 +1,6 @@
+"""Which work may wait: the scheduler's fan-out and other background jobs run in `background()`, so a
+store serving one connection at a time lets a learner's answer or read go ahead of them."""
+
 from __future__ import annotations
 
 import contextlib

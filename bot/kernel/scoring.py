@@ -1,3 +1,5 @@
+"""Pure scoring rules: points for a daily round, streaks on the channel's local days, ranks."""
+
 from __future__ import annotations
 
 import datetime as dt

@@ -1,3 +1,5 @@
+"""Pure question selection: no repeat in a space until the whole filtered bank has been asked."""
+
 from __future__ import annotations
 
 import random

@@ -1,3 +1,10 @@
+"""When a channel's daily question is due: pure functions of (local time, weekdays, IANA zone) on zoneinfo.
+
+Every function here is bounded (it looks at most a few weeks of local dates) and never loops on a DST
+transition. A local time that does not exist on a day (the spring-forward gap) moves to the first valid
+instant after the gap; a local time that happens twice (the fall-back hour) takes its first occurrence.
+"""
+
 from __future__ import annotations
 
 import datetime as dt

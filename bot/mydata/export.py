@@ -1,3 +1,9 @@
+"""A learner's misses as files: a CSV (every detail, one row per missed question) and an Anki-importable TSV
+(exactly two fields per line: front = prompt, code and choices; back = answer, explanation and reference).
+
+Pure: the service reads the misses (Store.learner_misses) and the questions, this module lays them out.
+"""
+
 from __future__ import annotations
 
 import csv

@@ -1,3 +1,5 @@
+"""`/quiz forget-me`: what is deleted, the confirmation it needs, and what the learner is told afterwards."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

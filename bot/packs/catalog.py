@@ -1,3 +1,12 @@
+"""Question packs: a space's own named sets of questions, in the bank's schema.
+
+The shipped bank is the read-only pack `pytorch`. A space's own packs live in the store (one row per
+question, the question kept as canonical JSON). This module parses uploads (YAML in the bank's format, or
+CSV), checks them all or nothing (every problem at once, by row or question id and field), writes them
+back out (export then import gives the same bytes for YAML), and resolves a channel's packs into the
+questions selection draws from. A question of an own pack is known to rounds as `PACK/ID`.
+"""
+
 from __future__ import annotations
 
 import csv
@@ -15,13 +24,14 @@ from pydantic import Field, ValidationError, field_validator
 from bot.bank.load import (
     MAX_CODE_CHARS,
     MAX_CODE_LINES,
-    Bank,
     QuestionSpec,
     parse_yaml_text,
 )
+from bot.kernel.context import QuestionBank
 from bot.kernel.echo import echo
-from bot.kernel.errors import BadSetting, NotAllowed, PackBusy, PackError, PackExists
-from bot.kernel.values import LETTERS, Actor, ChannelConfig, Question
+from bot.kernel.errors import BadSetting, NotAllowed, PackBusy, PackError, PackExists, UnknownRound
+from bot.kernel.values import LETTERS, Actor, ChannelConfig, Question, Round
+from bot.packs.store import PackStore
 
 BANK_PACK = "pytorch"  # the shipped bank, read-only
 
@@ -452,8 +462,8 @@ class PacksCard:
         return "Question packs\n" + "\n".join(self.lines)
 
 
-def bank_info(bank: Bank) -> PackInfo:
-    return PackInfo(BANK_PACK, len(bank), read_only=True)
+def bank_info(bank: QuestionBank) -> PackInfo:
+    return PackInfo(BANK_PACK, len(bank.questions), read_only=True)
 
 
 @dataclass(frozen=True)
@@ -496,11 +506,16 @@ class PackCatalog:
 
     SNAPSHOTS = 4096
 
-    def __init__(self, store: Any, bank: Bank) -> None:
+    def __init__(self, store: PackStore, bank: QuestionBank | Callable[[], QuestionBank]) -> None:
         self.store = store
-        self.bank = bank
+        self._bank = bank
         self._packs: dict[tuple[str, str, str], tuple[int, tuple[Question, ...], dict[str, str]]] = {}
         self._posted: dict[int, Question] = {}
+
+    @property
+    def bank(self) -> QuestionBank:
+        """The shipped bank (the pack `pytorch`): given, or read each time from its source (a reload)."""
+        return self._bank() if callable(self._bank) else self._bank
 
     # ---- reading -----------------------------------------------------------------------------------
 
@@ -593,6 +608,13 @@ class PackCatalog:
 
     def posted(self, round_: Any) -> Question | None:
         return self._posted.get(round_.id)
+
+    def question_of(self, round_: Round) -> Question:
+        """The question a round asked: the shipped bank's, or the pack text kept with it (prime it first)."""
+        question = self.bank.get(round_.question_id) or self.posted(round_)
+        if question is None:
+            raise UnknownRound(f"Question {round_.question_id} is no longer in the bank.")
+        return question
 
     # ---- import and export (admins only) ----------------------------------------------------------
 

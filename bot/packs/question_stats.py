@@ -1,3 +1,7 @@
+"""Per-question statistics for admins: times asked, % correct, the most chosen wrong option and its share,
+reports, and a flag for questions worth checking: answered more than 30 times, and under 15% right or a
+wrong option chosen more than the right one (with fewer answers a single wrong click would flag it)."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping

@@ -1,3 +1,12 @@
+"""Learner memory: one FSRS card per (platform, space, user, question), ratings and the review queue.
+
+Pure rules over values; py-fsrs (FSRS-6, default parameters, desired retention 0.9) does the scheduling.
+Fuzzing is off so that a review's due instant depends only on the history, which keeps every process and
+every test in agreement, and there are no minute-long learning steps: a learner meets a question at most a
+few times a day, so every card is scheduled in days (a miss is due again the next day).
+Nothing here touches leaderboards: scores come from rounds, memory from cards.
+"""
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -1,21 +1,23 @@
+"""Reviews: what a learner is about to forget (their FSRS cards), asked first, confident misses before the rest."""
+
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 from zoneinfo import ZoneInfo
 
+from bot.daily.boards import Boards
 from bot.daily.cards import LearningStats, TopicMastery
 from bot.kernel.cards import QuestionCard
+from bot.kernel.context import Context
 from bot.kernel.values import ChannelRef, Question, TopicStats, weakness_order
 from bot.practice import cards
 from bot.practice.cards import ReviewEmpty
 from bot.practice.memory import LearnerCard, ReviewEvent, due_queue, next_due, retrievability
-
-if TYPE_CHECKING:
-    from bot.quiz import QuizService
-
+from bot.practice.store import PracticeServiceStore
+from bot.reports.service import ReportDesk
 
 REVIEW_MAX = 20
 
@@ -111,30 +113,34 @@ class _Session:
 class Reviews:
     """Running reviews of one service: which practice round belongs to which review."""
 
-    def __init__(self, service: QuizService) -> None:
-        self._service = service
+    def __init__(
+        self, ctx: Context, store: PracticeServiceStore, practice: PracticeRounds, boards: Boards, reports: ReportDesk
+    ) -> None:
+        self.ctx = ctx
+        self.store = store
+        self.practice = practice
+        self.boards = boards
+        self.reports = reports
         self._sessions: dict[int, _Session] = {}  # round id -> its review
 
     async def start(self, ref: ChannelRef, user_id: str, n: int = REVIEW_DEFAULT) -> QuestionCard | ReviewEmpty:
-        service = self._service
-        now = service.clock.now()
-        learner_cards = await service.store.learner_cards(ref.platform, ref.space_id, user_id)
-        topics = (await service.stats_without_memory(ref.platform, ref.space_id, user_id)).by_topic
-        blocked = await service.store.open_daily_question_ids(ref.platform, ref.space_id)
-        blocked |= await service.reports.held(ref.platform, ref.space_id)  # held by reports: not asked
-        pool = await service.practice_pool(ref)
+        now = self.ctx.clock.now()
+        learner_cards = await self.store.learner_cards(ref.platform, ref.space_id, user_id)
+        topics = (await self.boards.stats_without_memory(ref.platform, ref.space_id, user_id)).by_topic
+        blocked = await self.store.open_daily_question_ids(ref.platform, ref.space_id)
+        blocked |= await self.reports.held(ref.platform, ref.space_id)  # held by reports: not asked
+        pool = await self.practice.practice_pool(ref)
         plan = plan_review(learner_cards, pool, topics, now, n, blocked)
         if not plan.question_ids:
-            _today, tz = await service.space_today(ref.platform, ref.space_id)
+            _today, tz = await self.ctx.space_today(ref.platform, ref.space_id)
             return ReviewEmpty(cards.nothing_to_review_text(plan.next_due, tz))
         planned = {q.id: q for q in pool if q.id in set(plan.question_ids)}
         return await self._serve(_Session(ref, user_id, plan.question_ids, planned))
 
     async def _serve(self, session: _Session) -> QuestionCard:
-        service = self._service
         question = session.questions[session.plan[session.position]]  # plans only hold questions of the pool
         session.position += 1
-        card = await service.practice_round(session.ref, session.user_id, question)
+        card = await self.practice.practice_round(session.ref, session.user_id, question)
         if len(self._sessions) >= SESSIONS_KEPT:
             self._sessions.pop(next(iter(self._sessions)))
         self._sessions[card.round_id] = session
@@ -149,3 +155,11 @@ class Reviews:
         if session.position < len(session.plan):
             return await self._serve(session), None
         return None, cards.review_score_text(session.right, session.position)
+
+
+class PracticeRounds(Protocol):
+    """What a review asks of practice: the pool a channel draws from, and a practice round of a question."""
+
+    async def practice_pool(self, ref: ChannelRef) -> tuple[Question, ...]: ...
+
+    async def practice_round(self, ref: ChannelRef, user_id: str, question: Question) -> QuestionCard: ...

@@ -6,6 +6,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Protocol
 
+from bot.kernel.store import ChannelReads, RoundReads
 from bot.kernel.values import (
     ChannelRef,
     PracticeAnswer,
@@ -44,4 +45,6 @@ class PracticeStore(Protocol):
         """One learner's review log in a space, oldest first."""
         ...
 
-    async def latest_practice_round(self, platform: str, space_id: str, user_id: str) -> Round | None: ...
+
+class PracticeServiceStore(PracticeStore, RoundReads, ChannelReads, Protocol):
+    """What practice and reviews read and write: their own rows, and rounds and channels."""

@@ -1,3 +1,12 @@
+"""The weekly recap chart: a RecapCard drawn as a PNG with matplotlib's Agg backend (no display, no pyplot).
+
+Four panels: answers per day (correct and wrong, stacked), accuracy by topic (weakest first), the top five
+by points, and the hardest question in words. Large fonts, every axis titled and labelled, and the
+Okabe-Ito palette (safe for the common colour-vision deficiencies); wrong answers are hatched as well as
+coloured, so the bars read without colour too. Text from questions and names is drawn literally (no
+mathtext: a `$` in a prompt stays a dollar sign).
+"""
+
 from __future__ import annotations
 
 import io

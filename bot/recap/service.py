@@ -1,21 +1,29 @@
+"""The weekly recap: a chart of a channel's past week, posted on the day it chooses at its posting time.
+
+The data is gathered here, from store queries only (`build_recap` -> RecapCard); bot.recap_chart draws it
+(matplotlib, imported only when a chart is drawn). The recap is durable work like the daily post: each
+channel row carries its next due recap, every process's tick claims due recaps in the store, and a mark per
+(channel, week) in the store makes sure a week is recapped at most once, whichever process claims it.
+
+A recap posted on local date D covers the seven local dates D-7 .. D-1 (on a Monday: last Monday to Sunday).
+"""
+
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
 import logging
 import threading
-from typing import TYPE_CHECKING
 
-from bot.bank.load import Bank
 from bot.daily.values import DueChannel
+from bot.kernel.context import Context, QuestionBank
+from bot.kernel.platform import NamePlatform
 from bot.kernel.timing import local_date_of, post_instant
 from bot.kernel.values import LETTERS, ChannelConfig, ChannelRef, SpaceFilter, TopicStats
+from bot.recap.ports import RecapPlatform
+from bot.recap.store import RecapServiceStore, RecapStore
 from bot.recap.values import HardestQuestion, RecapCard, RecapDay, RecapRound
-from bot.store.ports import Store
-
-if TYPE_CHECKING:
-    from bot.quiz import QuizService
-
+from bot.seasons.service import Seasons
 
 log = logging.getLogger(__name__)
 
@@ -84,8 +92,8 @@ def _clip(text: str, limit: int) -> str:
 
 
 async def build_recap(
-    store: Store,
-    bank: Bank,
+    store: RecapStore,
+    bank: QuestionBank,
     platform: str,
     space_id: str,
     end: dt.date,
@@ -122,7 +130,7 @@ async def build_recap(
     )
 
 
-def _hardest(bank: Bank, rounds: list[RecapRound]) -> HardestQuestion | None:
+def _hardest(bank: QuestionBank, rounds: list[RecapRound]) -> HardestQuestion | None:
     answered = [r for r in rounds if r.answered]
     if not answered:
         return None
@@ -198,14 +206,12 @@ def _draw_now(card: RecapCard) -> bytes:
 
 
 class Recaps:
-    """Posts each channel's weekly recap from the scheduler's tick; built over the QuizService."""
+    """Posts each channel's weekly recap from the scheduler's tick."""
 
-    def __init__(self, service: QuizService) -> None:
-        self.service = service
-
-    @property
-    def store(self) -> Store:
-        return self.service.store
+    def __init__(self, ctx: Context, store: RecapServiceStore, seasons: Seasons) -> None:
+        self.ctx = ctx
+        self.store = store
+        self.seasons = seasons
 
     async def card(
         self,
@@ -217,12 +223,12 @@ class Recaps:
         names: bool = True,
     ) -> RecapCard:
         """The recap card of the week ending `end`, with the platform's display names when it has them."""
-        card = await build_recap(self.store, self.service.bank, platform, space_id, end, channel_id=channel_id)
-        resolver = getattr(self.service.platforms.get(platform), "display_names", None)
-        if names and resolver is not None and card.top:
+        card = await build_recap(self.store, self.ctx.bank, platform, space_id, end, channel_id=channel_id)
+        chat = self.ctx.platforms.get(platform)
+        if names and isinstance(chat, NamePlatform) and card.top:
             ref = ChannelRef(platform, space_id, channel_id or "")
             try:
-                found = await resolver(ref, [s.user_id for s in card.top])
+                found = await chat.display_names(ref, [s.user_id for s in card.top])
             except Exception as exc:  # names are a nicety: ids are shown instead
                 log.info("display names for the recap failed: %s", type(exc).__name__)
                 found = {}
@@ -231,14 +237,14 @@ class Recaps:
 
     async def schedule_unscheduled(self, spaces: SpaceFilter | None = None) -> None:
         """Give running channels with the recap on (e.g. saved before recaps existed) their next recap."""
-        now = self.service.clock.now()
+        now = self.ctx.clock.now()
         for cfg in await self.store.unscheduled_recaps(spaces):
             if spaces is None or spaces(cfg.ref):
                 await self.store.set_next_recap(cfg.ref, next_recap_after(cfg, now))
 
     async def run_due(self, spaces: SpaceFilter | None = None) -> None:
         """Claim and post every due recap; a failure of one never stops the others."""
-        now = self.service.clock.now()
+        now = self.ctx.clock.now()
         for _ in range(3):  # a recap skipped as too late may leave this week's due now: take it too
             claimed = await self.store.claim_due_recaps(now, now + RECAP_LEASE, BATCH, spaces)
             for due in claimed:
@@ -251,14 +257,14 @@ class Recaps:
                 break
 
     async def _run(self, due: DueChannel) -> None:
-        store, now = self.store, self.service.clock.now()
+        store, now = self.store, self.ctx.clock.now()
         cfg = await store.get_channel(due.ref)
         if cfg is None:
             await store.finish_due_recap(due.ref, due.due_at, None)
             return
         next_at = next_recap_after(cfg, max(now, due.due_at))
-        poster = getattr(self.service.platforms.get(due.ref.platform), "post_recap", None)
-        if cfg.paused or cfg.recap_day is None or poster is None:
+        poster = self.ctx.platforms.get(due.ref.platform)
+        if cfg.paused or cfg.recap_day is None or not isinstance(poster, RecapPlatform):
             await store.finish_due_recap(due.ref, due.due_at, next_at)
             return
         day = local_date_of(cfg, due.due_at)
@@ -282,7 +288,7 @@ class Recaps:
         try:
             card = await self.card(due.ref.platform, due.ref.space_id, end, channel_id=due.ref.channel_id)
             png = None if card.empty else await draw(card)
-            await poster(due.ref, card, png)
+            await poster.post_recap(due.ref, card, png)
         except Exception as exc:
             await store.unmark_recap(due.ref, end)
             retry = now + RETRY
@@ -302,7 +308,7 @@ class Recaps:
             return
         log.info("posted the weekly recap of %s/%s for the week ending %s", due.ref.platform, due.ref.channel_id, end)
         await store.finish_due_recap(due.ref, due.due_at, next_at)
-        await self.service.seasons.after_due(cfg, due.due_at)  # on the 1st: last month's season card (once)
+        await self.seasons.after_due(cfg, due.due_at)  # on the 1st: last month's season card (once)
 
 
 def _with_names(card: RecapCard, names: dict[str, str]) -> RecapCard:

@@ -8,6 +8,7 @@ from typing import Protocol
 from bot.daily.values import (
     DueChannel,
 )
+from bot.kernel.store import ChannelReads
 from bot.kernel.values import (
     ChannelConfig,
     ChannelRef,
@@ -59,3 +60,7 @@ class RecapStore(Protocol):
     ) -> list[RecapScorer]:
         """The best members of those rounds: most points, then who reached their total first, then user id."""
         ...
+
+
+class RecapServiceStore(RecapStore, ChannelReads, Protocol):
+    """What the recap reads and writes: its own rows and the channels' settings."""

@@ -1,20 +1,32 @@
+"""Opt-in nudges: at most one private message a day per learner and space, at the learner's chosen time.
+
+`/quiz remind on [HH:MM]` (Discord `/remind`) stores a reminder for (platform, space, user): the channel it
+was turned on in, the local time (default 09:00) and the timezone it is read in (the learner's own when the
+platform knows it, else the channel's quiz timezone, else the space's, else UTC). Its row carries the next
+due instant, like a channel's next post, so a restart or another process picks it up.
+
+Every process's tick reads the due reminders; the store's claim of (user, local date) decides which one
+sends, so a learner hears from the bot once a day at most, however many processes run. The message says how
+many reviews are due and whether today's question in that channel is still unanswered before its reveal;
+with nothing to say nothing is sent (the day still counts as done). A platform that says the learner cannot
+be messaged (DMs closed, a deactivated account) switches that learner's reminders off, logged once.
+"""
+
 from __future__ import annotations
 
 import datetime as dt
 import logging
-from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+from bot.kernel.context import Context
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting, DirectMessageBlocked
 from bot.kernel.parsing import parse_time
+from bot.kernel.platform import DirectPlatform, TimezonePlatform
 from bot.kernel.timing import local_text, resolve_local
 from bot.kernel.values import ChannelRef, SpaceFilter
+from bot.reminders.store import ReminderServiceStore
 from bot.reminders.values import RemindCard, Reminder
-
-if TYPE_CHECKING:
-    from bot.quiz import QuizService
-
 
 log = logging.getLogger(__name__)
 
@@ -73,15 +85,15 @@ def reminder_text(due: int, review_command: str, waiting: bool, reveal_at: dt.da
 
 
 class Reminders:
-    """Turning reminders on and off, and sending the due ones (built over the QuizService)."""
+    """Turning reminders on and off, and sending the due ones ."""
 
-    def __init__(self, service: QuizService) -> None:
-        self._service = service
+    def __init__(self, ctx: Context, store: ReminderServiceStore) -> None:
+        self.ctx = ctx
+        self.store = store
 
     async def set(self, ref: ChannelRef, user_id: str, on: bool, at: dt.time | None = None) -> RemindCard:
-        service = self._service
-        store, now = service.store, service.clock.now()
-        names = service.commands_of(ref.platform)
+        store, now = self.store, self.ctx.clock.now()
+        names = self.ctx.commands_of(ref.platform)
         existing = await store.get_reminder(ref.platform, ref.space_id, user_id)
         if not on:
             if existing is not None and existing.enabled:
@@ -103,28 +115,26 @@ class Reminders:
 
     async def _timezone(self, ref: ChannelRef, user_id: str) -> str:
         """The learner's own timezone when the platform knows it, else the channel's, the space's or UTC."""
-        service = self._service
-        lookup = getattr(service.platforms.get(ref.platform), "user_timezone", None)
-        if lookup is not None:
+        platform = self.ctx.platforms.get(ref.platform)
+        if isinstance(platform, TimezonePlatform):
             try:
-                own = await lookup(ref, user_id)
+                own = await platform.user_timezone(ref, user_id)
             except Exception as exc:  # a nicety: the channel's timezone is used instead
                 log.info("could not read the timezone of %s: %s", user_id, type(exc).__name__)
                 own = None
             if own and _known_zone(own):
                 return str(own)
-        cfg = await service.store.get_channel(ref)
+        cfg = await self.store.get_channel(ref)
         if cfg is not None and cfg.ref.space_id == ref.space_id:
             return cfg.timezone
-        return await service.store.space_timezone(ref.platform, ref.space_id) or "UTC"
+        return await self.store.space_timezone(ref.platform, ref.space_id) or "UTC"
 
     async def run_due(self, spaces: SpaceFilter | None = None) -> None:
         """Send every due reminder once per (learner, local date); a failure of one never stops the others.
         Reminders of a platform this process does not run are left to the process that runs it."""
-        service = self._service
-        now = service.clock.now()
+        now = self.ctx.clock.now()
         for _ in range(10):  # bounded; another pass only for a full batch or a day skipped as too late
-            due = await service.store.due_reminders(now, BATCH, spaces)
+            due = await self.store.due_reminders(now, BATCH, spaces)
             again = False
             for reminder in due:
                 try:
@@ -141,7 +151,7 @@ class Reminders:
         """Move the reminder on to its first time after `after` (and after its current due instant)."""
         assert reminder.next_at is not None
         after = max(after, reminder.next_at)
-        await self._service.store.advance_reminder(
+        await self.store.advance_reminder(
             reminder.platform,
             reminder.space_id,
             reminder.user_id,
@@ -151,11 +161,12 @@ class Reminders:
 
     async def _run(self, reminder: Reminder, now: dt.datetime) -> bool:
         """One due reminder; True when it was skipped as too late and a later day may be due now."""
-        service, store = self._service, self._service.store
+        store = self.store
         assert reminder.next_at is not None
-        if reminder.platform not in service.platforms:
+        if reminder.platform not in self.ctx.platforms:
             return False  # not running here: the process that runs the platform sends it
-        send = getattr(service.platforms[reminder.platform], "send_direct", None)
+        platform = self.ctx.platforms[reminder.platform]
+        send = platform.send_direct if isinstance(platform, DirectPlatform) else None
         day = local_date_in(reminder.next_at, reminder.timezone)
         late = now - reminder.next_at
         if late > REMIND_GRACE or send is None:
@@ -189,8 +200,8 @@ class Reminders:
 
     async def text_for(self, reminder: Reminder, now: dt.datetime) -> str | None:
         """What the learner would be told now (None: nothing)."""
-        service, store = self._service, self._service.store
-        in_bank = {q.id for q in service.bank.questions}
+        store = self.store
+        in_bank = {q.id for q in self.ctx.bank.questions}
         cards = await store.learner_cards(reminder.platform, reminder.space_id, reminder.user_id)
         due = sum(1 for c in cards if c.due <= now and c.key.question_id in in_bank)
         waiting, reveal_at = False, None
@@ -202,7 +213,7 @@ class Reminders:
             if await store.get_answer(round_.id, reminder.user_id) is None:
                 waiting, reveal_at = True, round_.closes_at
                 break
-        review = service.commands_of(reminder.platform).review
+        review = self.ctx.commands_of(reminder.platform).review
         return reminder_text(due, review, waiting, reveal_at, reminder.timezone)
 
 

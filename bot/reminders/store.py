@@ -5,9 +5,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Protocol
 
+from bot.kernel.store import ChannelReads, RoundReads
 from bot.kernel.values import (
     SpaceFilter,
 )
+from bot.practice.store import PracticeStore
 from bot.reminders.values import Reminder
 
 
@@ -40,3 +42,7 @@ class ReminderStore(Protocol):
     async def disable_reminder(self, platform: str, space_id: str, user_id: str) -> bool:
         """Switch the learner's reminder off; True when it was on (so the caller logs it once)."""
         ...
+
+
+class ReminderServiceStore(ReminderStore, RoundReads, ChannelReads, PracticeStore, Protocol):
+    """What reminders read and write: reminders, and what a reminder tells (due cards, today's round)."""

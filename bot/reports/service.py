@@ -1,22 +1,34 @@
+"""Reports of a question's problems: members report, admins resolve; a question with 3 open reports in a
+space is held from selection there (daily, practice and review) until an admin resolves it.
+
+A report names a round (the reveal's or a practice verdict's "Report a problem" button), or, typed as
+`/quiz report [reason] [text]`, the most recent of the channel's latest daily question and the member's own
+latest practice question in the space. Every rule that decides (the daily limit, one open report per member
+and question) is decided in the store, so two processes never both let a report through.
+
+Resolving a report resolves every open report of its question:
+- keep: the question is fine; the reports close and it is asked again (this also lifts an earlier hold);
+- hold: the reports close and the question stays held until an admin keeps it;
+- edit (a space's own pack only): like hold, with the steps to fix the question (export, correct it,
+  import again with replace, then keep). The shipped pack `pytorch` can be kept or held only.
+"""
+
 from __future__ import annotations
 
 import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+from bot.kernel.context import Context
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting, NotAllowed, ReportRefused, UnknownRound
 from bot.kernel.parsing import ROUND_ID_MAX
 from bot.kernel.values import Actor, ChannelRef, Round, RoundKind
 from bot.packs.catalog import BANK_PACK
+from bot.reports.store import ReportDeskStore
 from bot.reports.values import NewReport, Report, ReportReason, ReportWrite
-
-if TYPE_CHECKING:
-    from bot.quiz import QuizService
-
 
 REPORT_DAILY_LIMIT = 5  # reports per member per space per (the space's local) day
 
@@ -135,17 +147,23 @@ class ReportsCard:
 
 
 class ReportDesk:
-    """The service's reports: members report, admins see the queue and resolve."""
+    """Members report a question's problems, admins see the queue and resolve it."""
 
-    def __init__(self, service: QuizService) -> None:
-        self._service = service
+    def __init__(self, ctx: Context, store: ReportDeskStore) -> None:
+        self.ctx = ctx
+        self.store = store
+
+    async def report_counts(self, platform: str, space_id: str) -> dict[str, int]:
+        """Open reports per question id in the space."""
+        counts = await self.store.report_counts(platform, space_id)
+        return {question: still for question, (_, still) in counts.items() if still}
 
     async def held(self, platform: str, space_id: str) -> set[str]:
         """Questions not to select in the space (3 open reports or more, or held by an admin)."""
-        return await self._service.store.held_question_ids(platform, space_id, HOLD_AT)
+        return await self.store.held_question_ids(platform, space_id, HOLD_AT)
 
     async def _day_start(self, platform: str, space_id: str) -> dt.datetime:
-        today, tz = await self._service.space_today(platform, space_id)
+        today, tz = await self.ctx.space_today(platform, space_id)
         return dt.datetime.combine(today, dt.time(), ZoneInfo(tz))
 
     async def report_round(
@@ -153,22 +171,22 @@ class ReportDesk:
         user_id: str,
         round_id: int,
         reason: ReportReason,
-        text: str,
+        text: str = "",
         *,
         space: tuple[str, str] | None = None,
     ) -> str:
         """Report the question a round asked; the reply for the reporter. `space` is where the click came from."""
-        round_ = await self._service.store.get_round(round_id)
+        round_ = await self.store.get_round(round_id)
         if round_ is None or (space is not None and (round_.ref.platform, round_.ref.space_id) != space):
             raise UnknownRound("That question is not known here (it may be from another bot).")
         if round_.kind is RoundKind.PRACTICE and round_.user_id != user_id:
             raise NotAllowed("That practice question was someone else's; report the questions you were asked.")
         return await self._add(round_, user_id, reason, text)
 
-    async def report_latest(self, ref: ChannelRef, user_id: str, reason: ReportReason, text: str) -> str:
+    async def report_latest(self, ref: ChannelRef, user_id: str, reason: ReportReason, text: str = "") -> str:
         """`/quiz report`: the more recent of the channel's latest daily question and the member's latest
         practice question in the space."""
-        store = self._service.store
+        store = self.store
         daily = await store.latest_daily_round(ref)
         practice = await store.latest_practice_round(ref.platform, ref.space_id, user_id)
         found = [r for r in (daily, practice) if r is not None and (r.kind is RoundKind.PRACTICE or r.is_posted)]
@@ -177,7 +195,6 @@ class ReportDesk:
         return await self._add(max(found, key=lambda r: r.id), user_id, reason, text)
 
     async def _add(self, round_: Round, user_id: str, reason: ReportReason, text: str) -> str:
-        service = self._service
         platform, space_id = round_.ref.platform, round_.ref.space_id
         report = NewReport(
             platform,
@@ -187,10 +204,10 @@ class ReportDesk:
             user_id,
             reason,
             clean_text(text),
-            service.clock.now(),
+            self.ctx.clock.now(),
         )
         since = await self._day_start(platform, space_id)
-        status, report_id = await service.store.add_report(report, since=since, daily_limit=REPORT_DAILY_LIMIT)
+        status, report_id = await self.store.add_report(report, since=since, daily_limit=REPORT_DAILY_LIMIT)
         if status is ReportWrite.DUPLICATE:
             raise ReportRefused("You have already reported this question; an admin will look at it.")
         if status is ReportWrite.LIMIT:
@@ -207,7 +224,7 @@ class ReportDesk:
         """Admins only: the space's open reports, oldest first, and its held questions."""
         if not actor.is_admin:
             raise NotAllowed(ADMINS_ONLY.format(what="see the reports queue"))
-        store = self._service.store
+        store = self.store
         counts = await store.report_counts(platform, space_id)
         open_reports = await store.reports(platform, space_id, limit=QUEUE_SHOWN)
         total_open = sum(still for _, still in counts.values())
@@ -225,7 +242,7 @@ class ReportDesk:
         if not actor.is_admin:
             raise NotAllowed(ADMINS_ONLY.format(what="resolve reports"))
         action = check_action(action)
-        store = self._service.store
+        store = self.store
         known = 0 < report_id <= ROUND_ID_MAX  # a store keeps ids as signed 64-bit integers
         report = await store.get_report(platform, space_id, report_id) if known else None
         if report is None:
@@ -236,7 +253,7 @@ class ReportDesk:
                 f"Question {qid} is in the shipped pack {BANK_PACK}, which cannot be edited here: resolve it with "
                 "keep (it is fine) or hold (it is not asked here again)."
             )
-        closed = await store.resolve_reports(platform, space_id, qid, action, actor.user_id, self._service.clock.now())
+        closed = await store.resolve_reports(platform, space_id, qid, action, actor.user_id, self.ctx.clock.now())
         done = f"Report #{report_id}: {closed} open report(s) on question {qid} closed"
         if action == "keep":
             return f"{done}; the question is kept and asked again."

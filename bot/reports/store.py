@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Protocol
 
+from bot.kernel.store import RoundReads
 from bot.reports.values import NewReport, Report, ReportWrite
 
 
@@ -40,3 +41,7 @@ class ReportStore(Protocol):
     async def report_counts(self, platform: str, space_id: str) -> dict[str, tuple[int, int]]:
         """Per reported question: (reports, open reports)."""
         ...
+
+
+class ReportDeskStore(ReportStore, RoundReads, Protocol):
+    """What the report desk reads and writes: reports, and the rounds they are about."""

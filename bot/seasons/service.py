@@ -1,22 +1,31 @@
+"""Monthly seasons: on the 1st of each month the space's top three of last month are archived and named.
+
+A season is a calendar month of a space's daily rounds (id YYYY-MM, the month leaderboard's key). Its card
+goes out with a channel's first daily post or weekly recap on or after the 1st (local date, at the posting
+time), within the month's first SEASON_DAYS days. The store decides everything once: the space's archive
+(`archive_season`, the first call wins, deferred while a daily round of that month is still open) and each
+channel's card (`mark_season_post`), so any number of processes post it once. A month no one scored in gets
+no card (the quiet option). On Discord an optional `champion_role` moves to the new champion.
+"""
+
 from __future__ import annotations
 
 import datetime as dt
 import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from bot.kernel.cards import LeaderboardCard
+from bot.kernel.context import Context
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting, NoSeason
 from bot.kernel.parsing import parse_season
+from bot.kernel.platform import NamePlatform
 from bot.kernel.timing import local_date_of
 from bot.kernel.values import ChannelConfig, ChannelRef, Period
+from bot.seasons.ports import ChampionPlatform, RoleCheckPlatform, SeasonPlatform
+from bot.seasons.store import SeasonServiceStore
 from bot.seasons.values import SeasonArchive, SeasonCard
-
-if TYPE_CHECKING:
-    from bot.quiz import QuizService
-    from bot.settings import ConfigChange
-
+from bot.settings import ConfigChange
 
 log = logging.getLogger(__name__)
 
@@ -69,10 +78,11 @@ def season_text(card: SeasonCard, board_command: str) -> str:
 
 class Seasons:
     """The season card from the scheduler's work, the season boards, and the champion_role setting's
-    checks; built over the QuizService."""
+    checks."""
 
-    def __init__(self, service: QuizService) -> None:
-        self.service = service
+    def __init__(self, ctx: Context, store: SeasonServiceStore) -> None:
+        self.ctx = ctx
+        self.store = store
 
     async def after_due(self, cfg: ChannelConfig, due_at: dt.datetime) -> None:
         """After a channel's daily post or recap due at `due_at`: post last month's season card if this is
@@ -86,12 +96,11 @@ class Seasons:
             log.exception("the season card of %s/%s failed", cfg.ref.platform, cfg.ref.channel_id)
 
     async def _post(self, cfg: ChannelConfig, season: str) -> None:
-        service, ref = self.service, cfg.ref
-        platform = service.platforms.get(ref.platform)
-        poster = getattr(platform, "post_season", None)
-        if poster is None:
+        ref = cfg.ref
+        platform = self.ctx.platforms.get(ref.platform)
+        if not isinstance(platform, SeasonPlatform):
             return
-        store, now = service.store, service.clock.now()
+        store, now = self.store, self.ctx.clock.now()
         if not await store.mark_season_post(ref, season, now):
             return  # posted before (this or another process)
         archive = await store.archive_season(ref.platform, ref.space_id, season, now)
@@ -101,10 +110,10 @@ class Seasons:
             return
         if not archive.rows:
             return  # no one scored that month: no card
-        role = cfg.champion_role if hasattr(platform, "move_champion") else None
+        role = cfg.champion_role if isinstance(platform, ChampionPlatform) else None
         card = await self.card(ref, archive, role)
         try:
-            await poster(ref, card)
+            await platform.post_season(ref, card)
         except Exception as exc:
             await store.unmark_season_post(ref, season)  # tried again with the next post or recap
             log.warning("posting the season card %s in %s failed: %s", season, ref.channel_id, type(exc).__name__)
@@ -116,23 +125,23 @@ class Seasons:
     async def _move_role(self, ref: ChannelRef, role: str, archive: SeasonArchive) -> None:
         winner = archive.champion
         assert winner is not None
-        previous = await self.service.store.champion_before(ref.platform, ref.space_id, archive.season)
-        mover = getattr(self.service.platforms.get(ref.platform), "move_champion", None)
-        if mover is None:
+        previous = await self.store.champion_before(ref.platform, ref.space_id, archive.season)
+        platform = self.ctx.platforms.get(ref.platform)
+        if not isinstance(platform, ChampionPlatform):
             return
         try:
-            await mover(ref, role, winner, previous if previous != winner else None)
+            await platform.move_champion(ref, role, winner, previous if previous != winner else None)
         except Exception as exc:  # e.g. Manage Roles was taken away since the setting was saved
             log.warning("moving the champion role in %s failed: %s", ref.space_id, type(exc).__name__)
 
     async def card(self, ref: ChannelRef, archive: SeasonArchive, role: str | None = None) -> SeasonCard:
         """The season card with the platform's display names when it has them (ids otherwise)."""
         card = SeasonCard(archive.season, season_label(archive.season), archive.rows, champion_role=role)
-        resolver = getattr(self.service.platforms.get(ref.platform), "display_names", None)
-        if resolver is None:
+        platform = self.ctx.platforms.get(ref.platform)
+        if not isinstance(platform, NamePlatform):
             return card
         try:
-            found = await resolver(ref, [r.user_id for r in archive.rows])
+            found = await platform.display_names(ref, [r.user_id for r in archive.rows])
         except Exception as exc:  # names are a nicety: ids are shown instead
             log.info("display names for the season card failed: %s", type(exc).__name__)
             return card
@@ -144,8 +153,8 @@ class Seasons:
         """A season's board: the archived top three (its podium) and the whole month's top ten, plus the
         asker's rank. A season not started, still running or without results gets its own reply."""
         season = parse_season(season_text)
-        store = self.service.store
-        today, _tz = await self.service.space_today(platform, space_id)
+        store = self.store
+        today, _tz = await self.ctx.space_today(platform, space_id)
         current, label = f"{today:%Y-%m}", season_label(season)
         if season > current:
             raise NoSeason(
@@ -181,12 +190,12 @@ class Seasons:
         role there (Manage Roles, a role below its own); `off` is always accepted on Discord."""
         if "champion_role" not in change:
             return
-        problem = getattr(self.service.platforms.get(ref.platform), "champion_role_problem", None)
-        if problem is None:
+        platform = self.ctx.platforms.get(ref.platform)
+        if not isinstance(platform, RoleCheckPlatform):
             raise BadSetting(DISCORD_ONLY.format(platform=echo(ref.platform.capitalize(), 20)))
         role = change.get("champion_role")
         if role is None:
             return
-        why = await problem(ref, role)
+        why = await platform.champion_role_problem(ref, role)
         if why:
             raise BadSetting(why)

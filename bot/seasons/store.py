@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Protocol
 
+from bot.kernel.store import BoardReads
 from bot.kernel.values import (
     ChannelRef,
 )
@@ -36,3 +37,7 @@ class SeasonStore(Protocol):
     async def unmark_season_post(self, ref: ChannelRef, season: str) -> None:
         """Forget the mark (the card could not be sent, so it may be tried again)."""
         ...
+
+
+class SeasonServiceStore(SeasonStore, BoardReads, Protocol):
+    """What seasons read and write: archives, their cards' marks, and the month's board."""

@@ -142,3 +142,17 @@ class SqlBase:
     async def _first(self, sql: str, params: Sequence[Any] = ()) -> Any:
         rows = await self._read(sql, params)
         return rows[0] if rows else None
+
+    async def _finish_due(
+        self, due: str, lease: str, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None
+    ) -> None:
+        """Move `due` on to next_at (unless a change moved it meanwhile) and free the lease."""
+        await self._atomic(
+            f"UPDATE channels SET {due} = CASE WHEN {due} = ? THEN ? ELSE {due} END, "
+            f"{lease} = NULL WHERE platform = ? AND channel_id = ?",
+            (self._ts(due_at), self._maybe_ts(next_at), ref.platform, ref.channel_id),
+        )
+
+    async def _count_packs(self, tx: SqlTx, platform: str, space_id: str) -> int:
+        rows = await tx.rows("SELECT COUNT(*) FROM packs WHERE platform = ? AND space_id = ?", (platform, space_id))
+        return int(rows[0][0])

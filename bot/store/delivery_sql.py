@@ -35,19 +35,6 @@ class DeliverySql(SqlBase):
     ) -> list[DueChannel]:
         return await self._claim_due("next_post_at", "claimed_until", now, lease_until, limit, spaces)
 
-    async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
-        await self._finish_due("next_post_at", "claimed_until", ref, due_at, next_at)
-
-    async def _finish_due(
-        self, due: str, lease: str, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None
-    ) -> None:
-        """Move `due` on to next_at (unless a change moved it meanwhile) and free the lease."""
-        await self._atomic(
-            f"UPDATE channels SET {due} = CASE WHEN {due} = ? THEN ? ELSE {due} END, "
-            f"{lease} = NULL WHERE platform = ? AND channel_id = ?",
-            (self._ts(due_at), self._maybe_ts(next_at), ref.platform, ref.channel_id),
-        )
-
     async def claim_posts(
         self,
         now: dt.datetime,
@@ -60,14 +47,6 @@ class DeliverySql(SqlBase):
     ) -> list[SendClaim]:
         return await self._claim_sends("post", now, lease_until, limit, round_id, force, spaces)
 
-    async def finish_post(
-        self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
-    ) -> None:
-        await self._atomic(
-            "UPDATE rounds SET post_state = ?, post_due_at = ?, message_id = COALESCE(?, message_id) WHERE id = ?",
-            (state, self._maybe_ts(retry_at), message_id, round_id),
-        )
-
     async def claim_reveals(
         self,
         now: dt.datetime,
@@ -78,12 +57,6 @@ class DeliverySql(SqlBase):
         spaces: SpaceFilter | None = None,
     ) -> list[SendClaim]:
         return await self._claim_sends("reveal", now, lease_until, limit, round_id, False, spaces)
-
-    async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
-        await self._atomic(
-            "UPDATE rounds SET reveal_state = ?, reveal_due_at = ? WHERE id = ?",
-            (state, self._maybe_ts(retry_at), round_id),
-        )
 
     async def claim_due_posts(
         self, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None = None

@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Sequence
 
 from bot.kernel.errors import PackBusy, PackError, PackExists
-from bot.store.base import SqlBase, SqlTx
+from bot.store.base import SqlBase
 from bot.store.rows import (
     answer_counts,
 )
@@ -55,10 +55,6 @@ class PackSql(SqlBase):
             (platform, space_id),
         )
         return answer_counts(asked, chosen)
-
-    async def _count_packs(self, tx: SqlTx, platform: str, space_id: str) -> int:
-        rows = await tx.rows("SELECT COUNT(*) FROM packs WHERE platform = ? AND space_id = ?", (platform, space_id))
-        return int(rows[0][0])
 
     async def save_pack(
         self,

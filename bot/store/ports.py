@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from bot.daily.store import BoardStore, ChannelStore, DeliveryStore, RoundStore
+from bot.daily.store import ChannelStore, DeliveryStore, RoundStore
 from bot.installs.store import InstallStore
-from bot.kernel.context import OnceStore, SpaceStore
+from bot.kernel.store import BoardReads, OnceStore
 from bot.mydata.store import MyDataStore
 from bot.packs.store import PackStore
 from bot.practice.store import PracticeStore
@@ -37,12 +37,11 @@ class StoreLifecycle(Protocol):
 
 class Store(
     StoreLifecycle,
-    SpaceStore,
     OnceStore,
     ChannelStore,
     RoundStore,
     DeliveryStore,
-    BoardStore,
+    BoardReads,
     PracticeStore,
     PackStore,
     ReportStore,

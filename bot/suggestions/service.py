@@ -1,23 +1,30 @@
+"""Members suggest questions; admins approve them into the space's pack `suggestions` or reject them.
+
+A suggestion is checked with the rules of a pack import (bot.packs: the bank's schema with a space's free
+topics, card lengths that fit both platforms); the first broken rule is named by its form field and nothing
+is stored. The store keeps it (pending, approved or rejected) and decides the daily limit. The author is
+told privately of the decision (a DM where the platform has one).
+"""
+
 from __future__ import annotations
 
 import json
 import logging
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
+from bot.kernel.context import Context
 from bot.kernel.echo import echo, one_line
 from bot.kernel.errors import BadSuggestion, NotAllowed, QuizError
 from bot.kernel.parsing import parse_number
+from bot.kernel.platform import DirectPlatform
 from bot.kernel.values import LETTERS, Actor, ChannelRef, Difficulty
 from bot.packs.catalog import MAX_PACK_QUESTIONS, MAX_PACKS, MAX_REFERENCE, PackQuestionSpec, canonical, card_problems
+from bot.suggestions.store import SuggestionStore
 from bot.suggestions.values import Suggestion, SuggestionStatus
-
-if TYPE_CHECKING:
-    from bot.quiz import QuizService
-
 
 log = logging.getLogger(__name__)
 
@@ -248,16 +255,15 @@ def parse_suggestion_id(raw: str) -> int:
 class Suggestions:
     """Suggest, list, approve and reject; what the store decides (the daily limit, one decision) it decides."""
 
-    def __init__(self, service: QuizService) -> None:
-        self.service = service
+    def __init__(self, ctx: Context, store: SuggestionStore) -> None:
+        self.ctx = ctx
+        self.store = store
 
     async def suggest(self, ref: ChannelRef, author_id: str, form: SuggestionForm) -> Suggestion:
         """Check the form (BadSuggestion names the field) and store it pending, within the daily limit."""
         body = body_of(validate(form))
-        day, _ = await self.service.space_today(ref.platform, ref.space_id)
-        saved = await self.service.store.add_suggestion(
-            ref, author_id, body, self.service.clock.now(), day, DAILY_LIMIT
-        )
+        day, _ = await self.ctx.space_today(ref.platform, ref.space_id)
+        saved = await self.store.add_suggestion(ref, author_id, body, self.ctx.clock.now(), day, DAILY_LIMIT)
         if saved is None:
             raise NotAllowed(
                 f"You have made {DAILY_LIMIT} suggestions today, the most a day; nothing was saved. Try again tomorrow."
@@ -267,13 +273,11 @@ class Suggestions:
     async def pending(self, actor: Actor, platform: str, space_id: str) -> SuggestionsCard:
         """Admins only: the suggestions waiting for review."""
         require_reviewer(actor)
-        found = await self.service.store.list_suggestions(
-            platform, space_id, SuggestionStatus.PENDING.value, LISTED + 1
-        )
+        found = await self.store.list_suggestions(platform, space_id, SuggestionStatus.PENDING.value, LISTED + 1)
         return SuggestionsCard(tuple(found[:LISTED]), more=len(found) > LISTED)
 
     async def _why_not(self, platform: str, space_id: str, suggestion_id: int) -> QuizError:
-        found = await self.service.store.get_suggestion(platform, space_id, suggestion_id)
+        found = await self.store.get_suggestion(platform, space_id, suggestion_id)
         if found is None:
             return QuizError(f"There is no suggestion #{suggestion_id} here.")
         return QuizError(f"Suggestion #{suggestion_id} was already {found.status.value}; nothing changed.")
@@ -281,13 +285,13 @@ class Suggestions:
     async def approve(self, actor: Actor, platform: str, space_id: str, suggestion_id: int) -> Suggestion:
         """Admins only: the question joins the pack `suggestions`; the author is told privately."""
         require_reviewer(actor)
-        done = await self.service.store.approve_suggestion(
+        done = await self.store.approve_suggestion(
             platform,
             space_id,
             suggestion_id,
             PACK,
             actor.user_id,
-            self.service.clock.now(),
+            self.ctx.clock.now(),
             max_packs=MAX_PACKS,
             max_questions=MAX_PACK_QUESTIONS,
         )
@@ -308,8 +312,8 @@ class Suggestions:
             raise BadSuggestion("Give a reason for the rejection; its author is told.", "reason")
         if len(reason) > MAX_REASON:
             raise BadSuggestion(f"The reason is {len(reason)} characters, at most {MAX_REASON}.", "reason")
-        done = await self.service.store.reject_suggestion(
-            platform, space_id, suggestion_id, reason, actor.user_id, self.service.clock.now()
+        done = await self.store.reject_suggestion(
+            platform, space_id, suggestion_id, reason, actor.user_id, self.ctx.clock.now()
         )
         if done is None:
             raise await self._why_not(platform, space_id, suggestion_id)
@@ -320,10 +324,10 @@ class Suggestions:
 
     async def _tell(self, s: Suggestion, text: str) -> None:
         """The author, privately: a DM where the platform has one, else a note only they see in the channel."""
-        platform = self.service.platforms.get(s.ref.platform)
+        platform = self.ctx.platforms.get(s.ref.platform)
         if platform is None:
             return
-        direct = getattr(platform, "send_direct", None)
+        direct = platform.send_direct if isinstance(platform, DirectPlatform) else None
         try:
             if direct is not None:
                 await direct(s.ref, s.author_id, text)

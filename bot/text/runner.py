@@ -1,4 +1,4 @@
-"""Runs one parsed `/quiz ...` command (bot.text.commands) against the QuizService, for every text-driven
+"""Runs one parsed `/quiz ...` command (bot.text.commands) against the Features, for every text-driven
 channel (Slack's slash command, the console). It returns cards and small reply values; the adapter lays them
 out. What differs per platform (who is an admin, how people and channels are named) comes from the
 adapter's TextSource.
@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.daily.cards import StatsCard
+from bot.features import Features
 from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard, RevealCard
 from bot.kernel.values import Actor, ChannelRef, Round
 from bot.mydata.export import MissesExport
@@ -17,7 +18,6 @@ from bot.mydata.forget import ForgetDone, ForgetPrompt
 from bot.packs.catalog import PackFile, PacksCard
 from bot.packs.question_stats import QuestionStatsCard
 from bot.practice.cards import ReviewEmpty
-from bot.quiz import QuizService
 from bot.reminders.values import RemindCard
 from bot.reports.service import ReportsCard
 from bot.settings import ConfigCard, ConfigChange
@@ -109,7 +109,7 @@ class TopicsReply:
 @dataclass(frozen=True)
 class ImportAsked:
     """An admin asked to import a pack: the adapter gets the file (the console reads `path`, Slack asks for
-    it in a form) and hands it to QuizService.import_pack with this actor."""
+    it in a form) and hands it to Features.import_pack with this actor."""
 
     actor: Actor
     pack: str | None
@@ -156,50 +156,52 @@ Result = (
 )
 
 
-async def run_command(service: QuizService, source: TextSource, command: Command) -> Result:
+async def run_command(service: Features, source: TextSource, command: Command) -> Result:
     """One service call per command; core errors (QuizError) are left for the adapter to reply with."""
     ref, user = source.ref, source.user_id
     match command:
         case Practice(topic=topic, difficulty=difficulty):
-            return await service.start_practice(ref, user, topic, difficulty)
+            return await service.practice.start_practice(ref, user, topic, difficulty)
         case AnswerDaily(choice=choice, sure=sure):
-            return await service.answer_in_channel(ref, user, choice, sure=sure)
+            return await service.answers.answer_in_channel(ref, user, choice, sure=sure)
         case ShowLeaderboard(season=str() as season, public=public):
-            return await service.season_board(
+            return await service.seasons.board(
                 ref.platform, ref.space_id, season, None if public else user, public=public
             )
         case ShowLeaderboard(period=period, public=True):
-            return await service.leaderboard(ref.platform, ref.space_id, period, None, public=True)
+            return await service.boards.leaderboard(ref.platform, ref.space_id, period, None, public=True)
         case Review(count=count):
-            return await service.start_review(ref, user, count)
+            return await service.practice.start_review(ref, user, count)
         case Remind(on=on, at=at):
-            return await service.set_reminder(ref, user, on, at)
+            return await service.reminders.set(ref, user, on, at)
         case ShowTopics():
-            return TopicsReply(await service.topics_in(ref))
+            return TopicsReply(await service.practice.topics_in(ref))
         case ShowLeaderboard(period=period):
-            return await service.leaderboard(ref.platform, ref.space_id, period, user)
+            return await service.boards.leaderboard(ref.platform, ref.space_id, period, user)
         case ShowStats(user=who):
-            return await service.stats(ref.platform, ref.space_id, source.person(who))
+            return await service.boards.stats(ref.platform, ref.space_id, source.person(who))
         case ShowHelp(reason=reason, suggestion=suggestion):
             return HelpReply(reason, suggestion)
         case Configure():
             return await _configure(service, source, command)
         case ShowPacks():
-            return await service.packs_card(ref)
+            return await service.channels.packs_card(ref)
         case Export():
-            return await service.export_misses(ref.platform, ref.space_id, user)
+            return await service.mydata.export_misses(ref.platform, ref.space_id, user)
         case ForgetMe(confirm=False):
-            return service.forget_me_prompt()
+            return service.mydata.forget_me_prompt()
         case ForgetMe():
-            return await service.forget_me(ref.platform, ref.space_id, user)
+            return await service.mydata.forget_me(ref.platform, ref.space_id, user)
         case ShowQuestionStats(pack=pack):
-            return await service.question_stats(await source.space_actor(), ref.platform, ref.space_id, pack)
+            return await service.packs.question_stats(await source.space_actor(), ref.platform, ref.space_id, pack)
         case ImportPack(pack=pack, replace=replace, path=path):
             actor = await source.space_actor()
-            service.check_import(actor, pack)
+            service.packs.check_import(actor, pack)
             return ImportAsked(actor, pack, replace, path)
         case ExportPack(pack=pack, format=fmt):
-            return await service.export_pack(await source.space_actor(), ref, pack, "csv" if fmt == "csv" else "yaml")
+            return await service.packs.export_pack(
+                await source.space_actor(), ref, pack, "csv" if fmt == "csv" else "yaml"
+            )
         case Suggest(form=None):
             return SuggestFormReply()
         case Suggest(form=form) if form is not None:
@@ -214,29 +216,29 @@ async def run_command(service: QuizService, source: TextSource, command: Command
             done = await service.suggestions.reject(actor, ref.platform, ref.space_id, sid, reason)
             return NoteReply(decided_text(done))
         case ReportQuestion(reason=reason, text=text):
-            return NoteReply(await service.report_latest(ref, user, reason, text))
+            return NoteReply(await service.reports.report_latest(ref, user, reason, text))
         case ShowReports():
-            return await service.reports_queue(await source.space_actor(), ref.platform, ref.space_id)
+            return await service.reports.queue(await source.space_actor(), ref.platform, ref.space_id)
         case ResolveReport(report_id=report_id, action=action):
             actor = await source.space_actor()
-            return NoteReply(await service.resolve_report(actor, ref.platform, ref.space_id, report_id, action))
+            return NoteReply(await service.reports.resolve(actor, ref.platform, ref.space_id, report_id, action))
     raise AssertionError(command)
 
 
-async def _configure(service: QuizService, source: TextSource, command: Configure) -> Result:
+async def _configure(service: Features, source: TextSource, command: Configure) -> Result:
     """`/quiz config ...`: the adapter says who is an admin; the core decides what they may do."""
     target = source.ref if command.channel is None else source.channel(command.channel)
     if command.action == "show":
-        return SettingsReply(await service.show_config(target))
+        return SettingsReply(await service.channels.show_config(target))
     actor = await source.actor(target)
     match command.action:
         case "pause" | "resume":
-            card = await service.configure(actor, target, ConfigChange.of(paused=command.action == "pause"))
+            card = await service.channels.configure(actor, target, ConfigChange.of(paused=command.action == "pause"))
             return SettingsReply(card, changed=command.action == "resume")
         case "set":
-            return SettingsReply(await service.configure(actor, target, command.change), changed=True)
+            return SettingsReply(await service.channels.configure(actor, target, command.change), changed=True)
         case "post-now":
-            return PostedReply(await service.post_now(actor, target), target)
+            return PostedReply(await service.posting.post_now(actor, target), target)
         case "reveal":
-            return RevealedReply(await service.reveal_now(actor, target))
+            return RevealedReply(await service.reveals.reveal_now(actor, target))
     raise AssertionError(command.action)

@@ -13,9 +13,9 @@ from pathlib import Path
 from adapters.console.channel import ConsoleChannel
 from adapters.console.render import leaderboard_text
 from adapters.discord.limits import CONTENT_MAX
+from bot.app.bootstrap import bootstrap
 from bot.kernel.cards import LeaderboardCard
 from bot.kernel.errors import QuizError
-from bot.quiz import QuizService
 from bot.settings import listed
 from bot.store.postgres import PostgresStore
 from bot.text.commands import parse_quiz
@@ -77,9 +77,7 @@ async def test_every_console_subcommand_echoes_hostile_values_briefly() -> None:
     out = io.StringIO()
     store = InMemoryStore()
     await store.open()
-    service = QuizService(
-        store, make_bank(), FixedClock(dt.datetime(2026, 6, 1, 8, tzinfo=dt.UTC)), rng=random.Random(3)
-    )
+    service = bootstrap(store, make_bank(), FixedClock(dt.datetime(2026, 6, 1, 8, tzinfo=dt.UTC)), rng=random.Random(3))
     console = ConsoleChannel(service, stdin=io.StringIO(""), stdout=out)
     await console.start()
     for value in HOSTILE:
@@ -188,7 +186,7 @@ async def test_generated_input_to_the_new_subcommands_raises_only_quiz_errors_an
 ) -> None:
     store = InMemoryStore()
     await store.open()
-    service = QuizService(
+    service = bootstrap(
         store, make_bank(), FixedClock(dt.datetime(2026, 12, 1, 8, tzinfo=dt.UTC)), rng=random.Random(3)
     )
     console = ConsoleChannel(service, stdin=io.StringIO(""), stdout=io.StringIO())
@@ -248,7 +246,7 @@ async def test_control_characters_never_reach_a_postgresql_text_column(tmp_path:
     async with throwaway_database() as url:
         store = PostgresStore(url, min_size=1, max_size=2)
         await store.open()
-        service = QuizService(
+        service = bootstrap(
             store, make_bank(), FixedClock(dt.datetime(2026, 12, 1, 8, tzinfo=dt.UTC)), rng=random.Random(3)
         )
         out = io.StringIO()

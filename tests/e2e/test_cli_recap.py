@@ -12,8 +12,8 @@ from pathlib import Path
 
 from PIL import Image, ImageStat
 
+from bot.app.bootstrap import bootstrap
 from bot.kernel.values import Actor, ChannelRef
-from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import FakePlatform, FixedClock, make_bank, write_bank_files
@@ -27,17 +27,17 @@ async def _history(path: Path) -> None:
     await store.open()
     clock = FixedClock(MON)
     bank = make_bank()
-    service = QuizService(store, bank, clock, {"fake": FakePlatform()}, rng=random.Random(2))
-    await service.configure(Actor("admin", True), REF, ConfigChange.of(timezone="Europe/Berlin"))
+    service = bootstrap(store, bank, clock, {"fake": FakePlatform()}, rng=random.Random(2))
+    await service.channels.configure(Actor("admin", True), REF, ConfigChange.of(timezone="Europe/Berlin"))
     for day in range(3):
         clock.set(MON + dt.timedelta(days=day))
-        round_ = await service.post_scheduled(REF)
+        round_ = await service.posting.post_scheduled(REF)
         assert round_ is not None
         right = bank.get(round_.question_id).answer
         for i, user in enumerate(("ann", "bob", "cy")):
             clock.advance(seconds=5)
-            await service.submit_answer(round_.id, user, right if (i + day) % 2 == 0 else (right + 1) % 4)
-        await service.reveal_round(round_.id)
+            await service.answers.submit_answer(round_.id, user, right if (i + day) % 2 == 0 else (right + 1) % 4)
+        await service.reveals.reveal_round(round_.id)
     await service.close()
     await store.close()
 

@@ -12,10 +12,11 @@ from dataclasses import replace
 import pytest
 
 from adapters.console.channel import CONSOLE_REF, ConsoleChannel
+from bot.app.bootstrap import bootstrap
+from bot.features import Features
 from bot.kernel.values import LETTERS, Period
-from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
-from tests.support.fakes import FixedClock, make_bank
+from tests.support.fakes import FixedClock, make_bank, store_of
 from tests.support.learning import miss_three_on_monday
 
 MONDAY_9 = dt.datetime(2026, 12, 7, 9, 0, tzinfo=dt.UTC)
@@ -27,7 +28,7 @@ REVIEW = re.compile(r"== Review (\d)/(\d): .* \(#(\d+), ")
 async def service(tmp_path):
     store = SqliteStore(tmp_path / "console.db")
     await store.open()
-    service = QuizService(store, make_bank(), FixedClock(MONDAY_9), rng=random.Random(5))
+    service = bootstrap(store, make_bank(), FixedClock(MONDAY_9), rng=random.Random(5))
     yield service
     await service.close()
     await store.close()
@@ -40,8 +41,8 @@ def take(out: io.StringIO) -> str:
     return text
 
 
-async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first(service: QuizService) -> None:
-    clock = service.clock
+async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first(service: Features) -> None:
+    clock = service.context.clock
     assert isinstance(clock, FixedClock)
     refs = [CONSOLE_REF, *(replace(CONSOLE_REF, channel_id=c) for c in ("terminal-2", "terminal-3"))]
     outs = {ref.channel_id: io.StringIO() for ref in refs}
@@ -68,23 +69,23 @@ async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first(servi
         found = REVIEW.search(text)
         assert found is not None, text
         assert (int(found.group(1)), int(found.group(2))) == (position, 3)
-        round_ = await service.store.get_round(int(found.group(3)))
+        round_ = await store_of(service).get_round(int(found.group(3)))
         assert round_ is not None
         served.append(round_.question_id)
-        right = LETTERS[service.bank.get(round_.question_id).answer]  # type: ignore[union-attr]
+        right = LETTERS[service.context.bank.get(round_.question_id).answer]  # type: ignore[union-attr]
         clock.advance(minutes=1)
         await me.handle(f"{right} ?" if position == 1 else right)
         text = take(out)
         assert "Correct!" in text
     assert served == missed
     assert "Review done: 3 of 3 right." in text
-    events = await service.store.review_events("console", "local", "you")
+    events = await store_of(service).review_events("console", "local", "you")
     assert [e.sure for e in events][-3:] == [False, True, True]
-    [row] = await service.store.leaderboard("console", "local", Period.ALL, "all", 10)
+    [row] = await store_of(service).leaderboard("console", "local", Period.ALL, "all", 10)
     assert (row.points, row.answered) == (0, 3)  # reviews never reach the leaderboard
 
 
-async def test_console_topics_levels_not_sure_and_bad_counts(service: QuizService) -> None:
+async def test_console_topics_levels_not_sure_and_bad_counts(service: Features) -> None:
     out = io.StringIO()
     console = ConsoleChannel(service, stdout=out)
     await console.handle("/quiz topics")
@@ -95,8 +96,8 @@ async def test_console_topics_levels_not_sure_and_bad_counts(service: QuizServic
     text = take(out)
     assert "autograd, hard" in text and "add ? if not sure" in text
     round_id = int(re.search(r"\(#(\d+), ", text).group(1))  # type: ignore[union-attr]
-    round_ = await service.store.get_round(round_id)
-    wrong = LETTERS[(service.bank.get(round_.question_id).answer + 1) % 4]  # type: ignore[union-attr]
+    round_ = await store_of(service).get_round(round_id)
+    wrong = LETTERS[(service.context.bank.get(round_.question_id).answer + 1) % 4]  # type: ignore[union-attr]
     await console.handle(wrong)
     assert "You were sure, and it was wrong" in take(out)
     await console.handle("/quiz review")

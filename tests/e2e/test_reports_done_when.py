@@ -18,7 +18,7 @@ from adapters.console.channel import CONSOLE_REF, ConsoleChannel
 from adapters.console.render import REPORT_HINT
 from adapters.discord.app import StudyBotClient
 from adapters.slack.packs import IMPORT_VIEW
-from bot.quiz import QuizService
+from bot.app.bootstrap import bootstrap
 from bot.store.sqlite import SqliteStore
 from tests.adapters.discord import conftest as loopback
 from tests.adapters.discord.conftest import Core, configure_channel
@@ -86,7 +86,7 @@ async def test_done_when_on_the_console(tmp_path: Path) -> None:
     store = SqliteStore(path)
     await store.open()
     clock = FixedClock(dt.datetime(2026, 12, 1, 8, 0, tzinfo=dt.UTC))  # a Tuesday, before the 09:00 post
-    service = QuizService(store, make_bank(), clock, rng=random.Random(2))
+    service = bootstrap(store, make_bank(), clock, rng=random.Random(2))
     out = io.StringIO()
     console = ConsoleChannel(service, stdout=out)
     try:
@@ -102,7 +102,7 @@ async def test_done_when_on_the_console(tmp_path: Path) -> None:
         assert "packs onboarding" in take(out)
 
         clock.set(dt.datetime(2026, 12, 2, 9, 0, 5, tzinfo=dt.UTC))  # the next day's post is due
-        await service.run_due_work()
+        await service.delivery.run_due_work()
         posted = take(out)
         latest = await store.latest_daily_round(CONSOLE_REF)
         assert latest is not None and latest.local_date == dt.date(2026, 12, 2)
@@ -148,12 +148,12 @@ async def test_done_when_on_discord(bot: StudyBotClient, fake: FakeDiscord, core
     assert "packs onboarding" in saved.text
 
     core.clock.set(core.clock.now().replace(hour=9, minute=0, second=5) + dt.timedelta(days=1))  # the next day
-    await core.service.run_due_work()
+    await core.service.delivery.run_due_work()
     latest = await core.store.latest_daily_round(ref)
     assert latest is not None and latest.question_id.startswith("onboarding/onboarding-") and latest.message_id
     assert "Which service owns step" in str(fake.messages[latest.message_id])
 
-    await core.service.reveal_round(latest.id)
+    await core.service.reveals.reveal_round(latest.id)
     reveal = fake.channel_messages()[-1]
     opened = await fake.click(fake.bob, reveal, f"studybot:report:{latest.id}")
     await fake.wait_for(lambda: opened.callback is not None, "the report form")
@@ -186,7 +186,7 @@ async def test_done_when_on_slack(slack: SlackHarness) -> None:
     assert "onboarding" in texts(listed) and "30" in texts(listed)
 
     slack.clock.set(slack.clock.now().replace(hour=9, minute=0, second=5) + dt.timedelta(days=1))  # the next day
-    await slack.service.run_due_work()
+    await slack.service.delivery.run_due_work()
     latest = await slack.store.latest_daily_round(slack.ref)
     assert latest is not None and latest.local_date == slack.clock.now().date() and latest.message_id
     assert latest.question_id.startswith("onboarding/onboarding-")
@@ -197,7 +197,7 @@ async def test_done_when_on_slack(slack: SlackHarness) -> None:
     assert f"Which service owns step {number} of our deploy?" in texts(posts[-1])
 
     slack.clock.set(slack.clock.now() + dt.timedelta(hours=2))  # the answer window closes: the reveal is due
-    await slack.service.run_due_work()
+    await slack.service.delivery.run_due_work()
     reveal = [c for c in slack.stub.calls_to("chat.postMessage") if c.args["channel"] == CHANNEL][-1]
     assert f"report_open.{latest.id}" in buttons(reveal)
     view = await open_report_form(slack, latest.id, BOB)

@@ -25,8 +25,8 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from adapters.console.channel import STORE_DOWN, STORE_DOWN_ANSWER, ConsoleChannel
+from bot.app.bootstrap import bootstrap
 from bot.app.config import Settings
-from bot.quiz import QuizService
 from tests.support.fakes import FixedClock, make_bank, write_bank_files
 from tests.support.memory_store import InMemoryStore
 
@@ -429,7 +429,7 @@ class FlakyStore(InMemoryStore):
 async def test_a_store_error_never_ends_the_console(caplog):
     store = FlakyStore()
     await store.open()
-    service = QuizService(store, make_bank(), FixedClock(dt.datetime(2026, 3, 2, 8, 0, tzinfo=dt.UTC)))
+    service = bootstrap(store, make_bank(), FixedClock(dt.datetime(2026, 3, 2, 8, 0, tzinfo=dt.UTC)))
     out = io.StringIO()
     console = ConsoleChannel(service, stdin=io.StringIO(""), stdout=out)
     await console.start()
@@ -441,7 +441,7 @@ async def test_a_store_error_never_ends_the_console(caplog):
     assert text.count(f"(private to you) {STORE_DOWN_ANSWER}") == 2
     assert text.count(f"(private to you) {STORE_DOWN}") == 2
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
-    assert [r.name for r in errors] == ["bot.batcher", "adapters.console.channel"]  # once each, per outage
+    assert [r.name for r in errors] == ["bot.daily.answer_batcher", "adapters.console.channel"]  # once each, per outage
     store.down = False
     assert await console.handle("/quiz answer C")
     assert "Your answer C is locked in" in out.getvalue()  # the database is back: so is the console

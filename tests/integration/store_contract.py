@@ -12,6 +12,7 @@ import random
 
 import pytest
 
+from bot.daily.values import DueFinish, PostFinish, RevealFinish
 from bot.installs.values import WorkspaceInstall
 from bot.kernel.scoring import RevealResult, score_daily_round
 from bot.kernel.values import (
@@ -322,13 +323,13 @@ class StoreContract:
         # the lease ran out (the claimer died): another process takes it
         again = await store.claim_due_channels(lease, lease + dt.timedelta(minutes=2), 10)
         assert [d.ref for d in again] == [REF]
-        await store.finish_due_channel(REF, T0, later)
+        await store.finish_due_channels([DueFinish(REF, T0, later)])
         assert await store.get_next_post(REF) == later
         five = T0 + dt.timedelta(minutes=5)
         assert [d.ref for d in await store.claim_due_channels(five, five + dt.timedelta(minutes=2), 10)] == [REF2]
         # a config change while a claim is held wins over the claimer's finish
         await store.set_next_post(REF2, later + dt.timedelta(hours=1))
-        await store.finish_due_channel(REF2, T0 + dt.timedelta(minutes=5), later)
+        await store.finish_due_channels([DueFinish(REF2, T0 + dt.timedelta(minutes=5), later)])
         assert await store.get_next_post(REF2) == later + dt.timedelta(hours=1)
         # paused channels are never claimed; None means nothing is due
         await store.save_channel(ChannelConfig(ref=REF, paused=True))
@@ -386,11 +387,11 @@ class StoreContract:
         (claim,) = await store.claim_posts(lease, lease + dt.timedelta(minutes=2), 10)
         assert claim.round.id == r.id and claim.attempts == 2 and claim.doubtful and claim.doubts == 1
         retry = lease + dt.timedelta(minutes=10)
-        await store.finish_post(r.id, "failed", retry_at=retry)
+        await store.finish_posts([PostFinish(r.id, "failed", retry_at=retry)])
         assert await store.claim_posts(lease + dt.timedelta(minutes=5), retry, 10) == []  # backing off
         (forced,) = await store.claim_posts(lease + dt.timedelta(minutes=5), retry, 10, round_id=r.id, force=True)
         assert forced.attempts == 3 and not forced.doubtful and forced.doubts == 1
-        await store.finish_post(r.id, "sent", message_id="m1")
+        await store.finish_posts([PostFinish(r.id, "sent", message_id="m1")])
         got = await store.get_round(r.id)
         assert got.message_id == "m1" and got.post_state == "sent" and got.is_posted
         assert await store.claim_posts(retry + dt.timedelta(days=1), retry, 10) == []
@@ -427,16 +428,15 @@ class StoreContract:
         assert await store.due_reveals(closes, 10) == []
         claims = await asyncio.gather(*(store.claim_reveals(closes, lease, 10) for _ in range(4)))
         assert sorted(len(c) for c in claims) == [0, 0, 0, 1]
-        await store.finish_reveal(r.id, "failed", retry_at=lease)
+        await store.finish_reveals([RevealFinish(r.id, "failed", retry_at=lease)])
         (again,) = await store.claim_reveals(lease, lease + dt.timedelta(minutes=2), 10, round_id=r.id)
         assert again.attempts == 2 and not again.doubtful
-        await store.finish_reveal(r.id, "sent")
+        await store.finish_reveals([RevealFinish(r.id, "sent")])
         assert await store.claim_reveals(lease + dt.timedelta(days=1), lease, 10) == []
 
     # ---- the same durable work by the batch (the tick's fan-out) -----------------------------------
 
     async def test_due_posts_are_claimed_by_the_batch_with_their_settings_and_open_rounds(self, store):
-        from bot.daily.values import DueFinish
 
         later = T0 + dt.timedelta(days=1)
         for ref in (REF, REF2):
@@ -489,7 +489,6 @@ class StoreContract:
         assert await store.claim_daily_rounds([]) == []
 
     async def test_due_rounds_are_revealed_by_the_batch_with_their_answers_and_reveal_claims(self, store):
-        from bot.daily.values import PostFinish, RevealFinish
 
         closes = T0 + dt.timedelta(hours=1)
         await store.save_channel(ChannelConfig(ref=REF, ping_winners=True))

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.app.bootstrap import bootstrap
 from bot.kernel.scoring import BASE_POINTS
 from bot.kernel.values import Period
-from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import FixedClock, make_bank
 
@@ -72,8 +72,8 @@ async def test_sigkill_mid_burst_loses_no_acknowledged_answer(tmp_path):
         assert len(answers) == USERS == len({a.user_id for a in answers})
         by_user = {a.user_id: "ABCD"[a.choice] for a in answers}
         assert all(by_user[u] == letter for u, letter in acked.items())
-        service = QuizService(store, make_bank(), FixedClock(answers[0].answered_at))
-        await service.reveal_round(round_id)
+        service = bootstrap(store, make_bank(), FixedClock(answers[0].answered_at))
+        await service.reveals.reveal_round(round_id)
         board = await store.leaderboard("fake", "space-1", Period.ALL, "all", USERS + 1)
         correct = sum(a.correct for a in answers)
         assert sum(r.points for r in board) == correct * BASE_POINTS

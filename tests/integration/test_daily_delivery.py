@@ -12,10 +12,10 @@ import random
 
 import pytest
 
+from bot.app.bootstrap import bootstrap
 from bot.app.scheduler import DailyScheduler
 from bot.kernel.errors import AlreadyPosted, NothingOpen
 from bot.kernel.values import Actor, ChannelRef
-from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
@@ -63,7 +63,7 @@ class Process:
     """One bot process on a shared store: its own service, scheduler and (shared) platform."""
 
     def __init__(self, store, clock: FixedClock, platform: FakePlatform) -> None:  # type: ignore[no-untyped-def]
-        self.service = QuizService(store, make_bank(), clock, {"fake": platform}, rng=random.Random(4))
+        self.service = bootstrap(store, make_bank(), clock, {"fake": platform}, rng=random.Random(4))
         self.scheduler = DailyScheduler(self.service, clock)
 
     async def tick(self) -> bool:
@@ -86,7 +86,7 @@ async def store(tmp_path):
 async def configure(store, clock: FixedClock, platform: FakePlatform) -> Process:  # type: ignore[no-untyped-def]
     clock.set(NINE - dt.timedelta(hours=1))
     process = Process(store, clock, platform)
-    await process.service.configure(ADMIN, REF)
+    await process.service.channels.configure(ADMIN, REF)
     clock.set(NINE)
     return process
 
@@ -98,7 +98,7 @@ async def test_a_failing_first_post_is_retried_and_unseen_questions_take_no_answ
     assert await process.tick()
     assert platform.posted == []
     with pytest.raises(NothingOpen):
-        await process.service.answer_in_channel(REF, "ada", 1)
+        await process.service.answers.answer_in_channel(REF, "ada", 1)
     clock.advance(seconds=2)
     assert await process.tick()  # backing off: 5 s after the first failure
     assert platform.posted == []
@@ -109,7 +109,7 @@ async def test_a_failing_first_post_is_retried_and_unseen_questions_take_no_answ
     assert len(platform.posted) == 1
     round_ = await store.latest_daily_round(REF)
     assert round_.message_id == f"msg-{round_.id}" and round_.post_state == "sent"
-    outcome = await process.service.answer_in_channel(REF, "ada", 1)
+    outcome = await process.service.answers.answer_in_channel(REF, "ada", 1)
     assert outcome.chosen_letter == "B"
     for _ in range(5):
         clock.advance(seconds=30)
@@ -168,7 +168,7 @@ async def test_a_kill_during_the_post_leaves_it_to_the_next_process(store, step,
     assert len(platform.posted) == (2 if step == "kill-after" else 1)
     assert any("may have gone out" in r.getMessage() for r in caplog.records)
     with pytest.raises(AlreadyPosted):
-        await second.service.post_now(ADMIN, REF)
+        await second.service.posting.post_now(ADMIN, REF)
     clock.set(NINE + dt.timedelta(days=1))
     assert await second.tick()
     assert [c.round_id for _, c in platform.reveals] == [round_.id]
@@ -216,13 +216,13 @@ async def test_post_now_racing_the_tick_on_60_channels_sends_60_posts(make_store
     process = Process(store, clock, platform)
     refs = [ChannelRef("fake", "space-1", f"chan-{i}") for i in range(60)]
     for ref in refs:
-        await process.service.configure(ADMIN, ref)
+        await process.service.channels.configure(ADMIN, ref)
     clock.set(NINE)
     other = Process(store, clock, platform)  # a second process ticking at the same time
 
     async def post_now(ref: ChannelRef) -> None:
         try:
-            await process.service.post_now(ADMIN, ref)
+            await process.service.posting.post_now(ADMIN, ref)
         except AlreadyPosted:
             pass
 

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.app.bootstrap import bootstrap
 from bot.kernel.errors import AlreadyAnswered, RoundClosed
 from bot.kernel.scoring import period_keys
 from bot.kernel.values import Actor, ChannelRef, Period, RoundKind
-from bot.quiz import QuizService
 from bot.reports.values import NewReport, ReportReason
 from bot.settings import ConfigChange
 from bot.store.copy import TABLE_NAMES, TABLES, CopyError, copy_data, dialect_of
@@ -44,12 +44,12 @@ async def make_history(store: SqliteStore) -> None:
     """Nine days of daily rounds in three channels (two spaces), answers, reveals and practice."""
     rng = random.Random(42)
     clock = FixedClock(T0)
-    service = QuizService(store, make_bank(per_topic=4), clock, {"fake": FakePlatform()}, rng=random.Random(1))
-    await service.configure(ADMIN, REFS[0], ConfigChange.of(timezone="UTC"))
-    await service.configure(
+    service = bootstrap(store, make_bank(per_topic=4), clock, {"fake": FakePlatform()}, rng=random.Random(1))
+    await service.channels.configure(ADMIN, REFS[0], ConfigChange.of(timezone="UTC"))
+    await service.channels.configure(
         ADMIN, REFS[1], ConfigChange.of(timezone="Asia/Tokyo", speed_bonus=True, reactions=False, recap_day=None)
     )
-    await service.configure(
+    await service.channels.configure(
         ADMIN,
         REFS[2],
         ConfigChange.of(
@@ -59,19 +59,19 @@ async def make_history(store: SqliteStore) -> None:
     for day in range(DAYS):
         clock.set(T0 + dt.timedelta(days=day))
         for ref in REFS:
-            round_ = await service.post_scheduled(ref)
+            round_ = await service.posting.post_scheduled(ref)
             assert round_ is not None
             for user in rng.sample(USERS, 18):
                 clock.advance(seconds=rng.randrange(1, 30))
-                await service.submit_answer(round_.id, user, rng.randrange(4))
+                await service.answers.submit_answer(round_.id, user, rng.randrange(4))
             try:  # a second answer is refused and changes nothing
-                await service.submit_answer(round_.id, USERS[0], 0)
+                await service.answers.submit_answer(round_.id, USERS[0], 0)
             except (AlreadyAnswered, RoundClosed):
                 pass
         for user in rng.sample(USERS, 3):
-            card = await service.start_practice(REFS[day % 3], user)
-            await service.submit_answer(card.round_id, user, rng.randrange(4))
-    await service.start_practice(REFS[0], "ada")  # an open practice round with no answer
+            card = await service.practice.start_practice(REFS[day % 3], user)
+            await service.answers.submit_answer(card.round_id, user, rng.randrange(4))
+    await service.practice.start_practice(REFS[0], "ada")  # an open practice round with no answer
     assert await store.mark_recap(REFS[0], dt.date(2026, 11, 29), clock.now())  # a week recapped
     latest = await store.latest_daily_round(REFS[0])
     assert latest is not None
@@ -90,25 +90,27 @@ async def make_history(store: SqliteStore) -> None:
     # a season archived with its top three, a channel's season card and a champion role
     for round_ in await store.open_daily_rounds():
         if round_.local_date is not None and round_.local_date.month == 11:
-            await service.reveal_round(round_.id)
+            await service.reveals.reveal_round(round_.id)
     season = await store.archive_season("fake", "space-1", "2026-11", clock.now())
     assert season is not None and len(season.rows) == 3
     assert await store.mark_season_post(REFS[0], "2026-11", clock.now())
-    await store.save_channel(replace(await service.channel_config(REFS[0]), champion_role="123456789012345678"))
+    await store.save_channel(
+        replace(await service.channels.channel_config(REFS[0]), champion_role="123456789012345678")
+    )
     # members' suggestions: one decided, one pending, and the day's count
     ref = ChannelRef("fake", "space-1", "chan-1")
     for _ in range(2):
         await store.add_suggestion(ref, "ada", '{"id": "suggestion", "prompt": "ça?"}', T0, T0.date(), 3)
     await store.reject_suggestion("fake", "space-1", 1, "a reason", "admin", T0)
-    await service.set_reminder(REFS[2], "ada", True, dt.time(7, 45))  # a reminder, and a day it was sent
+    await service.reminders.set(REFS[2], "ada", True, dt.time(7, 45))  # a reminder, and a day it was sent
     assert await store.claim_reminder_day("fake", REFS[2].space_id, "ada", dt.date(2026, 11, 30), clock.now())
     # reports of a question (one resolved with hold: a held question), and one still open
     first = await store.latest_daily_round(REFS[1])
     assert first is not None
-    await service.report_round("ada", first.id, ReportReason.TYPO, "émile *typo*")
+    await service.reports.report_round("ada", first.id, ReportReason.TYPO, "émile *typo*")
     [report] = await store.reports("fake", first.ref.space_id)
-    await service.resolve_report(Actor("admin", is_admin=True), "fake", first.ref.space_id, report.id, "hold")
-    await service.report_round(USERS[1], first.id, ReportReason.WRONG, "")
+    await service.reports.resolve(Actor("admin", is_admin=True), "fake", first.ref.space_id, report.id, "hold")
+    await service.reports.report_round(USERS[1], first.id, ReportReason.WRONG, "")
     await service.close()
 
 
@@ -212,9 +214,9 @@ async def test_the_copy_keeps_working_on_postgres(sqlite_source, pg_store):
     top = await pg_store.pool.fetchval("SELECT MAX(id) FROM rounds")
     latest = await pg_store.latest_daily_round(REFS[0])
     clock = FixedClock(T0 + dt.timedelta(days=DAYS, minutes=30))  # 09:00: the copied round's promise
-    service = QuizService(pg_store, make_bank(per_topic=4), clock, {"fake": FakePlatform()}, rng=random.Random(2))
-    before = await service.leaderboard("fake", "space-1", Period.ALL, "ada")
-    new = await service.post_scheduled(REFS[0])  # reveals the copied open round of chan-1
+    service = bootstrap(pg_store, make_bank(per_topic=4), clock, {"fake": FakePlatform()}, rng=random.Random(2))
+    before = await service.boards.leaderboard("fake", "space-1", Period.ALL, "ada")
+    new = await service.posting.post_scheduled(REFS[0])  # reveals the copied open round of chan-1
     assert new is not None and new.id == top + 1  # the identity continues after the copied ids
     reports = await pg_store.reports("fake", "space-1", open_only=False)
     report = NewReport("fake", "space-1", "q9", "pytorch", "cy", ReportReason.OTHER, "", clock.now())
@@ -224,8 +226,8 @@ async def test_the_copy_keeps_working_on_postgres(sqlite_source, pg_store):
     for ref in REFS:  # the copied daily slots still hold
         copied = await pg_store.latest_daily_round(ref) if ref != REFS[0] else latest
         assert await pg_store.claim_daily_round(ref, copied.local_date, "x", "tensors", T0, None) is None
-    await service.submit_answer(new.id, "ada", 0)
-    after = await service.leaderboard("fake", "space-1", Period.ALL, "ada")
+    await service.answers.submit_answer(new.id, "ada", 0)
+    after = await service.boards.leaderboard("fake", "space-1", Period.ALL, "ada")
     assert sum(r.answered for r in after.rows) >= sum(r.answered for r in before.rows)
     await service.close()
 

@@ -9,11 +9,11 @@ import random
 
 import pytest
 
+from bot.app.bootstrap import bootstrap
 from bot.app.health import serve_health
 from bot.app.scheduler import DailyScheduler
 from bot.kernel.metrics import Metrics
 from bot.kernel.values import Actor
-from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
 
@@ -38,7 +38,7 @@ async def service():
     store = SqliteStore(":memory:")
     await store.open()
     clock = FixedClock(dt.datetime(2026, 11, 30, 9, 0, 42, tzinfo=dt.UTC))
-    svc = QuizService(
+    svc = bootstrap(
         store,
         make_bank(),
         clock,
@@ -46,23 +46,23 @@ async def service():
         rng=random.Random(0),
         metrics=Metrics(),
     )
-    await svc.configure(Actor("a", True), REF)
+    await svc.channels.configure(Actor("a", True), REF)
     yield svc
     await svc.close()
     await store.close()
 
 
 async def test_metrics_count_answers_posts_failures_and_lag(service):
-    DailyScheduler(service, service.clock)
-    round_ = await service.post_scheduled(REF)
-    await service.submit_answer(round_.id, "ada", 0)
-    await service.submit_answer(round_.id, "bob", 1)
-    await service.start_practice(REF, "ada")
+    DailyScheduler(service, service.context.clock)
+    round_ = await service.posting.post_scheduled(REF)
+    await service.answers.submit_answer(round_.id, "ada", 0)
+    await service.answers.submit_answer(round_.id, "bob", 1)
+    await service.practice.start_practice(REF, "ada")
     broken = REF.__class__("broken", "s", "c")
-    await service.configure(Actor("a", True), broken)
-    failed = await service.post_scheduled(broken)  # logged, counted, retried later, not raised
+    await service.channels.configure(Actor("a", True), broken)
+    failed = await service.posting.post_scheduled(broken)  # logged, counted, retried later, not raised
     assert failed is not None and failed.post_state == "failed"
-    server = await serve_health("127.0.0.1", 0, service.metrics, lambda: asyncio.sleep(0, True))
+    server = await serve_health("127.0.0.1", 0, service.context.metrics, lambda: asyncio.sleep(0, True))
     port = server.sockets[0].getsockname()[1]
     try:
         status, body = await http_get(port, "/metrics")
@@ -84,7 +84,7 @@ async def test_healthz_follows_the_check_and_other_paths_are_refused(service):
             raise RuntimeError("store gone")
         return True
 
-    server = await serve_health("127.0.0.1", 0, service.metrics, check)
+    server = await serve_health("127.0.0.1", 0, service.context.metrics, check)
     port = server.sockets[0].getsockname()[1]
     try:
         assert await http_get(port, "/healthz") == (200, "ok\n")

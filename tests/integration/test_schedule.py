@@ -11,11 +11,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.app.bootstrap import bootstrap
 from bot.app.scheduler import DailyScheduler
+from bot.daily.values import PostFinish
 from bot.kernel.errors import RoundClosed
 from bot.kernel.timing import last_post_at_or_before, next_post_after
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef
-from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
@@ -86,10 +87,8 @@ async def env(tmp_path):
     await store.open()
     clock = FixedClock(dt.datetime(2026, 11, 30, 7, 0, tzinfo=dt.UTC))
     platform = FakePlatform()
-    service = QuizService(store, make_bank(), clock, {"fake": platform}, rng=random.Random(1))
+    service = bootstrap(store, make_bank(), clock, {"fake": platform}, rng=random.Random(1))
     scheduler = DailyScheduler(service, clock, misfire_grace=dt.timedelta(hours=1))
-    service.on_config_change(scheduler.sync_channel)  # as the composition root (bot/app/cli.py) wires it
-    service.on_round_opened(scheduler.plan_reveal)
     yield service, store, clock, platform, scheduler
     scheduler.shutdown()
     await service.close()
@@ -99,16 +98,16 @@ async def env(tmp_path):
 async def test_config_changes_move_the_stored_due_instant(env):
     service, store, clock, platform, scheduler = env
     clock.set(dt.datetime(2026, 11, 30, 6, 0, tzinfo=dt.UTC))  # 07:00 Berlin
-    await service.configure(ADMIN, REF, ConfigChange.of(timezone="Europe/Berlin"))
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(timezone="Europe/Berlin"))
     assert await store.get_next_post(REF) == dt.datetime(2026, 11, 30, 8, 0, tzinfo=dt.UTC)
-    await service.configure(ADMIN, REF, ConfigChange.of(post_time=dt.time(17, 15), timezone="Asia/Tokyo"))
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(post_time=dt.time(17, 15), timezone="Asia/Tokyo"))
     assert await store.get_next_post(REF) == dt.datetime(2026, 11, 30, 8, 15, tzinfo=dt.UTC)
-    await service.configure(ADMIN, REF, ConfigChange.of(paused=True))
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(paused=True))
     assert await store.get_next_post(REF) is None
     clock.set(dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC))
     await scheduler.tick()
     assert platform.posted == []  # paused: nothing due
-    await service.configure(ADMIN, REF, ConfigChange.of(paused=False))
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(paused=False))
     assert await store.get_next_post(REF) == dt.datetime(2026, 12, 1, 8, 15, tzinfo=dt.UTC)
 
 
@@ -116,9 +115,9 @@ async def test_an_early_post_now_is_revealed_at_the_promised_instant_not_skipped
     # observation 1: post-now at 08:06 for a 09:00 channel
     service, store, clock, platform, scheduler = env
     clock.set(dt.datetime(2026, 12, 8, 8, 0, tzinfo=dt.UTC))
-    await service.configure(ADMIN, REF)
+    await service.channels.configure(ADMIN, REF)
     clock.set(dt.datetime(2026, 12, 8, 8, 6, tzinfo=dt.UTC))
-    first = await service.post_now(ADMIN, REF)
+    first = await service.posting.post_now(ADMIN, REF)
     card = platform.posted[-1][1]
     assert card.reveal_note.endswith("revealed Wed 09 Dec 09:00 (UTC).")
     assert first.closes_at == dt.datetime(2026, 12, 9, 9, 0, tzinfo=dt.UTC)
@@ -132,32 +131,34 @@ async def test_an_early_post_now_is_revealed_at_the_promised_instant_not_skipped
     assert platform.reveals[0][1].note is None  # on time
     assert len(platform.posted) == 2
     clock.set(dt.datetime(2026, 12, 9, 9, 1, tzinfo=dt.UTC))
-    answer = service.bank.get(first.question_id).answer_letter
+    answer = service.context.bank.get(first.question_id).answer_letter
     with pytest.raises(RoundClosed) as closed:
-        await service.submit_answer(first.id, "ada", 0)
+        await service.answers.submit_answer(first.id, "ada", 0)
     assert closed.value.message == f"Today's question closed at 09:00 (UTC); the answer was {answer}."
 
 
 async def test_a_paused_channel_s_open_round_is_revealed_at_its_promised_instant(env):
     service, store, clock, platform, scheduler = env
     clock.set(dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC))
-    await service.configure(ADMIN, REF, ConfigChange.of(timezone="Asia/Tokyo", post_time=dt.time(10, 0)))  # 01:00 UTC
+    await service.channels.configure(
+        ADMIN, REF, ConfigChange.of(timezone="Asia/Tokyo", post_time=dt.time(10, 0))
+    )  # 01:00 UTC
     clock.set(dt.datetime(2026, 12, 1, 1, 0, 5, tzinfo=dt.UTC))
     await scheduler.tick()
     (round_,) = await store.open_daily_rounds()
     assert round_.closes_at == dt.datetime(2026, 12, 2, 1, 0, tzinfo=dt.UTC)
-    await service.configure(ADMIN, REF, ConfigChange.of(paused=True))
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(paused=True))
     clock.set(dt.datetime(2026, 12, 2, 1, 0, 5, tzinfo=dt.UTC))
     await scheduler.tick()
     assert [c.round_id for _, c in platform.reveals] == [round_.id] and len(platform.posted) == 1
     with pytest.raises(RoundClosed, match=r"closed at 10:00 \(Asia/Tokyo\); the answer was [ABCD]\.$"):
-        await service.submit_answer(round_.id, "late", 1)
+        await service.answers.submit_answer(round_.id, "late", 1)
 
 
 async def test_a_round_before_days_off_is_revealed_at_the_next_weekday_post(env):
     service, store, clock, platform, scheduler = env
     clock.set(dt.datetime(2026, 12, 4, 8, 0, tzinfo=dt.UTC))  # Friday
-    await service.configure(ADMIN, REF, ConfigChange.of(weekdays=frozenset(range(5))))
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(weekdays=frozenset(range(5))))
     clock.set(dt.datetime(2026, 12, 4, 9, 0, tzinfo=dt.UTC))
     await scheduler.tick()
     (friday,) = await store.open_daily_rounds()
@@ -176,7 +177,7 @@ async def test_a_round_open_from_before_promises_gets_one_at_start(env):
     clock.set(dt.datetime(2026, 12, 8, 9, 0, tzinfo=dt.UTC))
     await store.save_channel(ChannelConfig(ref=REF))  # saved the old way: no next post stored
     old = await store.claim_daily_round(REF, dt.date(2026, 12, 8), "tensors-0", "tensors", clock.now(), None)
-    await store.finish_post(old.id, "sent", message_id="m-old")
+    await store.finish_posts([PostFinish(old.id, "sent", message_id="m-old")])
     clock.set(dt.datetime(2026, 12, 8, 12, 0, tzinfo=dt.UTC))
     await scheduler.start()
     scheduler.shutdown()
@@ -191,7 +192,7 @@ async def test_an_answer_window_is_the_promise(env):
     service, store, clock, platform, scheduler = env
     await store.save_channel(ChannelConfig(ref=REF, timezone="UTC", answer_window=dt.timedelta(hours=2)))
     clock.set(dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC))
-    round_ = await service.post_scheduled(REF)
+    round_ = await service.posting.post_scheduled(REF)
     assert round_.closes_at == dt.datetime(2026, 11, 30, 11, 0, tzinfo=dt.UTC)
     clock.set(dt.datetime(2026, 11, 30, 10, 59, tzinfo=dt.UTC))
     await scheduler.tick()
@@ -209,11 +210,11 @@ async def test_downtime_catch_up(env, tz, down, caplog):
     zone = ZoneInfo(tz)
     tuesday = dt.datetime(2026, 12, 8, 9, 0, tzinfo=zone).astimezone(dt.UTC)
     clock.set(tuesday - dt.timedelta(hours=1))
-    await service.configure(ADMIN, REF, ConfigChange.of(timezone=tz))
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(timezone=tz))
     clock.set(tuesday)
     await scheduler.tick()
     (first,) = await store.open_daily_rounds()
-    await service.submit_answer(first.id, "ada", 0)
+    await service.answers.submit_answer(first.id, "ada", 0)
     # ... the process is down; a new one starts:
     clock.set(tuesday + dt.timedelta(days=1) + down)
     again = DailyScheduler(service, clock, misfire_grace=dt.timedelta(hours=1))
@@ -223,7 +224,7 @@ async def test_downtime_catch_up(env, tz, down, caplog):
     reveals = [c for _, c in platform.reveals]
     assert [c.round_id for c in reveals] == [first.id]
     with pytest.raises(RoundClosed, match=rf"closed at 09:00 \({tz}\)"):  # Tuesday's takes no more answers
-        await service.submit_answer(first.id, "bob", 1)
+        await service.answers.submit_answer(first.id, "bob", 1)
     assert reveals[0].note == "Revealed late: the bot was offline."
     posted_days = [c.title for _, c in platform.posted]
     notices = [text for _, text in platform.notices]
@@ -258,9 +259,9 @@ async def test_a_month_of_ticks_in_the_shifted_hours_posts_and_reveals_every_day
     zone = ZoneInfo(tz)
     clock = FixedClock(dt.datetime.combine(first, dt.time(0, 0), tzinfo=zone) - dt.timedelta(hours=1))
     platform = FakePlatform()
-    service = QuizService(store, make_bank(), clock, {"fake": platform}, rng=random.Random(3))
+    service = bootstrap(store, make_bank(), clock, {"fake": platform}, rng=random.Random(3))
     scheduler = DailyScheduler(service, clock)
-    await service.configure(ADMIN, REF, ConfigChange.of(timezone=tz, post_time=dt.time(*hhmm)))
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(timezone=tz, post_time=dt.time(*hhmm)))
     end = clock.now() + dt.timedelta(days=days)
     while clock.now() < end:
         clock.advance(minutes=30)
@@ -279,7 +280,7 @@ async def test_a_month_of_ticks_in_the_shifted_hours_posts_and_reveals_every_day
 )
 async def test_local_days_roll_over_for_streaks(env, tz, utc_post):
     service, store, clock, platform, scheduler = env
-    await service.configure(ADMIN, REF, ConfigChange.of(timezone=tz))
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(timezone=tz))
     # Kiritimati (UTC+14) starts its 09:00 the previous UTC evening
     first_utc = dt.datetime.combine(dt.date(2026, 11, 30), utc_post, tzinfo=dt.UTC)
     if utc_post.hour >= 14:
@@ -287,29 +288,31 @@ async def test_local_days_roll_over_for_streaks(env, tz, utc_post):
     dates = []
     for day in range(4):
         clock.set(first_utc + dt.timedelta(days=day, minutes=1))
-        round_ = await service.post_scheduled(REF)
+        round_ = await service.posting.post_scheduled(REF)
         assert round_ is not None
         dates.append(round_.local_date)
-        right = service.bank.get(round_.question_id).answer
+        right = service.context.bank.get(round_.question_id).answer
         clock.advance(hours=12)  # answer late in the local day: still that day's round
-        await service.submit_answer(round_.id, "ada", right)
+        await service.answers.submit_answer(round_.id, "ada", right)
     clock.advance(hours=12)
-    await service.reveal_round(round_.id)
+    await service.reveals.reveal_round(round_.id)
     assert dates == [dt.date(2026, 11, 30) + dt.timedelta(days=i) for i in range(4)]
-    stats = await service.stats("fake", "space-1", "ada")
+    stats = await service.boards.stats("fake", "space-1", "ada")
     assert stats.current_streak == 4 and stats.points == 10 + 11 + 12 + 13
 
 
 async def test_a_schedule_moved_earlier_keeps_the_open_round_s_promise(env):
     service, store, clock, platform, scheduler = env
     clock.set(dt.datetime(2026, 12, 1, 14, 0, tzinfo=dt.UTC))
-    await service.configure(ADMIN, REF)
-    first = await service.post_now(ADMIN, REF)  # promised for Wed 09:00
-    await service.configure(ADMIN, REF, ConfigChange.of(post_time=dt.time(2, 30)))  # the next post is Wed 02:30 now
+    await service.channels.configure(ADMIN, REF)
+    first = await service.posting.post_now(ADMIN, REF)  # promised for Wed 09:00
+    await service.channels.configure(
+        ADMIN, REF, ConfigChange.of(post_time=dt.time(2, 30))
+    )  # the next post is Wed 02:30 now
     clock.set(dt.datetime(2026, 12, 2, 2, 30, tzinfo=dt.UTC))
     await scheduler.tick()
     assert len(platform.posted) == 2 and platform.reveals == []
-    assert (await service.submit_answer(first.id, "ada", 0)).chosen_letter == "A"  # still open, as promised
+    assert (await service.answers.submit_answer(first.id, "ada", 0)).chosen_letter == "A"  # still open, as promised
     clock.set(dt.datetime(2026, 12, 2, 9, 0, tzinfo=dt.UTC))
     await scheduler.tick()
     assert [c.round_id for _, c in platform.reveals] == [first.id]
@@ -323,7 +326,7 @@ async def test_a_space_s_channels_due_together_pick_as_one_after_another_and_a_t
     refs = [ChannelRef("fake", "space-1", f"chan-{i}") for i in range(1, 7)]
     clock.set(dt.datetime(2026, 11, 30, 7, 0, tzinfo=dt.UTC))
     for ref in refs:
-        await service.configure(ADMIN, ref)
+        await service.channels.configure(ADMIN, ref)
     clock.set(dt.datetime(2026, 11, 30, 8, 0, tzinfo=dt.UTC))  # another process took one slot (not sent yet)
     early = await store.claim_daily_round(refs[2], dt.date(2026, 11, 30), "tensors-0", "tensors", clock.now(), None)
     clock.set(dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC))

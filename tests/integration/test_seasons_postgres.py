@@ -34,7 +34,9 @@ async def test_two_services_on_postgres_post_each_channels_season_card_once():
             # B posted Nov 30 too (either process may have claimed it); answer it through the other service
             round_b = await stores[1].latest_daily_round(B)
             assert round_b is not None and round_b.local_date == dt.date(2026, 11, 30)
-            await two.service.submit_answer(round_b.id, "cy", two.service.bank.get(round_b.question_id).answer)
+            await two.service.answers.submit_answer(
+                round_b.id, "cy", two.service.context.bank.get(round_b.question_id).answer
+            )
 
             clock.set(dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC))
             await asyncio.gather(*(env.scheduler.tick() for env in (one, two, one, two)))

@@ -9,9 +9,10 @@ import random
 
 import pytest
 
+from bot.app.bootstrap import bootstrap
+from bot.features import Features
 from bot.kernel.errors import NotAllowed, QuizError
 from bot.kernel.values import Actor, ChannelRef
-from bot.quiz import QuizService
 from bot.store.postgres import PostgresStore
 from bot.suggestions.service import SuggestionForm
 from tests.integration.test_postgres_store import throwaway_database
@@ -36,7 +37,7 @@ async def two():
             store = PostgresStore(url)
             await store.open()
             platform = FakePlatform()
-            service = QuizService(store, make_bank(), FixedClock(T0), {"fake": platform}, rng=random.Random(seed))
+            service = bootstrap(store, make_bank(), FixedClock(T0), {"fake": platform}, rng=random.Random(seed))
             made.append((service, store, platform))
         yield made
         for service, store, _ in made:
@@ -47,7 +48,7 @@ async def two():
 async def test_two_processes_share_the_daily_limit_and_approve_once(two):
     (a, store, pa), (b, _, pb) = two
 
-    async def attempt(service: QuizService) -> bool:
+    async def attempt(service: Features) -> bool:
         try:
             await service.suggestions.suggest(REF, "ann", FORM)
             return True

@@ -16,12 +16,12 @@ import random
 import sys
 import time
 
+from bot.app.bootstrap import bootstrap
 from bot.app.scheduler import DailyScheduler
 from bot.kernel.cards import QuestionCard, RevealCard
 from bot.kernel.errors import QuizError
 from bot.kernel.parsing import parse_choice
 from bot.kernel.values import Actor, ChannelRef
-from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.store.postgres import PostgresStore
 from tests.support.fakes import make_bank
@@ -66,11 +66,9 @@ async def main(url: str, start: str, factor: float) -> None:
     clock = AcceleratedClock(dt.datetime.fromisoformat(start), factor)
     channels = await store.list_channels(PLATFORM)
     refs = {c.ref.channel_id: c.ref for c in channels}
-    service = QuizService(store, make_bank(per_topic=4), clock, rng=random.Random())
-    service.add_platform(RecordingPlatform({c: r.space_id for c, r in refs.items()}, clock))
+    service = bootstrap(store, make_bank(per_topic=4), clock, rng=random.Random())
+    service.context.platforms.add(RecordingPlatform({c: r.space_id for c, r in refs.items()}, clock))
     scheduler = DailyScheduler(service, clock)
-    service.on_config_change(scheduler.sync_channel)  # wired as bot/app/cli.py does
-    service.on_round_opened(scheduler.plan_reveal)
     await scheduler.start()
     emit(f"READY {len(refs)}")
     stop = asyncio.Event()
@@ -85,7 +83,7 @@ async def main(url: str, start: str, factor: float) -> None:
 
         async def answer(channel: str, user: str, letter: str) -> None:
             try:
-                outcome = await service.answer_in_channel(refs[channel], user, parse_choice(letter))
+                outcome = await service.answers.answer_in_channel(refs[channel], user, parse_choice(letter))
                 emit(f"ACK {channel} {user} {outcome.chosen_letter}")
             except QuizError as exc:
                 emit(f"ERR {channel} {user} {type(exc).__name__}")
@@ -104,15 +102,15 @@ async def main(url: str, start: str, factor: float) -> None:
                 ref = refs.setdefault(channel, ChannelRef(PLATFORM, space, channel))
                 admin = Actor("admin", True)
                 if what == "pause":
-                    await service.configure(admin, ref, ConfigChange.of(paused=True))
+                    await service.channels.configure(admin, ref, ConfigChange.of(paused=True))
                 else:
                     hh, mm = (int(x) for x in rest[0].split(":"))
-                    await service.configure(admin, ref, ConfigChange.of(post_time=dt.time(hh, mm)))
+                    await service.channels.configure(admin, ref, ConfigChange.of(post_time=dt.time(hh, mm)))
                 emit(f"CONFIGURED {channel}")
             elif words[0] == "REVEALALL":
                 await asyncio.gather(*pending)
                 rounds = await store.open_daily_rounds()
-                cards = [await service.reveal_round(r.id) for r in rounds]
+                cards = [await service.reveals.reveal_round(r.id) for r in rounds]
                 emit(f"REVEALED {sum(c is not None for c in cards)}")
         await asyncio.gather(*pending)
 

@@ -8,9 +8,9 @@ import datetime as dt
 import random
 import sys
 
+from bot.app.bootstrap import bootstrap
 from bot.kernel.errors import AlreadyAnswered
 from bot.kernel.values import Actor
-from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import REF, FixedClock, make_bank
 
@@ -20,13 +20,13 @@ WAVE = 50
 async def main(db_path: str, users: int) -> None:
     store = SqliteStore(db_path)
     await store.open()
-    service = QuizService(
+    service = bootstrap(
         store, make_bank(), FixedClock(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)), rng=random.Random(0)
     )
     if await store.get_channel(REF) is None:
-        await service.configure(Actor("admin", True), REF)
+        await service.channels.configure(Actor("admin", True), REF)
     rounds = await store.open_daily_rounds(REF)
-    round_ = rounds[0] if rounds else await service.post_scheduled(REF)
+    round_ = rounds[0] if rounds else await service.posting.post_scheduled(REF)
     out = sys.stdout
     out.write(f"ROUND {round_.id}\n")
     out.flush()
@@ -34,7 +34,7 @@ async def main(db_path: str, users: int) -> None:
     async def one(i: int) -> None:
         user = f"u{i:05d}"
         try:
-            outcome = await service.submit_answer(round_.id, user, i % 4)
+            outcome = await service.answers.submit_answer(round_.id, user, i % 4)
             out.write(f"ACK {user} {outcome.chosen_letter}\n")
         except AlreadyAnswered as exc:
             out.write(f"DUP {user} {exc.chosen_letter}\n")

@@ -13,10 +13,10 @@ import datetime as dt
 import random
 import sys
 
+from bot.app.bootstrap import bootstrap
 from bot.app.scheduler import DailyScheduler
 from bot.kernel.cards import QuestionCard, RevealCard
 from bot.kernel.values import ChannelRef
-from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 from tests.support.fakes import FixedClock, make_bank
 
@@ -52,9 +52,9 @@ async def main(db: str, start: str, until: str) -> None:
     store = SqliteStore(db)
     await store.open()
     clock = FixedClock(dt.datetime.fromisoformat(start))
-    service = QuizService(store, make_bank(), clock, {"fake": PrintingPlatform(clock)}, rng=random.Random())
+    service = bootstrap(store, make_bank(), clock, {"fake": PrintingPlatform(clock)}, rng=random.Random())
     scheduler = DailyScheduler(service, clock)
-    await service.schedule_unscheduled(scheduler.spaces)
+    await service.posting.schedule_unscheduled(scheduler.spaces)
     end = dt.date.fromisoformat(until)
     while clock.now().date() <= end:
         await scheduler.tick()

@@ -5,13 +5,16 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import yaml
 
 from bot.bank.load import Bank
+from bot.features import Features
 from bot.kernel.cards import QuestionCard, RevealCard
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import ChannelRef, Difficulty, Question
+from bot.store.ports import Store
 
 
 class FixedClock:
@@ -110,3 +113,9 @@ def write_bank_files(folder: Path, bank: Bank) -> Path:
     for topic, questions in by_topic.items():
         (folder / f"{topic}.yaml").write_text(yaml.safe_dump({"topic": topic, "questions": questions}))
     return folder
+
+
+def store_of(service: Features) -> Store:
+    """The store a test's features were built over: the bundle hands no store to adapters, and tests read
+    it to check what was written."""
+    return cast(Store, service.context.spaces)

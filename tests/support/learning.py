@@ -6,22 +6,22 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Awaitable, Callable, Sequence
 
+from bot.features import Features
 from bot.kernel.values import LETTERS, Actor, ChannelRef, Round
-from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from tests.support.fakes import FixedClock
 
 SETUP = Actor("setup-admin", is_admin=True)
 
 
-def wrong_letter(service: QuizService, round_: Round) -> str:
-    question = service.bank.get(round_.question_id)
+def wrong_letter(service: Features, round_: Round) -> str:
+    question = service.context.bank.get(round_.question_id)
     assert question is not None
     return LETTERS[(question.answer + 1) % len(LETTERS)]
 
 
 async def miss_three_on_monday(
-    service: QuizService,
+    service: Features,
     clock: FixedClock,
     refs: Sequence[ChannelRef],
     monday_9: dt.datetime,
@@ -32,8 +32,8 @@ async def miss_three_on_monday(
     clock.set(monday_9)
     rounds = []
     for ref in refs:
-        await service.configure(SETUP, ref, ConfigChange.of(post_time=dt.time(9, 0), timezone="UTC"))
-        round_ = await service.post_scheduled(ref)
+        await service.channels.configure(SETUP, ref, ConfigChange.of(post_time=dt.time(9, 0), timezone="UTC"))
+        round_ = await service.posting.post_scheduled(ref)
         assert round_ is not None
         rounds.append(round_)
     for round_ in rounds:
@@ -41,5 +41,5 @@ async def miss_three_on_monday(
         await answer(round_, wrong_letter(service, round_))
     clock.set(monday_9 + dt.timedelta(hours=9))
     for round_ in rounds:
-        assert await service.reveal_round(round_.id) is not None
+        assert await service.reveals.reveal_round(round_.id) is not None
     return [r.question_id for r in rounds]

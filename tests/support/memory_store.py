@@ -357,7 +357,7 @@ class InMemoryStore(MemoryReminders, SettlingStore):
             t.claimed[key] = _utc(lease_until)
         return [DueChannel(t.channels[key].ref, at) for at, key in due]
 
-    async def finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
+    async def _finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
         t = await self._db()
         key = (ref.platform, ref.channel_id)
         t.claimed.pop(key, None)
@@ -412,7 +412,7 @@ class InMemoryStore(MemoryReminders, SettlingStore):
         t = await self._db()
         return self._claim_sends(t, "post", now, lease_until, limit, round_id, force, spaces)
 
-    async def finish_post(
+    async def _finish_post(
         self, round_id: int, state: str, *, message_id: str | None = None, retry_at: dt.datetime | None = None
     ) -> None:
         t = await self._db()
@@ -462,7 +462,7 @@ class InMemoryStore(MemoryReminders, SettlingStore):
         t = await self._db()
         return self._claim_sends(t, "reveal", now, lease_until, limit, round_id, False, spaces)
 
-    async def finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
+    async def _finish_reveal(self, round_id: int, state: str, *, retry_at: dt.datetime | None = None) -> None:
         t = await self._db()
         if round_id in t.rounds:
             d = _delivery(t, round_id, "reveal")
@@ -510,15 +510,15 @@ class InMemoryStore(MemoryReminders, SettlingStore):
 
     async def finish_posts(self, items: Sequence[PostFinish]) -> None:
         for i in items:
-            await self.finish_post(i.round_id, i.state, message_id=i.message_id, retry_at=i.retry_at)
+            await self._finish_post(i.round_id, i.state, message_id=i.message_id, retry_at=i.retry_at)
 
     async def finish_reveals(self, items: Sequence[RevealFinish]) -> None:
         for i in items:
-            await self.finish_reveal(i.round_id, i.state, retry_at=i.retry_at)
+            await self._finish_reveal(i.round_id, i.state, retry_at=i.retry_at)
 
     async def finish_due_channels(self, items: Sequence[DueFinish]) -> None:
         for i in items:
-            await self.finish_due_channel(i.ref, i.due_at, i.next_at)
+            await self._finish_due_channel(i.ref, i.due_at, i.next_at)
 
     # ---- answers ---------------------------------------------------------------------------------
 

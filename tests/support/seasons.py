@@ -7,10 +7,10 @@ import datetime as dt
 import random
 from dataclasses import dataclass, field
 
+from bot.app.bootstrap import bootstrap
 from bot.app.scheduler import DailyScheduler
 from bot.kernel.timing import post_instant
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef
-from bot.quiz import QuizService
 from bot.recap.values import RecapCard
 from bot.seasons.values import SeasonCard
 from bot.settings import ConfigChange
@@ -58,12 +58,12 @@ class RoleFake(SeasonFake):
 class Env:
     def __init__(self, store: Store, platform: SeasonFake, clock: FixedClock) -> None:
         self.store, self.platform, self.clock = store, platform, clock
-        self.service = QuizService(store, make_bank(per_topic=12), clock, {"fake": platform}, rng=random.Random(5))
+        self.service = bootstrap(store, make_bank(per_topic=12), clock, {"fake": platform}, rng=random.Random(5))
         self.scheduler = DailyScheduler(self.service, clock)
 
     async def configure(self, ref: ChannelRef, **values: object) -> ChannelConfig:
-        await self.service.configure(ADMIN, ref, ConfigChange.of(**values))
-        return await self.service.channel_config(ref)
+        await self.service.channels.configure(ADMIN, ref, ConfigChange.of(**values))
+        return await self.service.channels.channel_config(ref)
 
     async def play(self, cfg: ChannelConfig, day: dt.date, answers: list[tuple[str, bool]]) -> None:
         """Tick at the channel's posting time of `day` (it posts, revealing the day before) and answer."""
@@ -71,10 +71,10 @@ class Env:
         await self.scheduler.tick()
         round_ = await self.store.latest_daily_round(cfg.ref)
         assert round_ is not None and round_.local_date == day
-        right = self.service.bank.get(round_.question_id).answer
+        right = self.service.context.bank.get(round_.question_id).answer
         for user, ok in answers:
             self.clock.advance(seconds=5)
-            await self.service.submit_answer(round_.id, user, right if ok else (right + 1) % 4)
+            await self.service.answers.submit_answer(round_.id, user, right if ok else (right + 1) % 4)
 
     async def tick_at(self, moment: dt.datetime) -> None:
         self.clock.set(moment)

@@ -5,7 +5,7 @@ import datetime as dt
 
 import pytest
 
-from bot.batcher import AnswerBatcher
+from bot.daily.answer_batcher import AnswerBatcher
 from bot.kernel.errors import Busy
 from bot.kernel.values import AnswerWrite, NewAnswer
 

@@ -8,9 +8,10 @@ import random
 
 import pytest
 
+from bot.app.bootstrap import bootstrap
+from bot.features import Features
 from bot.kernel.errors import NothingOpen
 from bot.kernel.values import ChannelRef
-from bot.quiz import QuizService
 from tests.support.fakes import FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
 
@@ -22,7 +23,7 @@ OTHER_DM = ChannelRef("fake", "user:ada", "dm-2")
 async def service():
     store = InMemoryStore()
     await store.open()
-    service = QuizService(
+    service = bootstrap(
         store, make_bank(), FixedClock(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)), rng=random.Random(3)
     )
     yield service
@@ -30,17 +31,17 @@ async def service():
     await store.close()
 
 
-async def test_it_answers_the_askers_latest_waiting_question_here_once(service: QuizService) -> None:
+async def test_it_answers_the_askers_latest_waiting_question_here_once(service: Features) -> None:
     with pytest.raises(NothingOpen, match="no practice question waiting here"):
-        await service.answer_open_practice(DM, "ada", 0)
-    await service.start_practice(DM, "ada")
-    latest = await service.start_practice(DM, "ada")
-    elsewhere = await service.start_practice(OTHER_DM, "ada")
+        await service.practice.answer_open_practice(DM, "ada", 0)
+    await service.practice.start_practice(DM, "ada")
+    latest = await service.practice.start_practice(DM, "ada")
+    elsewhere = await service.practice.start_practice(OTHER_DM, "ada")
     with pytest.raises(NothingOpen):
-        await service.answer_open_practice(DM, "bob", 0)  # not bob's
-    outcome = await service.answer_open_practice(DM, "ada", 1)
+        await service.practice.answer_open_practice(DM, "bob", 0)  # not bob's
+    outcome = await service.practice.answer_open_practice(DM, "ada", 1)
     assert outcome.round_id == latest.round_id and outcome.verdict is not None
-    second = await service.answer_open_practice(DM, "ada", 1)  # then the older one still waiting
+    second = await service.practice.answer_open_practice(DM, "ada", 1)  # then the older one still waiting
     assert second.round_id not in {latest.round_id, elsewhere.round_id}
     with pytest.raises(NothingOpen):
-        await service.answer_open_practice(DM, "ada", 1)
+        await service.practice.answer_open_practice(DM, "ada", 1)

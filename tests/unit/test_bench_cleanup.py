@@ -12,9 +12,9 @@ from bench.common import REF, sqlite_factory
 async def test_a_measurement_on_sqlite_leaves_no_folder_behind(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     async with sqlite_factory()() as (service, store):
-        round_ = await service.post_scheduled(REF)
+        round_ = await service.posting.post_scheduled(REF)
         assert round_ is not None
-        await service.submit_answer(round_.id, "u1", 0)
+        await service.answers.submit_answer(round_.id, "u1", 0)
         assert any(tmp_path.iterdir())  # the database lives under the temporary folder while measured
     assert list(tmp_path.iterdir()) == []
 

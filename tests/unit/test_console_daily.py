@@ -8,35 +8,36 @@ import io
 import random
 
 from adapters.console.channel import CONSOLE_REF, ConsoleChannel
+from bot.app.bootstrap import bootstrap
 from bot.app.scheduler import DailyScheduler
+from bot.features import Features
 from bot.kernel.values import Actor
-from bot.quiz import QuizService
 from bot.settings import ConfigChange
-from tests.support.fakes import FixedClock, make_bank
+from tests.support.fakes import FixedClock, make_bank, store_of
 from tests.support.memory_store import InMemoryStore
 
 OWNER = Actor("you", True)
 
 
-async def console_at(moment: dt.datetime, **settings: object) -> tuple[ConsoleChannel, QuizService, io.StringIO]:
+async def console_at(moment: dt.datetime, **settings: object) -> tuple[ConsoleChannel, Features, io.StringIO]:
     store = InMemoryStore()
     await store.open()
     clock = FixedClock(moment)
-    service = QuizService(store, make_bank(), clock, rng=random.Random(7))
+    service = bootstrap(store, make_bank(), clock, rng=random.Random(7))
     out = io.StringIO()
     console = ConsoleChannel(service, stdin=io.StringIO(""), stdout=out)
     if settings:
-        await service.configure(OWNER, CONSOLE_REF, ConfigChange.of(**settings))
+        await service.channels.configure(OWNER, CONSOLE_REF, ConfigChange.of(**settings))
     return console, service, out
 
 
 async def test_a_paused_console_posts_nothing_at_start():
     console, service, out = await console_at(dt.datetime(2026, 12, 8, 8, 6, tzinfo=dt.UTC), paused=True)
-    await DailyScheduler(service, service.clock).catch_up()
+    await DailyScheduler(service, service.context.clock).catch_up()
     await console.start()
     assert "== Daily PyTorch question" not in out.getvalue()
     assert "paused" in out.getvalue()
-    assert await service.store.latest_daily_round(CONSOLE_REF) is None
+    assert await store_of(service).latest_daily_round(CONSOLE_REF) is None
 
 
 async def test_a_console_on_a_day_off_posts_nothing_and_says_when(tmp_path):
@@ -49,8 +50,8 @@ async def test_a_console_on_a_day_off_posts_nothing_and_says_when(tmp_path):
 
 async def test_a_catch_up_card_is_printed_once():
     console, service, out = await console_at(dt.datetime(2026, 12, 8, 8, 0, tzinfo=dt.UTC), timezone="UTC")
-    service.clock.set(dt.datetime(2026, 12, 8, 9, 30, tzinfo=dt.UTC))  # started 30 min after the post time
-    scheduler = DailyScheduler(service, service.clock)
+    service.context.clock.set(dt.datetime(2026, 12, 8, 9, 30, tzinfo=dt.UTC))  # started 30 min after the post time
+    scheduler = DailyScheduler(service, service.context.clock)
     await scheduler.catch_up()
     await console.start()
     assert out.getvalue().count("== Daily PyTorch question") == 1
@@ -77,8 +78,8 @@ async def test_a_day_missed_while_offline_is_told_in_plain_words_once():
         dt.datetime(2026, 12, 7, 20, 0, tzinfo=dt.UTC),  # 05:00 in Tokyo
         **{"timezone": "Asia/Tokyo", "post_time": dt.time(9, 0)},
     )
-    service.clock.set(dt.datetime(2026, 12, 8, 3, 0, 1, tzinfo=dt.UTC))  # 12:00:01 in Tokyo: 3 h late
-    scheduler = DailyScheduler(service, service.clock)
+    service.context.clock.set(dt.datetime(2026, 12, 8, 3, 0, 1, tzinfo=dt.UTC))  # 12:00:01 in Tokyo: 3 h late
+    scheduler = DailyScheduler(service, service.context.clock)
     await scheduler.catch_up()
     await console.start()
     await scheduler.tick()
@@ -90,13 +91,13 @@ async def test_a_day_missed_while_offline_is_told_in_plain_words_once():
 
 async def test_the_console_prints_the_season_card_and_the_season_board():
     console, service, out = await console_at(dt.datetime(2026, 11, 30, 8, 0, tzinfo=dt.UTC), timezone="UTC")
-    scheduler = DailyScheduler(service, service.clock)
+    scheduler = DailyScheduler(service, service.context.clock)
     await console.start()
     await scheduler.tick()
-    round_ = await service.store.latest_daily_round(CONSOLE_REF)
+    round_ = await store_of(service).latest_daily_round(CONSOLE_REF)
     assert round_ is not None and round_.local_date == dt.date(2026, 11, 30)
-    await service.submit_answer(round_.id, "you", service.bank.get(round_.question_id).answer)
-    service.clock.set(dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC))
+    await service.answers.submit_answer(round_.id, "you", service.context.bank.get(round_.question_id).answer)
+    service.context.clock.set(dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC))
     await scheduler.tick()
     assert "🏆 Season November 2026 is over." in out.getvalue()
     assert "Champion: you, 10 points (1 of 1 correct)" in out.getvalue()

@@ -13,12 +13,13 @@ from dataclasses import replace
 
 import pytest
 
+from bot.app.bootstrap import bootstrap
 from bot.bank.load import Bank
+from bot.features import Features
 from bot.kernel.errors import BadSetting, NothingToExport
 from bot.kernel.values import Actor, Period
 from bot.mydata.export import CSV_COLUMNS, MissesExport, anki_field
 from bot.mydata.forget import FORGET_WHAT, ForgetDone, ForgetPrompt
-from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.text.commands import Export, ForgetMe, ShowHelp, parse_quiz
 from bot.text.runner import run_command
@@ -56,27 +57,29 @@ async def env():
     store = InMemoryStore()
     await store.open()
     clock = FixedClock(T0)
-    service = QuizService(store, BANK, clock, {"fake": FakePlatform()}, rng=random.Random(1))
+    service = bootstrap(store, BANK, clock, {"fake": FakePlatform()}, rng=random.Random(1))
     yield service, store, clock
     await service.close()
     await store.close()
 
 
-async def practise(service: QuizService, user: str, question_id: str, choice: int, ref=REF) -> None:
-    question = service.bank.get(question_id)
+async def practise(service: Features, user: str, question_id: str, choice: int, ref=REF) -> None:
+    question = service.context.bank.get(question_id)
     assert question is not None
-    card = await service.practice_round(ref, user, question)
-    await service.submit_answer(card.round_id, user, choice)
+    card = await service.practice.practice_round(ref, user, question)
+    await service.answers.submit_answer(card.round_id, user, choice)
 
 
-async def daily(service: QuizService, clock: FixedClock, answers: dict[str, int]) -> str:
-    await service.configure(Actor("admin", True), REF, ConfigChange.of(post_time=dt.time(9, 0), timezone="UTC"))
-    round_ = await service.post_scheduled(REF)
+async def daily(service: Features, clock: FixedClock, answers: dict[str, int]) -> str:
+    await service.channels.configure(
+        Actor("admin", True), REF, ConfigChange.of(post_time=dt.time(9, 0), timezone="UTC")
+    )
+    round_ = await service.posting.post_scheduled(REF)
     assert round_ is not None
     for user, choice in answers.items():
-        await service.submit_answer(round_.id, user, choice)
+        await service.answers.submit_answer(round_.id, user, choice)
     clock.advance(hours=9)
-    assert await service.reveal_round(round_.id) is not None
+    assert await service.reveals.reveal_round(round_.id) is not None
     return round_.question_id
 
 
@@ -137,19 +140,21 @@ async def test_daily_misses_count_only_after_the_reveal_and_only_the_askers(env)
     question_id = await daily(service, clock, {"ada": 3, "bob": 3})  # both wrong (no answer is D)
     await practise(service, "bob", "tensors-1", 0)  # bob's own miss
     await practise(service, "ada", "tensors-1", 0, ref=OTHER_SPACE)  # ada's miss in another space
-    ada = await service.export_misses(REF.platform, REF.space_id, "ada")
+    ada = await service.mydata.export_misses(REF.platform, REF.space_id, "ada")
     assert [r["question_id"] for r in parse_csv(ada.files[0].data)] == [question_id]
     assert parse_csv(ada.files[0].data)[0]["last_kind"] == "daily"
-    bob = await service.export_misses(REF.platform, REF.space_id, "bob")
+    bob = await service.mydata.export_misses(REF.platform, REF.space_id, "bob")
     assert sorted(r["question_id"] for r in parse_csv(bob.files[0].data)) == sorted([question_id, "tensors-1"])
 
 
 async def test_an_open_daily_miss_is_not_exported_before_its_reveal(env):
     service, _store, _clock = env
-    await service.configure(Actor("admin", True), REF, ConfigChange.of(post_time=dt.time(9, 0), timezone="UTC"))
-    round_ = await service.post_scheduled(REF)
+    await service.channels.configure(
+        Actor("admin", True), REF, ConfigChange.of(post_time=dt.time(9, 0), timezone="UTC")
+    )
+    round_ = await service.posting.post_scheduled(REF)
     assert round_ is not None
-    await service.submit_answer(round_.id, "ada", 3)
+    await service.answers.submit_answer(round_.id, "ada", 3)
     with pytest.raises(NothingToExport) as caught:
         await run_command(service, Source("ada"), Export())
     assert "Nothing to export yet" in caught.value.message
@@ -186,12 +191,12 @@ async def test_forget_me_confirmed_takes_the_learner_off_the_boards_in_that_spac
     assert isinstance(done, ForgetDone)
     assert (done.forgotten.answers, done.forgotten.cards, done.forgotten.scores) == (2, 2, 3)
     assert done.text.startswith("Done: deleted 2 answers, 2 memory cards")
-    board = await service.leaderboard(REF.platform, REF.space_id, Period.ALL, "ada")
+    board = await service.boards.leaderboard(REF.platform, REF.space_id, Period.ALL, "ada")
     assert [row.user_id for row in board.rows] == ["bob"] and board.me is None
-    stats = await service.stats(REF.platform, REF.space_id, "ada")
+    stats = await service.boards.stats(REF.platform, REF.space_id, "ada")
     assert stats.answered == 0 and stats.points == 0 and stats.learning and stats.learning.due_now == 0
     with pytest.raises(NothingToExport):
-        await service.export_misses(REF.platform, REF.space_id, "ada")
+        await service.mydata.export_misses(REF.platform, REF.space_id, "ada")
     assert len(await store.learner_cards(OTHER_SPACE.platform, OTHER_SPACE.space_id, "ada")) == 1
-    again = await service.forget_me(REF.platform, REF.space_id, "ada")
+    again = await service.mydata.forget_me(REF.platform, REF.space_id, "ada")
     assert "nothing of yours to delete" in again.text

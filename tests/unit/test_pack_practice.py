@@ -17,32 +17,32 @@ from tests.unit.test_packs import store as store  # noqa: F401  # the in-memory 
 
 async def test_practice_from_an_own_pack_then_review_its_miss(store) -> None:
     service, _platform, clock = service_on(store)
-    await service.packs.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(6)), "csv", now=T0)
+    await service.catalog.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(6)), "csv", now=T0)
     with pytest.raises(BadSetting, match="'team-lore' is not a topic here"):
-        await service.start_practice(REF, "ann", "team-lore")  # the channel uses only the bank so far
-    await service.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
-    assert {line.split(":")[0] for line in await service.topics_in(REF)} >= {"team-lore", "team-lore-2"}
+        await service.practice.start_practice(REF, "ann", "team-lore")  # the channel uses only the bank so far
+    await service.channels.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
+    assert {line.split(":")[0] for line in await service.practice.topics_in(REF)} >= {"team-lore", "team-lore-2"}
 
-    card = await service.start_practice(REF, "ann", "team-lore", Difficulty.MEDIUM)
+    card = await service.practice.start_practice(REF, "ann", "team-lore", Difficulty.MEDIUM)
     assert isinstance(card, QuestionCard) and card.topic == "team-lore" and "of team?" in card.prompt
     round_ = await store.get_round(card.round_id)
     assert round_ is not None and round_.question_id in {"team/team-1", "team/team-3", "team/team-5"}
     wrong = next(i for i in range(4) if i != "ABCD".index(pack_rows(6)[int(round_.question_id[-1])]["answer"]))
-    outcome = await service.submit_answer(card.round_id, "ann", wrong)
+    outcome = await service.answers.submit_answer(card.round_id, "ann", wrong)
     assert outcome.verdict is not None and not outcome.verdict.correct
 
     # two days later the miss is due: the review asks that pack question again
     clock.set(T0 + dt.timedelta(days=2))
-    review = await service.start_review(REF, "ann", 1)
+    review = await service.practice.start_review(REF, "ann", 1)
     assert isinstance(review, QuestionCard) and review.prompt == card.prompt
     assert (await store.get_round(review.round_id)).question_id == round_.question_id  # type: ignore[union-attr]
 
 
 async def test_practice_without_a_topic_stays_in_the_channels_packs(store) -> None:
     service, _platform, _clock = service_on(store)
-    await service.packs.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(4)), "csv", now=T0)
-    await service.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
+    await service.catalog.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(4)), "csv", now=T0)
+    await service.channels.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
     for _ in range(6):
-        card = await service.start_practice(REF, "ann")
+        card = await service.practice.start_practice(REF, "ann")
         assert (await store.get_round(card.round_id)).question_id.startswith("team/")  # type: ignore[union-attr]
-        await service.submit_answer(card.round_id, "ann", 0)
+        await service.answers.submit_answer(card.round_id, "ann", 0)

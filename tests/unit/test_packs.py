@@ -9,10 +9,11 @@ import random
 
 import pytest
 
+from bot.app.bootstrap import bootstrap
+from bot.features import Features
 from bot.kernel.errors import BadSetting, NotAllowed, PackError, PackExists
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef
 from bot.packs.catalog import MAX_PACK_QUESTIONS, PackCatalog, export_csv, export_yaml, parse_pack
-from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from tests.support.fakes import FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
@@ -196,23 +197,23 @@ async def test_an_existing_pack_is_not_replaced_without_asking(store):
 # ---- channels drawing from packs ----------------------------------------------------------------------
 
 
-def service_on(store) -> tuple[QuizService, FakePlatform, FixedClock]:
+def service_on(store) -> tuple[Features, FakePlatform, FixedClock]:
     platform = FakePlatform()
     clock = FixedClock(T0)
-    service = QuizService(store, make_bank(), clock, {"fake": platform}, rng=random.Random(3))
+    service = bootstrap(store, make_bank(), clock, {"fake": platform}, rng=random.Random(3))
     return service, platform, clock
 
 
 async def test_a_channel_switched_to_a_pack_posts_from_it_without_repeats(store):
     service, platform, clock = service_on(store)
-    await service.packs.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(4)), "csv", now=T0)
+    await service.catalog.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(4)), "csv", now=T0)
     with pytest.raises(BadSetting, match="no pack nope"):
-        await service.configure(ADMIN, REF, ConfigChange.parse([("packs", "team,nope")]))
-    await service.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
+        await service.channels.configure(ADMIN, REF, ConfigChange.parse([("packs", "team,nope")]))
+    await service.channels.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
     asked = []
     for day in range(8):
         clock.set(T0 + dt.timedelta(days=day))
-        round_ = await service.post_scheduled(REF)
+        round_ = await service.posting.post_scheduled(REF)
         assert round_ is not None
         asked.append(round_.question_id)
     assert set(asked[:4]) == {f"team/team-{i}" for i in range(4)}  # every one once before any repeats
@@ -222,28 +223,30 @@ async def test_a_channel_switched_to_a_pack_posts_from_it_without_repeats(store)
 
 async def test_packs_mix_with_the_bank_and_filters(store):
     service, platform, clock = service_on(store)
-    await service.packs.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(6)), "csv", now=T0)
-    await service.configure(ADMIN, REF, ConfigChange.parse([("packs", "pytorch,team"), ("difficulty", "hard")]))
-    cfg = await service.channel_config(REF)
-    found = await service.packs.candidates(cfg)
+    await service.catalog.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(6)), "csv", now=T0)
+    await service.channels.configure(
+        ADMIN, REF, ConfigChange.parse([("packs", "pytorch,team"), ("difficulty", "hard")])
+    )
+    cfg = await service.channels.channel_config(REF)
+    found = await service.catalog.candidates(cfg)
     assert {q.id for q in found if "/" in q.id} == {"team/team-2", "team/team-5"}
     assert all(q.difficulty.value == "hard" for q in found) and any("/" not in q.id for q in found)
 
 
 async def test_a_pack_edited_while_its_round_is_open_keeps_the_question_as_posted(store):
     service, platform, clock = service_on(store)
-    await service.packs.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(1)), "csv", now=T0)
-    await service.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
-    round_ = await service.post_scheduled(REF)
+    await service.catalog.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(1)), "csv", now=T0)
+    await service.channels.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
+    round_ = await service.posting.post_scheduled(REF)
     posted = platform.posted[-1][1]
     changed = pack_rows(1)
     changed[0] |= {"prompt": "An entirely different prompt now?", "answer": "D"}
-    await service.packs.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(changed), "csv", replace=True, now=T0)
+    await service.catalog.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(changed), "csv", replace=True, now=T0)
     # a fresh process (no cache) answers and reveals from what the round keeps
     other, _, _ = service_on(store)
-    outcome = await other.submit_answer(round_.id, "ada", 0)  # A was right when it was posted
+    outcome = await other.answers.submit_answer(round_.id, "ada", 0)  # A was right when it was posted
     assert outcome.chosen_letter == "A"
-    card = await other.reveal_round(round_.id)
+    card = await other.reveals.reveal_round(round_.id)
     assert card is not None and card.prompt == posted.prompt and card.correct_letter == "A"
     assert card.correct_users == ("ada",)
     assert json.loads(await store.round_question(round_.id))["answer"] == "A"
@@ -251,13 +254,13 @@ async def test_a_pack_edited_while_its_round_is_open_keeps_the_question_as_poste
 
 async def test_pack_listing_has_question_counts(store):
     service, _, _ = service_on(store)
-    await service.packs.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(30)), "csv", now=T0)
-    listing = await service.packs.list("fake", "space-1")
+    await service.catalog.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(30)), "csv", now=T0)
+    listing = await service.catalog.list("fake", "space-1")
     assert [(p.name, p.questions, p.read_only) for p in listing] == [
-        ("pytorch", len(service.bank), True),
+        ("pytorch", len(service.context.bank), True),
         ("team", 30, False),
     ]
-    assert [p.name for p in await service.packs.list("fake", "space-2")] == ["pytorch"]
+    assert [p.name for p in await service.catalog.list("fake", "space-2")] == ["pytorch"]
 
 
 def test_the_packs_setting_parses_and_refuses():
@@ -269,13 +272,13 @@ def test_the_packs_setting_parses_and_refuses():
 
 async def test_topics_of_own_packs_filter_and_unknown_ones_are_refused(store):
     service, platform, clock = service_on(store)
-    await service.packs.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(6)), "csv", now=T0)
+    await service.catalog.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(6)), "csv", now=T0)
     with pytest.raises(BadSetting, match="'team-lore' is not a topic of this channel's packs"):
-        await service.configure(ADMIN, REF, ConfigChange.parse([("topics", "team-lore")]))  # pytorch only
+        await service.channels.configure(ADMIN, REF, ConfigChange.parse([("topics", "team-lore")]))  # pytorch only
     with pytest.raises(BadSetting, match="'cooking' is not a topic of this channel's packs"):
-        await service.configure(ADMIN, REF, ConfigChange.parse([("packs", "team"), ("topics", "cooking")]))
-    await service.configure(ADMIN, REF, ConfigChange.parse([("packs", "team"), ("topics", "Team-Lore")]))
-    round_ = await service.post_scheduled(REF)
+        await service.channels.configure(ADMIN, REF, ConfigChange.parse([("packs", "team"), ("topics", "cooking")]))
+    await service.channels.configure(ADMIN, REF, ConfigChange.parse([("packs", "team"), ("topics", "Team-Lore")]))
+    round_ = await service.posting.post_scheduled(REF)
     assert round_ is not None and round_.topic == "team-lore"
 
 
@@ -285,29 +288,29 @@ async def test_topics_of_own_packs_filter_and_unknown_ones_are_refused(store):
 async def test_question_stats_list_the_hardest_and_flag_questions_to_check(store):
 
     service, platform, clock = service_on(store)
-    await service.packs.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(2)), "csv", now=T0)
-    await service.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
+    await service.catalog.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(2)), "csv", now=T0)
+    await service.channels.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
     rounds = []
     for day in range(2):
         clock.set(T0 + dt.timedelta(days=day))
-        rounds.append(await service.post_scheduled(REF))
+        rounds.append(await service.posting.post_scheduled(REF))
     by_question = {r.question_id: r for r in rounds}
     hard = by_question["team/team-0"]  # answer A: most people choose C
     for i, choice in enumerate([0, 2, 2, 2, 1]):
-        await service.submit_answer(hard.id, f"u{i}", choice)
+        await service.answers.submit_answer(hard.id, f"u{i}", choice)
     easy = by_question["team/team-1"]  # answer B: everyone right
     for i in range(3):
-        await service.submit_answer(easy.id, f"u{i}", 1)
+        await service.answers.submit_answer(easy.id, f"u{i}", 1)
     with pytest.raises(NotAllowed):
-        await service.question_stats(MEMBER, "fake", "space-1")
-    card = await service.question_stats(ADMIN, "fake", "space-1", "team")
+        await service.packs.question_stats(MEMBER, "fake", "space-1")
+    card = await service.packs.question_stats(ADMIN, "fake", "space-1", "team")
     assert [s.question_id for s in card.hardest] == ["team/team-0", "team/team-1"]
     assert card.flagged == ()  # 5 answers: too few to flag (more than 30 are needed)
     assert (
         card.hardest[0].line() == "team/team-0: asked 1, 5 answers, 20% correct, most chosen wrong C (60%), 0 reports"
     )
     assert "team/team-1: asked 1, 3 answers, 100% correct, 0 reports" in card.text
-    assert (await service.question_stats(ADMIN, "fake", "space-1", "pytorch")).text.endswith("No answers yet.")
+    assert (await service.packs.question_stats(ADMIN, "fake", "space-1", "pytorch")).text.endswith("No answers yet.")
 
 
 def test_problem_text_says_each_problem_once():

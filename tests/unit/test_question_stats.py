@@ -49,12 +49,12 @@ def test_most_chosen_wrong_option_and_its_share() -> None:
 
 async def test_the_ten_hardest_the_most_reported_and_the_flagged(store) -> None:
     service, _platform, clock = service_on(store)
-    await service.packs.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(12)), "csv", now=T0)
-    await service.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
+    await service.catalog.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(12)), "csv", now=T0)
+    await service.channels.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
     rows = pack_rows(12)
     for day in range(12):  # each day's question is answered before the next one is posted
         clock.set(T0 + dt.timedelta(days=day))
-        round_ = await service.post_scheduled(REF)
+        round_ = await service.posting.post_scheduled(REF)
         assert round_ is not None
         n = int(round_.question_id.rsplit("-", 1)[1])
         right = "ABCD".index(rows[n]["answer"])
@@ -67,13 +67,13 @@ async def test_the_ten_hardest_the_most_reported_and_the_flagged(store) -> None:
         else:
             choices = [right]
         for i, choice in enumerate(choices):
-            await service.submit_answer(round_.id, f"u{i}", choice)
+            await service.answers.submit_answer(round_.id, f"u{i}", choice)
 
     async def reports(platform: str, space_id: str) -> dict[str, int]:
         return {"team/team-5": 3, "team/team-1": 1}
 
-    service.report_counts = reports  # type: ignore[method-assign]  # the reports hook, as member reports fill it
-    card = await service.question_stats(ADMIN, "fake", "space-1", "team")
+    service.reports.report_counts = reports  # type: ignore[method-assign]  # the reports hook, as member reports fill it
+    card = await service.packs.question_stats(ADMIN, "fake", "space-1", "team")
     assert len(card.hardest) == 10
     assert [s.question_id for s in card.hardest[:3]] == ["team/team-11", "team/team-0", "team/team-1"]
     assert [s.question_id for s in card.flagged] == ["team/team-0"]  # team-1 is right more often than A
@@ -82,4 +82,4 @@ async def test_the_ten_hardest_the_most_reported_and_the_flagged(store) -> None:
     assert "Most reported:\nteam/team-5: asked 1, 1 answers, 100% correct, 3 reports" in text
     assert "Check these:\nteam/team-0: asked 1, 31 answers, 13% correct, most chosen wrong C (87%), 0 reports" in text
     with pytest.raises(Exception, match="Only members who can manage"):
-        await question_stats(service.packs, Actor("m", False), "fake", "space-1")
+        await question_stats(service.catalog, Actor("m", False), "fake", "space-1")

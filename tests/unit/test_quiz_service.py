@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.app.bootstrap import bootstrap
 from bot.kernel.errors import (
     AlreadyAnswered,
     AlreadyPosted,
@@ -19,7 +20,6 @@ from bot.kernel.errors import (
     UnknownRound,
 )
 from bot.kernel.values import Actor, ChannelRef, Difficulty, Period, RoundKind
-from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
@@ -35,8 +35,8 @@ async def env():
     await store.open()
     clock = FixedClock(MONDAY_9)
     platform = FakePlatform()
-    service = QuizService(store, make_bank(), clock, {"fake": platform}, rng=random.Random(7))
-    await service.configure(ADMIN, REF, ConfigChange.of(timezone="UTC"))
+    service = bootstrap(store, make_bank(), clock, {"fake": platform}, rng=random.Random(7))
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(timezone="UTC"))
     yield service, store, clock, platform
     await service.close()
     await store.close()
@@ -44,13 +44,13 @@ async def env():
 
 async def _daily(service, clock, day_offset: int = 0):
     clock.set(MONDAY_9 + dt.timedelta(days=day_offset))
-    round_ = await service.post_scheduled(REF)
+    round_ = await service.posting.post_scheduled(REF)
     assert round_ is not None
     return round_
 
 
 def _right(service, round_) -> int:
-    return service.bank.get(round_.question_id).answer
+    return service.context.bank.get(round_.question_id).answer
 
 
 async def test_daily_post_goes_to_the_platform_with_a_message_id(env):
@@ -66,9 +66,9 @@ async def test_daily_post_goes_to_the_platform_with_a_message_id(env):
 async def test_one_daily_round_per_channel_and_local_date(env):
     service, store, clock, platform = env
     await _daily(service, clock)
-    assert await service.post_scheduled(REF) is None  # the scheduler firing twice
+    assert await service.posting.post_scheduled(REF) is None  # the scheduler firing twice
     with pytest.raises(AlreadyPosted):
-        await service.post_now(ADMIN, REF)  # a manual post-now
+        await service.posting.post_now(ADMIN, REF)  # a manual post-now
     assert len(platform.posted) == 1
 
 
@@ -76,8 +76,8 @@ async def test_acknowledgement_never_reveals_the_verdict(env):
     service, _, clock, _ = env
     round_ = await _daily(service, clock)
     right = _right(service, round_)
-    ok = await service.submit_answer(round_.id, "u1", right)
-    wrong = await service.submit_answer(round_.id, "u2", (right + 1) % 4)
+    ok = await service.answers.submit_answer(round_.id, "u1", right)
+    wrong = await service.answers.submit_answer(round_.id, "u2", (right + 1) % 4)
     assert ok.verdict is None and wrong.verdict is None
     assert ok.text.replace(ok.chosen_letter, "?") == wrong.text.replace(wrong.chosen_letter, "?")
     assert "locked" in ok.text
@@ -86,9 +86,9 @@ async def test_acknowledgement_never_reveals_the_verdict(env):
 async def test_first_answer_locks(env):
     service, store, clock, _ = env
     round_ = await _daily(service, clock)
-    await service.submit_answer(round_.id, "u1", 1)
+    await service.answers.submit_answer(round_.id, "u1", 1)
     with pytest.raises(AlreadyAnswered) as err:
-        await service.submit_answer(round_.id, "u1", 2)
+        await service.answers.submit_answer(round_.id, "u1", 2)
     assert err.value.chosen_letter == "B" and "already answered B" in err.value.message
     assert (await store.get_answer(round_.id, "u1")).choice == 1
 
@@ -97,7 +97,7 @@ async def test_concurrent_duplicate_answers_record_one(env):
     service, store, clock, _ = env
     round_ = await _daily(service, clock)
     results = await asyncio.gather(
-        *(service.submit_answer(round_.id, "u1", c % 4) for c in range(10)), return_exceptions=True
+        *(service.answers.submit_answer(round_.id, "u1", c % 4) for c in range(10)), return_exceptions=True
     )
     recorded = [r for r in results if not isinstance(r, Exception)]
     assert len(recorded) == 1
@@ -108,13 +108,13 @@ async def test_concurrent_duplicate_answers_record_one(env):
 async def test_answers_to_unknown_or_closed_rounds_are_refused(env):
     service, store, clock, _ = env
     with pytest.raises(UnknownRound):
-        await service.submit_answer(999, "u1", 0)
+        await service.answers.submit_answer(999, "u1", 0)
     round_ = await _daily(service, clock)
-    await service.reveal_round(round_.id)
+    await service.reveals.reveal_round(round_.id)
     with pytest.raises(RoundClosed):
-        await service.submit_answer(round_.id, "u1", 0)
+        await service.answers.submit_answer(round_.id, "u1", 0)
     with pytest.raises(BadSetting):
-        await service.submit_answer(round_.id, "u1", 7)
+        await service.answers.submit_answer(round_.id, "u1", 7)
     assert await store.round_answers(round_.id) == []
 
 
@@ -122,9 +122,9 @@ async def test_next_daily_post_reveals_the_previous_round(env):
     service, _, clock, platform = env
     first = await _daily(service, clock)
     right = _right(service, first)
-    await service.submit_answer(first.id, "alice", right)
-    await service.submit_answer(first.id, "bob", (right + 1) % 4)
-    await service.submit_answer(first.id, "carol", right)
+    await service.answers.submit_answer(first.id, "alice", right)
+    await service.answers.submit_answer(first.id, "bob", (right + 1) % 4)
+    await service.answers.submit_answer(first.id, "carol", right)
     second = await _daily(service, clock, 1)
     assert [c.round_id for _, c in platform.reveals] == [first.id]
     reveal = platform.reveals[0][1]
@@ -137,12 +137,12 @@ async def test_next_daily_post_reveals_the_previous_round(env):
 
 async def test_answer_window_closes_the_round(env):
     service, _, clock, _ = env
-    await service.configure(ADMIN, REF, ConfigChange.of(answer_window=dt.timedelta(hours=2)))
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(answer_window=dt.timedelta(hours=2)))
     round_ = await _daily(service, clock)
     assert round_.closes_at == MONDAY_9 + dt.timedelta(hours=2)
     clock.advance(hours=2)
     with pytest.raises(RoundClosed):
-        await service.submit_answer(round_.id, "late", 0)
+        await service.answers.submit_answer(round_.id, "late", 0)
 
 
 async def test_points_and_streak_bonus_across_days(env):
@@ -151,11 +151,11 @@ async def test_points_and_streak_bonus_across_days(env):
     got = []
     for day in range(7):
         round_ = await _daily(service, clock, day)
-        await service.submit_answer(round_.id, "ada", _right(service, round_))
-        await service.reveal_round(round_.id)
+        await service.answers.submit_answer(round_.id, "ada", _right(service, round_))
+        await service.reveals.reveal_round(round_.id)
         got.append((await store.get_answer(round_.id, "ada")).points)
     assert got == expected
-    stats = await service.stats("fake", "space-1", "ada")
+    stats = await service.boards.stats("fake", "space-1", "ada")
     assert stats.current_streak == 7 and stats.best_streak == 7 and stats.points == sum(expected)
 
 
@@ -165,25 +165,25 @@ async def test_a_wrong_or_missed_day_breaks_the_streak(env):
         round_ = await _daily(service, clock, day)
         right = _right(service, round_)
         if action != "skip":
-            await service.submit_answer(round_.id, "ada", right if action == "right" else (right + 1) % 4)
-        await service.reveal_round(round_.id)
-    stats = await service.stats("fake", "space-1", "ada")
+            await service.answers.submit_answer(round_.id, "ada", right if action == "right" else (right + 1) % 4)
+        await service.reveals.reveal_round(round_.id)
+    stats = await service.boards.stats("fake", "space-1", "ada")
     assert stats.current_streak == 1 and stats.best_streak == 2
     # a later revealed day without her answer shows the streak as broken
     round_ = await _daily(service, clock, 6)
-    await service.reveal_round(round_.id)
-    assert (await service.stats("fake", "space-1", "ada")).current_streak == 0
+    await service.reveals.reveal_round(round_.id)
+    assert (await service.boards.stats("fake", "space-1", "ada")).current_streak == 0
 
 
 async def test_speed_bonus_for_the_first_three_correct_answers(env):
     service, store, clock, _ = env
-    await service.configure(ADMIN, REF, ConfigChange.of(speed_bonus=True))
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(speed_bonus=True))
     round_ = await _daily(service, clock)
     right = _right(service, round_)
     for i, user in enumerate(["u1", "u2", "u3", "u4"]):
         clock.advance(seconds=i + 1)
-        await service.submit_answer(round_.id, user, right)
-    await service.reveal_round(round_.id)
+        await service.answers.submit_answer(round_.id, user, right)
+    await service.reveals.reveal_round(round_.id)
     points = [(await store.get_answer(round_.id, u)).points for u in ["u1", "u2", "u3", "u4"]]
     assert points == [13, 12, 11, 10]
 
@@ -191,11 +191,11 @@ async def test_speed_bonus_for_the_first_three_correct_answers(env):
 async def test_leaderboard_counts_only_revealed_daily_rounds(env):
     service, _, clock, _ = env
     round_ = await _daily(service, clock)
-    await service.submit_answer(round_.id, "ada", _right(service, round_))
-    board = await service.leaderboard("fake", "space-1", Period.WEEK, "ada")
+    await service.answers.submit_answer(round_.id, "ada", _right(service, round_))
+    board = await service.boards.leaderboard("fake", "space-1", Period.WEEK, "ada")
     assert board.rows == () and board.me is None  # hidden until the reveal: no leak of the verdict
-    await service.reveal_round(round_.id)
-    board = await service.leaderboard("fake", "space-1", Period.WEEK, "ada")
+    await service.reveals.reveal_round(round_.id)
+    board = await service.boards.leaderboard("fake", "space-1", Period.WEEK, "ada")
     assert [(r.rank, r.user_id, r.points) for r in board.rows] == [(1, "ada", 10)]
 
 
@@ -204,9 +204,9 @@ async def test_leaderboard_top_ten_ties_and_own_rank(env):
     round_ = await _daily(service, clock)
     right = _right(service, round_)
     for i in range(14):
-        await service.submit_answer(round_.id, f"u{i:02d}", right if i < 12 else (right + 1) % 4)
-    await service.reveal_round(round_.id)
-    board = await service.leaderboard("fake", "space-1", Period.ALL, "u13")
+        await service.answers.submit_answer(round_.id, f"u{i:02d}", right if i < 12 else (right + 1) % 4)
+    await service.reveals.reveal_round(round_.id)
+    board = await service.boards.leaderboard("fake", "space-1", Period.ALL, "u13")
     assert len(board.rows) == 10
     assert {r.rank for r in board.rows} == {1}  # twelve users tie on 10 points
     assert board.me is not None and board.me.rank == 13 and board.me.points == 0
@@ -215,40 +215,40 @@ async def test_leaderboard_top_ten_ties_and_own_rank(env):
 async def test_week_and_month_periods_follow_the_local_date(env):
     service, _, clock, _ = env
     round_ = await _daily(service, clock)  # Monday 30 Nov 2026: week 49, November
-    await service.submit_answer(round_.id, "ada", _right(service, round_))
-    await service.reveal_round(round_.id)
+    await service.answers.submit_answer(round_.id, "ada", _right(service, round_))
+    await service.reveals.reveal_round(round_.id)
     clock.set(dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC))  # Tuesday 1 Dec: same week, new month
-    assert [r.user_id for r in (await service.leaderboard("fake", "space-1", Period.WEEK)).rows] == ["ada"]
-    assert (await service.leaderboard("fake", "space-1", Period.MONTH)).rows == ()
-    assert [r.user_id for r in (await service.leaderboard("fake", "space-1", Period.ALL)).rows] == ["ada"]
+    assert [r.user_id for r in (await service.boards.leaderboard("fake", "space-1", Period.WEEK)).rows] == ["ada"]
+    assert (await service.boards.leaderboard("fake", "space-1", Period.MONTH)).rows == ()
+    assert [r.user_id for r in (await service.boards.leaderboard("fake", "space-1", Period.ALL)).rows] == ["ada"]
 
 
 async def test_practice_gives_the_verdict_at_once_and_never_counts(env):
     service, _, _, platform = env
-    card = await service.start_practice(REF, "ada", "autograd")
+    card = await service.practice.start_practice(REF, "ada", "autograd")
     assert card.kind is RoundKind.PRACTICE and card.topic == "autograd" and card.reveal_note is None
-    question = next(q for q in service.bank.questions if q.prompt == card.prompt)
-    outcome = await service.submit_answer(card.round_id, "ada", question.answer)
+    question = next(q for q in service.context.bank.questions if q.prompt == card.prompt)
+    outcome = await service.answers.submit_answer(card.round_id, "ada", question.answer)
     assert outcome.verdict is not None and outcome.verdict.correct and question.explanation in outcome.text
     with pytest.raises(RoundClosed):
-        await service.submit_answer(card.round_id, "ada", 0)
+        await service.answers.submit_answer(card.round_id, "ada", 0)
     assert platform.posted == [] and platform.reveals == []
-    assert (await service.leaderboard("fake", "space-1", Period.ALL, "ada")).me is None
-    stats = await service.stats("fake", "space-1", "ada")
+    assert (await service.boards.leaderboard("fake", "space-1", Period.ALL, "ada")).me is None
+    stats = await service.boards.stats("fake", "space-1", "ada")
     assert stats.practice_answered == 1 and stats.daily_answered == 0 and stats.points == 0
 
 
 async def test_practice_belongs_to_its_learner(env):
     service, store, _, _ = env
-    card = await service.start_practice(REF, "ada")
+    card = await service.practice.start_practice(REF, "ada")
     with pytest.raises(NotAllowed):
-        await service.submit_answer(card.round_id, "bob", 0)
+        await service.answers.submit_answer(card.round_id, "bob", 0)
     assert await store.round_answers(card.round_id) == []
 
 
 async def test_no_repeat_until_the_filtered_bank_is_used_up(env):
     service, _, clock, _ = env
-    await service.configure(ADMIN, REF, ConfigChange.of(topics=frozenset({"tensors", "autograd"})))
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(topics=frozenset({"tensors", "autograd"})))
     asked = []
     for day in range(6):
         asked.append((await _daily(service, clock, day)).question_id)
@@ -259,17 +259,17 @@ async def test_no_repeat_until_the_filtered_bank_is_used_up(env):
 
 async def test_practice_does_not_repeat_for_a_learner_until_the_topic_is_used_up(env):
     service, _, _, _ = env
-    prompts = [(await service.start_practice(REF, "ada", "modules")).prompt for _ in range(3)]
+    prompts = [(await service.practice.start_practice(REF, "ada", "modules")).prompt for _ in range(3)]
     assert len(set(prompts)) == 3
 
 
 async def test_stats_by_topic_hide_unrevealed_answers(env):
     service, _, clock, _ = env
     round_ = await _daily(service, clock)
-    await service.submit_answer(round_.id, "ada", _right(service, round_))
-    assert (await service.stats("fake", "space-1", "ada")).answered == 0
-    await service.reveal_round(round_.id)
-    stats = await service.stats("fake", "space-1", "ada")
+    await service.answers.submit_answer(round_.id, "ada", _right(service, round_))
+    assert (await service.boards.stats("fake", "space-1", "ada")).answered == 0
+    await service.reveals.reveal_round(round_.id)
+    stats = await service.boards.stats("fake", "space-1", "ada")
     assert stats.answered == 1 and stats.correct == 1 and stats.accuracy == 1.0
     assert [(t.topic, t.answered, t.correct) for t in stats.by_topic] == [(round_.topic, 1, 1)]
 
@@ -278,11 +278,11 @@ async def test_config_needs_admin_and_changes_nothing_otherwise(env):
     service, store, _, _ = env
     before = await store.get_channel(REF)
     with pytest.raises(NotAllowed):
-        await service.configure(MEMBER, REF, ConfigChange.of(post_time=dt.time(7, 0)))
+        await service.channels.configure(MEMBER, REF, ConfigChange.of(post_time=dt.time(7, 0)))
     with pytest.raises(NotAllowed):
-        await service.reveal_now(MEMBER, REF)
+        await service.reveals.reveal_now(MEMBER, REF)
     with pytest.raises(NotAllowed):
-        await service.post_now(MEMBER, REF)
+        await service.posting.post_now(MEMBER, REF)
     assert await store.get_channel(REF) == before
 
 
@@ -300,15 +300,13 @@ async def test_bad_settings_are_refused_and_change_nothing(env, changes):
     service, store, _, _ = env
     before = await store.get_channel(REF)
     with pytest.raises(BadSetting):
-        await service.configure(ADMIN, REF, ConfigChange.of(**changes))
+        await service.channels.configure(ADMIN, REF, ConfigChange.of(**changes))
     assert await store.get_channel(REF) == before
 
 
-async def test_config_change_notifies_listeners_and_show(env):
-    service, _, _, _ = env
-    seen = []
-    service.on_config_change(seen.append)
-    card = await service.configure(
+async def test_config_change_is_saved_and_shown(env):
+    service, store, _, _ = env
+    card = await service.channels.configure(
         ADMIN,
         REF,
         ConfigChange.of(
@@ -318,7 +316,7 @@ async def test_config_change_notifies_listeners_and_show(env):
             difficulties=frozenset({Difficulty.HARD}),
         ),
     )
-    assert seen and seen[-1].timezone == "Europe/Berlin"
+    assert (await store.get_channel(REF)).timezone == "Europe/Berlin"
     assert card.lines[0] == "time 08:30 tz Europe/Berlin days mon,wed,fri"
     assert card.next_post == dt.datetime(2026, 12, 2, 8, 30, tzinfo=ZoneInfo("Europe/Berlin"))
 
@@ -326,46 +324,46 @@ async def test_config_change_notifies_listeners_and_show(env):
 async def test_text_answer_and_early_reveal_need_an_open_round(env):
     service, _, clock, platform = env
     with pytest.raises(NothingOpen):
-        await service.answer_in_channel(REF, "ada", 0)
+        await service.answers.answer_in_channel(REF, "ada", 0)
     round_ = await _daily(service, clock)
-    outcome = await service.answer_in_channel(REF, "ada", 2)
+    outcome = await service.answers.answer_in_channel(REF, "ada", 2)
     assert outcome.round_id == round_.id and outcome.chosen_letter == "C"
-    card = await service.reveal_now(ADMIN, REF)
+    card = await service.reveals.reveal_now(ADMIN, REF)
     assert card.round_id == round_.id and platform.reveals[-1][1].round_id == round_.id
     with pytest.raises(NothingOpen):
-        await service.reveal_now(ADMIN, REF)
+        await service.reveals.reveal_now(ADMIN, REF)
 
 
 async def test_reaction_answers_find_their_round_by_message(env):
     service, store, clock, _ = env
     round_ = await _daily(service, clock)
-    outcome = await service.answer_by_reaction("fake", f"msg-{round_.id}", "ada", 3)
+    outcome = await service.answers.answer_by_reaction("fake", f"msg-{round_.id}", "ada", 3)
     assert outcome.round_id == round_.id and (await store.get_answer(round_.id, "ada")).choice == 3
     with pytest.raises(UnknownRound):
-        await service.answer_by_reaction("fake", "not-a-question", "ada", 0)
+        await service.answers.answer_by_reaction("fake", "not-a-question", "ada", 0)
 
 
 async def test_spaces_are_separate(env):
     service, _, clock, _ = env
     other = ChannelRef("fake", "space-2", "chan-9")
-    await service.configure(ADMIN, other)
+    await service.channels.configure(ADMIN, other)
     r1 = await _daily(service, clock)
-    r2 = await service.post_scheduled(other)
-    await service.submit_answer(r1.id, "ada", _right(service, r1))
-    await service.submit_answer(r2.id, "ada", _right(service, r2))
-    await service.reveal_round(r1.id)
-    await service.reveal_round(r2.id)
-    b1 = await service.leaderboard("fake", "space-1", Period.ALL)
-    b2 = await service.leaderboard("fake", "space-2", Period.ALL)
+    r2 = await service.posting.post_scheduled(other)
+    await service.answers.submit_answer(r1.id, "ada", _right(service, r1))
+    await service.answers.submit_answer(r2.id, "ada", _right(service, r2))
+    await service.reveals.reveal_round(r1.id)
+    await service.reveals.reveal_round(r2.id)
+    b1 = await service.boards.leaderboard("fake", "space-1", Period.ALL)
+    b2 = await service.boards.leaderboard("fake", "space-2", Period.ALL)
     assert [r.points for r in b1.rows] == [10] and [r.points for r in b2.rows] == [10]
 
 
 async def test_reveal_card_carries_the_channel_ping_winners_setting(env):
     service, _, clock, _ = env
     round_ = await _daily(service, clock)
-    assert (await service.reveal_card(round_)).ping_winners is False  # quiet by default
-    await service.configure(ADMIN, REF, ConfigChange.of(ping_winners=True))
-    assert (await service.reveal_card(round_)).ping_winners is True
+    assert (await service.reveals.reveal_card(round_)).ping_winners is False  # quiet by default
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(ping_winners=True))
+    assert (await service.reveals.reveal_card(round_)).ping_winners is True
 
 
 async def test_a_store_outage_tells_the_answerer_nothing_was_recorded_and_recovers(env, monkeypatch, caplog):
@@ -381,8 +379,8 @@ async def test_a_store_outage_tells_the_answerer_nothing_was_recorded_and_recove
     monkeypatch.setattr(store, "add_answers", down)
     for user in ("ann", "bob"):
         with pytest.raises(StoreUnavailable, match="database is unavailable, so your answer was not recorded"):
-            await service.submit_answer(round_.id, user, 1)
+            await service.answers.submit_answer(round_.id, user, 1)
     assert len([r for r in caplog.records if "answers failed" in r.getMessage() and r.levelname == "ERROR"]) == 1
     monkeypatch.setattr(store, "add_answers", real)
-    outcome = await service.submit_answer(round_.id, "ann", 1)
+    outcome = await service.answers.submit_answer(round_.id, "ann", 1)
     assert "locked in" in outcome.text and len(await store.round_answers(round_.id)) == 1

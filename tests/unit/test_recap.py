@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 import pytest
 from PIL import Image, ImageStat
 
+from bot.app.bootstrap import bootstrap
 from bot.app.scheduler import DailyScheduler
+from bot.features import Features
 from bot.kernel.errors import BadSetting
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef
-from bot.quiz import QuizService
 from bot.recap.chart import draw_recap
 from bot.recap.service import NOTHING, build_recap, next_recap_after, recap_alt_text, recap_text, week_before
 from bot.recap.values import RecapCard
@@ -61,8 +62,8 @@ async def env():
     await store.open()
     clock = FixedClock(MON - dt.timedelta(hours=1))
     platform = RecapFake()
-    service = QuizService(store, make_bank(per_topic=4), clock, {"fake": platform}, rng=random.Random(3))
-    await service.configure(ADMIN, REF, ConfigChange.of(timezone="UTC"))
+    service = bootstrap(store, make_bank(per_topic=4), clock, {"fake": platform}, rng=random.Random(3))
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(timezone="UTC"))
     scheduler = DailyScheduler(service, clock)
     await scheduler.recaps.schedule_unscheduled()
     yield service, store, clock, platform, scheduler
@@ -70,7 +71,7 @@ async def env():
     await store.close()
 
 
-async def _play_week(service: QuizService, store, clock: FixedClock, scheduler: DailyScheduler) -> list[str]:
+async def _play_week(service: Features, store, clock: FixedClock, scheduler: DailyScheduler) -> list[str]:
     """Tick each day of the week at posting time (posting, revealing the day before), answer as WEEK says;
     returns the question ids of the week, day by day."""
     asked = []
@@ -80,10 +81,10 @@ async def _play_week(service: QuizService, store, clock: FixedClock, scheduler: 
         round_ = await store.latest_daily_round(REF)
         assert round_ is not None and round_.local_date == (MON + dt.timedelta(days=day)).date()
         asked.append(round_.question_id)
-        right = service.bank.get(round_.question_id).answer
+        right = service.context.bank.get(round_.question_id).answer
         for user, ok in answers:
             clock.advance(seconds=7)
-            await service.submit_answer(round_.id, user, right if ok else (right + 1) % 4)
+            await service.answers.submit_answer(round_.id, user, right if ok else (right + 1) % 4)
     return asked
 
 
@@ -118,7 +119,7 @@ async def test_recap_data_of_a_week(env):
     asked = await _play_week(service, store, clock, scheduler)
     clock.set(MON + dt.timedelta(days=7))
     await scheduler.tick()  # reveals Sunday's round (and posts Monday's) before the recap is gathered
-    card = await build_recap(store, service.bank, "fake", REF.space_id, dt.date(2026, 11, 22))
+    card = await build_recap(store, service.context.bank, "fake", REF.space_id, dt.date(2026, 11, 22))
     assert card.start == dt.date(2026, 11, 16) and card.end == dt.date(2026, 11, 22)
     assert [(d.day.day, d.answered, d.correct) for d in card.days] == [
         (16, 3, 2),
@@ -137,9 +138,9 @@ async def test_recap_data_of_a_week(env):
     assert card.top[0].points > card.top[1].points == card.top[4].points > 0
     assert card.hardest is not None and card.hardest.question_id == asked[3]
     assert (card.hardest.answered, card.hardest.correct) == (4, 0)
-    assert card.hardest.correct_letter == "ABCD"[service.bank.get(asked[3]).answer]
+    assert card.hardest.correct_letter == "ABCD"[service.context.bank.get(asked[3]).answer]
     # Monday's round of the next week is open: none of its answers may show
-    assert await build_recap(store, service.bank, "fake", REF.space_id, dt.date(2026, 11, 29)) == RecapCard(
+    assert await build_recap(store, service.context.bank, "fake", REF.space_id, dt.date(2026, 11, 29)) == RecapCard(
         "Weekly recap · 23–29 Nov 2026",
         dt.date(2026, 11, 23),
         dt.date(2026, 11, 29),
@@ -180,7 +181,7 @@ async def test_the_tick_posts_the_recap_once_a_week_with_names_and_a_chart(env):
 async def test_two_processes_ticking_together_post_one_recap(env):
     service, store, clock, platform, scheduler = env
     other_platform = RecapFake()
-    other = QuizService(store, service.bank, clock, {"fake": other_platform}, rng=random.Random(5))
+    other = bootstrap(store, service.context.bank, clock, {"fake": other_platform}, rng=random.Random(5))
     other_scheduler = DailyScheduler(other, clock)
     clock.set(MON)
     await asyncio.gather(
@@ -196,12 +197,12 @@ async def test_moving_the_recap_day_in_a_week_already_recapped_posts_nothing_mor
     await scheduler.tick()
     assert len(platform.recaps) == 1
     clock.set(MON + dt.timedelta(hours=1))
-    await service.configure(ADMIN, REF, ConfigChange.parse([("recap", "tue")]))
+    await service.channels.configure(ADMIN, REF, ConfigChange.parse([("recap", "tue")]))
     assert await store.get_next_recap(REF) == MON + dt.timedelta(days=1)
     clock.set(MON + dt.timedelta(days=1))
     await scheduler.tick()  # Tuesday's recap covers Tue..Mon: a different week, so it is posted
     assert len(platform.recaps) == 2 and platform.recaps[1][1].end == dt.date(2026, 11, 16)
-    await service.configure(ADMIN, REF, ConfigChange.parse([("recap", "off")]))
+    await service.channels.configure(ADMIN, REF, ConfigChange.parse([("recap", "off")]))
     assert await store.get_next_recap(REF) is None
     clock.set(MON + dt.timedelta(days=8))
     await scheduler.tick()
@@ -243,7 +244,7 @@ async def test_the_chart_is_a_readable_png(env):
     colours = image.convert("RGB").getcolors(maxcolors=1 << 20) or []
     present = {rgb for _, rgb in colours}
     assert {(0, 114, 178), (230, 159, 0), (0, 158, 115)} <= present  # the Okabe-Ito blue, orange, green bars
-    empty = await build_recap(store, service.bank, "fake", REF.space_id, dt.date(2026, 12, 20))
+    empty = await build_recap(store, service.context.bank, "fake", REF.space_id, dt.date(2026, 12, 20))
     with pytest.raises(ValueError, match="nothing to chart"):
         draw_recap(empty)
 
@@ -290,6 +291,6 @@ async def test_the_console_writes_the_chart_and_prints_its_path(env, tmp_path):
     assert path == str(tmp_path / "studybot-recap-2026-11-22.png")
     assert Image.open(path).size == (1200, 900)
     assert lines[-1].endswith(f"Chart: {path}") and "12 answers, 50% correct" in lines[-1]
-    empty = await build_recap(store, service.bank, "fake", REF.space_id, dt.date(2026, 12, 20))
+    empty = await build_recap(store, service.context.bank, "fake", REF.space_id, dt.date(2026, 12, 20))
     assert await console.post_recap(REF, empty, None) is None
     assert NOTHING in lines[-1] and len(list(tmp_path.iterdir())) == 1

@@ -8,15 +8,16 @@ import logging
 
 import pytest
 
+from bot.app.bootstrap import bootstrap
+from bot.features import Features
 from bot.kernel.errors import BadSetting
 from bot.kernel.values import Actor, ChannelRef
-from bot.quiz import QuizService
 from bot.reminders.service import DEFAULT_TIME, next_reminder_at, parse_remind_time
 from bot.reminders.values import Reminder
 from bot.settings import ConfigChange
 from bot.text.commands import Remind, parse_quiz
 from tests.support.direct import DirectFakePlatform
-from tests.support.fakes import FakePlatform, FixedClock, make_bank
+from tests.support.fakes import FakePlatform, FixedClock, make_bank, store_of
 from tests.support.memory_store import InMemoryStore
 
 BERLIN = "Europe/Berlin"
@@ -93,63 +94,63 @@ async def env():
     await store.open()
     clock = FixedClock(utc(2026, 12, 1, 6, 0))  # Tuesday 07:00 in Berlin
     platform = DirectFakePlatform()
-    service = QuizService(store, make_bank(), clock, {"fake": platform})
-    await service.configure(ADMIN, REF, ConfigChange.of(post_time=dt.time(10, 0), timezone=BERLIN))
+    service = bootstrap(store, make_bank(), clock, {"fake": platform})
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(post_time=dt.time(10, 0), timezone=BERLIN))
     yield service, store, clock, platform
     await service.close()
     await store.close()
 
 
-async def _miss_one(service: QuizService, clock: FixedClock, user: str) -> None:
+async def _miss_one(service: Features, clock: FixedClock, user: str) -> None:
     """A practice miss: a card due again a day later."""
-    card = await service.start_practice(REF, user)
-    round_ = await service.store.get_round(card.round_id)
-    question = service.bank.get(round_.question_id)
-    await service.submit_answer(card.round_id, user, (question.answer + 1) % 4)
+    card = await service.practice.start_practice(REF, user)
+    round_ = await store_of(service).get_round(card.round_id)
+    question = service.context.bank.get(round_.question_id)
+    await service.answers.submit_answer(card.round_id, user, (question.answer + 1) % 4)
 
 
 async def test_reviews_due_are_nudged_once_a_day_at_the_learners_time_in_the_channel_zone(env):
     service, store, clock, platform = env
     await _miss_one(service, clock, "ann")
-    card = await service.set_reminder(REF, "ann", True, dt.time(8, 30))
+    card = await service.reminders.set(REF, "ann", True, dt.time(8, 30))
     assert card.enabled and "08:30 (Europe/Berlin)" in card.text and "/quiz remind off" in card.text
     clock.set(utc(2026, 12, 2, 7, 29))  # Wednesday 08:29 Berlin: the miss is due, the reminder not yet
-    await service.run_due_reminders()
+    await service.reminders.run_due()
     assert platform.direct == []
     clock.set(utc(2026, 12, 2, 7, 30))
-    await service.run_due_reminders()
-    await service.run_due_reminders()
+    await service.reminders.run_due()
+    await service.reminders.run_due()
     assert len(platform.direct) == 1
     ref, user, text = platform.direct[0]
     assert (ref, user) == (REF, "ann") and "1 review due" in text and "/quiz review" in text
     assert "Today's question" not in text
     clock.set(utc(2026, 12, 2, 12, 0))
-    await service.run_due_reminders()
+    await service.reminders.run_due()
     assert len(platform.direct) == 1  # once a day
     clock.set(utc(2026, 12, 3, 7, 30))
-    await service.run_due_reminders()
+    await service.reminders.run_due()
     assert len(platform.direct) == 2  # still due the next day
 
 
 async def test_todays_unanswered_question_is_mentioned_until_answered(env):
     service, store, clock, platform = env
-    await service.set_reminder(REF, "bob", True, dt.time(12, 0))
-    await service.set_reminder(REF, "cy", True, dt.time(12, 0))
+    await service.reminders.set(REF, "bob", True, dt.time(12, 0))
+    await service.reminders.set(REF, "cy", True, dt.time(12, 0))
     clock.set(utc(2026, 12, 1, 9, 0))  # 10:00 Berlin: the daily question goes out
-    round_ = await service.post_scheduled(REF)
+    round_ = await service.posting.post_scheduled(REF)
     assert round_ is not None
-    await service.answer_in_channel(REF, "cy", 0)
+    await service.answers.answer_in_channel(REF, "cy", 0)
     clock.set(utc(2026, 12, 1, 11, 0))  # 12:00 Berlin
-    await service.run_due_reminders()
+    await service.reminders.run_due()
     assert [(u, "Today's question is still waiting" in t) for _r, u, t in platform.direct] == [("bob", True)]
     assert "revealed Wed 02 Dec 10:00 (Europe/Berlin)" in platform.direct[0][2]
 
 
 async def test_nothing_to_say_sends_nothing_but_the_day_is_done(env):
     service, store, clock, platform = env
-    await service.set_reminder(REF, "dee", True)  # default 09:00
+    await service.reminders.set(REF, "dee", True)  # default 09:00
     clock.set(utc(2026, 12, 1, 8, 0))
-    await service.run_due_reminders()
+    await service.reminders.run_due()
     assert platform.direct == []
     assert not await store.claim_reminder_day("fake", "space-1", "dee", dt.date(2026, 12, 1), clock.now())
     assert (await store.get_reminder("fake", "space-1", "dee")).next_at == utc(2026, 12, 2, 8, 0)
@@ -158,38 +159,38 @@ async def test_nothing_to_say_sends_nothing_but_the_day_is_done(env):
 async def test_the_learners_own_timezone_wins_over_the_channels(env):
     service, store, clock, platform = env
     platform.timezones["eve"] = "America/New_York"
-    card = await service.set_reminder(REF, "eve", True, dt.time(9, 0))
+    card = await service.reminders.set(REF, "eve", True, dt.time(9, 0))
     assert "(America/New_York)" in card.text
     stored = await store.get_reminder("fake", "space-1", "eve")
     assert stored.timezone == "America/New_York" and stored.next_at == utc(2026, 12, 1, 14, 0)
     platform.timezones["fay"] = "Mars/Olympus"  # not a zone: the channel's is used
-    assert "(Europe/Berlin)" in (await service.set_reminder(REF, "fay", True)).text
+    assert "(Europe/Berlin)" in (await service.reminders.set(REF, "fay", True)).text
 
 
 async def test_off_stops_them_and_on_again_restarts_them(env):
     service, store, clock, platform = env
     await _miss_one(service, clock, "gus")
-    await service.set_reminder(REF, "gus", True, dt.time(9, 0))
-    off = await service.set_reminder(REF, "gus", False)
+    await service.reminders.set(REF, "gus", True, dt.time(9, 0))
+    off = await service.reminders.set(REF, "gus", False)
     assert not off.enabled and "/quiz remind on" in off.text
     clock.set(utc(2026, 12, 2, 8, 0))
-    await service.run_due_reminders()
+    await service.reminders.run_due()
     assert platform.direct == []
-    await service.set_reminder(REF, "gus", True, dt.time(10, 0))
+    await service.reminders.set(REF, "gus", True, dt.time(10, 0))
     clock.set(utc(2026, 12, 2, 9, 0))
-    await service.run_due_reminders()
+    await service.reminders.run_due()
     assert len(platform.direct) == 1
 
 
 async def test_a_blocked_dm_switches_reminders_off_logged_once(env, caplog):
     service, store, clock, platform = env
     await _miss_one(service, clock, "hal")
-    await service.set_reminder(REF, "hal", True, dt.time(9, 0))
+    await service.reminders.set(REF, "hal", True, dt.time(9, 0))
     platform.blocked.add("hal")
     caplog.set_level(logging.INFO, logger="bot.reminders.service")
     for day in (2, 3, 4):
         clock.set(utc(2026, 12, day, 8, 0))
-        await service.run_due_reminders()
+        await service.reminders.run_due()
     assert platform.direct == [] and platform.attempts == 1
     assert not (await store.get_reminder("fake", "space-1", "hal")).enabled
     assert sum("switched off" in r.getMessage() for r in caplog.records) == 1
@@ -198,13 +199,13 @@ async def test_a_blocked_dm_switches_reminders_off_logged_once(env, caplog):
 async def test_a_reminder_missed_by_hours_is_skipped_for_that_day(env):
     service, store, clock, platform = env
     await _miss_one(service, clock, "ivy")
-    await service.set_reminder(REF, "ivy", True, dt.time(9, 0))
+    await service.reminders.set(REF, "ivy", True, dt.time(9, 0))
     clock.set(utc(2026, 12, 4, 20, 0))  # offline since Wednesday morning
-    await service.run_due_reminders()
+    await service.reminders.run_due()
     assert platform.direct == []
     assert (await store.get_reminder("fake", "space-1", "ivy")).next_at == utc(2026, 12, 5, 8, 0)
     clock.set(utc(2026, 12, 5, 8, 1))
-    await service.run_due_reminders()
+    await service.reminders.run_due()
     assert len(platform.direct) == 1
 
 
@@ -213,24 +214,24 @@ async def test_reminders_are_per_space(env):
     await _miss_one(service, clock, "jo")
     other = ChannelRef("fake", "space-2", "chan-9")
     clock.set(utc(2026, 12, 2, 7, 0))
-    await service.set_reminder(REF, "jo", True, dt.time(9, 0))
-    await service.set_reminder(other, "jo", True, dt.time(9, 0))  # nothing due in space-2
+    await service.reminders.set(REF, "jo", True, dt.time(9, 0))
+    await service.reminders.set(other, "jo", True, dt.time(9, 0))  # nothing due in space-2
     clock.set(utc(2026, 12, 2, 9, 0))
-    await service.run_due_reminders()
+    await service.reminders.run_due()
     assert [r.space_id for r, _u, _t in platform.direct] == ["space-1"]
 
 
 async def test_a_platform_not_running_here_is_left_alone_and_one_without_dms_sends_nothing(env):
     service, store, clock, platform = env
     await _miss_one(service, clock, "kim")
-    await service.set_reminder(REF, "kim", True, dt.time(9, 0))
+    await service.reminders.set(REF, "kim", True, dt.time(9, 0))
     due_at = (await store.get_reminder("fake", "space-1", "kim")).next_at
-    del service.platforms["fake"]  # this process does not run the platform: another one sends it
+    service.context.platforms.remove("fake")  # this process does not run the platform: another one sends it
     clock.set(due_at)
-    await service.run_due_reminders()
+    await service.reminders.run_due()
     assert (await store.get_reminder("fake", "space-1", "kim")).next_at == due_at
-    service.add_platform(FakePlatform())  # running, but with no direct messages
-    await service.run_due_reminders()
+    service.context.platforms.add(FakePlatform())  # running, but with no direct messages
+    await service.reminders.run_due()
     assert (await store.get_reminder("fake", "space-1", "kim")).next_at == due_at + dt.timedelta(days=1)
     assert await store.claim_reminder_day("fake", "space-1", "kim", due_at.date(), clock.now())  # not used up
 
@@ -239,16 +240,16 @@ async def test_a_failed_send_is_logged_not_retried_that_day_and_reminders_stay_o
     service, store, clock, platform = env
     await _miss_one(service, clock, "lu")
     clock.set(utc(2026, 12, 2, 7, 0))
-    await service.set_reminder(REF, "lu", True, dt.time(9, 0))
+    await service.reminders.set(REF, "lu", True, dt.time(9, 0))
     platform.failing.add("lu")
     clock.set(utc(2026, 12, 2, 8, 0))
-    await service.run_due_reminders()
+    await service.reminders.run_due()
     clock.set(utc(2026, 12, 2, 8, 30))
-    await service.run_due_reminders()
+    await service.reminders.run_due()
     assert platform.attempts == 1 and platform.direct == []
     assert any("ConnectionError: the platform is down" in r.getMessage() for r in caplog.records)
     assert (await store.get_reminder("fake", "space-1", "lu")).enabled
     platform.failing.clear()
     clock.set(utc(2026, 12, 3, 8, 0))
-    await service.run_due_reminders()
+    await service.reminders.run_due()
     assert len(platform.direct) == 1

@@ -8,14 +8,15 @@ import random
 
 import pytest
 
+from bot.app.bootstrap import bootstrap
+from bot.features import Features
 from bot.kernel.errors import BadSetting, NotAllowed, ReportRefused, UnknownRound
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef, RoundKind
 from bot.practice.cards import ReviewEmpty
-from bot.quiz import QuizService
 from bot.reports.service import HOLD_AT, MAX_REPORT_TEXT, REPORT_DAILY_LIMIT, parse_report_words
 from bot.reports.values import ReportReason
 from bot.store.sqlite import SqliteStore
-from tests.support.fakes import FakePlatform, FixedClock, make_bank
+from tests.support.fakes import FakePlatform, FixedClock, make_bank, store_of
 from tests.support.memory_store import InMemoryStore
 from tests.support.packs import pack_csv
 
@@ -31,23 +32,23 @@ async def env():
     store = InMemoryStore()
     await store.open()
     clock = FixedClock(T0)
-    service = QuizService(store, make_bank(per_topic=2), clock, {"fake": FakePlatform()}, rng=random.Random(5))
+    service = bootstrap(store, make_bank(per_topic=2), clock, {"fake": FakePlatform()}, rng=random.Random(5))
     yield service, store, clock
     await service.close()
     await store.close()
 
 
-async def practice_of(service: QuizService, user: str) -> int:
-    card = await service.start_practice(REF, user)
+async def practice_of(service: Features, user: str) -> int:
+    card = await service.practice.start_practice(REF, user)
     return card.round_id
 
 
-async def hold(service: QuizService, round_id: int, users: tuple[str, ...] = ("u1", "u2", "u3")) -> str:
-    round_ = await service.store.get_round(round_id)
+async def hold(service: Features, round_id: int, users: tuple[str, ...] = ("u1", "u2", "u3")) -> str:
+    round_ = await store_of(service).get_round(round_id)
     assert round_ is not None
     for user in users:  # each reports the question through a practice round of their own
-        own = await service.store.create_practice_round(REF, user, round_.question_id, round_.topic, T0)
-        await service.report_round(user, own.id, WRONG, "the answer is wrong")
+        own = await store_of(service).create_practice_round(REF, user, round_.question_id, round_.topic, T0)
+        await service.reports.report_round(user, own.id, WRONG, "the answer is wrong")
     return round_.question_id
 
 
@@ -62,7 +63,7 @@ def test_reason_words():
 async def test_a_report_is_stored_with_its_pack_reporter_and_text(env):
     service, store, _ = env
     rid = await practice_of(service, "ann")
-    reply = await service.report_round("ann", rid, WRONG, "  **B** <@123>\x07 is right  ")
+    reply = await service.reports.report_round("ann", rid, WRONG, "  **B** <@123>\x07 is right  ")
     assert "in the admins' queue" in reply
     [report] = await store.reports("fake", "space-1")
     question = (await store.get_round(rid)).question_id
@@ -74,55 +75,55 @@ async def test_a_report_is_stored_with_its_pack_reporter_and_text(env):
 async def test_a_second_report_on_the_same_question_is_refused(env):
     service, store, _ = env
     rid = await practice_of(service, "ann")
-    await service.report_round("ann", rid, WRONG)
+    await service.reports.report_round("ann", rid, WRONG)
     with pytest.raises(ReportRefused, match="already reported"):
-        await service.report_round("ann", rid, ReportReason.TYPO)
+        await service.reports.report_round("ann", rid, ReportReason.TYPO)
     assert len(await store.reports("fake", "space-1")) == 1
 
 
 async def test_the_sixth_report_in_a_day_is_refused_and_tomorrow_is_a_new_day(env):
     service, store, clock = env
-    questions = [q.id for q in service.bank.questions]
+    questions = [q.id for q in service.context.bank.questions]
     for qid in questions[:REPORT_DAILY_LIMIT]:
         own = await store.create_practice_round(REF, "ann", qid, "tensors", T0)
-        await service.report_round("ann", own.id, WRONG)
+        await service.reports.report_round("ann", own.id, WRONG)
     sixth = await store.create_practice_round(REF, "ann", questions[5], "tensors", T0)
     with pytest.raises(ReportRefused, match="5 reports today"):
-        await service.report_round("ann", sixth.id, WRONG)
+        await service.reports.report_round("ann", sixth.id, WRONG)
     assert len(await store.reports("fake", "space-1")) == REPORT_DAILY_LIMIT
     clock.advance(hours=16)  # 00:00 UTC, the space's next day
-    assert "queue" in await service.report_round("ann", sixth.id, WRONG)
+    assert "queue" in await service.reports.report_round("ann", sixth.id, WRONG)
 
 
 async def test_the_day_is_the_spaces_local_day(env):
     service, store, clock = env
     await store.save_channel(ChannelConfig(ref=REF, timezone="Asia/Tokyo"))  # 08:00 UTC is 17:00 there
-    questions = [q.id for q in service.bank.questions]
+    questions = [q.id for q in service.context.bank.questions]
     for qid in questions[:REPORT_DAILY_LIMIT]:
         own = await store.create_practice_round(REF, "ann", qid, "tensors", T0)
-        await service.report_round("ann", own.id, WRONG)
+        await service.reports.report_round("ann", own.id, WRONG)
     clock.advance(hours=7)  # 15:00 UTC: midnight has passed in Tokyo
     own = await store.create_practice_round(REF, "ann", questions[5], "tensors", T0)
-    assert "queue" in await service.report_round("ann", own.id, WRONG)
+    assert "queue" in await service.reports.report_round("ann", own.id, WRONG)
 
 
 async def test_someone_elses_practice_round_and_another_space_are_refused(env):
     service, _, _ = env
     rid = await practice_of(service, "ann")
     with pytest.raises(NotAllowed, match="someone else"):
-        await service.report_round("bob", rid, WRONG)
+        await service.reports.report_round("bob", rid, WRONG)
     with pytest.raises(UnknownRound):
-        await service.report_round("ann", rid, WRONG, space=("fake", "space-2"))
+        await service.reports.report_round("ann", rid, WRONG, space=("fake", "space-2"))
     with pytest.raises(UnknownRound):
-        await service.report_round("ann", 999, WRONG)
+        await service.reports.report_round("ann", 999, WRONG)
 
 
 async def test_three_open_reports_hold_a_question_from_daily_practice_and_review(env):
     service, store, clock = env
-    await service.configure(ADMIN, REF)
+    await service.channels.configure(ADMIN, REF)
     rid = await practice_of(service, "ann")
-    question = service.bank.get((await store.get_round(rid)).question_id)
-    await service.submit_answer(rid, "ann", (question.answer + 1) % 4)  # a miss: due for review soon
+    question = service.context.bank.get((await store.get_round(rid)).question_id)
+    await service.answers.submit_answer(rid, "ann", (question.answer + 1) % 4)  # a miss: due for review soon
     held = await hold(service, rid)
     assert await service.reports.held("fake", "space-1") == {held}
     assert await service.reports.held("fake", "space-2") == set()  # only in its space
@@ -130,14 +131,14 @@ async def test_three_open_reports_hold_a_question_from_daily_practice_and_review
     asked = set()
     for _ in range(20):  # the rest of the bank is asked several times over: never the held question
         clock.advance(days=1)
-        round_ = await service.post_scheduled(REF)
+        round_ = await service.posting.post_scheduled(REF)
         assert round_ is not None and round_.question_id != held
         asked.add(round_.question_id)
-    assert asked == {q.id for q in service.bank.questions} - {held}
+    assert asked == {q.id for q in service.context.bank.questions} - {held}
     for user in ("p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"):
-        card = await service.start_practice(REF, user)
+        card = await service.practice.start_practice(REF, user)
         assert (await store.get_round(card.round_id)).question_id != held
-    review = await service.start_review(REF, "ann", 20)  # her miss is due, but held
+    review = await service.practice.start_review(REF, "ann", 20)  # her miss is due, but held
     assert not isinstance(review, ReviewEmpty)
     assert (await store.get_round(review.round_id)).question_id != held
 
@@ -157,55 +158,55 @@ async def test_keep_releases_hold_keeps_it_held(env):
     rid = await practice_of(service, "ann")
     qid = await hold(service, rid)
     [first, *_] = await store.reports("fake", "space-1")
-    reply = await service.resolve_report(ADMIN, "fake", "space-1", first.id, "hold")
+    reply = await service.reports.resolve(ADMIN, "fake", "space-1", first.id, "hold")
     assert "3 open report(s)" in reply and "held" in reply
     assert await store.reports("fake", "space-1") == []  # the queue is empty, the question still held
     assert await service.reports.held("fake", "space-1") == {qid}
-    card = await service.reports_queue(ADMIN, "fake", "space-1")
+    card = await service.reports.queue(ADMIN, "fake", "space-1")
     assert "Held without open reports: " + qid in card.text
-    assert "asked again" in await service.resolve_report(ADMIN, "fake", "space-1", first.id, "keep")
+    assert "asked again" in await service.reports.resolve(ADMIN, "fake", "space-1", first.id, "keep")
     assert await service.reports.held("fake", "space-1") == set()
 
 
 async def test_edit_is_for_a_spaces_own_pack_only(env):
     service, store, _ = env
     rid = await practice_of(service, "ann")
-    await service.report_round("ann", rid, WRONG)
+    await service.reports.report_round("ann", rid, WRONG)
     [report] = await store.reports("fake", "space-1")
     with pytest.raises(BadSetting, match="shipped pack pytorch"):
-        await service.resolve_report(ADMIN, "fake", "space-1", report.id, "edit")
+        await service.reports.resolve(ADMIN, "fake", "space-1", report.id, "edit")
     assert (await store.reports("fake", "space-1")) == [report]  # nothing changed
-    await service.packs.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(), "csv", now=T0)
-    await service.configure(ADMIN, REF, None)
+    await service.catalog.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(), "csv", now=T0)
+    await service.channels.configure(ADMIN, REF, None)
     own = await store.create_practice_round(REF, "ann", "team/team-3", "team-lore", T0)
-    await service.report_round("ann", own.id, ReportReason.TYPO, "typo in the prompt")
+    await service.reports.report_round("ann", own.id, ReportReason.TYPO, "typo in the prompt")
     team_report = (await store.reports("fake", "space-1"))[-1]
     assert team_report.pack == "team"
-    reply = await service.resolve_report(ADMIN, "fake", "space-1", team_report.id, "edit")
+    reply = await service.reports.resolve(ADMIN, "fake", "space-1", team_report.id, "edit")
     assert "export the pack team" in reply and "team-3" in reply and "keep" in reply
     assert "team/team-3" in await service.reports.held("fake", "space-1")
     with pytest.raises(BadSetting, match="keep, hold or edit"):
-        await service.resolve_report(ADMIN, "fake", "space-1", team_report.id, "delete")
+        await service.reports.resolve(ADMIN, "fake", "space-1", team_report.id, "delete")
     with pytest.raises(BadSetting, match="no report #999"):
-        await service.resolve_report(ADMIN, "fake", "space-1", 999, "keep")
+        await service.reports.resolve(ADMIN, "fake", "space-1", 999, "keep")
 
 
 async def test_members_cannot_see_or_resolve_the_queue(env):
     service, store, _ = env
-    await service.report_round("ann", await practice_of(service, "ann"), WRONG)
+    await service.reports.report_round("ann", await practice_of(service, "ann"), WRONG)
     with pytest.raises(NotAllowed, match="see the reports queue"):
-        await service.reports_queue(MEMBER, "fake", "space-1")
+        await service.reports.queue(MEMBER, "fake", "space-1")
     [report] = await store.reports("fake", "space-1")
     with pytest.raises(NotAllowed, match="resolve reports"):
-        await service.resolve_report(MEMBER, "fake", "space-1", report.id, "keep")
+        await service.reports.resolve(MEMBER, "fake", "space-1", report.id, "keep")
     assert (await store.reports("fake", "space-1")) == [report]
 
 
 async def test_the_queue_lists_open_reports_as_plain_text(env):
     service, _, _ = env
     rid = await practice_of(service, "ann")
-    await service.report_round("ann", rid, WRONG, "*bold* @everyone")
-    card = await service.reports_queue(ADMIN, "fake", "space-1")
+    await service.reports.report_round("ann", rid, WRONG, "*bold* @everyone")
+    card = await service.reports.queue(ADMIN, "fake", "space-1")
     assert card.text.startswith("Reports: 1 open")
     marked = card.render(escape=lambda t: t.replace("*", "\\*"), who=lambda u: f"<@{u}>")
     assert "by <@ann>: \\*bold\\* @everyone" in marked  # the reporter is named; their words are escaped
@@ -215,13 +216,13 @@ async def test_the_queue_lists_open_reports_as_plain_text(env):
 async def test_typed_report_takes_the_latest_of_daily_and_own_practice(env):
     service, store, _ = env
     with pytest.raises(BadSetting, match="no question to report"):
-        await service.report_latest(REF, "ann", WRONG)
-    await service.configure(ADMIN, REF)
-    daily = await service.post_scheduled(REF, dt.date(2026, 12, 1))
-    await service.report_latest(REF, "ann", WRONG, "x")
+        await service.reports.report_latest(REF, "ann", WRONG)
+    await service.channels.configure(ADMIN, REF)
+    daily = await service.posting.post_scheduled(REF, dt.date(2026, 12, 1))
+    await service.reports.report_latest(REF, "ann", WRONG, "x")
     assert (await store.reports("fake", "space-1"))[-1].question_id == daily.question_id
-    practice = await service.start_practice(REF, "bob")
-    await service.report_latest(REF, "bob", ReportReason.UNCLEAR)
+    practice = await service.practice.start_practice(REF, "bob")
+    await service.reports.report_latest(REF, "bob", ReportReason.UNCLEAR)
     got = (await store.reports("fake", "space-1"))[-1]
     assert got.question_id == (await store.get_round(practice.round_id)).question_id
     assert (await store.get_round(practice.round_id)).kind is RoundKind.PRACTICE
@@ -230,16 +231,16 @@ async def test_typed_report_takes_the_latest_of_daily_and_own_practice(env):
 async def test_question_stats_count_open_reports(env):
     service, store, _ = env
     rid = await practice_of(service, "ann")
-    await service.submit_answer(rid, "ann", 0)
-    await service.report_round("ann", rid, WRONG)
+    await service.answers.submit_answer(rid, "ann", 0)
+    await service.reports.report_round("ann", rid, WRONG)
     qid = (await store.get_round(rid)).question_id
-    card = await service.question_stats(ADMIN, "fake", "space-1")
+    card = await service.packs.question_stats(ADMIN, "fake", "space-1")
     [reported] = card.reported
     assert (reported.question_id, reported.reports) == (qid, 1)
     assert "Most reported:" in card.text and "1 report" in card.text
     [report] = await store.reports("fake", "space-1")
-    await service.resolve_report(ADMIN, "fake", "space-1", report.id, "keep")
-    assert (await service.question_stats(ADMIN, "fake", "space-1")).reported == ()  # resolved: not counted
+    await service.reports.resolve(ADMIN, "fake", "space-1", report.id, "keep")
+    assert (await service.packs.question_stats(ADMIN, "fake", "space-1")).reported == ()  # resolved: not counted
 
 
 @pytest.mark.parametrize("report_id", [0, -1, 2**63, 2**70])
@@ -248,10 +249,10 @@ async def test_a_report_number_no_store_can_hold_is_no_report(report_id: int) ->
     never the SQL driver's OverflowError."""
     store = SqliteStore(":memory:")
     await store.open()
-    service = QuizService(store, make_bank(per_topic=2), FixedClock(T0), {"fake": FakePlatform()})
+    service = bootstrap(store, make_bank(per_topic=2), FixedClock(T0), {"fake": FakePlatform()})
     try:
         with pytest.raises(BadSetting, match="There is no report"):
-            await service.resolve_report(ADMIN, "fake", "space-1", report_id, "keep")
+            await service.reports.resolve(ADMIN, "fake", "space-1", report_id, "keep")
     finally:
         await service.close()
         await store.close()

@@ -7,15 +7,16 @@ import random
 
 import pytest
 
+from bot.app.bootstrap import bootstrap
 from bot.app.scheduler import DailyScheduler
 from bot.daily.cards import StatsCard, learning_lines
+from bot.features import Features
 from bot.kernel import cards
 from bot.kernel.errors import BadSetting
 from bot.kernel.values import LETTERS, ChannelRef, Difficulty, NewAnswer, Period, PracticeAnswer, RoundKind, TopicStats
 from bot.practice.cards import ReviewEmpty
 from bot.practice.memory import CardKey, review
 from bot.practice.reviews import learning_stats, plan_review
-from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.text.commands import AnswerDaily, Practice, Review, ShowTopics, parse_quiz
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank, make_question
@@ -32,14 +33,14 @@ async def env():
     store = InMemoryStore()
     await store.open()
     clock = FixedClock(MONDAY_9)
-    service = QuizService(store, make_bank(per_topic=4), clock, {"fake": FakePlatform()}, rng=random.Random(3))
+    service = bootstrap(store, make_bank(per_topic=4), clock, {"fake": FakePlatform()}, rng=random.Random(3))
     yield service, store, clock
     await service.close()
     await store.close()
 
 
-def right_choice(service: QuizService, question_id: str) -> int:
-    question = service.bank.get(question_id)
+def right_choice(service: Features, question_id: str) -> int:
+    question = service.context.bank.get(question_id)
     assert question is not None
     return question.answer
 
@@ -48,14 +49,14 @@ async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first_and_s
     service, store, clock = env
 
     async def answer(round_, letter):
-        await service.submit_answer(round_.id, "ada", LETTERS.index(letter))
+        await service.answers.submit_answer(round_.id, "ada", LETTERS.index(letter))
 
     missed = await miss_three_on_monday(service, clock, REFS, MONDAY_9, answer)
     clock.set(TUESDAY_NOON)
-    stats = await service.stats("fake", "space-1", "ada")
+    stats = await service.boards.stats("fake", "space-1", "ada")
     assert stats.learning is not None and stats.learning.due_now == 3
     assert "Reviews due: 3 now" in learning_lines(stats.learning)[0]
-    first = await service.start_review(REF, "ada", 5)
+    first = await service.practice.start_review(REF, "ada", 5)
     assert not isinstance(first, ReviewEmpty)
     served, card = [], first
     while card is not None:
@@ -63,11 +64,11 @@ async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first_and_s
         assert round_ is not None and round_.kind is RoundKind.PRACTICE and round_.user_id == "ada"
         assert card.title.startswith(f"Review {len(served) + 1}/3")
         served.append(round_.question_id)
-        outcome = await service.submit_answer(card.round_id, "ada", right_choice(service, round_.question_id))
+        outcome = await service.answers.submit_answer(card.round_id, "ada", right_choice(service, round_.question_id))
         card = outcome.follow_up
     assert served == missed
     assert outcome.review_score == "Review done: 3 of 3 right." and outcome.text.endswith(outcome.review_score)
-    assert (await service.stats("fake", "space-1", "ada")).learning.due_now == 0
+    assert (await service.boards.stats("fake", "space-1", "ada")).learning.due_now == 0
     # the reviews never reached the leaderboard: the three misses scored 0 and nothing was added
     [row] = await store.leaderboard("fake", "space-1", Period.ALL, "all", 10)
     assert (row.user_id, row.points, row.answered) == ("ada", 0, 3)
@@ -75,20 +76,22 @@ async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first_and_s
 
 async def test_a_daily_answer_changes_no_card_before_the_reveal(env):
     service, store, clock = env
-    await service.configure(SETUP, REF, ConfigChange.of(timezone="UTC"))
-    round_ = await service.post_scheduled(REF)
-    await service.submit_answer(round_.id, "ada", (right_choice(service, round_.question_id) + 1) % 4)
+    await service.channels.configure(SETUP, REF, ConfigChange.of(timezone="UTC"))
+    round_ = await service.posting.post_scheduled(REF)
+    await service.answers.submit_answer(round_.id, "ada", (right_choice(service, round_.question_id) + 1) % 4)
     assert await store.learner_cards("fake", "space-1", "ada") == []
-    await service.reveal_round(round_.id)
+    await service.reveals.reveal_round(round_.id)
     [card] = await store.learner_cards("fake", "space-1", "ada")
     assert card.lapses == 1 and card.confident_miss
 
 
 async def test_practice_updates_the_card_at_once_and_not_sure_is_hard(env):
     service, store, clock = env
-    card = await service.start_practice(REF, "ada", "autograd")
+    card = await service.practice.start_practice(REF, "ada", "autograd")
     round_ = await store.get_round(card.round_id)
-    outcome = await service.submit_answer(card.round_id, "ada", right_choice(service, round_.question_id), sure=False)
+    outcome = await service.answers.submit_answer(
+        card.round_id, "ada", right_choice(service, round_.question_id), sure=False
+    )
     assert outcome.verdict is not None and outcome.verdict.correct and not outcome.verdict.sure
     [memory] = await store.learner_cards("fake", "space-1", "ada")
     assert memory.key == CardKey("fake", "space-1", "ada", round_.question_id)
@@ -98,8 +101,8 @@ async def test_practice_updates_the_card_at_once_and_not_sure_is_hard(env):
 
 async def test_a_practice_answers_card_update_is_written_in_the_background_after_the_reply(env):
     service, store, clock = env
-    card = await service.start_practice(REF, "ada", "autograd")
-    await service.submit_answer(card.round_id, "ada", 0)
+    card = await service.practice.start_practice(REF, "ada", "autograd")
+    await service.answers.submit_answer(card.round_id, "ada", 0)
     await service.close()  # waits for the background write; nothing read the learner's cards meanwhile
     assert await store.learn_practice(500) == 0  # nothing left marked: the drain wrote it
     [event] = await store.review_events("fake", "space-1", "ada")
@@ -119,14 +122,14 @@ async def test_the_tick_writes_card_updates_left_marked_by_a_crashed_process(env
 
 async def test_a_confident_wrong_practice_answer_says_so_and_an_unsure_one_does_not(env):
     service, store, clock = env
-    card = await service.start_practice(REF, "ada", "tensors")
+    card = await service.practice.start_practice(REF, "ada", "tensors")
     round_ = await store.get_round(card.round_id)
     wrong = (right_choice(service, round_.question_id) + 1) % 4
-    outcome = await service.submit_answer(card.round_id, "ada", wrong)
+    outcome = await service.answers.submit_answer(card.round_id, "ada", wrong)
     assert cards.CONFIDENT_MISS in outcome.text
-    card = await service.start_practice(REF, "ada", "tensors")
+    card = await service.practice.start_practice(REF, "ada", "tensors")
     round_ = await store.get_round(card.round_id)
-    outcome = await service.submit_answer(
+    outcome = await service.answers.submit_answer(
         card.round_id, "ada", (right_choice(service, round_.question_id) + 1) % 4, sure=False
     )
     assert cards.CONFIDENT_MISS not in outcome.text and "Not quite" in outcome.text
@@ -134,20 +137,20 @@ async def test_a_confident_wrong_practice_answer_says_so_and_an_unsure_one_does_
 
 async def test_learning_off_leaves_cards_alone(env):
     service, store, clock = env
-    service.learning = False
-    card = await service.start_practice(REF, "ada")
-    await service.submit_answer(card.round_id, "ada", 0)
+    service.context.learning = False
+    card = await service.practice.start_practice(REF, "ada")
+    await service.answers.submit_answer(card.round_id, "ada", 0)
     assert await store.learner_cards("fake", "space-1", "ada") == []
 
 
 async def test_review_of_a_new_learner_says_there_is_nothing_yet_and_later_when_the_next_is_due(env):
     service, store, clock = env
-    empty = await service.start_review(REF, "ada")
+    empty = await service.practice.start_review(REF, "ada")
     assert isinstance(empty, ReviewEmpty) and "Nothing to review yet" in empty.text
-    card = await service.start_practice(REF, "ada", "tensors")
+    card = await service.practice.start_practice(REF, "ada", "tensors")
     round_ = await store.get_round(card.round_id)
-    await service.submit_answer(card.round_id, "ada", right_choice(service, round_.question_id))
-    later = await service.start_review(REF, "ada")
+    await service.answers.submit_answer(card.round_id, "ada", right_choice(service, round_.question_id))
+    later = await service.practice.start_review(REF, "ada")
     [memory] = await store.learner_cards("fake", "space-1", "ada")
     assert isinstance(later, ReviewEmpty)
     assert f"next review is due {memory.due:%a %d %b %H:%M} (UTC)" in later.text
@@ -157,11 +160,11 @@ async def test_with_nothing_due_a_review_serves_the_weakest_topics_unseen_questi
     service, store, clock = env
     # one miss in autograd, one right in tensors: autograd is the weakest
     for topic, right in (("autograd", False), ("tensors", True)):
-        card = await service.start_practice(REF, "ada", topic)
+        card = await service.practice.start_practice(REF, "ada", topic)
         round_ = await store.get_round(card.round_id)
         choice = right_choice(service, round_.question_id)
-        await service.submit_answer(card.round_id, "ada", choice if right else (choice + 1) % 4)
-    result = await service.start_review(REF, "ada", 2)
+        await service.answers.submit_answer(card.round_id, "ada", choice if right else (choice + 1) % 4)
+    result = await service.practice.start_review(REF, "ada", 2)
     assert not isinstance(result, ReviewEmpty) and result.topic == "autograd"
     seen = {c.key.question_id for c in await store.learner_cards("fake", "space-1", "ada")}
     round_ = await store.get_round(result.round_id)
@@ -173,7 +176,7 @@ async def test_a_review_count_outside_1_to_20_is_refused(env):
     service, store, clock = env
     for n in (0, 21):
         with pytest.raises(BadSetting, match="1 to 20"):
-            await service.start_review(REF, "ada", n)
+            await service.practice.start_review(REF, "ada", n)
     for text in ("review 0", "review 21", "review lots", "review 2 3"):
         with pytest.raises(BadSetting, match="from 1 to 20"):
             parse_quiz(text)
@@ -182,26 +185,26 @@ async def test_a_review_count_outside_1_to_20_is_refused(env):
 async def test_practice_never_serves_a_question_open_as_a_daily_round_in_the_space(env):
     service, store, clock = env
     bank_one_topic = make_bank(per_topic=2, topics=("autograd",))
-    service.bank = bank_one_topic
-    await service.configure(SETUP, REFS[1], ConfigChange.of(timezone="UTC"))
-    daily = await service.post_scheduled(REFS[1])
+    service.context.bank = bank_one_topic
+    await service.channels.configure(SETUP, REFS[1], ConfigChange.of(timezone="UTC"))
+    daily = await service.posting.post_scheduled(REFS[1])
     for _ in range(6):
-        card = await service.start_practice(REF, "ada", "autograd")
+        card = await service.practice.start_practice(REF, "ada", "autograd")
         round_ = await store.get_round(card.round_id)
         assert round_.question_id != daily.question_id
-        await service.submit_answer(card.round_id, "ada", 0)
+        await service.answers.submit_answer(card.round_id, "ada", 0)
 
 
 async def test_practice_by_difficulty_and_the_topics_list(env):
     service, store, clock = env
     for _ in range(4):
-        card = await service.start_practice(REF, "ada", "autograd", Difficulty.HARD)
+        card = await service.practice.start_practice(REF, "ada", "autograd", Difficulty.HARD)
         assert card.difficulty is Difficulty.HARD and card.topic == "autograd"
-        await service.submit_answer(card.round_id, "ada", 0)
-    service.bank = make_bank(per_topic=1)  # only easy questions
+        await service.answers.submit_answer(card.round_id, "ada", 0)
+    service.context.bank = make_bank(per_topic=1)  # only easy questions
     with pytest.raises(BadSetting, match="no hard questions on autograd"):
-        await service.start_practice(REF, "ada", "autograd", Difficulty.HARD)
-    assert service.topics() == (
+        await service.practice.start_practice(REF, "ada", "autograd", Difficulty.HARD)
+    assert service.practice.topics() == (
         "tensors: Tensors and dtypes, 1 question (1 easy)",
         "autograd: Autograd, 1 question (1 easy)",
         "modules: nn.Module and layers, 1 question (1 easy)",
@@ -225,11 +228,11 @@ def test_the_grammar_of_review_topics_practice_levels_and_not_sure():
 
 async def test_a_daily_answer_marked_not_sure_is_rated_hard_at_the_reveal(env):
     service, store, clock = env
-    await service.configure(SETUP, REF, ConfigChange.of(timezone="UTC"))
-    round_ = await service.post_scheduled(REF)
-    outcome = await service.answer_in_channel(REF, "ada", right_choice(service, round_.question_id), sure=False)
+    await service.channels.configure(SETUP, REF, ConfigChange.of(timezone="UTC"))
+    round_ = await service.posting.post_scheduled(REF)
+    outcome = await service.answers.answer_in_channel(REF, "ada", right_choice(service, round_.question_id), sure=False)
     assert "locked in" in outcome.text and outcome.verdict is None  # no early verdict
-    await service.reveal_round(round_.id)
+    await service.reveals.reveal_round(round_.id)
     [event] = await store.review_events("fake", "space-1", "ada")
     assert (event.rating, event.sure) == (2, False)
     [row] = await store.leaderboard("fake", "space-1", Period.ALL, "all", 10)

@@ -133,12 +133,12 @@ async def test_a_card_that_could_not_be_sent_comes_with_the_next_post() -> None:
 async def test_the_card_waits_for_no_later_than_the_months_first_week() -> None:
     env = await season_env()
     cfg = await env.configure(UTC_CHANNEL, timezone="UTC", paused=True)
-    await env.service.configure(ADMIN, UTC_CHANNEL, ConfigChange.of(paused=False))
+    await env.service.channels.configure(ADMIN, UTC_CHANNEL, ConfigChange.of(paused=False))
     env.clock.set(dt.datetime(2026, 11, 30, 8, 0, tzinfo=dt.UTC))
     await env.play(cfg, dt.date(2026, 11, 30), [("ann", True)])
-    await env.service.configure(ADMIN, UTC_CHANNEL, ConfigChange.of(paused=True))
+    await env.service.channels.configure(ADMIN, UTC_CHANNEL, ConfigChange.of(paused=True))
     env.clock.set(dt.datetime(2026, 12, 7, 23, 0, tzinfo=dt.UTC))
-    await env.service.configure(ADMIN, UTC_CHANNEL, ConfigChange.of(paused=False))
+    await env.service.channels.configure(ADMIN, UTC_CHANNEL, ConfigChange.of(paused=False))
     await env.play(cfg, dt.date(2026, 12, 8), [])  # back on the 8th: too late for November's card
     assert env.platform.seasons == []
 
@@ -161,10 +161,12 @@ async def test_a_champion_role_the_bot_cannot_give_is_refused_and_nothing_saved(
     env = await season_env(RoleFake(problem="I need the Manage Roles permission to give the champion role."))
     await env.configure(UTC_CHANNEL, timezone="UTC")
     with pytest.raises(BadSetting, match="Manage Roles"):
-        await env.service.configure(ADMIN, UTC_CHANNEL, ConfigChange.of(champion_role=ROLE))
-    assert (await env.service.channel_config(UTC_CHANNEL)).champion_role is None
+        await env.service.channels.configure(ADMIN, UTC_CHANNEL, ConfigChange.of(champion_role=ROLE))
+    assert (await env.service.channels.channel_config(UTC_CHANNEL)).champion_role is None
     env.platform.problem = None
-    await env.service.configure(ADMIN, UTC_CHANNEL, ConfigChange.parse([("champion_role", "off")]))  # always fine
+    await env.service.channels.configure(
+        ADMIN, UTC_CHANNEL, ConfigChange.parse([("champion_role", "off")])
+    )  # always fine
 
 
 async def test_the_champion_role_is_discord_only() -> None:
@@ -172,8 +174,8 @@ async def test_the_champion_role_is_discord_only() -> None:
     await env.configure(UTC_CHANNEL, timezone="UTC")
     for value in (ROLE, "off"):
         with pytest.raises(BadSetting, match="Discord setting: Fake has no roles"):
-            await env.service.configure(ADMIN, UTC_CHANNEL, ConfigChange.parse([("champion_role", value)]))
-    assert (await env.service.channel_config(UTC_CHANNEL)).champion_role is None
+            await env.service.channels.configure(ADMIN, UTC_CHANNEL, ConfigChange.parse([("champion_role", value)]))
+    assert (await env.service.channels.channel_config(UTC_CHANNEL)).champion_role is None
 
 
 async def test_season_boards_show_the_archive_and_the_month_and_refuse_what_is_not_a_season() -> None:
@@ -182,22 +184,22 @@ async def test_season_boards_show_the_archive_and_the_month_and_refuse_what_is_n
     for day, who in ((28, "ann"), (29, "bob"), (30, "cy")):
         await env.play(cfg, dt.date(2026, 11, day), [(who, True), ("dee", day == 30)])
     env.clock.set(dt.datetime(2026, 12, 1, 8, 0, tzinfo=dt.UTC))  # December, before its first post
-    board_before = await env.service.season_board("fake", "space-1", "2026-11", "dee")
+    board_before = await env.service.seasons.board("fake", "space-1", "2026-11", "dee")
     assert board_before.podium == () and "Not archived yet" in board_before.note
     await env.play(cfg, dt.date(2026, 12, 1), [("ann", True)])
-    board = await env.service.season_board("fake", "space-1", "2026-11", "dee")
+    board = await env.service.seasons.board("fake", "space-1", "2026-11", "dee")
     assert board.title == "Season November 2026"
     assert [r.user_id for r in board.podium] == ["ann", "bob", "cy"]
     assert [r.user_id for r in board.rows] == ["ann", "bob", "cy", "dee"]
     assert board.me is not None and board.me.user_id == "dee" and board.note.startswith("Archived on 01 December")
     with pytest.raises(NoSeason, match="still running"):
-        await env.service.season_board("fake", "space-1", "2026-12")
+        await env.service.seasons.board("fake", "space-1", "2026-12")
     with pytest.raises(NoSeason, match="has not started yet"):
-        await env.service.season_board("fake", "space-1", "2027-01")
+        await env.service.seasons.board("fake", "space-1", "2027-01")
     with pytest.raises(NoSeason, match="No season results for October 2026"):
-        await env.service.season_board("fake", "space-1", "2026-10")
+        await env.service.seasons.board("fake", "space-1", "2026-10")
     with pytest.raises(NoSeason, match="No season results"):
-        await env.service.season_board("fake", "other-space", "2026-11")
+        await env.service.seasons.board("fake", "other-space", "2026-11")
     with pytest.raises(BadSetting) as caught:
-        await env.service.season_board("fake", "space-1", "<@everyone>" * 600)
+        await env.service.seasons.board("fake", "space-1", "<@everyone>" * 600)
     assert len(str(caught.value)) < 200

@@ -75,17 +75,17 @@ def test_sqlite_urls():
 def test_a_scheduler_claims_only_its_platforms_and_discord_shards():
     import datetime as dt
 
+    from bot.app.bootstrap import bootstrap
     from bot.app.scheduler import DailyScheduler
     from bot.kernel.values import SpaceFilter
-    from bot.quiz import QuizService
     from tests.support.fakes import FakePlatform, FixedClock, make_bank
     from tests.support.memory_store import InMemoryStore
 
-    service = QuizService(InMemoryStore(), make_bank(), FixedClock(dt.datetime(2026, 12, 1, tzinfo=dt.UTC)))
-    service.add_platform(FakePlatform(name="discord"))
-    spaces = DailyScheduler(service, service.clock, owns=channel_owner(2, (1,))).spaces
+    service = bootstrap(InMemoryStore(), make_bank(), FixedClock(dt.datetime(2026, 12, 1, tzinfo=dt.UTC)))
+    service.context.platforms.add(FakePlatform(name="discord"))
+    spaces = DailyScheduler(service, service.context.clock, owns=channel_owner(2, (1,))).spaces
     assert spaces == SpaceFilter(platforms=("discord",), shard_count=2, shard_ids=(1,))
     assert spaces(ChannelRef("discord", str(1 << 22), "c")) and not spaces(ChannelRef("discord", str(2 << 22), "c"))
     assert not spaces(ChannelRef("slack", "T1", "c"))  # no Slack in this process: not its work
-    unsharded = DailyScheduler(service, service.clock).spaces
+    unsharded = DailyScheduler(service, service.context.clock).spaces
     assert unsharded(ChannelRef("discord", "123", "c")) and unsharded.shard_count is None

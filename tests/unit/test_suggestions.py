@@ -9,9 +9,9 @@ import random
 
 import pytest
 
+from bot.app.bootstrap import bootstrap
 from bot.kernel.errors import BadSuggestion, NotAllowed, QuizError
 from bot.kernel.values import Actor, ChannelRef
-from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.suggestions.service import (
     DEFAULT_REFERENCE,
@@ -155,7 +155,7 @@ async def world():
     await store.open()
     clock = FixedClock(T0)
     platform = FakePlatform()
-    service = QuizService(store, make_bank(), clock, {"fake": platform}, rng=random.Random(3))
+    service = bootstrap(store, make_bank(), clock, {"fake": platform}, rng=random.Random(3))
     yield service, store, clock, platform
     await service.close()
     await store.close()
@@ -182,7 +182,7 @@ async def test_three_suggestions_a_day_then_a_refusal_until_tomorrow(world):
 
 async def test_the_day_is_the_space_s_local_day(world):
     service, _, clock, _ = world
-    await service.configure(ADMIN, REF, ConfigChange.of(timezone="America/New_York"))
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(timezone="America/New_York"))
     clock.current = dt.datetime(2026, 12, 1, 23, 0, tzinfo=dt.UTC)  # 18:00 in New York
     for _ in range(3):
         await service.suggestions.suggest(REF, "ann", form())
@@ -224,8 +224,8 @@ async def test_an_approved_suggestion_joins_the_pack_and_its_author_is_told(worl
     with pytest.raises(QuizError, match="no suggestion #99"):
         await service.suggestions.approve(ADMIN, "fake", "space-1", 99)
     # a channel switched to the pack posts the suggested question
-    await service.configure(ADMIN, REF, ConfigChange.parse([("packs", "suggestions")]))
-    round_ = await service.post_scheduled(REF)
+    await service.channels.configure(ADMIN, REF, ConfigChange.parse([("packs", "suggestions")]))
+    round_ = await service.posting.post_scheduled(REF)
     assert round_ is not None and round_.question_id == f"suggestions/{done.question_id}"
     assert (await service.suggestions.pending(ADMIN, "fake", "space-1")).items == ()
 

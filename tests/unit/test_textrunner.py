@@ -9,11 +9,12 @@ from dataclasses import dataclass, field, replace
 
 import pytest
 
+from bot.app.bootstrap import bootstrap
 from bot.daily.cards import StatsCard
+from bot.features import Features
 from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard
 from bot.kernel.errors import AlreadyPosted, BadSetting, NotAllowed, NothingOpen
 from bot.kernel.values import Actor, ChannelRef, Period, RoundKind
-from bot.quiz import QuizService
 from bot.text.commands import parse_quiz
 from bot.text.runner import HelpReply, PostedReply, RevealedReply, SettingsReply, run_command
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
@@ -49,7 +50,7 @@ async def env():
     store = InMemoryStore()
     await store.open()
     platform = FakePlatform()
-    service = QuizService(
+    service = bootstrap(
         store,
         make_bank(),
         FixedClock(dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)),
@@ -61,7 +62,7 @@ async def env():
     await store.close()
 
 
-async def run(service: QuizService, source: Source, text: str):  # type: ignore[no-untyped-def]
+async def run(service: Features, source: Source, text: str):  # type: ignore[no-untyped-def]
     return await run_command(service, source, parse_quiz(text))
 
 
@@ -73,7 +74,7 @@ async def test_practice_answer_board_stats_and_help(env):
     with pytest.raises(NothingOpen):
         await run(service, source, "/quiz answer B")
     await run(service, source, "/quiz config time 09:00")
-    await service.post_scheduled(REF)
+    await service.posting.post_scheduled(REF)
     outcome = await run(service, source, "/quiz answer B")
     assert isinstance(outcome, AnswerOutcome) and outcome.chosen_letter == "B" and outcome.verdict is None
     board = await run(service, source, "/quiz leaderboard month")
@@ -114,4 +115,4 @@ async def test_members_without_admin_rights_change_nothing(env):
     for text in ("/quiz config time 07:00", "/quiz config pause", "/quiz config post-now", "/quiz reveal"):
         with pytest.raises(NotAllowed):
             await run(service, member, text)
-    assert not await service.is_configured(REF) and platform.posted == []
+    assert not await service.channels.is_configured(REF) and platform.posted == []

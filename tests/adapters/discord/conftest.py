@@ -16,8 +16,9 @@ import pytest
 import yarl
 
 from adapters.discord.app import StudyBotClient, launch
+from bot.app.bootstrap import bootstrap
+from bot.features import Features
 from bot.kernel.values import Actor, ChannelRef
-from bot.quiz import QuizService
 from bot.settings import ConfigChange
 from bot.store.sqlite import SqliteStore
 from tests.adapters.discord.fake_discord import FakeDiscord
@@ -41,7 +42,7 @@ async def fake(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeDiscord]:
 @dataclass
 class Core:
     store: SqliteStore
-    service: QuizService
+    service: Features
     clock: FixedClock
 
     async def close(self) -> None:
@@ -53,7 +54,7 @@ async def open_core(path: Path, clock: FixedClock | None = None) -> Core:
     store = SqliteStore(path)
     await store.open()
     clock = clock or FixedClock(START)
-    return Core(store, QuizService(store, make_bank(), clock, rng=random.Random(4)), clock)
+    return Core(store, bootstrap(store, make_bank(), clock, rng=random.Random(4)), clock)
 
 
 @pytest.fixture
@@ -75,7 +76,7 @@ class Running:
             await self.task
 
 
-async def run_bot(service: QuizService, **options: object) -> Running:
+async def run_bot(service: Features, **options: object) -> Running:
     options.setdefault("guild_ready_timeout", 0.1)
     client = StudyBotClient(service, **options)  # type: ignore[arg-type]
     task = await launch(client, TOKEN)
@@ -99,5 +100,7 @@ ADMIN = Actor("setup-admin", is_admin=True)
 
 async def configure_channel(core: Core, fake: FakeDiscord, **changes: object) -> ChannelRef:
     ref = channel_ref(fake)
-    await core.service.configure(ADMIN, ref, ConfigChange.of(post_time=dt.time(9, 0), timezone="UTC", **changes))
+    await core.service.channels.configure(
+        ADMIN, ref, ConfigChange.of(post_time=dt.time(9, 0), timezone="UTC", **changes)
+    )
     return ref

@@ -6,6 +6,7 @@ import asyncio
 import datetime as dt
 
 from adapters.discord.app import StudyBotClient
+from bot.daily.values import PostFinish
 from bot.kernel.values import ChannelRef
 from tests.adapters.discord.conftest import Core, channel_ref, configure_channel
 from tests.adapters.discord.fake_discord import FakeDiscord, FakeInteraction
@@ -14,7 +15,7 @@ A, E = chr(0x1F1E6), chr(0x1F1EA)  # regional indicators A and E
 
 
 async def post_daily(core: Core, fake: FakeDiscord, **changes: object) -> tuple[int, dict]:
-    round_ = await core.service.post_scheduled(await configure_channel(core, fake, **changes))
+    round_ = await core.service.posting.post_scheduled(await configure_channel(core, fake, **changes))
     assert round_ is not None and round_.message_id is not None
     return round_.id, fake.messages[round_.message_id]
 
@@ -88,7 +89,7 @@ async def test_clicks_on_closed_or_unknown_rounds_are_refused(
     bot: StudyBotClient, fake: FakeDiscord, core: Core
 ) -> None:
     round_id, message = await post_daily(core, fake)
-    await core.service.reveal_round(round_id)
+    await core.service.reveals.reveal_round(round_id)
     closed = await fake.reply(await fake.click(fake.alice, message, f"studybot:answer:{round_id}:A"))
     assert closed.ephemeral and "question closed at" in closed.text and "the answer was" in closed.text
     assert await core.store.round_answers(round_id) == []
@@ -102,7 +103,7 @@ async def test_clicks_on_closed_or_unknown_rounds_are_refused(
 
 
 async def test_a_practice_question_is_only_for_its_learner(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
-    card = await core.service.start_practice(channel_ref(fake), fake.alice.id, None)
+    card = await core.service.practice.start_practice(channel_ref(fake), fake.alice.id, None)
     custom_id = f"studybot:answer:{card.round_id}:A"
     reply = await fake.reply(await fake.click(fake.bob, button_message(fake, custom_id), custom_id))
     assert reply.ephemeral and "belongs to someone else" in reply.text
@@ -169,7 +170,7 @@ async def test_a_click_naming_another_server_s_round_is_refused(
     theirs = ChannelRef("discord", "999000111", "999000222")
     at = core.clock.now()
     round_ = await core.store.claim_daily_round(theirs, at.date(), "q", "tensors", at, at + dt.timedelta(days=1))
-    await core.store.finish_post(round_.id, "sent", message_id="1")
+    await core.store.finish_posts([PostFinish(round_.id, "sent", message_id="1")])
     custom_id = f"studybot:answer:{round_.id}:A"
     reply = await fake.reply(await fake.click(fake.alice, button_message(fake, custom_id), custom_id))
     assert reply.ephemeral and "not known here" in reply.text

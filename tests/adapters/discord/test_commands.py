@@ -26,7 +26,7 @@ async def test_quiz_gives_a_private_practice_question_whose_click_answers_at_onc
     round_ = await core.store.get_round(round_id)
     assert round_ is not None and round_.kind is RoundKind.PRACTICE and round_.user_id == fake.alice.id
     assert round_.topic == "autograd"
-    question = core.service.bank.get(round_.question_id)
+    question = core.service.context.bank.get(round_.question_id)
     assert question is not None
 
     practice_message = fake.messages[reply.message_id]  # the ephemeral message with the buttons
@@ -40,7 +40,7 @@ async def test_quiz_gives_a_private_practice_question_whose_click_answers_at_onc
 async def test_answer_answers_the_channels_open_question(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
     nothing = await fake.reply(await fake.slash(fake.bob, "answer", choice="B"))
     assert nothing.ephemeral and "no open daily question" in nothing.text
-    round_ = await core.service.post_scheduled(await configure_channel(core, fake))
+    round_ = await core.service.posting.post_scheduled(await configure_channel(core, fake))
     assert round_ is not None
     reply = await fake.reply(await fake.slash(fake.bob, "answer", choice="B"))
     assert reply.callback_type == 4 and reply.ephemeral and "Your answer B is locked in" in reply.text
@@ -52,11 +52,11 @@ async def test_leaderboard_shows_the_top_and_the_askers_rank(
 ) -> None:
     empty = await fake.reply(await fake.slash(fake.alice, "leaderboard"))
     assert empty.ephemeral and "No scores yet" in empty.text
-    round_ = await core.service.post_scheduled(await configure_channel(core, fake))
+    round_ = await core.service.posting.post_scheduled(await configure_channel(core, fake))
     assert round_ is not None
-    correct = core.service.bank.get(round_.question_id).answer  # type: ignore[union-attr]
-    await core.service.submit_answer(round_.id, fake.alice.id, correct)
-    await core.service.reveal_round(round_.id)
+    correct = core.service.context.bank.get(round_.question_id).answer  # type: ignore[union-attr]
+    await core.service.answers.submit_answer(round_.id, fake.alice.id, correct)
+    await core.service.reveals.reveal_round(round_.id)
     reply = await fake.reply(await fake.slash(fake.alice, "leaderboard", period="all"))
     assert reply.callback_type == 4 and reply.ephemeral
     assert reply.embeds[0]["title"] == "Leaderboard: all time"
@@ -66,8 +66,8 @@ async def test_leaderboard_shows_the_top_and_the_askers_rank(
 
 
 async def test_stats_for_me_and_for_another_member(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
-    card = await core.service.start_practice(channel_ref(fake), fake.bob.id, "tensors")
-    await core.service.submit_answer(card.round_id, fake.bob.id, 0)
+    card = await core.service.practice.start_practice(channel_ref(fake), fake.bob.id, "tensors")
+    await core.service.answers.submit_answer(card.round_id, fake.bob.id, 0)
     mine = await fake.reply(await fake.slash(fake.alice, "stats"))
     assert mine.ephemeral and f"<@{fake.alice.id}>" in mine.text and "0 (0 daily, 0 practice)" in mine.text
     bobs = await fake.reply(await fake.slash(fake.alice, "stats", member=fake.bob))
@@ -140,13 +140,13 @@ async def test_slow_work_is_deferred_first_then_filled_in(fake: FakeDiscord, cor
     from tests.adapters.discord.conftest import run_bot
 
     running = await run_bot(core.service, defer_after=0.05)
-    real = core.service.leaderboard
+    real = core.service.boards.leaderboard
 
     async def slow_leaderboard(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
         await asyncio.sleep(0.3)
         return await real(*args, **kwargs)  # type: ignore[arg-type]
 
-    core.service.leaderboard = slow_leaderboard  # type: ignore[method-assign]
+    core.service.boards.leaderboard = slow_leaderboard  # type: ignore[method-assign]
     try:
         inter = await fake.slash(fake.alice, "leaderboard")
         reply = await fake.reply(inter)
@@ -158,7 +158,7 @@ async def test_slow_work_is_deferred_first_then_filled_in(fake: FakeDiscord, cor
 
 
 async def test_core_messages_name_discords_own_commands(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
-    names = core.service.commands_of("discord")
+    names = core.service.context.commands_of("discord")
     assert (names.practice, names.answer) == ("/quiz", "/answer")  # Discord has no `/quiz answer`
     nothing = await fake.reply(await fake.slash(fake.bob, "answer", choice="B"))
     assert "try /quiz for practice" in nothing.text

@@ -14,7 +14,7 @@ EMOJI = {letter: chr(0x1F1E6 + i) for i, letter in enumerate(LETTERS)}
 
 async def post_daily(core: Core, fake: FakeDiscord, **changes: object) -> tuple[int, dict]:
     ref = await configure_channel(core, fake, **changes)
-    round_ = await core.service.post_scheduled(ref)
+    round_ = await core.service.posting.post_scheduled(ref)
     assert round_ is not None and round_.message_id is not None
     return round_.id, fake.messages[round_.message_id]
 
@@ -24,7 +24,7 @@ async def test_daily_post_reaches_the_channel_with_buttons_and_reactions(
 ) -> None:
     round_id, message = await post_daily(core, fake)
     assert fake.channel_messages() == [message]
-    question = core.service.bank.get((await core.store.get_round(round_id)).question_id)  # type: ignore[union-attr]
+    question = core.service.context.bank.get((await core.store.get_round(round_id)).question_id)  # type: ignore[union-attr]
     embed = message["embeds"][0]
     assert question.prompt in embed["description"] and all(c in embed["description"] for c in question.choices)
     assert custom_ids(message["components"]) == [f"studybot:answer:{round_id}:{x}" for x in LETTERS]
@@ -119,13 +119,13 @@ async def test_the_reveal_edits_the_question_and_posts_the_result(
 ) -> None:
     round_id, message = await post_daily(core, fake)
     round_ = await core.store.get_round(round_id)
-    correct = core.service.bank.get(round_.question_id).answer_letter  # type: ignore[union-attr]
+    correct = core.service.context.bank.get(round_.question_id).answer_letter  # type: ignore[union-attr]
     wrong = next(x for x in LETTERS if x != correct)
     await fake.reply(await fake.click(fake.alice, message, f"studybot:answer:{round_id}:{correct}"))
     await fake.reply(await fake.click(fake.bob, message, f"studybot:answer:{round_id}:{wrong}"))
 
     core.clock.set(round_.closes_at)  # type: ignore[union-attr]  # the next daily post, as promised, reveals it
-    next_round = await core.service.post_scheduled(round_.ref)  # type: ignore[union-attr]
+    next_round = await core.service.posting.post_scheduled(round_.ref)  # type: ignore[union-attr]
     assert next_round is not None
 
     edits = [body for mid, body in fake.edits if mid == message["id"]]
@@ -150,7 +150,7 @@ async def test_a_deleted_question_message_does_not_stop_the_reveal(
 ) -> None:
     round_id, message = await post_daily(core, fake)
     del fake.messages[message["id"]]  # a moderator deleted the question
-    card = await core.service.reveal_round(round_id)
+    card = await core.service.reveals.reveal_round(round_id)
     assert card is not None
     assert fake.requests_to("PATCH", rf"/messages/{message['id']}$")[0].status == 404
     [reveal] = fake.channel_messages()

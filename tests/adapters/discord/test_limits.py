@@ -230,9 +230,9 @@ async def test_integer_options_that_discord_would_never_send_get_a_private_reply
 async def report_forms(fake: FakeDiscord, core: Core) -> Callable[[], Awaitable[dict[str, Any]]]:
     """Post and reveal a round; then each call presses its Report a problem button and gives the form."""
     ref = await configure_channel(core, fake)
-    round_ = await core.service.post_scheduled(ref)
+    round_ = await core.service.posting.post_scheduled(ref)
     assert round_ is not None
-    await core.service.reveal_round(round_.id)
+    await core.service.reveals.reveal_round(round_.id)
     reveal = fake.channel_messages()[-1]
 
     async def open_form() -> dict[str, Any]:

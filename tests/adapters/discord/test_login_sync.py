@@ -25,7 +25,7 @@ async def test_start_discord_logs_in_syncs_to_the_test_guild_and_connects(
     caplog.set_level(logging.DEBUG)
     settings = Settings.from_env({"DISCORD_TOKEN": TOKEN, "DISCORD_GUILD_ID": fake.guild_id})
     task = await start_discord(core.service, settings, guild_ready_timeout=0.1)
-    client = core.service.platforms["discord"].client  # type: ignore[attr-defined]
+    client = core.service.context.platforms["discord"].client  # type: ignore[attr-defined]
     try:
         await asyncio.wait_for(client.wait_until_ready(), 5)
         login = fake.requests_to("GET", r"/users/@me$")

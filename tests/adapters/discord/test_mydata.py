@@ -17,13 +17,13 @@ from tests.adapters.discord.fake_discord import EPHEMERAL, FakeDiscord
 async def _daily_with_misses(core: Core, fake: FakeDiscord) -> str:
     """Today's question: Alice wrong, Bob right; revealed."""
     ref = await configure_channel(core, fake)
-    round_ = await core.service.post_scheduled(ref)
+    round_ = await core.service.posting.post_scheduled(ref)
     assert round_ is not None
-    question = core.service.bank.get(round_.question_id)
+    question = core.service.context.bank.get(round_.question_id)
     assert question is not None
-    await core.service.submit_answer(round_.id, fake.alice.id, (question.answer + 1) % 4)
-    await core.service.submit_answer(round_.id, fake.bob.id, question.answer)
-    assert await core.service.reveal_round(round_.id) is not None
+    await core.service.answers.submit_answer(round_.id, fake.alice.id, (question.answer + 1) % 4)
+    await core.service.answers.submit_answer(round_.id, fake.bob.id, question.answer)
+    assert await core.service.reveals.reveal_round(round_.id) is not None
     return round_.question_id
 
 

@@ -16,7 +16,7 @@ ADMIN = Actor("admin", is_admin=True)
 async def test_a_channel_switched_to_a_pack_posts_from_it(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
     ref = await configure_channel(core, fake)
     now = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
-    await core.service.packs.import_pack(ADMIN, "discord", fake.guild_id, "team", pack_csv(), "csv", now=now)
+    await core.service.catalog.import_pack(ADMIN, "discord", fake.guild_id, "team", pack_csv(), "csv", now=now)
 
     refused = await fake.reply(await fake.slash(fake.bob, "quizconfig", "filters", packs="team"))
     assert refused.ephemeral and "Only members who can manage" in refused.text
@@ -31,7 +31,7 @@ async def test_a_channel_switched_to_a_pack_posts_from_it(bot: StudyBotClient, f
     assert "team: 30 questions (this channel)" in listed.text
     assert "pytorch:" in listed.text and "(shipped, read-only)" in listed.text
 
-    round_ = await core.service.post_scheduled(ref)
+    round_ = await core.service.posting.post_scheduled(ref)
     assert round_ is not None and round_.question_id.startswith("team/team-")
     posted = fake.messages[round_.message_id]  # type: ignore[index]
     assert "Which number does the team call question" in str(posted)
@@ -80,15 +80,15 @@ async def test_quizadmin_imports_an_attachment_and_exports_a_file(
     assert {f.filename: f.data for f in sent["_files"]} == {"team.csv": csv}  # type: ignore[index]
 
     await fake.reply(await fake.slash(fake.ada, "quizconfig", "filters", packs="team"))
-    round_ = await core.service.post_scheduled(ref)
+    round_ = await core.service.posting.post_scheduled(ref)
     assert round_ is not None and round_.question_id.startswith("team/")
 
 
 async def test_quizadmin_question_stats(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
     ref = await configure_channel(core, fake)
-    round_ = await core.service.post_scheduled(ref)
+    round_ = await core.service.posting.post_scheduled(ref)
     assert round_ is not None
-    await core.service.submit_answer(round_.id, fake.bob.id, 0)
+    await core.service.answers.submit_answer(round_.id, fake.bob.id, 0)
     refused = await fake.reply(await fake.slash(fake.bob, "quizadmin", "question-stats"))
     assert "Only members who can manage" in refused.text
     shown = await fake.reply(await fake.slash(fake.ada, "quizadmin", "question-stats"))
@@ -101,7 +101,7 @@ async def test_practice_offers_and_serves_the_topics_of_the_channels_packs(
 ) -> None:
     await configure_channel(core, fake)
     now = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
-    await core.service.packs.import_pack(ADMIN, "discord", fake.guild_id, "team", pack_csv(), "csv", now=now)
+    await core.service.catalog.import_pack(ADMIN, "discord", fake.guild_id, "team", pack_csv(), "csv", now=now)
     unknown = await fake.reply(await fake.slash(fake.bob, "quiz", topic="team-lore"))
     assert "'team-lore' is not a topic here" in unknown.text  # the channel draws from pytorch only
     await fake.reply(await fake.slash(fake.ada, "quizconfig", "filters", packs="pytorch,team"))

@@ -10,11 +10,11 @@ from tests.adapters.discord.fake_discord import FakeDiscord
 async def test_a_public_leaderboard_is_visible_to_the_channel(
     bot: StudyBotClient, fake: FakeDiscord, core: Core
 ) -> None:
-    round_ = await core.service.post_scheduled(await configure_channel(core, fake))
+    round_ = await core.service.posting.post_scheduled(await configure_channel(core, fake))
     assert round_ is not None
-    correct = core.service.bank.get(round_.question_id).answer  # type: ignore[union-attr]
-    await core.service.submit_answer(round_.id, fake.alice.id, correct)
-    await core.service.reveal_round(round_.id)
+    correct = core.service.context.bank.get(round_.question_id).answer  # type: ignore[union-attr]
+    await core.service.answers.submit_answer(round_.id, fake.alice.id, correct)
+    await core.service.reveals.reveal_round(round_.id)
 
     public = await fake.reply(await fake.slash(fake.bob, "leaderboard", period="week", public=True))
     assert public.callback_type == 4 and not public.ephemeral

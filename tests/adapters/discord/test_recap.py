@@ -9,7 +9,7 @@ import io
 from PIL import Image, ImageStat
 
 from adapters.discord.app import StudyBotClient
-from bot.recap.service import NOTHING, Recaps
+from bot.recap.service import NOTHING
 from tests.adapters.discord.conftest import START, Core, configure_channel
 from tests.adapters.discord.fake_discord import FakeDiscord
 
@@ -18,18 +18,18 @@ RECAP_AT = START.replace(hour=9) + dt.timedelta(days=7)  # the Monday after, at 
 
 async def test_the_recap_is_posted_with_the_chart_attached(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:
     ref = await configure_channel(core, fake)
-    round_ = await core.service.post_scheduled(ref)
+    round_ = await core.service.posting.post_scheduled(ref)
     assert round_ is not None and round_.message_id
-    question = core.service.bank.get(round_.question_id)
+    question = core.service.context.bank.get(round_.question_id)
     assert question is not None
     message = fake.messages[round_.message_id]
     await fake.reply(await fake.click(fake.alice, message, f"studybot:answer:{round_.id}:{'ABCD'[question.answer]}"))
     wrong = "ABCD"[(question.answer + 1) % 4]
     await fake.reply(await fake.click(fake.bob, message, f"studybot:answer:{round_.id}:{wrong}"))
-    await core.service.reveal_round(round_.id)
+    await core.service.reveals.reveal_round(round_.id)
 
     core.clock.set(RECAP_AT)
-    await Recaps(core.service).run_due()  # the empty week before START is too late by now; this one is due
+    await core.service.recaps.run_due()  # the empty week before START is too late by now; this one is due
 
     [upload] = [
         r
@@ -56,7 +56,7 @@ async def test_a_week_without_answers_gets_a_note_and_no_chart(
 ) -> None:
     await configure_channel(core, fake)
     core.clock.set(START.replace(hour=9))
-    await Recaps(core.service).run_due()
+    await core.service.recaps.run_due()
     note = fake.channel_messages()[-1]
     assert NOTHING in note["content"] and note["attachments"] == []
     assert not any(r.headers.get("Content-Type", "").startswith("multipart/") for r in fake.requests)
@@ -66,13 +66,13 @@ async def test_without_attach_files_the_recap_is_posted_in_words(
     bot: StudyBotClient, fake: FakeDiscord, core: Core
 ) -> None:
     ref = await configure_channel(core, fake)
-    round_ = await core.service.post_scheduled(ref)
+    round_ = await core.service.posting.post_scheduled(ref)
     assert round_ is not None
-    await core.service.submit_answer(round_.id, fake.alice.id, 0)
-    await core.service.reveal_round(round_.id)
+    await core.service.answers.submit_answer(round_.id, fake.alice.id, 0)
+    await core.service.reveals.reveal_round(round_.id)
     fake.no_attach.add(fake.channel_id)
     core.clock.set(RECAP_AT)
-    await Recaps(core.service).run_due()
+    await core.service.recaps.run_due()
     note = fake.channel_messages()[-1]
     assert "1 answer, " in note["content"]
     assert "Attach Files" in note["content"] and note["attachments"] == []

@@ -19,17 +19,17 @@ NEXT_MORNING = dt.datetime(2026, 6, 2, 9, 0, tzinfo=dt.UTC)  # 11:00 in Berlin (
 
 async def configure_channel(core: Core, fake: FakeDiscord, **changes: object):
     ref = channel_ref(fake)
-    await core.service.configure(ADMIN, ref, ConfigChange.of(**{"post_time": dt.time(9, 0), **changes}))
+    await core.service.channels.configure(ADMIN, ref, ConfigChange.of(**{"post_time": dt.time(9, 0), **changes}))
     return ref
 
 
 async def _miss(core: Core, fake: FakeDiscord, user: FakeUser, ref) -> None:
-    card = await core.service.start_practice(ref, user.id)
+    card = await core.service.practice.start_practice(ref, user.id)
     round_ = await core.store.get_round(card.round_id)
     assert round_ is not None
-    question = core.service.bank.get(round_.question_id)
+    question = core.service.context.bank.get(round_.question_id)
     assert question is not None
-    await core.service.submit_answer(card.round_id, user.id, (question.answer + 1) % 4)
+    await core.service.answers.submit_answer(card.round_id, user.id, (question.answer + 1) % 4)
 
 
 async def test_remind_on_then_the_dm_arrives_next_morning_once(
@@ -63,7 +63,7 @@ async def test_a_member_with_dms_closed_gets_reminders_switched_off(
     caplog.set_level(logging.INFO, logger="bot.reminders.service")
     for day in range(3):
         core.clock.set(NEXT_MORNING + dt.timedelta(days=day, hours=-2))
-        await core.service.run_due_reminders()
+        await core.service.reminders.run_due()
     stored = await core.store.get_reminder("discord", fake.guild_id, fake.bob.id)
     assert stored is not None and not stored.enabled
     assert sum("switched off" in r.getMessage() for r in caplog.records) == 1

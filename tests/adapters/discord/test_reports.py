@@ -19,9 +19,9 @@ async def test_a_reveal_report_through_a_real_modal_reaches_the_admins_queue(
     bot: StudyBotClient, fake: FakeDiscord, core: Core
 ) -> None:
     ref = await configure_channel(core, fake)
-    round_ = await core.service.post_scheduled(ref)
+    round_ = await core.service.posting.post_scheduled(ref)
     assert round_ is not None
-    await core.service.reveal_round(round_.id)
+    await core.service.reveals.reveal_round(round_.id)
     reveal = fake.channel_messages()[-1]
     button = f"studybot:report:{round_.id}"
     assert button in custom_ids(reveal["components"])
@@ -78,7 +78,7 @@ async def test_a_practice_verdict_can_be_reported_and_the_sixth_report_in_a_day_
     ref = (await core.store.get_round(round_id)).ref  # type: ignore[union-attr]
     for n in range(2, 6):  # four more questions reported the same day: five in all
         other = await core.store.create_practice_round(ref, fake.bob.id, f"other-{n}", "tensors", core.clock.now())
-        await core.service.report_round(fake.bob.id, other.id, ReportReason.OTHER)
+        await core.service.reports.report_round(fake.bob.id, other.id, ReportReason.OTHER)
     _, refused = await report_a_practice_verdict(fake, "unclear")
     assert "You have made 5 reports today" in refused
     assert len(await core.store.reports("discord", fake.guild_id)) == 5
@@ -88,7 +88,7 @@ async def test_a_report_button_with_a_bad_round_gets_a_private_refusal(
     bot: StudyBotClient, fake: FakeDiscord, core: Core
 ) -> None:
     ref = await configure_channel(core, fake)
-    round_ = await core.service.post_scheduled(ref)
+    round_ = await core.service.posting.post_scheduled(ref)
     assert round_ is not None and round_.message_id
 
     def with_button(custom_id: str) -> dict[str, Any]:  # a message carrying a (forged) report button

@@ -42,7 +42,7 @@ async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first(
         round_ = await core.store.get_round(round_id)
         assert round_ is not None
         served.append(round_.question_id)
-        question = core.service.bank.get(round_.question_id)
+        question = core.service.context.bank.get(round_.question_id)
         assert question is not None
         unsure = position == 2
         custom_id = reply.custom_ids[question.answer + (4 if unsure else 0)]
@@ -61,7 +61,7 @@ async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first(
     weak = await fake.reply(await fake.slash(fake.alice, "review"))
     weak_round = await core.store.get_round(int(weak.custom_ids[0].split(":")[2]))
     assert weak_round is not None and weak_round.question_id not in missed
-    assert weak_round.topic in {core.service.bank.get(q).topic for q in missed}  # type: ignore[union-attr]
+    assert weak_round.topic in {core.service.context.bank.get(q).topic for q in missed}  # type: ignore[union-attr]
 
 
 async def test_a_confident_miss_says_so_and_a_bad_review_count_gets_a_specific_reply(
@@ -70,7 +70,7 @@ async def test_a_confident_miss_says_so_and_a_bad_review_count_gets_a_specific_r
     reply = await fake.reply(await fake.slash(fake.alice, "quiz", topic="autograd", difficulty="hard"))
     round_id = int(reply.custom_ids[0].split(":")[2])
     round_ = await core.store.get_round(round_id)
-    question = core.service.bank.get(round_.question_id)  # type: ignore[union-attr]
+    question = core.service.context.bank.get(round_.question_id)  # type: ignore[union-attr]
     assert question is not None and question.difficulty.value == "hard"
     wrong = reply.custom_ids[(question.answer + 1) % 4]
     verdict = await fake.reply(await fake.click(fake.alice, fake.messages[reply.message_id], wrong))
@@ -83,12 +83,12 @@ async def test_answer_not_sure_marks_the_daily_answer_and_its_card_learns_it_at_
     bot: StudyBotClient, fake: FakeDiscord, core: Core
 ) -> None:
     ref = channel_ref(fake)
-    await core.service.configure(SETUP, ref, ConfigChange.of(timezone="UTC"))
-    round_ = await core.service.post_scheduled(ref)
+    await core.service.channels.configure(SETUP, ref, ConfigChange.of(timezone="UTC"))
+    round_ = await core.service.posting.post_scheduled(ref)
     assert round_ is not None
-    right = LETTERS[core.service.bank.get(round_.question_id).answer]  # type: ignore[union-attr]
+    right = LETTERS[core.service.context.bank.get(round_.question_id).answer]  # type: ignore[union-attr]
     reply = await fake.reply(await fake.slash(fake.bob, "answer", choice=right, not_sure=True))
     assert "locked in" in reply.text
-    await core.service.reveal_round(round_.id)
+    await core.service.reveals.reveal_round(round_.id)
     [event] = await core.store.review_events("discord", fake.guild_id, fake.bob.id)
     assert (event.rating, event.sure) == (2, False)

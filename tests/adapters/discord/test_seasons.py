@@ -25,7 +25,7 @@ async def test_the_season_card_the_champion_role_and_the_season_board(
     # the setting asks for Manage Roles only when it is turned on; without it: a clear refusal, nothing saved
     refused = await fake.reply(await fake.slash(fake.ada, "quizconfig", "recap", champion_role=champion))
     assert refused.ephemeral and "Manage Roles" in refused.text
-    assert (await core.service.channel_config(ref)).champion_role is None
+    assert (await core.service.channels.channel_config(ref)).champion_role is None
     await fake.set_bot_perms(fake.bot_perms | MANAGE_ROLES)
     guild = bot.get_guild(int(fake.guild_id))
     assert guild is not None
@@ -40,12 +40,12 @@ async def test_the_season_card_the_champion_role_and_the_season_board(
     assert "no role with id 1234567890123456789" in unknown.text
     saved = await fake.reply(await fake.slash(fake.ada, "quizconfig", "recap", champion_role=champion))
     assert saved.content == "Saved." and champion in saved.text
-    assert (await core.service.channel_config(ref)).champion_role == fake.champion_role_id
+    assert (await core.service.channels.channel_config(ref)).champion_role == fake.champion_role_id
 
     # June 30: alice and bob right (alice first), then the July 1 post reveals it and brings June's card
-    round_ = await core.service.post_scheduled(ref)
+    round_ = await core.service.posting.post_scheduled(ref)
     assert round_ is not None and round_.message_id
-    right = "ABCD"[core.service.bank.get(round_.question_id).answer]  # type: ignore[union-attr]
+    right = "ABCD"[core.service.context.bank.get(round_.question_id).answer]  # type: ignore[union-attr]
     message = fake.messages[round_.message_id]
     for member in (fake.alice, fake.bob):
         core.clock.advance(seconds=30)

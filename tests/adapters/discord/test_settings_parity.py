@@ -63,12 +63,12 @@ async def test_rules_without_options_shows_the_settings(bot: StudyBotClient, fak
 
 async def _reveal_with_a_winner(fake: FakeDiscord, core: Core, **changes: object) -> dict:
     ref = await configure_channel(core, fake, **changes)
-    round_ = await core.service.post_scheduled(ref)
+    round_ = await core.service.posting.post_scheduled(ref)
     assert round_ is not None and round_.message_id is not None
-    correct = core.service.bank.get(round_.question_id).answer_letter  # type: ignore[union-attr]
+    correct = core.service.context.bank.get(round_.question_id).answer_letter  # type: ignore[union-attr]
     message = fake.messages[round_.message_id]
     await fake.reply(await fake.click(fake.alice, message, f"studybot:answer:{round_.id}:{correct}"))
-    await core.service.reveal_round(round_.id)
+    await core.service.reveals.reveal_round(round_.id)
     [post] = [
         r
         for r in fake.requests_to("POST", rf"/channels/{fake.channel_id}/messages$")

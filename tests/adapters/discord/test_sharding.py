@@ -46,7 +46,7 @@ class Process:
 async def start_process(core: Core, shard_ids: tuple[int, ...], shard_count: int = 2) -> Process:
     settings = Settings(shard_count=shard_count, shard_ids=shard_ids, discord_token=TOKEN)
     task = await start_discord(core.service, settings, guild_ready_timeout=0.1)
-    client = core.service.platforms["discord"].client  # type: ignore[attr-defined]
+    client = core.service.context.platforms["discord"].client  # type: ignore[attr-defined]
     try:
         await asyncio.wait_for(client.wait_until_ready(), 5)
     except BaseException:
@@ -116,8 +116,8 @@ async def test_the_sharded_platform_posts_and_its_buttons_and_reactions_answer(
     _, one = guilds
     service, store = shard_one.core.service, shard_one.core.store
     ref = ChannelRef("discord", one.id, one.channel_id)
-    await service.configure(ADMIN, ref, ConfigChange.of(post_time=dt.time(9, 0), timezone="UTC"))
-    round_ = await service.post_scheduled(ref)  # the platform posts over REST
+    await service.channels.configure(ADMIN, ref, ConfigChange.of(post_time=dt.time(9, 0), timezone="UTC"))
+    round_ = await service.posting.post_scheduled(ref)  # the platform posts over REST
     assert round_ is not None
     [message] = fake.channel_messages(one.channel_id)
     assert (await store.round_by_message("discord", message["id"])).id == round_.id  # type: ignore[union-attr]
@@ -168,7 +168,7 @@ async def test_without_a_shard_count_the_plain_client_runs(
     monkeypatch.delenv("DISCORD_GUILD_ID", raising=False)
     task = await start_discord(core.service, Settings(discord_token=TOKEN), guild_ready_timeout=0.1)
     try:
-        client = core.service.platforms["discord"].client  # type: ignore[attr-defined]
+        client = core.service.context.platforms["discord"].client  # type: ignore[attr-defined]
         await asyncio.wait_for(client.wait_until_ready(), 5)
         assert type(client) is StudyBotClient and not isinstance(client, discord.AutoShardedClient)
         assert "shard" not in fake.identifies[0] and "shard" not in fake.readies[0]
@@ -182,7 +182,7 @@ async def test_without_a_shard_count_the_plain_client_runs(
 async def test_a_shard_outside_the_count_is_refused_before_connecting(fake: FakeDiscord, core: Core) -> None:
     with pytest.raises(StartupError, match="shard 2 is outside 0..1"):
         await start_discord(core.service, Settings(shard_count=2, shard_ids=(2,), discord_token=TOKEN))
-    assert fake.requests == [] and "discord" not in core.service.platforms
+    assert fake.requests == [] and "discord" not in core.service.context.platforms
 
 
 def test_the_plain_and_the_sharded_client_share_every_method() -> None:

@@ -10,9 +10,9 @@ from tests.adapters.discord.fake_discord import FakeDiscord
 
 async def _reveal(core: Core, fake: FakeDiscord, **changes: object) -> dict:
     ref = await configure_channel(core, fake, **changes)
-    round_ = await core.service.post_scheduled(ref)
+    round_ = await core.service.posting.post_scheduled(ref)
     assert round_ is not None
-    await core.service.reveal_round(round_.id)
+    await core.service.reveals.reveal_round(round_.id)
     return fake.channel_messages()[-1]
 
 

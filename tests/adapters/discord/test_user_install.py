@@ -48,7 +48,7 @@ async def test_practice_in_a_dm_is_private_and_recorded_in_the_learners_own_spac
     round_ = await core.store.get_round(round_id)
     assert round_ is not None and round_.kind is RoundKind.PRACTICE and round_.user_id == fake.alice.id
     assert (round_.ref.space_id, round_.ref.channel_id) == (personal_space(fake.alice), fake.dm_channel(fake.alice))
-    question = core.service.bank.get(round_.question_id)
+    question = core.service.context.bank.get(round_.question_id)
     assert question is not None
 
     verdict = await fake.reply(
@@ -85,7 +85,7 @@ async def test_review_and_answer_in_a_dm_and_a_group_dm(bot: StudyBotClient, fak
         missed_round = await core.store.get_round(int(practice.custom_ids[0].split(":")[2]))
         assert missed_round is not None
         missed.append(missed_round.question_id)
-        wrong = (core.service.bank.get(missed_round.question_id).answer + 1) % 4  # type: ignore[union-attr]
+        wrong = (core.service.context.bank.get(missed_round.question_id).answer + 1) % 4  # type: ignore[union-attr]
         message = fake.messages[practice.message_id]
         await fake.reply(await fake.click(fake.bob, message, practice.custom_ids[wrong], context=DM))
     core.clock.advance(days=1)
@@ -95,7 +95,7 @@ async def test_review_and_answer_in_a_dm_and_a_group_dm(bot: StudyBotClient, fak
     round_ = await core.store.get_round(int(review.custom_ids[0].split(":")[2]))
     assert round_ is not None and round_.ref.space_id == personal_space(fake.bob)
     assert round_.question_id in missed
-    question = core.service.bank.get(round_.question_id)
+    question = core.service.context.bank.get(round_.question_id)
     assert question is not None
 
     # /answer in a DM answers the learner's waiting practice or review question (there are no daily rounds)

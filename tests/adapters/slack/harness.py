@@ -20,8 +20,9 @@ from adapters.slack.app import SlackBot, build_slack_app, serve_http
 from adapters.slack.ids import action_id as make_action_id
 from adapters.slack.ids import parse_message_id
 from adapters.slack.platform import make_client
+from bot.app.bootstrap import bootstrap
+from bot.features import Features
 from bot.kernel.values import Actor, ChannelRef, Round
-from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 from tests.adapters.slack.signing import signed_headers
 from tests.adapters.slack.stub import BOT_USER_ID, TEAM_ID, Call, SlackApiStub
@@ -50,7 +51,7 @@ class SlackHarness:
         self,
         stub: SlackApiStub,
         store: SqliteStore,
-        service: QuizService,
+        service: Features,
         clock: FixedClock,
         bot: SlackBot,
         runner: web.AppRunner,
@@ -73,7 +74,7 @@ class SlackHarness:
         store = SqliteStore(tmp_path / "quiz.db")
         await store.open()
         clock = FixedClock(START)
-        service = QuizService(store, make_bank(), clock, rng=random.Random(7))
+        service = bootstrap(store, make_bank(), clock, rng=random.Random(7))
         client = make_client("xoxb-test-token", base_url=stub.api_url)
         bot = build_slack_app(service, signing_secret=SECRET, client=client, admins=admins)
         runner = await serve_http(bot, "127.0.0.1", 0)
@@ -237,8 +238,8 @@ class SlackHarness:
 
     async def daily_round(self) -> Round:
         """Configure the channel (as an admin would) and post today's question, as the scheduler does."""
-        await self.service.configure(Actor(ADMIN, True), self.ref)
-        round_ = await self.service.post_scheduled(self.ref)
+        await self.service.channels.configure(Actor(ADMIN, True), self.ref)
+        round_ = await self.service.posting.post_scheduled(self.ref)
         assert round_ is not None and round_.message_id
         return round_
 

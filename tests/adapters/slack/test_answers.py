@@ -39,8 +39,8 @@ async def test_second_click_is_refused_privately_and_the_first_answer_stays(slac
 
 
 async def test_practice_click_replaces_the_question_with_the_verdict(slack: SlackHarness) -> None:
-    card = await slack.service.start_practice(slack.ref, ANN)
-    question = slack.service.bank.get((await slack.store.get_round(card.round_id)).question_id)  # type: ignore[union-attr]
+    card = await slack.service.practice.start_practice(slack.ref, ANN)
+    question = slack.service.context.bank.get((await slack.store.get_round(card.round_id)).question_id)  # type: ignore[union-attr]
     assert question is not None
     reply = await slack.reply(await slack.click(card.round_id, question.answer, ephemeral=True))
     assert reply.args["replace_original"] is True
@@ -49,7 +49,7 @@ async def test_practice_click_replaces_the_question_with_the_verdict(slack: Slac
     [answer] = await slack.store.round_answers(card.round_id)
     assert answer.correct is True
 
-    other = await slack.service.start_practice(slack.ref, ANN)
+    other = await slack.service.practice.start_practice(slack.ref, ANN)
     stolen = await slack.reply(await slack.click(other.round_id, 0, user=BOB, ephemeral=True))
     assert "belongs to someone else" in stolen.args["text"]
     assert await slack.store.round_answers(other.round_id) == []
@@ -95,13 +95,13 @@ async def test_reactions_that_are_not_answers_record_nothing(slack: SlackHarness
     await slack.react(round_, "thumbsup", event_id="Ev0A")
     unrelated = replace(round_, message_id="C0QUIZ:1699999999.000009")
     await slack.react(unrelated, "one", event_id="Ev0B")
-    await slack.service.configure(Actor(ADMIN, True), slack.ref, ConfigChange.of(reactions=False))
+    await slack.service.channels.configure(Actor(ADMIN, True), slack.ref, ConfigChange.of(reactions=False))
     await slack.react(round_, "one", event_id="Ev0C")
     await asyncio.sleep(SETTLE)
     assert await slack.store.round_answers(round_.id) == []
     assert not slack.stub.calls_to("chat.postEphemeral")
     # the same reaction counts once reactions are on again: the ignores above were not accidents
-    await slack.service.configure(Actor(ADMIN, True), slack.ref, ConfigChange.of(reactions=True))
+    await slack.service.channels.configure(Actor(ADMIN, True), slack.ref, ConfigChange.of(reactions=True))
     await slack.react(round_, "one", event_id="Ev0D")
     await slack.stub.wait_for("chat.postEphemeral")
     assert len(await slack.store.round_answers(round_.id)) == 1
@@ -109,7 +109,7 @@ async def test_reactions_that_are_not_answers_record_nothing(slack: SlackHarness
 
 async def test_reaction_after_the_reveal_is_refused_privately(slack: SlackHarness) -> None:
     round_ = await slack.daily_round()
-    await slack.service.reveal_round(round_.id)
+    await slack.service.reveals.reveal_round(round_.id)
     await slack.react(round_, "one", event_id="Ev0LATE")
     [note] = await slack.stub.wait_for("chat.postEphemeral")
     assert "question closed at" in note.args["text"] and "the answer was" in note.args["text"]

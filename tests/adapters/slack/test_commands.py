@@ -7,6 +7,7 @@ import datetime as dt
 
 import pytest
 
+from bot.daily.values import PostFinish
 from bot.kernel.errors import NotAllowed
 from bot.kernel.values import Actor, ChannelRef, Difficulty, Period, RoundKind
 from bot.settings import ConfigChange
@@ -65,10 +66,10 @@ async def test_answer_without_an_open_question_says_so(slack: SlackHarness) -> N
 
 async def test_leaderboard_and_stats(slack: SlackHarness) -> None:
     round_ = await slack.daily_round()
-    question = slack.service.bank.get(round_.question_id)
+    question = slack.service.context.bank.get(round_.question_id)
     assert question is not None
-    await slack.service.submit_answer(round_.id, ANN, question.answer)
-    await slack.service.reveal_round(round_.id)
+    await slack.service.answers.submit_answer(round_.id, ANN, question.answer)
+    await slack.service.reveals.reveal_round(round_.id)
 
     board = await slack.reply(await slack.command("leaderboard all"))
     assert "Leaderboard: all time" in texts(board)
@@ -106,18 +107,18 @@ async def test_config_show_pause_resume_filters_and_reactions(slack: SlackHarnes
     assert f"Quiz settings for <#{CHANNEL}>" in texts(show)
 
     await slack.reply(await slack.command("config pause", user=OWNER))
-    assert (await slack.service.channel_config(slack.ref)).paused is True
+    assert (await slack.service.channels.channel_config(slack.ref)).paused is True
     resumed = await slack.reply(await slack.command("config resume", user=ADMIN))
     assert "next post" in texts(resumed)
-    assert (await slack.service.channel_config(slack.ref)).paused is False
+    assert (await slack.service.channels.channel_config(slack.ref)).paused is False
 
     await slack.reply(await slack.command("config filters topics autograd difficulty easy,medium", user=ADMIN))
-    cfg = await slack.service.channel_config(slack.ref)
+    cfg = await slack.service.channels.channel_config(slack.ref)
     assert cfg.topics == frozenset({"autograd"})
     assert cfg.difficulties == frozenset({Difficulty.EASY, Difficulty.MEDIUM})
 
     await slack.reply(await slack.command("config reactions off", user=ADMIN))
-    assert (await slack.service.channel_config(slack.ref)).reactions is False
+    assert (await slack.service.channels.channel_config(slack.ref)).reactions is False
 
 
 async def test_config_channel_names_another_channel(slack: SlackHarness) -> None:
@@ -161,12 +162,12 @@ async def test_allow_list_makes_a_member_an_admin(slack_factory) -> None:  # typ
     slack = await slack_factory(admins=frozenset({ANN}))
     reply = await slack.reply(await slack.command("config time 10:00", user=ANN))
     assert "time 10:00" in texts(reply)
-    assert (await slack.service.channel_config(slack.ref)).post_time == dt.time(10, 0)
+    assert (await slack.service.channels.channel_config(slack.ref)).post_time == dt.time(10, 0)
     assert not slack.stub.calls_to("users.info"), "the allow-list needs no lookup"
 
 
 async def test_post_now_posts_the_daily_question_with_buttons(slack: SlackHarness) -> None:
-    await slack.service.configure(Actor(ADMIN, True), slack.ref, ConfigChange.of(reactions=True))
+    await slack.service.channels.configure(Actor(ADMIN, True), slack.ref, ConfigChange.of(reactions=True))
     reply = await slack.reply(await slack.command("config post-now", user=ADMIN))
     assert f"Posted today's question in <#{CHANNEL}>" in texts(reply)
     [post] = slack.stub.calls_to("chat.postMessage")
@@ -187,7 +188,7 @@ async def test_reveal_command_updates_the_question_and_posts_the_result(slack: S
     assert "Revealed: Answer:" in texts(reply)
     assert (await slack.store.get_round(round_.id)).revealed_at is not None  # type: ignore[union-attr]
     assert len(slack.stub.calls_to("chat.update")) == 1
-    board = await slack.service.leaderboard("slack", slack.ref.space_id, Period.ALL)
+    board = await slack.service.boards.leaderboard("slack", slack.ref.space_id, Period.ALL)
     assert board.rows == ()
 
 
@@ -204,20 +205,22 @@ async def _rounds(slack: SlackHarness) -> list:  # type: ignore[type-arg]
 async def test_config_of_another_workspace_s_channel_is_refused_and_changes_nothing(slack: SlackHarness) -> None:
     # issue 10, observation 7: `/quiz config channel C0THEIRS time 03:00` from workspace 1
     theirs = ChannelRef("slack", "T0THEIRS", "C0THEIRS")
-    await slack.service.configure(Actor("U0THEIRADMIN", True), theirs, ConfigChange.of(post_time=dt.time(9, 0)))
+    await slack.service.channels.configure(
+        Actor("U0THEIRADMIN", True), theirs, ConfigChange.of(post_time=dt.time(9, 0))
+    )
     reply = await slack.reply(await slack.command("config channel <#C0THEIRS|quiz> time 03:00", user=ADMIN))
     assert "another workspace" in texts(reply)
     kept = await slack.store.get_channel(theirs)
     assert kept is not None and kept.ref.space_id == "T0THEIRS" and kept.post_time == dt.time(9, 0)
     with pytest.raises(NotAllowed):  # nor read from here
-        await slack.service.show_config(ChannelRef("slack", slack.ref.space_id, "C0THEIRS"))
+        await slack.service.channels.show_config(ChannelRef("slack", slack.ref.space_id, "C0THEIRS"))
 
 
 async def test_a_click_naming_another_workspace_s_round_is_refused(slack: SlackHarness) -> None:
     theirs = ChannelRef("slack", "T0THEIRS", "C0THEIRS")
-    at = slack.service.clock.now()
+    at = slack.service.context.clock.now()
     round_ = await slack.store.claim_daily_round(theirs, at.date(), "q", "tensors", at, at + dt.timedelta(days=1))
-    await slack.store.finish_post(round_.id, "sent", message_id="C0THEIRS:1.2")
+    await slack.store.finish_posts([PostFinish(round_.id, "sent", message_id="C0THEIRS:1.2")])
     reply = await slack.reply(await slack.click(round_.id, 1))
     assert reply.args["response_type"] == "ephemeral" and "not known here" in reply.args["text"]
     assert await slack.store.round_answers(round_.id) == []

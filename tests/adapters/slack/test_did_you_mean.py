@@ -25,7 +25,7 @@ async def test_a_misspelt_setting_names_the_closest_one(slack: SlackHarness) -> 
 
 
 async def test_post_now_is_accepted_without_config(slack: SlackHarness) -> None:
-    await slack.service.configure(Actor(ADMIN, True), slack.ref, ConfigChange.of(reactions=True))
+    await slack.service.channels.configure(Actor(ADMIN, True), slack.ref, ConfigChange.of(reactions=True))
     reply = await slack.reply(await slack.command("post-now", user=ADMIN))
     assert f"Posted today's question in <#{CHANNEL}>" in texts(reply)
     assert len(slack.stub.calls_to("chat.postMessage")) == 1

@@ -13,7 +13,7 @@ import pytest
 
 from adapters.slack.app import build_slack_app, serve_http
 from adapters.slack.platform import make_client
-from bot.quiz import QuizService
+from bot.app.bootstrap import bootstrap
 from bot.store.sqlite import SqliteStore
 from tests.adapters.slack.harness import FORM, SECRET, SlackHarness
 from tests.adapters.slack.signing import signed_headers
@@ -91,7 +91,7 @@ async def test_two_processes_on_one_database_handle_an_event_once(slack: SlackHa
     round_ = await slack.daily_round()
     store_b = SqliteStore(slack.store.path)
     await store_b.open()
-    service_b = QuizService(store_b, make_bank(), slack.clock, rng=random.Random(1))
+    service_b = bootstrap(store_b, make_bank(), slack.clock, rng=random.Random(1))
     bot_b = build_slack_app(service_b, signing_secret=SECRET, client=make_client("xoxb-b", base_url=slack.stub.api_url))
     runner_b = await serve_http(bot_b, "127.0.0.1", 0)
     try:

@@ -133,7 +133,7 @@ async def test_removed_from_a_public_channel_the_bot_joins_again_and_posts(slack
 
 
 async def test_a_channel_the_bot_cannot_join_gets_an_invite_hint(slack: SlackHarness) -> None:
-    await slack.service.configure(Actor(ADMIN, True), slack.ref)
+    await slack.service.channels.configure(Actor(ADMIN, True), slack.ref)
     slack.stub.fail_next("chat.postMessage", status=200, error="not_in_channel", retry_after=None)
     slack.stub.fail_next(
         "conversations.join", status=200, error="method_not_supported_for_channel_type", retry_after=None

@@ -17,11 +17,11 @@ from tests.adapters.slack.stub import TEAM_ID
 async def _daily_with_misses(slack: SlackHarness) -> str:
     """Today's question: Ann wrong, Bob right; revealed."""
     round_ = await slack.daily_round()
-    question = slack.service.bank.get(round_.question_id)
+    question = slack.service.context.bank.get(round_.question_id)
     assert question is not None
     await slack.reply(await slack.click(round_.id, (question.answer + 1) % 4, user=ANN))
     await slack.reply(await slack.click(round_.id, question.answer, user=BOB))
-    assert await slack.service.reveal_round(round_.id) is not None
+    assert await slack.service.reveals.reveal_round(round_.id) is not None
     return round_.question_id
 
 

@@ -33,10 +33,10 @@ from adapters.slack.app import (
 )
 from adapters.slack.ids import action_id, parse_message_id
 from adapters.slack.platform import make_client
+from bot.app.bootstrap import bootstrap
 from bot.app.config import Settings
 from bot.kernel.errors import StartupError
 from bot.kernel.values import Actor, ChannelRef, Period, Round
-from bot.quiz import QuizService
 from bot.store.sqlite import SqliteStore
 from tests.adapters.slack.harness import ADMIN, FORM, SECRET, START
 from tests.adapters.slack.signing import signed_headers
@@ -82,7 +82,7 @@ class Workspaces:
         self.db = tmp_path / "quiz.db"
         self.store = SqliteStore(self.db)
         self.clock = FixedClock(START)
-        self.service = QuizService(self.store, make_bank(), self.clock, rng=random.Random(7))
+        self.service = bootstrap(self.store, make_bank(), self.clock, rng=random.Random(7))
         self.names = iter(range(1, 10_000))
 
     async def start(self) -> None:
@@ -196,13 +196,13 @@ class Workspaces:
 
     async def daily_round(self, team: str) -> Round:
         ref = ChannelRef("slack", team, CHANNELS[team])
-        await self.service.configure(Actor(ADMIN, True), ref)
-        round_ = await self.service.post_scheduled(ref)
+        await self.service.channels.configure(Actor(ADMIN, True), ref)
+        round_ = await self.service.posting.post_scheduled(ref)
         assert round_ is not None and round_.message_id
         return round_
 
     def correct(self, round_: Round) -> int:
-        question = self.service.bank.get(round_.question_id)
+        question = self.service.context.bank.get(round_.question_id)
         assert question is not None
         return question.answer
 
@@ -264,7 +264,7 @@ async def test_two_workspaces_install_then_answer_in_parallel_with_their_own_tok
         "item_user": "U0BOT",
         "event_ts": "1700000003.000001",
     }
-    await spaces.service.configure(Actor(ADMIN, True), ChannelRef("slack", BETA, CHANNELS[BETA]))
+    await spaces.service.channels.configure(Actor(ADMIN, True), ChannelRef("slack", BETA, CHANNELS[BETA]))
     names = await asyncio.gather(
         spaces.click(ALPHA, round_a.id, right_a, ana),
         spaces.click(ALPHA, round_a.id, (right_a + 1) % 4, axel),
@@ -280,7 +280,9 @@ async def test_two_workspaces_install_then_answer_in_parallel_with_their_own_tok
     assert spaces.stub.team_of(ephemeral) == BETA and ephemeral.args["user"] == boris  # ... in its workspace
 
     # reveals: each round's question is updated and its reveal posted with its own workspace's token
-    await asyncio.gather(spaces.service.reveal_round(round_a.id), spaces.service.reveal_round(round_b.id))
+    await asyncio.gather(
+        spaces.service.reveals.reveal_round(round_a.id), spaces.service.reveals.reveal_round(round_b.id)
+    )
     for method, team, channel in calls_with_tokens(spaces.stub):
         assert team is not None, f"{method} went out without a workspace token"
         if channel is not None:
@@ -288,8 +290,8 @@ async def test_two_workspaces_install_then_answer_in_parallel_with_their_own_tok
     assert {spaces.stub.team_of(c) for c in spaces.stub.calls_to("chat.update")} == {ALPHA, BETA}
 
     # the data never mix: each leaderboard names only its own people
-    board_a = await spaces.service.leaderboard("slack", ALPHA, Period.WEEK)
-    board_b = await spaces.service.leaderboard("slack", BETA, Period.WEEK)
+    board_a = await spaces.service.boards.leaderboard("slack", ALPHA, Period.WEEK)
+    board_b = await spaces.service.boards.leaderboard("slack", BETA, Period.WEEK)
     assert {r.user_id for r in board_a.rows} == {ana, axel}
     assert {r.user_id for r in board_b.rows} == {bea, boris}
     reply = await spaces.reply_to(await spaces.command(BETA, "leaderboard week", bea))
@@ -395,7 +397,7 @@ async def test_uninstall_and_revoked_tokens_forget_the_workspace_and_its_events_
 
     # the core's own push to that workspace fails quietly (the round stays due), without any token
     pushed = len(spaces.stub.calls_to("chat.postMessage"))
-    await spaces.service.reveal_round(round_a.id)
+    await spaces.service.reveals.reveal_round(round_a.id)
     assert len(spaces.stub.calls_to("chat.postMessage")) == pushed
 
     # and a reinstall brings the workspace back

@@ -144,7 +144,7 @@ async def test_export_goes_to_the_admins_direct_messages_and_round_trips(slack: 
     slack.stub.share_file("F0UP2", "copy.yaml", yaml_bytes)
     await submit(slack, "F0UP2", pack="copy")
     assert (await result(slack, 2)).args["text"].startswith("Imported pack copy: 30 questions.")
-    again = await slack.service.packs.export_pack(
+    again = await slack.service.catalog.export_pack(
         __import__("bot.kernel.values", fromlist=["Actor"]).Actor(ADMIN, True), "slack", TEAM_ID, "copy", "yaml"
     )
     assert again == yaml_bytes
@@ -168,7 +168,7 @@ async def test_practice_and_topics_come_from_the_channels_packs(slack: SlackHarn
 
 async def test_admin_question_stats(slack: SlackHarness) -> None:
     round_ = await slack.daily_round()
-    await slack.service.submit_answer(round_.id, ANN, 0)
+    await slack.service.answers.submit_answer(round_.id, ANN, 0)
     refused = await slack.reply(await slack.command("admin question-stats", user=ANN))
     assert "Only members who can manage" in texts(refused)
     shown = await slack.reply(await slack.command("admin question-stats pytorch", user=ADMIN))

@@ -11,7 +11,7 @@ from tests.support.packs import pack_csv
 
 async def test_a_channel_switched_to_a_pack_posts_from_it(slack: SlackHarness) -> None:
     now = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
-    await slack.service.packs.import_pack(
+    await slack.service.catalog.import_pack(
         Actor("admin", is_admin=True), "slack", slack.ref.space_id, "team", pack_csv(), "csv", now=now
     )
     refused = await slack.reply(await slack.command("config packs team", user=ANN))
@@ -20,7 +20,7 @@ async def test_a_channel_switched_to_a_pack_posts_from_it(slack: SlackHarness) -
     assert "packs team" in texts(saved)
     listed = await slack.reply(await slack.command("packs", user=ANN))
     assert "Question packs" in texts(listed) and "team: 30 questions (this channel)" in texts(listed)
-    round_ = await slack.service.post_scheduled(slack.ref)
+    round_ = await slack.service.posting.post_scheduled(slack.ref)
     assert round_ is not None and round_.question_id.startswith("team/team-")
     [post] = slack.stub.calls_to("chat.postMessage")
     assert "Which number does the team call question" in str(post.args)
@@ -28,7 +28,7 @@ async def test_a_channel_switched_to_a_pack_posts_from_it(slack: SlackHarness) -
 
 async def test_question_stats_for_admins_only(slack: SlackHarness) -> None:
     round_ = await slack.daily_round()
-    await slack.service.submit_answer(round_.id, ANN, 0)
+    await slack.service.answers.submit_answer(round_.id, ANN, 0)
     refused = await slack.reply(await slack.command("question-stats", user=ANN))
     assert "Only members who can manage" in texts(refused)
     shown = await slack.reply(await slack.command("question-stats", user=ADMIN))

@@ -7,10 +7,10 @@ from tests.adapters.slack.harness import ANN, BOB, CHANNEL, SlackHarness, texts
 
 async def test_a_public_leaderboard_goes_to_the_channel_with_quiet_names(slack: SlackHarness) -> None:
     round_ = await slack.daily_round()
-    question = slack.service.bank.get(round_.question_id)
+    question = slack.service.context.bank.get(round_.question_id)
     assert question is not None
     await slack.reply(await slack.click(round_.id, question.answer, user=ANN))
-    await slack.service.reveal_round(round_.id)
+    await slack.service.reveals.reveal_round(round_.id)
     before = len(slack.stub.calls_to("chat.postMessage"))
 
     reply = await slack.reply(await slack.command("leaderboard week public", user=BOB))

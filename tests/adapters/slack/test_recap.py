@@ -10,7 +10,7 @@ import json
 
 from PIL import Image, ImageStat
 
-from bot.recap.service import NOTHING, Recaps
+from bot.recap.service import NOTHING
 from tests.adapters.slack.harness import ANN, BOB, CHANNEL, SlackHarness
 
 RECAP_AT = dt.datetime(2025, 3, 10, 9, 0, tzinfo=dt.UTC)  # the Monday after the harness's Wednesday, 09:00
@@ -18,15 +18,15 @@ RECAP_AT = dt.datetime(2025, 3, 10, 9, 0, tzinfo=dt.UTC)  # the Monday after the
 
 async def test_the_recap_chart_is_uploaded_with_alt_text_and_shared_in_the_channel(slack: SlackHarness) -> None:
     round_ = await slack.daily_round()
-    question = slack.service.bank.get(round_.question_id)
+    question = slack.service.context.bank.get(round_.question_id)
     assert question is not None
     await slack.reply(await slack.click(round_.id, question.answer, user=ANN))
     await slack.reply(await slack.click(round_.id, (question.answer + 1) % 4, user=BOB))
-    await slack.service.reveal_round(round_.id)
+    await slack.service.reveals.reveal_round(round_.id)
     assert await slack.store.get_next_recap(slack.ref) == RECAP_AT
 
     slack.clock.set(RECAP_AT)
-    await Recaps(slack.service).run_due()
+    await slack.service.recaps.run_due()
 
     [ask] = slack.stub.calls_to("files.getUploadURLExternal")
     [done] = slack.stub.calls_to("files.completeUploadExternal")
@@ -46,15 +46,15 @@ async def test_the_recap_chart_is_uploaded_with_alt_text_and_shared_in_the_chann
     assert ImageStat.Stat(image.convert("L")).var[0] > 500  # not blank
     assert await slack.store.get_next_recap(slack.ref) == RECAP_AT + dt.timedelta(days=7)
 
-    await Recaps(slack.service).run_due()  # nothing more is due this week
+    await slack.service.recaps.run_due()  # nothing more is due this week
     assert len(slack.stub.calls_to("files.completeUploadExternal")) == 1
 
 
 async def test_a_week_without_answers_gets_nothing_to_chart_yet(slack: SlackHarness) -> None:
     await slack.daily_round()  # posted, but nobody answers
     slack.clock.set(RECAP_AT)
-    await slack.service.run_due_work()  # the tick reveals the round first
-    await Recaps(slack.service).run_due()
+    await slack.service.delivery.run_due_work()  # the tick reveals the round first
+    await slack.service.recaps.run_due()
     assert slack.stub.calls_to("files.getUploadURLExternal") == []
     note = slack.stub.calls_to("chat.postMessage")[-1]
     assert note.args["channel"] == CHANNEL and NOTHING in note.args["text"]

@@ -14,16 +14,16 @@ from tests.adapters.slack.stub import TEAM_ID
 
 async def _miss(slack: SlackHarness, user: str) -> None:
     """A practice miss, due for review a day later."""
-    card = await slack.service.start_practice(slack.ref, user)
+    card = await slack.service.practice.start_practice(slack.ref, user)
     round_ = await slack.store.get_round(card.round_id)
     assert round_ is not None
-    question = slack.service.bank.get(round_.question_id)
+    question = slack.service.context.bank.get(round_.question_id)
     assert question is not None
-    await slack.service.submit_answer(card.round_id, user, (question.answer + 1) % 4)
+    await slack.service.answers.submit_answer(card.round_id, user, (question.answer + 1) % 4)
 
 
 async def test_remind_on_0830_in_the_members_timezone_delivers_one_dm(slack: SlackHarness) -> None:
-    await slack.service.configure(Actor(ADMIN, True), slack.ref, ConfigChange.of(timezone="Europe/Berlin"))
+    await slack.service.channels.configure(Actor(ADMIN, True), slack.ref, ConfigChange.of(timezone="Europe/Berlin"))
     slack.stub.users[ANN]["tz"] = "America/Los_Angeles"
     await _miss(slack, ANN)  # START is Wed 2025-03-05 08:00 UTC
     reply = await slack.reply(await slack.command("remind on 08:30"))
@@ -34,11 +34,11 @@ async def test_remind_on_0830_in_the_members_timezone_delivers_one_dm(slack: Sla
     # Thursday 08:30 in Los Angeles (PST, UTC-8) is 16:30 UTC; not 08:30 in Berlin
     assert stored is not None and stored.next_at == dt.datetime(2025, 3, 5, 16, 30, tzinfo=dt.UTC)
     slack.clock.set(dt.datetime(2025, 3, 5, 16, 30, tzinfo=dt.UTC))
-    await slack.service.run_due_reminders()  # Wednesday: the miss is not due yet, nothing to say
+    await slack.service.reminders.run_due()  # Wednesday: the miss is not due yet, nothing to say
     assert slack.stub.calls_to("conversations.open") == []
     slack.clock.set(dt.datetime(2025, 3, 6, 16, 30, tzinfo=dt.UTC))
-    await slack.service.run_due_reminders()
-    await slack.service.run_due_reminders()
+    await slack.service.reminders.run_due()
+    await slack.service.reminders.run_due()
     [opened] = await slack.stub.wait_for("conversations.open")
     assert opened.args["users"] == ANN
     dms = [c for c in slack.stub.calls_to("chat.postMessage") if c.args["channel"] == "D0ANN"]
@@ -47,13 +47,13 @@ async def test_remind_on_0830_in_the_members_timezone_delivers_one_dm(slack: Sla
 
 
 async def test_a_member_slack_will_not_dm_gets_reminders_switched_off(slack: SlackHarness) -> None:
-    await slack.service.configure(Actor(ADMIN, True), slack.ref, ConfigChange.of(timezone="UTC"))
+    await slack.service.channels.configure(Actor(ADMIN, True), slack.ref, ConfigChange.of(timezone="UTC"))
     await _miss(slack, BOB)
     await slack.reply(await slack.command("remind on 09:00", user=BOB))
     slack.stub.fail_next("conversations.open", status=200, error="cannot_dm_bot", retry_after=None)
     for day in (6, 7):
         slack.clock.set(dt.datetime(2025, 3, day, 9, 0, tzinfo=dt.UTC))
-        await slack.service.run_due_reminders()
+        await slack.service.reminders.run_due()
     assert len(slack.stub.calls_to("conversations.open")) == 1
     stored = await slack.store.get_reminder("slack", TEAM_ID, BOB)
     assert stored is not None and not stored.enabled

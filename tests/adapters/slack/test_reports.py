@@ -33,7 +33,7 @@ async def open_form(slack: SlackHarness, round_id: int, user: str, opened: int =
 
 async def test_a_reveal_report_goes_through_a_real_modal_to_the_admins_queue(slack: SlackHarness) -> None:
     round_ = await slack.daily_round()
-    await slack.service.reveal_round(round_.id)
+    await slack.service.reveals.reveal_round(round_.id)
     reveal = slack.stub.calls_to("chat.postMessage")[-1]
     assert f"report_open.{round_.id}" in buttons(reveal)
 

@@ -7,13 +7,13 @@ from tests.adapters.slack.harness import ADMIN, ANN, BOB, CHANNEL, SlackHarness,
 
 async def test_reveal_updates_the_question_and_posts_the_result(slack: SlackHarness) -> None:
     round_ = await slack.daily_round()
-    question = slack.service.bank.get(round_.question_id)
+    question = slack.service.context.bank.get(round_.question_id)
     assert question is not None
     wrong = (question.answer + 1) % 4
     await slack.reply(await slack.click(round_.id, question.answer, user=ANN))
     await slack.reply(await slack.click(round_.id, wrong, user=BOB))
 
-    card = await slack.service.reveal_round(round_.id)  # as the scheduler does at the next post
+    card = await slack.service.reveals.reveal_round(round_.id)  # as the scheduler does at the next post
     assert card is not None
 
     [update] = slack.stub.calls_to("chat.update")
@@ -37,17 +37,17 @@ async def test_reveal_updates_the_question_and_posts_the_result(slack: SlackHarn
 async def test_reveal_still_posts_when_the_question_message_is_gone(slack: SlackHarness) -> None:
     round_ = await slack.daily_round()
     slack.stub.fail_next("chat.update", status=200, error="message_not_found", retry_after=None)
-    await slack.service.reveal_round(round_.id)
+    await slack.service.reveals.reveal_round(round_.id)
     assert len(slack.stub.calls_to("chat.update")) == 1
     assert len(slack.stub.calls_to("chat.postMessage")) == 2
 
 
 async def test_app_home_opened_publishes_stats_and_leaderboard(slack: SlackHarness) -> None:
     round_ = await slack.daily_round()
-    question = slack.service.bank.get(round_.question_id)
+    question = slack.service.context.bank.get(round_.question_id)
     assert question is not None
-    await slack.service.submit_answer(round_.id, ANN, question.answer)
-    await slack.service.reveal_round(round_.id)
+    await slack.service.answers.submit_answer(round_.id, ANN, question.answer)
+    await slack.service.reveals.reveal_round(round_.id)
 
     event = {
         "type": "app_home_opened",
@@ -80,17 +80,17 @@ async def test_ping_winners_mentions_them_and_a_name_lookup_failure_shows_the_id
     await slack.reply(await slack.command("config ping_winners on", user=ADMIN))
     assert (await slack.store.get_channel(slack.ref)).ping_winners  # type: ignore[union-attr]
     round_ = await slack.daily_round()
-    question = slack.service.bank.get(round_.question_id)
+    question = slack.service.context.bank.get(round_.question_id)
     assert question is not None
     await slack.reply(await slack.click(round_.id, question.answer, user=ANN))
-    await slack.service.reveal_round(round_.id)
+    await slack.service.reveals.reveal_round(round_.id)
     assert f"*Right (1 of 1):* <@{ANN}>" in texts(slack.stub.calls_to("chat.postMessage")[-1])
 
     await slack.reply(await slack.command("config ping_winners off", user=ADMIN))
     slack.stub.users.pop(ANN)  # users.info: user_not_found
     slack.clock.advance(days=1)
     round_ = await slack.daily_round()
-    await slack.reply(await slack.click(round_.id, slack.service.bank.get(round_.question_id).answer, user=ANN))
-    await slack.service.reveal_round(round_.id)
+    await slack.reply(await slack.click(round_.id, slack.service.context.bank.get(round_.question_id).answer, user=ANN))
+    await slack.service.reveals.reveal_round(round_.id)
     shown = texts(slack.stub.calls_to("chat.postMessage")[-1])
     assert f"*Right (1 of 1):* `{ANN}`" in shown and "<@" not in shown

@@ -39,7 +39,7 @@ async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first(slack
         round_ = await slack.store.get_round(round_id)
         assert round_ is not None
         served.append(round_.question_id)
-        right = slack.service.bank.get(round_.question_id).answer  # type: ignore[union-attr]
+        right = slack.service.context.bank.get(round_.question_id).answer  # type: ignore[union-attr]
         before = len(slack.stub.responses())
         slack.clock.advance(minutes=1)
         unsure = position == 3
@@ -68,7 +68,7 @@ async def test_review_counts_topics_and_levels_in_the_slash_command(slack: Slack
     assert "autograd: Autograd, 3 questions" in texts(topics)
     hard = await slack.reply(await slack.command("practice autograd hard"))
     round_ = await slack.store.get_round(int(buttons(hard)[0].split(".")[2]))
-    assert round_ is not None and slack.service.bank.get(round_.question_id).difficulty.value == "hard"  # type: ignore[union-attr]
+    assert round_ is not None and slack.service.context.bank.get(round_.question_id).difficulty.value == "hard"  # type: ignore[union-attr]
     nothing = await slack.reply(await slack.command("review"))
     assert "Nothing to review yet" in texts(nothing)  # the practice question is not answered yet: no card
 

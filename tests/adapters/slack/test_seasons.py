@@ -16,10 +16,10 @@ APRIL_1 = dt.datetime(2025, 4, 1, 9, 0, tzinfo=dt.UTC)  # the channel's posting 
 
 async def test_the_season_card_and_the_season_board(slack: SlackHarness) -> None:
     slack.clock.set(MARCH_31)
-    await slack.service.configure(Actor(ADMIN, True), slack.ref)
-    round_ = await slack.service.post_scheduled(slack.ref)
+    await slack.service.channels.configure(Actor(ADMIN, True), slack.ref)
+    round_ = await slack.service.posting.post_scheduled(slack.ref)
     assert round_ is not None
-    question = slack.service.bank.get(round_.question_id)
+    question = slack.service.context.bank.get(round_.question_id)
     assert question is not None
     await slack.reply(await slack.click(round_.id, question.answer, user=BOB))
     slack.clock.advance(seconds=20)
@@ -52,4 +52,4 @@ async def test_the_season_card_and_the_season_board(slack: SlackHarness) -> None
 
     role = await slack.reply(await slack.command("config champion_role <@&123456789012345678>", user=ADMIN))
     assert "champion_role is a Discord setting: Slack has no roles" in texts(role)
-    assert (await slack.service.channel_config(slack.ref)).champion_role is None
+    assert (await slack.service.channels.channel_config(slack.ref)).champion_role is None

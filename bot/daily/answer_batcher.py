@@ -11,10 +11,11 @@ import asyncio
 import datetime as dt
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
-from bot.daily.store import RoundStore as Store
 from bot.kernel.errors import Busy
+from bot.kernel.group_commit import CommitWorker, fail, settle
 from bot.kernel.values import AnswerWrite, NewAnswer
 
 log = logging.getLogger(__name__)
@@ -22,19 +23,33 @@ log = logging.getLogger(__name__)
 MAX_BATCH = 2000
 MAX_PENDING = 10_000  # well under a second of answers at this machine's capacity
 MAX_WAIT_SECONDS = 2.0  # platforms expect an acknowledgement within 3 s
+
+
+class AnswerWriter(Protocol):
+    """Where a batch of answers is written (the store's one transaction per batch)."""
+
+    async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
+        """Insert a batch in one transaction; each is recorded only if its round is open and the user has
+        not answered it. Returns only after the commit."""
+        ...
+
+
 BUSY = "The bot is busy right now and did not record your answer; please try again in a moment."
 
 
-class AnswerBatcher:
+class AnswerBatcher(CommitWorker):
+    """The answers' group commit, bounded (see the module)."""
+
     def __init__(
         self,
-        store: Store,
+        store: AnswerWriter,
         now: Callable[[], dt.datetime],
         max_batch: int = MAX_BATCH,
         max_pending: int = MAX_PENDING,
         max_wait: float = MAX_WAIT_SECONDS,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
+        super().__init__("answer-batcher")
         self._store = store
         self._now = now
         self._max_batch = max_batch
@@ -47,43 +62,27 @@ class AnswerBatcher:
         self._waiters: list[asyncio.Future[AnswerWrite]] = []
         self._queued_at: list[float] = []
         self.refused = 0
-        self._wakeup: asyncio.Event | None = None
-        self._worker: asyncio.Task[None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None  # the worker's
-        self._closed = False
         self._failing = False
 
     def submit(self, answer: NewAnswer) -> asyncio.Future[AnswerWrite]:
         """Queue one answer; the future is its verdict, set once its batch has committed (a plain call that
         returns the future, not a coroutine: awaiting it costs no extra frame per answer)."""
-        if self._closed:
-            raise RuntimeError("the answer batcher is closed")
         queued_at = self._monotonic()
         if self._overloaded(queued_at):
             self.refused += 1
             raise Busy(BUSY)
-        loop = self._loop
-        if loop is None or self._worker is None or self._worker.done():
-            loop = self._loop = asyncio.get_running_loop()
-            self._wakeup = asyncio.Event()
-            self._worker = loop.create_task(self._run(), name="answer-batcher")
-        fut: asyncio.Future[AnswerWrite] = loop.create_future()
+        fut: asyncio.Future[AnswerWrite] = self._running_loop().create_future()
         self._answers.append(answer)
         self._waiters.append(fut)
         self._queued_at.append(queued_at)
-        assert self._wakeup is not None
-        self._wakeup.set()
+        self._wake()
         return fut
 
-    async def _run(self) -> None:
-        assert self._wakeup is not None
-        while True:
-            await self._wakeup.wait()
-            self._wakeup.clear()
-            while self._answers:
-                await self._flush(*self._take())
-            if self._closed:
-                return
+    def _has_pending(self) -> bool:
+        return bool(self._answers)
+
+    async def _flush_next(self) -> None:
+        await self._flush(*self._take())
 
     def _take(self) -> tuple[list[NewAnswer], list[asyncio.Future[AnswerWrite]]]:
         """The next batch off the queue: its answers and their waiters."""
@@ -114,21 +113,9 @@ class AnswerBatcher:
             else:
                 log.exception("writing %d answers failed", len(batch))
             self._failing = True
-            for fut in waiters:
-                if not fut.done():
-                    fut.set_exception(exc)
+            fail(waiters, exc)
             return
         if self._failing:
             log.info("answers are written again")
             self._failing = False
-        for fut, result in zip(waiters, results, strict=True):
-            if not fut.done():
-                fut.set_result(result)
-
-    async def close(self) -> None:
-        """Flush what is queued, then stop."""
-        self._closed = True
-        if self._worker is not None and not self._worker.done():
-            assert self._wakeup is not None
-            self._wakeup.set()
-            await self._worker
+        settle(waiters, results)

@@ -1,0 +1,192 @@
+"""The durable delivery engine every process's tick runs: claim -> act -> finish.
+
+One tick reveals rounds whose promised instant passed, re-sends failed reveals, posts due channels and re-sends
+failed or interrupted posts. Each item is claimed in the store first, so any number of processes can run it at
+once; a failure of one item never stops the others. Each platform is a lane of its own (one platform's rate
+limits never hold up another's), and in a lane at most SEND_CAP items are in flight: more are claimed as
+slots free, so a claim's lease starts when its work does, and a tick with thousands of channels due drains
+them all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from typing import TypeVar
+
+from bot.daily.channels import ChannelSettings
+from bot.daily.outcomes import SEND_LEASE, SendOutcomes, retry_delay
+from bot.daily.posting import Opening, Posting
+from bot.daily.reveals import Reveals
+from bot.daily.store import DeliveryStore
+from bot.daily.values import DuePost, RevealedRound, RevealFinish, SendClaim
+from bot.kernel.context import Context
+from bot.kernel.priority import background
+from bot.kernel.scoring import score_daily_round
+from bot.kernel.values import Round, SpaceFilter
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+WORK_BATCH = 50  # due channels or rounds claimed at most in one trip
+SEND_CAP = 50  # items (each one or two platform calls) in flight per platform lane
+REVEAL_BATCH = 5  # due daily rounds revealed in one store transaction (PostgreSQL runs SEND_CAP / 5 side by side)
+MAX_PER_TICK = 1_000_000  # a bound on the items one drain takes in a tick (it normally ends when none is due)
+
+
+async def drain(
+    fetch: Callable[[int, int], Awaitable[Sequence[T]]],
+    work: Callable[[T], Awaitable[None]],
+    cap: int = SEND_CAP,
+) -> None:
+    """Run `work` on what `fetch(n, busy)` returns (at most n items; `busy` are in flight), at most `cap`
+    at once, fetching again as half the slots free, until a fetch returns nothing and all work is done."""
+    pending: set[asyncio.Task[None]] = set()
+    taken = 0
+    exhausted = False
+    while True:
+        free = cap - len(pending)
+        if not exhausted and free >= max(1, cap // 2) and taken < MAX_PER_TICK:
+            items = await fetch(min(free, WORK_BATCH), len(pending))
+            exhausted = not items
+            taken += len(items)
+            pending.update(asyncio.ensure_future(work(item)) for item in items)
+        if not pending:
+            return
+        done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        exhausted = exhausted and not done  # finished work may have left more due (a skipped day)
+        for task in done:
+            task.result()  # work() handles its own failures; a bug here should not pass silently
+
+
+class Delivery:
+    """Runs the tick's daily work (see the module)."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        store: DeliveryStore,
+        channels: ChannelSettings,
+        posting: Posting,
+        reveals: Reveals,
+        outcomes: SendOutcomes,
+    ) -> None:
+        self.ctx = ctx
+        self.store = store
+        self.channels = channels
+        self.posting = posting
+        self.reveals = reveals
+        self.outcomes = outcomes
+
+    async def run_due_work(self, spaces: SpaceFilter | None = None) -> None:
+        """One tick of daily work. It is background work (bot.kernel.priority): answers and reads go first in
+        the store's queue."""
+        with background():
+            if spaces is not None and spaces.platforms and len(spaces.platforms) > 1:
+                lanes = [replace(spaces, platforms=(name,)) for name in spaces.platforms]
+                await asyncio.gather(*(_Lane(self, lane).run() for lane in lanes))
+            else:
+                await _Lane(self, spaces).run()
+
+
+class _Lane:
+    """One platform's share of a tick: what is in flight and what failed, so nothing is taken twice."""
+
+    def __init__(self, delivery: Delivery, spaces: SpaceFilter | None) -> None:
+        self.d = delivery
+        self.spaces = spaces
+        self.now = delivery.ctx.clock.now()
+        self.lease = self.now + SEND_LEASE
+        self.failed: set[int] = set()  # reveals that raised: still due, not fetched again this tick
+        self.active: set[int] = set()  # reveals in flight
+
+    async def run(self) -> None:
+        store, now, lease, spaces = self.d.store, self.now, self.lease, self.spaces
+        await drain(self._due_reveal_batches, self._reveal_batch, max(1, SEND_CAP // REVEAL_BATCH))
+        await drain(lambda n, _b: store.claim_reveals(now, lease, n, spaces=spaces), self._resend_reveal)
+        # a skipped day may leave a later one due within the grace: the drain takes it in the same tick
+        await drain(self._due_posts, self._post)
+        await drain(lambda n, _b: store.claim_posts(now, lease, n, spaces=spaces), self._resend_post)
+
+    # ---- reveals -------------------------------------------------------------------------------------
+
+    async def _due_reveals(self, n: int, busy: int) -> list[Round]:
+        rows = await self.d.store.due_reveals(self.now, n + busy + len(self.failed), self.spaces)
+        return [r for r in rows if r.id not in self.failed and r.id not in self.active][:n]
+
+    async def _due_reveal_batches(self, n: int, busy: int) -> list[list[Round]]:
+        # by space, then as due: a batch locks its spaces in one order (two batches never wait on each
+        # other in a circle on PostgreSQL), and a space's rounds keep their order
+        rounds = sorted(
+            await self._due_reveals(n * REVEAL_BATCH, len(self.active)),
+            key=lambda r: (r.ref.platform, r.ref.space_id, r.closes_at or self.now, r.id),
+        )
+        return [rounds[i : i + REVEAL_BATCH] for i in range(0, len(rounds), REVEAL_BATCH)]
+
+    async def _reveal_one(self, round_: Round) -> None:
+        self.active.add(round_.id)
+        try:
+            await self.d.reveals.reveal_round(round_.id, round_)
+        except Exception:
+            self.failed.add(round_.id)
+            log.exception("reveal of round %d failed", round_.id)
+        finally:
+            self.active.discard(round_.id)
+
+    async def _reveal_batch(self, chunk: list[Round]) -> None:
+        ctx, ids = self.d.ctx, [r.id for r in chunk]
+        self.active.update(ids)
+        try:
+            at = ctx.clock.now()
+            try:
+                revealed = await self.d.store.reveal_due_rounds(
+                    ids, at, score_daily_round, at + SEND_LEASE, learn=ctx.learning
+                )
+            except Exception:  # none of them was revealed: one by one, so one bad round holds up no other
+                log.warning("revealing %d rounds together failed; revealing them one by one", len(ids), exc_info=True)
+                for round_ in chunk:
+                    await self._reveal_one(round_)
+                return
+            before = {r.id: r for r in chunk}
+            await asyncio.gather(*(self._announce(before[item.round.id], item, at) for item in revealed))
+        finally:
+            self.active.difference_update(ids)
+
+    async def _announce(self, round_: Round, item: RevealedRound, at: dt.datetime) -> None:
+        try:
+            await self.d.reveals.announce(round_, item, at)
+        except Exception:
+            self.failed.add(round_.id)
+            log.exception("reveal of round %d failed", round_.id)
+
+    async def _resend_reveal(self, claim: SendClaim) -> None:
+        try:
+            await self.d.reveals.send_reveal(claim)
+        except Exception:
+            log.exception("reveal post of round %d failed", claim.round.id)
+            retry = self.now + retry_delay(claim.attempts)
+            await self.d.outcomes.reveal(RevealFinish(claim.round.id, "failed", retry))
+
+    # ---- posts ---------------------------------------------------------------------------------------
+
+    async def _due_posts(self, n: int, busy: int) -> list[tuple[DuePost, Opening | None]]:
+        items = await self.d.store.claim_due_posts(self.now, self.lease, n, self.spaces)
+        return list(zip(items, await self.d.posting.open_due(items), strict=True))
+
+    async def _post(self, item: tuple[DuePost, Opening | None]) -> None:
+        due, opening = item
+        try:
+            await self.d.posting.run_due_post(due.due, due, opening)
+        except Exception:
+            log.exception("daily post of %s/%s failed", due.due.ref.platform, due.due.ref.channel_id)
+            await self.d.outcomes.due(due.due.ref, due.due.due_at, self.now + dt.timedelta(minutes=1))
+
+    async def _resend_post(self, claim: SendClaim) -> None:
+        try:
+            await self.d.posting.send_post(claim, await self.d.channels.channel_config(claim.round.ref))
+        except Exception:
+            log.exception("post of round %d failed", claim.round.id)

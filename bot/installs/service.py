@@ -1,0 +1,58 @@
+"""What platforms deliver and install: workspace installations ("Add to Slack"), the OAuth states of install
+attempts, and the de-duplication of repeated deliveries (a retried event, a replayed request)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import secrets
+from typing import Protocol
+
+from bot.installs.store import InstallStore
+from bot.installs.values import WorkspaceInstall
+from bot.kernel.context import Context
+from bot.kernel.store import OnceStore
+
+log = logging.getLogger(__name__)
+
+
+class InstallServiceStore(InstallStore, OnceStore, Protocol):
+    """What installations and de-duplication read and write."""
+
+
+class Installs:
+    """Installations, OAuth states and first deliveries; every decision is the store's, shared by processes."""
+
+    def __init__(self, ctx: Context, store: InstallServiceStore) -> None:
+        self.ctx = ctx
+        self.store = store
+
+    async def first_delivery(self, scope: str, key: str, keep: dt.timedelta) -> bool:
+        """True the first time a platform delivery (an event id, a request signature) is seen within
+        `keep`, by any process on the same database; adapters drop the repeats."""
+        return await self.store.remember_once(scope, key, self.ctx.now(), keep)
+
+    async def save_install(self, install: WorkspaceInstall) -> None:
+        """Keep a workspace's installation (its token already encrypted by the adapter); a reinstall replaces it."""
+        await self.store.save_install(install)
+        log.info("installed in %s workspace %s", install.platform, install.workspace_id)
+
+    async def find_install(self, platform: str, workspace_id: str) -> WorkspaceInstall | None:
+        return await self.store.find_install(platform, workspace_id)
+
+    async def forget_install(self, platform: str, workspace_id: str) -> bool:
+        """The workspace uninstalled the bot or revoked its token: drop the installation."""
+        gone = await self.store.delete_install(platform, workspace_id)
+        if gone:
+            log.info("uninstalled from %s workspace %s", platform, workspace_id)
+        return gone
+
+    async def issue_oauth_state(self, keep: dt.timedelta) -> str:
+        """A fresh, unguessable state for one install attempt, valid for `keep`."""
+        state = secrets.token_urlsafe(24)
+        await self.store.save_oauth_state(state, self.ctx.now() + keep)
+        return state
+
+    async def consume_oauth_state(self, state: str) -> bool:
+        """True once for a state this bot issued that has not expired."""
+        return bool(state) and await self.store.consume_oauth_state(state, self.ctx.now())

@@ -1,0 +1,41 @@
+"""Rounds this process has just posted or served, kept in memory so an answer needs no trip to the store.
+
+Shared by the features that open, answer and close rounds (one instance per process, handed in by the
+composition root). It is only a cache: the store decides; a round missing here is read from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from bot.kernel.values import Round
+
+ROUND_CACHE_SIZE = 4096
+
+
+class RoundCache:
+    """A bounded map of round id -> round (the oldest entry goes first)."""
+
+    def __init__(self, size: int = ROUND_CACHE_SIZE) -> None:
+        self._size = size
+        self._rounds: dict[int, Round] = {}
+
+    def get(self, round_id: int) -> Round | None:
+        return self._rounds.get(round_id)
+
+    def keep(self, round_: Round) -> None:
+        if len(self._rounds) >= self._size:
+            self._rounds.pop(next(iter(self._rounds)))
+        self._rounds[round_.id] = round_
+
+    def drop(self, round_id: int) -> None:
+        self._rounds.pop(round_id, None)
+
+    def __iter__(self) -> Iterator[Round]:
+        return iter(list(self._rounds.values()))
+
+    def forget_learner(self, platform: str, space_id: str, user_id: str) -> None:
+        """A learner's practice rounds (forget-me)."""
+        for round_ in self:
+            if round_.user_id == user_id and (round_.ref.platform, round_.ref.space_id) == (platform, space_id):
+                self.drop(round_.id)

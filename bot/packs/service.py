@@ -1,0 +1,73 @@
+"""Packs as admins handle them: the space's packs, imports and exports, and the question statistics."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from bot.kernel.context import Context
+from bot.kernel.values import Actor, ChannelRef
+from bot.packs.catalog import Format, ImportResult, PackCatalog, PackFile, check_pack_name, require_admin
+from bot.packs.question_stats import QuestionStatsCard, question_stats
+
+
+class ReportCounts(Protocol):
+    """Open reports per question id in a space (the reports feature provides them)."""
+
+    async def report_counts(self, platform: str, space_id: str) -> dict[str, int]: ...
+
+
+class PackDesk:
+    """Admins' pack work over the space's catalog."""
+
+    def __init__(self, ctx: Context, catalog: PackCatalog, reports: ReportCounts) -> None:
+        self.ctx = ctx
+        self.catalog = catalog
+        self.reports = reports
+
+    async def question_stats(
+        self, actor: Actor, platform: str, space_id: str, pack: str | None = None
+    ) -> QuestionStatsCard:
+        """Admins only: times asked, % correct, the most chosen wrong option and its share, reports; the ten
+        hardest, the ten most reported and the ones flagged "check this question"."""
+        counts = await self.reports.report_counts(platform, space_id)
+        return await question_stats(self.catalog, actor, platform, space_id, pack, counts)
+
+    def check_import(self, actor: Actor, pack: str | None) -> None:
+        """Admins only, and a valid pack name if one is given: checked before a platform asks for the file."""
+        require_admin(actor, "import")
+        if pack is not None:
+            check_pack_name(pack)
+
+    async def import_pack(
+        self,
+        actor: Actor,
+        ref: ChannelRef,
+        pack: str,
+        data: bytes | Callable[[], Awaitable[bytes]],
+        fmt: Format,
+        *,
+        replace: bool = False,
+        label: str = "file",
+        size: int | None = None,
+    ) -> ImportResult:
+        """Admins only: a YAML or CSV pack into the space, all or nothing (PackError lists every problem).
+        `data` may be a fetcher, called only once `size` (what the platform says the file weighs) is checked."""
+        return await self.catalog.import_pack(
+            actor,
+            ref.platform,
+            ref.space_id,
+            pack,
+            data,
+            fmt,
+            replace=replace,
+            now=self.ctx.now(),
+            label=label,
+            size=size,
+        )
+
+    async def export_pack(self, actor: Actor, ref: ChannelRef, pack: str | None, fmt: Format) -> PackFile:
+        """Admins only: one of the space's own packs as a file (no name: the space's only pack)."""
+        require_admin(actor, "export")
+        name = await self.catalog.own_pack(ref.platform, ref.space_id, pack)
+        return PackFile(name, fmt, await self.catalog.export_pack(actor, ref.platform, ref.space_id, name, fmt))

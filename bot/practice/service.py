@@ -1,0 +1,197 @@
+"""Practice: a private question for one learner at any time, never counting toward leaderboards and never a
+question open as a daily round in the space. Its answers are verdicts at once; each one updates the learner's
+memory card (written in the background by the batch, and before anything reads the learner's cards)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from bot.daily.answers import AnswerDesk
+from bot.daily.boards import Boards
+from bot.daily.cards import LearningStats
+from bot.daily.channels import ChannelSettings
+from bot.kernel import cards
+from bot.kernel.cards import AnswerOutcome, QuestionCard
+from bot.kernel.context import Context
+from bot.kernel.drain import Drain
+from bot.kernel.echo import echo
+from bot.kernel.errors import BadSetting, NothingOpen
+from bot.kernel.group_commit import GroupCommit
+from bot.kernel.priority import background
+from bot.kernel.rounds import RoundCache
+from bot.kernel.selection import pick_question
+from bot.kernel.topics import TOPICS
+from bot.kernel.values import LETTERS, ChannelRef, Difficulty, PracticeAnswer, Question, Round, RoundKind
+from bot.packs.catalog import PackCatalog
+from bot.practice.cards import ReviewEmpty
+from bot.practice.memory import LEARN_BATCH
+from bot.practice.reviews import REVIEW_DEFAULT, REVIEW_MAX, Reviews, learning_stats
+from bot.practice.store import PracticeServiceStore
+from bot.reports.service import ReportDesk
+
+
+def matching(questions: Sequence[Question], topic: str | None, levels: frozenset[Difficulty]) -> tuple[Question, ...]:
+    return tuple(q for q in questions if (topic is None or q.topic == topic) and (not levels or q.difficulty in levels))
+
+
+class Practice:
+    """Practice questions, reviews of what a learner is about to forget, and their answers."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        store: PracticeServiceStore,
+        packs: PackCatalog,
+        reports: ReportDesk,
+        boards: Boards,
+        channels: ChannelSettings,
+        answers: AnswerDesk,
+        rounds: RoundCache,
+    ) -> None:
+        self.ctx = ctx
+        self.store = store
+        self.packs = packs
+        self.reports = reports
+        self.boards = boards
+        self.channels = channels
+        self.answers = answers
+        self.rounds = rounds
+        self.reviews = Reviews(ctx, store, self, boards, reports)
+        self._reveals: GroupCommit[PracticeAnswer, bool] = GroupCommit(self._reveal)
+        # practice answers' card updates, written after their replies (the marks are stored first); they
+        # wait while answers queue for their replies, up to 2 s, so a burst of answers goes first
+        self._card_updates = Drain(
+            self._learn, LEARN_BATCH, "practice card updates", busy=lambda: answers.answers_waiting > 0
+        )
+
+    # ---- questions -------------------------------------------------------------------------------
+
+    async def start_practice(
+        self, ref: ChannelRef, user_id: str, topic: str | None = None, difficulty: Difficulty | None = None
+    ) -> QuestionCard:
+        """A private question for one learner; it never counts toward leaderboards, and it is never a question
+        open as a daily round in the space. Without a topic it leans toward the learner's weakest topic now
+        and then."""
+        pool = await self.practice_pool(ref)
+        known = sorted({q.topic for q in pool})
+        if topic is not None and topic not in known and topic not in TOPICS:  # a bank topic: "none yet" below
+            raise BadSetting(f"'{echo(topic)}' is not a topic here; topics: {', '.join(known)}.")
+        levels = frozenset({difficulty}) if difficulty else frozenset()
+        candidates = matching(pool, topic, levels)
+        if not candidates:
+            if difficulty is None:
+                raise BadSetting(f"There are no questions on {topic} yet.")
+            raise BadSetting(f"There are no {difficulty.value} questions{f' on {topic}' if topic else ''} yet.")
+        # never a question that is open as a daily round in this space: it would give its answer away
+        live = await self.store.open_daily_question_ids(ref.platform, ref.space_id)
+        live |= await self.reports.held(ref.platform, ref.space_id)  # held by reports: not asked either
+        rng = self.ctx.rng
+        if topic is None and rng.random() < 0.5:
+            weak = (await self.boards.stats_without_memory(ref.platform, ref.space_id, user_id)).weakest_topic
+            if weak is not None and weak.accuracy < 0.8:
+                weak_ones = matching(pool, weak.topic, levels)
+                candidates = tuple(q for q in weak_ones if q.id not in live) or candidates
+        if live:
+            candidates = tuple(q for q in candidates if q.id not in live)
+            if not candidates:
+                raise BadSetting(
+                    f"The only {topic or 'practice'} questions are today's open daily question; "
+                    "try another topic or come back after the reveal."
+                )
+        counts, last = await self.store.question_history(ref.platform, ref.space_id, RoundKind.PRACTICE, user_id)
+        question = pick_question(candidates, counts, last, rng)
+        assert question is not None
+        return await self.practice_round(ref, user_id, question)
+
+    async def practice_round(self, ref: ChannelRef, user_id: str, question: Question) -> QuestionCard:
+        """Open a private practice round of this question for one learner."""
+        round_ = await self.store.create_practice_round(ref, user_id, question.id, question.topic, self.ctx.now())
+        self.rounds.keep(round_)
+        await self.packs.remember(round_, question)  # a pack question is kept as asked
+        return cards.question_card(round_, question, None)
+
+    async def practice_pool(self, ref: ChannelRef) -> tuple[Question, ...]:
+        """What practice and review draw from here: every question of the channel's packs (the `packs`
+        setting, not its daily topic filters); the shipped bank when those packs hold none."""
+        cfg = await self.channels.channel_config(ref)
+        found = await self.packs.questions(ref.platform, ref.space_id, cfg.packs, strict=False)
+        return found or self.ctx.bank.questions
+
+    def topics(self) -> tuple[str, ...]:
+        """Every topic of the bank with its question counts."""
+        return cards.topic_lines(self.ctx.bank.questions)
+
+    async def practice_topics(self, ref: ChannelRef) -> tuple[str, ...]:
+        """The topics `start_practice` takes in this channel (of its packs), sorted."""
+        return tuple(sorted({q.topic for q in await self.practice_pool(ref)}))
+
+    async def topics_in(self, ref: ChannelRef) -> tuple[str, ...]:
+        """Every topic of the channel's packs with its question counts (what /quiz practice takes there)."""
+        return cards.topic_lines(await self.practice_pool(ref))
+
+    async def start_review(self, ref: ChannelRef, user_id: str, n: int = REVIEW_DEFAULT) -> QuestionCard | ReviewEmpty:
+        """A private review of `n` (1-20) questions: due cards first, else the weakest topic's unseen ones;
+        ReviewEmpty says when the next review is due. Each answer brings the next question."""
+        if not 1 <= n <= REVIEW_MAX:
+            raise BadSetting(f"A review takes 1 to {REVIEW_MAX} questions.")
+        return await self.reviews.start(ref, user_id, n)
+
+    # ---- answers ---------------------------------------------------------------------------------
+
+    async def answered(
+        self, round_: Round, user_id: str, choice: int, question: Question, *, sure: bool, now: dt.datetime
+    ) -> AnswerOutcome:
+        """A practice answer was recorded: reveal it (group commit), and reply with the verdict at once, with
+        the review's next question or its score when it was part of one."""
+        correct = choice == question.answer
+        await self._reveals.submit(PracticeAnswer(round_.id, user_id, correct, sure, now))
+        self.rounds.drop(round_.id)
+        verdict = cards.verdict(question, choice, sure=sure)
+        follow_up, score = await self.reviews.after_answer(round_.id, verdict.correct)
+        text = cards.verdict_text(verdict) + (f"\n{score}" if score else "")
+        return AnswerOutcome(round_.id, user_id, LETTERS[choice], text, verdict, follow_up, score)
+
+    async def answer_open_practice(
+        self, ref: ChannelRef, user_id: str, choice: int, *, sure: bool = True
+    ) -> AnswerOutcome:
+        """A typed answer where there are no daily questions (Discord's `/answer` in a DM): goes to the asker's
+        latest unanswered practice or review question in this conversation that this process served (its buttons
+        work from any process); NothingOpen when there is none."""
+        mine = [
+            r
+            for r in self.rounds
+            if r.kind is RoundKind.PRACTICE and r.user_id == user_id and r.ref == ref and r.is_open
+        ]
+        if not mine:
+            practice = self.ctx.commands_of(ref.platform).practice
+            raise NothingOpen(f"You have no practice question waiting here; {practice} gives you one.")
+        return await self.answers.submit_answer(max(mine, key=lambda r: r.id).id, user_id, choice, sure=sure)
+
+    async def _reveal(self, answers: Sequence[PracticeAnswer]) -> list[bool]:
+        revealed = await self.store.reveal_practice(answers, self.ctx.now(), learn=self.ctx.learning)
+        if self.ctx.learning:
+            self._card_updates.nudge()
+        return revealed
+
+    async def _learn(self) -> int:
+        with background():
+            return await self.store.learn_practice(LEARN_BATCH)
+
+    async def write_card_updates(self) -> None:
+        """Write every practice answer's card update still marked in the store (each tick does; one left by
+        a crash or an outage, on any process, is written here)."""
+        while await self.store.learn_practice(LEARN_BATCH) >= LEARN_BATCH:
+            pass
+
+    # ---- memory (the stats card's part) ------------------------------------------------------------
+
+    async def learning(self, platform: str, space_id: str, user_id: str, tz: str) -> LearningStats:
+        """The learner's memory in the space: reviews due, recall by topic, calibration."""
+        learner_cards = await self.store.learner_cards(platform, space_id, user_id)
+        events = await self.store.review_events(platform, space_id, user_id)
+        return learning_stats(learner_cards, events, self.ctx.bank.questions, self.ctx.now(), tz)
+
+    async def close(self) -> None:
+        await self._reveals.close()
+        await self._card_updates.close()

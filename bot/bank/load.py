@@ -76,6 +76,8 @@ TOPICS: dict[str, str] = {
     "profiling-memory": "Profiling and memory",
     "checkpointing": "Checkpointing and state_dict practice",
     "sharding": "DTensor, FSDP2 and tensor parallelism",
+    "compile": "torch.compile: graph breaks, guards and recompiles",
+    "export": "torch.export and AOTInductor packaging",
 }
 
 

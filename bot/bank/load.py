@@ -76,6 +76,8 @@ TOPICS: dict[str, str] = {
     "profiling-memory": "Profiling and memory",
     "checkpointing": "Checkpointing and state_dict practice",
     "sharding": "DTensor, FSDP2 and tensor parallelism",
+    "hooks": "Module and tensor hooks",
+    "extending": "Extending PyTorch: custom ops, autograd functions and gradient checks",
 }
 
 

@@ -78,6 +78,8 @@ TOPICS: dict[str, str] = {
     "sharding": "DTensor, FSDP2 and tensor parallelism",
     "compile": "torch.compile: graph breaks, guards and recompiles",
     "export": "torch.export and AOTInductor packaging",
+    "hooks": "Module and tensor hooks",
+    "extending": "Extending PyTorch: custom ops, autograd functions and gradient checks",
 }
 
 

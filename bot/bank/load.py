@@ -76,6 +76,8 @@ TOPICS: dict[str, str] = {
     "profiling-memory": "Profiling and memory",
     "checkpointing": "Checkpointing and state_dict practice",
     "sharding": "DTensor, FSDP2 and tensor parallelism",
+    "quantization": "Quantization with torchao and PT2E",
+    "numerics": "Numerics: precision, promotion and broadcasting",
 }
 
 

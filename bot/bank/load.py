@@ -80,6 +80,8 @@ TOPICS: dict[str, str] = {
     "export": "torch.export and AOTInductor packaging",
     "hooks": "Module and tensor hooks",
     "extending": "Extending PyTorch: custom ops, autograd functions and gradient checks",
+    "quantization": "Quantization with torchao and PT2E",
+    "numerics": "Numerics: precision, promotion and broadcasting",
 }
 
 

@@ -7,6 +7,7 @@ field, and a file with any error contributes nothing to the loaded bank.
 from __future__ import annotations
 
 import codecs
+import difflib
 import logging
 import math
 import re
@@ -85,6 +86,17 @@ TOPICS: dict[str, str] = {
 }
 
 
+def known_topics(given: object = None, room: int = 150) -> str:
+    """What an unknown topic's error line says: the closest known topic, then the known ones (sorted, cut to
+    `room` characters so a problem line stays short)."""
+    close = difflib.get_close_matches(given, list(TOPICS), n=1) if isinstance(given, str) else []
+    hint = f"did you mean {close[0]}? " if close else ""
+    listed = ", ".join(sorted(TOPICS))
+    if len(listed) > room:
+        listed = listed[: listed.rfind(", ", 0, room)] + f", ... ({len(TOPICS)} in all)"
+    return f"{hint}known: {listed}"
+
+
 class BankError(Exception):
     """One or more problems in question files; `problems` lists each as file: question: field: what."""
 
@@ -153,7 +165,7 @@ class QuestionSpec(BaseModel):
     @classmethod
     def _known_topic(cls, v: str) -> str:
         if v not in TOPICS:
-            raise ValueError(f"unknown topic {v!r}; known: {', '.join(TOPICS)}")
+            raise ValueError(f"unknown topic {v!r}; {known_topics(v)}")
         return v
 
     @field_validator("choices")
@@ -481,7 +493,7 @@ def load_file(path: Path) -> tuple[list[LoadedQuestion], list[str]]:
         problems.append(f"{path}: field {_show(unknown[0])}: unknown top-level field (topic, questions)")
     file_topic = doc.get("topic")
     if file_topic is not None and not (isinstance(file_topic, str) and file_topic in TOPICS):
-        problems.append(f"{path}: field topic: unknown topic {_show(file_topic)}; known: {', '.join(TOPICS)}")
+        problems.append(f"{path}: field topic: unknown topic {_show(file_topic)}; {known_topics(file_topic)}")
         file_topic = None
     if len(doc["questions"]) > MAX_QUESTIONS_PER_FILE:
         return [], [

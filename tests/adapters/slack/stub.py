@@ -54,6 +54,11 @@ class SlackApiStub:
         # many workspaces ("Add to Slack"): bot token -> workspace, and one-use OAuth codes -> bot token
         self.workspaces: dict[str, dict[str, str]] = {}
         self.codes: dict[str, str] = {}
+        # strict: every Web API call (but oauth.v2.access) needs a live workspace token, as Slack does:
+        # none -> not_authed, an unknown one -> invalid_auth, an expired one -> token_expired
+        self.strict = False
+        self.expired: set[str] = set()
+        self.refused: list[tuple[Call, str]] = []  # (call, error) for every call strict mode refused
         self.client_id, self.client_secret = "1111.2222", "stub-client-secret"
         self.uploads: dict[str, bytes] = {}  # file id -> the bytes posted to its upload URL
         self.shared: dict[str, tuple[str, bytes]] = {}  # file id -> (name, bytes) a member shared (files.info)
@@ -226,6 +231,10 @@ class SlackApiStub:
         method = request.match_info["method"]
         args = await self._args(request)
         await self._record(method, args, request)
+        refusal = self._refusal(method, request)
+        if refusal is not None:
+            self.refused.append((self.calls[-1], refusal))
+            return web.json_response({"ok": False, "error": refusal})
         if method == "oauth.v2.access" or (method == "auth.test" and self._bearer(request) in self.workspaces):
             return web.json_response(self._oauth_answer(method, args, request))
         if self.delays.get(method):
@@ -236,6 +245,17 @@ class SlackApiStub:
                 {"ok": False, "error": failure.error}, status=failure.status, headers=failure.headers
             )
         return web.json_response(self._answer(method, args))
+
+    def _refusal(self, method: str, request: web.Request) -> str | None:
+        """Why strict mode refuses a call's token (None: it is accepted)."""
+        if not self.strict or method == "oauth.v2.access":
+            return None
+        token = self._bearer(request)
+        if not token:
+            return "not_authed"
+        if token in self.expired:
+            return "token_expired"
+        return None if token in self.workspaces else "invalid_auth"
 
     @staticmethod
     def _bearer(request: web.Request) -> str:

@@ -656,6 +656,49 @@ class InstallationContract:
         assert await store.find_install("slack", "T1") is None
         assert (await store.find_install("slack", "T2")).token_secret == "sealed-2"
 
+    async def test_an_installation_keeps_its_refresh_secret_and_expiry_until_a_reinstall(self, store):
+        expires = T0 + dt.timedelta(hours=12)
+        rotating = install("T1", refresh_secret="sealed-refresh-1", token_expires_at=expires)
+        await store.save_install(rotating)
+        found = await store.find_install("slack", "T1")
+        assert found == rotating and found.refresh_secret == "sealed-refresh-1" and found.token_expires_at == expires
+        await store.save_install(install("T1", "sealed-2"))  # reinstalled without rotation
+        found = await store.find_install("slack", "T1")
+        assert found.refresh_secret is None and found.token_expires_at is None
+
+    async def test_one_caller_claims_a_token_refresh_and_its_compare_and_set_saves_the_new_token(self, store):
+        expires = T0 + dt.timedelta(hours=1)
+        await store.save_install(install("T1", "sealed-1", refresh_secret="refresh-1", token_expires_at=expires))
+        until = T0 + dt.timedelta(minutes=1)
+        claims = await asyncio.gather(
+            *(store.claim_token_refresh("slack", "T1", "sealed-1", T0, until) for _ in range(10))
+        )
+        assert claims.count(True) == 1
+        assert await store.claim_token_refresh("slack", "T1", "sealed-1", T0 + dt.timedelta(seconds=59), until) is False
+        assert await store.claim_token_refresh("slack", "T1", "stale", T0 + dt.timedelta(minutes=2), until) is False
+        assert await store.claim_token_refresh("slack", "T9", "sealed-1", T0, until) is False  # not installed
+        later = T0 + dt.timedelta(hours=12)
+        saves = await asyncio.gather(
+            store.save_refreshed_token("slack", "T1", "sealed-1", "sealed-2", "refresh-2", later),
+            store.save_refreshed_token("slack", "T1", "sealed-1", "sealed-x", "refresh-x", later),
+        )
+        assert sorted(saves) == [False, True]  # the same old token is replaced once
+        found = await store.find_install("slack", "T1")
+        newer = "sealed-2" if saves[0] else "sealed-x"
+        assert found.token_secret == newer and found.token_expires_at == later
+        assert found.refresh_secret == ("refresh-2" if saves[0] else "refresh-x")
+        # an older token never overwrites the newer one
+        assert await store.save_refreshed_token("slack", "T1", "sealed-1", "sealed-0", "refresh-0", T0) is False
+        assert (await store.find_install("slack", "T1")).token_secret == newer
+        # the save ended the claim: the new token can be claimed at once; its claim lapses at `until`
+        assert await store.claim_token_refresh("slack", "T1", newer, T0, until) is True
+        assert await store.claim_token_refresh("slack", "T1", newer, until, until + dt.timedelta(minutes=1)) is True
+        # a reinstall replaces the token and ends any claim
+        await store.save_install(install("T1", "sealed-new", refresh_secret="r", token_expires_at=later))
+        assert await store.claim_token_refresh("slack", "T1", "sealed-new", T0, until) is True
+        assert await store.save_refreshed_token("slack", "T1", newer, "sealed-old", "r-old", later) is False
+        assert (await store.find_install("slack", "T1")).token_secret == "sealed-new"
+
     async def test_an_oauth_state_is_consumed_once_before_it_expires(self, store):
         await store.save_oauth_state("s1", T0 + dt.timedelta(minutes=10))
         await store.save_oauth_state("s2", T0 + dt.timedelta(minutes=10))

@@ -31,6 +31,7 @@ from bot.bank.load import (
 from bot.echo import echo
 from bot.errors import BadSetting, NotAllowed, PackBusy, PackError, PackExists
 from bot.model import LETTERS, Actor, ChannelConfig, Question
+from bot.spreadsheet import read_cell, safe_row
 
 BANK_PACK = "pytorch"  # the shipped bank, read-only
 MAX_UPLOAD_BYTES = 1024 * 1024
@@ -277,7 +278,7 @@ def _csv_items(text: str, label: str) -> list[tuple[str, Any]]:
             if len(row) != len(names):
                 items.append((where, f"has {len(row)} cells, the header has {len(names)}"))
                 continue
-            cells = dict(zip(names, row, strict=True))
+            cells = dict(zip(names, (read_cell(cell) for cell in row), strict=True))  # export's apostrophes off
             qid = cells["id"].strip()
             if qid:
                 where = f"row {number} (question {qid})"
@@ -372,24 +373,27 @@ def export_yaml(bodies: Iterable[dict[str, Any]]) -> bytes:
 
 
 def export_csv(bodies: Iterable[dict[str, Any]]) -> bytes:
-    """One row per question (why_wrong, verify and checked_by have no CSV column and are left out)."""
+    """One row per question (why_wrong, verify and checked_by have no CSV column and are left out); a cell a
+    spreadsheet would take as a formula starts with an apostrophe, which the import takes off again."""
     out = io.StringIO(newline="")
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for b in bodies:
         choices = b["choices"]
         writer.writerow(
-            [
-                b["id"],
-                b["topic"],
-                b["difficulty"],
-                b["prompt"],
-                b.get("code", ""),
-                *choices,
-                b["answer"],
-                b["explanation"],
-                b["reference"],
-            ]
+            safe_row(
+                [
+                    b["id"],
+                    b["topic"],
+                    b["difficulty"],
+                    b["prompt"],
+                    b.get("code", ""),
+                    *choices,
+                    b["answer"],
+                    b["explanation"],
+                    b["reference"],
+                ]
+            )
         )
     return out.getvalue().encode("utf-8")
 

@@ -27,7 +27,7 @@ from tests.support.memory_store import InMemoryStore
 
 T0 = dt.datetime(2026, 12, 7, 9, 0, tzinfo=dt.UTC)
 ADMIN = Actor("admin", is_admin=True)
-HOSTILE = ("=HYPERLINK(\"https://evil.example\",\"x\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A2)")
+HOSTILE = ('=HYPERLINK("https://evil.example","x")', "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A2)")
 STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -144,7 +144,7 @@ async def test_an_approved_suggestion_starting_with_a_formula_exports_as_text_an
 async def test_a_learners_misses_csv_and_anki_file_carry_no_formula() -> None:
     hostile = replace(
         make_question("tensors-evil", answer=1),
-        prompt="=HYPERLINK(\"https://evil.example\",\"click\")",
+        prompt='=HYPERLINK("https://evil.example","click")',
         code="@decorated\ndef f(): ...",
         choices=("+1", "-1", "@x", "=1+1"),
         explanation="-1 is right: the cell would compute it.",

@@ -12,7 +12,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
+import stat
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,10 +196,29 @@ def decode_upload(data: bytes, label: str = "file") -> str:
         ) from None
 
 
+def _not_a_file(path: Path, mode: int) -> PackError:
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
+    return PackError(f"{path}: {kind}, not a file; give the path of a .yaml, .yml or .csv file")
+
+
 def read_upload_file(path: Path) -> bytes:
-    """At most one byte past the cap is read, so a 50 MiB file is refused without loading it."""
+    """A regular file's first bytes (at most one past the cap, so a 50 MiB file is refused without loading it).
+    Anything else (a directory, a FIFO, a device) is refused before it is opened, and the open itself never
+    waits (O_NONBLOCK; what was opened is checked again), so a FIFO swapped in meanwhile cannot block it."""
     try:
-        with path.open("rb") as f:
+        if not stat.S_ISREG(mode := os.stat(path).st_mode):
+            raise _not_a_file(path, mode)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(mode := os.fstat(fd).st_mode):
+                raise _not_a_file(path, mode)
             return f.read(MAX_UPLOAD_BYTES + 1)
     except OSError as exc:
         raise PackError(f"{path}: cannot read: {exc.strerror or exc}") from None

@@ -86,6 +86,25 @@ class PackQuestionSpec(QuestionSpec):
     def _known_topic(cls, v: str) -> str:  # replaces the bank's check against its topic list
         return v.lower()  # topics are compared as the settings parse them
 
+    @field_validator("choices", mode="before")
+    @classmethod
+    def _lettered(cls, v: Any) -> Any:
+        """Choices may be a mapping of exactly the letters A-D, in order (`A: ...` to `D: ...`)."""
+        if not isinstance(v, dict):
+            return v
+        letters = [str(k) for k in v]
+        if letters != list(LETTERS):
+            raise ValueError(
+                f"choices written as a mapping take exactly the letters {', '.join(LETTERS)}, in that order "
+                f"(found {', '.join(letters) or 'none'})"
+            )
+        for letter, text in v.items():
+            if not isinstance(text, str):
+                raise ValueError(
+                    f'choice {letter} must be text; put it in quotes, for example {letter}: "{echo(text, 40)}"'
+                )
+        return list(v.values())
+
 
 def check_pack_name(name: str) -> str:
     """A pack name: 1-40 lower-case letters, digits and `-` (no `/`); `pytorch` is the shipped bank."""
@@ -258,8 +277,15 @@ def _yaml_items(text: str, label: str) -> list[tuple[str, Any]]:
     if unknown:
         message = f"{label}: field {unknown[0]!r}: unknown top-level field (topic, questions)"
         raise PackError(message, [message])
+    topic = doc.get("topic")  # the topic of each question that names none
+    if "topic" in doc and not (isinstance(topic, str) and re.fullmatch(TOPIC_PATTERN, topic.strip())):
+        found = "nothing" if topic is None else repr(echo(topic, 60))
+        message = f"{label}: field topic: the top-level topic must be 1-40 letters, digits and - (found {found})"
+        raise PackError(message, [message])
     items = []
     for index, raw in enumerate(doc["questions"]):
+        if isinstance(raw, dict) and topic is not None and "topic" not in raw:
+            raw = {**raw, "topic": topic}
         qid = raw.get("id") if isinstance(raw, dict) else None
         items.append((f"question {qid}" if isinstance(qid, str) and qid else f"question #{index + 1}", raw))
     return items

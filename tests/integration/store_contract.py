@@ -909,8 +909,8 @@ class PackContract:
     async def test_answer_counts_per_question(self, store):
         one = await store.claim_daily_round(REF, DAY, "q1", "t", T0, T0 + dt.timedelta(hours=1))
         two = await store.create_practice_round(REF, "ann", "q1", "t", T0)
-        await store.claim_daily_round(REF2, DAY, "q2", "t", T0, None)
-        await store.claim_daily_round(ChannelRef("test", "other", "c"), DAY, "q1", "t", T0, None)
+        three = await store.claim_daily_round(REF2, DAY, "q2", "t", T0, None)
+        other = await store.claim_daily_round(ChannelRef("test", "other", "c"), DAY, "q1", "t", T0, None)
         await store.add_answers(
             [
                 ans(one.id, "ann", 0, True),
@@ -920,9 +920,38 @@ class PackContract:
             ],
             T0,
         )
+        for round_ in (one, three, other):
+            assert await store.reveal_round(round_.id, T0, None)
+        assert await store.reveal_practice([PracticeAnswer(two.id, "ann", False, True, T0)], T0) == [True]
         assert await store.question_answer_counts("test", "space") == [
             ("q1", 2, (1, 1, 2, 0), 1),
             ("q2", 1, (0, 0, 0, 0), 0),
+        ]
+
+    async def test_answer_counts_leave_out_open_rounds(self, store):
+        """An open round's question, answers and share right stay hidden until its reveal (issue 28)."""
+        done = await store.claim_daily_round(REF, DAY, "q1", "t", T0, T0 + dt.timedelta(hours=1))
+        await store.add_answers([ans(done.id, "ann", 0, True)], T0)
+        assert await store.reveal_round(done.id, T0, None)
+        later = DAY + dt.timedelta(days=1)
+        again = await store.claim_daily_round(REF, later, "q1", "t", T0, T0 + dt.timedelta(days=1, hours=1))
+        today = await store.claim_daily_round(REF2, later, "q2", "t", T0, T0 + dt.timedelta(days=1, hours=1))
+        practice = await store.create_practice_round(REF, "bob", "q3", "t", T0)
+        await store.add_answers(
+            [
+                ans(again.id, "bob", 2, False),
+                ans(today.id, "ann", 1, True),
+                ans(today.id, "bob", 3, False),
+                ans(practice.id, "bob", 0, True),
+            ],
+            T0,
+        )
+        # only the revealed round of q1 counts; q2 (open today) and q3 (a practice round not revealed yet) do not show
+        assert await store.question_answer_counts("test", "space") == [("q1", 1, (1, 0, 0, 0), 1)]
+        assert await store.reveal_round(today.id, T0, None)
+        assert await store.question_answer_counts("test", "space") == [
+            ("q1", 1, (1, 0, 0, 0), 1),
+            ("q2", 1, (0, 1, 0, 1), 1),
         ]
 
 

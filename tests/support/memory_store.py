@@ -980,7 +980,7 @@ class InMemoryStore(MemoryReminders, SettlingStore):
         asked: Counter[str] = Counter()
         chosen: dict[str, list[int]] = {}
         for r in t.rounds.values():
-            if _in_space(r, platform, space_id):
+            if _in_space(r, platform, space_id) and r.revealed_at is not None:  # revealed rounds only
                 asked[r.question_id] += 1
                 row = chosen.setdefault(r.question_id, [0, 0, 0, 0, 0])
                 for a in t.answers.get(r.id, {}).values():

@@ -33,6 +33,7 @@ from bot.features import Features
 from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard, RevealCard
 from bot.kernel.echo import echo
 from bot.kernel.errors import AlreadyPosted, BadSetting, NothingOpen, PackError, QuizError, UnknownRound
+from bot.kernel.files import write_new
 from bot.kernel.parsing import parse_choice
 from bot.kernel.values import Actor, ChannelRef, CommandNames
 from bot.mydata.export import MissesExport
@@ -125,11 +126,11 @@ class ConsolePlatform:
         return str(path)
 
     async def write_file(self, name: str, data: bytes) -> Path:
-        """Write a file the bot hands out (a recap chart, an export) into `recap_dir` (default: here)."""
-        path = (self.recap_dir or Path.cwd()) / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        await asyncio.to_thread(path.write_bytes, data)
-        return path
+        """Write a file the bot hands out (a recap chart, an export) into `recap_dir` (default: here): a new
+        file, 0600, numbered (NAME-2.EXT, ...) when the name is taken; the path written."""
+        folder = self.recap_dir or Path.cwd()
+        folder.mkdir(parents=True, exist_ok=True)
+        return await asyncio.to_thread(write_new, folder, name, data)
 
     async def post_season(self, ref: ChannelRef, card: SeasonCard) -> str | None:
         """The monthly season card, printed."""
@@ -339,16 +340,29 @@ class ConsoleChannel:
             case ImportAsked():
                 await self._import(result)
             case PackFile():
-                path = (self.export_dir or Path.cwd()) / result.filename
-                await asyncio.to_thread(path.write_bytes, result.data)
-                self.say(f"{private} Exported pack {result.pack} ({result.format}) to {path}")
+                folder = self.export_dir or Path.cwd()
+                try:
+                    path = await asyncio.to_thread(write_new, folder, result.filename, result.data)
+                except OSError as exc:
+                    self.say(f"{private} Could not write the export into {folder}: {exc.strerror or exc}")
+                    return
+                kept = (
+                    f" ({result.filename} is there already and was left as it was)"
+                    if path.name != result.filename
+                    else ""
+                )
+                self.say(f"{private} Exported pack {result.pack} ({result.format}) to {path}{kept}")
             case SuggestFormReply(text=text) | NoteReply(text=text):
                 self.say(f"{private} {text}")
             case PostedReply() | RevealedReply():
                 pass  # the console platform has printed the question or the reveal
             case MissesExport(text=text, files=files):
                 who = re.sub(r"[^A-Za-z0-9_-]", "_", self.user)  # a typed name never makes a path
-                paths = [await self.platform.write_file(f"{who}-{f.name}", f.data) for f in files]
+                try:
+                    paths = [await self.platform.write_file(f"{who}-{f.name}", f.data) for f in files]
+                except OSError as exc:
+                    self.say(f"{private} Could not write your export: {exc.strerror or exc}")
+                    return
                 self.say(f"{private} {text}\n" + "\n".join(str(p) for p in paths))
             case ForgetPrompt(text=text):
                 self.say(f"{private} {text} {TEXT_HINT}")

@@ -3,8 +3,9 @@
 
 With SLACK_CLIENT_ID and SLACK_CLIENT_SECRET set, the app serves "Add to Slack" for many workspaces (bolt's
 OAuth flow on /slack/install and /slack/oauth_redirect, HTTP mode): each workspace's installation is kept in
-our database with its bot token encrypted under STUDYBOT_SECRET_KEY, and every request and push uses its
-own workspace's token. Without them, one SLACK_BOT_TOKEN serves one workspace."""
+our database with its bot token (and, with token rotation, its refresh token) encrypted under
+STUDYBOT_SECRET_KEY, and every request and push uses its own workspace's token, renewed before it expires.
+Without them, one SLACK_BOT_TOKEN serves one workspace."""
 
 from __future__ import annotations
 
@@ -111,8 +112,11 @@ def _many_workspaces(
 
     from adapters.slack.install_pages import CALLBACKS, INSTALL_PATH, REDIRECT_PATH
     from adapters.slack.installations import ServiceInstallationStore, ServiceStateStore, TokenBox
+    from adapters.slack.rotation import TokenRotation
 
-    installs = ServiceInstallationStore(service, TokenBox(oauth.key))
+    # token rotation: an installation that came with a refresh token is renewed before it expires, by the store
+    rotation = TokenRotation(client, oauth.client_id, oauth.client_secret)
+    installs = ServiceInstallationStore(service, TokenBox(oauth.key), rotation)
     settings = AsyncOAuthSettings(
         client_id=oauth.client_id,
         client_secret=oauth.client_secret,

@@ -2,7 +2,9 @@
 
 Both go through the Features (adapters never touch the store). Bot tokens are sealed with Fernet under
 STUDYBOT_SECRET_KEY before they leave this module, so the database only ever holds ciphertext; a row that
-does not open with the current key is treated as not installed (and logged without its contents).
+does not open with the current key is treated as not installed (and logged without its contents). With
+token rotation the refresh token is sealed the same way and expiring tokens are renewed here, once across
+processes (adapters/slack/rotation.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
 
 from adapters.slack.ids import PLATFORM
 from adapters.slack.logsafe import install as redact_logs
+from adapters.slack.rotation import TokenRenewer, TokenRotation
 from bot.features import Features
 from bot.installs.values import WorkspaceInstall
 
@@ -27,7 +30,7 @@ STATE_KEEP = dt.timedelta(minutes=10)  # how long an install link stays good (bo
 
 
 class TokenBox:
-    """Seal and open bot tokens with one Fernet key."""
+    """Seal and open bot and refresh tokens with one Fernet key."""
 
     def __init__(self, key: bytes) -> None:
         self._fernet = Fernet(key)
@@ -50,11 +53,13 @@ def workspace_key(enterprise_id: str | None, team_id: str | None, is_enterprise_
 
 
 class ServiceInstallationStore(AsyncInstallationStore):
-    """Bot-scope installations by workspace (user tokens are not asked for, so none are kept)."""
+    """Bot-scope installations by workspace (user tokens are not asked for, so none are kept). With token
+    rotation, bots are handed out with a fresh token and without their refresh token (bolt rotates nothing)."""
 
-    def __init__(self, service: Features, box: TokenBox) -> None:
+    def __init__(self, service: Features, box: TokenBox, rotation: TokenRotation | None = None) -> None:
         self._service = service
         self._box = box
+        self._renewer = TokenRenewer(service, box, rotation) if rotation is not None else None
 
     @property
     def logger(self) -> logging.Logger:
@@ -68,7 +73,8 @@ class ServiceInstallationStore(AsyncInstallationStore):
         if key is None:
             log.warning("ignored an installation that names no workspace")
             return
-        redact_logs(installation.bot_token)
+        refresh, expires = installation.bot_refresh_token, installation.bot_token_expires_at
+        redact_logs(installation.bot_token, refresh or "")
         scopes = installation.bot_scopes
         await self._service.installs.save_install(
             WorkspaceInstall(
@@ -81,6 +87,8 @@ class ServiceInstallationStore(AsyncInstallationStore):
                 scopes=scopes if isinstance(scopes, str) else ",".join(scopes or ()),
                 installed_by=installation.user_id,
                 enterprise_id=installation.enterprise_id,
+                refresh_secret=self._box.seal(refresh) if refresh else None,
+                token_expires_at=dt.datetime.fromtimestamp(expires, dt.UTC) if refresh and expires else None,
             )
         )
 
@@ -94,6 +102,8 @@ class ServiceInstallationStore(AsyncInstallationStore):
                 bot_id=bot.bot_id,
                 bot_user_id=bot.bot_user_id,
                 bot_scopes=bot.bot_scopes,
+                bot_refresh_token=bot.bot_refresh_token,
+                bot_token_expires_at=bot.bot_token_expires_at,
                 user_id="",
                 is_enterprise_install=bot.is_enterprise_install,
                 installed_at=bot.installed_at,
@@ -113,6 +123,8 @@ class ServiceInstallationStore(AsyncInstallationStore):
             )
             return None
         redact_logs(token)
+        if self._renewer is not None:
+            return await self._renewer.fresh(found, token)
         return found, token
 
     async def async_find_bot(

@@ -140,7 +140,7 @@ class SlackPlatform:
         if card.discussion:  # the channel's threads setting: the talk goes in the reveal's thread
             try:
                 await self.client.chat_postMessage(
-                    channel=str(resp["channel"]), thread_ts=str(resp["ts"]), text=DISCUSSION
+                    channel=str(resp["channel"]), thread_ts=str(resp["ts"]), text=DISCUSSION, **auth
                 )
             except SlackApiError as exc:
                 log.warning(

@@ -16,6 +16,7 @@ from bot.app.config import Settings
 from bot.bank.load import Bank, load_bank
 from bot.kernel.clock import SystemClock
 from bot.kernel.errors import PackError, QuizError
+from bot.kernel.files import write_private
 from bot.kernel.values import Actor
 from bot.packs.catalog import PackCatalog, format_of, read_upload_file
 from bot.packs.question_stats import question_stats
@@ -43,7 +44,9 @@ def add_pack_cli(bank_sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     exp.add_argument("--space", type=_space, required=True, metavar="PLATFORM:SPACE_ID")
     exp.add_argument("--pack", required=True, metavar="NAME")
     exp.add_argument("--format", choices=("yaml", "csv"), required=True)
-    exp.add_argument("-o", "--output", type=Path, default=None, help="default: standard output")
+    exp.add_argument(
+        "-o", "--output", type=Path, default=None, help="a new file (0600; never overwritten); default: standard output"
+    )
     st = bank_sub.add_parser("question-stats", help="a space's hardest and flagged questions")
     st.add_argument("--space", type=_space, required=True, metavar="PLATFORM:SPACE_ID")
     st.add_argument("--pack", default=None, metavar="NAME", help="default: every pack")
@@ -115,7 +118,17 @@ async def _run(args: argparse.Namespace, settings: Settings) -> int:
             sys.stdout.buffer.write(data)
             sys.stdout.flush()
         else:
-            args.output.write_bytes(data)
+            try:
+                write_private(args.output, data)  # a new file, 0600: an export never overwrites one
+            except FileExistsError:
+                print(
+                    f"{args.output} exists already; give a new file name (an export never overwrites a file)",
+                    file=sys.stderr,
+                )
+                return 1
+            except OSError as exc:
+                print(f"{args.output}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+                return 1
             print(f"wrote pack {args.pack} ({args.format}) to {args.output}", file=sys.stderr)
         return 0
     except PackError as exc:

@@ -10,8 +10,12 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+import logging
 import re
+import sys
 import traceback
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +59,18 @@ class Observation:
     error_line: str = "?"
 
 
+@contextlib.contextmanager
+def _kept_in(name: str) -> Iterator[None]:
+    """Records of the named logger (and its children) reach only handlers on them, not the root's."""
+    logger = logging.getLogger(name)
+    before = logger.propagate
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.propagate = before
+
+
 def observe(entry: LoadedQuestion) -> Observation:
     """Run one verify block (fresh namespace, torch seeded with 0) and record what happened."""
     assert entry.verify is not None
@@ -66,8 +82,14 @@ def observe(entry: LoadedQuestion) -> Observation:
         import torch
 
         torch.manual_seed(0)
+        dynamo = sys.modules.get("torch._dynamo")
+        if dynamo is not None:  # compiled and exported programs of earlier blocks leave caches and traced state
+            dynamo.reset()
         code = compile(spec.code, FILENAME, "exec")
-        with contextlib.redirect_stdout(out):
+        # a test runner that keeps the warnings and log records a block leaves keeps what they point to alive
+        # (the traced shapes of one exported program then unsettle the next): torch's records stay in torch
+        with contextlib.redirect_stdout(out), warnings.catch_warnings(), _kept_in("torch"):
+            warnings.simplefilter("ignore")
             exec(code, namespace)  # noqa: S102 - verify blocks are our own reviewed bank content
     except Exception as exc:  # noqa: BLE001 - any exception is either expected or a failure to report
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == FILENAME]

@@ -47,6 +47,28 @@ class Installs:
             log.info("uninstalled from %s workspace %s", platform, workspace_id)
         return gone
 
+    async def claim_token_refresh(self, install: WorkspaceInstall, lease: dt.timedelta) -> bool:
+        """Claim the renewal of this installation's (expiring) token for `lease`: one caller across every
+        process; False when another holds the claim or the stored token is no longer this one."""
+        now = self.ctx.now()
+        return await self.store.claim_token_refresh(
+            install.platform, install.workspace_id, install.token_secret, now, now + lease
+        )
+
+    async def save_refreshed_token(self, old: WorkspaceInstall, renewed: WorkspaceInstall) -> bool:
+        """Store a renewed token (encrypted by the adapter) in place of `old`'s, only while `old`'s is still the
+        stored one (a reinstall or another renewal in between wins); ends the claim."""
+        if renewed.refresh_secret is None:
+            raise ValueError("a renewed token comes with its refresh token")
+        return await self.store.save_refreshed_token(
+            old.platform,
+            old.workspace_id,
+            old.token_secret,
+            renewed.token_secret,
+            renewed.refresh_secret,
+            renewed.token_expires_at,
+        )
+
     async def issue_oauth_state(self, keep: dt.timedelta) -> str:
         """A fresh, unguessable state for one install attempt, valid for `keep`."""
         state = secrets.token_urlsafe(24)

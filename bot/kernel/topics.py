@@ -23,4 +23,10 @@ TOPICS: dict[str, str] = {
     "profiling-memory": "Profiling and memory",
     "checkpointing": "Checkpointing and state_dict practice",
     "sharding": "DTensor, FSDP2 and tensor parallelism",
+    "compile": "torch.compile: graph breaks, guards and recompiles",
+    "export": "torch.export and AOTInductor packaging",
+    "hooks": "Module and tensor hooks",
+    "extending": "Extending PyTorch: custom ops, autograd functions and gradient checks",
+    "quantization": "Quantization with torchao and PT2E",
+    "numerics": "Numerics: precision, promotion and broadcasting",
 }

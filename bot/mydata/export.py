@@ -13,6 +13,7 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bot.kernel.spreadsheet import safe_cell, safe_row
 from bot.kernel.values import LETTERS, Question, RoundKind
 from bot.packs.catalog import CSV_COLUMNS as PACK_COLUMNS
 
@@ -78,30 +79,33 @@ def _letter(index: int) -> str:
 
 
 def misses_csv(items: Sequence[tuple[Miss, Question]]) -> bytes:
-    """One row per missed question, most recent attempt first; UTF-8 with a BOM (spreadsheets read it)."""
+    """One row per missed question, most recent attempt first; UTF-8 with a BOM (spreadsheets read it); a cell
+    a spreadsheet would take as a formula starts with an apostrophe."""
     out = io.StringIO(newline="")
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
     for miss, q in items:
         choices = [*q.choices, "", "", "", ""][:4]
         writer.writerow(
-            [
-                q.id,
-                q.topic,
-                q.difficulty.value,
-                q.prompt,
-                q.code or "",
-                *choices,
-                q.answer_letter,
-                _letter(miss.last_choice),
-                "right" if miss.last_correct else "wrong",
-                miss.last_answered_at.astimezone(dt.UTC).isoformat(timespec="seconds"),
-                miss.kind.value,
-                miss.misses,
-                miss.attempts,
-                q.explanation,
-                q.reference,
-            ]
+            safe_row(
+                [
+                    q.id,
+                    q.topic,
+                    q.difficulty.value,
+                    q.prompt,
+                    q.code or "",
+                    *choices,
+                    q.answer_letter,
+                    _letter(miss.last_choice),
+                    "right" if miss.last_correct else "wrong",
+                    miss.last_answered_at.astimezone(dt.UTC).isoformat(timespec="seconds"),
+                    miss.kind.value,
+                    miss.misses,
+                    miss.attempts,
+                    q.explanation,
+                    q.reference,
+                ]
+            )
         )
     return ("\ufeff" + out.getvalue()).encode()
 
@@ -129,8 +133,9 @@ def anki_back(q: Question) -> str:
 
 
 def misses_anki(items: Sequence[tuple[Miss, Question]]) -> bytes:
-    """Anki's text import: `#separator:tab` and `#html:true` headers, then front<TAB>back per question."""
-    lines = [f"{anki_front(q)}\t{anki_back(q)}" for _miss, q in items]
+    """Anki's text import: `#separator:tab` and `#html:true` headers, then front<TAB>back per question (a field
+    a spreadsheet would take as a formula starts with a character reference instead, shown unchanged by Anki)."""
+    lines = [f"{safe_cell(anki_front(q), html=True)}\t{safe_cell(anki_back(q), html=True)}" for _miss, q in items]
     return (ANKI_HEADER + "".join(line + "\n" for line in lines)).encode()
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
+import stat
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +32,7 @@ from bot.bank.load import (
 from bot.kernel.context import QuestionBank
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting, NotAllowed, PackBusy, PackError, PackExists, UnknownRound
+from bot.kernel.spreadsheet import read_cell, safe_row
 from bot.kernel.values import LETTERS, Actor, ChannelConfig, Question, Round
 from bot.packs.store import PackStore
 
@@ -108,6 +111,25 @@ class PackQuestionSpec(QuestionSpec):
     @classmethod
     def _known_topic(cls, v: str) -> str:  # replaces the bank's check against its topic list
         return v.lower()  # topics are compared as the settings parse them
+
+    @field_validator("choices", mode="before")
+    @classmethod
+    def _lettered(cls, v: Any) -> Any:
+        """Choices may be a mapping of exactly the letters A-D, in order (`A: ...` to `D: ...`)."""
+        if not isinstance(v, dict):
+            return v
+        letters = [str(k) for k in v]
+        if letters != list(LETTERS):
+            raise ValueError(
+                f"choices written as a mapping take exactly the letters {', '.join(LETTERS)}, in that order "
+                f"(found {', '.join(letters) or 'none'})"
+            )
+        for letter, text in v.items():
+            if not isinstance(text, str):
+                raise ValueError(
+                    f'choice {letter} must be text; put it in quotes, for example {letter}: "{echo(text, 40)}"'
+                )
+        return list(v.values())
 
 
 def check_pack_name(name: str) -> str:
@@ -216,10 +238,29 @@ def decode_upload(data: bytes, label: str = "file") -> str:
         ) from None
 
 
+def _not_a_file(path: Path, mode: int) -> PackError:
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
+    return PackError(f"{path}: {kind}, not a file; give the path of a .yaml, .yml or .csv file")
+
+
 def read_upload_file(path: Path) -> bytes:
-    """At most one byte past the cap is read, so a 50 MiB file is refused without loading it."""
+    """A regular file's first bytes (at most one past the cap, so a 50 MiB file is refused without loading it).
+    Anything else (a directory, a FIFO, a device) is refused before it is opened, and the open itself never
+    waits (O_NONBLOCK; what was opened is checked again), so a FIFO swapped in meanwhile cannot block it."""
     try:
-        with path.open("rb") as f:
+        if not stat.S_ISREG(mode := os.stat(path).st_mode):
+            raise _not_a_file(path, mode)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(mode := os.fstat(fd).st_mode):
+                raise _not_a_file(path, mode)
             return f.read(MAX_UPLOAD_BYTES + 1)
     except OSError as exc:
         raise PackError(f"{path}: cannot read: {exc.strerror or exc}") from None
@@ -259,8 +300,15 @@ def _yaml_items(text: str, label: str) -> list[tuple[str, Any]]:
     if unknown:
         message = f"{label}: field {unknown[0]!r}: unknown top-level field (topic, questions)"
         raise PackError(message, [message])
+    topic = doc.get("topic")  # the topic of each question that names none
+    if "topic" in doc and not (isinstance(topic, str) and re.fullmatch(TOPIC_PATTERN, topic.strip())):
+        found = "nothing" if topic is None else repr(echo(topic, 60))
+        message = f"{label}: field topic: the top-level topic must be 1-40 letters, digits and - (found {found})"
+        raise PackError(message, [message])
     items = []
     for index, raw in enumerate(doc["questions"]):
+        if isinstance(raw, dict) and topic is not None and "topic" not in raw:
+            raw = {**raw, "topic": topic}
         qid = raw.get("id") if isinstance(raw, dict) else None
         items.append((f"question {qid}" if isinstance(qid, str) and qid else f"question #{index + 1}", raw))
     return items
@@ -300,7 +348,7 @@ def _csv_items(text: str, label: str) -> list[tuple[str, Any]]:
             if len(row) != len(names):
                 items.append((where, f"has {len(row)} cells, the header has {len(names)}"))
                 continue
-            cells = dict(zip(names, row, strict=True))
+            cells = dict(zip(names, (read_cell(cell) for cell in row), strict=True))  # export's apostrophes off
             qid = cells["id"].strip()
             if qid:
                 where = f"row {number} (question {qid})"
@@ -392,24 +440,27 @@ def export_yaml(bodies: Iterable[dict[str, Any]]) -> bytes:
 
 
 def export_csv(bodies: Iterable[dict[str, Any]]) -> bytes:
-    """One row per question (why_wrong, verify and checked_by have no CSV column and are left out)."""
+    """One row per question (why_wrong, verify and checked_by have no CSV column and are left out); a cell a
+    spreadsheet would take as a formula starts with an apostrophe, which the import takes off again."""
     out = io.StringIO(newline="")
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for b in bodies:
         choices = b["choices"]
         writer.writerow(
-            [
-                b["id"],
-                b["topic"],
-                b["difficulty"],
-                b["prompt"],
-                b.get("code", ""),
-                *choices,
-                b["answer"],
-                b["explanation"],
-                b["reference"],
-            ]
+            safe_row(
+                [
+                    b["id"],
+                    b["topic"],
+                    b["difficulty"],
+                    b["prompt"],
+                    b.get("code", ""),
+                    *choices,
+                    b["answer"],
+                    b["explanation"],
+                    b["reference"],
+                ]
+            )
         )
     return out.getvalue().encode("utf-8")
 

@@ -35,7 +35,8 @@ class PackStore(Protocol):
     async def save_round_question(self, round_id: int, body: str) -> None: ...
 
     async def question_answer_counts(self, platform: str, space_id: str) -> list[tuple[str, int, tuple[int, ...], int]]:
-        """Per question asked in the space: (question id, rounds, answers per choice A-D, correct answers)."""
+        """Per question asked in the space, of its revealed rounds only (an open round's question, answers and
+        share right show nowhere before its reveal): (question id, rounds, answers per choice A-D, correct)."""
         ...
 
     async def round_question(self, round_id: int) -> str | None: ...

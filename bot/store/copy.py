@@ -5,7 +5,9 @@ encoding is applied at its end (SQLite keeps fixed-width ISO text and 0/1, Postg
 ids are kept, so answers still point at their rounds; the PostgreSQL identity restarts after the highest id.
 
 The destination must be empty. It is written in one transaction that checks its row counts before it
-commits; at the end the counts of every table are compared between source and destination once more.
+commits; at the end the counts of every table are compared between source and destination once more. Every
+table is copied (Slack installations too, their tokens as stored: still encrypted under the same
+STUDYBOT_SECRET_KEY); a table this version does not know, in either database, makes the copy refuse.
 Stop the bots writing to the source while copying.
 
 Run as `studybot db copy --from URL --to URL`, or `python -m bot.store.copy --from URL --to URL`.
@@ -307,8 +309,30 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ),
         ("platform", "space_id", "question_id"),
     ),
+    (  # "Add to Slack": the tokens are copied as stored, encrypted under the same STUDYBOT_SECRET_KEY
+        "installations",
+        (
+            ("platform", "text"),
+            ("workspace_id", "text"),
+            ("bot_user_id", "text"),
+            ("token_secret", "text"),
+            ("installed_at", "ts"),
+            ("bot_id", "text"),
+            ("scopes", "text"),
+            ("installed_by", "text"),
+            ("enterprise_id", "text"),
+            ("refresh_secret", "text"),
+            ("token_expires_at", "ts"),
+            ("refresh_claimed_until", "ts"),
+        ),
+        ("platform", "workspace_id"),
+    ),
+    ("oauth_states", (("state", "text"), ("expires_at", "ts")), ("state",)),
+    ("seen_once", (("scope", "text"), ("key", "text"), ("expires_at", "ts")), ("scope", "key")),
 )
 TABLE_NAMES: tuple[str, ...] = tuple(t[0] for t in TABLES)
+# tables left alone on purpose; any other table the copy does not know makes it refuse (it could not be complete)
+NOT_COPIED: dict[str, str] = {"schema_migrations": "each database records its own migrations (db migrate)"}
 BATCH = 5000
 
 
@@ -316,6 +340,7 @@ class BulkStore(Protocol):
     """What a store offers for copying (SqliteStore and PostgresStore both do)."""
 
     async def count_rows(self, tables: Sequence[str]) -> dict[str, int]: ...
+    async def list_tables(self) -> list[str]: ...
     def export_rows(
         self, tables: Sequence[tuple[str, Sequence[str], Sequence[str]]], batch: int = ...
     ) -> AsyncGenerator[tuple[str, list[tuple[Any, ...]]]]: ...
@@ -383,9 +408,17 @@ def _codec(store: object, table: dict[str, Convert]) -> Callable[[str], list[Con
 async def copy_data(src: BulkStore, dst: BulkStore, *, batch: int = BATCH) -> dict[str, int]:
     """Copy every row of every table from one opened store to another, empty one; returns rows per table.
 
-    Raises CopyError when the destination is not empty or when any table's count differs at the end."""
+    Raises CopyError when either database has a table the copy does not know, when the destination is not
+    empty, or when any table's count differs at the end."""
     if src is dst:
         raise CopyError("the source and the destination are the same store")
+    unknown = sorted({*await src.list_tables(), *await dst.list_tables()} - {*TABLE_NAMES, *NOT_COPIED})
+    if unknown:
+        raise CopyError(
+            f"this studybot does not know the table{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}, so it "
+            "cannot copy everything; nothing was copied (copy with the studybot version that made "
+            f"{'them' if len(unknown) > 1 else 'it'})"
+        )
     before = await dst.count_rows(TABLE_NAMES)
     busy = {t: n for t, n in before.items() if n}
     if busy:

@@ -32,11 +32,12 @@ class InstallSql(SqlBase):
     async def save_install(self, install: WorkspaceInstall) -> None:
         """Insert or replace the workspace's installation (a reinstall brings a new token)."""
         await self._atomic(
-            f"INSERT INTO installations ({INSTALL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            f"INSERT INTO installations ({INSTALL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (platform, workspace_id) DO UPDATE SET bot_user_id = excluded.bot_user_id, "
             "token_secret = excluded.token_secret, installed_at = excluded.installed_at, "
             "bot_id = excluded.bot_id, scopes = excluded.scopes, installed_by = excluded.installed_by, "
-            "enterprise_id = excluded.enterprise_id",
+            "enterprise_id = excluded.enterprise_id, refresh_secret = excluded.refresh_secret, "
+            "token_expires_at = excluded.token_expires_at, refresh_claimed_until = NULL",
             (
                 install.platform,
                 install.workspace_id,
@@ -47,6 +48,8 @@ class InstallSql(SqlBase):
                 install.scopes,
                 install.installed_by,
                 install.enterprise_id,
+                install.refresh_secret,
+                None if install.token_expires_at is None else self._ts(install.token_expires_at),
             ),
         )
 
@@ -60,6 +63,41 @@ class InstallSql(SqlBase):
     async def delete_install(self, platform: str, workspace_id: str) -> bool:
         rows = await self._atomic(
             "DELETE FROM installations WHERE platform = ? AND workspace_id = ? RETURNING 1", (platform, workspace_id)
+        )
+        return bool(rows)
+
+    async def claim_token_refresh(
+        self, platform: str, workspace_id: str, token_secret: str, now: dt.datetime, until: dt.datetime
+    ) -> bool:
+        """One statement: the row is claimed only while it still holds that token and no claim is live."""
+        rows = await self._atomic(
+            "UPDATE installations SET refresh_claimed_until = ? WHERE platform = ? AND workspace_id = ? "
+            "AND token_secret = ? AND (refresh_claimed_until IS NULL OR refresh_claimed_until <= ?) RETURNING 1",
+            (self._ts(until), platform, workspace_id, token_secret, self._ts(now)),
+        )
+        return bool(rows)
+
+    async def save_refreshed_token(
+        self,
+        platform: str,
+        workspace_id: str,
+        old_secret: str,
+        token_secret: str,
+        refresh_secret: str,
+        expires_at: dt.datetime | None,
+    ) -> bool:
+        """Compare-and-set on the stored token: a reinstall or another renewal in between wins."""
+        rows = await self._atomic(
+            "UPDATE installations SET token_secret = ?, refresh_secret = ?, token_expires_at = ?, "
+            "refresh_claimed_until = NULL WHERE platform = ? AND workspace_id = ? AND token_secret = ? RETURNING 1",
+            (
+                token_secret,
+                refresh_secret,
+                None if expires_at is None else self._ts(expires_at),
+                platform,
+                workspace_id,
+                old_secret,
+            ),
         )
         return bool(rows)
 

@@ -43,15 +43,17 @@ class PackSql(SqlBase):
         return [(r[0], r[1]) for r in rows]
 
     async def question_answer_counts(self, platform: str, space_id: str) -> list[tuple[str, int, tuple[int, ...], int]]:
-        """Per question asked in the space: (question id, rounds, answers per choice A-D, correct answers)."""
+        """Per question asked in the space, of its revealed rounds only (an open round shows nothing before its
+        reveal): (question id, rounds, answers per choice A-D, correct answers)."""
         asked = await self._read(
-            "SELECT question_id, COUNT(*) FROM rounds WHERE platform = ? AND space_id = ? GROUP BY question_id",
+            "SELECT question_id, COUNT(*) FROM rounds WHERE platform = ? AND space_id = ? "
+            "AND revealed_at IS NOT NULL GROUP BY question_id",
             (platform, space_id),
         )
         chosen = await self._read(
             "SELECT r.question_id, a.choice, COUNT(*), COUNT(*) FILTER (WHERE a.correct) FROM answers a "
             "JOIN rounds r ON r.id = a.round_id WHERE r.platform = ? AND r.space_id = ? "
-            "GROUP BY r.question_id, a.choice",
+            "AND r.revealed_at IS NOT NULL GROUP BY r.question_id, a.choice",
             (platform, space_id),
         )
         return answer_counts(asked, chosen)

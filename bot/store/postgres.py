@@ -413,6 +413,15 @@ class PostgresStore(FeatureSql):
 
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 
+    async def list_tables(self) -> list[str]:
+        """The tables of the schema the store uses."""
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+                "AND table_type = 'BASE TABLE' ORDER BY table_name"
+            )
+        return [str(r[0]) for r in rows]
+
     async def count_rows(self, tables: Iterable[str]) -> dict[str, int]:
         """Rows per table."""
         async with self._conn() as conn:

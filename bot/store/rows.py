@@ -24,7 +24,8 @@ ROUND_COLUMNS = (
 ANSWER_COLUMNS = "round_id, user_id, choice, correct, answered_at, points"
 # the column order of install_from_row
 INSTALL_COLUMNS = (
-    "platform, workspace_id, bot_user_id, token_secret, installed_at, bot_id, scopes, installed_by, enterprise_id"
+    "platform, workspace_id, bot_user_id, token_secret, installed_at, bot_id, scopes, installed_by, enterprise_id, "
+    "refresh_secret, token_expires_at"
 )
 
 
@@ -310,6 +311,8 @@ def install_from_row(row: Any) -> WorkspaceInstall:
         scopes=row[6] or "",
         installed_by=row[7],
         enterprise_id=row[8],
+        refresh_secret=row[9],
+        token_expires_at=from_ts(row[10]) if row[10] else None,
     )
 
 

@@ -449,6 +449,13 @@ class SqliteStore(FeatureSql):
 
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 
+    async def list_tables(self) -> list[str]:
+        """The database's tables (SQLite's own sqlite_* tables left out)."""
+        rows = await self._read(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite~_%' ESCAPE '~' ORDER BY name"
+        )
+        return [str(r[0]) for r in rows]
+
     async def count_rows(self, tables: Iterable[str]) -> dict[str, int]:
         """Rows per table."""
         counts: dict[str, int] = {}

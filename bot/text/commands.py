@@ -43,7 +43,7 @@ _USER_HELP = """\
                                (yours: the newer of this channel's daily question and your last practice one)
 /quiz help                     this text
 admins:
-/quiz config show | pause | resume | post-now | reveal
+/quiz config show | pause | resume | post-now | reveal   (/quiz show: the settings)
 /quiz admin question-stats [pack]   the hardest and most reported questions, and the ones to check
 /quiz admin import [pack] [--replace]   import a question pack (YAML or CSV; the console: PATH first)
 /quiz admin export [pack] [yaml|csv]    export one of this space's packs as a file
@@ -248,6 +248,7 @@ _SUBCOMMANDS = (
     "stats",
     "help",
     "config",
+    "show",
     "reveal",
     "post-now",
     "packs",
@@ -461,6 +462,10 @@ def parse_quiz(text: str) -> Command:
             return parse_admin(rest)
         case "config" | "settings":
             return parse_config(rest)
+        case "show":  # the settings, as /quiz config show
+            if rest:
+                raise BadSetting("/quiz show takes nothing more: it shows this channel's settings (/quiz config show).")
+            return Configure("show")
         case "admin":
             return parse_admin(rest)
         case "reveal":

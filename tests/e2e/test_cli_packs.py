@@ -123,13 +123,17 @@ def test_the_console_lists_and_uses_an_imported_pack(tmp_path):
             "/quiz config packs nope",
             "/quiz answer A",
             "/quiz question-stats",
+            "/quiz config reveal",
+            "/quiz question-stats",
         ],
     )
     assert "packs pytorch,team" in out
     assert "Question packs\npytorch: 9 questions (shipped, read-only; this channel)\n" in out
     assert "team: 30 questions (this channel)" in out
     assert "There is no pack nope in this space" in out
-    assert "Question stats (every pack)\nHardest:\n" in out and ": asked 1, 1 answers" in out
+    before, after = out.split("Question stats (every pack)")[1:]
+    assert before.startswith("\nNo answers yet.")  # today's question stays hidden until its reveal
+    assert after.startswith("\nHardest:\n") and ": asked 1, 1 answers" in after
 
 
 def test_the_console_imports_and_exports_a_pack_and_practises_from_it(tmp_path):
@@ -164,8 +168,8 @@ def test_the_console_imports_and_exports_a_pack_and_practises_from_it(tmp_path):
     assert "Give the file: /quiz admin import PATH [pack]" in out
     assert "Imported pack team: 30 questions. Switch this channel to it with /quiz config packs pytorch,team." in out
     assert "Replaced pack team: 30 questions." in out
-    assert f"Exported pack team (csv) to {tmp_path / 'team.csv'}" in out
-    assert (tmp_path / "team.csv").read_bytes() == pack_csv()  # the export round-trips the CSV
+    assert f"Exported pack team (csv) to {tmp_path / 'team-2.csv'} (team.csv is there already" in out
+    assert (tmp_path / "team-2.csv").read_bytes() == pack_csv()  # the export round-trips the CSV
     assert f"Exported pack team (yaml) to {tmp_path / 'team.yaml'}" in out
     assert "There is no pack nope in this space." in out
     assert "team-lore" in out and "Which number does the team call question" in out

@@ -654,6 +654,49 @@ class InstallationContract:
         assert await store.find_install("slack", "T1") is None
         assert (await store.find_install("slack", "T2")).token_secret == "sealed-2"
 
+    async def test_an_installation_keeps_its_refresh_secret_and_expiry_until_a_reinstall(self, store):
+        expires = T0 + dt.timedelta(hours=12)
+        rotating = install("T1", refresh_secret="sealed-refresh-1", token_expires_at=expires)
+        await store.save_install(rotating)
+        found = await store.find_install("slack", "T1")
+        assert found == rotating and found.refresh_secret == "sealed-refresh-1" and found.token_expires_at == expires
+        await store.save_install(install("T1", "sealed-2"))  # reinstalled without rotation
+        found = await store.find_install("slack", "T1")
+        assert found.refresh_secret is None and found.token_expires_at is None
+
+    async def test_one_caller_claims_a_token_refresh_and_its_compare_and_set_saves_the_new_token(self, store):
+        expires = T0 + dt.timedelta(hours=1)
+        await store.save_install(install("T1", "sealed-1", refresh_secret="refresh-1", token_expires_at=expires))
+        until = T0 + dt.timedelta(minutes=1)
+        claims = await asyncio.gather(
+            *(store.claim_token_refresh("slack", "T1", "sealed-1", T0, until) for _ in range(10))
+        )
+        assert claims.count(True) == 1
+        assert await store.claim_token_refresh("slack", "T1", "sealed-1", T0 + dt.timedelta(seconds=59), until) is False
+        assert await store.claim_token_refresh("slack", "T1", "stale", T0 + dt.timedelta(minutes=2), until) is False
+        assert await store.claim_token_refresh("slack", "T9", "sealed-1", T0, until) is False  # not installed
+        later = T0 + dt.timedelta(hours=12)
+        saves = await asyncio.gather(
+            store.save_refreshed_token("slack", "T1", "sealed-1", "sealed-2", "refresh-2", later),
+            store.save_refreshed_token("slack", "T1", "sealed-1", "sealed-x", "refresh-x", later),
+        )
+        assert sorted(saves) == [False, True]  # the same old token is replaced once
+        found = await store.find_install("slack", "T1")
+        newer = "sealed-2" if saves[0] else "sealed-x"
+        assert found.token_secret == newer and found.token_expires_at == later
+        assert found.refresh_secret == ("refresh-2" if saves[0] else "refresh-x")
+        # an older token never overwrites the newer one
+        assert await store.save_refreshed_token("slack", "T1", "sealed-1", "sealed-0", "refresh-0", T0) is False
+        assert (await store.find_install("slack", "T1")).token_secret == newer
+        # the save ended the claim: the new token can be claimed at once; its claim lapses at `until`
+        assert await store.claim_token_refresh("slack", "T1", newer, T0, until) is True
+        assert await store.claim_token_refresh("slack", "T1", newer, until, until + dt.timedelta(minutes=1)) is True
+        # a reinstall replaces the token and ends any claim
+        await store.save_install(install("T1", "sealed-new", refresh_secret="r", token_expires_at=later))
+        assert await store.claim_token_refresh("slack", "T1", "sealed-new", T0, until) is True
+        assert await store.save_refreshed_token("slack", "T1", newer, "sealed-old", "r-old", later) is False
+        assert (await store.find_install("slack", "T1")).token_secret == "sealed-new"
+
     async def test_an_oauth_state_is_consumed_once_before_it_expires(self, store):
         await store.save_oauth_state("s1", T0 + dt.timedelta(minutes=10))
         await store.save_oauth_state("s2", T0 + dt.timedelta(minutes=10))
@@ -864,8 +907,8 @@ class PackContract:
     async def test_answer_counts_per_question(self, store):
         one = await store.claim_daily_round(REF, DAY, "q1", "t", T0, T0 + dt.timedelta(hours=1))
         two = await store.create_practice_round(REF, "ann", "q1", "t", T0)
-        await store.claim_daily_round(REF2, DAY, "q2", "t", T0, None)
-        await store.claim_daily_round(ChannelRef("test", "other", "c"), DAY, "q1", "t", T0, None)
+        three = await store.claim_daily_round(REF2, DAY, "q2", "t", T0, None)
+        other = await store.claim_daily_round(ChannelRef("test", "other", "c"), DAY, "q1", "t", T0, None)
         await store.add_answers(
             [
                 ans(one.id, "ann", 0, True),
@@ -875,9 +918,38 @@ class PackContract:
             ],
             T0,
         )
+        for round_ in (one, three, other):
+            assert await store.reveal_round(round_.id, T0, None)
+        assert await store.reveal_practice([PracticeAnswer(two.id, "ann", False, True, T0)], T0) == [True]
         assert await store.question_answer_counts("test", "space") == [
             ("q1", 2, (1, 1, 2, 0), 1),
             ("q2", 1, (0, 0, 0, 0), 0),
+        ]
+
+    async def test_answer_counts_leave_out_open_rounds(self, store):
+        """An open round's question, answers and share right stay hidden until its reveal (issue 28)."""
+        done = await store.claim_daily_round(REF, DAY, "q1", "t", T0, T0 + dt.timedelta(hours=1))
+        await store.add_answers([ans(done.id, "ann", 0, True)], T0)
+        assert await store.reveal_round(done.id, T0, None)
+        later = DAY + dt.timedelta(days=1)
+        again = await store.claim_daily_round(REF, later, "q1", "t", T0, T0 + dt.timedelta(days=1, hours=1))
+        today = await store.claim_daily_round(REF2, later, "q2", "t", T0, T0 + dt.timedelta(days=1, hours=1))
+        practice = await store.create_practice_round(REF, "bob", "q3", "t", T0)
+        await store.add_answers(
+            [
+                ans(again.id, "bob", 2, False),
+                ans(today.id, "ann", 1, True),
+                ans(today.id, "bob", 3, False),
+                ans(practice.id, "bob", 0, True),
+            ],
+            T0,
+        )
+        # only the revealed round of q1 counts; q2 (open today) and q3 (a practice round not revealed yet) do not show
+        assert await store.question_answer_counts("test", "space") == [("q1", 1, (1, 0, 0, 0), 1)]
+        assert await store.reveal_round(today.id, T0, None)
+        assert await store.question_answer_counts("test", "space") == [
+            ("q1", 1, (1, 0, 0, 0), 1),
+            ("q2", 1, (0, 1, 0, 1), 1),
         ]
 
 

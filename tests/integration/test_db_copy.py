@@ -15,8 +15,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from cryptography.fernet import Fernet
 
 from bot.app.bootstrap import bootstrap
+from bot.installs.values import WorkspaceInstall
 from bot.kernel.errors import AlreadyAnswered, RoundClosed
 from bot.kernel.scoring import period_keys
 from bot.kernel.values import Actor, ChannelRef, Period, RoundKind
@@ -38,6 +40,9 @@ REFS = (
 )
 USERS = [f"user-{i:02d}" for i in range(25)] + ["Zed", "ada", "émile"]  # mixed case and non-ASCII sort alike
 DAYS = 9
+KEY = Fernet.generate_key()  # STUDYBOT_SECRET_KEY of the copied bot
+SLACK_TOKENS = {"T0COPY": "xoxe.xoxb-copy-token-plaintext", "T0PLAIN": "xoxb-plain-token-plaintext"}
+REFRESH = "xoxe-1-copy-refresh-plaintext"
 
 
 async def make_history(store: SqliteStore) -> None:
@@ -111,6 +116,30 @@ async def make_history(store: SqliteStore) -> None:
     [report] = await store.reports("fake", first.ref.space_id)
     await service.reports.resolve(Actor("admin", is_admin=True), "fake", first.ref.space_id, report.id, "hold")
     await service.reports.report_round(USERS[1], first.id, ReportReason.WRONG, "")
+    # Slack workspaces that added the bot: one with token rotation (a renewal claimed), one without; an install
+    # link in flight and a Slack delivery already handled
+    box = Fernet(KEY)
+    await service.installs.save_install(
+        WorkspaceInstall(
+            "slack",
+            "T0COPY",
+            "U0BOT",
+            box.encrypt(SLACK_TOKENS["T0COPY"].encode()).decode(),
+            T0,
+            bot_id="B0BOT",
+            scopes="commands,chat:write",
+            installed_by="U0ANN",
+            refresh_secret=box.encrypt(REFRESH.encode()).decode(),
+            token_expires_at=T0 + dt.timedelta(hours=12),
+        )
+    )
+    plain = WorkspaceInstall("slack", "T0PLAIN", "U0BOT", box.encrypt(SLACK_TOKENS["T0PLAIN"].encode()).decode(), T0)
+    await service.installs.save_install(plain)
+    copying = await store.find_install("slack", "T0COPY")
+    assert copying is not None
+    assert await service.installs.claim_token_refresh(copying, dt.timedelta(minutes=1))
+    await service.installs.issue_oauth_state(dt.timedelta(minutes=10))
+    assert await store.remember_once("slack-event", "Ev0COPY", clock.now(), dt.timedelta(hours=1))
     await service.close()
 
 
@@ -259,6 +288,9 @@ class FailingSource:
     async def count_rows(self, tables: Sequence[str]) -> dict[str, int]:
         return await self.inner.count_rows(tables)
 
+    async def list_tables(self) -> list[str]:
+        return await self.inner.list_tables()
+
     async def export_rows(self, tables, batch: int = 5000) -> AsyncIterator[tuple[str, list[tuple]]]:  # type: ignore[no-untyped-def]
         sent = 0
         async for table, rows in self.inner.export_rows(tables, 50):
@@ -309,3 +341,54 @@ async def test_the_command_copies_by_url(sqlite_source, tmp_path, capsys):
     assert await asyncio.to_thread(copy_main, ["--from", missing, "--to", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
     assert "does not exist" in capsys.readouterr().err
     assert not (tmp_path / "missing.db").exists()
+
+
+async def test_slack_installations_are_copied_still_sealed_and_open_with_the_same_key(
+    sqlite_source, pg_store, tmp_path
+):
+    await copy_data(sqlite_source, pg_store)
+    back = SqliteStore(tmp_path / "back.db")
+    await back.open()
+    try:
+        await copy_data(pg_store, back)
+        for team, token in SLACK_TOKENS.items():
+            source = await sqlite_source.find_install("slack", team)
+            assert source is not None
+            assert await pg_store.find_install("slack", team) == source == await back.find_install("slack", team)
+            assert Fernet(KEY).decrypt(source.token_secret.encode()).decode() == token
+        copied = await back.find_install("slack", "T0COPY")
+        assert copied is not None and copied.token_expires_at == T0 + dt.timedelta(hours=12)
+        assert Fernet(KEY).decrypt((copied.refresh_secret or "").encode()).decode() == REFRESH
+        # the renewal claimed in the source is still claimed: no process renews twice across the move
+        assert not await back.claim_token_refresh("slack", "T0COPY", copied.token_secret, T0, T0)
+    finally:
+        await back.close()
+    raw = b"".join(p.read_bytes() for p in tmp_path.glob("back.db*"))
+    assert not [t for t in (*SLACK_TOKENS.values(), REFRESH) if t.encode() in raw], "copied as ciphertext"
+
+
+async def test_a_table_the_copy_does_not_know_makes_it_refuse_and_write_nothing(
+    sqlite_source, pg_store, tmp_path, capsys
+):
+    await sqlite_source.db.execute("CREATE TABLE team_badges (team TEXT PRIMARY KEY, badge TEXT)")
+    await sqlite_source.db.execute("INSERT INTO team_badges VALUES ('red', 'gold')")
+    await sqlite_source.db.commit()
+    with pytest.raises(CopyError, match="team_badges"):
+        await copy_data(sqlite_source, pg_store)
+    assert set((await pg_store.count_rows(TABLE_NAMES)).values()) == {0}
+
+    # the same for a table only the destination has (a newer studybot migrated it)
+    await sqlite_source.db.execute("DROP TABLE team_badges")
+    await sqlite_source.db.commit()
+    await pg_store.pool.execute("CREATE TABLE team_badges (team TEXT PRIMARY KEY)")
+    with pytest.raises(CopyError, match="team_badges"):
+        await copy_data(sqlite_source, pg_store)
+    assert set((await pg_store.count_rows(TABLE_NAMES)).values()) == {0}
+
+    # the command says so and never claims that the counts match
+    await sqlite_source.db.execute("CREATE TABLE team_badges (team TEXT PRIMARY KEY)")
+    await sqlite_source.db.commit()
+    dst = f"sqlite:///{tmp_path / 'dst.db'}"
+    assert await asyncio.to_thread(copy_main, ["--from", f"sqlite:///{sqlite_source.path}", "--to", dst]) == 1
+    out, err = capsys.readouterr()
+    assert "row counts match" not in out and "team_badges" in err

@@ -107,6 +107,7 @@ class _Tables:
     seen_once: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # (scope, key) -> expires at
     installs: dict[tuple[str, str], WorkspaceInstall] = field(default_factory=dict)  # (platform, workspace)
     oauth_states: dict[str, dt.datetime] = field(default_factory=dict)  # state -> expires at
+    refresh_claims: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)  # workspace -> claim end
     cards: dict[CardKey, LearnerCard] = field(default_factory=dict)
     review_log: dict[tuple[CardKey, dt.datetime], ReviewEvent] = field(default_factory=dict)
     doubts: dict[tuple[int, str], bool] = field(default_factory=dict)  # (round id, user): marked "not sure"
@@ -757,15 +758,59 @@ class InMemoryStore(MemoryReminders, SettlingStore):
 
     async def save_install(self, install: WorkspaceInstall) -> None:
         t = await self._db()
+        expires = install.token_expires_at
         t.installs[(install.platform, install.workspace_id)] = replace(
-            install, installed_at=_utc(install.installed_at), scopes=install.scopes or ""
+            install,
+            installed_at=_utc(install.installed_at),
+            scopes=install.scopes or "",
+            token_expires_at=None if expires is None else _utc(expires),
         )
+        t.refresh_claims.pop((install.platform, install.workspace_id), None)
 
     async def find_install(self, platform: str, workspace_id: str) -> WorkspaceInstall | None:
         return (await self._db()).installs.get((platform, workspace_id))
 
     async def delete_install(self, platform: str, workspace_id: str) -> bool:
-        return (await self._db()).installs.pop((platform, workspace_id), None) is not None
+        t = await self._db()
+        t.refresh_claims.pop((platform, workspace_id), None)
+        return t.installs.pop((platform, workspace_id), None) is not None
+
+    async def claim_token_refresh(
+        self, platform: str, workspace_id: str, token_secret: str, now: dt.datetime, until: dt.datetime
+    ) -> bool:
+        t = await self._db()
+        key = (platform, workspace_id)
+        found = t.installs.get(key)
+        if found is None or found.token_secret != token_secret:
+            return False
+        claimed = t.refresh_claims.get(key)
+        if claimed is not None and claimed > _utc(now):
+            return False
+        t.refresh_claims[key] = _utc(until)
+        return True
+
+    async def save_refreshed_token(
+        self,
+        platform: str,
+        workspace_id: str,
+        old_secret: str,
+        token_secret: str,
+        refresh_secret: str,
+        expires_at: dt.datetime | None,
+    ) -> bool:
+        t = await self._db()
+        key = (platform, workspace_id)
+        found = t.installs.get(key)
+        if found is None or found.token_secret != old_secret:
+            return False
+        t.installs[key] = replace(
+            found,
+            token_secret=token_secret,
+            refresh_secret=refresh_secret,
+            token_expires_at=None if expires_at is None else _utc(expires_at),
+        )
+        t.refresh_claims.pop(key, None)
+        return True
 
     async def save_oauth_state(self, state: str, expires_at: dt.datetime) -> None:
         t = await self._db()
@@ -930,7 +975,7 @@ class InMemoryStore(MemoryReminders, SettlingStore):
         asked: Counter[str] = Counter()
         chosen: dict[str, list[int]] = {}
         for r in t.rounds.values():
-            if _in_space(r, platform, space_id):
+            if _in_space(r, platform, space_id) and r.revealed_at is not None:  # revealed rounds only
                 asked[r.question_id] += 1
                 row = chosen.setdefault(r.question_id, [0, 0, 0, 0, 0])
                 for a in t.answers.get(r.id, {}).values():

@@ -301,6 +301,8 @@ async def test_question_stats_list_the_hardest_and_flag_questions_to_check(store
     easy = by_question["team/team-1"]  # answer B: everyone right
     for i in range(3):
         await service.answers.submit_answer(easy.id, f"u{i}", 1)
+    for round_ in rounds:  # statistics count revealed rounds only
+        assert await service.reveals.reveal_round(round_.id) is not None
     with pytest.raises(NotAllowed):
         await service.packs.question_stats(MEMBER, "fake", "space-1")
     card = await service.packs.question_stats(ADMIN, "fake", "space-1", "team")

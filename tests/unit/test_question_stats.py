@@ -68,6 +68,7 @@ async def test_the_ten_hardest_the_most_reported_and_the_flagged(store) -> None:
             choices = [right]
         for i, choice in enumerate(choices):
             await service.answers.submit_answer(round_.id, f"u{i}", choice)
+        assert await service.reveals.reveal_round(round_.id) is not None  # statistics count revealed rounds only
 
     async def reports(platform: str, space_id: str) -> dict[str, int]:
         return {"team/team-5": 3, "team/team-1": 1}
@@ -83,3 +84,32 @@ async def test_the_ten_hardest_the_most_reported_and_the_flagged(store) -> None:
     assert "Check these:\nteam/team-0: asked 1, 31 answers, 13% correct, most chosen wrong C (87%), 0 reports" in text
     with pytest.raises(Exception, match="Only members who can manage"):
         await question_stats(service.catalog, Actor("m", False), "fake", "space-1")
+
+
+async def test_todays_open_question_shows_in_no_statistic_before_its_reveal(store) -> None:
+    """Issue 28: an admin who plays must not learn today's question, its answers or its share right early."""
+    service, _platform, clock = service_on(store)
+    await service.catalog.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(2)), "csv", now=T0)
+    await service.channels.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
+    yesterday = await service.posting.post_scheduled(REF)
+    assert yesterday is not None
+    await service.answers.submit_answer(yesterday.id, "ann", A)
+    assert await service.reveals.reveal_round(yesterday.id) is not None
+    clock.set(T0 + dt.timedelta(days=1))
+    today = await service.posting.post_scheduled(REF)
+    assert today is not None and today.question_id != yesterday.question_id
+    for i, choice in enumerate([A, B, B, C]):
+        await service.answers.submit_answer(today.id, f"u{i}", choice)
+
+    text = (await service.packs.question_stats(ADMIN, "fake", "space-1")).text
+    assert yesterday.question_id in text
+    assert today.question_id not in text  # its id would name the hidden topic
+    assert "4 answers" not in text
+    cli_card = await question_stats(service.catalog, ADMIN, "fake", "space-1", "team")
+    assert [s.question_id for s in cli_card.hardest] == [yesterday.question_id]
+
+    assert await service.reveals.reveal_round(today.id) is not None
+    after = await service.packs.question_stats(ADMIN, "fake", "space-1")
+    assert [(s.question_id, s.answered) for s in after.hardest if s.question_id == today.question_id] == [
+        (today.question_id, 4)
+    ]

@@ -91,6 +91,9 @@ async def test_quizadmin_question_stats(bot: StudyBotClient, fake: FakeDiscord, 
     await core.service.answers.submit_answer(round_.id, fake.bob.id, 0)
     refused = await fake.reply(await fake.slash(fake.bob, "quizadmin", "question-stats"))
     assert "Only members who can manage" in refused.text
+    hidden = await fake.reply(await fake.slash(fake.ada, "quizadmin", "question-stats"))
+    assert hidden.ephemeral and hidden.text == "Question stats (every pack)\nNo answers yet."  # open until its reveal
+    assert await core.service.reveal_round(round_.id) is not None
     shown = await fake.reply(await fake.slash(fake.ada, "quizadmin", "question-stats"))
     assert shown.ephemeral and shown.text.startswith("Question stats (every pack)")
     assert f"{round_.question_id}: asked 1, 1 answers" in shown.text.replace("\\", "")

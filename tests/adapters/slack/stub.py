@@ -54,6 +54,16 @@ class SlackApiStub:
         # many workspaces ("Add to Slack"): bot token -> workspace, and one-use OAuth codes -> bot token
         self.workspaces: dict[str, dict[str, str]] = {}
         self.codes: dict[str, str] = {}
+        # strict: every Web API call (but oauth.v2.access) needs a live workspace token, as Slack does:
+        # none -> not_authed, an unknown one -> invalid_auth, an expired one -> token_expired
+        self.strict = False
+        self.expired: set[str] = set()
+        self.refused: list[tuple[Call, str]] = []  # (call, error) for every call strict mode refused
+        # token rotation: with expires_in set, installs and renewals hand out expiring tokens and one-use
+        # refresh tokens (oauth.v2.access with grant_type=refresh_token), as Slack does
+        self.expires_in: int | None = None
+        self.refresh_tokens: dict[str, str] = {}  # refresh token (unused yet) -> the workspace's bot token
+        self._renewals = itertools.count(1)
         self.client_id, self.client_secret = "1111.2222", "stub-client-secret"
         self.uploads: dict[str, bytes] = {}  # file id -> the bytes posted to its upload URL
         self.shared: dict[str, tuple[str, bytes]] = {}  # file id -> (name, bytes) a member shared (files.info)
@@ -226,16 +236,31 @@ class SlackApiStub:
         method = request.match_info["method"]
         args = await self._args(request)
         await self._record(method, args, request)
-        if method == "oauth.v2.access" or (method == "auth.test" and self._bearer(request) in self.workspaces):
-            return web.json_response(self._oauth_answer(method, args, request))
+        refusal = self._refusal(method, request)
+        if refusal is not None:
+            self.refused.append((self.calls[-1], refusal))
+            return web.json_response({"ok": False, "error": refusal})
         if self.delays.get(method):
             await asyncio.sleep(self.delays[method])
+        if method == "oauth.v2.access" or (method == "auth.test" and self._bearer(request) in self.workspaces):
+            return web.json_response(self._oauth_answer(method, args, request))
         if self.failures.get(method):
             failure = self.failures[method].pop(0)
             return web.json_response(
                 {"ok": False, "error": failure.error}, status=failure.status, headers=failure.headers
             )
         return web.json_response(self._answer(method, args))
+
+    def _refusal(self, method: str, request: web.Request) -> str | None:
+        """Why strict mode refuses a call's token (None: it is accepted)."""
+        if not self.strict or method == "oauth.v2.access":
+            return None
+        token = self._bearer(request)
+        if not token:
+            return "not_authed"
+        if token in self.expired:
+            return "token_expired"
+        return None if token in self.workspaces else "invalid_auth"
 
     @staticmethod
     def _bearer(request: web.Request) -> str:
@@ -260,14 +285,19 @@ class SlackApiStub:
         expected = "Basic " + base64.b64encode(f"{self.client_id}:{self.client_secret}".encode()).decode()
         if request.headers.get("Authorization") != expected:
             return {"ok": False, "error": "invalid_client_id"}
+        if args.get("grant_type") == "refresh_token":
+            return self._renewal(str(args.get("refresh_token", "")))
         token = self.codes.pop(str(args.get("code", "")), None)
         if token is None:
             return {"ok": False, "error": "invalid_code"}
+        return self._grant(token) | {"authed_user": {"id": "U0INSTALLER"}}
+
+    def _grant(self, token: str) -> dict[str, Any]:
+        """An oauth.v2.access answer handing out `token` (with a refresh token when rotation is on)."""
         ws = self.workspaces[token]
-        return {
+        answer: dict[str, Any] = {
             "ok": True,
             "app_id": "A0APP",
-            "authed_user": {"id": "U0INSTALLER"},
             "scope": "commands,chat:write,channels:join,reactions:read,users:read",
             "token_type": "bot",
             "access_token": token,
@@ -276,6 +306,22 @@ class SlackApiStub:
             "enterprise": None,
             "is_enterprise_install": False,
         }
+        if self.expires_in is not None:
+            refresh = f"xoxe-1-{ws['team_id'].lower()}-refresh-{next(self._renewals)}-plaintext"
+            self.refresh_tokens[refresh] = token
+            answer |= {"refresh_token": refresh, "expires_in": self.expires_in}
+        return answer
+
+    def _renewal(self, refresh: str) -> dict[str, Any]:
+        """grant_type=refresh_token: a new bot token and a new refresh token; the used one is revoked (the old
+        bot token stays good until it expires, as on Slack)."""
+        old = self.refresh_tokens.pop(refresh, None)
+        if old is None or self.expires_in is None:
+            return {"ok": False, "error": "invalid_refresh_token"}
+        ws = self.workspaces[old]
+        token = f"xoxe.xoxb-{ws['team_id'].lower()}-renewed-{next(self._renewals)}-plaintext"
+        self.workspaces[token] = dict(ws)
+        return self._grant(token)
 
     def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         match method:

@@ -224,3 +224,11 @@ async def test_a_click_naming_another_workspace_s_round_is_refused(slack: SlackH
     reply = await slack.reply(await slack.click(round_.id, 1))
     assert reply.args["response_type"] == "ephemeral" and "not known here" in reply.args["text"]
     assert await slack.store.round_answers(round_.id) == []
+
+
+async def test_show_answers_with_the_settings_as_config_show_does(slack: SlackHarness) -> None:
+    await slack.service.configure(Actor(ADMIN, True), slack.ref, ConfigChange.parse([("time", "07:30")]))
+    shown = texts(await slack.reply(await slack.command("show")))
+    assert f"Quiz settings for <#{CHANNEL}>" in shown and "07:30" in shown
+    assert "/quiz leaderboard [week|month|all]" not in shown, "the settings, not the help"
+    assert shown == texts(await slack.reply(await slack.command("config show")))

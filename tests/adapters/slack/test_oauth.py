@@ -87,6 +87,7 @@ class Workspaces:
 
     async def start(self) -> None:
         await self.stub.start()
+        self.stub.strict = True  # a call without its workspace's token is refused, as Slack does
         for team, token in TOKENS.items():
             self.stub.add_workspace(team, token, name=f"{team} Inc")
         await self.store.open()
@@ -478,3 +479,42 @@ async def test_a_revoked_user_token_leaves_the_workspace_installed(spaces: Works
     assert (await spaces.event(ALPHA, revoked, "Ev0USER1"))[0] == 200
     await asyncio.sleep(0.2)  # let a (wrong) deletion show
     assert await spaces.store.find_install("slack", ALPHA) is not None
+
+
+async def test_the_reveal_s_discussion_thread_goes_out_with_the_workspace_s_token(spaces: Workspaces) -> None:
+    from adapters.slack.platform import DISCUSSION
+    from bot.settings import ConfigChange
+
+    await asyncio.gather(spaces.install(ALPHA), spaces.install(BETA))
+    round_b = await spaces.daily_round(BETA)
+    ref = ChannelRef("slack", BETA, CHANNELS[BETA])
+    await spaces.service.configure(Actor(ADMIN, True), ref, ConfigChange.parse([("threads", "on")]))
+    await spaces.service.reveal_round(round_b.id)
+    _, reveal, reply = spaces.stub.calls_to("chat.postMessage")
+    assert reply.args["text"] == DISCUSSION and reply.args["channel"] == CHANNELS[BETA]
+    assert spaces.stub.team_of(reveal) == spaces.stub.team_of(reply) == BETA, "the thread carries BETA's token"
+    assert spaces.stub.refused == [], "Slack refused nothing (no not_authed)"
+
+
+async def test_every_push_the_core_starts_carries_the_workspace_s_token(spaces: Workspaces) -> None:
+    import datetime as dt
+
+    from bot.model import RecapCard, SeasonCard
+
+    await spaces.install(BETA)
+    ref = ChannelRef("slack", BETA, CHANNELS[BETA])
+    platform = spaces.bot.deps.platform
+    spaces.stub.add_user("U0BEA")
+    await platform.post_notice(ref, "a day was skipped")
+    await platform.post_season(ref, SeasonCard("2025-02", "February 2025", ()))
+    empty_week = RecapCard("Week", dt.date(2025, 3, 1), dt.date(2025, 3, 7), (), (), (), None)
+    await platform.post_recap(ref, empty_week, None)
+    await platform.post_recap(ref, empty_week, b"\x89PNG-chart")
+    await platform.send_private(ref, "U0BEA", "only you")
+    await platform.send_direct(ref, "U0BEA", "a reminder")
+    await platform.send_file(ref, "U0BEA", b"a,b\n", "misses.csv", "Misses", "your misses")
+    assert await platform.display_names(ref, ["U0BEA"]) == {"U0BEA": "u0bea"}
+    assert await platform.user_timezone(ref, "U0BOB") is None  # users.info refused the unknown member
+    api_calls = [c for c in spaces.stub.calls if not c.method.startswith(("upload:", "oauth.", "auth."))]
+    assert len(api_calls) >= 10 and spaces.stub.refused == []
+    assert {spaces.stub.team_of(c) for c in api_calls} == {BETA}

@@ -93,7 +93,7 @@ async def test_quizadmin_question_stats(bot: StudyBotClient, fake: FakeDiscord, 
     assert "Only members who can manage" in refused.text
     hidden = await fake.reply(await fake.slash(fake.ada, "quizadmin", "question-stats"))
     assert hidden.ephemeral and hidden.text == "Question stats (every pack)\nNo answers yet."  # open until its reveal
-    assert await core.service.reveal_round(round_.id) is not None
+    assert await core.service.reveals.reveal_round(round_.id) is not None
     shown = await fake.reply(await fake.slash(fake.ada, "quizadmin", "question-stats"))
     assert shown.ephemeral and shown.text.startswith("Question stats (every pack)")
     assert f"{round_.question_id}: asked 1, 1 answers" in shown.text.replace("\\", "")

@@ -227,7 +227,7 @@ async def test_a_click_naming_another_workspace_s_round_is_refused(slack: SlackH
 
 
 async def test_show_answers_with_the_settings_as_config_show_does(slack: SlackHarness) -> None:
-    await slack.service.configure(Actor(ADMIN, True), slack.ref, ConfigChange.parse([("time", "07:30")]))
+    await slack.service.channels.configure(Actor(ADMIN, True), slack.ref, ConfigChange.parse([("time", "07:30")]))
     shown = texts(await slack.reply(await slack.command("show")))
     assert f"Quiz settings for <#{CHANNEL}>" in shown and "07:30" in shown
     assert "/quiz leaderboard [week|month|all]" not in shown, "the settings, not the help"

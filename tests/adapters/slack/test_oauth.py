@@ -488,8 +488,8 @@ async def test_the_reveal_s_discussion_thread_goes_out_with_the_workspace_s_toke
     await asyncio.gather(spaces.install(ALPHA), spaces.install(BETA))
     round_b = await spaces.daily_round(BETA)
     ref = ChannelRef("slack", BETA, CHANNELS[BETA])
-    await spaces.service.configure(Actor(ADMIN, True), ref, ConfigChange.parse([("threads", "on")]))
-    await spaces.service.reveal_round(round_b.id)
+    await spaces.service.channels.configure(Actor(ADMIN, True), ref, ConfigChange.parse([("threads", "on")]))
+    await spaces.service.reveals.reveal_round(round_b.id)
     _, reveal, reply = spaces.stub.calls_to("chat.postMessage")
     assert reply.args["text"] == DISCUSSION and reply.args["channel"] == CHANNELS[BETA]
     assert spaces.stub.team_of(reveal) == spaces.stub.team_of(reply) == BETA, "the thread carries BETA's token"

@@ -28,6 +28,7 @@ from bot.kernel.parsing import (
     parse_champion_role,
     parse_difficulties,
     parse_on_off,
+    parse_packs,
     parse_recap_day,
     parse_time,
     parse_timezone,
@@ -38,7 +39,6 @@ from bot.kernel.parsing import (
 )
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import ChannelConfig
-from bot.packs.catalog import parse_packs
 
 
 def _on_off(value: bool) -> str:

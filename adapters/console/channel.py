@@ -116,7 +116,7 @@ class ConsolePlatform:
 
     async def post_recap(self, ref: ChannelRef, card: RecapCard, png: bytes | None) -> str | None:
         """The weekly recap: the chart written to a file, its path printed with the recap's text."""
-        from bot.recap.service import recap_text
+        from bot.recap.cards import recap_text
 
         if png is None:
             self._write(recap_text(card))

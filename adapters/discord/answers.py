@@ -13,6 +13,8 @@ import discord
 from adapters.discord.payloads import snowflake
 from adapters.discord.render import choice_of_emoji, question_embed, verdict_embed
 from adapters.discord.replies import PLATFORM, Reply, bot_of, channel_ref, learner_ref, quiz_bot, respond
+from adapters.discord.reports import add_report_button
+from adapters.discord.views import question_view, report_view
 from bot.kernel.cards import AnswerOutcome
 from bot.kernel.echo import echo
 from bot.kernel.errors import QuizError, ReactionsOff, UnknownRound
@@ -53,9 +55,6 @@ async def answer_click(interaction: discord.Interaction, round_raw: str, letter:
 def outcome_reply(outcome: AnswerOutcome) -> Reply:
     """A practice verdict (with a review's next question), or a daily answer's acknowledgement."""
     if outcome.verdict is not None:
-        from adapters.discord.reports import add_report_button
-        from adapters.discord.views import question_view, report_view  # views imports this module
-
         if outcome.follow_up is not None:  # a review's next question, in the same private reply
             card = outcome.follow_up
             view = question_view(card.round_id, unsure=True)  # rows 0-1; the report of the judged one: row 2

@@ -13,17 +13,17 @@ import aiohttp
 import discord
 from discord import app_commands
 
-from adapters.discord.answers import handle_reaction
+from adapters.discord.answers import answer_click, handle_reaction
 from adapters.discord.commands import QuizTree, build_commands
 from adapters.discord.limits import NO_PINGS
 from adapters.discord.mydata import ForgetButton
 from adapters.discord.platform import DiscordPlatform
 from adapters.discord.replies import COMMANDS
 from adapters.discord.reports import REPORT_TEMPLATE, ReportButton
+from adapters.discord.settings import DiscordSettings
 from adapters.discord.sharding import check_shards
 from adapters.discord.suggestions import DecisionButton, modal_submitted
 from adapters.discord.views import ANSWER_TEMPLATE, AnswerButton
-from bot.app.config import Settings
 from bot.features import Features
 from bot.kernel.echo import echo
 from bot.kernel.errors import StartupError
@@ -132,6 +132,9 @@ class StudyBotMixin(_ClientBase):
             shards_text(self),
         )
 
+    async def on_answer_click(self, interaction: discord.Interaction, round_raw: str, letter: str) -> None:
+        await answer_click(interaction, round_raw, letter)
+
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
         await handle_reaction(self, payload)
 
@@ -216,7 +219,7 @@ async def launch(
 
 async def start_discord(
     service: Features,
-    settings: Settings,
+    settings: DiscordSettings,
     *,
     guild_id: int | None = None,
     retry_delays: tuple[float, ...] = LOGIN_RETRY_DELAYS,

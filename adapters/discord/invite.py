@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlencode
 
 if TYPE_CHECKING:
-    from bot.app.config import Settings
+    from adapters.discord.settings import DiscordSettings
 
 AUTHORIZE_URL = "https://discord.com/oauth2/authorize"
 SCOPES: tuple[str, ...] = ("bot", "applications.commands")
@@ -87,12 +87,8 @@ def add_discord_cli(subparsers: Any) -> None:
     invite.set_defaults(discord_handler=run_invite_url)
 
 
-def run_invite_url(args: argparse.Namespace, settings: Settings | None = None, out: TextIO | None = None) -> int:
+def run_invite_url(args: argparse.Namespace, settings: DiscordSettings, out: TextIO | None = None) -> int:
     """DISCORD_CLIENT_ID, DISCORD_TOKEN and DISCORD_GUILD_ID come from the settings (bot/app/config.py)."""
-    if settings is None:
-        from bot.app.config import Settings
-
-        settings = Settings()
     out = out or sys.stdout
     client_id = (args.client_id or settings.discord_client_id or "").strip()
     if not client_id and settings.discord_token:

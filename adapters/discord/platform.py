@@ -21,7 +21,7 @@ from bot.kernel.cards import QuestionCard, RevealCard
 from bot.kernel.echo import echo
 from bot.kernel.errors import DirectMessageBlocked, QuizError
 from bot.kernel.values import LETTERS, ChannelRef
-from bot.recap.service import recap_alt_text, recap_text
+from bot.recap.cards import recap_alt_text, recap_text
 from bot.recap.values import RecapCard
 from bot.seasons.service import season_text
 from bot.seasons.values import SeasonCard

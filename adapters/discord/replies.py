@@ -51,6 +51,10 @@ class QuizBot(Protocol):
     platform: ChatPlatform
     defer_after: float
 
+    async def on_answer_click(self, interaction: discord.Interaction, round_raw: str, letter: str) -> None:
+        """An answer button was clicked (the buttons reach the answer handler through the client)."""
+        ...
+
 
 def quiz_bot(client: discord.Client) -> QuizBot:
     return cast("QuizBot", client)

@@ -12,7 +12,7 @@ from typing import Any
 
 import discord
 
-from adapters.discord.answers import answer_click
+from adapters.discord.replies import bot_of
 from adapters.discord.reports import add_report_button
 from bot.kernel.values import LETTERS
 
@@ -58,7 +58,7 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ANSW
         return cls(match["round_id"], match["letter"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await answer_click(interaction, self.round_id, self.letter)
+        await bot_of(interaction).on_answer_click(interaction, self.round_id, self.letter)
 
 
 def _frozen(view: discord.ui.View) -> discord.ui.View:

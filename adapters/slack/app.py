@@ -37,10 +37,10 @@ from adapters.slack.packs import register_pack_views
 from adapters.slack.permissions import AdminPolicy
 from adapters.slack.platform import SlackPlatform, make_client
 from adapters.slack.reports import register_reports
+from adapters.slack.settings import DEFAULT_SLACK_SCOPES, SlackSettings
 from adapters.slack.shapes import drop_unreadable
 from adapters.slack.signature import UNREADABLE, RequestGuard
 from adapters.slack.suggestions import register_suggestions
-from bot.app.config import DEFAULT_SLACK_SCOPES, Settings
 from bot.features import Features
 from bot.kernel.errors import StartupError
 
@@ -238,7 +238,7 @@ async def check_token(client: AsyncWebClient, retry_delays: tuple[float, ...] = 
     log.info("Slack: signed in as %s in workspace %s (%s)", auth.get("user"), auth.get("team"), auth.get("team_id"))
 
 
-def oauth_config(settings: Settings) -> OAuthConfig | None:
+def oauth_config(settings: SlackSettings) -> OAuthConfig | None:
     """Add to Slack when SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set; a bad STUDYBOT_SECRET_KEY stops
     the start with one line naming the variable. The install pages need HTTP mode."""
     if not (settings.slack_oauth and settings.slack_client_id and settings.slack_client_secret):
@@ -262,7 +262,7 @@ def oauth_config(settings: Settings) -> OAuthConfig | None:
 
 async def start_slack(
     service: Features,
-    settings: Settings,
+    settings: SlackSettings,
     *,
     client: AsyncWebClient | None = None,
     retry_delays: tuple[float, ...] = RETRY_DELAYS,

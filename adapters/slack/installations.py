@@ -13,7 +13,6 @@ import datetime as dt
 import logging
 from typing import Any
 
-from cryptography.fernet import Fernet, InvalidToken
 from slack_sdk.oauth.installation_store import Bot, Installation
 from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
 from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
@@ -21,28 +20,13 @@ from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
 from adapters.slack.ids import PLATFORM
 from adapters.slack.logsafe import install as redact_logs
 from adapters.slack.rotation import TokenRenewer, TokenRotation
+from adapters.slack.tokens import TokenBox
 from bot.features import Features
 from bot.installs.values import WorkspaceInstall
 
 log = logging.getLogger(__name__)
 
 STATE_KEEP = dt.timedelta(minutes=10)  # how long an install link stays good (bolt's default too)
-
-
-class TokenBox:
-    """Seal and open bot and refresh tokens with one Fernet key."""
-
-    def __init__(self, key: bytes) -> None:
-        self._fernet = Fernet(key)
-
-    def seal(self, token: str) -> str:
-        return self._fernet.encrypt(token.encode()).decode("ascii")
-
-    def open(self, secret: str) -> str | None:
-        try:
-            return self._fernet.decrypt(secret.encode("ascii")).decode()
-        except (InvalidToken, ValueError):
-            return None
 
 
 def workspace_key(enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.app.config import DEFAULT_HTTP_PORT, Settings
+from adapters.slack.settings import DEFAULT_HTTP_PORT, SlackSettings
 
 DEFAULT_HOST = "0.0.0.0"
 DEFAULT_PORT = DEFAULT_HTTP_PORT
@@ -19,5 +19,5 @@ class SlackOptions:
     admins: frozenset[str] = frozenset()  # user ids (U123) or team-scoped ids (T123:U123)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> SlackOptions:
+    def from_settings(cls, settings: SlackSettings) -> SlackOptions:
         return cls(http_host=settings.http_host, http_port=settings.http_port, admins=settings.slack_admins)

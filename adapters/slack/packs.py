@@ -21,8 +21,9 @@ from adapters.slack.ids import PLATFORM, payload_id, team_of
 from adapters.slack.limits import fit_text, fit_view
 from adapters.slack.mrkdwn import escape
 from bot.kernel.errors import PackError, QuizError
+from bot.kernel.parsing import PACK_NAME
 from bot.kernel.values import ChannelRef
-from bot.packs.catalog import MAX_UPLOAD_BYTES, PACK_NAME, PackFile, format_of, problem_text
+from bot.packs.catalog import MAX_UPLOAD_BYTES, PackFile, format_of, problem_text
 from bot.text.runner import ImportAsked
 
 log = logging.getLogger(__name__)

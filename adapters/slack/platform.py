@@ -32,7 +32,7 @@ from adapters.slack.mrkdwn import escape
 from bot.kernel.cards import QuestionCard, RevealCard
 from bot.kernel.errors import DirectMessageBlocked
 from bot.kernel.values import ChannelRef, CommandNames
-from bot.recap.service import recap_alt_text, recap_text
+from bot.recap.cards import recap_alt_text, recap_text
 from bot.recap.values import RecapCard
 from bot.seasons.service import season_text
 from bot.seasons.values import SeasonCard

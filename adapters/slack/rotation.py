@@ -20,7 +20,6 @@ import asyncio
 import datetime as dt
 import logging
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
@@ -28,11 +27,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.ids import PLATFORM
 from adapters.slack.logsafe import install as redact_logs
+from adapters.slack.tokens import TokenBox
 from bot.features import Features
 from bot.installs.values import WorkspaceInstall
-
-if TYPE_CHECKING:
-    from adapters.slack.installations import TokenBox
 
 log = logging.getLogger(__name__)
 

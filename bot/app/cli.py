@@ -300,7 +300,7 @@ async def db_migrate(settings: Settings) -> int:
 async def db_copy(src_url: str, dst_url: str) -> int:
     """studybot db copy --from URL --to URL"""
     from bot.kernel.errors import CopyError
-    from bot.store.urls import copy_database
+    from bot.store.copy import copy_database
 
     try:
         counts = await copy_database(src_url, dst_url)

@@ -21,23 +21,12 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
+from adapters.slack.settings import DEFAULT_HTTP_PORT, DEFAULT_SLACK_SCOPES
 from bot.bank.load import DEFAULT_BANK_DIR
 from bot.kernel.errors import StartupError
 
 DEFAULT_DATABASE_URL = "sqlite:///studybot.db"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-DEFAULT_HTTP_PORT = 3000
-# the bot scopes "Add to Slack" asks for (as in slack/manifest.yml); SLACK_SCOPES overrides them
-DEFAULT_SLACK_SCOPES = (
-    "commands",
-    "chat:write",
-    "channels:join",
-    "reactions:read",
-    "users:read",
-    "files:write",
-    "files:read",
-    "im:write",
-)
 SECRET_KEY_HELP = (
     "STUDYBOT_SECRET_KEY must be a Fernet key (44 characters of URL-safe base64 encoding 32 random bytes); "
     'make one with: python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"'

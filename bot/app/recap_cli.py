@@ -14,7 +14,8 @@ from zoneinfo import ZoneInfo
 from bot.app.config import Settings
 from bot.bank.load import DEFAULT_BANK_DIR, load_bank
 from bot.kernel.values import ChannelRef
-from bot.recap.service import NOTHING, build_recap, recap_alt_text
+from bot.recap.cards import NOTHING, recap_alt_text
+from bot.recap.service import build_recap
 from bot.recap.values import RecapCard
 from bot.store.urls import store_for_url
 

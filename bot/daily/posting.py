@@ -17,7 +17,7 @@ from bot.daily.channels import ChannelSettings
 from bot.daily.outcomes import SEND_LEASE, SendOutcomes, retry_delay
 from bot.daily.reveals import Reveals
 from bot.daily.store import ChannelStore, DeliveryStore, RoundStore
-from bot.daily.values import DailyClaim, DueChannel, DuePost, PostFinish, SendClaim
+from bot.daily.values import DailyClaim, DuePost, PostFinish, SendClaim
 from bot.kernel import cards
 from bot.kernel.cards import QuestionCard
 from bot.kernel.context import Context
@@ -26,7 +26,7 @@ from bot.kernel.platform import NoticePlatform
 from bot.kernel.rounds import RoundCache
 from bot.kernel.selection import pick_question
 from bot.kernel.timing import local_date_of, post_instant, reveal_instant
-from bot.kernel.values import Actor, ChannelConfig, ChannelRef, Question, Round, RoundKind, SpaceFilter
+from bot.kernel.values import Actor, ChannelConfig, ChannelRef, DueChannel, Question, Round, RoundKind, SpaceFilter
 from bot.packs.catalog import PackCatalog
 from bot.reports.service import ReportDesk
 from bot.seasons.service import Seasons

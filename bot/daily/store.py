@@ -7,21 +7,13 @@ from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from bot.daily.answer_batcher import AnswerWriter
-from bot.daily.values import (
-    DailyClaim,
-    DueChannel,
-    DueFinish,
-    DuePost,
-    PostFinish,
-    RevealedRound,
-    RevealFinish,
-    SendClaim,
-)
+from bot.daily.values import DailyClaim, DueFinish, DuePost, PostFinish, RevealedRound, RevealFinish, SendClaim
 from bot.kernel.scoring import Scorer
 from bot.kernel.store import ChannelReads, RoundReads
 from bot.kernel.values import (
     ChannelConfig,
     ChannelRef,
+    DueChannel,
     Round,
     SpaceFilter,
 )

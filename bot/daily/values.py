@@ -5,15 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from bot.kernel.values import Answer, ChannelConfig, ChannelRef, Round
-
-
-@dataclass(frozen=True)
-class DueChannel:
-    """A channel whose daily post is due, claimed by one process until `lease_until`."""
-
-    ref: ChannelRef
-    due_at: dt.datetime
+from bot.kernel.values import Answer, ChannelConfig, ChannelRef, DueChannel, Round
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import zoneinfo
 from functools import cache
 
 from bot.kernel.echo import echo
-from bot.kernel.errors import BadSetting
+from bot.kernel.errors import BadSetting, PackError
 from bot.kernel.values import LETTERS, Difficulty, Period
 
 DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -217,3 +217,27 @@ def parse_round_id(text: object) -> int | None:
         return None
     value = int(raw)
     return value if 0 < value <= ROUND_ID_MAX else None
+
+
+PACK_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$")
+
+
+def check_pack_name(name: str) -> str:
+    """A pack name: 1-40 lower-case letters, digits and `-` (no `/`); `pytorch` is the shipped bank."""
+    if not PACK_NAME.fullmatch(name or ""):
+        raise PackError(f"{name!r} is not a pack name: use 1-40 lower-case letters, digits and - (no / or spaces).")
+    return name
+
+
+def parse_packs(text: str) -> frozenset[str]:
+    """The `packs` setting: comma-separated pack names (pytorch is the shipped bank)."""
+    names = [p.strip().lower() for p in text.split(",") if p.strip()]
+    if not names:
+        raise BadSetting("Name at least one pack, for example pytorch or pytorch,mypack.")
+    for name in names:
+        if not PACK_NAME.fullmatch(name):
+            raise BadSetting(
+                f"'{echo(name)}' is not a pack name: use lower-case letters, digits and - "
+                "(comma-separated), for example pytorch,mypack."
+            )
+    return frozenset(names)

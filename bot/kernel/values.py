@@ -227,3 +227,11 @@ class SpaceFilter:
             return (int(ref.space_id) >> 22) % self.shard_count in self.shard_ids
         except ValueError:
             return 0 in self.shard_ids
+
+
+@dataclass(frozen=True)
+class DueChannel:
+    """A channel whose daily post is due, claimed by one process until `lease_until`."""
+
+    ref: ChannelRef
+    due_at: dt.datetime

@@ -32,6 +32,7 @@ from bot.bank.load import (
 from bot.kernel.context import QuestionBank
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting, NotAllowed, PackBusy, PackError, PackExists, UnknownRound
+from bot.kernel.parsing import PACK_NAME, check_pack_name
 from bot.kernel.spreadsheet import read_cell, safe_row
 from bot.kernel.values import LETTERS, Actor, ChannelConfig, Question, Round
 from bot.packs.store import PackStore
@@ -52,9 +53,6 @@ MAX_PROBLEMS = 200  # listed; further ones are counted
 
 
 MAX_REFERENCE = 500
-
-
-PACK_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$")
 
 
 TOPIC_PATTERN = r"^[A-Za-z0-9-]{1,40}$"
@@ -130,27 +128,6 @@ class PackQuestionSpec(QuestionSpec):
                     f'choice {letter} must be text; put it in quotes, for example {letter}: "{echo(text, 40)}"'
                 )
         return list(v.values())
-
-
-def check_pack_name(name: str) -> str:
-    """A pack name: 1-40 lower-case letters, digits and `-` (no `/`); `pytorch` is the shipped bank."""
-    if not PACK_NAME.fullmatch(name or ""):
-        raise PackError(f"{name!r} is not a pack name: use 1-40 lower-case letters, digits and - (no / or spaces).")
-    return name
-
-
-def parse_packs(text: str) -> frozenset[str]:
-    """The `packs` setting: comma-separated pack names (pytorch is the shipped bank)."""
-    names = [p.strip().lower() for p in text.split(",") if p.strip()]
-    if not names:
-        raise BadSetting("Name at least one pack, for example pytorch or pytorch,mypack.")
-    for name in names:
-        if not PACK_NAME.fullmatch(name):
-            raise BadSetting(
-                f"'{echo(name)}' is not a pack name: use lower-case letters, digits and - "
-                "(comma-separated), for example pytorch,mypack."
-            )
-    return frozenset(names)
 
 
 def canonical(spec: PackQuestionSpec) -> dict[str, Any]:

@@ -6,8 +6,9 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from bot.kernel.context import Context
+from bot.kernel.parsing import check_pack_name
 from bot.kernel.values import Actor, ChannelRef
-from bot.packs.catalog import Format, ImportResult, PackCatalog, PackFile, check_pack_name, require_admin
+from bot.packs.catalog import Format, ImportResult, PackCatalog, PackFile, require_admin
 from bot.packs.question_stats import QuestionStatsCard, question_stats
 
 

@@ -20,7 +20,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.layout_engine import ConstrainedLayoutEngine  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from bot.recap.service import answers_text  # noqa: E402
+from bot.recap.cards import answers_text  # noqa: E402
 from bot.recap.values import RecapCard  # noqa: E402
 
 matplotlib.use("Agg")  # before anything else of matplotlib: never a display

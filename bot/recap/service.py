@@ -15,11 +15,11 @@ import datetime as dt
 import logging
 import threading
 
-from bot.daily.values import DueChannel
 from bot.kernel.context import Context, QuestionBank
 from bot.kernel.platform import NamePlatform
 from bot.kernel.timing import local_date_of, post_instant
-from bot.kernel.values import LETTERS, ChannelConfig, ChannelRef, SpaceFilter, TopicStats
+from bot.kernel.values import LETTERS, ChannelConfig, ChannelRef, DueChannel, SpaceFilter, TopicStats
+from bot.recap.cards import _span
 from bot.recap.ports import RecapPlatform
 from bot.recap.store import RecapServiceStore, RecapStore
 from bot.recap.values import HardestQuestion, RecapCard, RecapDay, RecapRound
@@ -46,12 +46,6 @@ RETRY = dt.timedelta(minutes=2)
 BATCH = 20
 
 
-ALT_LIMIT = 1000  # Slack's alt text and Discord's attachment description both stay under 1,024
-
-
-NOTHING = "nothing to chart yet"
-
-
 RECAP_KEYS = ("recap_day", "post_time", "timezone", "paused")  # the settings that move a channel's recap
 
 
@@ -76,19 +70,6 @@ def next_recap_after(cfg: ChannelConfig, after: dt.datetime) -> dt.datetime | No
             if at > after:
                 return at
     return None  # pragma: no cover - a weekday always comes within nine days
-
-
-def _span(start: dt.date, end: dt.date) -> str:
-    if start.year != end.year:
-        return f"{start:%d %b %Y} – {end:%d %b %Y}"
-    if start.month != end.month:
-        return f"{start:%d %b} – {end:%d %b %Y}"
-    return f"{start:%d}–{end:%d %b %Y}"
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 async def build_recap(
@@ -148,48 +129,6 @@ def _hardest(bank: QuestionBank, rounds: list[RecapRound]) -> HardestQuestion | 
         worst.topic,
         question.code if question else None,
     )
-
-
-def answers_text(n: int) -> str:
-    return f"{n} answer" if n == 1 else f"{n} answers"
-
-
-def _pct(correct: int, answered: int) -> str:
-    return f"{round(100 * correct / answered)}%" if answered else "-"
-
-
-def recap_text(card: RecapCard) -> str:
-    """The message that goes with the chart (or alone, when the week had no answers). Names, not mentions."""
-    if card.empty:
-        return f"{card.title}: {NOTHING}. No one answered a daily question in the past week."
-    lines = [f"{card.title}: {answers_text(card.answered)}, {_pct(card.correct, card.answered)} correct."]
-    if card.top:
-        best = ", ".join(f"{_clip(card.name(s.user_id), 40)} ({s.points})" for s in card.top)
-        lines.append(f"Top five: {best}.")
-    return "\n".join(lines)
-
-
-def recap_alt_text(card: RecapCard) -> str:
-    """What the chart shows, in words (alt text for screen readers), at most ALT_LIMIT characters."""
-    if card.empty:
-        return f"{card.title}: {NOTHING}."
-    parts = [f"Chart, {card.title}."]
-    parts.append("Answers per day: " + ", ".join(f"{d.day:%a} {d.answered}" for d in card.days) + ".")
-    if card.topics:
-        parts.append(
-            "Accuracy by topic: " + ", ".join(f"{t.topic} {_pct(t.correct, t.answered)}" for t in card.topics) + "."
-        )
-    if card.top:
-        parts.append(
-            "Top five: " + ", ".join(f"{_clip(card.name(s.user_id), 40)} {s.points} points" for s in card.top) + "."
-        )
-    if card.hardest:
-        h = card.hardest
-        parts.append(
-            f"Hardest question ({_pct(h.correct, h.answered)} of {h.answered} correct, answer "
-            f"{h.correct_letter}): {_clip(h.prompt, 200)}"
-        )
-    return _clip(" ".join(parts), ALT_LIMIT)
 
 
 async def draw(card: RecapCard) -> bytes:

@@ -5,13 +5,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Protocol
 
-from bot.daily.values import (
-    DueChannel,
-)
 from bot.kernel.store import ChannelReads
 from bot.kernel.values import (
     ChannelConfig,
     ChannelRef,
+    DueChannel,
     SpaceFilter,
 )
 from bot.recap.values import RecapRound, RecapScorer

@@ -17,9 +17,10 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
-from bot.daily.values import DueChannel, SendClaim
+from bot.daily.values import SendClaim
 from bot.kernel.values import (
     ChannelRef,
+    DueChannel,
     SpaceFilter,
 )
 

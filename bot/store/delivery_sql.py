@@ -6,10 +6,11 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from bot.daily.values import DailyClaim, DueChannel, DueFinish, DuePost, PostFinish, RevealFinish, SendClaim
+from bot.daily.values import DailyClaim, DueFinish, DuePost, PostFinish, RevealFinish, SendClaim
 from bot.kernel.values import (
     ChannelConfig,
     ChannelRef,
+    DueChannel,
     Round,
     SpaceFilter,
 )

@@ -24,13 +24,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from bot.daily.values import DueChannel, RevealedRound, SendClaim
+from bot.daily.values import RevealedRound, SendClaim
 from bot.kernel.scoring import Board, LeaderboardRow, Scorer, ScoreRow, ranked
 from bot.kernel.values import (
     Answer,
     AnswerWrite,
     ChannelConfig,
     ChannelRef,
+    DueChannel,
     NewAnswer,
     Period,
     Round,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bot.daily.values import DueChannel
 from bot.kernel.values import (
     ChannelConfig,
     ChannelRef,
+    DueChannel,
     SpaceFilter,
 )
 from bot.recap.values import RecapRound, RecapScorer

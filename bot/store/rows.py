@@ -7,11 +7,10 @@ import json
 from collections.abc import Collection, Iterable
 from typing import Any, TypeVar
 
-from bot.daily.values import DueChannel
 from bot.installs.values import WorkspaceInstall
 from bot.kernel.errors import PackError
 from bot.kernel.scoring import LeaderboardRow
-from bot.kernel.values import Answer, ChannelConfig, ChannelRef, Difficulty, Round, RoundKind
+from bot.kernel.values import Answer, ChannelConfig, ChannelRef, Difficulty, DueChannel, Round, RoundKind
 from bot.practice.memory import CardKey, LearnerCard, ReviewEvent
 from bot.seasons.values import SeasonArchive
 from bot.suggestions.values import Suggestion, SuggestionStatus

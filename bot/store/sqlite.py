@@ -22,12 +22,13 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.daily.values import DueChannel, RevealedRound, SendClaim
+from bot.daily.values import RevealedRound, SendClaim
 from bot.kernel.scoring import Board, LeaderboardRow, Scorer, ScoreRow, ranked
 from bot.kernel.values import (
     Answer,
     AnswerWrite,
     ChannelRef,
+    DueChannel,
     NewAnswer,
     Period,
     PracticeAnswer,

@@ -25,13 +25,6 @@ def store_for_url(url: str) -> Store:
     raise StartupError(f"STUDYBOT_DATABASE_URL={scheme}://... is not accepted: use sqlite:///file.db or postgresql://")
 
 
-async def copy_database(src_url: str, dst_url: str) -> dict[str, int]:
-    """Copy every table from one store to another (`studybot db copy`); raises CopyError."""
-    from bot.store.copy import copy_database as copy
-
-    return await copy(src_url, dst_url)
-
-
 def sqlite_path(url: str) -> str:
     """sqlite:///relative.db, sqlite:////abs/path.db or sqlite:///:memory: -> a path for sqlite3."""
     prefix = "sqlite:///"

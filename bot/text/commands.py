@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting
-from bot.kernel.parsing import parse_choice, parse_number, parse_period, parse_season
+from bot.kernel.parsing import PACK_NAME, parse_choice, parse_number, parse_period, parse_season
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import Difficulty, Period
-from bot.packs.catalog import PACK_NAME, TOPIC_PATTERN
+from bot.packs.catalog import TOPIC_PATTERN
 from bot.practice.reviews import REVIEW_DEFAULT, REVIEW_MAX
 from bot.reminders.service import parse_remind_time
 from bot.reports.service import check_action, parse_report_words

@@ -23,16 +23,7 @@ from collections.abc import AsyncIterator, Collection, Hashable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TypeVar
 
-from bot.daily.values import (
-    DailyClaim,
-    DueChannel,
-    DueFinish,
-    DuePost,
-    PostFinish,
-    RevealedRound,
-    RevealFinish,
-    SendClaim,
-)
+from bot.daily.values import DailyClaim, DueFinish, DuePost, PostFinish, RevealedRound, RevealFinish, SendClaim
 from bot.installs.values import WorkspaceInstall
 from bot.kernel.errors import PackError, PackExists
 from bot.kernel.scoring import Board, LeaderboardRow, Scorer, ScoreRow
@@ -40,6 +31,7 @@ from bot.kernel.values import (
     Answer,
     ChannelConfig,
     ChannelRef,
+    DueChannel,
     NewAnswer,
     Period,
     Round,

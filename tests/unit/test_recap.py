@@ -17,8 +17,9 @@ from bot.app.scheduler import DailyScheduler
 from bot.features import Features
 from bot.kernel.errors import BadSetting
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef
+from bot.recap.cards import NOTHING, recap_alt_text, recap_text
 from bot.recap.chart import draw_recap
-from bot.recap.service import NOTHING, build_recap, next_recap_after, recap_alt_text, recap_text, week_before
+from bot.recap.service import build_recap, next_recap_after, week_before
 from bot.recap.values import RecapCard
 from bot.settings import ConfigChange, lookup
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank

@@ -9,7 +9,7 @@ import io
 from PIL import Image, ImageStat
 
 from adapters.discord.app import StudyBotClient
-from bot.recap.service import NOTHING
+from bot.recap.cards import NOTHING
 from tests.adapters.discord.conftest import START, Core, configure_channel
 from tests.adapters.discord.fake_discord import FakeDiscord
 

@@ -10,7 +10,7 @@ import json
 
 from PIL import Image, ImageStat
 
-from bot.recap.service import NOTHING
+from bot.recap.cards import NOTHING
 from tests.adapters.slack.harness import ANN, BOB, CHANNEL, SlackHarness
 
 RECAP_AT = dt.datetime(2025, 3, 10, 9, 0, tzinfo=dt.UTC)  # the Monday after the harness's Wednesday, 09:00

@@ -16,7 +16,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, assert_never
 from zoneinfo import ZoneInfo
 
 from adapters.console.render import (
@@ -38,7 +38,8 @@ from bot.kernel.parsing import parse_choice
 from bot.kernel.values import Actor, ChannelRef, CommandNames
 from bot.mydata.export import MissesExport
 from bot.mydata.forget import TEXT_HINT, ForgetDone, ForgetPrompt
-from bot.packs.catalog import PackFile, PacksCard, format_of, pack_name_of, problem_text, read_upload_file
+from bot.packs.catalog import PackFile, PacksCard
+from bot.packs.files import format_of, pack_name_of, problem_text, read_upload_file
 from bot.packs.question_stats import QuestionStatsCard
 from bot.practice.cards import ReviewEmpty
 from bot.recap.values import RecapCard
@@ -368,6 +369,8 @@ class ConsoleChannel:
                 self.say(f"{private} {text} {TEXT_HINT}")
             case ForgetDone(text=text):
                 self.say(f"{private} {text}")
+            case _:
+                assert_never(result)
 
 
 def _local_file(raw: str) -> tuple[Path, int | None]:

@@ -13,7 +13,7 @@ from adapters.discord.markdown import escape, plain
 from adapters.discord.replies import Reply, actor_of, bot_of, ref_of, respond
 from adapters.discord.suggestions import suggestions_reply
 from bot.kernel.errors import PackError
-from bot.packs.catalog import format_of, problem_text
+from bot.packs.files import format_of, problem_text
 
 FORMATS = [app_commands.Choice(name="YAML", value="yaml"), app_commands.Choice(name="CSV", value="csv")]
 RESOLUTIONS = [

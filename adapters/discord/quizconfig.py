@@ -131,15 +131,14 @@ def _settings_command(group: str) -> app_commands.Command[Any, ..., None]:
     params = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=discord.Interaction)]
     params += [inspect.Parameter(s.option_name, keyword, annotation=_option_type(s), default=None) for s in settings]
     params.append(inspect.Parameter("channel", keyword, annotation=discord.TextChannel | None, default=None))
-    # what discord.py reads from a decorated callback: its signature, option descriptions and choices
+    # the options are the settings table's: a built signature (inspect reads __signature__), then the same
+    # decorators a hand-written command uses for the descriptions and the closed choices
     callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-    callback.__discord_app_commands_param_description__ = {  # type: ignore[attr-defined]
-        **{s.option_name: _describe(s) for s in settings},
-        "channel": CHANNEL_HELP,
-    }
-    callback.__discord_app_commands_param_choices__ = {  # type: ignore[attr-defined]
-        s.option_name: [Choice(name=c, value=c) for c in s.choices] for s in settings if s.choices
-    }
+    described = app_commands.describe(**{s.option_name: _describe(s) for s in settings}, channel=CHANNEL_HELP)
+    callback = described(callback)
+    choices = {s.option_name: [Choice(name=c, value=c) for c in s.choices] for s in settings if s.choices}
+    if choices:
+        callback = app_commands.choices(**choices)(callback)
     command: app_commands.Command[Any, ..., None] = app_commands.Command(
         name=group, description=GROUPS[group][0], callback=callback
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, assert_never
 
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
@@ -197,7 +197,8 @@ async def dispatch(
             return Reply(
                 escape(result.render()), [section("\n".join(shown[i : i + 4])) for i in range(0, len(shown), 4)]
             )
-    raise AssertionError(result)
+        case _:
+            assert_never(result)
 
 
 async def post_leaderboard(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, card: LeaderboardCard) -> Reply:

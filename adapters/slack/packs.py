@@ -23,7 +23,8 @@ from adapters.slack.mrkdwn import escape
 from bot.kernel.errors import PackError, QuizError
 from bot.kernel.parsing import PACK_NAME
 from bot.kernel.values import ChannelRef
-from bot.packs.catalog import MAX_UPLOAD_BYTES, PackFile, format_of, problem_text
+from bot.packs.catalog import PackFile
+from bot.packs.files import MAX_UPLOAD_BYTES, format_of, problem_text
 from bot.text.runner import ImportAsked
 
 log = logging.getLogger(__name__)

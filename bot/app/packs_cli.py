@@ -18,7 +18,8 @@ from bot.kernel.clock import SystemClock
 from bot.kernel.errors import PackError, QuizError
 from bot.kernel.files import write_private
 from bot.kernel.values import Actor
-from bot.packs.catalog import PackCatalog, format_of, read_upload_file
+from bot.packs.catalog import PackCatalog
+from bot.packs.files import format_of, read_upload_file
 from bot.packs.question_stats import question_stats
 from bot.store.urls import store_for_url
 

@@ -9,10 +9,8 @@ from __future__ import annotations
 import codecs
 import difflib
 import logging
-import math
 import re
 import sys
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +19,11 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from bot.bank.near_copies import (
+    _code_key,
+    normalise,
+    similarity_pairs,
+)
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import LETTERS, Difficulty, Question
 
@@ -60,8 +63,6 @@ MAX_NESTING = 32  # YAML collections inside each other (the bank needs fewer tha
 
 
 MAX_PROBLEMS_PER_FILE = 50  # further problems of one file are counted, not listed
-NEAR_COPY_THRESHOLD = 0.93  # distinct pairs of the 574-question bank score at most 0.915 (0.928 at 293 questions)
-NEAR_COPY_PROSE_THRESHOLD = 0.80  # when neither question shows code (distinct prose pairs: at most 0.732)
 
 
 SEED_WORD = re.compile(r"\bseeds?\b", re.IGNORECASE)
@@ -343,12 +344,6 @@ class TopicStats:
         return e, m, h, self.total, self.verified, self.checked_by, self.why_wrong
 
 
-def normalise(text: str) -> str:
-    """Lower-case, accents folded, punctuation and runs of whitespace removed: for duplicate checks."""
-    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    return re.sub(r"[^a-z0-9]+", " ", text).strip()
-
-
 def _show(value: Any, limit: int = 60) -> str:
     """A value for a one-line message: repr, cut to `limit` characters."""
     text = repr(value)
@@ -524,73 +519,6 @@ def load_file(path: Path) -> tuple[list[LoadedQuestion], list[str]]:
         hidden = len(problems) - MAX_PROBLEMS_PER_FILE
         problems = [*problems[:MAX_PROBLEMS_PER_FILE], f"{path}: and {hidden:,} more problem(s) in this file"]
     return ([] if problems else loaded), problems
-
-
-def _code_key(code: str | None) -> str | None:
-    """A code block with comments, blank lines and spacing removed; None when there is hardly any code."""
-    if not code:
-        return None
-    lines = [" ".join(line.split()) for line in code.splitlines()]
-    kept = [line for line in lines if line and not line.startswith("#") and not line.startswith("import ")]
-    return "\n".join(kept) if len(kept) >= 2 else None
-
-
-def _words(q: Question) -> list[str]:
-    """Normalised words of prompt + code, without the import lines every snippet shares."""
-    code = [line for line in (q.code or "").splitlines() if not line.strip().startswith(("import ", "from "))]
-    return normalise(q.prompt + " " + "\n".join(code)).split()
-
-
-def _word_vectors(entries: list[LoadedQuestion], corpus: list[LoadedQuestion] | None = None) -> list[dict[str, float]]:
-    """Unit-length idf-weighted word vectors of prompt + code (idf over corpus, by default the entries)."""
-    docs = [Counter(_words(e.question)) for e in entries]
-    df: Counter[str] = Counter(w for d in docs for w in d)
-    n = len(docs)
-    if corpus is not None:
-        df = Counter(w for e in corpus for w in set(_words(e.question)))
-        n = len(corpus)
-    vectors = []
-    for d in docs:
-        v = {w: (1 + math.log(c)) * (math.log((1 + n) / (1 + df[w])) + 1) for w, c in d.items()}
-        norm = math.sqrt(sum(x * x for x in v.values())) or 1.0
-        vectors.append({w: x / norm for w, x in v.items()})
-    return vectors
-
-
-def similarity_pairs(
-    entries: list[LoadedQuestion], threshold: float | None = None, corpus: list[LoadedQuestion] | None = None
-) -> list[tuple[float, LoadedQuestion, LoadedQuestion]]:
-    """Pairs whose prompt + code vectors have cosine >= threshold, most alike first. Without a threshold:
-    NEAR_COPY_PROSE_THRESHOLD when neither question shows code, else NEAR_COPY_THRESHOLD. corpus: the
-    questions the word weights come from (default: the entries)."""
-    vectors = _word_vectors(entries, corpus)
-    df: Counter[str] = Counter(w for v in vectors for w in v)
-    # every pair up to 3,000 questions; beyond, only pairs sharing an uncommon word (a near-copy shares
-    # nearly all its words), which keeps a large bank from taking minutes
-    uncommon = len(vectors) if len(vectors) <= 3000 else max(10, len(vectors) // 20)
-    # each question meets the earlier ones through the words they share (an inverted index of the
-    # weights), so a pair costs its shared words, not all of one side's words
-    postings: dict[str, list[tuple[int, float]]] = {}
-    found = []
-    for i, v in enumerate(vectors):
-        dots: dict[int, float] = {}
-        common = []
-        for w, x in v.items():
-            if df[w] > uncommon:
-                common.append((w, x))
-                continue
-            earlier = postings.setdefault(w, [])
-            for j, y in earlier:
-                dots[j] = dots.get(j, 0.0) + x * y
-            earlier.append((i, x))
-        for j, score in dots.items():
-            score += sum(x * vectors[j].get(w, 0.0) for w, x in common)
-            prose = not entries[i].question.code and not entries[j].question.code
-            limit = NEAR_COPY_PROSE_THRESHOLD if prose else NEAR_COPY_THRESHOLD
-            limit = limit if threshold is None else threshold
-            if score >= limit:
-                found.append((score, entries[j], entries[i]))
-    return sorted(found, key=lambda t: -t[0])
 
 
 def cross_check(entries: list[LoadedQuestion]) -> list[str]:

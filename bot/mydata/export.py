@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.kernel.spreadsheet import safe_cell, safe_row
 from bot.kernel.values import LETTERS, Question, RoundKind
-from bot.packs.catalog import CSV_COLUMNS as PACK_COLUMNS
+from bot.packs.files import CSV_COLUMNS as PACK_COLUMNS
 
 NOTHING_TO_EXPORT = (
     "Nothing to export yet: you have no missed questions here. Questions you answer wrong (daily, practice "

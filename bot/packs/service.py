@@ -8,7 +8,8 @@ from typing import Protocol
 from bot.kernel.context import Context
 from bot.kernel.parsing import check_pack_name
 from bot.kernel.values import Actor, ChannelRef
-from bot.packs.catalog import Format, ImportResult, PackCatalog, PackFile, require_admin
+from bot.packs.catalog import ImportResult, PackCatalog, PackFile, require_admin
+from bot.packs.files import Format
 from bot.packs.question_stats import QuestionStatsCard, question_stats
 
 

@@ -22,7 +22,8 @@ from bot.kernel.errors import BadSuggestion, NotAllowed, QuizError
 from bot.kernel.parsing import parse_number
 from bot.kernel.platform import DirectPlatform
 from bot.kernel.values import LETTERS, Actor, ChannelRef, Difficulty
-from bot.packs.catalog import MAX_PACK_QUESTIONS, MAX_PACKS, MAX_REFERENCE, PackQuestionSpec, canonical, card_problems
+from bot.packs.catalog import MAX_PACKS
+from bot.packs.files import MAX_PACK_QUESTIONS, MAX_REFERENCE, PackQuestionSpec, canonical, card_problems
 from bot.suggestions.store import SuggestionStore
 from bot.suggestions.values import Suggestion, SuggestionStatus
 

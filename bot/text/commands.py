@@ -10,13 +10,14 @@ import datetime as dt
 import difflib
 import re
 from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
 
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting
 from bot.kernel.parsing import PACK_NAME, parse_choice, parse_number, parse_period, parse_season
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import Difficulty, Period
-from bot.packs.catalog import TOPIC_PATTERN
+from bot.packs.files import TOPIC_PATTERN
 from bot.practice.reviews import REVIEW_DEFAULT, REVIEW_MAX
 from bot.reminders.service import parse_remind_time
 from bot.reports.service import check_action, parse_report_words
@@ -102,9 +103,20 @@ class ShowHelp:
     suggestion: str | None = None  # a close command ("did you mean ..."): then the reply is short
 
 
+ConfigAction: TypeAlias = Literal["set", "show", "pause", "resume", "post-now", "reveal"]
+_ACTION_OF: dict[str, ConfigAction] = {
+    "show": "show",
+    "pause": "pause",
+    "resume": "resume",
+    "post-now": "post-now",
+    "postnow": "post-now",
+    "reveal": "reveal",
+}
+
+
 @dataclass(frozen=True)
 class Configure:
-    action: str  # set | show | pause | resume | post-now | reveal
+    action: ConfigAction
     change: ConfigChange = field(default_factory=ConfigChange)
     channel: str | None = None  # `channel #c` (Slack): configure another channel
 
@@ -211,8 +223,8 @@ def parse_config(words: list[str]) -> Configure:
     if not words:
         return Configure("show")
     head = words[0].lower()
-    if head in {*_ACTIONS, "postnow"} and len(words) == 1:
-        return Configure(head.replace("postnow", "post-now"))
+    if head in _ACTION_OF and len(words) == 1:
+        return Configure(_ACTION_OF[head])
     if head == "filters":
         words = words[1:]
         if not words:

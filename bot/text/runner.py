@@ -7,7 +7,7 @@ adapter's TextSource.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, assert_never
 
 from bot.daily.cards import StatsCard
 from bot.features import Features
@@ -202,9 +202,9 @@ async def run_command(service: Features, source: TextSource, command: Command) -
             return await service.packs.export_pack(
                 await source.space_actor(), ref, pack, "csv" if fmt == "csv" else "yaml"
             )
-        case Suggest(form=None):
-            return SuggestFormReply()
-        case Suggest(form=form) if form is not None:
+        case Suggest(form=form):
+            if form is None:
+                return SuggestFormReply()
             return NoteReply(suggested_text(await service.suggestions.suggest(ref, user, form)))
         case ShowSuggestions():
             return await service.suggestions.pending(await source.actor(ref), ref.platform, ref.space_id)
@@ -222,23 +222,26 @@ async def run_command(service: Features, source: TextSource, command: Command) -
         case ResolveReport(report_id=report_id, action=action):
             actor = await source.space_actor()
             return NoteReply(await service.reports.resolve(actor, ref.platform, ref.space_id, report_id, action))
-    raise AssertionError(command)
+        case _:
+            assert_never(command)
 
 
 async def _configure(service: Features, source: TextSource, command: Configure) -> Result:
     """`/quiz config ...`: the adapter says who is an admin; the core decides what they may do."""
     target = source.ref if command.channel is None else source.channel(command.channel)
-    if command.action == "show":
+    action = command.action
+    if action == "show":
         return SettingsReply(await service.channels.show_config(target))
     actor = await source.actor(target)
-    match command.action:
+    match action:
         case "pause" | "resume":
-            card = await service.channels.configure(actor, target, ConfigChange.of(paused=command.action == "pause"))
-            return SettingsReply(card, changed=command.action == "resume")
+            card = await service.channels.configure(actor, target, ConfigChange.of(paused=action == "pause"))
+            return SettingsReply(card, changed=action == "resume")
         case "set":
             return SettingsReply(await service.channels.configure(actor, target, command.change), changed=True)
         case "post-now":
             return PostedReply(await service.posting.post_now(actor, target), target)
         case "reveal":
             return RevealedReply(await service.reveals.reveal_now(actor, target))
-    raise AssertionError(command.action)
+        case _:
+            assert_never(action)

@@ -18,9 +18,10 @@ from adapters.console.channel import CONSOLE_REF, ConsoleChannel
 from bot.features import Features
 from bot.kernel.errors import PackError
 from bot.kernel.values import LETTERS
-from bot.packs.catalog import read_upload_file
+from bot.packs.files import read_upload_file
 from tests.e2e import test_console_review
 from tests.e2e.test_console import run_console
+from tests.support.fakes import store_of
 from tests.support.packs import pack_csv, pack_rows
 
 service = test_console_review.service  # a SQLite store, its clock at Monday 2026-12-07 09:00
@@ -137,7 +138,7 @@ async def test_exports_are_private_new_files_and_never_replace_one(
     assert f"Exported pack team (yaml) to {tmp_path / 'team-2.yaml'} (team.yaml is there" in text
     assert (tmp_path / "team.yaml").read_bytes() == (tmp_path / "team-2.yaml").read_bytes()
 
-    round_ = await service.latest_daily_round(CONSOLE_REF)
+    round_ = await store_of(service).latest_daily_round(CONSOLE_REF)
     assert round_ is not None
     question = service.context.bank.get(round_.question_id)
     assert question is not None

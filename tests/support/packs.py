@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from bot.packs.catalog import CSV_COLUMNS
+from bot.packs.files import CSV_COLUMNS
 
 
 def pack_rows(n: int = 30, prefix: str = "team", topic: str = "team-lore") -> list[dict[str, str]]:

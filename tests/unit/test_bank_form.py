@@ -16,7 +16,8 @@ from itertools import combinations
 
 import pytest
 
-from bot.bank.load import LoadedQuestion, load_bank, similarity_pairs
+from bot.bank.load import LoadedQuestion, load_bank
+from bot.bank.near_copies import similarity_pairs
 from bot.kernel.values import LETTERS, Question
 
 LIMIT = 0.32  # the most any strategy may score (chance is 0.25)

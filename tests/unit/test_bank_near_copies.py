@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import bot.bank.load as bank
+import bot.bank.near_copies as near_copies
 from bot.bank.load import LoadedQuestion, cross_check, validate
 from bot.kernel.values import Difficulty, Question
 
@@ -46,7 +47,7 @@ def score(a: LoadedQuestion, b: LoadedQuestion) -> float:
 
 def limit(a: LoadedQuestion, b: LoadedQuestion) -> float:
     prose = not a.question.code and not b.question.code
-    return bank.NEAR_COPY_PROSE_THRESHOLD if prose else bank.NEAR_COPY_THRESHOLD
+    return near_copies.NEAR_COPY_PROSE_THRESHOLD if prose else near_copies.NEAR_COPY_THRESHOLD
 
 
 # modelled on the pairs the review named: each is the same question twice in slightly different words

@@ -12,7 +12,8 @@ import pytest
 
 from bot.kernel.errors import PackError
 from bot.kernel.values import Actor
-from bot.packs.catalog import PackCatalog, canonical, parse_pack
+from bot.packs.catalog import PackCatalog
+from bot.packs.files import canonical, parse_pack
 from tests.support.fakes import make_bank
 from tests.support.memory_store import InMemoryStore
 

@@ -13,7 +13,8 @@ from bot.app.bootstrap import bootstrap
 from bot.features import Features
 from bot.kernel.errors import BadSetting, NotAllowed, PackError, PackExists
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef
-from bot.packs.catalog import MAX_PACK_QUESTIONS, PackCatalog, export_csv, export_yaml, parse_pack
+from bot.packs.catalog import PackCatalog
+from bot.packs.files import MAX_PACK_QUESTIONS, export_csv, export_yaml, parse_pack
 from bot.settings import ConfigChange
 from tests.support.fakes import FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
@@ -174,7 +175,7 @@ def test_yaml_keeps_why_wrong_and_odd_text():
         "  why_wrong:\n    A: It only looks right because of the colon.\n"
     )
     [spec] = parse_pack(text.encode(), "yaml")
-    from bot.packs.catalog import canonical
+    from bot.packs.files import canonical
 
     once = export_yaml([canonical(spec)])
     [again] = parse_pack(once, "yaml")
@@ -316,7 +317,7 @@ async def test_question_stats_list_the_hardest_and_flag_questions_to_check(store
 
 
 def test_problem_text_says_each_problem_once():
-    from bot.packs.catalog import problem_text
+    from bot.packs.files import problem_text
 
     with pytest.raises(PackError) as caught:
         parse_pack(pack_csv().replace(b"answer", b"answr", 1), "csv", "bad.csv")

@@ -18,7 +18,8 @@ from bot.bank.load import Bank
 from bot.kernel.spreadsheet import FORMULA_START, read_cell, safe_cell
 from bot.kernel.values import Actor
 from bot.mydata.export import MissesExport
-from bot.packs.catalog import CSV_COLUMNS, PackCatalog
+from bot.packs.catalog import PackCatalog
+from bot.packs.files import CSV_COLUMNS
 from bot.suggestions.service import SuggestionForm
 from bot.text.commands import parse_quiz
 from bot.text.runner import run_command

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from adapters.slack.packs import IMPORT_VIEW
-from bot.packs.catalog import parse_pack
+from bot.packs.files import parse_pack
 from tests.adapters.slack.harness import ADMIN, ANN, Sent, SlackHarness, texts
 from tests.adapters.slack.stub import TEAM_ID, Call
 from tests.support.packs import pack_csv, pack_rows

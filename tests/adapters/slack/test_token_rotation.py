@@ -90,7 +90,7 @@ async def test_an_expiring_token_is_renewed_once_and_everything_after_uses_the_n
     before = len(stub.calls)
     await rotating.reply_to(await rotating.command(ALPHA, "stats", PEOPLE[ALPHA][1]))
     round_ = await rotating.daily_round(ALPHA)
-    await rotating.service.reveal_round(round_.id)
+    await rotating.service.reveals.reveal_round(round_.id)
     later = [c for c in stub.calls[before:] if not c.method.startswith(("respond:", "oauth."))]
     assert {c.method for c in later} >= {"chat.postMessage", "chat.update"}
     assert {c.headers.get("Authorization") for c in later} == {f"Bearer {new_token}"}
@@ -132,7 +132,7 @@ class Cluster:
         refresh = f"xoxe-1-alpha-refresh-{len(self.stub.refresh_tokens)}-plaintext"
         self.stub.refresh_tokens[refresh] = token
         box = TokenBox(KEY)
-        await self.processes[0].service.save_install(
+        await self.processes[0].service.installs.save_install(
             WorkspaceInstall(
                 "slack",
                 ALPHA,
@@ -186,7 +186,7 @@ async def test_two_processes_renew_an_expiring_token_once(cluster: Cluster) -> N
     a, b = cluster.processes
     tokens = await asyncio.gather(*(p.installs.token_for(ALPHA) for p in (a, b, a, b, a, b, a, b)))
     assert refreshes(cluster.stub) == [refresh], "one renewal reached Slack"
-    row = await a.service.find_install("slack", ALPHA)
+    row = await a.service.installs.find_install("slack", ALPHA)
     assert row is not None
     new = opened(row.token_secret)
     assert new != TOKENS[ALPHA] and set(tokens) <= {TOKENS[ALPHA], new}  # the old token was still good
@@ -205,7 +205,7 @@ async def test_an_expired_token_waits_for_the_renewal_in_flight(cluster: Cluster
     a, b = cluster.processes
     tokens = await asyncio.gather(*(p.installs.token_for(ALPHA) for p in (a, b, b, a)))
     assert refreshes(cluster.stub) == [refresh]
-    row = await a.service.find_install("slack", ALPHA)
+    row = await a.service.installs.find_install("slack", ALPHA)
     assert row is not None and set(tokens) == {opened(row.token_secret)}, "nobody used the expired token"
 
 
@@ -217,9 +217,9 @@ async def test_a_reinstall_during_a_renewal_keeps_the_reinstalled_token(cluster:
     await cluster.stub.wait_for("oauth.v2.access")
     reinstalled = "xoxb-alpha-reinstalled-plaintext"
     cluster.stub.add_workspace(ALPHA, reinstalled)
-    await b.service.save_install(WorkspaceInstall("slack", ALPHA, "U0BOT", TokenBox(KEY).seal(reinstalled), T0))
+    await b.service.installs.save_install(WorkspaceInstall("slack", ALPHA, "U0BOT", TokenBox(KEY).seal(reinstalled), T0))
     assert await renewing == reinstalled, "the slower renewal does not overwrite the newer token"
-    row = await a.service.find_install("slack", ALPHA)
+    row = await a.service.installs.find_install("slack", ALPHA)
     assert row is not None and opened(row.token_secret) == reinstalled and row.refresh_secret is None
 
 

@@ -194,7 +194,6 @@ async def run_bot(settings: Settings) -> int:
             stack.push_async_callback(service.close)  # commits the answers still in flight
             scheduler = DailyScheduler(service, clock, misfire_grace=settings.misfire_grace, owns=owns)
             schedulers.append(scheduler)
-            stack.callback(scheduler.shutdown)
             service.on_config_change(scheduler.sync_channel)  # a settings change moves the channel's daily job
             service.on_round_opened(scheduler.plan_reveal)  # a round with an answer window is revealed when it ends
             tune_gc()
@@ -208,7 +207,10 @@ async def run_bot(settings: Settings) -> int:
                     flush=True,
                 )
                 console = ConsoleChannel(service, timezone=settings.console_timezone)
-                await scheduler.start()
+                stack.push_async_callback(scheduler.stop)  # a tick in flight ends first: before the adapters and store
+                await _unless_stopped(scheduler.start(), stop)  # a stop during the catch-up tick ends it
+                if stop.is_set():
+                    return 0
                 main = asyncio.ensure_future(console.run())
             else:
                 tasks: list[asyncio.Task[None]] = []
@@ -219,7 +221,10 @@ async def run_bot(settings: Settings) -> int:
                     task = started
                     tasks.append(task)
                     stack.push_async_callback(_cancel, task)  # stops the gateway or socket first
-                await scheduler.start()
+                stack.push_async_callback(scheduler.stop)  # a tick in flight ends first: before the adapters and store
+                await _unless_stopped(scheduler.start(), stop)  # a stop during the catch-up tick ends it
+                if stop.is_set():
+                    return 0
                 main = asyncio.ensure_future(asyncio.gather(*tasks))
             stack.push_async_callback(_cancel, main)
             await _until_stopped(main, stop)

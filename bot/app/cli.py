@@ -314,9 +314,18 @@ def bank_stats(path: Path) -> int:
 
 
 async def db_migrate(settings: Settings) -> int:
+    """studybot db migrate: apply the pending migrations, each all or nothing; a failure is one line naming
+    the version the database stays at (exit code 2)."""
     store = await open_store(settings.database_url, migrate=False)
     try:
-        applied = await store.migrate()
+        try:
+            applied = await store.migrate()
+        except Exception as exc:  # noqa: BLE001 - a migration the database refuses (the store rolled it back)
+            at = await store.schema_version()
+            raise StartupError(
+                f"STUDYBOT_DATABASE_URL={redact_url(settings.database_url)}: a migration failed "
+                f"({_first_line(exc)}); the database stays at schema version {at}."
+            ) from None
         version = await store.schema_version()
     finally:
         await store.close()

@@ -173,7 +173,8 @@ def test_env_example_asks_for_the_manifest_s_slack_scopes():
 
     manifest = yaml.safe_load((ROOT / "slack" / "manifest.yml").read_text(encoding="utf-8"))
     wanted = manifest["oauth_config"]["scopes"]["bot"]
-    paragraph = next(p for p in (ROOT / ".env.example").read_text(encoding="utf-8").split("\n\n") if "SLACK_SCOPES=" in p)
+    paragraphs = (ROOT / ".env.example").read_text(encoding="utf-8").split("\n\n")
+    paragraph = next(p for p in paragraphs if "SLACK_SCOPES=" in p)
     lines = paragraph.splitlines()
     at = next(i for i, line in enumerate(lines) if "SLACK_SCOPES=" in line)
     listed = [m.split(",") for line in lines[:at] if line.startswith("#") for m in SCOPE_LIST.findall(line)]

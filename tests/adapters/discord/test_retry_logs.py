@@ -143,3 +143,63 @@ async def test_a_stop_signal_while_the_login_retries_ends_studybot_run(
             with contextlib.suppress(asyncio.CancelledError):
                 await running
     assert not [t for t in asyncio.all_tasks() if t.get_name() == "discord-gateway"]
+
+
+def test_the_shard_reconnect_records_become_one_line_too() -> None:
+    """AutoShardedClient's own reconnect records (discord.shard), as discord.py logs them, with a traceback."""
+    retry_logs.install()
+    log = logging.getLogger("discord.shard")
+    refused = ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 9)")
+    with printed_log() as printed:
+        log.error("Attempting a reconnect for shard ID %s in %.2fs", 1, 2.5, exc_info=refused)
+        try:
+            raise refused
+        except OSError:
+            log.exception("Failed to connect for shard_id: %s. Retrying...", 0)
+    assert [len(lines) for _, lines in printed.printed] == [1, 1]  # one line each, no traceback
+    messages = [(r.levelname, r.getMessage()) for r, _ in printed.printed]
+    assert messages == [
+        (
+            "WARNING",
+            "cannot reach the Discord gateway for shard 1 (ConnectionRefusedError: [Errno 111] Connect call failed "
+            "('127.0.0.1', 9)); reconnecting in 2.50 s",
+        ),
+        (
+            "WARNING",
+            "cannot connect shard 0 to the Discord gateway (ConnectionRefusedError: [Errno 111] Connect call failed "
+            "('127.0.0.1', 9)); retrying in 5 s",
+        ),
+    ]
+
+
+def test_the_library_templates_the_filter_matches_are_the_installed_libraries() -> None:
+    """A discord.py or slack-sdk upgrade that rewords these records would silently bring the noise back."""
+    import inspect
+
+    import discord.client
+    import discord.shard
+    import slack_sdk.socket_mode.aiohttp
+    import slack_sdk.web.async_internal_utils
+
+    sources = {
+        discord.client: ("'logging in using static token'", "'Attempting a reconnect in %.2fs'"),
+        discord.shard: (
+            "'Attempting a reconnect for shard ID %s in %.2fs'",
+            "'Failed to connect for shard_id: %s. Retrying...'",
+            "await asyncio.sleep(5.0)",
+        ),
+        slack_sdk.web.async_internal_utils: ('f"A retry handler found: ',),
+        slack_sdk.socket_mode.aiohttp: (
+            'f"The session ({session_id}) seems to be already closed. Reconnecting..."',
+            'f"Failed to check the current session ({session_id}) or reconnect to the server "',
+            'f"(error: {type(e).__name__}, message: {e})"',
+            'f"Failed to receive or enqueue a message: {type(e).__name__}, {e} ({session_id})"',
+            'f"Failed to connect (error: {e}); Retrying..."',
+            "await asyncio.sleep(self.ping_interval)",
+        ),
+    }
+    for module, texts in sources.items():
+        source = inspect.getsource(module)
+        for text in texts:
+            assert text in source, (module.__name__, text)
+    assert retry_logs.SHARD_CONNECT_WAIT == 5.0

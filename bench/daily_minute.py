@@ -375,7 +375,7 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
         if not scheduler._lock.locked():
             break
         await asyncio.sleep(0.1)
-    scheduler.shutdown()
+    await scheduler.stop()  # a tick still running after the wait is cancelled cleanly (not an error)
     sent.clear()
     await service.close()
     live.clear()  # a bot has one service: the quiet days' own services reuse this one's memory

@@ -4,7 +4,7 @@ SETTINGS is the one table of what an admin can change about a channel's daily qu
 type, its aliases, the parser that turns text into a value (and refuses bad text with BadSetting), the help
 line, and how the current value reads. The `/quiz config ...` grammar and its help (bot.text.commands),
 Discord's `/quizconfig` options, the settings card and the docs' settings lists are all built from it.
-ConfigChange is the typed change the service applies (`QuizService.configure(actor, ref, change)`).
+ConfigChange is the typed change the daily game applies (`ChannelSettings.configure(actor, ref, change)`).
 
 A new setting is one Setting here plus its storage (a ChannelConfig field, a migration, the stores' rows).
 `python -m bot.settings` rewrites the settings lists in the docs; `--check` only says whether they are current.

@@ -68,6 +68,7 @@ STORE_DOWN = "the database is unavailable; try again in a moment"
 
 CONSOLE_REF = ChannelRef("console", "local", "terminal")
 OWNER = "you"
+AS_USAGE = "Usage: /quiz as NAME [admin]\nAct as another person here (with admin, one who may change the settings)."
 CONSOLE_HELP = (
     HELP
     + """
@@ -177,32 +178,46 @@ class ConsoleChannel:
         return Actor(self.user, self.user in self.admins)
 
     async def start(self) -> None:
-        """Make sure the terminal channel has a schedule, and post today's question if none is open, unless
-        the channel is paused or today is not one of its days. A card is printed once per session."""
+        """Show where the terminal channel's daily question stands, as the daily loop left it (the scheduler's
+        start-up tick runs first): its open question, or why none is open and when the next one comes. The
+        console posts by itself only on its first start (a new channel, with no schedule yet, gets today's
+        question at once); after that the daily loop alone posts, so a day it skipped (missed by more than
+        the grace, and told) stays skipped. A card is printed once per session."""
         owner = Actor(OWNER, True)
-        if not await self.service.channels.is_configured(self._ref):
+        first = not await self.service.channels.is_configured(self._ref)
+        if first:
             await self.service.channels.configure(owner, self._ref, ConfigChange.parse([("tz", self.timezone)]))
         try:
             card = await self.service.posting.open_question_card(self._ref)
             if card.round_id not in self.platform.shown:  # the start-up catch-up may have printed it
                 self.say(question_text(card))
         except NothingOpen:
-            shown = await self.service.channels.show_config(self._ref)
-            cfg = shown.config
-            today = self.service.context.clock.now().astimezone(ZoneInfo(cfg.timezone))
-            if cfg.paused:
-                self.say("The daily question is paused here; an admin turns it on with /quiz config resume.")
-            elif today.weekday() not in cfg.weekdays:
-                when = f"{shown.next_post:%a %d %b %H:%M} ({cfg.timezone})" if shown.next_post else "later"
-                self.say(f"No daily question today; the next one comes {when}.")
-            else:
-                try:
-                    await self.service.posting.post_now(owner, self._ref)
-                except AlreadyPosted:
-                    self.say("Today's question was already posted and revealed here; /quiz gives a practice question.")
+            await self._none_open(owner, first=first)
         except UnknownRound:
             pass  # the open question is no longer in the bank: nothing to show again
         self.say(f"You are '{self.user}'. Type /help for commands, /quit to leave.")
+
+    async def _none_open(self, owner: Actor, *, first: bool) -> None:
+        """No daily question is open at start: post today's on a first start, else say why and when."""
+        shown = await self.service.channels.show_config(self._ref)
+        cfg = shown.config
+        today = self.service.context.clock.now().astimezone(ZoneInfo(cfg.timezone))
+        when = f"{shown.next_post:%a %d %b %H:%M} ({cfg.timezone})" if shown.next_post else "later"
+        if cfg.paused:
+            self.say("The daily question is paused here; an admin turns it on with /quiz config resume.")
+        elif today.weekday() not in cfg.weekdays:
+            self.say(f"No daily question today; the next one comes {when}.")
+        elif first:
+            try:
+                await self.service.posting.post_now(owner, self._ref)
+            except AlreadyPosted:
+                self.say("Today's question was already posted and revealed here; /quiz gives a practice question.")
+        else:
+            latest = await self.service.channels.latest_daily_round(self._ref)
+            if latest is not None and latest.local_date == today.date() and not latest.is_open:
+                self.say("Today's question was already posted and revealed here; /quiz gives a practice question.")
+            else:  # before today's post time, or a day the daily loop skipped (it told the channel above)
+                self.say(f"No daily question is open; the next one comes {when}.")
 
     async def run(self) -> None:
         """Post or show today's question, then run typed lines until /quit or the end of input. Lines are
@@ -245,8 +260,8 @@ class ConsoleChannel:
             self.say(CONSOLE_HELP)
             return True
         try:
-            if lowered.startswith(("/quiz as ", "/as ")):
-                self._switch_user(line.split()[2:] if lowered.startswith("/quiz") else line.split()[1:])
+            if (words := lowered.split())[:2] == ["/quiz", "as"] or words[:1] == ["/as"]:
+                self._switch_user(line.split()[2:] if words[0] == "/quiz" else line.split()[1:])
             elif (answer := _practice_answer(line)) is not None:
                 await self._answer_practice(*answer)
             elif lowered.split()[0] in {"/quiz", "quiz"}:
@@ -259,7 +274,7 @@ class ConsoleChannel:
 
     def _switch_user(self, words: list[str]) -> None:
         if not words or not words[0].isprintable():
-            self.say("Use /quiz as NAME (add 'admin' to let them change settings).")
+            self.say(AS_USAGE)
             return
         self.user = words[0][:32]
         if len(words) > 1 and words[1].lower() == "admin":

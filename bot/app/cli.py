@@ -13,8 +13,9 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from bot.app import retry_logs
 from bot.app.bootstrap import bootstrap
 from bot.app.config import Settings, redact_url
 from bot.app.runtime import tune_gc
@@ -30,6 +31,7 @@ from bot.store.ports import Store
 from bot.store.urls import store_for_url
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def _setup_logging(level: str) -> None:
@@ -39,6 +41,7 @@ def _setup_logging(level: str) -> None:
         stream=sys.stderr,
     )
     logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    retry_logs.install()  # one line per connection retry, not the libraries' several
 
 
 NO_TOKEN_NO_INPUT = (
@@ -135,6 +138,22 @@ async def _until_stopped(main: asyncio.Future[Any], stop: asyncio.Event) -> None
         main.result()  # raises what ended it
 
 
+async def _unless_stopped(starting: Awaitable[T], stop: asyncio.Event) -> T | None:
+    """What `starting` returns, or None when a stop signal comes first: then it is cancelled (an adapter's login
+    that retries without a network closes what it opened and ends)."""
+    start = asyncio.ensure_future(starting)
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({start, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+        if not start.done():
+            start.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await start
+    return start.result() if not start.cancelled() else None
+
+
 async def _cancel(*futures: asyncio.Future[Any]) -> None:
     for future in futures:
         future.cancel()
@@ -149,6 +168,7 @@ async def run_bot(settings: Settings) -> int:
     comes; whatever was opened is closed again in reverse order (input first, the store last)."""
     starters = _starters(settings)
     owns = _owner(settings)
+    retry_logs.install()
     if not settings.platforms:
         from adapters.console.channel import stdin_at_eof
 
@@ -177,7 +197,6 @@ async def run_bot(settings: Settings) -> int:
             stack.push_async_callback(service.close)  # commits the answers still in flight
             scheduler = DailyScheduler(service, clock, misfire_grace=settings.misfire_grace, owns=owns)
             schedulers.append(scheduler)
-            stack.callback(scheduler.shutdown)
             tune_gc()
             main: asyncio.Future[Any]
             if not settings.platforms:
@@ -189,15 +208,24 @@ async def run_bot(settings: Settings) -> int:
                     flush=True,
                 )
                 console = ConsoleChannel(service, timezone=settings.console_timezone)
-                await scheduler.start()
+                stack.push_async_callback(scheduler.stop)  # a tick in flight ends first: before the adapters and store
+                await _unless_stopped(scheduler.start(), stop)  # a stop during the catch-up tick ends it
+                if stop.is_set():
+                    return 0
                 main = asyncio.ensure_future(console.run())
             else:
                 tasks: list[asyncio.Task[None]] = []
                 for start in starters.values():
-                    task = await start(service, settings)
+                    started = await _unless_stopped(start(service, settings), stop)
+                    if started is None:  # stopped while the adapter was still starting (a login retrying)
+                        return 0
+                    task = started
                     tasks.append(task)
                     stack.push_async_callback(_cancel, task)  # stops the gateway or socket first
-                await scheduler.start()
+                stack.push_async_callback(scheduler.stop)  # a tick in flight ends first: before the adapters and store
+                await _unless_stopped(scheduler.start(), stop)  # a stop during the catch-up tick ends it
+                if stop.is_set():
+                    return 0
                 main = asyncio.ensure_future(asyncio.gather(*tasks))
             stack.push_async_callback(_cancel, main)
             await _until_stopped(main, stop)
@@ -287,9 +315,18 @@ def bank_stats(path: Path) -> int:
 
 
 async def db_migrate(settings: Settings) -> int:
+    """studybot db migrate: apply the pending migrations, each all or nothing; a failure is one line naming
+    the version the database stays at (exit code 2)."""
     store = await open_store(settings.database_url, migrate=False)
     try:
-        applied = await store.migrate()
+        try:
+            applied = await store.migrate()
+        except Exception as exc:  # noqa: BLE001 - a migration the database refuses (the store rolled it back)
+            at = await store.schema_version()
+            raise StartupError(
+                f"STUDYBOT_DATABASE_URL={redact_url(settings.database_url)}: a migration failed "
+                f"({_first_line(exc)}); the database stays at schema version {at}."
+            ) from None
         version = await store.schema_version()
     finally:
         await store.close()

@@ -180,9 +180,25 @@ class Settings(BaseSettings):
         """Parse the environment (or `env`) once; raises StartupError naming the first bad variable."""
         values = _EnvSource(cls, os.environ if env is None else env)()
         try:
-            return cls(**values)
+            settings = cls(**values)
         except ValidationError as exc:
             raise StartupError(_one_line(exc, values)) from None
+        settings.check_shards(str(values.get("STUDYBOT_SHARD_IDS", "")).strip())
+        return settings
+
+    def check_shards(self, raw_ids: str) -> None:
+        """Shard ids only with a shard count, and each below it, whatever the mode (Discord or not): a
+        StartupError naming STUDYBOT_SHARD_IDS as typed (`raw_ids`), the count and the ids accepted."""
+        if not self.shard_ids:
+            return
+        if self.shard_count is None:
+            raise StartupError(
+                f"STUDYBOT_SHARD_IDS={raw_ids} is not accepted without STUDYBOT_SHARD_COUNT: set the number of "
+                "shards too, and use shard numbers from 0 to one less than it."
+            )
+        from adapters.discord.sharding import check_shards  # stdlib only: the rule the Discord adapter keeps
+
+        check_shards(self.shard_count, self.shard_ids, raw_ids)
 
     # ---- parsers (strings from the environment; typed values from code pass through) -------------
 

@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 DEFAULT_MISFIRE_GRACE = dt.timedelta(hours=1)
 TICK = dt.timedelta(seconds=15)  # at most 30 s: config changes take effect within one tick
 TICK_JOB_ID = "studybot:tick"
+STOP_WAIT = 10.0  # seconds a stop waits for a cancelled tick to unwind (its open transactions roll back)
 
 
 class DailyScheduler:
@@ -55,6 +56,8 @@ class DailyScheduler:
         self.interval = tick
         self._lock = asyncio.Lock()
         self.recaps = service.recaps
+        self._stopping = False
+        self._ticking: asyncio.Task[object] | None = None  # the interval job's tick in flight
 
     @property
     def spaces(self) -> SpaceFilter:
@@ -70,7 +73,7 @@ class DailyScheduler:
         if not self.scheduler.running:
             self.scheduler.start()
         self.scheduler.add_job(
-            self.tick,
+            self._scheduled_tick,
             "interval",
             seconds=self.interval.total_seconds(),
             id=TICK_JOB_ID,
@@ -80,9 +83,36 @@ class DailyScheduler:
             misfire_grace_time=None,
         )
 
+    async def _scheduled_tick(self) -> None:
+        """The interval job: a tick, which a stop may cancel where it is; that is no error (see stop)."""
+        if self._stopping:
+            return
+        self._ticking = asyncio.current_task()
+        try:
+            await self.tick()
+        except asyncio.CancelledError:
+            if not self._stopping:
+                raise
+            log.info("stopped during a tick: the work it had claimed is taken up again when its leases end")
+        finally:
+            self._ticking = None
+
     def shutdown(self) -> None:
+        """Tick no more, at once; a tick in flight is cancelled (`stop` also waits until it has unwound)."""
+        self._stopping = True
         if self.scheduler.running:
-            self.scheduler.shutdown(wait=False)
+            self.scheduler.shutdown(wait=False)  # cancels the job's task: a tick in flight
+
+    async def stop(self) -> None:
+        """Tick no more. A tick in flight (a SIGTERM during the 09:00 fan-out) is cancelled where it is and
+        this waits until it has unwound (its transactions rolled back): a stop is not an error. Whatever it
+        had claimed (a due channel, a send) stays leased in the store, and another process, or this one's
+        next start, takes it up when the lease ends; a send that may have gone out is sent once more at most."""
+        ticking = self._ticking
+        self.shutdown()
+        if ticking is not None and not ticking.done():
+            ticking.cancel()
+            await asyncio.wait({ticking}, timeout=STOP_WAIT)
 
     async def tick(self) -> None:
         """Claim and do whatever is due now; never raises (a failed item is retried on a later tick). All of

@@ -12,7 +12,7 @@ from bot.kernel.context import Context
 from bot.kernel.errors import BadSetting, NotAllowed
 from bot.kernel.store import RoundReads
 from bot.kernel.timing import local_date_of, next_post_after
-from bot.kernel.values import Actor, ChannelConfig, ChannelRef
+from bot.kernel.values import Actor, ChannelConfig, ChannelRef, Round
 from bot.packs.catalog import PackCatalog, PacksCard
 from bot.recap.service import RECAP_KEYS, next_recap_after
 from bot.recap.store import RecapStore
@@ -47,6 +47,11 @@ class ChannelSettings:
 
     async def channel_config(self, ref: ChannelRef) -> ChannelConfig:
         return await self.saved(ref) or ChannelConfig(ref=ref, paused=True)
+
+    async def latest_daily_round(self, ref: ChannelRef) -> Round | None:
+        """The channel's latest daily round (open or revealed), read within the asker's space."""
+        await self.saved(ref)
+        return await self.store.latest_daily_round(ref)
 
     async def is_configured(self, ref: ChannelRef) -> bool:
         """Whether the channel has saved settings (a daily schedule, running or paused)."""

@@ -44,23 +44,30 @@ async def drain(
     cap: int = SEND_CAP,
 ) -> None:
     """Run `work` on what `fetch(n, busy)` returns (at most n items; `busy` are in flight), at most `cap`
-    at once, fetching again as half the slots free, until a fetch returns nothing and all work is done."""
+    at once, fetching again as half the slots free, until a fetch returns nothing and all work is done.
+    Cancelled (a stop during a tick), it cancels the work in flight and waits for it: nothing outlives it."""
     pending: set[asyncio.Task[None]] = set()
     taken = 0
     exhausted = False
-    while True:
-        free = cap - len(pending)
-        if not exhausted and free >= max(1, cap // 2) and taken < MAX_PER_TICK:
-            items = await fetch(min(free, WORK_BATCH), len(pending))
-            exhausted = not items
-            taken += len(items)
-            pending.update(asyncio.ensure_future(work(item)) for item in items)
-        if not pending:
-            return
-        done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-        exhausted = exhausted and not done  # finished work may have left more due (a skipped day)
-        for task in done:
-            task.result()  # work() handles its own failures; a bug here should not pass silently
+    try:
+        while True:
+            free = cap - len(pending)
+            if not exhausted and free >= max(1, cap // 2) and taken < MAX_PER_TICK:
+                items = await fetch(min(free, WORK_BATCH), len(pending))
+                exhausted = not items
+                taken += len(items)
+                pending.update(asyncio.ensure_future(work(item)) for item in items)
+            if not pending:
+                return
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            exhausted = exhausted and not done  # finished work may have left more due (a skipped day)
+            for task in done:
+                task.result()  # work() handles its own failures; a bug here should not pass silently
+    finally:
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending)
 
 
 class Delivery:

@@ -122,3 +122,64 @@ def test_the_dockerfile_is_slim_non_root_and_healthchecked():
     assert re.search(r"^HEALTHCHECK .*", text, re.M) and "/healthz" in text and "urllib" in text
     assert re.search(r'^CMD \["studybot"\]', text, re.M)
     assert "STUDYBOT_METRICS_PORT=" in text and "STUDYBOT_BANK_DIR=/app/data/questions" in text
+
+
+def caddy_directives(text: str) -> list[list[str]]:
+    """The Caddyfile's lines as words, comments and blank lines left out."""
+    lines = (line.split("#", 1)[0].split() for line in text.splitlines())
+    return [words for words in lines if words]
+
+
+def test_several_bot_processes_share_one_port_in_slack_http_mode(compose):
+    """`--scale bot=2` with the bot's port 3000 published cannot start a second process (the host's port is
+    taken): the bot publishes nothing, and a proxy service publishes one port for every replica."""
+    from bot.app.config import DEFAULT_HTTP_PORT
+
+    services = compose["services"]
+    bot, proxy = services["bot"], services["proxy"]
+    assert "ports" not in bot, "a published bot port pins one replica to the host's port"
+    assert [str(p) for p in bot["expose"]] == [str(DEFAULT_HTTP_PORT)]
+    assert proxy["profiles"] == ["slack-http"]  # Discord and Socket Mode need no public port
+    assert proxy["depends_on"] == ["bot"] and proxy["restart"] == "unless-stopped"
+    [published] = proxy["ports"]
+    host_port, container_port = str(published).split(":")
+    assert host_port == str(DEFAULT_HTTP_PORT)
+    [mount] = proxy["volumes"]
+    source, target, mode = mount.split(":")
+    assert target == "/etc/caddy/Caddyfile" and mode == "ro"
+    caddyfile = ROOT / source
+    assert caddyfile.is_file() and source.startswith("./")
+    directives = caddy_directives(caddyfile.read_text(encoding="utf-8"))
+    assert ["http://:" + container_port, "{"] in directives  # plain HTTP on the published port (TLS in front)
+    # every replica of the service, by its compose DNS name, on the port the bot listens on; looked up often
+    assert ["dynamic", "a", "bot", str(DEFAULT_HTTP_PORT), "{"] in directives
+    [refresh] = [w for w in directives if w[0] == "refresh"]
+    assert re.fullmatch(r"\d+s", refresh[1]) and int(refresh[1][:-1]) <= 10
+    # a replica that is restarting refuses: the request goes to another within Slack's 3 s
+    [try_for] = [w for w in directives if w[0] == "lb_try_duration"]
+    assert re.fullmatch(r"\d+s", try_for[1]) and 0 < int(try_for[1][:-1]) < 3
+    header = (ROOT / "docker-compose.yml").read_text(encoding="utf-8").split("\nname:", 1)[0]
+    assert "--profile slack-http up -d --scale bot=2" in header
+    assert "docs/operations.md" in header
+
+
+SCOPE_LIST = re.compile(r"\b([a-z_]+(?::[a-z_]+)?(?:,[a-z_]+(?::[a-z_]+)?){2,})")  # three or more, comma separated
+
+
+def test_env_example_asks_for_the_manifest_s_slack_scopes():
+    """The scopes `.env.example` names as SLACK_SCOPES' default are the manifest's bot scopes (and the code's
+    default, and docs/slack.md's): an app created from the manifest and installed with Add to Slack agree."""
+    from bot.app.config import DEFAULT_SLACK_SCOPES
+
+    manifest = yaml.safe_load((ROOT / "slack" / "manifest.yml").read_text(encoding="utf-8"))
+    wanted = manifest["oauth_config"]["scopes"]["bot"]
+    paragraphs = (ROOT / ".env.example").read_text(encoding="utf-8").split("\n\n")
+    paragraph = next(p for p in paragraphs if "SLACK_SCOPES=" in p)
+    lines = paragraph.splitlines()
+    at = next(i for i, line in enumerate(lines) if "SLACK_SCOPES=" in line)
+    listed = [m.split(",") for line in lines[:at] if line.startswith("#") for m in SCOPE_LIST.findall(line)]
+    assert listed == [wanted], (listed, wanted)
+    assert list(DEFAULT_SLACK_SCOPES) == wanted
+    docs = (ROOT / "docs" / "slack.md").read_text(encoding="utf-8")
+    [row] = [line for line in docs.splitlines() if line.startswith("| `SLACK_SCOPES`")]
+    assert re.search(r"default `([^`]+)`", row).group(1).split(",") == wanted

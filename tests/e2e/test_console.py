@@ -87,6 +87,8 @@ def test_practice_and_bad_input(tmp_path):
             "hello",
             "/quiz frobnicate",
             "/quiz leaderbord",
+            "/quiz as",
+            "/as",
             "/quiz config show",
             "/help",
         ],
@@ -102,6 +104,8 @@ def test_practice_and_bad_input(tmp_path):
     assert "Not a command: 'hello'" in out
     assert "'frobnicate' is not a /quiz command" in out
     assert "'leaderbord' is not a /quiz command. Did you mean `/quiz leaderboard`?" in out
+    usage = "Usage: /quiz as NAME [admin]\nAct as another person here (with admin, one who may change the settings)."
+    assert out.count(usage) == 2 and "'as' is not a /quiz command" not in out  # /quiz as and /as with no name
     assert "time 09:00 tz UTC days mon,tue,wed,thu,fri,sat,sun" in out  # the bad settings changed nothing
     assert "/quiz as NAME [admin]" in out  # /help; and EOF ends the session cleanly
 

@@ -97,6 +97,15 @@ BAD_SETTINGS = [
         "STUDYBOT_SHARD_IDS=5",
         "outside 0..1",
     ),
+    # issue 28 item 9: refused in every mode, not only when Discord runs (the console, Slack)
+    ({"STUDYBOT_SHARD_COUNT": "2", "STUDYBOT_SHARD_IDS": "5"}, "STUDYBOT_SHARD_IDS=5", "use shard numbers from 0 to 1"),
+    (
+        {"STUDYBOT_SHARD_IDS": "2-4", "STUDYBOT_SHARD_COUNT": "4", "SLACK_BOT_TOKEN": "not.a.token"}
+        | {"SLACK_SIGNING_SECRET": "not.a.token", "STUDYBOT_HTTP_PORT": "0"},
+        "STUDYBOT_SHARD_IDS=2-4",
+        "shard 4 is outside 0..3",
+    ),
+    ({"STUDYBOT_SHARD_IDS": "1"}, "STUDYBOT_SHARD_IDS=1", "without STUDYBOT_SHARD_COUNT"),
     ({"STUDYBOT_CONSOLE_TZ": "Mars/Olympus"}, "STUDYBOT_CONSOLE_TZ=Mars/Olympus", "IANA timezone"),
     ({"STUDYBOT_LOG_LEVEL": "verbose"}, "STUDYBOT_LOG_LEVEL=verbose", "DEBUG, INFO, WARNING, ERROR"),
     ({"STUDYBOT_DATABASE_URL": "sqlite://x.db"}, "STUDYBOT_DATABASE_URL=sqlite://x.db", "sqlite:///file.db"),

@@ -89,10 +89,65 @@ async def test_a_day_missed_while_offline_is_told_in_plain_words_once():
     assert "skipped the daily post" not in text and "WARNING" not in text  # no log lines in the transcript
 
 
+async def test_a_day_missed_past_the_grace_is_skipped_in_the_console_too():
+    """Issue 28 item 8: the console says what the daily loop did (skipped, told) and does not post that day
+    by itself; what the note offers (an admin posts it now) then works."""
+    console, service, out = await console_at(dt.datetime(2026, 12, 7, 20, 0, tzinfo=dt.UTC), timezone="UTC")
+    service.context.clock.set(dt.datetime(2026, 12, 8, 11, 0, 1, tzinfo=dt.UTC))  # down from 09:00: 2 h late, grace 1 h
+    scheduler = DailyScheduler(service, service.context.clock)
+    await scheduler.catch_up()
+    await console.start()
+    await scheduler.tick()
+    text = out.getvalue()
+    assert text.count("The bot was offline at 09:00 (UTC) on Tue 08 Dec, so that day's question was not posted") == 1
+    assert "No daily question is open; the next one comes Wed 09 Dec 09:00 (UTC)." in text
+    assert "== Daily PyTorch question" not in text
+    assert await service.store.latest_daily_round(CONSOLE_REF) is None
+    await console.handle("/quiz config post-now")  # what the note says an admin can do
+    posted = await service.store.latest_daily_round(CONSOLE_REF)
+    assert posted is not None and posted.local_date == dt.date(2026, 12, 8)
+    assert out.getvalue().count("== Daily PyTorch question") == 1
+
+
+async def test_a_post_missed_within_the_grace_goes_out_late_in_the_console():
+    console, service, out = await console_at(dt.datetime(2026, 12, 7, 20, 0, tzinfo=dt.UTC), timezone="UTC")
+    service.context.clock.set(dt.datetime(2026, 12, 8, 9, 59, tzinfo=dt.UTC))  # 59 min late: within the 1 h grace
+    scheduler = DailyScheduler(service, service.context.clock)
+    await scheduler.catch_up()
+    await console.start()
+    text = out.getvalue()
+    assert text.count("== Daily PyTorch question") == 1 and "offline" not in text
+    posted = await service.store.latest_daily_round(CONSOLE_REF)
+    assert posted is not None and posted.local_date == dt.date(2026, 12, 8)
+
+
+async def test_a_console_started_before_the_post_time_waits_for_the_daily_loop():
+    console, service, out = await console_at(dt.datetime(2026, 12, 7, 20, 0, tzinfo=dt.UTC), timezone="UTC")
+    service.context.clock.set(dt.datetime(2026, 12, 8, 8, 0, tzinfo=dt.UTC))
+    scheduler = DailyScheduler(service, service.context.clock)
+    await scheduler.catch_up()
+    await console.start()
+    assert "No daily question is open; the next one comes Tue 08 Dec 09:00 (UTC)." in out.getvalue()
+    assert await service.store.latest_daily_round(CONSOLE_REF) is None
+    service.context.clock.set(dt.datetime(2026, 12, 8, 9, 0, tzinfo=dt.UTC))
+    await scheduler.tick()
+    assert out.getvalue().count("== Daily PyTorch question") == 1
+
+
+async def test_a_first_console_start_posts_today_s_question_at_once():
+    console, service, out = await console_at(dt.datetime(2026, 12, 8, 15, 0, tzinfo=dt.UTC))  # a new channel
+    await DailyScheduler(service, service.context.clock).catch_up()
+    await console.start()
+    assert out.getvalue().count("== Daily PyTorch question") == 1
+    posted = await service.store.latest_daily_round(CONSOLE_REF)
+    assert posted is not None and posted.local_date == dt.date(2026, 12, 8)
+
+
 async def test_the_console_prints_the_season_card_and_the_season_board():
     console, service, out = await console_at(dt.datetime(2026, 11, 30, 8, 0, tzinfo=dt.UTC), timezone="UTC")
     scheduler = DailyScheduler(service, service.context.clock)
     await console.start()
+    service.context.clock.set(dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC))
     await scheduler.tick()
     round_ = await store_of(service).latest_daily_round(CONSOLE_REF)
     assert round_ is not None and round_.local_date == dt.date(2026, 11, 30)

@@ -20,7 +20,7 @@ def test_discord_shard_formula():
 
 
 def shard_ids(text: str) -> tuple[int, ...]:
-    return Settings.from_env({"STUDYBOT_SHARD_IDS": text}).shard_ids
+    return Settings.from_env({"STUDYBOT_SHARD_IDS": text, "STUDYBOT_SHARD_COUNT": "4"}).shard_ids
 
 
 def test_parse_shard_ids():
@@ -32,6 +32,33 @@ def test_parse_shard_ids():
         check_shards(2, shard_ids("2"))
     with pytest.raises(StartupError, match="STUDYBOT_SHARD_IDS=one is not accepted"):
         shard_ids("one")
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        (
+            {"STUDYBOT_SHARD_COUNT": "2", "STUDYBOT_SHARD_IDS": "5"},
+            "STUDYBOT_SHARD_IDS=5 is not accepted: shard 5 is outside 0..1 (STUDYBOT_SHARD_COUNT=2); "
+            "use shard numbers from 0 to 1.",
+        ),
+        (
+            {"STUDYBOT_SHARD_COUNT": "2", "STUDYBOT_SHARD_IDS": " 1-2 "},
+            "STUDYBOT_SHARD_IDS=1-2 is not accepted: shard 2 is outside 0..1 (STUDYBOT_SHARD_COUNT=2); "
+            "use shard numbers from 0 to 1.",
+        ),
+        (
+            {"STUDYBOT_SHARD_IDS": "0"},
+            "STUDYBOT_SHARD_IDS=0 is not accepted without STUDYBOT_SHARD_COUNT: set the number of shards too, "
+            "and use shard numbers from 0 to one less than it.",
+        ),
+    ],
+)
+def test_shard_ids_outside_the_count_are_a_bad_setting_in_every_mode(env: dict[str, str], message: str) -> None:
+    with pytest.raises(StartupError) as raised:
+        Settings.from_env(env)  # no platform token: the console's settings are refused as well
+    assert str(raised.value) == message
+    assert Settings.from_env({"STUDYBOT_SHARD_COUNT": "2", "STUDYBOT_SHARD_IDS": "1"}).shard_ids == (1,)
 
 
 def test_each_discord_guild_is_owned_by_exactly_one_process():

@@ -499,7 +499,8 @@ async def test_the_reveal_s_discussion_thread_goes_out_with_the_workspace_s_toke
 async def test_every_push_the_core_starts_carries_the_workspace_s_token(spaces: Workspaces) -> None:
     import datetime as dt
 
-    from bot.model import RecapCard, SeasonCard
+    from bot.recap.values import RecapCard
+    from bot.seasons.values import SeasonCard
 
     await spaces.install(BETA)
     ref = ChannelRef("slack", BETA, CHANNELS[BETA])

@@ -217,7 +217,9 @@ async def test_a_reinstall_during_a_renewal_keeps_the_reinstalled_token(cluster:
     await cluster.stub.wait_for("oauth.v2.access")
     reinstalled = "xoxb-alpha-reinstalled-plaintext"
     cluster.stub.add_workspace(ALPHA, reinstalled)
-    await b.service.installs.save_install(WorkspaceInstall("slack", ALPHA, "U0BOT", TokenBox(KEY).seal(reinstalled), T0))
+    await b.service.installs.save_install(
+        WorkspaceInstall("slack", ALPHA, "U0BOT", TokenBox(KEY).seal(reinstalled), T0)
+    )
     assert await renewing == reinstalled, "the slower renewal does not overwrite the newer token"
     row = await a.service.installs.find_install("slack", ALPHA)
     assert row is not None and opened(row.token_secret) == reinstalled and row.refresh_secret is None

@@ -1,0 +1,84 @@
+"""Issue 28 item 11: a stop while a tick is running (SIGTERM during the 09:00 fan-out) is not an error. The
+tick in flight is cancelled where it is, with no ERROR record and no traceback, and what it had claimed is
+leased in the store: the next start takes it up once the lease ends, and posts the day's question once."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from bot.app.bootstrap import bootstrap
+from bot.app.scheduler import DailyScheduler
+from bot.daily.outcomes import SEND_LEASE
+from bot.kernel.cards import QuestionCard
+from bot.kernel.values import Actor, ChannelRef
+from bot.settings import ConfigChange
+from bot.store.sqlite import SqliteStore
+from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
+
+ADMIN = Actor("admin", True)
+POST_AT = dt.datetime(2026, 12, 8, 9, 0, tzinfo=dt.UTC)
+
+
+@dataclass
+class HangingPlatform(FakePlatform):
+    """A platform whose first question send never returns (a slow API at 09:00), until it is cancelled."""
+
+    entered: asyncio.Event = field(default_factory=asyncio.Event)
+    cancelled: bool = False
+
+    async def post_question(self, ref: ChannelRef, card: QuestionCard) -> str:
+        self.entered.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.cancelled = True
+            raise
+        raise AssertionError("unreachable")
+
+
+async def test_a_stop_during_a_send_is_no_error_and_the_claim_is_taken_up_after_its_lease(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = SqliteStore(tmp_path / "bot.db")
+    await store.open()
+    clock = FixedClock(POST_AT - dt.timedelta(hours=1))
+    hanging = HangingPlatform()
+    service = bootstrap(store, make_bank(), clock, {"fake": hanging}, rng=random.Random(1))
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(post_time=dt.time(9, 0), timezone="UTC"))
+    caplog.set_level(logging.DEBUG)  # every logger, apscheduler's included
+    scheduler = DailyScheduler(service, clock, tick=dt.timedelta(milliseconds=20))
+    await scheduler.start()  # its catch-up tick: nothing is due at 08:00
+    clock.set(POST_AT + dt.timedelta(seconds=5))
+    await asyncio.wait_for(hanging.entered.wait(), 5)  # the interval job's tick is inside the send
+    await scheduler.stop()  # what `studybot` does on SIGTERM (bot.app.cli.run_bot), before the store closes
+    await service.close()
+    bad = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info or r.stack_info]
+    assert bad == [], [f"{r.name}: {r.getMessage()}" for r in bad]
+    assert "Traceback" not in caplog.text and "CancelledError" not in caplog.text
+    assert hanging.cancelled and not scheduler.scheduler.running  # the send in flight ended with the tick
+    [claimed] = await store.open_daily_rounds(REF)
+    assert claimed.local_date == POST_AT.date() and not claimed.is_posted
+
+    # the next start, on the same database: the claim is this process's until its lease ends, then taken up
+    platform = FakePlatform()
+    again = bootstrap(store, make_bank(), clock, {"fake": platform}, rng=random.Random(2))
+    restarted = DailyScheduler(again, clock)
+    clock.set(POST_AT + dt.timedelta(seconds=30))
+    await restarted.tick()
+    assert platform.posted == []  # still leased
+    clock.set(POST_AT + dt.timedelta(seconds=5) + SEND_LEASE + dt.timedelta(seconds=1))
+    await restarted.tick()
+    await restarted.tick()
+    assert [card.round_id for _, card in platform.posted] == [claimed.id]  # posted, once
+    [posted] = await store.open_daily_rounds(REF)
+    assert posted.id == claimed.id and posted.is_posted
+    await restarted.stop()
+    await again.close()
+    await store.close()

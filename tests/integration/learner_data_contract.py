@@ -11,7 +11,7 @@ from dataclasses import replace
 from bot.kernel.scoring import score_daily_round
 from bot.kernel.values import Period, RoundKind
 from bot.mydata.forget import Forgotten
-from tests.integration.store_contract import DAY, REF, T0, ans
+from tests.integration.contract_values import DAY, REF, T0, ans
 
 OTHER_SPACE = replace(REF, space_id="space-2", channel_id="chan-9")
 BOARDS = [(Period.ALL, "all"), (Period.WEEK, "2026-W49"), (Period.MONTH, "2026-11")]

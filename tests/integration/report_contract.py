@@ -7,7 +7,7 @@ import asyncio
 import datetime as dt
 
 from bot.reports.values import NewReport, ReportReason, ReportWrite
-from tests.integration.store_contract import REF, T0
+from tests.integration.contract_values import REF, T0
 
 DAY_START = T0.replace(hour=0)
 

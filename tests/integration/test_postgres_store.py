@@ -26,23 +26,17 @@ from bot.kernel.values import ChannelRef, NewAnswer, Period, PracticeAnswer
 from bot.store.migrations import load_migrations
 from bot.store.postgres import LOCK_SPACE, PostgresStore, redact
 from bot.store.urls import store_for_url
+from tests.integration.contract_values import DAY, REF, T0
+from tests.integration.install_contract import InstallationContract
 from tests.integration.learner_data_contract import LearnerDataContract
+from tests.integration.once_contract import SeenOnceContract
+from tests.integration.pack_contract import PackContract
+from tests.integration.practice_contract import LearnerCardContract, PracticeRestartContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract, ReminderRestartContract
 from tests.integration.report_contract import ReportContract
 from tests.integration.season_contract import SeasonContract
-from tests.integration.store_contract import (
-    DAY,
-    REF,
-    T0,
-    InstallationContract,
-    LearnerCardContract,
-    PackContract,
-    PracticeRestartContract,
-    RestartContract,
-    SeenOnceContract,
-    StoreContract,
-)
+from tests.integration.store_contract import RestartContract, StoreContract
 from tests.integration.suggestion_contract import SuggestionContract
 
 DEFAULT_SERVER_URL = "postgresql://postgres@127.0.0.1:5432/postgres"

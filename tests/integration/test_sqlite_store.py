@@ -9,20 +9,16 @@ import pytest
 from bot.store.base import PENDING_OF_LEARNER
 from bot.store.migrations import load_migrations
 from bot.store.sqlite import PENDING_ALL, PENDING_MINE, SqliteStore, split_sql
+from tests.integration.install_contract import InstallationContract
 from tests.integration.learner_data_contract import LearnerDataContract
+from tests.integration.once_contract import SeenOnceContract
+from tests.integration.pack_contract import PackContract
+from tests.integration.practice_contract import LearnerCardContract, PracticeRestartContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract, ReminderRestartContract
 from tests.integration.report_contract import ReportContract
 from tests.integration.season_contract import SeasonContract
-from tests.integration.store_contract import (
-    InstallationContract,
-    LearnerCardContract,
-    PackContract,
-    PracticeRestartContract,
-    RestartContract,
-    SeenOnceContract,
-    StoreContract,
-)
+from tests.integration.store_contract import RestartContract, StoreContract
 from tests.integration.suggestion_contract import SuggestionContract
 
 

@@ -14,23 +14,17 @@ import pytest
 from bot.kernel.scoring import RevealInput, RevealResult, score_daily_round
 from bot.kernel.values import ChannelConfig, ChannelRef, Period
 from bot.store.sqlite import SqliteStore
+from tests.integration.contract_values import DAY, REF, REF2, T0, ans
+from tests.integration.install_contract import InstallationContract
 from tests.integration.learner_data_contract import LearnerDataContract
+from tests.integration.once_contract import SeenOnceContract
+from tests.integration.pack_contract import PackContract
+from tests.integration.practice_contract import LearnerCardContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract
 from tests.integration.report_contract import ReportContract
 from tests.integration.season_contract import SeasonContract
-from tests.integration.store_contract import (
-    DAY,
-    REF,
-    REF2,
-    T0,
-    InstallationContract,
-    LearnerCardContract,
-    PackContract,
-    SeenOnceContract,
-    StoreContract,
-    ans,
-)
+from tests.integration.store_contract import StoreContract
 from tests.integration.suggestion_contract import SuggestionContract
 from tests.support.memory_store import InMemoryStore
 

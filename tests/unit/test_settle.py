@@ -10,7 +10,7 @@ from bot.kernel.scoring import LeaderboardRow, RevealResult, bucket_moves, perio
 from bot.kernel.values import Answer, RoundKind
 from bot.store import settle
 from bot.store.rows import asked_where, ident, opened
-from tests.integration.store_contract import DAY, REF, T0, ans
+from tests.integration.contract_values import DAY, REF, T0, ans
 from tests.support.memory_store import InMemoryStore
 
 

@@ -1,31 +1,25 @@
-"""The reminder part of the in-memory Store (mixed into InMemoryStore): what bot.store.reminders_sql does
-on SQL, on two dicts of the store's tables."""
+"""Learners' daily reminders, one send a day decided here (bot.reminders.store.ReminderStore): what
+bot.store.reminders_sql does on SQL, on two dicts of the store's tables."""
 
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import replace
-from typing import Any
 
 from bot.kernel.values import ChannelRef, SpaceFilter
 from bot.reminders.values import Reminder
+from tests.support.memory.tables import MemoryTables, utc
 
 Key = tuple[str, str, str]  # platform, space, user
 
 
-def _utc(moment: dt.datetime) -> dt.datetime:
-    if moment.tzinfo is None:
-        raise ValueError("timestamps must be timezone-aware")
-    return moment.astimezone(dt.UTC)
-
-
-class MemoryReminders:
-    async def _db(self) -> Any: ...  # the InMemoryStore's tables (reminders, reminder_days)
+class MemoryReminders(MemoryTables):
+    """One reminder per (platform, space, user), and the days already claimed."""
 
     async def save_reminder(self, reminder: Reminder) -> None:
         t = await self._db()
         at = reminder.at.replace(second=0, microsecond=0)  # a row keeps HH:MM
-        next_at = _utc(reminder.next_at) if reminder.next_at is not None else None
+        next_at = utc(reminder.next_at) if reminder.next_at is not None else None
         t.reminders[(reminder.platform, reminder.space_id, reminder.user_id)] = replace(
             reminder, at=at, next_at=next_at
         )
@@ -35,7 +29,7 @@ class MemoryReminders:
 
     async def due_reminders(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Reminder]:
         t = await self._db()
-        now = _utc(now)
+        now = utc(now)
         due = [
             r
             for r in t.reminders.values()
@@ -53,14 +47,14 @@ class MemoryReminders:
         t = await self._db()
         key: Key = (platform, space_id, user_id)
         found = t.reminders.get(key)
-        if found is not None and found.next_at == _utc(due_at):
-            t.reminders[key] = replace(found, next_at=_utc(next_at))
+        if found is not None and found.next_at == utc(due_at):
+            t.reminders[key] = replace(found, next_at=utc(next_at))
 
     async def claim_reminder_day(
         self, platform: str, space_id: str, user_id: str, local_date: dt.date, now: dt.datetime
     ) -> bool:
         t = await self._db()
-        _utc(now)
+        utc(now)
         key = (platform, space_id, user_id, local_date)
         if key in t.reminder_days:
             return False

@@ -11,7 +11,9 @@ import ast
 import contextlib
 import io
 import logging
+import pickle
 import re
+import subprocess
 import sys
 import traceback
 import warnings
@@ -22,6 +24,7 @@ from typing import Any
 from bot.bank.load import LoadedQuestion, VerifyExpect
 
 FILENAME = "<verify>"
+APART = re.compile(r"\btorch\.cond\b")  # blocks run in an interpreter of their own (see observe)
 
 
 def _plain(value: Any) -> Any:
@@ -72,12 +75,43 @@ def _kept_in(name: str) -> Iterator[None]:
 
 
 def observe(entry: LoadedQuestion) -> Observation:
-    """Run one verify block (fresh namespace, torch seeded with 0) and record what happened."""
+    """Run one verify block (fresh namespace, torch seeded with 0) and record what happened. A block that
+    traces `torch.cond` runs in an interpreter of its own: in one shared with other blocks, whether its
+    data-dependent predicate traced depended on what ran before (state no reset clears)."""
     assert entry.verify is not None
-    spec = entry.verify
+    if APART.search(entry.verify.code):
+        return _observe_apart(entry.verify.code)
+    return observe_code(entry.verify.code)
+
+
+_CHILD = """
+import pickle, sys
+from bot.bank.verify import observe_code
+seen = observe_code(sys.stdin.read())
+error = None if seen.error is None else (type(seen.error).__name__, str(seen.error))
+sys.stdout.buffer.write(pickle.dumps((seen.printed, seen.has_result, seen.result, error, seen.error_line)))
+"""
+
+
+def _observe_apart(code: str) -> Observation:
+    """observe_code in a fresh interpreter; an exception comes back as its type name and text."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD], input=code.encode(), capture_output=True, timeout=300, check=False
+    )
+    if done.returncode != 0:
+        return Observation("", error=RuntimeError(done.stderr.decode(errors="replace")[-500:]))
+    printed, has_result, result, error, line = pickle.loads(done.stdout)  # noqa: S301 - our own child's report
+    if error is None:
+        return Observation(printed, has_result, result)
+    name, text = error
+    return Observation(printed, error=type(name, (Exception,), {})(text), error_line=line)
+
+
+def observe_code(code: str) -> Observation:
+    """Run verify code in this interpreter and record what happened."""
     namespace: dict[str, Any] = {"__name__": "__verify__"}
     out = io.StringIO()
-    lines = spec.code.splitlines()
+    lines = code.splitlines()
     try:
         import torch
 
@@ -85,12 +119,12 @@ def observe(entry: LoadedQuestion) -> Observation:
         dynamo = sys.modules.get("torch._dynamo")
         if dynamo is not None:  # compiled and exported programs of earlier blocks leave caches and traced state
             dynamo.reset()
-        code = compile(spec.code, FILENAME, "exec")
+        compiled = compile(code, FILENAME, "exec")
         # a test runner that keeps the warnings and log records a block leaves keeps what they point to alive
         # (the traced shapes of one exported program then unsettle the next): torch's records stay in torch
         with contextlib.redirect_stdout(out), warnings.catch_warnings(), _kept_in("torch"):
             warnings.simplefilter("ignore")
-            exec(code, namespace)  # noqa: S102 - verify blocks are our own reviewed bank content
+            exec(compiled, namespace)  # noqa: S102 - verify blocks are our own reviewed bank content
     except Exception as exc:  # noqa: BLE001 - any exception is either expected or a failure to report
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == FILENAME]
         line = lines[frames[-1].lineno - 1].strip() if frames and frames[-1].lineno else "?"

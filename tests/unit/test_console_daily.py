@@ -102,9 +102,9 @@ async def test_a_day_missed_past_the_grace_is_skipped_in_the_console_too():
     assert text.count("The bot was offline at 09:00 (UTC) on Tue 08 Dec, so that day's question was not posted") == 1
     assert "No daily question is open; the next one comes Wed 09 Dec 09:00 (UTC)." in text
     assert "== Daily PyTorch question" not in text
-    assert await service.store.latest_daily_round(CONSOLE_REF) is None
+    assert await store_of(service).latest_daily_round(CONSOLE_REF) is None
     await console.handle("/quiz config post-now")  # what the note says an admin can do
-    posted = await service.store.latest_daily_round(CONSOLE_REF)
+    posted = await store_of(service).latest_daily_round(CONSOLE_REF)
     assert posted is not None and posted.local_date == dt.date(2026, 12, 8)
     assert out.getvalue().count("== Daily PyTorch question") == 1
 
@@ -117,7 +117,7 @@ async def test_a_post_missed_within_the_grace_goes_out_late_in_the_console():
     await console.start()
     text = out.getvalue()
     assert text.count("== Daily PyTorch question") == 1 and "offline" not in text
-    posted = await service.store.latest_daily_round(CONSOLE_REF)
+    posted = await store_of(service).latest_daily_round(CONSOLE_REF)
     assert posted is not None and posted.local_date == dt.date(2026, 12, 8)
 
 
@@ -128,7 +128,7 @@ async def test_a_console_started_before_the_post_time_waits_for_the_daily_loop()
     await scheduler.catch_up()
     await console.start()
     assert "No daily question is open; the next one comes Tue 08 Dec 09:00 (UTC)." in out.getvalue()
-    assert await service.store.latest_daily_round(CONSOLE_REF) is None
+    assert await store_of(service).latest_daily_round(CONSOLE_REF) is None
     service.context.clock.set(dt.datetime(2026, 12, 8, 9, 0, tzinfo=dt.UTC))
     await scheduler.tick()
     assert out.getvalue().count("== Daily PyTorch question") == 1
@@ -139,7 +139,7 @@ async def test_a_first_console_start_posts_today_s_question_at_once():
     await DailyScheduler(service, service.context.clock).catch_up()
     await console.start()
     assert out.getvalue().count("== Daily PyTorch question") == 1
-    posted = await service.store.latest_daily_round(CONSOLE_REF)
+    posted = await store_of(service).latest_daily_round(CONSOLE_REF)
     assert posted is not None and posted.local_date == dt.date(2026, 12, 8)
 
 

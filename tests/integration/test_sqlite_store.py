@@ -8,7 +8,8 @@ import pytest
 
 from bot.store.base import PENDING_OF_LEARNER
 from bot.store.migrations import load_migrations
-from bot.store.sqlite import PENDING_ALL, PENDING_MINE, SqliteStore, split_sql
+from bot.store.sqlite import SqliteStore, split_sql
+from bot.store.sqlite_settle import PENDING_ALL, PENDING_MINE
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract, ReminderRestartContract
@@ -80,11 +81,12 @@ def test_split_sql_keeps_whole_statements():
 CLOSE_WHILE_CHECKPOINTING = """
 import asyncio, datetime as dt, sys
 import bot.store.sqlite as s
+import bot.store.sqlite_checkpointer as checkpointer
 from bot.kernel.values import ChannelRef
 from bot.kernel.values import NewAnswer
 from bot.store.migrations import load_migrations
 from bot.store.base import PENDING_OF_LEARNER
-s.CHECKPOINT_EVERY = 0.0
+checkpointer.CHECKPOINT_EVERY = 0.0
 T0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
 async def main():
     for n in range(40):
@@ -146,12 +148,12 @@ async def test_the_wal_starts_over_and_is_cut_back_while_answers_keep_coming(tmp
     each checkpoint between two transactions, so the next write starts the WAL over, cut to WAL_KEEP."""
     import datetime as dt
 
-    import bot.store.sqlite as sqlite_module
+    import bot.store.sqlite_checkpointer as checkpointer
     from bot.kernel.values import ChannelRef, NewAnswer
 
-    monkeypatch.setattr(sqlite_module, "CHECKPOINT_EVERY", 0.0)
-    monkeypatch.setattr(sqlite_module, "WAL_RESET_AT", 0)
-    monkeypatch.setattr(sqlite_module, "WAL_KEEP", 256 * 1024)
+    monkeypatch.setattr(checkpointer, "CHECKPOINT_EVERY", 0.0)
+    monkeypatch.setattr(checkpointer, "WAL_RESET_AT", 0)
+    monkeypatch.setattr(checkpointer, "WAL_KEEP", 256 * 1024)
     t0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
     store = SqliteStore(tmp_path / "wal.db")
     await store.open()
@@ -200,14 +202,14 @@ async def test_an_answer_batch_goes_before_the_background_transactions_queued_ah
     try:
         first = await store.claim_daily_round(ChannelRef("t", "s", "c0"), t0.date(), "q", "tensors", t0, None)
         assert first is not None
-        await store._lock.acquire()  # a transaction in progress
+        await store._turns.lock.acquire()  # a transaction in progress
         posts = [asyncio.ensure_future(post(i)) for i in range(1, 6)]
         for _ in range(10):
             await asyncio.sleep(0)
         answering = asyncio.ensure_future(answer(first.id))
         for _ in range(10):
             await asyncio.sleep(0)
-        store._lock.release()
+        store._turns.lock.release()
         await asyncio.gather(*posts, answering)
         assert done == ["answer", "post1", "post2", "post3", "post4", "post5"]
     finally:
@@ -225,11 +227,11 @@ async def test_while_a_checkpoint_is_finished_writes_wait_and_reads_go_on(tmp_pa
     store = SqliteStore(tmp_path / "pause.db")
     await store.open()
     try:
-        paused = store._writes_paused = asyncio.get_running_loop().create_future()
+        paused = store._turns.paused = asyncio.get_running_loop().create_future()
         write = asyncio.ensure_future(store.claim_daily_round(ref, t0.date(), "q", "tensors", t0, None))
         assert await store.latest_daily_round(ref) is None  # a read is not held up
         assert not write.done()
-        store._writes_paused = None
+        store._turns.paused = None
         paused.set_result(None)
         round_ = await write
         assert round_ is not None and (await store.latest_daily_round(ref)).id == round_.id
@@ -266,7 +268,7 @@ async def test_every_kind_of_write_waits_while_a_checkpoint_is_finished(tmp_path
             "add_answers": lambda: store.add_answers([NewAnswer(second.id, "u2", 1, False, t0)], t0),
         }
         for name, write in writes.items():
-            paused = store._writes_paused = asyncio.get_running_loop().create_future()
+            paused = store._turns.paused = asyncio.get_running_loop().create_future()
             pending = asyncio.ensure_future(write())
             await asyncio.sleep(0)  # the write asks for its turn first
             # a read goes on meanwhile; a write that had gone ahead would hold the connection until it is done
@@ -274,7 +276,7 @@ async def test_every_kind_of_write_waits_while_a_checkpoint_is_finished(tmp_path
             for _ in range(20):
                 await asyncio.sleep(0)
             assert not pending.done(), f"{name} wrote while a checkpoint was being finished"
-            store._writes_paused = None
+            store._turns.paused = None
             paused.set_result(None)
             await pending
         assert (await store.get_round(first.id)).revealed_at is not None
@@ -290,24 +292,24 @@ async def test_writes_wait_for_a_held_checkpoint_pass_a_bounded_time(tmp_path, m
     import datetime as dt
     import threading
 
-    import bot.store.sqlite as sqlite_module
+    import bot.store.sqlite_checkpointer as checkpointer
     from bot.kernel.values import ChannelRef
 
     t0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
     release = threading.Event()
     held_passes: list[bool] = []
-    checkpoint = sqlite_module._checkpoint
+    checkpoint = checkpointer._checkpoint
 
     def starved_when_held(con):
-        if store._writes_paused is not None:  # the held pass: as if the thread got no CPU
+        if store._turns.paused is not None:  # the held pass: as if the thread got no CPU
             held_passes.append(True)
             release.wait(30)
         return checkpoint(con)
 
-    monkeypatch.setattr(sqlite_module, "CHECKPOINT_EVERY", 0.0)
-    monkeypatch.setattr(sqlite_module, "WAL_RESET_AT", 0)
-    monkeypatch.setattr(sqlite_module, "HOLD_AT_MOST", 0.2)
-    monkeypatch.setattr(sqlite_module, "_checkpoint", starved_when_held)
+    monkeypatch.setattr(checkpointer, "CHECKPOINT_EVERY", 0.0)
+    monkeypatch.setattr(checkpointer, "WAL_RESET_AT", 0)
+    monkeypatch.setattr(checkpointer, "HOLD_AT_MOST", 0.2)
+    monkeypatch.setattr(checkpointer, "_checkpoint", starved_when_held)
     store = SqliteStore(tmp_path / "starved.db")
     try:
         # every write is bounded, opening included (its own writes may meet the first held pass): without the
@@ -325,7 +327,7 @@ async def test_writes_wait_for_a_held_checkpoint_pass_a_bounded_time(tmp_path, m
                 store.claim_daily_round(ref, t0.date() + dt.timedelta(days=1), "q", "tensors", t0, None), 10
             )
         assert later is not None and not release.is_set()  # written while the held pass still runs
-        assert store._writes_paused is None
+        assert store._turns.paused is None
     finally:
         release.set()
         await store.close()

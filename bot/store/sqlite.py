@@ -23,7 +23,7 @@ from bot.daily.values import DueChannel, RevealedRound, SendClaim
 from bot.kernel.scoring import LeaderboardRow, Scorer, ranked
 from bot.kernel.values import ChannelRef, Period, Round, SpaceFilter
 from bot.store import sqlite_in_thread as in_thread
-from bot.store.base import Step
+from bot.store.base import DueSends, Step
 from bot.store.migrations import load_migrations
 from bot.store.rows import (
     ROUND_COLUMNS,
@@ -215,23 +215,10 @@ class SqliteStore(FeatureSql):
         )
         return due_channels(rows)
 
-    async def _claim_sends(
-        self,
-        what: str,
-        now: dt.datetime,
-        lease_until: dt.datetime,
-        limit: int,
-        round_id: int | None,
-        force: bool,
-        spaces: SpaceFilter | None,
-    ) -> list[SendClaim]:
-        """One conditional UPDATE in one (single-writer) transaction: claim deliveries of `what`
-        (post or reveal) that are due, failed and due for a retry, or whose sending lease ran out."""
-        only = None if round_id is None else (round_id,)
-        select, args, update = in_thread.claim_sends_sql(what, now, limit, only, force, spaces)
+    async def _claim_due_sends(self, due: DueSends) -> list[SendClaim]:
+        """A select and a conditional UPDATE in one (single-writer) transaction, in one trip."""
         async with self._turns.write():
-            before, rows = await self.db.call(in_thread.claim_sends, select, args, update, to_ts(lease_until))
-        return in_thread.send_claims(before, rows)
+            return await self.db.call(in_thread.claim_sends, due)
 
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
         where, params = in_thread.space_sql(spaces)
@@ -242,22 +229,15 @@ class SqliteStore(FeatureSql):
         )
         return [round_from_row(r) for r in rows]
 
-    async def reveal_due_rounds(
-        self,
-        round_ids: Sequence[int],
-        revealed_at: dt.datetime,
-        scorer: Scorer | None,
-        lease_until: dt.datetime,
-        *,
-        learn: bool = True,
+    async def _reveal_batch(
+        self, ids: Sequence[int], at: dt.datetime, scorer: Scorer | None, lease_until: dt.datetime, learn: bool
     ) -> list[RevealedRound]:
-        if not round_ids:
-            return []
+        """The reveals, the claim and the reads of what they return in one trip (in_thread.reveal_batch)."""
         async with self._turns.write():
-            revealed, before, claims, answers, configs = await self.db.call(
-                in_thread.reveal_batch, tuple(round_ids), revealed_at, scorer, learn, lease_until
+            revealed, claims, answers, configs = await self.db.call(
+                in_thread.reveal_batch, tuple(ids), at, scorer, learn, lease_until
             )
-        mine = {c.round.id: c for c in in_thread.send_claims(before, claims)}
+        mine = {c.round.id: c for c in claims}
         return [
             RevealedRound(
                 round_from_row(row),

@@ -359,3 +359,81 @@ async def test_the_practice_marks_are_read_through_their_partial_index_not_a_sca
     plan = " ".join(row[3] for row in con.execute("EXPLAIN QUERY PLAN " + PENDING_OF_LEARNER, ("p", "s", "u")))
     assert "USING INDEX rounds_learn_pending" in plan
     con.close()
+
+
+async def test_the_connection_thread_runs_every_call_in_order_on_one_thread_of_its_own(tmp_path):
+    import asyncio
+    import threading
+
+    from bot.store.sqlite_thread import SqliteThread
+
+    db = await SqliteThread.connect(str(tmp_path / "t.db"))
+    seen: list[tuple[int, int]] = []
+
+    def record(con, i):
+        seen.append((threading.get_ident(), i))
+        return con.execute("SELECT ?", (i,)).fetchone()[0]
+
+    try:
+        assert await asyncio.gather(*(db.call(record, i) for i in range(50))) == list(range(50))
+        assert [i for _, i in seen] == list(range(50))
+        assert len({ident for ident, _ in seen}) == 1 and seen[0][0] != threading.get_ident()
+    finally:
+        await db.close()
+
+
+async def test_the_connection_thread_hands_back_errors_and_finishes_a_call_whose_caller_gave_up(tmp_path):
+    import asyncio
+    import threading
+
+    from bot.store.sqlite_thread import SqliteThread
+
+    db = await SqliteThread.connect(str(tmp_path / "t.db"), isolation_level=None)
+    go = threading.Event()
+
+    def slow_insert(con):
+        go.wait(10)
+        con.execute("INSERT INTO t VALUES (1)")
+
+    try:
+        await db.execute("CREATE TABLE t (x INTEGER)")
+        with pytest.raises(sqlite3.OperationalError, match="syntax error"):
+            await db.execute("SELEC 1")
+        assert await db.executemany("INSERT INTO t VALUES (?)", [(2,), (3,)]) == 2
+        waiting = asyncio.ensure_future(db.call(slow_insert))
+        await asyncio.sleep(0.01)
+        waiting.cancel()
+        go.set()
+        # the insert still ran on the thread, before the next call
+        assert await db.execute_fetchall("SELECT x FROM t ORDER BY x") == [(1,), (2,), (3,)]
+        assert waiting.cancelled()
+    finally:
+        await db.close()
+
+
+async def test_a_closed_connection_thread_refuses_calls_and_its_thread_ends(tmp_path):
+    import threading
+
+    from bot.store.sqlite_thread import SqliteThread
+
+    db = await SqliteThread.connect(str(tmp_path / "t.db"))
+    thread = await db.call(lambda _con: threading.current_thread())
+    await db.close()
+    await db.close()  # again: nothing
+    thread.join(5)
+    assert not thread.is_alive()
+    with pytest.raises(sqlite3.ProgrammingError):
+        await db.execute_fetchall("SELECT 1")
+
+
+async def test_a_database_that_cannot_be_opened_gives_sqlites_error_and_leaves_no_thread(tmp_path):
+    import threading
+
+    from bot.store.sqlite_thread import SqliteThread
+
+    before = set(threading.enumerate())
+    with pytest.raises(sqlite3.OperationalError, match="unable to open"):
+        await SqliteThread.connect(str(tmp_path / "no" / "such" / "folder" / "t.db"))
+    for thread in set(threading.enumerate()) - before:
+        thread.join(5)
+        assert not thread.is_alive(), thread.name

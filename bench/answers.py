@@ -22,6 +22,10 @@ round's answers in its own place of the index, so a batch of ~18 answers to 18 r
 where answers to one round share a few: 20.1 WAL frames a commit instead of 7.6, 4.7 KB of WAL an answer
 instead of 1.7 KB (about 47 MB/s at 10,000 answers/s). The background checkpoint copies 2.7x as much and
 holds writes about 2.5x as long in all; a later WAL reset (64 MB instead of 8) made p99 worse, not better.
+
+2026-12-05, the shared 2-core machine (quiet spell), r29 d90e8ff (aiosqlite) vs the store on its own
+connection thread (bot.store.sqlite_thread), alternating runs of the defaults: core/raw 0.29, 0.30 before
+(135,116 and 144,120/s) and 0.30, 0.30 after (142,334 and 141,736/s); p99 at 10,000/s 2.06 -> 2.04 ms.
 """
 
 from __future__ import annotations

@@ -117,6 +117,11 @@ before 09:00 4.6 and 9.7 ms, during the fan-out 25.8 and 35.6 ms, after it 31.1 
 is not the fan-out alone: once the answers spread over the day's 1,000 new rounds (before 09:00 they go to
 20), they stay slow with only the answers and the reads running (the two runs' whole-run p99 were 28.6
 and 41.9 ms: on this machine one build's runs differ by half).
+
+Then (2026-12-05, the shared 2-core machine in a quiet spell; r29 d90e8ff with aiosqlite vs the store on its
+own connection thread, bot.store.sqlite_thread; SQLite, --channels 1000 --seconds 10, three alternating
+pairs): core per channel 0.604, 0.455, 0.510 ms before, 0.484, 0.473, 0.464 ms after (medians 0.510 ->
+0.473, ratio 0.93: within this machine's noise); posted/revealed max 8.3/6.8 s on both.
 """
 
 from __future__ import annotations

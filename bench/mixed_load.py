@@ -140,10 +140,11 @@ async def run(seconds: float, rate: int, reveal_answers: int, reads: int, keep_o
         wal_end = file_size(wal)
         wal_max = max(wal_max, wal_end)
         rss_end = rss_mb()
+        checkpoints = getattr(store, "checkpointer", None)  # SQLite's
         holds = (
-            getattr(store, "checkpoint_holds", 0),
-            getattr(store, "checkpoint_hold_seconds", 0.0),
-            getattr(store, "checkpoint_hold_max", 0.0),
+            getattr(checkpoints, "holds", 0),
+            getattr(checkpoints, "hold_seconds", 0.0),
+            getattr(checkpoints, "hold_max", 0.0),
         )
     finally:
         await service.close()

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
+import sqlite3
 import statistics
 import time
 
@@ -54,7 +55,7 @@ async def one_repeat(args: argparse.Namespace) -> tuple[float, float]:
             return 0  # go on
 
         if isinstance(store, SqliteStore):
-            await store.db.set_progress_handler(count, VM_EVERY)
+            await store.db.call(sqlite3.Connection.set_progress_handler, count, VM_EVERY)
         cpu = time.process_time()
         revealed = 0
         for k in range(0, len(ids), REVEAL_BATCH):

@@ -10,6 +10,7 @@ thread, upserts with engine-only syntax) stays in each engine.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import re
@@ -17,12 +18,9 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
-from bot.daily.values import SendClaim
-from bot.kernel.values import (
-    ChannelRef,
-    DueChannel,
-    SpaceFilter,
-)
+from bot.daily.values import RevealedRound, SendClaim
+from bot.kernel.scoring import Scorer
+from bot.kernel.values import ChannelRef, DueChannel, SpaceFilter
 
 Step = tuple[str, Sequence[Any]]
 
@@ -48,6 +46,32 @@ class SqlTx(Protocol):
     async def lock_space(self, ref: ChannelRef) -> None:
         """The space's scoring lock, the one a reveal takes."""
         ...
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DueSends:
+    """The deliveries of `what` (post or reveal) a claim takes: of daily rounds, those due at `now`, failed
+    and due for a retry (with `force`: every failed one) or whose sending lease ran out; at most `limit`,
+    in round order; `round_ids`: of these rounds only; `spaces`: in these spaces only. A claim gives each a
+    sending lease until `lease_until`."""
+
+    what: str
+    now: dt.datetime
+    lease_until: dt.datetime
+    limit: int
+    round_ids: Sequence[int] | None = None
+    force: bool = False
+    spaces: SpaceFilter | None = None
+
+    def where(self, now_mark: str) -> str:
+        """The rounds due, `now_mark` the statement's mark of `now` (the round and space filters aside)."""
+        what = self.what
+        state = "revealed_at IS NULL" if what == "post" else "revealed_at IS NOT NULL"
+        failed = f" OR {what}_state = 'failed'" if self.force else ""
+        return (
+            f"kind = 'daily' AND {state} AND {what}_state IN ('due', 'sending', 'failed') "
+            f"AND ({what}_due_at IS NULL OR {what}_due_at <= {now_mark}{failed})"
+        )
 
 
 class _Rollback(Exception):
@@ -130,7 +154,32 @@ class SqlBase:
         spaces: SpaceFilter | None,
     ) -> list[SendClaim]:
         """Claim deliveries of `what` (post or reveal) that are due, failed and due for a retry, or whose
-        sending lease ran out."""
+        sending lease ran out; `round_id`: of that round only."""
+        only = None if round_id is None else (round_id,)
+        return await self._claim_due_sends(DueSends(what, now, lease_until, limit, only, force, spaces))
+
+    async def _claim_due_sends(self, due: DueSends) -> list[SendClaim]:
+        """The claim of `due` (two processes never claim the same delivery), in round order."""
+        raise NotImplementedError
+
+    async def reveal_due_rounds(
+        self,
+        round_ids: Sequence[int],
+        revealed_at: dt.datetime,
+        scorer: Scorer | None,
+        lease_until: dt.datetime,
+        *,
+        learn: bool = True,
+    ) -> list[RevealedRound]:
+        if not round_ids:
+            return []
+        return await self._reveal_batch(round_ids, revealed_at, scorer, lease_until, learn)
+
+    async def _reveal_batch(
+        self, ids: Sequence[int], at: dt.datetime, scorer: Scorer | None, lease_until: dt.datetime, learn: bool
+    ) -> list[RevealedRound]:
+        """Reveal these rounds (bot.store.settle.reveal, each once) in one transaction, then claim the reveal
+        posts of those revealed now: each revealed round as the transaction left it, in the order given."""
         raise NotImplementedError
 
     def _space_filter(self, spaces: SpaceFilter | None, first: int) -> tuple[str, list[object]]:

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from bot.installs.values import WorkspaceInstall
 from bot.kernel.errors import PackError
-from bot.kernel.scoring import LeaderboardRow
+from bot.kernel.scoring import Board, LeaderboardRow
 from bot.kernel.values import Answer, ChannelConfig, ChannelRef, Difficulty, DueChannel, Round, RoundKind
 from bot.practice.memory import CardKey, LearnerCard, ReviewEvent
 from bot.seasons.values import SeasonArchive
@@ -313,6 +313,11 @@ def install_from_row(row: Any) -> WorkspaceInstall:
         refresh_secret=row[9],
         token_expires_at=from_ts(row[10]) if row[10] else None,
     )
+
+
+def board_key(board: Board) -> tuple[str, str, str, str]:
+    """A leaderboard's key columns: platform, space, period, period key."""
+    return board.platform, board.space_id, board.period.value, board.period_key
 
 
 def due_channels(rows: Any) -> list[DueChannel]:

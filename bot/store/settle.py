@@ -1,7 +1,8 @@
 """The reveal transaction and the answer batch, written once for every store.
 
 A store subclasses SettlingStore: its `_settling()` opens one transaction (with the store's own locking)
-and yields an object that speaks bot.ports.SettleTransaction, a few short statements. The order of the
+and yields an object that speaks SettleTransaction, a few short statements (or it overrides `_settle` to run
+a step whole its own way: SQLite runs it on its connection's thread). The order of the
 steps and the rules between them live here, the pure rules (points, streaks, periods, buckets, ranks) in
 bot.scoring. A new step at reveal (FSRS card updates: see `update_learner_memory`) is one function here
 and one method per store.
@@ -10,9 +11,9 @@ and one method per store.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Protocol, cast
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
 
 from bot.kernel.scoring import Board, RevealInput, Scorer, ScoreRow, bucket_moves, period_keys
 from bot.kernel.values import (
@@ -29,31 +30,42 @@ from bot.kernel.values import (
 from bot.practice import memory as learning
 from bot.practice.memory import LEARN_BATCH, CardKey, LearnerCard, PendingAnswer, ReviewEvent
 
+P = ParamSpec("P")
+T = TypeVar("T")
+
 
 class SettlingStore:
     """The Store methods settled here, for a store that opens its own transaction (with its own locking)
-    in `_settling()` and yields the steps on it."""
+    in `_settling()` and yields the steps on it; or that runs a step whole its own way (`_settle`)."""
 
     def _settling(self) -> AbstractAsyncContextManager[SettleTransaction]:
         raise NotImplementedError
 
+    async def _settle(
+        self,
+        step: Callable[Concatenate[SettleTransaction, P], Coroutine[Any, Any, T]],
+        /,
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        """step(tx, *args, **kwargs) on one transaction of `_settling()`."""
+        async with self._settling() as tx:
+            return await step(tx, *args, **kwargs)
+
     async def add_answers(self, answers: Sequence[NewAnswer], now: dt.datetime) -> list[AnswerWrite]:
         if not answers:
             return []
-        async with self._settling() as tx:
-            return await add_answers(tx, answers, now)
+        return await self._settle(add_answers, answers, now)
 
     async def reveal_practice(
         self, answers: Sequence[PracticeAnswer], revealed_at: dt.datetime, *, learn: bool = True
     ) -> list[bool]:
         if not answers:
             return []
-        async with self._settling() as tx:
-            return await reveal_practice(tx, answers, revealed_at, learn=learn)
+        return await self._settle(reveal_practice, answers, revealed_at, learn=learn)
 
     async def learn_practice(self, limit: int, learner: tuple[str, str, str] | None = None) -> int:
-        async with self._settling() as tx:
-            return await learn_practice(tx, limit, learner)
+        return await self._settle(learn_practice, limit, learner)
 
     async def settle_learner(self, platform: str, space_id: str, user_id: str) -> None:
         """Write this learner's marked practice answers into their cards (before their cards are read)."""
@@ -69,8 +81,7 @@ class SettlingStore:
         learn: bool = True,
         unsure: Collection[str] = (),
     ) -> bool:
-        async with self._settling() as tx:
-            return await reveal(tx, round_id, revealed_at, scorer, learn=learn, unsure=unsure)
+        return await self._settle(reveal, round_id, revealed_at, scorer, learn=learn, unsure=unsure)
 
 
 async def reveal(

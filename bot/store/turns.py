@@ -66,6 +66,44 @@ class TurnLock:
         self.release()
 
 
+class ConnectionTurns:
+    """SQLite's one connection: every statement takes `lock` (a TurnLock), and a write transaction also
+    waits while `paused` is set (a checkpoint being finished: see bot.store.sqlite_checkpointer)."""
+
+    def __init__(self) -> None:
+        self.lock = TurnLock()
+        self.paused: asyncio.Future[None] | None = None  # set while a checkpoint is being finished
+
+    @contextlib.asynccontextmanager
+    async def write(self) -> AsyncIterator[None]:
+        """The lock for a write transaction, taken only while no checkpoint is being finished (reads go on
+        during one). Every write takes its turn here: one that went ahead would leave the checkpoint
+        unfinished, and the WAL would not start over."""
+        while True:
+            paused = self.paused
+            if paused is not None:
+                await asyncio.shield(paused)
+            await self.lock.acquire()
+            if self.paused is None:
+                break
+            self.lock.release()
+        try:
+            yield
+        finally:
+            self.lock.release()
+
+    async def pause_writes(self) -> asyncio.Future[None]:
+        """Once the transaction in progress ends, no write begins until the future returned is resolved
+        (by resume_writes); reads go on."""
+        async with self.lock:
+            paused = self.paused = asyncio.get_running_loop().create_future()
+        return paused
+
+    def resume_writes(self, paused: asyncio.Future[None]) -> None:
+        self.paused = None
+        paused.set_result(None)
+
+
 class BackgroundSlots:
     """At most `slots` connections of a pool held by background work at once; other work is not counted."""
 

@@ -24,7 +24,8 @@ import pytest
 from bot.kernel.scoring import RevealInput, RevealResult, score_daily_round
 from bot.kernel.values import ChannelRef, NewAnswer, Period, PracticeAnswer
 from bot.store.migrations import load_migrations
-from bot.store.postgres import LOCK_SPACE, PostgresStore, redact
+from bot.store.postgres import PostgresStore, redact
+from bot.store.postgres_settle import LOCK_SPACE
 from bot.store.urls import store_for_url
 from tests.integration.contract_values import DAY, REF, T0
 from tests.integration.install_contract import InstallationContract

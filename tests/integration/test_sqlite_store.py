@@ -8,7 +8,8 @@ import pytest
 
 from bot.store.base import PENDING_OF_LEARNER
 from bot.store.migrations import load_migrations
-from bot.store.sqlite import PENDING_ALL, PENDING_MINE, SqliteStore, split_sql
+from bot.store.sqlite import SqliteStore, split_sql
+from bot.store.sqlite_settle import PENDING_ALL, PENDING_MINE
 from tests.integration.install_contract import InstallationContract
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.once_contract import SeenOnceContract
@@ -76,11 +77,12 @@ def test_split_sql_keeps_whole_statements():
 CLOSE_WHILE_CHECKPOINTING = """
 import asyncio, datetime as dt, sys
 import bot.store.sqlite as s
+import bot.store.sqlite_checkpointer as checkpointer
 from bot.kernel.values import ChannelRef
 from bot.kernel.values import NewAnswer
 from bot.store.migrations import load_migrations
 from bot.store.base import PENDING_OF_LEARNER
-s.CHECKPOINT_EVERY = 0.0
+checkpointer.CHECKPOINT_EVERY = 0.0
 T0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
 async def main():
     for n in range(40):
@@ -142,12 +144,12 @@ async def test_the_wal_starts_over_and_is_cut_back_while_answers_keep_coming(tmp
     each checkpoint between two transactions, so the next write starts the WAL over, cut to WAL_KEEP."""
     import datetime as dt
 
-    import bot.store.sqlite as sqlite_module
+    import bot.store.sqlite_checkpointer as checkpointer
     from bot.kernel.values import ChannelRef, NewAnswer
 
-    monkeypatch.setattr(sqlite_module, "CHECKPOINT_EVERY", 0.0)
-    monkeypatch.setattr(sqlite_module, "WAL_RESET_AT", 0)
-    monkeypatch.setattr(sqlite_module, "WAL_KEEP", 256 * 1024)
+    monkeypatch.setattr(checkpointer, "CHECKPOINT_EVERY", 0.0)
+    monkeypatch.setattr(checkpointer, "WAL_RESET_AT", 0)
+    monkeypatch.setattr(checkpointer, "WAL_KEEP", 256 * 1024)
     t0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
     store = SqliteStore(tmp_path / "wal.db")
     await store.open()
@@ -196,14 +198,14 @@ async def test_an_answer_batch_goes_before_the_background_transactions_queued_ah
     try:
         first = await store.claim_daily_round(ChannelRef("t", "s", "c0"), t0.date(), "q", "tensors", t0, None)
         assert first is not None
-        await store._lock.acquire()  # a transaction in progress
+        await store._turns.lock.acquire()  # a transaction in progress
         posts = [asyncio.ensure_future(post(i)) for i in range(1, 6)]
         for _ in range(10):
             await asyncio.sleep(0)
         answering = asyncio.ensure_future(answer(first.id))
         for _ in range(10):
             await asyncio.sleep(0)
-        store._lock.release()
+        store._turns.lock.release()
         await asyncio.gather(*posts, answering)
         assert done == ["answer", "post1", "post2", "post3", "post4", "post5"]
     finally:
@@ -221,11 +223,11 @@ async def test_while_a_checkpoint_is_finished_writes_wait_and_reads_go_on(tmp_pa
     store = SqliteStore(tmp_path / "pause.db")
     await store.open()
     try:
-        paused = store._writes_paused = asyncio.get_running_loop().create_future()
+        paused = store._turns.paused = asyncio.get_running_loop().create_future()
         write = asyncio.ensure_future(store.claim_daily_round(ref, t0.date(), "q", "tensors", t0, None))
         assert await store.latest_daily_round(ref) is None  # a read is not held up
         assert not write.done()
-        store._writes_paused = None
+        store._turns.paused = None
         paused.set_result(None)
         round_ = await write
         assert round_ is not None and (await store.latest_daily_round(ref)).id == round_.id
@@ -262,7 +264,7 @@ async def test_every_kind_of_write_waits_while_a_checkpoint_is_finished(tmp_path
             "add_answers": lambda: store.add_answers([NewAnswer(second.id, "u2", 1, False, t0)], t0),
         }
         for name, write in writes.items():
-            paused = store._writes_paused = asyncio.get_running_loop().create_future()
+            paused = store._turns.paused = asyncio.get_running_loop().create_future()
             pending = asyncio.ensure_future(write())
             await asyncio.sleep(0)  # the write asks for its turn first
             # a read goes on meanwhile; a write that had gone ahead would hold the connection until it is done
@@ -270,7 +272,7 @@ async def test_every_kind_of_write_waits_while_a_checkpoint_is_finished(tmp_path
             for _ in range(20):
                 await asyncio.sleep(0)
             assert not pending.done(), f"{name} wrote while a checkpoint was being finished"
-            store._writes_paused = None
+            store._turns.paused = None
             paused.set_result(None)
             await pending
         assert (await store.get_round(first.id)).revealed_at is not None
@@ -286,24 +288,24 @@ async def test_writes_wait_for_a_held_checkpoint_pass_a_bounded_time(tmp_path, m
     import datetime as dt
     import threading
 
-    import bot.store.sqlite as sqlite_module
+    import bot.store.sqlite_checkpointer as checkpointer
     from bot.kernel.values import ChannelRef
 
     t0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
     release = threading.Event()
     held_passes: list[bool] = []
-    checkpoint = sqlite_module._checkpoint
+    checkpoint = checkpointer._checkpoint
 
     def starved_when_held(con):
-        if store._writes_paused is not None:  # the held pass: as if the thread got no CPU
+        if store._turns.paused is not None:  # the held pass: as if the thread got no CPU
             held_passes.append(True)
             release.wait(30)
         return checkpoint(con)
 
-    monkeypatch.setattr(sqlite_module, "CHECKPOINT_EVERY", 0.0)
-    monkeypatch.setattr(sqlite_module, "WAL_RESET_AT", 0)
-    monkeypatch.setattr(sqlite_module, "HOLD_AT_MOST", 0.2)
-    monkeypatch.setattr(sqlite_module, "_checkpoint", starved_when_held)
+    monkeypatch.setattr(checkpointer, "CHECKPOINT_EVERY", 0.0)
+    monkeypatch.setattr(checkpointer, "WAL_RESET_AT", 0)
+    monkeypatch.setattr(checkpointer, "HOLD_AT_MOST", 0.2)
+    monkeypatch.setattr(checkpointer, "_checkpoint", starved_when_held)
     store = SqliteStore(tmp_path / "starved.db")
     try:
         # every write is bounded, opening included (its own writes may meet the first held pass): without the
@@ -321,7 +323,7 @@ async def test_writes_wait_for_a_held_checkpoint_pass_a_bounded_time(tmp_path, m
                 store.claim_daily_round(ref, t0.date() + dt.timedelta(days=1), "q", "tensors", t0, None), 10
             )
         assert later is not None and not release.is_set()  # written while the held pass still runs
-        assert store._writes_paused is None
+        assert store._turns.paused is None
     finally:
         release.set()
         await store.close()
@@ -353,3 +355,81 @@ async def test_the_practice_marks_are_read_through_their_partial_index_not_a_sca
     plan = " ".join(row[3] for row in con.execute("EXPLAIN QUERY PLAN " + PENDING_OF_LEARNER, ("p", "s", "u")))
     assert "USING INDEX rounds_learn_pending" in plan
     con.close()
+
+
+async def test_the_connection_thread_runs_every_call_in_order_on_one_thread_of_its_own(tmp_path):
+    import asyncio
+    import threading
+
+    from bot.store.sqlite_thread import SqliteThread
+
+    db = await SqliteThread.connect(str(tmp_path / "t.db"))
+    seen: list[tuple[int, int]] = []
+
+    def record(con, i):
+        seen.append((threading.get_ident(), i))
+        return con.execute("SELECT ?", (i,)).fetchone()[0]
+
+    try:
+        assert await asyncio.gather(*(db.call(record, i) for i in range(50))) == list(range(50))
+        assert [i for _, i in seen] == list(range(50))
+        assert len({ident for ident, _ in seen}) == 1 and seen[0][0] != threading.get_ident()
+    finally:
+        await db.close()
+
+
+async def test_the_connection_thread_hands_back_errors_and_finishes_a_call_whose_caller_gave_up(tmp_path):
+    import asyncio
+    import threading
+
+    from bot.store.sqlite_thread import SqliteThread
+
+    db = await SqliteThread.connect(str(tmp_path / "t.db"), isolation_level=None)
+    go = threading.Event()
+
+    def slow_insert(con):
+        go.wait(10)
+        con.execute("INSERT INTO t VALUES (1)")
+
+    try:
+        await db.execute("CREATE TABLE t (x INTEGER)")
+        with pytest.raises(sqlite3.OperationalError, match="syntax error"):
+            await db.execute("SELEC 1")
+        assert await db.executemany("INSERT INTO t VALUES (?)", [(2,), (3,)]) == 2
+        waiting = asyncio.ensure_future(db.call(slow_insert))
+        await asyncio.sleep(0.01)
+        waiting.cancel()
+        go.set()
+        # the insert still ran on the thread, before the next call
+        assert await db.execute_fetchall("SELECT x FROM t ORDER BY x") == [(1,), (2,), (3,)]
+        assert waiting.cancelled()
+    finally:
+        await db.close()
+
+
+async def test_a_closed_connection_thread_refuses_calls_and_its_thread_ends(tmp_path):
+    import threading
+
+    from bot.store.sqlite_thread import SqliteThread
+
+    db = await SqliteThread.connect(str(tmp_path / "t.db"))
+    thread = await db.call(lambda _con: threading.current_thread())
+    await db.close()
+    await db.close()  # again: nothing
+    thread.join(5)
+    assert not thread.is_alive()
+    with pytest.raises(sqlite3.ProgrammingError):
+        await db.execute_fetchall("SELECT 1")
+
+
+async def test_a_database_that_cannot_be_opened_gives_sqlites_error_and_leaves_no_thread(tmp_path):
+    import threading
+
+    from bot.store.sqlite_thread import SqliteThread
+
+    before = set(threading.enumerate())
+    with pytest.raises(sqlite3.OperationalError, match="unable to open"):
+        await SqliteThread.connect(str(tmp_path / "no" / "such" / "folder" / "t.db"))
+    for thread in set(threading.enumerate()) - before:
+        thread.join(5)
+        assert not thread.is_alive(), thread.name

@@ -1,0 +1,381 @@
+"""PostgreSQL's reveal and answer-batch steps on one open transaction (bot.store.settle's port), and the
+reveal batch's two statements: its locks (LOCK_ROUNDS) and its claim with everything its reveals read
+(CLAIM_BATCH)."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Collection, Sequence
+
+import asyncpg
+
+from bot.kernel.scoring import Board, ScoreRow
+from bot.kernel.values import Answer, ChannelConfig, ChannelRef, NewAnswer, Round, RoundKind, StreakState
+from bot.practice.memory import CardKey, LearnerCard, PendingAnswer, ReviewEvent
+from bot.store import rows as stored
+from bot.store.base import PENDING_PRACTICE, numbered
+
+# the column order of rows.config_from_row, with the time rendered as HH:MM like the SQLite text
+CHANNEL_COLUMNS = (
+    "platform, channel_id, space_id, to_char(post_time, 'HH24:MI'), timezone, weekdays, topics, difficulties, "
+    "paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs, "
+    "champion_role"
+)
+# advisory lock keys (two int4 keys): a namespace of ours, then 0 or a hash of the space (bot.store.postgres
+# has the others)
+LOCK_SPACE = 0x53420002
+LOCK_LEARNING = 0x53420071  # one writer of practice card updates at a time (bot.store.settle.learn_practice)
+
+ROUND_WIDTH = len(stored.ROUND_COLUMNS.split(","))
+# A reveal batch's locks in one statement: its rounds FOR UPDATE in id order, then (the GROUP BY reads them
+# all first) each of their spaces' advisory locks in one order (byte order of platform, then space).
+LOCK_ROUNDS = (
+    "WITH r AS MATERIALIZED (SELECT platform, space_id FROM rounds WHERE id = ANY($2::bigint[]) "
+    "ORDER BY id FOR UPDATE) "
+    "SELECT s.platform, s.space_id, pg_advisory_xact_lock($1, hashtext(s.platform || chr(31) || s.space_id)) "
+    'FROM (SELECT platform, space_id FROM r GROUP BY 1, 2 ORDER BY platform COLLATE "C", space_id COLLATE "C" '
+    "OFFSET 0) s"
+)
+# Claim a reveal batch's rounds and read, per round claimed, what its reveal reads: the space's latest
+# revealed daily date before the round's (as it stood before this statement's claims), its answers, their
+# streaks, its doubts, their cards ($3: with learning) and its channel's settings (rows.config_from_row).
+CLAIM_BATCH = (
+    f"WITH c AS (UPDATE rounds SET revealed_at = $1 WHERE id = ANY($2::bigint[]) AND revealed_at IS NULL "
+    f"RETURNING {stored.ROUND_COLUMNS}) "
+    "SELECT c.*, "
+    "(SELECT MAX(p.local_date) FROM rounds p WHERE p.platform = c.platform AND p.space_id = c.space_id "
+    "AND p.kind = 'daily' AND p.revealed_at IS NOT NULL AND p.local_date < c.local_date), "
+    f"ARRAY(SELECT ROW({', '.join('a.' + col for col in stored.ANSWER_COLUMNS.split(', '))}) FROM answers a "
+    "WHERE a.round_id = c.id ORDER BY a.answered_at, a.user_id), "
+    "ARRAY(SELECT ROW(s.user_id, s.current, s.best, s.last_date) FROM answers a JOIN streaks s "
+    "ON s.platform = c.platform AND s.space_id = c.space_id AND s.user_id = a.user_id "
+    "WHERE a.round_id = c.id AND c.kind = 'daily'), "
+    "ARRAY(SELECT d.user_id FROM answer_doubts d WHERE d.round_id = c.id), "
+    f"ARRAY(SELECT ROW({', '.join('k.' + col for col in stored.CARD_COLUMNS.split(', '))}) FROM answers a "
+    "JOIN learner_cards k ON k.platform = c.platform AND k.space_id = c.space_id AND k.user_id = a.user_id "
+    "AND k.question_id = c.question_id WHERE $3 AND a.round_id = c.id), "
+    "ch.* FROM c LEFT JOIN LATERAL "
+    f"(SELECT true AS found, {CHANNEL_COLUMNS} FROM channels WHERE platform = c.platform "
+    "AND channel_id = c.channel_id) ch ON true"
+)
+
+
+class PgSettle:
+    """The reveal and answer-batch steps (bot.store.settle.RevealTransaction, AnswerTransaction) on one open
+    transaction. Batches lock their rounds FOR SHARE and a reveal takes the space's advisory lock.
+
+    A reveal batch (`lock_rounds`, then `claim_batch`) claims all its rounds in one statement that also reads
+    what their reveals will read; the steps then answer from those rows, as the same reads one round after
+    another would have (a round sees the daily dates claimed before it in the batch, and the streaks and
+    cards written before it), so each round's reveal costs trips only for its writes."""
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self.conn = conn
+        self._locked: set[tuple[str, str]] = set()  # spaces whose lock this transaction holds already
+        self._batch: set[int] = set()  # the rounds of claim_batch
+        self._claimed: dict[int, Round] = {}  # those it claimed (as revealed now)
+        self._untaken: set[int] = set()  # those claimed but not yet taken by claim_reveal
+        self._taken: dict[tuple[str, str], list[dt.date]] = {}  # daily dates taken so far, by space
+        self._before: dict[tuple[str, str, dt.date], dt.date | None] = {}  # previous dates before the batch
+        self._answers: dict[int, tuple[Answer, ...]] = {}
+        self._configs: dict[int, ChannelConfig | None] = {}
+        self._speed: dict[tuple[str, str], bool] = {}  # (platform, channel): speed bonus on
+        self._streaks: dict[tuple[str, str, str], StreakState | None] = {}  # None: known to have none
+        self._doubts: dict[int, set[str]] = {}
+        self._cards: dict[CardKey, LearnerCard | None] = {}
+
+    async def lock_rounds(self, round_ids: Sequence[int]) -> None:
+        """Lock a reveal batch's rounds in id order (as answer batches do, FOR SHARE), then their spaces in
+        one order, all in one statement: a batch never waits in a circle with an answer batch or another
+        reveal."""
+        rows = await self.conn.fetch(LOCK_ROUNDS, LOCK_SPACE, list(round_ids))
+        self._locked.update((r[0], r[1]) for r in rows)
+
+    async def claim_batch(self, round_ids: Sequence[int], revealed_at: dt.datetime, *, learn: bool) -> None:
+        """Claim these rounds' reveals and read their reveals' inputs (after lock_rounds)."""
+        self._batch.update(round_ids)
+        for r in await self.conn.fetch(CLAIM_BATCH, revealed_at, list(round_ids), learn):
+            round_ = stored.round_from_row(r[:ROUND_WIDTH])
+            previous, answers, streaks, doubts, cards, found, *config = r[ROUND_WIDTH:]
+            ref = round_.ref
+            self._claimed[round_.id] = round_
+            self._untaken.add(round_.id)
+            if round_.local_date is not None:
+                self._before[(ref.platform, ref.space_id, round_.local_date)] = previous
+            self._answers[round_.id] = tuple(stored.answer_from_row(a) for a in answers)
+            users = {a[1] for a in answers}
+            if round_.kind is RoundKind.DAILY:  # (the statement reads streaks for daily rounds only)
+                self._streaks.update({(ref.platform, ref.space_id, u): None for u in users})
+                self._streaks.update(
+                    {(ref.platform, ref.space_id, u): StreakState(int(c), int(b), d) for u, c, b, d in streaks}
+                )
+            self._doubts[round_.id] = set(doubts)
+            if learn:
+                self._cards.update({CardKey(ref.platform, ref.space_id, u, round_.question_id): None for u in users})
+                self._cards.update({c.key: c for c in map(stored.card_from_row, cards)})
+            channel = stored.config_from_row(config) if found else None
+            self._configs[round_.id] = channel
+            self._speed[(ref.platform, ref.channel_id)] = channel is not None and channel.speed_bonus
+
+    def revealed(self, round_id: int) -> tuple[Round, tuple[Answer, ...], ChannelConfig | None]:
+        """A round revealed by this batch as the transaction leaves it: its row, its answers (scored, in the
+        order they came) and its channel's settings."""
+        return self._claimed[round_id], self._answers[round_id], self._configs[round_id]
+
+    async def claim_reveal(self, round_id: int, revealed_at: dt.datetime) -> Round | None:
+        if round_id in self._batch:  # claimed (or found revealed already) by claim_batch
+            if round_id not in self._untaken:
+                return None
+            self._untaken.discard(round_id)
+            round_ = self._claimed[round_id]
+            if round_.kind is RoundKind.DAILY and round_.local_date is not None:
+                self._taken.setdefault((round_.ref.platform, round_.ref.space_id), []).append(round_.local_date)
+            return round_
+        row = await self.conn.fetchrow(
+            "UPDATE rounds SET revealed_at = $1 WHERE id = $2 AND revealed_at IS NULL "
+            f"RETURNING {stored.ROUND_COLUMNS}",
+            revealed_at,
+            round_id,
+        )
+        return stored.round_from_row(row) if row else None
+
+    async def lock_space(self, ref: ChannelRef) -> None:
+        # a transaction-scoped lock is held to the commit: taking it again in the same transaction (each
+        # round of a reveal batch) would be a trip that changes nothing
+        space = (ref.platform, ref.space_id)
+        if space in self._locked:
+            return
+        await self.conn.execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext($2))", LOCK_SPACE, f"{ref.platform}\x1f{ref.space_id}"
+        )
+        self._locked.add(space)
+
+    async def answers(self, round_id: int) -> tuple[Answer, ...]:
+        if round_id in self._answers:
+            return self._answers[round_id]
+        rows = await self.conn.fetch(f"SELECT {stored.ANSWER_COLUMNS} FROM answers WHERE round_id = $1", round_id)
+        return tuple(stored.answer_from_row(r) for r in rows)
+
+    async def previous_date(self, ref: ChannelRef, before: dt.date) -> dt.date | None:
+        space = (ref.platform, ref.space_id)
+        taken = [d for d in self._taken.get(space, ()) if d < before]  # claimed by this batch so far
+        key = (*space, before)
+        if key in self._before:
+            day = self._before[key]
+        else:  # as it stood before the batch: its rounds not taken yet are left out
+            day = await self.conn.fetchval(
+                "SELECT MAX(local_date) FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
+                "AND revealed_at IS NOT NULL AND local_date < $3 AND NOT (id = ANY($4::bigint[]))",
+                ref.platform,
+                ref.space_id,
+                before,
+                list(self._untaken),
+            )
+        return max([*taken, day] if day is not None else taken, default=None)
+
+    async def streaks(self, ref: ChannelRef, users: Sequence[str]) -> dict[str, StreakState]:
+        keys = [(ref.platform, ref.space_id, u) for u in users]
+        if all(k in self._streaks for k in keys):
+            return {k[2]: s for k in keys if (s := self._streaks[k]) is not None}
+        # a join with unnest, not `user_id = ANY($3)`: a filter on a 10,000-element array is checked row by row
+        return {
+            r[0]: StreakState(int(r[1]), int(r[2]), r[3])
+            for r in await self.conn.fetch(
+                "SELECT s.user_id, s.current, s.best, s.last_date FROM streaks s "
+                "JOIN unnest($3::text[]) AS u(user_id) ON s.user_id = u.user_id "
+                "WHERE s.platform = $1 AND s.space_id = $2",
+                ref.platform,
+                ref.space_id,
+                list(users),
+            )
+        }
+
+    async def speed_bonus(self, ref: ChannelRef) -> bool:
+        if (ref.platform, ref.channel_id) in self._speed:
+            return self._speed[(ref.platform, ref.channel_id)]
+        return bool(
+            await self.conn.fetchval(
+                "SELECT speed_bonus FROM channels WHERE platform = $1 AND channel_id = $2", ref.platform, ref.channel_id
+            )
+        )
+
+    async def write_points(self, round_id: int, points: dict[str, int]) -> None:
+        if round_id in self._answers:
+            self._answers[round_id] = tuple(
+                dataclasses.replace(a, points=points[a.user_id]) if a.user_id in points else a
+                for a in self._answers[round_id]
+            )
+        users = sorted(points)
+        await self.conn.execute(
+            "UPDATE answers AS a SET points = u.points FROM unnest($2::text[], $3::integer[]) "
+            "AS u(user_id, points) WHERE a.round_id = $1 AND a.user_id = u.user_id",
+            round_id,
+            users,
+            [points[u] for u in users],
+        )
+
+    async def write_streaks(self, ref: ChannelRef, streaks: dict[str, StreakState]) -> None:
+        self._streaks.update({(ref.platform, ref.space_id, u): s for u, s in streaks.items()})
+        users = sorted(streaks)
+        states = [streaks[u] for u in users]
+        await self.conn.execute(
+            "INSERT INTO streaks (platform, space_id, user_id, current, best, last_date) "
+            "SELECT $1, $2, u.* FROM unnest($3::text[], $4::integer[], $5::integer[], $6::date[]) AS u "
+            "ON CONFLICT (platform, space_id, user_id) DO UPDATE SET current = excluded.current, "
+            "best = excluded.best, last_date = excluded.last_date",
+            ref.platform,
+            ref.space_id,
+            users,
+            [s.current for s in states],
+            [s.best for s in states],
+            [s.last_date for s in states],
+        )
+
+    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
+        written = await self.conn.fetch(
+            "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered, "
+            "reached_at) SELECT $1, $2, $3, $4, u.user_id, u.points, u.correct, 1, u.at FROM "
+            "unnest($5::text[], $6::integer[], $7::integer[], $8::timestamptz[]) AS u(user_id, points, correct, at) "
+            "ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET "
+            "points = scores.points + excluded.points, correct = scores.correct + excluded.correct, "
+            "answered = scores.answered + 1, reached_at = COALESCE(excluded.reached_at, scores.reached_at) "
+            "RETURNING user_id, points, answered",
+            *stored.board_key(board),
+            *(list(column) for column in zip(*rows, strict=True)),
+        )
+        return {r[0]: (int(r[1]), int(r[2])) for r in written}
+
+    async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
+        await self.conn.execute(
+            "INSERT INTO score_buckets (platform, space_id, period, period_key, points, users) "
+            "SELECT $1, $2, $3, $4, u.* FROM unnest($5::integer[], $6::integer[]) AS u "
+            "ON CONFLICT (platform, space_id, period, period_key, points) DO UPDATE SET "
+            "users = score_buckets.users + excluded.users",
+            *stored.board_key(board),
+            [m[0] for m in moves],
+            [m[1] for m in moves],
+        )
+        await self.conn.execute(
+            "DELETE FROM score_buckets WHERE platform = $1 AND space_id = $2 AND period = $3 AND period_key = $4 "
+            "AND users <= 0",
+            *stored.board_key(board),
+        )
+
+    async def doubts(self, round_id: int) -> set[str]:
+        if round_id in self._doubts:
+            return set(self._doubts[round_id])
+        rows = await self.conn.fetch("SELECT user_id FROM answer_doubts WHERE round_id = $1", round_id)
+        return {r[0] for r in rows}
+
+    async def cards(
+        self, platform: str, space_id: str, question_id: str, users: Sequence[str]
+    ) -> dict[str, LearnerCard]:
+        keys = [CardKey(platform, space_id, u, question_id) for u in users]
+        if all(k in self._cards for k in keys):
+            return {k.user_id: c for k in keys if (c := self._cards[k]) is not None}
+        rows = await self.conn.fetch(
+            f"SELECT {', '.join('c.' + c for c in stored.CARD_COLUMNS.split(', '))} FROM learner_cards c "
+            "JOIN unnest($4::text[]) AS u(user_id) ON c.user_id = u.user_id "
+            "WHERE c.platform = $1 AND c.space_id = $2 AND c.question_id = $3",
+            platform,
+            space_id,
+            question_id,
+            list(users),
+        )
+        return {c.key.user_id: c for c in map(stored.card_from_row, rows)}
+
+    async def write_cards(self, updates: Sequence[tuple[LearnerCard, ReviewEvent]]) -> None:
+        if not updates:
+            return
+        latest = {card.key: card for card, _ in updates}
+        self._cards.update(latest)
+        cols = list(zip(*(stored.card_values(card) for card in latest.values()), strict=True))
+        await self.conn.execute(
+            f"INSERT INTO learner_cards ({stored.CARD_COLUMNS}) SELECT * FROM unnest($1::text[], $2::text[], "
+            "$3::text[], $4::text[], $5::smallint[], $6::integer[], $7::float8[], $8::float8[], $9::timestamptz[], "
+            "$10::timestamptz[], $11::integer[], $12::integer[], $13::boolean[]) "
+            "ON CONFLICT (platform, space_id, user_id, question_id) DO UPDATE SET state = excluded.state, "
+            "step = excluded.step, stability = excluded.stability, difficulty = excluded.difficulty, "
+            "due = excluded.due, last_review = excluded.last_review, reviews = excluded.reviews, "
+            "lapses = excluded.lapses, confident_miss = excluded.confident_miss",
+            *(list(c) for c in cols),
+        )
+        events = list(zip(*(stored.event_values(event) for _, event in updates), strict=True))
+        await self.conn.execute(
+            f"INSERT INTO review_log ({stored.EVENT_COLUMNS}) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], "
+            "$4::text[], $5::timestamptz[], $6::smallint[], $7::boolean[]) ON CONFLICT DO NOTHING",
+            *(list(c) for c in events),
+        )
+
+    async def claim_practice(
+        self, round_ids: Sequence[int], revealed_at: dt.datetime, *, learn: bool, unsure: Collection[int] = ()
+    ) -> set[int]:
+        rows = await self.conn.fetch(
+            "UPDATE rounds SET revealed_at = $1, learn_pending = CASE WHEN $3 THEN "
+            "CASE WHEN id = ANY($4::bigint[]) THEN 0 ELSE 1 END END "
+            "WHERE id = ANY($2::bigint[]) AND revealed_at IS NULL AND kind = 'practice' RETURNING id",
+            revealed_at,
+            list(round_ids),
+            learn,
+            sorted(unsure),
+        )
+        return {int(r[0]) for r in rows}
+
+    async def lock_learning(self) -> None:
+        await self.conn.execute("SELECT pg_advisory_xact_lock($1, 0)", LOCK_LEARNING)
+
+    async def pending_practice(self, limit: int, learner: tuple[str, str, str] | None) -> list[PendingAnswer]:
+        mine = "AND r.platform = ? AND r.space_id = ? AND r.user_id = ? " if learner else ""
+        # FOR UPDATE: a forget-me deleting these rounds waits, then deletes the cards written here
+        sql = numbered(PENDING_PRACTICE.format(rounds="rounds r", learner=mine)) + " FOR UPDATE OF r"
+        rows = await self.conn.fetch(sql, *(learner or ()), limit)
+        return [PendingAnswer(int(r[0]), CardKey(r[1], r[2], r[3], r[4]), bool(r[6]), bool(r[5]), r[7]) for r in rows]
+
+    async def clear_pending(self, round_ids: Sequence[int]) -> None:
+        await self.conn.execute("UPDATE rounds SET learn_pending = NULL WHERE id = ANY($1::bigint[])", list(round_ids))
+
+    async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
+        rows = await self.conn.fetch(
+            f"SELECT {', '.join('c.' + c for c in stored.CARD_COLUMNS.split(', '))} FROM learner_cards c "
+            "JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) "
+            "AS k(platform, space_id, user_id, question_id) "
+            "ON c.platform = k.platform AND c.space_id = k.space_id AND c.user_id = k.user_id "
+            "AND c.question_id = k.question_id",
+            [k.platform for k in keys],
+            [k.space_id for k in keys],
+            [k.user_id for k in keys],
+            [k.question_id for k in keys],
+        )
+        return {c.key: c for c in map(stored.card_from_row, rows)}
+
+    async def round_windows(self, round_ids: Sequence[int]) -> dict[int, tuple[dt.datetime | None, dt.datetime | None]]:
+        # FOR SHARE: batches run side by side, but a reveal (UPDATE of the round) waits for them, and a
+        # batch that waited for a reveal reads the revealed row; no answer slips in after a reveal.
+        rows = await self.conn.fetch(
+            "SELECT id, revealed_at, closes_at FROM rounds WHERE id = ANY($1::bigint[]) ORDER BY id FOR SHARE",
+            list(round_ids),
+        )
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    async def insert_answers(self, answers: Sequence[NewAnswer]) -> set[tuple[int, str]]:
+        rows = await self.conn.fetch(
+            "INSERT INTO answers (round_id, user_id, choice, correct, answered_at) "
+            "SELECT * FROM unnest($1::bigint[], $2::text[], $3::smallint[], $4::boolean[], "
+            "$5::timestamptz[]) ON CONFLICT DO NOTHING RETURNING round_id, user_id",
+            *(list(column) for column in zip(*answers, strict=True)),
+        )
+        return {(r[0], r[1]) for r in rows}
+
+    async def stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
+        # read inside the batch's transaction, so it sees the batch's own rows
+        return {
+            (r[0], r[1]): int(r[2])
+            for r in await self.conn.fetch(
+                "SELECT a.round_id, a.user_id, a.choice FROM answers a "
+                "JOIN unnest($1::bigint[], $2::text[]) AS k(round_id, user_id) "
+                "ON a.round_id = k.round_id AND a.user_id = k.user_id",
+                [k[0] for k in keys],
+                [k[1] for k in keys],
+            )
+        }

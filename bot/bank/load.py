@@ -7,7 +7,6 @@ field, and a file with any error contributes nothing to the loaded bank.
 from __future__ import annotations
 
 import codecs
-import difflib
 import logging
 import re
 import sys
@@ -24,7 +23,7 @@ from bot.bank.near_copies import (
     normalise,
     similarity_pairs,
 )
-from bot.kernel.topics import TOPICS
+from bot.kernel.topics import TOPICS, known_topics
 from bot.kernel.values import LETTERS, Difficulty, Question
 
 log = logging.getLogger(__name__)
@@ -82,17 +81,6 @@ def _default_bank_dir() -> Path:
 
 
 DEFAULT_BANK_DIR = _default_bank_dir()
-
-
-def known_topics(given: object = None, room: int = 150) -> str:
-    """What an unknown topic's error line says: the closest known topic, then the known ones (sorted, cut to
-    `room` characters so a problem line stays short)."""
-    close = difflib.get_close_matches(given, list(TOPICS), n=1) if isinstance(given, str) else []
-    hint = f"did you mean {close[0]}? " if close else ""
-    listed = ", ".join(sorted(TOPICS))
-    if len(listed) > room:
-        listed = listed[: listed.rfind(", ", 0, room)] + f", ... ({len(TOPICS)} in all)"
-    return f"{hint}known: {listed}"
 
 
 class BankError(Exception):

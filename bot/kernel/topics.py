@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 TOPICS: dict[str, str] = {
     "tensors": "Tensors and dtypes",
     "storage-views": "Storage, strides and views",
@@ -30,3 +32,14 @@ TOPICS: dict[str, str] = {
     "quantization": "Quantization with torchao and PT2E",
     "numerics": "Numerics: precision, promotion and broadcasting",
 }
+
+
+def known_topics(given: object = None, room: int = 150) -> str:
+    """What an unknown topic's error line says: the closest known topic, then the known ones (sorted, cut to
+    `room` characters so a problem line stays short)."""
+    close = difflib.get_close_matches(given, list(TOPICS), n=1) if isinstance(given, str) else []
+    hint = f"did you mean {close[0]}? " if close else ""
+    listed = ", ".join(sorted(TOPICS))
+    if len(listed) > room:
+        listed = listed[: listed.rfind(", ", 0, room)] + f", ... ({len(TOPICS)} in all)"
+    return f"{hint}known: {listed}"

@@ -151,7 +151,7 @@ class DailyScheduler:
         if isinstance(clock, RefreshedClock):
             await clock.refresh()  # never raises: a failed read keeps the last one, carried forward
         try:
-            await self.heartbeat.beat(self.spaces.platforms)
+            await self.heartbeat.beat(self.spaces.platforms or ())
         except Exception as exc:
             if not self._beat_failed:
                 log.warning("could not record that this process is running (%s)", type(exc).__name__)

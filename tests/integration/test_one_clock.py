@@ -15,10 +15,11 @@ import random
 import pytest
 
 from bot.app.bootstrap import bootstrap
+from bot.app.cli import clock_for
 from bot.app.scheduler import DailyScheduler
 from bot.daily.reveals import LATE_NOTE
+from bot.kernel.clock import DatabaseClock, SystemClock
 from bot.kernel.values import Actor, ChannelRef
-from bot.settings import ConfigChange
 from bot.store.postgres import PostgresStore
 from bot.store.sqlite import SqliteStore
 from tests.integration.test_postgres_store import throwaway_database
@@ -178,3 +179,20 @@ async def test_a_clock_stepped_forward_by_days_posts_only_the_latest_day(open_st
     assert [c.title for _, c in platform.posted] == ["Daily PyTorch question, Wed 09 Dec 2026"]
     assert await store.get_next_post(REF) == MON + dt.timedelta(days=3, hours=9)
     await bot.close()
+
+
+async def test_the_composition_root_gives_postgresql_processes_the_database_s_clock_and_sqlite_the_machine_s(
+    tmp_path,
+):
+    sqlite = SqliteStore(tmp_path / "c.db")
+    await sqlite.open()
+    assert isinstance(await clock_for(sqlite), SystemClock)
+    await sqlite.close()
+    async with throwaway_database("studybot_clock") as url:
+        store = PostgresStore(url)
+        await store.open()
+        clock = await clock_for(store)
+        assert isinstance(clock, DatabaseClock)
+        at, _ = await store.database_time(lambda: 0.0)
+        assert abs(clock.now() - at) < dt.timedelta(seconds=1) and clock.now().tzinfo is dt.UTC
+        await store.close()

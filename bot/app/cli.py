@@ -22,7 +22,7 @@ from bot.app.runtime import tune_gc
 from bot.app.scheduler import DailyScheduler
 from bot.bank.load import DEFAULT_BANK_DIR, Bank, BankError, load_bank, validate
 from bot.features import Features
-from bot.kernel.clock import SystemClock
+from bot.kernel.clock import Clock, DatabaseClock, SystemClock, TimeSource
 from bot.kernel.errors import StartupError
 from bot.kernel.metrics import Metrics
 from bot.kernel.topics import TOPICS
@@ -78,6 +78,18 @@ def _owner(settings: Settings) -> Callable[[ChannelRef], bool]:
     from adapters.discord.sharding import channel_owner  # stdlib only; validates the shard settings
 
     return channel_owner(settings.shard_count, settings.shard_ids)
+
+
+async def clock_for(store: Store) -> Clock:
+    """The clock of every due decision in this process: on PostgreSQL the database's (read once per tick and
+    carried forward by this machine's elapsed-time clock), so processes on hosts whose clocks differ post
+    and reveal at the same instants; elsewhere (SQLite: one machine) this machine's."""
+    if isinstance(store, TimeSource):  # PostgresStore
+        try:
+            return await DatabaseClock.start(store)
+        except Exception as exc:  # noqa: BLE001 - the store opened a moment ago; say what failed in one line
+            raise StartupError(f"STUDYBOT_DATABASE_URL: cannot read the database's time: {_first_line(exc)}") from None
+    return SystemClock()
 
 
 async def open_store(url: str, *, migrate: bool = True) -> Store:
@@ -192,7 +204,7 @@ async def run_bot(settings: Settings) -> int:
                     file=sys.stderr,
                 )
                 return 1
-            clock = SystemClock()
+            clock = await clock_for(store)
             service = bootstrap(store, bank, clock, metrics=metrics)
             stack.push_async_callback(service.close)  # commits the answers still in flight
             scheduler = DailyScheduler(service, clock, misfire_grace=settings.misfire_grace, owns=owns)

@@ -22,7 +22,7 @@ from dataclasses import replace
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.features import Features
-from bot.kernel.clock import Clock
+from bot.kernel.clock import Clock, RefreshedClock
 from bot.kernel.priority import background
 from bot.kernel.values import ChannelRef, SpaceFilter
 
@@ -46,6 +46,7 @@ class DailyScheduler:
         owns: Callable[[ChannelRef], bool] | None = None,
         scheduler: AsyncIOScheduler | None = None,
         tick: dt.timedelta = TICK,
+        elapsed: Callable[[], float] | None = None,
     ) -> None:
         self.service = service
         self.clock = clock
@@ -58,6 +59,9 @@ class DailyScheduler:
         self.recaps = service.recaps
         self._stopping = False
         self._ticking: asyncio.Task[object] | None = None  # the interval job's tick in flight
+        # this process's running span, beaten once per tick (`elapsed`: its elapsed-time clock, for tests)
+        self.heartbeat = service.delivery.heartbeat(elapsed)
+        self._beat_failed = False
 
     @property
     def spaces(self) -> SpaceFilter:
@@ -122,6 +126,7 @@ class DailyScheduler:
                 await self._tick()
 
     async def _tick(self) -> None:
+        await self._beat()
         try:
             await self.service.delivery.run_due_work(self.spaces)
         except Exception:
@@ -138,6 +143,21 @@ class DailyScheduler:
             await self.service.reminders.run_due(self.spaces)
         except Exception:
             log.exception("reminders failed")
+
+    async def _beat(self) -> None:
+        """Before the tick's decisions: the database's time read again (PostgreSQL; bot.kernel.clock), and this
+        process's running span recorded (bot.daily.uptime). A failure is logged once until a beat works again."""
+        clock = self.service.context.clock
+        if isinstance(clock, RefreshedClock):
+            await clock.refresh()  # never raises: a failed read keeps the last one, carried forward
+        try:
+            await self.heartbeat.beat(self.spaces.platforms or ())
+        except Exception as exc:
+            if not self._beat_failed:
+                log.warning("could not record that this process is running (%s)", type(exc).__name__)
+            self._beat_failed = True
+        else:
+            self._beat_failed = False
 
     async def catch_up(self) -> None:
         """What start-up does after downtime: reveal every round whose promise passed, post what is due

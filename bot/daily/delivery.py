@@ -22,7 +22,9 @@ from bot.daily.outcomes import SEND_LEASE, SendOutcomes, retry_delay
 from bot.daily.posting import Opening, Posting
 from bot.daily.reveals import Reveals
 from bot.daily.store import DeliveryStore
+from bot.daily.uptime import Heartbeat
 from bot.daily.values import DuePost, RevealedRound, RevealFinish, SendClaim
+from bot.kernel.clock import elapsed_seconds
 from bot.kernel.context import Context
 from bot.kernel.priority import background
 from bot.kernel.scoring import score_daily_round
@@ -88,6 +90,10 @@ class Delivery:
         self.posting = posting
         self.reveals = reveals
         self.outcomes = outcomes
+
+    def heartbeat(self, elapsed: Callable[[], float] | None = None) -> Heartbeat:
+        """A new process's heartbeat over this store (bot.daily.uptime); its scheduler beats once per tick."""
+        return Heartbeat(self.ctx.clock, self.store, elapsed=elapsed or elapsed_seconds)
 
     async def run_due_work(self, spaces: SpaceFilter | None = None) -> None:
         """One tick of daily work. It is background work (bot.kernel.priority): answers and reads go first in

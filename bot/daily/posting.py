@@ -25,7 +25,7 @@ from bot.kernel.errors import AlreadyPosted, BadSetting, NotAllowed
 from bot.kernel.platform import NoticePlatform
 from bot.kernel.rounds import RoundCache
 from bot.kernel.selection import pick_question
-from bot.kernel.timing import local_date_of, post_instant, reveal_instant
+from bot.kernel.timing import local_date_of, next_post_after, post_instant, reveal_instant
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef, DueChannel, Question, Round, RoundKind, SpaceFilter
 from bot.packs.catalog import PackCatalog
 from bot.reports.service import ReportDesk
@@ -308,7 +308,29 @@ class Posting:
             return
         day = local_date_of(cfg, due.due_at)
         late = now - due.due_at
-        if late > self.ctx.grace:
+        if late > self.ctx.grace and await self.store.running_at(cfg.ref.platform, due.due_at):
+            # the bot was running at the due instant (bot.daily.uptime): not downtime, but the clock stepped
+            # forward past it (or its post kept failing); post it late, unless a later day is due as well
+            later = next_post_after(cfg, due.due_at)
+            if later is not None and later <= now:
+                log.warning(
+                    "the daily post of %s/%s for %s is overtaken by the next one (the clock moved on by %s while "
+                    "the bot was running); posting only the latest",
+                    cfg.ref.platform,
+                    cfg.ref.channel_id,
+                    day,
+                    late,
+                )
+                await self.outcomes.due(due.ref, due.due_at, later)
+                return
+            log.warning(
+                "posting %s/%s's question for %s %s late: the bot was running at its time (the clock moved forward)",
+                cfg.ref.platform,
+                cfg.ref.channel_id,
+                day,
+                late,
+            )
+        elif late > self.ctx.grace:
             latest = await self.store.latest_daily_round(cfg.ref)
             if latest is None or latest.local_date is None or latest.local_date < day:
                 commands = self.ctx.commands_of(cfg.ref.platform)

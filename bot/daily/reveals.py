@@ -25,7 +25,8 @@ from bot.packs.catalog import PackCatalog
 
 log = logging.getLogger(__name__)
 
-LATE_REVEAL = dt.timedelta(minutes=2)  # a reveal later than this after its promise says it came late
+# a reveal later than this after its promise, when no process was running at the promise, says it came late
+LATE_REVEAL = dt.timedelta(minutes=2)
 LATE_NOTE = "Revealed late: the bot was offline."
 
 
@@ -151,6 +152,7 @@ class Reveals:
             and round_.revealed_at
             and round_.closes_at
             and round_.revealed_at - round_.closes_at > LATE_REVEAL
+            and not await self.store.running_at(round_.ref.platform, round_.closes_at)  # late, but not offline
         ):
             card = replace(card, note=LATE_NOTE)
         return card

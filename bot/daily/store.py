@@ -68,7 +68,30 @@ class RoundStore(RoundReads, AnswerWriter, Protocol):
         ...
 
 
-class DeliveryStore(Protocol):
+class UptimeStore(Protocol):
+    """When the bot was running: each process's running spans (bot.daily.uptime), shared by every process."""
+
+    async def note_running(
+        self,
+        span: str,
+        platform: str,
+        since: dt.datetime,
+        now: dt.datetime,
+        *,
+        forget_before: dt.datetime | None = None,
+    ) -> None:
+        """Record that the run `span` of a process running `platform` has run from `since` to `now` (a span
+        only grows: an earlier `now` changes nothing); with `forget_before`, also forget every span last
+        seen before then."""
+        ...
+
+    async def running_at(self, platform: str, at: dt.datetime) -> bool:
+        """Whether a process running `platform` was running at `at` (a span from at or before it to at or
+        after it)."""
+        ...
+
+
+class DeliveryStore(UptimeStore, Protocol):
     """The durable work of the tick: claims with leases, and their outcomes."""
 
     async def claim_due_channels(

@@ -332,7 +332,10 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
 )
 TABLE_NAMES: tuple[str, ...] = tuple(t[0] for t in TABLES)
 # tables left alone on purpose; any other table the copy does not know makes it refuse (it could not be complete)
-NOT_COPIED: dict[str, str] = {"schema_migrations": "each database records its own migrations (db migrate)"}
+NOT_COPIED: dict[str, str] = {
+    "schema_migrations": "each database records its own migrations (db migrate)",
+    "running_spans": "when the bot ran is recorded by the processes on each database (bot.daily.uptime)",
+}
 BATCH = 5000
 
 

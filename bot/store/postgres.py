@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -216,6 +216,15 @@ class PostgresStore(FeatureSql):
 
     async def schema_version(self) -> int:
         return int(await self._fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"))
+
+    async def database_time(self, elapsed: Callable[[], float]) -> tuple[dt.datetime, float]:
+        """The server's now() and `elapsed()` at the query's midpoint, measured once the connection is held
+        (bot.kernel.clock.DatabaseClock: every process's due decisions on the database's clock)."""
+        async with self._conn() as conn:
+            before = elapsed()
+            at = await conn.fetchval("SELECT now()")
+            after = elapsed()
+        return at, (before + after) / 2
 
     # ---- durable daily work ----------------------------------------------------------------------
 

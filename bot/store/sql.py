@@ -15,6 +15,7 @@ from bot.store.rounds_sql import RoundSql
 from bot.store.seasons_sql import SeasonSql
 from bot.store.settle import SettlingStore
 from bot.store.suggestions_sql import SuggestionSql
+from bot.store.uptime_sql import UptimeSql
 
 
 class FeatureSql(
@@ -31,5 +32,6 @@ class FeatureSql(
     ReportSql,
     InstallSql,
     SuggestionSql,
+    UptimeSql,
 ):
     """The Store's methods written once (feature by feature) and the reveal written once (SettlingStore)."""

@@ -39,6 +39,7 @@ from tests.integration.report_contract import ReportContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import RestartContract, StoreContract
 from tests.integration.suggestion_contract import SuggestionContract
+from tests.integration.uptime_contract import UptimeContract
 
 DEFAULT_SERVER_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 
@@ -85,6 +86,7 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
 
 
 class TestPostgresStore(
+    UptimeContract,
     SuggestionContract,
     StoreContract,
     LearnerDataContract,

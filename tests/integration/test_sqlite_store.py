@@ -21,9 +21,11 @@ from tests.integration.report_contract import ReportContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import RestartContract, StoreContract
 from tests.integration.suggestion_contract import SuggestionContract
+from tests.integration.uptime_contract import UptimeContract
 
 
 class TestSqliteStore(
+    UptimeContract,
     SuggestionContract,
     StoreContract,
     LearnerDataContract,

@@ -26,10 +26,12 @@ from tests.integration.report_contract import ReportContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import StoreContract
 from tests.integration.suggestion_contract import SuggestionContract
+from tests.integration.uptime_contract import UptimeContract
 from tests.support.memory_store import InMemoryStore
 
 
 class TestInMemoryStore(
+    UptimeContract,
     SuggestionContract,
     StoreContract,
     LearnerDataContract,

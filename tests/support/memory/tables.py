@@ -98,6 +98,7 @@ class Tables:
     season_posts: set[tuple[str, str, str]] = field(default_factory=set)  # (platform, channel id, season)
     reminders: dict[tuple[str, str, str], Reminder] = field(default_factory=dict)  # (platform, space, user)
     reminder_days: set[tuple[str, str, str, dt.date]] = field(default_factory=set)  # days claimed
+    running: dict[tuple[str, str], tuple[dt.datetime, dt.datetime]] = field(default_factory=dict)  # spans
 
 
 class MemoryTables(SettlingStore):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.store.access_sql import AccessSql
 from bot.store.boards_sql import BoardSql
 from bot.store.channels_sql import ChannelSql
 from bot.store.delivery_sql import DeliverySql
@@ -31,5 +32,6 @@ class FeatureSql(
     ReportSql,
     InstallSql,
     SuggestionSql,
+    AccessSql,
 ):
     """The Store's methods written once (feature by feature) and the reveal written once (SettlingStore)."""

@@ -81,7 +81,7 @@ def bootstrap(
         boards=boards,
         practice=practice,
         catalog=catalog,
-        packs=PackDesk(ctx, catalog, reports),
+        packs=PackDesk(ctx, catalog, reports, store),
         reports=reports,
         suggestions=Suggestions(ctx, store),
         reminders=Reminders(ctx, store),

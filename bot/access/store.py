@@ -13,7 +13,9 @@ from bot.kernel.values import ChannelConfig
 class AccessStore(Protocol):
     """One-time sign-in links, sign-in attempts, and the spaces (and their channels) the bot serves."""
 
-    async def save_login_link(self, token_hash: str, grant: LinkGrant, now: dt.datetime, expires_at: dt.datetime) -> None:
+    async def save_login_link(
+        self, token_hash: str, grant: LinkGrant, now: dt.datetime, expires_at: dt.datetime
+    ) -> None:
         """Keep a new link (its token only as a hash); links that ended a day ago are dropped."""
         ...
 

@@ -428,7 +428,7 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "web":
         from bot.app.web_cli import web_link
 
-        return asyncio.run(web_link(settings))
+        return asyncio.run(web_link(settings, open_store))
     return 2
 
 

@@ -318,7 +318,12 @@ class Settings(BaseSettings):
         return tuple(s.strip() for s in items if s.strip()) or DEFAULT_SLACK_SCOPES
 
     @field_validator(
-        "slack_client_id", "slack_client_secret", "slack_redirect_uri", "secret_key", "discord_client_secret", mode="before"
+        "slack_client_id",
+        "slack_client_secret",
+        "slack_redirect_uri",
+        "secret_key",
+        "discord_client_secret",
+        mode="before",
     )
     @classmethod
     def _stripped(cls, value: Any) -> str | None:

@@ -7,6 +7,7 @@ import errno
 import logging
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from cryptography.fernet import Fernet
@@ -114,10 +115,9 @@ def add_web_cli(sub: Any) -> None:
     web_sub.add_parser("link", help="print a new one-time sign-in link for the console's admin (10 minutes, once)")
 
 
-async def web_link(settings: Settings) -> int:
+async def web_link(settings: Settings, open_store: Callable[[str], Awaitable[Any]]) -> int:
     """`studybot web link`: a new one-time link, kept in the database every process of the bot shares."""
     from bot.access.service import Access
-    from bot.app.cli import open_store
     from bot.kernel.clock import SystemClock
     from bot.kernel.context import Context
 
@@ -128,7 +128,9 @@ async def web_link(settings: Settings) -> int:
     finally:
         await store.close()
     if not settings.dashboard_port and not settings.public_url:
-        print("STUDYBOT_WEB_PORT=0: the dashboard is off in this setup; the link works where it is on.", file=sys.stderr)
+        print(
+            "STUDYBOT_WEB_PORT=0: the dashboard is off in this setup; the link works where it is on.", file=sys.stderr
+        )
     print(link_text(settings, token))
     return 0
 

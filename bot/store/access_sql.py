@@ -17,7 +17,9 @@ KEEP = dt.timedelta(days=1)  # ended links and old attempt windows are dropped a
 class AccessSql(SqlBase):
     """Links are redeemed by one conditional UPDATE (used once, before they expire); attempts by one upsert."""
 
-    async def save_login_link(self, token_hash: str, grant: LinkGrant, now: dt.datetime, expires_at: dt.datetime) -> None:
+    async def save_login_link(
+        self, token_hash: str, grant: LinkGrant, now: dt.datetime, expires_at: dt.datetime
+    ) -> None:
         await self._atomic_steps(
             [
                 ("DELETE FROM login_links WHERE expires_at < ?", (self._ts(now - KEEP),)),

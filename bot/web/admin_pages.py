@@ -17,12 +17,16 @@ from bot.packs.catalog import BANK_PACK
 from bot.packs.files import MAX_UPLOAD_BYTES, format_of, pack_name_of
 from bot.reports.service import ACTIONS, REASON_LABELS
 from bot.settings import ConfigChange
-from bot.web.app import render
+from bot.suggestions.service import decided_text
+from bot.web.render import render
 from bot.web.spaces import Space, number, space_of
 
 PREVIEW_PAGE = 20
 # "LABEL: WHERE: field FIELD: PROBLEM" as bot/packs/files.py words an upload's problems
-_PROBLEM = re.compile(r"^(?:[^:]*: )?(?P<where>row \d+(?: \(question [^)]*\))?|question [^:]+): (?:field (?P<field>[^:]+): )?(?P<text>.*)$")
+_PROBLEM = re.compile(
+    r"^(?:[^:]*: )?(?P<where>row \d+(?: \(question [^)]*\))?|question [^:]+): "
+    r"(?:field (?P<field>[^:]+): )?(?P<text>.*)$"
+)
 
 
 def problem_rows(exc: PackError) -> list[dict[str, str]]:
@@ -65,8 +69,14 @@ async def upload(request: web.Request) -> web.Response:
         name = str(form.get("pack") or "").strip().lower() or pack_name_of(file.filename)
         data = file.file.read(MAX_UPLOAD_BYTES + 1)
         result = await space.features.packs.import_pack(
-            space.actor, space.ref(), name, data, format_of(file.filename), replace=replace,
-            label=file.filename, size=len(data),
+            space.actor,
+            space.ref(),
+            name,
+            data,
+            format_of(file.filename),
+            replace=replace,
+            label=file.filename,
+            size=len(data),
         )
     except PackError as exc:
         problems, status = problem_rows(exc), 400
@@ -74,7 +84,12 @@ async def upload(request: web.Request) -> web.Response:
     else:
         message = f"{result.text} Use it in a channel below."
     return render(
-        request, "packs.html", status=status, space=space, problems=problems, message=message,
+        request,
+        "packs.html",
+        status=status,
+        space=space,
+        problems=problems,
+        message=message,
         **await _packs_context(space),
     )
 
@@ -95,8 +110,17 @@ async def pack_page(request: web.Request) -> web.Response:
     shown = questions[(page - 1) * PREVIEW_PAGE : page * PREVIEW_PAGE]
     channels = await space.channels()
     return render(
-        request, "pack.html", space=space, pack=info, questions=shown, letters=LETTERS, page=page,
-        pages=max(1, -(-len(questions) // PREVIEW_PAGE)), channels=channels, message=None, problem=None,
+        request,
+        "pack.html",
+        space=space,
+        pack=info,
+        questions=shown,
+        letters=LETTERS,
+        page=page,
+        pages=max(1, -(-len(questions) // PREVIEW_PAGE)),
+        channels=channels,
+        message=None,
+        problem=None,
     )
 
 
@@ -119,9 +143,17 @@ async def pack_channels(request: web.Request) -> web.Response:
         message.append(f"{cfg.ref.channel_id} now draws from {', '.join(sorted(wanted))}.")
     questions = await space.features.catalog.questions(space.platform, space.id, [info.name])
     return render(
-        request, "pack.html", status=400 if problem else 200, space=space, pack=info,
-        questions=questions[:PREVIEW_PAGE], letters=LETTERS, page=1, pages=max(1, -(-len(questions) // PREVIEW_PAGE)),
-        channels=await space.channels(), message=" ".join(message) or ("Nothing changed." if not problem else None),
+        request,
+        "pack.html",
+        status=400 if problem else 200,
+        space=space,
+        pack=info,
+        questions=questions[:PREVIEW_PAGE],
+        letters=LETTERS,
+        page=1,
+        pages=max(1, -(-len(questions) // PREVIEW_PAGE)),
+        channels=await space.channels(),
+        message=" ".join(message) or ("Nothing changed." if not problem else None),
         problem=problem,
     )
 
@@ -132,7 +164,9 @@ async def download(request: web.Request) -> web.Response:
     fmt = request.match_info["format"]
     if fmt not in ("yaml", "csv") or info.name == BANK_PACK:
         raise web.HTTPNotFound()
-    file = await space.features.packs.export_pack(space.actor, space.ref(), info.name, "csv" if fmt == "csv" else "yaml")
+    file = await space.features.packs.export_pack(
+        space.actor, space.ref(), info.name, "csv" if fmt == "csv" else "yaml"
+    )
     kind = "text/csv" if fmt == "csv" else "application/yaml"
     return web.Response(
         body=file.data, content_type=kind, headers={"Content-Disposition": f'attachment; filename="{file.filename}"'}
@@ -175,7 +209,12 @@ async def resolve(request: web.Request) -> web.Response:
     except QuizError as exc:
         problem = exc.message
     return render(
-        request, "queues.html", status=400 if problem else 200, space=space, message=message, problem=problem,
+        request,
+        "queues.html",
+        status=400 if problem else 200,
+        space=space,
+        message=message,
+        problem=problem,
         **await _queues(space),
     )
 
@@ -190,17 +229,22 @@ async def decide(request: web.Request) -> web.Response:
     try:
         if request.match_info["verb"] == "approve":
             done = await space.features.suggestions.approve(space.actor, space.platform, space.id, suggestion_id)
-            message = f"Approved suggestion #{done.id}: it is question {done.question_id} of the pack suggestions. Its author was told."
+            message = decided_text(done)
         else:
             reason = str(form.get("reason", ""))
             done = await space.features.suggestions.reject(space.actor, space.platform, space.id, suggestion_id, reason)
-            message = f"Rejected suggestion #{done.id}. Its author was told the reason."
+            message = decided_text(done)
     except BadSuggestion as exc:
         problem = exc.message
     except QuizError as exc:
         problem = exc.message
     return render(
-        request, "queues.html", status=400 if problem else 200, space=space, message=message, problem=problem,
+        request,
+        "queues.html",
+        status=400 if problem else 200,
+        space=space,
+        message=message,
+        problem=problem,
         **await _queues(space),
     )
 
@@ -226,7 +270,13 @@ async def question_stats(request: web.Request) -> web.Response:
     descending = request.query.get("dir", "asc") == "desc"
     rows = sorted(table, key=lambda s: (SORTS[sort](s), s.question_id), reverse=descending)
     return render(
-        request, "questions.html", space=space, rows=rows, sort=sort, descending=descending, sorts=list(SORTS),
+        request,
+        "questions.html",
+        space=space,
+        rows=rows,
+        sort=sort,
+        descending=descending,
+        sorts=list(SORTS),
         letters=LETTERS,
     )
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import hmac
 import logging
 from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +13,11 @@ import jinja2
 from aiohttp import web
 
 from bot.kernel.metrics import Metrics
+from bot.web import pages, signin
 from bot.web.config import WebConfig
 from bot.web.health import add_health_routes
-from bot.web.sessions import SESSION_COOKIE, Sealer, Session, session_from, session_value, set_cookie
+from bot.web.render import CURRENT, Current, cookie_name, error_page, session_of
+from bot.web.sessions import Sealer, Session, session_from, session_value, set_cookie
 from bot.web.state import STATE, HealthCheck, WebState
 
 log = logging.getLogger(__name__)
@@ -40,44 +40,6 @@ HEADERS = {
 }
 UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-
-@dataclass
-class _Current:
-    """The session of the request being handled (each request runs in a task of its own, with its context)."""
-
-    session: Session
-    changed: bool
-
-
-_CURRENT: ContextVar[_Current] = ContextVar("dashboard_session")
-
-
-def session_of(request: web.Request) -> Session:
-    return _CURRENT.get().session
-
-
-def set_session(request: web.Request, session: Session) -> None:
-    """This request changes its browser's session: the cookie is written with the answer."""
-    _CURRENT.set(_Current(session, True))
-
-
-def cookie_name(config: WebConfig) -> str:
-    """Behind https the cookie is a __Host- cookie: Secure, Path=/, no Domain, so no other host can set it."""
-    return f"__Host-{SESSION_COOKIE}" if config.secure else SESSION_COOKIE
-
-
-def render(request: web.Request, template: str, status: int = 200, **context: Any) -> web.Response:
-    state = request.app[STATE]
-    page = state.templates.get_template(template)
-    session = session_of(request)
-    text = page.render(session=session, csrf=session.csrf, config=state.config, request=request, **context)
-    return web.Response(text=text, status=status, content_type="text/html", charset="utf-8")
-
-
-def error_page(request: web.Request, status: int, title: str, text: str) -> web.Response:
-    return render(request, "error.html", status=status, title=title, text=text)
 
 
 @web.middleware
@@ -107,7 +69,7 @@ async def sessions(request: web.Request, handler: Handler) -> web.StreamResponse
     name = cookie_name(state.config)
     lifetime = int(state.config.session_lifetime.total_seconds())
     found = session_from(state.sealer.open(request.cookies.get(name), ttl=lifetime))
-    _CURRENT.set(_Current(found or Session(), found is None))
+    CURRENT.set(Current(found or Session(), found is None))
     try:
         response = await handler(request)
     except web.HTTPException as exc:
@@ -118,7 +80,7 @@ async def sessions(request: web.Request, handler: Handler) -> web.StreamResponse
 
 
 def _write(request: web.Request, response: web.StreamResponse, name: str, lifetime: int) -> None:
-    if not _CURRENT.get().changed or response.prepared:
+    if not CURRENT.get().changed or response.prepared:
         return
     state = request.app[STATE]
     set_cookie(response, name, state.sealer.seal(session_value(session_of(request))), secure=state.config.secure)
@@ -183,11 +145,7 @@ def templates() -> jinja2.Environment:
 
 def build_app(config: WebConfig, metrics: Metrics, health: HealthCheck) -> web.Application:
     """The dashboard with /healthz and /metrics; hand it the features with `app[STATE].features = ...`."""
-    from bot.web import pages, signin
-
-    app = web.Application(
-        middlewares=[security_headers, sessions, error_pages, csrf], client_max_size=MAX_UPLOAD
-    )
+    app = web.Application(middlewares=[security_headers, sessions, error_pages, csrf], client_max_size=MAX_UPLOAD)
     app[STATE] = WebState(config, metrics, health, templates(), Sealer(config.key))
     add_health_routes(app)
     app.router.add_static("/static/", HERE / "static", name="static", append_version=False)

@@ -61,7 +61,9 @@ def _draw(chart: Bars) -> bytes:
             ax.set_ylabel(chart.unit)
             if chart.percent:
                 ax.set_ylim(0, 1.05)
-        ax.bar_label(bars, labels=[_label(v, chart.percent) for v in (values[::-1] if chart.horizontal else values)], padding=3)
+        ax.bar_label(
+            bars, labels=[_label(v, chart.percent) for v in (values[::-1] if chart.horizontal else values)], padding=3
+        )
         if chart.percent:
             ticks = [0, 0.25, 0.5, 0.75, 1.0]
             (ax.set_xticks if chart.horizontal else ax.set_yticks)(ticks, [f"{int(100 * t)}%" for t in ticks])
@@ -83,7 +85,9 @@ async def draw(chart: Bars) -> bytes:
     return await asyncio.to_thread(draw_now, chart)
 
 
-def bars(title: str, unit: str, rows: Sequence[tuple[str, float]], *, percent: bool = False, horizontal: bool = False) -> Bars:
+def bars(
+    title: str, unit: str, rows: Sequence[tuple[str, float]], *, percent: bool = False, horizontal: bool = False
+) -> Bars:
     """A chart with a text alternative naming every bar."""
     listed = "; ".join(f"{label}: {_label(value, percent)}" for label, value in rows) or "nothing yet"
     return Bars(title, unit, tuple(rows), percent, horizontal, f"{title}. {listed}.")

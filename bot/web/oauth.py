@@ -112,7 +112,9 @@ async def _json(response: aiohttp.ClientResponse, what: str) -> Any:
         raise SignInFailed(f"{what} answered something that is not JSON") from None
 
 
-async def discord_user(endpoints: Endpoints, client: OAuthClient, code: str, redirect_uri: str, flow: Flow) -> DiscordUser:
+async def discord_user(
+    endpoints: Endpoints, client: OAuthClient, code: str, redirect_uri: str, flow: Flow
+) -> DiscordUser:
     """Exchange the code (with the PKCE verifier), then read the member and their servers."""
     form = {
         "client_id": client.client_id,
@@ -171,7 +173,8 @@ async def slack_user(endpoints: Endpoints, client: OAuthClient, code: str, redir
         async with http.post(f"{endpoints.slack_api}/openid.connect.token", data=form) as resp:
             token = await _json(resp, "Slack's token endpoint")
         if not isinstance(token, dict) or not token.get("ok") or not isinstance(token.get("access_token"), str):
-            raise SignInFailed(f"Slack refused the sign-in ({str(token.get('error', 'no token')) if isinstance(token, dict) else 'no token'})")
+            error = str(token.get("error", "no token"))[:60] if isinstance(token, dict) else "no token"
+            raise SignInFailed(f"Slack refused the sign-in ({error})")
         claims = _id_token_claims(token.get("id_token"))
         if claims.get("nonce") != flow.nonce:
             raise SignInFailed("Slack's ID token does not carry this sign-in's nonce")

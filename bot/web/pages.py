@@ -16,9 +16,9 @@ from bot.kernel.values import Period
 from bot.mydata.forget import FORGET_WHAT
 from bot.settings import BY_KEY, SETTINGS, ConfigChange
 from bot.web import admin_pages
-from bot.web.app import render, session_of
 from bot.web.charts import Bars, bars, draw
 from bot.web.progress import progress_report
+from bot.web.render import render, session_of
 from bot.web.spaces import Space, space_of
 
 WEEKS = 8
@@ -62,7 +62,11 @@ async def overview(request: web.Request) -> web.Response:
     if space.actor.is_admin:
         reports = await features.reports.queue(space.actor, space.platform, space.id)
         pending = await features.suggestions.pending(space.actor, space.platform, space.id)
-        queues = {"reports": len(reports.reports) + reports.more, "suggestions": len(pending.items), "more": pending.more}
+        queues = {
+            "reports": len(reports.reports) + reports.more,
+            "suggestions": len(pending.items),
+            "more": pending.more,
+        }
     chart = await participation(space)
     return render(request, "overview.html", space=space, channels=channels, queues=queues, chart=chart)
 
@@ -99,8 +103,14 @@ async def channel_page(request: web.Request) -> web.Response:
     card = await space.features.channels.show_config(cfg.ref)
     message = "Saved. " + "; ".join(line for line in card.lines if line) if request.query.get("saved") else None
     return render(
-        request, "channel.html", space=space, channel=cfg, card=card, fields=setting_fields(current_values(cfg), {}),
-        message=message, problem=None,
+        request,
+        "channel.html",
+        space=space,
+        channel=cfg,
+        card=card,
+        fields=setting_fields(current_values(cfg), {}),
+        message=message,
+        problem=None,
     )
 
 
@@ -137,8 +147,15 @@ async def channel_save(request: web.Request) -> web.Response:
         message = "Nothing changed."
     card = await space.features.channels.show_config(cfg.ref)
     return render(
-        request, "channel.html", status=status, space=space, channel=cfg, card=card,
-        fields=setting_fields(typed, errors), message=message, problem=problem,
+        request,
+        "channel.html",
+        status=status,
+        space=space,
+        channel=cfg,
+        card=card,
+        fields=setting_fields(typed, errors),
+        message=message,
+        problem=problem,
     )
 
 
@@ -176,8 +193,16 @@ async def leaderboards(request: web.Request) -> web.Response:
             season_note = exc.message
     ids = [r.user_id for r in board.rows] + ([r.user_id for r in season.rows] if season else [])
     return render(
-        request, "leaderboards.html", space=space, board=board, period=period, periods=list(Period),
-        seasons=seasons, season=season, season_note=season_note, chosen=season_text,
+        request,
+        "leaderboards.html",
+        space=space,
+        board=board,
+        period=period,
+        periods=list(Period),
+        seasons=seasons,
+        season=season,
+        season_note=season_note,
+        chosen=season_text,
         names=await _names(space, ids),
     )
 
@@ -227,7 +252,12 @@ async def forget(request: web.Request) -> web.Response:
     if form.get("confirm") != "yes":
         report = await progress_report(space.features, space.platform, space.id, space.actor.user_id)
         return render(
-            request, "progress.html", status=400, space=space, report=report, forget_what=FORGET_WHAT,
+            request,
+            "progress.html",
+            status=400,
+            space=space,
+            report=report,
+            forget_what=FORGET_WHAT,
             done="Tick the box to confirm; nothing was deleted.",
         )
     done = await space.features.mydata.forget_me(space.platform, space.id, space.actor.user_id)

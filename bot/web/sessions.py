@@ -105,11 +105,11 @@ def session_value(session: Session) -> dict[str, Any]:
     return out
 
 
-def set_cookie(response: web.StreamResponse, name: str, value: str, *, secure: bool, max_age: int | None = None) -> None:
+def set_cookie(
+    response: web.StreamResponse, name: str, value: str, *, secure: bool, max_age: int | None = None
+) -> None:
     """HttpOnly, SameSite=Lax, Path=/; Secure behind https."""
-    response.set_cookie(
-        name, value, path="/", httponly=True, samesite="Lax", secure=secure, max_age=max_age
-    )
+    response.set_cookie(name, value, path="/", httponly=True, samesite="Lax", secure=secure, max_age=max_age)
 
 
 def clear_cookie(response: web.StreamResponse, name: str, *, secure: bool) -> None:

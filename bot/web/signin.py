@@ -12,7 +12,6 @@ from dataclasses import asdict
 from aiohttp import web
 
 from bot.kernel.platform import AdminPlatform
-from bot.web.app import error_page, render, session_of, set_session
 from bot.web.oauth import (
     Flow,
     SignInFailed,
@@ -21,6 +20,7 @@ from bot.web.oauth import (
     slack_authorize_url,
     slack_user,
 )
+from bot.web.render import error_page, render, session_of, set_session
 from bot.web.sessions import OAUTH_COOKIE, OAUTH_SECONDS, Membership, clear_cookie, set_cookie
 from bot.web.state import STATE
 
@@ -111,7 +111,12 @@ async def discord_start(request: web.Request) -> web.StreamResponse:
         raise web.HTTPNotFound()
     await _allowed(request)
     flow = Flow.start("discord")
-    return _start(request, "discord", discord_authorize_url(config.endpoints, config.discord, _redirect_uri(request, "discord"), flow), flow)
+    return _start(
+        request,
+        "discord",
+        discord_authorize_url(config.endpoints, config.discord, _redirect_uri(request, "discord"), flow),
+        flow,
+    )
 
 
 async def slack_start(request: web.Request) -> web.StreamResponse:
@@ -120,7 +125,12 @@ async def slack_start(request: web.Request) -> web.StreamResponse:
         raise web.HTTPNotFound()
     await _allowed(request)
     flow = Flow.start("slack")
-    return _start(request, "slack", slack_authorize_url(config.endpoints, config.slack, _redirect_uri(request, "slack"), flow), flow)
+    return _start(
+        request,
+        "slack",
+        slack_authorize_url(config.endpoints, config.slack, _redirect_uri(request, "slack"), flow),
+        flow,
+    )
 
 
 def _flow(request: web.Request, provider: str) -> tuple[Flow, str]:
@@ -149,7 +159,9 @@ def _failed(request: web.Request, exc: SignInFailed) -> web.Response:
     return response
 
 
-async def _finish(request: web.Request, user_id: str, platform: str, name: str, spaces: list[Membership]) -> web.StreamResponse:
+async def _finish(
+    request: web.Request, user_id: str, platform: str, name: str, spaces: list[Membership]
+) -> web.StreamResponse:
     lifetime = request.app[STATE].config.session_lifetime.total_seconds()
     set_session(request, session_of(request).signed(user_id, platform, name, spaces, lifetime))
     response = web.HTTPSeeOther(_home_of(spaces) if spaces else "/")
@@ -165,7 +177,9 @@ async def discord_callback(request: web.Request) -> web.StreamResponse:
     await _allowed(request)
     try:
         flow, code = _flow(request, "discord")
-        user = await discord_user(state.config.endpoints, state.config.discord, code, _redirect_uri(request, "discord"), flow)
+        user = await discord_user(
+            state.config.endpoints, state.config.discord, code, _redirect_uri(request, "discord"), flow
+        )
     except SignInFailed as exc:
         return _failed(request, exc)
     features = state.need_features()

@@ -10,7 +10,7 @@ from aiohttp import web
 from bot.features import Features
 from bot.kernel.errors import NotAllowed
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef
-from bot.web.app import session_of
+from bot.web.render import session_of
 from bot.web.sessions import Membership
 from bot.web.state import STATE
 

@@ -25,7 +25,9 @@ def _challenge(verifier: str) -> str:
 class FakeOAuth:
     client_id: str = "4242"
     client_secret: str = "shh-secret"
-    discord_user: dict[str, Any] = field(default_factory=lambda: {"id": "1001", "username": "ada", "global_name": "Ada"})
+    discord_user: dict[str, Any] = field(
+        default_factory=lambda: {"id": "1001", "username": "ada", "global_name": "Ada"}
+    )
     discord_guilds: list[dict[str, Any]] = field(default_factory=list)
     slack_user: dict[str, Any] = field(default_factory=dict)
     codes: dict[str, dict[str, str]] = field(default_factory=dict)

@@ -28,7 +28,9 @@ def add_channel(dash: Dashboard, ref: ChannelRef) -> None:
     dash.run(dash.features.channels.configure(ADMIN, ref, ConfigChange()))
 
 
-def test_a_one_time_link_signs_in_once_with_safe_cookies_and_a_strict_csp(dash: Dashboard, page: Page, browser: Browser):
+def test_a_one_time_link_signs_in_once_with_safe_cookies_and_a_strict_csp(
+    dash: Dashboard, page: Page, browser: Browser
+):
     link = dash.link()
     opened = page.goto(link)
     assert opened is not None
@@ -96,7 +98,9 @@ def test_sign_in_with_slack_against_a_loopback_fake(dash: Dashboard, page: Page)
     page.get_by_role("link", name="Sign in with Slack").click()
     expect(page.get_by_role("heading", name="Overview")).to_be_visible()
     expect(page.get_by_text("Signed in as Bea")).to_be_visible()
-    expect(page.get_by_role("navigation", name="Acme").get_by_role("link", name="Reports and suggestions")).to_be_visible()
+    expect(
+        page.get_by_role("navigation", name="Acme").get_by_role("link", name="Reports and suggestions")
+    ).to_be_visible()
     assert "slack token" in dash.oauth.calls
 
 

@@ -56,8 +56,13 @@ def test_the_first_command_prints_a_link_that_opens_the_dashboard_and_web_link_p
     port = free_port()
     env = bot_env(tmp_path, port)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bot"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, cwd=tmp_path, env=env,
+        [sys.executable, "-m", "bot"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=env,
     )
     try:
         assert proc.stdout is not None and proc.stdin is not None
@@ -74,7 +79,11 @@ def test_the_first_command_prints_a_link_that_opens_the_dashboard_and_web_link_p
             sign_in(found.group(1))
         assert used.value.code == 403
         other = subprocess.run(
-            [sys.executable, "-m", "bot", "web", "link"], capture_output=True, text=True, cwd=tmp_path, env=env,
+            [sys.executable, "-m", "bot", "web", "link"],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
             timeout=60,
         )
         assert other.returncode == 0, other.stderr
@@ -95,8 +104,13 @@ def test_a_dashboard_port_that_is_taken_stops_the_start_in_one_line(tmp_path):
         taken.listen()
         port = taken.getsockname()[1]
         proc = subprocess.run(
-            [sys.executable, "-m", "bot"], input="/quit\n", capture_output=True, text=True, cwd=tmp_path,
-            env=bot_env(tmp_path, port), timeout=60,
+            [sys.executable, "-m", "bot"],
+            input="/quit\n",
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=bot_env(tmp_path, port),
+            timeout=60,
         )
     assert proc.returncode == 2, proc.stderr
     [line] = proc.stderr.strip().splitlines()

@@ -40,7 +40,11 @@ class AccessContract:
         assert sorted(counts) == list(range(1, 9))
 
     async def test_served_spaces_and_their_channels(self, store):
-        for ref in (ChannelRef("discord", "g1", "c2"), ChannelRef("discord", "g1", "c1"), ChannelRef("slack", "g2", "c3")):
+        for ref in (
+            ChannelRef("discord", "g1", "c2"),
+            ChannelRef("discord", "g1", "c1"),
+            ChannelRef("slack", "g2", "c3"),
+        ):
             await store.save_channel(ChannelConfig(ref=ref))
         assert await store.served_spaces("discord", ["g1", "g2", "g3"]) == {"g1"}
         assert await store.served_spaces("slack", ["g2"]) == {"g2"}

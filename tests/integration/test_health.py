@@ -9,10 +9,9 @@ import datetime as dt
 import random
 
 import pytest
-
-from bot.app.bootstrap import bootstrap
 from cryptography.fernet import Fernet
 
+from bot.app.bootstrap import bootstrap
 from bot.app.scheduler import DailyScheduler
 from bot.kernel.metrics import Metrics
 from bot.kernel.values import Actor

@@ -13,8 +13,8 @@ from urllib.parse import parse_qs, urlsplit
 import aiohttp
 import pytest
 from aiohttp import web
-from yarl import URL
 from cryptography.fernet import Fernet
+from yarl import URL
 
 from bot.access.values import LinkGrant
 from bot.app.bootstrap import bootstrap
@@ -48,17 +48,23 @@ class Site:
         await self.fake.setup()
         await web.TCPSite(self.fake, "127.0.0.1", 0).start()
         base = f"http://127.0.0.1:{self.fake.addresses[0][1]}"
-        endpoints = Endpoints(f"{base}/discord/oauth2/authorize", f"{base}/discord/api",
-                              f"{base}/slack/openid/connect/authorize", f"{base}/slack/api")
+        endpoints = Endpoints(
+            f"{base}/discord/oauth2/authorize",
+            f"{base}/discord/api",
+            f"{base}/slack/openid/connect/authorize",
+            f"{base}/slack/api",
+        )
         client = OAuthClient(self.oauth.client_id, self.oauth.client_secret)
         config = WebConfig("http://127.0.0.1", Fernet.generate_key(), client, client, endpoints)
         self.app = build_app(config, Metrics(), healthy)
         self.server = WebServer(self.app)
         self.port = await self.server.listen("127.0.0.1", 0)
         self.url = f"http://127.0.0.1:{self.port}"
-        self.app[STATE].config = replace(config, public_url=self.config.get("public_url", self.url), **{
-            k: v for k, v in self.config.items() if k != "public_url"
-        })
+        self.app[STATE].config = replace(
+            config,
+            public_url=self.config.get("public_url", self.url),
+            **{k: v for k, v in self.config.items() if k != "public_url"},
+        )
         features_ready(self.app, self.features)
         self.http = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
         return self
@@ -79,7 +85,9 @@ class Site:
 
     async def link_sign_in(self, token: str) -> aiohttp.ClientResponse:
         csrf = await self.csrf(f"/login/link/{token}")
-        async with self.http.post(self.url + "/login/link", data={"csrf": csrf, "token": token}, allow_redirects=False) as r:
+        async with self.http.post(
+            self.url + "/login/link", data={"csrf": csrf, "token": token}, allow_redirects=False
+        ) as r:
             await r.read()
             return r
 

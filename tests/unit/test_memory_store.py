@@ -14,10 +14,10 @@ import pytest
 from bot.kernel.scoring import RevealInput, RevealResult, score_daily_round
 from bot.kernel.values import ChannelConfig, ChannelRef, Period
 from bot.store.sqlite import SqliteStore
+from tests.integration.access_contract import AccessContract
 from tests.integration.contract_values import DAY, REF, REF2, T0, ans
 from tests.integration.install_contract import InstallationContract
 from tests.integration.learner_data_contract import LearnerDataContract
-from tests.integration.access_contract import AccessContract
 from tests.integration.once_contract import SeenOnceContract
 from tests.integration.pack_contract import PackContract
 from tests.integration.practice_contract import LearnerCardContract

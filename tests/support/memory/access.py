@@ -15,14 +15,23 @@ KEEP = dt.timedelta(days=1)
 class MemoryAccess(MemoryTables):
     """One-time links by token hash, attempts by (bucket, window); spaces and channels read from the channels."""
 
-    async def save_login_link(self, token_hash: str, grant: LinkGrant, now: dt.datetime, expires_at: dt.datetime) -> None:
+    async def save_login_link(
+        self, token_hash: str, grant: LinkGrant, now: dt.datetime, expires_at: dt.datetime
+    ) -> None:
         t = await self._db()
         for key, row in list(t.login_links.items()):
             if row[4] < utc(now) - KEEP:
                 del t.login_links[key]
         if token_hash in t.login_links:
             raise ValueError("UNIQUE constraint failed: login_links.token_hash")
-        t.login_links[token_hash] = [grant.platform, grant.space_id, grant.user_id, grant.is_admin, utc(expires_at), None]
+        t.login_links[token_hash] = [
+            grant.platform,
+            grant.space_id,
+            grant.user_id,
+            grant.is_admin,
+            utc(expires_at),
+            None,
+        ]
 
     async def redeem_login_link(self, token_hash: str, now: dt.datetime) -> LinkGrant | None:
         t = await self._db()

@@ -120,15 +120,17 @@ class Dashboard:
         return self.out.getvalue()[before:]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def loop() -> Iterator[Loop]:
     running = Loop()
     yield running
     running.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """One browser for the browser tests (they are one module): Playwright's sync API holds an event loop on
+    this thread while it runs, so it stops before the asyncio tests of the other folders start."""
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         yield chromium

@@ -174,7 +174,7 @@ def docs_shot(page: Page, name: str) -> None:
         return
     from PIL import Image
 
-    page.wait_for_function("Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)")
+    page.wait_for_function("() => Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)")
     path = Path(folder) / f"{name}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     data = page.screenshot(full_page=True)

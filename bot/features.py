@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.access.service import Access
 from bot.daily.answers import AnswerDesk
 from bot.daily.boards import Boards
 from bot.daily.channels import ChannelSettings
@@ -47,6 +48,7 @@ class Features:
     mydata: MyData
     installs: Installs
     outcomes: SendOutcomes
+    access: Access  # who may open the dashboard (one-time links, sign-in attempts, the spaces served)
 
     async def close(self) -> None:
         """Write what is queued (answers, practice reveals, send outcomes), then stop the workers."""

@@ -154,8 +154,10 @@ class ConsoleChannel:
         stdout: TextIO | None = None,
         timezone: str = "UTC",
         ref: ChannelRef = CONSOLE_REF,
+        dashboard: str | None = None,
     ) -> None:
         self.service = service
+        self.dashboard = dashboard  # the dashboard's one-time sign-in link, shown once at start
         self._ref = ref  # one terminal is one channel (tests run several side by side)
         self._in = stdin or sys.stdin
         self._out = stdout or sys.stdout
@@ -196,6 +198,8 @@ class ConsoleChannel:
         except UnknownRound:
             pass  # the open question is no longer in the bank: nothing to show again
         self.say(f"You are '{self.user}'. Type /help for commands, /quit to leave.")
+        if self.dashboard:
+            self.say(self.dashboard)
 
     async def _none_open(self, owner: Actor, *, first: bool) -> None:
         """No daily question is open at start: post today's on a first start, else say why and when."""

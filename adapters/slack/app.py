@@ -89,8 +89,9 @@ def build_slack_app(
         platform = SlackPlatform(client)
     else:
         app, platform = _many_workspaces(service, client, signing_secret, oauth)
+    platform.admins = AdminPolicy(admins)  # one rule for commands and the dashboard
     service.context.platforms.add(platform)
-    deps = SlackDeps(service, platform, AdminPolicy(admins))
+    deps = SlackDeps(service, platform, platform.admins)
     app.middleware(drop_unreadable)
     app.middleware(dedupe_middleware(service))
     register_commands(app, deps)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -29,8 +30,11 @@ class AdminPolicy:
         self._now = now
         self._cache: dict[tuple[str, str], tuple[float, bool]] = {}
 
-    async def actor(self, client: AsyncWebClient, team_id: str, user_id: str) -> Actor:
-        """The asking user with their admin right (allow-list first, then users.info, cached briefly)."""
+    async def actor(
+        self, client: AsyncWebClient, team_id: str, user_id: str, auth: dict[str, Any] | None = None
+    ) -> Actor:
+        """The asking user with their admin right (allow-list first, then users.info, cached briefly);
+        `auth`: the workspace's token argument where the client has none of its own."""
         if user_id in self.allow or f"{team_id}:{user_id}" in self.allow:
             return Actor(user_id, True)
         key = (team_id, user_id)
@@ -38,7 +42,7 @@ class AdminPolicy:
         if cached is not None and self._now() - cached[0] < self.ttl:
             return Actor(user_id, cached[1])
         try:
-            resp = await client.users_info(user=user_id)
+            resp = await client.users_info(user=user_id, **(auth or {}))
         except SlackApiError as exc:
             log.warning("users.info failed for %s: %s; treating as non-admin", user_id, exc.response.get("error"))
             return Actor(user_id, False)

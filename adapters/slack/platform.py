@@ -29,6 +29,7 @@ from adapters.slack.blocks import (
 from adapters.slack.ids import PLATFORM, message_id, parse_message_id
 from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mrkdwn import escape
+from adapters.slack.permissions import AdminPolicy
 from bot.kernel.cards import QuestionCard, RevealCard
 from bot.kernel.errors import DirectMessageBlocked
 from bot.kernel.values import ChannelRef, CommandNames
@@ -79,6 +80,16 @@ class SlackPlatform:
         self._tokens = tokens  # many workspaces: each push uses its workspace's token; None = the client's
         self._names: dict[str, str] = {}  # user id -> display name, for reveals that name winners quietly
         self._zones: dict[tuple[str, str], str | None] = {}  # (workspace, user) -> users.info tz
+        self.admins = AdminPolicy()  # who is a quiz admin (build_slack_app gives it STUDYBOT_SLACK_ADMINS)
+
+    async def is_space_admin(self, space_id: str, user_id: str) -> bool:
+        """The chat's rule for the dashboard: STUDYBOT_SLACK_ADMINS, or a workspace admin or owner (users.info
+        with the workspace's own token); False for a workspace without an installation."""
+        try:
+            auth = await self._auth(ChannelRef(PLATFORM, space_id, ""))
+        except NotInstalled:
+            return False
+        return (await self.admins.actor(self.client, space_id, user_id, auth)).is_admin
 
     async def _auth(self, ref: ChannelRef) -> dict[str, Any]:
         """The `token=` argument for a call into the ref's workspace (nothing in single-token mode)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+from bot.access.service import Access
 from bot.daily.answer_batcher import AnswerBatcher
 from bot.daily.answers import AnswerDesk
 from bot.daily.boards import Boards
@@ -80,7 +81,7 @@ def bootstrap(
         boards=boards,
         practice=practice,
         catalog=catalog,
-        packs=PackDesk(ctx, catalog, reports),
+        packs=PackDesk(ctx, catalog, reports, store),
         reports=reports,
         suggestions=Suggestions(ctx, store),
         reminders=Reminders(ctx, store),
@@ -89,4 +90,5 @@ def bootstrap(
         mydata=MyData(ctx, store, catalog, rounds),
         installs=Installs(ctx, store),
         outcomes=outcomes,
+        access=Access(ctx, store),
     )

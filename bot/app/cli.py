@@ -194,9 +194,9 @@ async def run_bot(settings: Settings) -> int:
             stack.push_async_callback(store.close)
             metrics = Metrics()
             schedulers: list[DailyScheduler] = []
-            if settings.metrics_port is not None:
-                health = await _serve_health(settings, metrics, store, schedulers)
-                stack.callback(health.close)
+            web = await _serve_web(settings, metrics, store, schedulers)
+            if web is not None:
+                stack.push_async_callback(web[0].close)  # closed after the adapters, before the store
             bank = await asyncio.to_thread(load_bank, settings.bank_dir, strict=False)
             if not len(bank):
                 print(
@@ -207,6 +207,10 @@ async def run_bot(settings: Settings) -> int:
             clock = await clock_for(store)
             service = bootstrap(store, bank, clock, metrics=metrics)
             stack.push_async_callback(service.close)  # commits the answers still in flight
+            if web is not None:
+                from bot.web.app import features_ready
+
+                features_ready(web[0].app, service)
             scheduler = DailyScheduler(service, clock, misfire_grace=settings.misfire_grace, owns=owns)
             schedulers.append(scheduler)
             tune_gc()
@@ -219,7 +223,12 @@ async def run_bot(settings: Settings) -> int:
                     f"({redact_url(settings.database_url)}).",
                     flush=True,
                 )
-                console = ConsoleChannel(service, timezone=settings.console_timezone)
+                dashboard = None
+                if web is not None and web[1]:
+                    from bot.app.web_cli import console_link
+
+                    dashboard = await console_link(service, settings)
+                console = ConsoleChannel(service, timezone=settings.console_timezone, dashboard=dashboard)
                 stack.push_async_callback(scheduler.stop)  # a tick in flight ends first: before the adapters and store
                 await _unless_stopped(scheduler.start(), stop)  # a stop during the catch-up tick ends it
                 if stop.is_set():
@@ -244,26 +253,18 @@ async def run_bot(settings: Settings) -> int:
             return 0
 
 
-async def _serve_health(
+async def _serve_web(
     settings: Settings, metrics: Metrics, store: Store, schedulers: list[DailyScheduler]
-) -> asyncio.Server:
-    """/healthz and /metrics; healthy once the scheduler (appended to `schedulers` later) runs."""
-    from bot.app.health import serve_health
+) -> tuple[Any, bool] | None:
+    """The web server: the dashboard, /healthz and /metrics (healthy once the scheduler, appended to
+    `schedulers` later, runs); None when neither the dashboard nor the metrics address is on."""
+    from bot.app.web_cli import start_web
 
     async def healthy() -> bool:
         await store.schema_version()
         return bool(schedulers) and schedulers[0].scheduler.running
 
-    assert settings.metrics_port is not None
-    try:
-        return await serve_health(settings.metrics_host, settings.metrics_port, metrics, healthy)
-    except OSError as exc:
-        reason = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else _first_line(exc)
-        raise StartupError(
-            f"STUDYBOT_METRICS_PORT={settings.metrics_port}: cannot listen on "
-            f"{settings.metrics_host}:{settings.metrics_port} ({reason}); choose a free "
-            "port or another STUDYBOT_METRICS_HOST."
-        ) from None
+    return await start_web(settings, metrics, healthy)
 
 
 def bank_validate(path: Path, run_verify: bool) -> int:
@@ -390,6 +391,9 @@ def build_parser() -> argparse.ArgumentParser:
     from bot.app.recap_cli import add_recap_cli
 
     add_recap_cli(sub)
+    from bot.app.web_cli import add_web_cli
+
+    add_web_cli(sub)
     return parser
 
 
@@ -433,6 +437,10 @@ def _command(args: argparse.Namespace) -> int:
         from bot.app.recap_cli import recap_main
 
         return recap_main(args, settings)
+    if args.command == "web":
+        from bot.app.web_cli import web_link
+
+        return asyncio.run(web_link(settings, open_store))
     return 2
 
 

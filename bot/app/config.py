@@ -26,6 +26,7 @@ from bot.bank.load import DEFAULT_BANK_DIR
 from bot.kernel.errors import StartupError
 
 DEFAULT_DATABASE_URL = "sqlite:///studybot.db"
+DEFAULT_WEB_PORT = 8080
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 SECRET_KEY_HELP = (
     "STUDYBOT_SECRET_KEY must be a Fernet key (44 characters of URL-safe base64 encoding 32 random bytes); "
@@ -45,6 +46,9 @@ ACCEPTED: dict[str, str] = {
     "STUDYBOT_SHARD_IDS": "shard numbers, comma separated or a range, such as 0,1 or 0-3",
     "STUDYBOT_HTTP_HOST": "an IP address or host name to listen on, such as 0.0.0.0",
     "STUDYBOT_HTTP_PORT": "a port number from 0 to 65535 (default 3000)",
+    "STUDYBOT_WEB_HOST": "an IP address or host name to listen on, such as 127.0.0.1 or 0.0.0.0",
+    "STUDYBOT_WEB_PORT": "a port number from 1 to 65535 (default 8080), or 0 for no dashboard",
+    "STUDYBOT_PUBLIC_URL": "the dashboard's address as people open it, such as https://quiz.example.com",
     "STUDYBOT_SLACK_ADMINS": "Slack user ids, comma separated, such as U123,T123:U456",
     "DISCORD_GUILD_ID": "a server id (digits)",
     "DISCORD_CLIENT_ID": "an application id (digits)",
@@ -59,6 +63,7 @@ SECRET_NAMES = frozenset(
         "SLACK_APP_TOKEN",
         "SLACK_SIGNING_SECRET",
         "SLACK_CLIENT_SECRET",
+        "DISCORD_CLIENT_SECRET",
         "STUDYBOT_SECRET_KEY",
     }
 )
@@ -147,11 +152,15 @@ class Settings(BaseSettings):
     shard_ids: Annotated[tuple[int, ...], NoDecode] = Field(default=(), validation_alias="STUDYBOT_SHARD_IDS")
     http_host: str = Field(default="0.0.0.0", validation_alias="STUDYBOT_HTTP_HOST")
     http_port: int = Field(default=DEFAULT_HTTP_PORT, validation_alias="STUDYBOT_HTTP_PORT")
+    web_host: str = Field(default="127.0.0.1", validation_alias="STUDYBOT_WEB_HOST")
+    web_port: int | None = Field(default=None, validation_alias="STUDYBOT_WEB_PORT")  # None: 8080, not chosen
+    public_url: str | None = Field(default=None, validation_alias="STUDYBOT_PUBLIC_URL")
     slack_admins: Annotated[frozenset[str], NoDecode] = Field(
         default=frozenset(), validation_alias="STUDYBOT_SLACK_ADMINS"
     )
     discord_guild_id: int | None = Field(default=None, validation_alias="DISCORD_GUILD_ID")
     discord_client_id: str | None = Field(default=None, validation_alias="DISCORD_CLIENT_ID")
+    discord_client_secret: str | None = Field(default=None, repr=False, validation_alias="DISCORD_CLIENT_SECRET")
     discord_token: str | None = Field(default=None, repr=False, validation_alias="DISCORD_TOKEN")
     slack_bot_token: str | None = Field(default=None, repr=False, validation_alias="SLACK_BOT_TOKEN")
     slack_app_token: str | None = Field(default=None, repr=False, validation_alias="SLACK_APP_TOKEN")
@@ -236,7 +245,7 @@ class Settings(BaseSettings):
             raise ValueError("unknown timezone") from exc
         return name
 
-    @field_validator("metrics_host", "http_host", mode="before")
+    @field_validator("metrics_host", "http_host", "web_host", mode="before")
     @classmethod
     def _host(cls, value: Any) -> str:
         return _check_host(str(value))
@@ -250,6 +259,18 @@ class Settings(BaseSettings):
     @classmethod
     def _port(cls, value: Any) -> int:
         return _whole(value, low=0, high=65535)
+
+    @field_validator("web_port", mode="before")
+    @classmethod
+    def _web_port(cls, value: Any) -> int | None:
+        return None if value is None else _whole(value, low=0, high=65535)
+
+    @field_validator("public_url", mode="before")
+    @classmethod
+    def _public_url(cls, value: Any) -> str | None:
+        if value is None or not str(value).strip():
+            return None
+        return check_public_url(str(value).strip())
 
     @field_validator("shard_count", mode="before")
     @classmethod
@@ -296,7 +317,14 @@ class Settings(BaseSettings):
         items = value.split(",") if isinstance(value, str) else value
         return tuple(s.strip() for s in items if s.strip()) or DEFAULT_SLACK_SCOPES
 
-    @field_validator("slack_client_id", "slack_client_secret", "slack_redirect_uri", "secret_key", mode="before")
+    @field_validator(
+        "slack_client_id",
+        "slack_client_secret",
+        "slack_redirect_uri",
+        "secret_key",
+        "discord_client_secret",
+        mode="before",
+    )
     @classmethod
     def _stripped(cls, value: Any) -> str | None:
         return None if value is None else str(value).strip() or None
@@ -310,6 +338,21 @@ class Settings(BaseSettings):
         """STUDYBOT_SECRET_KEY checked as a Fernet key (bot tokens are encrypted with it). Raises ValueError
         naming the variable and what it accepts; the value itself is never echoed."""
         return check_secret_key(self.secret_key)
+
+    @property
+    def dashboard_port(self) -> int:
+        """The dashboard's port: STUDYBOT_WEB_PORT, else 8080 (0: no dashboard)."""
+        return DEFAULT_WEB_PORT if self.web_port is None else self.web_port
+
+    @property
+    def dashboard_url(self) -> str:
+        """Where people open the dashboard: STUDYBOT_PUBLIC_URL, else the address it listens on."""
+        if self.public_url:
+            return self.public_url
+        host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self.web_host, self.web_host)  # noqa: S104
+        if ":" in host and not host.startswith("["):
+            host = f"[{host}]"
+        return f"http://{host}:{self.dashboard_port}"
 
     @property
     def platforms(self) -> list[str]:
@@ -348,6 +391,18 @@ def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> str:
     if len(shown) > 80:
         shown = shown[:77] + "..."
     return f"{name}={shown} is not accepted: use {ACCEPTED.get(name, 'a valid value')}."
+
+
+def check_public_url(url: str) -> str:
+    """http(s)://host[:port][/path], without a query or fragment; kept without its trailing slash."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise ValueError("not an http or https address")
+    if parts.username or parts.password:
+        raise ValueError("no user or password in it")
+    _check_host(parts.hostname)
+    _ = parts.port  # raises ValueError for a bad port
+    return url.rstrip("/")
 
 
 def check_secret_key(raw: str | None) -> bytes:

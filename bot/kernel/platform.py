@@ -66,6 +66,15 @@ class NamePlatform(Protocol):
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]: ...
 
 
+@runtime_checkable
+class AdminPlatform(Protocol):
+    """Knows who may manage the quiz in a space, by the rule its commands use (the dashboard asks it)."""
+
+    async def is_space_admin(self, space_id: str, user_id: str) -> bool:
+        """Whether this member is a quiz admin of the space (False when it cannot tell)."""
+        ...
+
+
 class Platforms:
     """The platforms this process pushes to, by name, with how each spells the commands messages point to."""
 

@@ -4,7 +4,7 @@ wrong option chosen more than the right one (with fewer answers a single wrong c
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from bot.kernel.values import LETTERS, Actor
@@ -90,6 +90,34 @@ def _in_pack(question_id: str, pack: str | None) -> bool:
     if pack == BANK_PACK:
         return "/" not in question_id
     return question_id.startswith(f"{pack}/")
+
+
+async def question_table(
+    catalog: PackCatalog,
+    actor: Actor,
+    platform: str,
+    space_id: str,
+    reports: Mapping[str, int],
+    hidden: Collection[str],
+) -> tuple[QuestionStat, ...]:
+    """Admins only: every question asked in the space with its statistics (revealed rounds only), less the
+    `hidden` ones (open as a daily round now: nothing of them shows before their reveal), by question id."""
+    require_admin(actor, "see the statistics of")
+    own = await catalog.questions(
+        platform, space_id, [n for n, _, _ in await catalog.store.list_packs(platform, space_id)]
+    )
+    answers = {q.id: q.answer for q in (*catalog.bank.questions, *own)}
+    rows = await catalog.store.question_answer_counts(platform, space_id)
+    return tuple(
+        sorted(
+            (
+                QuestionStat(qid, asked, chosen, correct, answers.get(qid), reports.get(qid, 0))
+                for qid, asked, chosen, correct in rows
+                if qid not in hidden
+            ),
+            key=lambda s: s.question_id,
+        )
+    )
 
 
 async def question_stats(

@@ -10,7 +10,7 @@ from bot.kernel.parsing import check_pack_name
 from bot.kernel.values import Actor, ChannelRef
 from bot.packs.catalog import ImportResult, PackCatalog, PackFile, require_admin
 from bot.packs.files import Format
-from bot.packs.question_stats import QuestionStatsCard, question_stats
+from bot.packs.question_stats import QuestionStat, QuestionStatsCard, question_stats, question_table
 
 
 class ReportCounts(Protocol):
@@ -19,13 +19,29 @@ class ReportCounts(Protocol):
     async def report_counts(self, platform: str, space_id: str) -> dict[str, int]: ...
 
 
+class OpenQuestions(Protocol):
+    """The questions open as daily rounds in a space (the store reads them)."""
+
+    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]: ...
+
+
 class PackDesk:
     """Admins' pack work over the space's catalog."""
 
-    def __init__(self, ctx: Context, catalog: PackCatalog, reports: ReportCounts) -> None:
+    def __init__(
+        self, ctx: Context, catalog: PackCatalog, reports: ReportCounts, open_rounds: OpenQuestions | None = None
+    ) -> None:
         self.ctx = ctx
         self.catalog = catalog
         self.reports = reports
+        self.open_rounds = open_rounds
+
+    async def question_table(self, actor: Actor, platform: str, space_id: str) -> tuple[QuestionStat, ...]:
+        """Admins only: every question asked in the space with its statistics, never one open as a daily round
+        now (its answers show only after its reveal)."""
+        counts = await self.reports.report_counts(platform, space_id)
+        hidden = await self.open_rounds.open_daily_question_ids(platform, space_id) if self.open_rounds else set()
+        return await question_table(self.catalog, actor, platform, space_id, counts, hidden)
 
     async def question_stats(
         self, actor: Actor, platform: str, space_id: str, pack: str | None = None

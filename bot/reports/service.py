@@ -237,6 +237,13 @@ class ReportDesk:
         )
         return card if resolve_hint is None else replace(card, resolve_hint=resolve_hint)
 
+    async def find(self, actor: Actor, platform: str, space_id: str, report_id: int) -> Report | None:
+        """Admins only: the space's report with this number (None: no such report in this space)."""
+        if not actor.is_admin:
+            raise NotAllowed(ADMINS_ONLY.format(what="see the reports queue"))
+        known = 0 < report_id <= ROUND_ID_MAX
+        return await self.store.get_report(platform, space_id, report_id) if known else None
+
     async def resolve(self, actor: Actor, platform: str, space_id: str, report_id: int, action: str) -> str:
         """Admins only: resolve a report (and every open report of its question) with keep, hold or edit."""
         if not actor.is_admin:

@@ -329,6 +329,21 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
     ),
     ("oauth_states", (("state", "text"), ("expires_at", "ts")), ("state",)),
     ("seen_once", (("scope", "text"), ("key", "text"), ("expires_at", "ts")), ("scope", "key")),
+    (  # the dashboard's one-time sign-in links (token hashes) and sign-in attempts
+        "login_links",
+        (
+            ("token_hash", "text"),
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("user_id", "text"),
+            ("is_admin", "bool"),
+            ("created_at", "ts"),
+            ("expires_at", "ts"),
+            ("used_at", "ts"),
+        ),
+        ("token_hash",),
+    ),
+    ("login_attempts", (("bucket", "text"), ("window_start", "ts"), ("attempts", "int")), ("bucket", "window_start")),
 )
 TABLE_NAMES: tuple[str, ...] = tuple(t[0] for t in TABLES)
 # tables left alone on purpose; any other table the copy does not know makes it refuse (it could not be complete)

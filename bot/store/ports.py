@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from bot.access.store import AccessStore
 from bot.daily.store import ChannelStore, DeliveryStore, RoundStore
 from bot.installs.store import InstallStore
 from bot.kernel.store import BoardReads, OnceStore
@@ -51,6 +52,7 @@ class Store(
     RecapStore,
     MyDataStore,
     InstallStore,
+    AccessStore,
     Protocol,
 ):
     """Persistence. Unique keys do the correctness work: one daily round per (channel, local date), one

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.store.access_sql import AccessSql
 from bot.store.boards_sql import BoardSql
 from bot.store.channels_sql import ChannelSql
 from bot.store.delivery_sql import DeliverySql
@@ -33,5 +34,6 @@ class FeatureSql(
     InstallSql,
     SuggestionSql,
     UptimeSql,
+    AccessSql,
 ):
     """The Store's methods written once (feature by feature) and the reveal written once (SettlingStore)."""

@@ -277,6 +277,13 @@ class Suggestions:
         found = await self.store.list_suggestions(platform, space_id, SuggestionStatus.PENDING.value, LISTED + 1)
         return SuggestionsCard(tuple(found[:LISTED]), more=len(found) > LISTED)
 
+    async def find(self, actor: Actor, platform: str, space_id: str, suggestion_id: int) -> Suggestion | None:
+        """Admins only: the space's suggestion with this number (None: no such suggestion in this space)."""
+        require_reviewer(actor)
+        if not 0 < suggestion_id < 2**63:
+            return None
+        return await self.store.get_suggestion(platform, space_id, suggestion_id)
+
     async def _why_not(self, platform: str, space_id: str, suggestion_id: int) -> QuizError:
         found = await self.store.get_suggestion(platform, space_id, suggestion_id)
         if found is None:

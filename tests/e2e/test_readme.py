@@ -87,3 +87,5 @@ def test_a_plain_install_ships_the_question_bank_and_the_migrations(tmp_path):
     assert shipped == {p.name for p in (ROOT / "data" / "questions").glob("*.yaml")}
     assert any(n.endswith("bot/store/migrations/sqlite/001_init.sql") for n in names)
     assert any(n.endswith("bot/store/migrations/postgres/001_init.sql") for n in names)
+    assert any(n.endswith("bot/web/templates/base.html") for n in names)  # the dashboard's pages
+    assert any(n.endswith("bot/web/static/style.css") for n in names)

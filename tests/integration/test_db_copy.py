@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from cryptography.fernet import Fernet
 
+from bot.access.values import LinkGrant
 from bot.app.bootstrap import bootstrap
 from bot.installs.values import WorkspaceInstall
 from bot.kernel.errors import AlreadyAnswered, RoundClosed
@@ -140,6 +141,11 @@ async def make_history(store: SqliteStore) -> None:
     assert await service.installs.claim_token_refresh(copying, dt.timedelta(minutes=1))
     await service.installs.issue_oauth_state(dt.timedelta(minutes=10))
     assert await store.remember_once("slack-event", "Ev0COPY", clock.now(), dt.timedelta(hours=1))
+    # the dashboard: a one-time sign-in link used, one still waiting, and a client's sign-in attempts
+    used = await service.access.issue_link(LinkGrant("console", "local", "you", True))
+    await service.access.issue_link(LinkGrant("fake", "space-1", "ada", False))
+    assert await service.access.redeem_link(used) is not None
+    assert await service.access.allow_attempt("127.0.0.1")
     await service.close()
 
 

@@ -1,5 +1,6 @@
-"""The operator endpoint: /healthz reflects the health check, /metrics counts answers, posts, failures
-and scheduler lag."""
+"""The operator endpoint, on the bot's one web server (aiohttp, with the dashboard): /healthz reflects the
+health check, /metrics counts answers, posts, failures and scheduler lag; the STUDYBOT_METRICS_PORT address
+answers only those two."""
 
 from __future__ import annotations
 
@@ -8,19 +9,37 @@ import datetime as dt
 import random
 
 import pytest
+from cryptography.fernet import Fernet
 
 from bot.app.bootstrap import bootstrap
-from bot.app.health import serve_health
 from bot.app.scheduler import DailyScheduler
 from bot.kernel.metrics import Metrics
 from bot.kernel.values import Actor
 from bot.store.sqlite import SqliteStore
+from bot.web.app import build_app
+from bot.web.config import WebConfig
+from bot.web.server import WebServer
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
+
+
+class Served:
+    """The web server with only its metrics address open (as STUDYBOT_METRICS_PORT alone gives)."""
+
+    def __init__(self, server: WebServer, port: int) -> None:
+        self.server, self.port = server, port
+
+    def close(self) -> None:
+        asyncio.get_running_loop().create_task(self.server.close())
+
+
+async def serve_health(host, port, metrics, check) -> Served:  # type: ignore[no-untyped-def]
+    server = WebServer(build_app(WebConfig("http://127.0.0.1", Fernet.generate_key()), metrics, check))
+    return Served(server, await server.listen(host, port, health=True))
 
 
 async def http_get(port: int, path: str, method: str = "GET") -> tuple[int, str]:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(f"{method} {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    writer.write(f"{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".encode())
     await writer.drain()
     raw = await reader.read()
     writer.close()
@@ -63,7 +82,7 @@ async def test_metrics_count_answers_posts_failures_and_lag(service):
     failed = await service.posting.post_scheduled(broken)  # logged, counted, retried later, not raised
     assert failed is not None and failed.post_state == "failed"
     server = await serve_health("127.0.0.1", 0, service.context.metrics, lambda: asyncio.sleep(0, True))
-    port = server.sockets[0].getsockname()[1]
+    port = server.port
     try:
         status, body = await http_get(port, "/metrics")
         assert status == 200
@@ -73,7 +92,7 @@ async def test_metrics_count_answers_posts_failures_and_lag(service):
         assert "studybot_scheduler_lag_seconds_count 2.0" in body
         assert "studybot_scheduler_lag_seconds_sum 84.0" in body  # both started 42 s after 09:00
     finally:
-        server.close()
+        await server.server.close()
 
 
 async def test_healthz_follows_the_check_and_other_paths_are_refused(service):
@@ -85,12 +104,13 @@ async def test_healthz_follows_the_check_and_other_paths_are_refused(service):
         return True
 
     server = await serve_health("127.0.0.1", 0, service.context.metrics, check)
-    port = server.sockets[0].getsockname()[1]
+    port = server.port
     try:
         assert await http_get(port, "/healthz") == (200, "ok\n")
         healthy = False
         assert await http_get(port, "/healthz") == (503, "unhealthy\n")
-        assert (await http_get(port, "/nope"))[0] == 404
+        assert await http_get(port, "/nope") == (404, "try /healthz or /metrics\n")
+        assert (await http_get(port, "/login"))[0] == 404  # the dashboard's pages stay on their own address
         assert (await http_get(port, "/healthz", method="POST"))[0] == 405
     finally:
-        server.close()
+        await server.server.close()

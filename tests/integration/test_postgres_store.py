@@ -27,6 +27,7 @@ from bot.store.migrations import load_migrations
 from bot.store.postgres import PostgresStore, redact
 from bot.store.postgres_settle import LOCK_SPACE
 from bot.store.urls import store_for_url
+from tests.integration.access_contract import AccessContract
 from tests.integration.contract_values import DAY, REF, T0
 from tests.integration.install_contract import InstallationContract
 from tests.integration.learner_data_contract import LearnerDataContract
@@ -97,6 +98,7 @@ class TestPostgresStore(
     PracticeRestartContract,
     RestartContract,
     SeenOnceContract,
+    AccessContract,
     InstallationContract,
     LearnerCardContract,
     PackContract,

@@ -10,6 +10,7 @@ from bot.store.base import PENDING_OF_LEARNER
 from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
 from bot.store.sqlite_settle import PENDING_ALL, PENDING_MINE
+from tests.integration.access_contract import AccessContract
 from tests.integration.install_contract import InstallationContract
 from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.once_contract import SeenOnceContract
@@ -36,6 +37,7 @@ class TestSqliteStore(
     PracticeRestartContract,
     RestartContract,
     SeenOnceContract,
+    AccessContract,
     InstallationContract,
     LearnerCardContract,
     PackContract,

@@ -10,6 +10,7 @@ passes every feature's Store contract (tests/integration/*_contract.py, run by t
 
 from __future__ import annotations
 
+from tests.support.memory.access import MemoryAccess
 from tests.support.memory.boards import MemoryBoards
 from tests.support.memory.channels import MemoryChannels
 from tests.support.memory.delivery import MemoryDelivery
@@ -44,6 +45,7 @@ class InMemoryStore(
     MemoryMyData,
     MemoryInstalls,
     MemoryUptime,
+    MemoryAccess,
     MemoryTables,
 ):
     """Store port on plain dicts; behaves like SqliteStore(":memory:"). Answer batches and reveals run

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.integration.access_contract import AccessContract
 from tests.integration.board_contract import BoardContract
 from tests.integration.channel_contract import ChannelContract
 from tests.integration.delivery_contract import DeliveryContract
@@ -24,6 +25,7 @@ from tests.integration.report_contract import ReportContract
 from tests.integration.round_contract import RoundContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.suggestion_contract import SuggestionContract
+from tests.support.memory.access import MemoryAccess
 from tests.support.memory.boards import MemoryBoards
 from tests.support.memory.channels import MemoryChannels
 from tests.support.memory.delivery import MemoryDelivery
@@ -73,6 +75,10 @@ class TestDelivery(DeliveryContract):
 
 class TestSeenOnce(SeenOnceContract):
     store = _store(MemoryOnce)
+
+
+class TestAccess(AccessContract):
+    store = _store(MemoryAccess, MemoryChannels)
 
 
 class TestInstalls(InstallationContract):

@@ -14,6 +14,7 @@ import pytest
 from bot.kernel.scoring import RevealInput, RevealResult, score_daily_round
 from bot.kernel.values import ChannelConfig, ChannelRef, Period
 from bot.store.sqlite import SqliteStore
+from tests.integration.access_contract import AccessContract
 from tests.integration.contract_values import DAY, REF, REF2, T0, ans
 from tests.integration.install_contract import InstallationContract
 from tests.integration.learner_data_contract import LearnerDataContract
@@ -39,6 +40,7 @@ class TestInMemoryStore(
     SeasonContract,
     ReminderContract,
     SeenOnceContract,
+    AccessContract,
     InstallationContract,
     LearnerCardContract,
     PackContract,

@@ -99,6 +99,9 @@ class Tables:
     reminders: dict[tuple[str, str, str], Reminder] = field(default_factory=dict)  # (platform, space, user)
     reminder_days: set[tuple[str, str, str, dt.date]] = field(default_factory=set)  # days claimed
     running: dict[tuple[str, str], tuple[dt.datetime, dt.datetime]] = field(default_factory=dict)  # spans
+    # the dashboard: token hash -> [platform, space, user, is_admin, expires_at, used_at]; (bucket, window) -> count
+    login_links: dict[str, list] = field(default_factory=dict)
+    login_attempts: dict[tuple[str, dt.datetime], int] = field(default_factory=dict)
 
 
 class MemoryTables(SettlingStore):

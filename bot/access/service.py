@@ -1,0 +1,64 @@
+"""Dashboard access: one-time sign-in links (10 minutes, once), sign-in attempts counted per client, and the
+spaces a person may see (those the bot serves). Decided in the store, so several processes behave as one."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import secrets
+from collections.abc import Iterable
+
+from bot.access.store import AccessStore
+from bot.access.values import ATTEMPT_LIMIT, ATTEMPT_WINDOW, LINK_LIFETIME, LinkGrant
+from bot.kernel.context import Context
+from bot.kernel.values import ChannelConfig
+
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
+
+
+MAX_SPACES = 200  # a Discord member is in at most 200 servers
+
+
+def token_hash(token: str) -> str:
+    """What the store keeps of a link's token: a stolen database holds no working link."""
+    return hashlib.sha256(token.encode("ascii")).hexdigest()
+
+
+class Access:
+    """Sign-in links, sign-in attempts and the spaces the bot serves."""
+
+    def __init__(self, ctx: Context, store: AccessStore) -> None:
+        self.ctx = ctx
+        self.store = store
+
+    async def issue_link(self, grant: LinkGrant) -> str:
+        """A new one-time sign-in link's token (shown once; the store keeps only its hash)."""
+        token = secrets.token_urlsafe(32)
+        now = self.ctx.now()
+        await self.store.save_login_link(token_hash(token), grant, now, now + LINK_LIFETIME)
+        return token
+
+    async def redeem_link(self, token: str) -> LinkGrant | None:
+        """The grant of a link used for the first time within its 10 minutes; None for anything else."""
+        if not _TOKEN.fullmatch(token):
+            return None
+        return await self.store.redeem_login_link(token_hash(token), self.ctx.now())
+
+    async def allow_attempt(self, client: str, limit: int = ATTEMPT_LIMIT) -> bool:
+        """Count a sign-in attempt of this client (an address); False once it made more than `limit` in the
+        current 10-minute window."""
+        now = self.ctx.now()
+        window = ATTEMPT_WINDOW.total_seconds()
+        start = dt.datetime.fromtimestamp(now.timestamp() // window * window, dt.UTC)
+        bucket = hashlib.sha256(client.encode()).hexdigest()[:32]  # no address kept in the clear
+        return await self.store.count_login_attempt(bucket, start) <= limit
+
+    async def served_spaces(self, platform: str, space_ids: Iterable[str]) -> set[str]:
+        """Which of these spaces the bot serves (a quiz channel there)."""
+        wanted = sorted({s for s in space_ids if s})[:MAX_SPACES]
+        return await self.store.served_spaces(platform, wanted) if wanted else set()
+
+    async def space_channels(self, platform: str, space_id: str) -> list[ChannelConfig]:
+        """The space's quiz channels."""
+        return await self.store.space_channels(platform, space_id)

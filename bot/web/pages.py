@@ -1,0 +1,280 @@
+"""Every member's pages: the spaces they may see, a space's overview, leaderboards and seasons, My progress
+(charts, export of misses, forget-me); admins' channel settings. The admins' packs, queues and question
+statistics are in admin_pages.py."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from aiohttp import web
+
+from bot.kernel.errors import BadSetting, NoSeason, NothingToExport, QuizError
+from bot.kernel.platform import NamePlatform
+from bot.kernel.values import Period
+from bot.mydata.forget import FORGET_WHAT
+from bot.settings import BY_KEY, SETTINGS, ConfigChange
+from bot.web import admin_pages
+from bot.web.charts import Bars, bars, draw
+from bot.web.progress import progress_report
+from bot.web.render import render, session_of
+from bot.web.spaces import Space, space_of
+
+WEEKS = 8
+PNG = "image/png"
+
+
+async def home(request: web.Request) -> web.StreamResponse:
+    session = session_of(request)
+    if not session.signed_in:
+        raise web.HTTPSeeOther("/login")
+    return render(request, "home.html", spaces=session.spaces)
+
+
+# ---- overview -------------------------------------------------------------------------------------
+
+
+async def participation(space: Space) -> Bars:
+    """Answers to revealed daily questions in each of the last 8 weeks (the weekly recap's figures)."""
+    today, _tz = await space.features.context.space_today(space.platform, space.id)
+    rows = []
+    for back in range(WEEKS - 1, -1, -1):
+        end = today - dt.timedelta(days=7 * back)
+        card = await space.features.recaps.card(space.platform, space.id, end, names=False)
+        rows.append((f"{card.start:%d %b}", float(card.answered)))
+    return bars("Participation: daily answers per week", "answers", rows)
+
+
+async def overview(request: web.Request) -> web.Response:
+    space = space_of(request)
+    features = space.features
+    channels = []
+    for cfg in await space.channels():
+        shown = await features.channels.show_config(cfg.ref)
+        latest = await features.channels.latest_daily_round(cfg.ref)
+        last = None
+        if latest is not None and latest.revealed_at is not None:
+            last = latest.revealed_at.astimezone(ZoneInfo(cfg.timezone))
+        days = BY_KEY["weekdays"].render(cfg.weekdays)
+        channels.append({"config": cfg, "card": shown, "days": days, "last_reveal": last})
+    queues: dict[str, Any] = {}
+    if space.actor.is_admin:
+        reports = await features.reports.queue(space.actor, space.platform, space.id)
+        pending = await features.suggestions.pending(space.actor, space.platform, space.id)
+        queues = {
+            "reports": len(reports.reports) + reports.more,
+            "suggestions": len(pending.items),
+            "more": pending.more,
+        }
+    chart = await participation(space)
+    return render(request, "overview.html", space=space, channels=channels, queues=queues, chart=chart)
+
+
+async def participation_png(request: web.Request) -> web.Response:
+    space = space_of(request)
+    return web.Response(body=await draw(await participation(space)), content_type=PNG)
+
+
+# ---- channel settings -----------------------------------------------------------------------------
+
+
+def setting_fields(values: dict[str, str], errors: dict[str, str]) -> list[dict[str, Any]]:
+    """The settings form, generated from the one settings table (bot/settings.py)."""
+    return [
+        {
+            "setting": s,
+            "name": s.word,
+            "value": values.get(s.word, ""),
+            "error": errors.get(s.word),
+            "choices": s.choices,
+        }
+        for s in SETTINGS
+    ]
+
+
+def current_values(config: Any) -> dict[str, str]:
+    return {s.word: s.render(getattr(config, s.key)) for s in SETTINGS}
+
+
+async def channel_page(request: web.Request) -> web.Response:
+    space = space_of(request, admin=True)
+    cfg = await space.channel(request.match_info["channel"])
+    card = await space.features.channels.show_config(cfg.ref)
+    message = "Saved. " + "; ".join(line for line in card.lines if line) if request.query.get("saved") else None
+    return render(
+        request,
+        "channel.html",
+        space=space,
+        channel=cfg,
+        card=card,
+        fields=setting_fields(current_values(cfg), {}),
+        message=message,
+        problem=None,
+    )
+
+
+async def channel_save(request: web.Request) -> web.Response:
+    """Each changed field parsed as `/quiz config` parses it (its message beside the field); nothing is saved
+    unless every field is valid, then the same `configure` as the chat saves it."""
+    space = space_of(request, admin=True)
+    cfg = await space.channel(request.match_info["channel"])
+    form = await request.post()
+    before = current_values(cfg)
+    typed = {s.word: str(form.get(s.word, before[s.word])).strip() for s in SETTINGS}
+    errors: dict[str, str] = {}
+    changed: dict[str, Any] = {}
+    for s in SETTINGS:
+        if typed[s.word] == before[s.word]:
+            continue
+        try:
+            changed[s.key] = s.parse(typed[s.word])
+        except BadSetting as exc:
+            errors[s.word] = exc.message
+    problem = None
+    message = None
+    status = 200
+    if not errors and changed:
+        try:
+            await space.features.channels.configure(space.actor, cfg.ref, ConfigChange(tuple(changed.items())))
+        except QuizError as exc:
+            problem, status = exc.message, 400
+        else:  # saved: back to the page (a reload then repeats nothing)
+            raise web.HTTPSeeOther(f"{space.base}/channels/{cfg.ref.channel_id}?saved=1")
+    elif errors:
+        problem, status = "Nothing was saved: correct the fields marked below.", 400
+    else:
+        message = "Nothing changed."
+    card = await space.features.channels.show_config(cfg.ref)
+    return render(
+        request,
+        "channel.html",
+        status=status,
+        space=space,
+        channel=cfg,
+        card=card,
+        fields=setting_fields(typed, errors),
+        message=message,
+        problem=problem,
+    )
+
+
+# ---- leaderboards and seasons ---------------------------------------------------------------------
+
+
+async def _names(space: Space, user_ids: list[str]) -> dict[str, str]:
+    platform = space.features.context.platforms.get(space.platform)
+    if not isinstance(platform, NamePlatform) or not user_ids:
+        return {}
+    try:
+        return await platform.display_names(space.ref(), user_ids)
+    except Exception:  # noqa: BLE001 - names are a nicety: ids are shown instead
+        return {}
+
+
+async def leaderboards(request: web.Request) -> web.Response:
+    space = space_of(request)
+    features = space.features
+    period_text = request.query.get("period", "week")
+    period = Period(period_text) if period_text in {p.value for p in Period} else Period.WEEK
+    board = await features.boards.leaderboard(space.platform, space.id, period, space.actor.user_id)
+    today, _tz = await features.context.space_today(space.platform, space.id)
+    seasons = []
+    first = today.replace(day=1)
+    for back in range(1, 13):
+        month = (first.year * 12 + first.month - 1) - back
+        seasons.append(f"{month // 12}-{month % 12 + 1:02d}")
+    season_text = request.query.get("season")
+    season, season_note = None, None
+    if season_text:
+        try:
+            season = await features.seasons.board(space.platform, space.id, season_text, space.actor.user_id)
+        except (NoSeason, BadSetting) as exc:
+            season_note = exc.message
+    ids = [r.user_id for r in board.rows] + ([r.user_id for r in season.rows] if season else [])
+    return render(
+        request,
+        "leaderboards.html",
+        space=space,
+        board=board,
+        period=period,
+        periods=list(Period),
+        seasons=seasons,
+        season=season,
+        season_note=season_note,
+        chosen=season_text,
+        names=await _names(space, ids),
+    )
+
+
+# ---- my progress ----------------------------------------------------------------------------------
+
+
+async def progress(request: web.Request) -> web.Response:
+    space = space_of(request)
+    report = await progress_report(space.features, space.platform, space.id, space.actor.user_id)
+    return render(request, "progress.html", space=space, report=report, forget_what=FORGET_WHAT, done=None)
+
+
+async def progress_png(request: web.Request) -> web.Response:
+    space = space_of(request)
+    report = await progress_report(space.features, space.platform, space.id, space.actor.user_id)
+    chart = dict(report.charts).get(request.match_info["chart"])
+    if chart is None:
+        raise web.HTTPNotFound()
+    return web.Response(body=await draw(chart), content_type=PNG)
+
+
+async def export(request: web.Request) -> web.Response:
+    """The learner's own misses as a CSV or an Anki file (the same export as `/quiz export`)."""
+    space = space_of(request)
+    kind = request.match_info["kind"]
+    try:
+        done = await space.features.mydata.export_misses(space.platform, space.id, space.actor.user_id)
+    except NothingToExport as exc:
+        report = await progress_report(space.features, space.platform, space.id, space.actor.user_id)
+        return render(request, "progress.html", space=space, report=report, forget_what=FORGET_WHAT, done=exc.message)
+    wanted = [f for f in done.files if (f.name.endswith(".csv") if kind == "csv" else not f.name.endswith(".csv"))]
+    if kind not in ("csv", "anki") or not wanted:
+        raise web.HTTPNotFound()
+    file = wanted[0]
+    return web.Response(
+        body=file.data,
+        content_type=file.mime.split(";")[0],
+        headers={"Content-Disposition": f'attachment; filename="{file.name}"'},
+    )
+
+
+async def forget(request: web.Request) -> web.Response:
+    """Forget-me, confirmed by its own form: the same deletion as `/quiz forget-me confirm`."""
+    space = space_of(request)
+    form = await request.post()
+    if form.get("confirm") != "yes":
+        report = await progress_report(space.features, space.platform, space.id, space.actor.user_id)
+        return render(
+            request,
+            "progress.html",
+            status=400,
+            space=space,
+            report=report,
+            forget_what=FORGET_WHAT,
+            done="Tick the box to confirm; nothing was deleted.",
+        )
+    done = await space.features.mydata.forget_me(space.platform, space.id, space.actor.user_id)
+    report = await progress_report(space.features, space.platform, space.id, space.actor.user_id)
+    return render(request, "progress.html", space=space, report=report, forget_what=FORGET_WHAT, done=done.text)
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get("/", home)
+    base = "/s/{platform}/{space}"
+    app.router.add_get(base, overview)
+    app.router.add_get(base + "/charts/participation.png", participation_png)
+    app.router.add_get(base + "/channels/{channel}", channel_page)
+    app.router.add_post(base + "/channels/{channel}", channel_save)
+    app.router.add_get(base + "/leaderboards", leaderboards)
+    app.router.add_get(base + "/progress", progress)
+    app.router.add_get(base + "/progress/{chart}.png", progress_png)
+    app.router.add_get(base + "/progress/export/{kind}", export)
+    app.router.add_post(base + "/progress/forget", forget)
+    admin_pages.add_routes(app, base)

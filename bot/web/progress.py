@@ -1,0 +1,70 @@
+"""My progress: what the dashboard shows a learner about their learning in one space.
+
+`progress_report` is the one function the page calls; today it is built from the learner data the chat's
+stats card shows (accuracy by topic, streaks, the memory lines of bot.practice.reviews.learning_stats:
+reviews due, recall by topic, calibration). The learning report (bot/practice) can replace its body
+without changing the page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.features import Features
+from bot.kernel.topics import TOPICS
+from bot.web.charts import Bars, bars
+
+
+@dataclass(frozen=True)
+class ProgressReport:
+    """A learner's progress: headline figures (label, value) and charts (each with its numbers)."""
+
+    figures: tuple[tuple[str, str], ...]
+    charts: tuple[tuple[str, Bars], ...]  # (name in the URL, chart)
+    empty: bool
+
+
+def _topic(name: str) -> str:
+    return TOPICS.get(name, name)
+
+
+async def progress_report(features: Features, platform: str, space_id: str, user_id: str) -> ProgressReport:
+    """The learner's progress in the space, from the same services as `/quiz stats`."""
+    card = await features.boards.stats(platform, space_id, user_id)
+    figures: list[tuple[str, str]] = [
+        ("Answers", f"{card.answered:,} ({card.daily_answered:,} daily, {card.practice_answered:,} practice)"),
+        ("Correct", f"{card.correct:,} ({card.accuracy:.0%})" if card.answered else "none yet"),
+        ("Streak", f"{card.current_streak} now, best {card.best_streak}"),
+        ("Points (all time)", f"{card.points:,}"),
+    ]
+    if card.weakest_topic is not None:
+        figures.append(("Weakest topic", _topic(card.weakest_topic.topic)))
+    charts: list[tuple[str, Bars]] = [
+        (
+            "accuracy",
+            bars(
+                "Accuracy by topic",
+                "share of answers right",
+                [(_topic(t.topic), t.accuracy) for t in sorted(card.by_topic, key=lambda t: t.topic)],
+                percent=True,
+                horizontal=True,
+            ),
+        )
+    ]
+    memory = card.learning
+    if memory is not None:
+        figures.append(("Reviews due", f"{memory.due_now} now, {memory.due_tomorrow} more by the end of tomorrow"))
+        if memory.calibration is not None:
+            figures.append(("Calibration", f"{memory.calibration:.0%} of your sure answers were right"))
+        charts.append(
+            (
+                "memory",
+                bars(
+                    "Memory by topic (predicted recall now)",
+                    "predicted recall",
+                    [(f"{_topic(m.topic)} ({m.seen}/{m.total})", m.retrievability) for m in memory.mastery],
+                    percent=True,
+                    horizontal=True,
+                ),
+            )
+        )
+    return ProgressReport(tuple(figures), tuple(charts), empty=card.answered == 0)

@@ -1,0 +1,76 @@
+"""A page of one space: the space must be one the session may see (any other id is 404, never another
+server's data), and admin pages need the person to be an admin there, as the chat decides."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aiohttp import web
+
+from bot.features import Features
+from bot.kernel.errors import NotAllowed
+from bot.kernel.values import Actor, ChannelConfig, ChannelRef
+from bot.web.render import session_of
+from bot.web.sessions import Membership
+from bot.web.state import STATE
+
+ADMINS_ONLY = "Only members who can manage this server or workspace can open this page."
+
+
+@dataclass(frozen=True)
+class Space:
+    """The space a request is about, who asks and with which rights."""
+
+    features: Features
+    member: Membership
+    actor: Actor
+
+    @property
+    def platform(self) -> str:
+        return self.member.platform
+
+    @property
+    def id(self) -> str:
+        return self.member.space_id
+
+    @property
+    def base(self) -> str:
+        return f"/s/{self.platform}/{self.id}"
+
+    def ref(self, channel_id: str = "dashboard") -> ChannelRef:
+        return ChannelRef(self.platform, self.id, channel_id)
+
+    async def channels(self) -> list[ChannelConfig]:
+        return await self.features.access.space_channels(self.platform, self.id)
+
+    async def channel(self, channel_id: str) -> ChannelConfig:
+        """One of the space's channels; 404 for a channel of another space or none at all."""
+        try:
+            saved = await self.features.channels.saved(self.ref(channel_id))
+        except NotAllowed:
+            raise web.HTTPNotFound() from None
+        if saved is None:
+            raise web.HTTPNotFound()
+        return saved
+
+
+def space_of(request: web.Request, *, admin: bool = False) -> Space:
+    session = session_of(request)
+    if not session.signed_in:
+        raise web.HTTPSeeOther("/login")
+    member = session.membership(request.match_info["platform"], request.match_info["space"])
+    if member is None:
+        raise web.HTTPNotFound()
+    if admin and not member.is_admin:
+        raise web.HTTPForbidden(text=ADMINS_ONLY)
+    assert session.user_id is not None
+    features = request.app[STATE].need_features()
+    return Space(features, member, Actor(session.user_id, member.is_admin))
+
+
+def number(request: web.Request, name: str) -> int:
+    """A number in the path; anything else is 404."""
+    text = request.match_info[name]
+    if not text.isdigit() or len(text) > 18:
+        raise web.HTTPNotFound()
+    return int(text)

@@ -1,0 +1,245 @@
+"""The dashboard in headless Chromium (issue 33): sign-in by one-time link and by Discord's and Slack's
+OAuth (loopback fakes), channel settings shared with the console's `/quiz config`, a pack upload with its
+field errors, a report resolved, My progress, another space's id, and a form without its token."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from bot.kernel.values import Actor, ChannelRef
+from bot.settings import ConfigChange
+from tests.browser.conftest import Dashboard, docs_shot
+
+pytestmark = pytest.mark.slow
+
+ADMIN = Actor("owner", is_admin=True)
+
+
+def sign_in(page: Page, dash: Dashboard) -> None:
+    page.goto(dash.link())
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Overview")).to_be_visible()
+
+
+def add_channel(dash: Dashboard, ref: ChannelRef) -> None:
+    dash.run(dash.features.channels.configure(ADMIN, ref, ConfigChange()))
+
+
+def test_a_one_time_link_signs_in_once_with_safe_cookies_and_a_strict_csp(
+    dash: Dashboard, page: Page, browser: Browser
+):
+    link = dash.link()
+    opened = page.goto(link)
+    assert opened is not None
+    csp = opened.headers["content-security-policy"]
+    assert "script-src 'none'" in csp and "default-src 'none'" in csp and "frame-ancestors 'none'" in csp
+    with page.expect_response(lambda r: r.url.endswith("/login/link")) as answer:
+        page.get_by_role("button", name="Sign in").click()
+    cookie = answer.value.all_headers()["set-cookie"]
+    assert cookie.startswith("studybot_session=") and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    assert "Secure" not in cookie  # plain http on loopback; behind https it is Secure (test_web_security)
+    expect(page.get_by_role("heading", name="Overview")).to_be_visible()
+    expect(page.get_by_role("row", name=re.compile("terminal"))).to_contain_text("UTC")
+    expect(page.get_by_text("Signed in as you")).to_be_visible()
+    docs_shot(page, "overview")
+    other = browser.new_context()  # the same link again, in another browser: used up
+    again = other.new_page()
+    again.goto(link)
+    with again.expect_response(lambda r: r.url.endswith("/login/link")) as refused:
+        again.get_by_role("button", name="Sign in").click()
+    assert refused.value.status == 403
+    expect(again.get_by_role("heading", name="Link used or expired")).to_be_visible()
+    other.close()
+
+
+def test_login_with_discord_against_a_loopback_fake(dash: Dashboard, page: Page):
+    add_channel(dash, ChannelRef("discord", "111", "c1"))
+    add_channel(dash, ChannelRef("discord", "222", "c2"))
+    dash.oauth.discord_guilds = [
+        {"id": "111", "name": "Torch Club", "owner": False, "permissions": str(1 << 5)},  # Manage Server
+        {"id": "222", "name": "Readers", "owner": False, "permissions": "0"},
+        {"id": "333", "name": "No bot here", "owner": True, "permissions": "0"},
+    ]
+    page.goto(dash.url + "/login")
+    docs_shot(page, "sign-in")
+    page.get_by_role("link", name="Login with Discord").click()
+    expect(page.get_by_role("heading", name="Your servers and workspaces")).to_be_visible()
+    expect(page.get_by_role("link", name="Torch Club")).to_be_visible()
+    expect(page.get_by_text("No bot here")).to_have_count(0)  # the bot serves only the first two
+    assert dash.oauth.calls[:2] == ["authorize discord identify guilds", "discord token"]
+    page.get_by_role("link", name="Torch Club").click()
+    expect(page.get_by_role("link", name="Packs")).to_be_visible()  # Manage Server: an admin here
+    page.goto(dash.url + "/s/discord/222")
+    expect(page.get_by_role("heading", name="Overview")).to_be_visible()
+    expect(page.get_by_role("link", name="Packs")).to_have_count(0)  # a member only
+    assert page.goto(dash.url + "/s/discord/222/packs").status == 403
+
+
+def test_sign_in_with_slack_against_a_loopback_fake(dash: Dashboard, page: Page):
+    add_channel(dash, ChannelRef("slack", "T1", "C1"))
+    dash.oauth.slack_user = {
+        "https://slack.com/user_id": "U1",
+        "https://slack.com/team_id": "T1",
+        "https://slack.com/team_name": "Acme",
+        "name": "Bea",
+    }
+
+    class SlackAdmins:  # the Slack platform's admin rule (adapters/slack: users.info), as a test double
+        name = "slack"
+
+        async def is_space_admin(self, space_id: str, user_id: str) -> bool:
+            return (space_id, user_id) == ("T1", "U1")
+
+    dash.features.context.platforms.add(SlackAdmins())  # type: ignore[arg-type]
+    page.goto(dash.url + "/login")
+    page.get_by_role("link", name="Sign in with Slack").click()
+    expect(page.get_by_role("heading", name="Overview")).to_be_visible()
+    expect(page.get_by_text("Signed in as Bea")).to_be_visible()
+    expect(
+        page.get_by_role("navigation", name="Acme").get_by_role("link", name="Reports and suggestions")
+    ).to_be_visible()
+    assert "slack token" in dash.oauth.calls
+
+
+def test_a_channel_time_changed_here_shows_in_the_consoles_config_show_and_back(dash: Dashboard, page: Page):
+    sign_in(page, dash)
+    page.get_by_role("link", name="terminal").click()
+    page.get_by_label("time", exact=True).fill("25:00")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_text("'25:00' is not a time: use 24-hour HH:MM")).to_be_visible()  # as /quiz config says
+    assert "time 09:00" in dash.console_says("/quiz config show")  # nothing saved
+    page.get_by_label("time", exact=True).fill("10:30")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_contain_text("Saved.")
+    docs_shot(page, "channel-settings")
+    assert "time 10:30" in dash.console_says("/quiz config show")
+    dash.console_says("/quiz config tz Europe/Berlin")
+    page.reload()  # the save redirected to the page: a reload sends nothing again
+    expect(page.get_by_label("tz", exact=True)).to_have_value("Europe/Berlin")
+
+
+BROKEN = """questions:
+  - id: q1
+    topic: lore
+    difficulty: easy
+    prompt: What is our mascot called?
+    choices: [Ada, Bob, Cy, Dee]
+    explanation: The team named it Ada.
+    reference: https://example.com/mascot
+"""
+
+
+def test_a_broken_pack_shows_its_field_error_then_imports_once_fixed(dash: Dashboard, page: Page, tmp_path):
+    sign_in(page, dash)
+    page.get_by_role("link", name="Packs").click()
+    broken = tmp_path / "team.yaml"
+    broken.write_text(BROKEN)
+    page.get_by_label("File (.yaml, .yml or .csv)").set_input_files(str(broken))
+    page.get_by_role("button", name="Upload").click()
+    problem = page.get_by_role("table", name="Problems in the file").get_by_role("row", name=re.compile("question q1"))
+    expect(problem).to_contain_text("answer")
+    expect(problem).to_contain_text("Field required")
+    expect(page.get_by_role("link", name="team")).to_have_count(0)  # nothing imported
+    docs_shot(page, "packs-upload-errors")
+    broken.write_text(BROKEN.replace("    explanation:", "    answer: A\n    explanation:"))
+    page.get_by_label("File (.yaml, .yml or .csv)").set_input_files(str(broken))
+    page.get_by_role("button", name="Upload").click()
+    expect(page.get_by_role("status")).to_contain_text("Imported pack team: 1 question.")
+    page.get_by_role("link", name="team", exact=True).click()
+    expect(page.get_by_text("What is our mascot called?")).to_be_visible()
+    page.get_by_label("terminal").check()
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_contain_text("terminal now draws from pytorch, team")
+    docs_shot(page, "pack-preview")
+    assert "packs pytorch,team" in dash.console_says("/quiz config show")
+    with page.expect_download() as download:
+        page.goto(dash.url + "/s/console/local/packs")
+        page.get_by_role("link", name="YAML").click()
+    assert "What is our mascot called?" in open(download.value.path()).read()
+
+
+def test_an_admin_resolves_a_report(dash: Dashboard, page: Page):
+    dash.console_says("/quiz as ann")
+    assert "is in the admins' queue" in dash.console_says("/quiz report typo the prompt has a typo")
+    dash.console_says("/quiz as you")
+    sign_in(page, dash)
+    page.get_by_role("link", name="Reports and suggestions").click()
+    expect(page.get_by_role("heading", name=re.compile(r"Report #1:"))).to_be_visible()
+    expect(page.get_by_text("the prompt has a typo")).to_be_visible()
+    docs_shot(page, "reports-and-suggestions")
+    page.get_by_label("Resolve with").select_option("hold")
+    page.get_by_role("button", name="Resolve #1").click()
+    expect(page.get_by_role("status")).to_contain_text("1 open report(s) on question")
+    expect(page.get_by_text("No open reports.")).to_be_visible()
+    assert "Reports: none open" in dash.console_says("/quiz admin reports")
+
+
+def test_my_progress_shows_its_charts_with_text_alternatives(dash: Dashboard, page: Page):
+    for _ in range(3):
+        dash.console_says("/quiz")
+        dash.console_says("A")
+    dash.run(dash.features.practice.write_card_updates())
+    sign_in(page, dash)
+    page.get_by_role("link", name="My progress").click()
+    expect(page.get_by_role("heading", name="My progress")).to_be_visible()
+    charts = page.locator("figure img")
+    expect(charts).to_have_count(2)
+    for i in range(2):
+        chart = charts.nth(i)
+        chart.scroll_into_view_if_needed()
+        expect(chart).to_have_attribute("alt", re.compile(r"(Accuracy|Memory) by topic.*: \d+%"))
+        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=chart.element_handle())
+    expect(page.get_by_role("table", name="The chart's numbers").first).to_be_visible()
+    docs_shot(page, "my-progress")
+    page.goto(dash.url + "/s/console/local/leaderboards")
+    expect(page.get_by_role("heading", name="Leaderboards")).to_be_visible()
+    docs_shot(page, "leaderboards")
+
+
+def test_another_spaces_ids_get_404(dash: Dashboard, page: Page):
+    add_channel(dash, ChannelRef("discord", "999", "theirs"))
+    sign_in(page, dash)
+    assert page.goto(dash.url + "/s/discord/999").status == 404
+    expect(page.get_by_role("heading", name="Not found")).to_be_visible()
+    assert page.goto(dash.url + "/s/console/local/channels/theirs").status == 404  # their channel, our space
+    assert page.goto(dash.url + "/s/console/local/packs/nope").status == 404
+    page.goto(dash.url + "/s/console/local/queues")
+    token = page.locator("input[name=csrf]").first.get_attribute("value")
+    tampered = page.request.post(dash.url + "/s/console/local/reports/77", form={"csrf": token, "action": "keep"})
+    assert tampered.status == 404
+
+
+def test_a_form_without_its_csrf_token_gets_403(dash: Dashboard, page: Page):
+    sign_in(page, dash)
+    url = dash.url + "/s/console/local/channels/terminal"
+    refused = page.request.post(url, form={"time": "11:00"})
+    assert refused.status == 403
+    forged = page.request.post(url, form={"time": "11:00", "csrf": "not-the-token"})
+    assert forged.status == 403
+    assert "time 09:00" in dash.console_says("/quiz config show")  # nothing changed
+
+
+def test_readable_at_375_px_by_keyboard_without_javascript(dash: Dashboard, browser: Browser):
+    context = browser.new_context(viewport={"width": 375, "height": 800}, java_script_enabled=False)
+    small = context.new_page()
+    try:
+        small.goto(dash.link())
+        small.get_by_role("button", name="Sign in").click()  # a plain form: no script needed
+        for path in ("", "/channels/terminal", "/packs", "/queues", "/questions", "/leaderboards", "/progress"):
+            small.goto(dash.url + "/s/console/local" + path)
+            width = small.evaluate("document.documentElement.scrollWidth")
+            assert width <= 375, (path, width)
+        small.goto(dash.url + "/s/console/local/channels/terminal")
+        small.keyboard.press("Tab")
+        assert small.evaluate("document.activeElement.textContent") == "Skip to content"
+        small.keyboard.press("Tab")
+        outline = small.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+        assert outline == "solid"
+        for field in small.locator("main input:not([type=hidden]), main select").all():
+            field_id = field.get_attribute("id")
+            assert small.locator(f"label[for='{field_id}']").count() == 1, field_id
+    finally:
+        context.close()

@@ -41,6 +41,8 @@ COMMANDS = CommandNames(
     season_board="/leaderboard season:{season}",
     review="/review",
     remind="/remind",
+    team="/team action:{action}",
+    team_named="/team action:{action} name:{name}",
 )
 
 

@@ -176,6 +176,8 @@ class CommandNames:
     season_board: str = "/quiz leaderboard season {season}"  # {season}: the season id, e.g. 2026-11
     review: str = "/quiz review"
     remind: str = "/quiz remind"
+    team: str = "/quiz team {action}"  # {action}: create, join, leave, list, rename or remove
+    team_named: str = "/quiz team {action} {name}"
 
 
 @dataclass(frozen=True)

@@ -327,6 +327,29 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ),
         ("platform", "workspace_id"),
     ),
+    (
+        "teams",
+        (("platform", "text"), ("space_id", "text"), ("team_key", "text"), ("name", "text"), ("created_at", "ts")),
+        ("platform", "space_id", "team_key"),
+    ),
+    (
+        "team_members",
+        (("platform", "text"), ("space_id", "text"), ("user_id", "text"), ("team_key", "text"), ("joined_at", "ts")),
+        ("platform", "space_id", "user_id"),
+    ),
+    (
+        "season_teams",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("season", "text"),
+            ("name", "text"),
+            ("points", "int"),
+            ("members", "int"),
+            ("decided_at", "ts"),
+        ),
+        ("platform", "space_id", "season"),
+    ),
     ("oauth_states", (("state", "text"), ("expires_at", "ts")), ("state",)),
     ("seen_once", (("scope", "text"), ("key", "text"), ("expires_at", "ts")), ("scope", "key")),
 )

@@ -19,6 +19,7 @@ from bot.reminders.store import ReminderStore
 from bot.reports.store import ReportStore
 from bot.seasons.store import SeasonStore
 from bot.suggestions.store import SuggestionStore
+from bot.teams.store import TeamStore
 
 
 class StoreLifecycle(Protocol):
@@ -51,6 +52,7 @@ class Store(
     RecapStore,
     MyDataStore,
     InstallStore,
+    TeamStore,
     Protocol,
 ):
     """Persistence. Unique keys do the correctness work: one daily round per (channel, local date), one

@@ -15,6 +15,7 @@ from bot.store.rounds_sql import RoundSql
 from bot.store.seasons_sql import SeasonSql
 from bot.store.settle import SettlingStore
 from bot.store.suggestions_sql import SuggestionSql
+from bot.store.teams_sql import TeamSql
 
 
 class FeatureSql(
@@ -31,5 +32,6 @@ class FeatureSql(
     ReportSql,
     InstallSql,
     SuggestionSql,
+    TeamSql,
 ):
     """The Store's methods written once (feature by feature) and the reveal written once (SettlingStore)."""

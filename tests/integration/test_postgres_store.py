@@ -39,6 +39,7 @@ from tests.integration.report_contract import ReportContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import RestartContract, StoreContract
 from tests.integration.suggestion_contract import SuggestionContract
+from tests.integration.team_contract import TeamContract
 
 DEFAULT_SERVER_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 
@@ -99,6 +100,7 @@ class TestPostgresStore(
     LearnerCardContract,
     PackContract,
     ReportContract,
+    TeamContract,
 ):
     @pytest.fixture
     async def store(self):

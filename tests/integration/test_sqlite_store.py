@@ -21,6 +21,7 @@ from tests.integration.report_contract import ReportContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import RestartContract, StoreContract
 from tests.integration.suggestion_contract import SuggestionContract
+from tests.integration.team_contract import TeamContract
 
 
 class TestSqliteStore(
@@ -38,6 +39,7 @@ class TestSqliteStore(
     LearnerCardContract,
     PackContract,
     ReportContract,
+    TeamContract,
 ):
     @pytest.fixture
     async def store(self, tmp_path):

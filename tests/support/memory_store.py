@@ -25,6 +25,7 @@ from tests.support.memory.rounds import MemoryRounds
 from tests.support.memory.seasons import MemorySeasons
 from tests.support.memory.suggestions import MemorySuggestions
 from tests.support.memory.tables import MemoryTables
+from tests.support.memory.teams import MemoryTeams
 
 
 class InMemoryStore(
@@ -42,6 +43,7 @@ class InMemoryStore(
     MemoryRecap,
     MemoryMyData,
     MemoryInstalls,
+    MemoryTeams,
     MemoryTables,
 ):
     """Store port on plain dicts; behaves like SqliteStore(":memory:"). Answer batches and reveals run

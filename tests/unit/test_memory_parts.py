@@ -24,6 +24,7 @@ from tests.integration.report_contract import ReportContract
 from tests.integration.round_contract import RoundContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.suggestion_contract import SuggestionContract
+from tests.integration.team_contract import TeamContract
 from tests.support.memory.boards import MemoryBoards
 from tests.support.memory.channels import MemoryChannels
 from tests.support.memory.delivery import MemoryDelivery
@@ -39,6 +40,7 @@ from tests.support.memory.rounds import MemoryRounds
 from tests.support.memory.seasons import MemorySeasons
 from tests.support.memory.suggestions import MemorySuggestions
 from tests.support.memory.tables import MemoryTables
+from tests.support.memory.teams import MemoryTeams
 
 
 def _store(part: type, *also: type) -> object:
@@ -109,3 +111,7 @@ class TestRecap(RecapContract):
 
 class TestMyData(LearnerDataContract):
     store = _store(MemoryMyData, MemoryRounds, MemoryPractice, MemoryBoards)
+
+
+class TestTeams(TeamContract):
+    store = _store(MemoryTeams, MemoryChannels, MemoryRounds, MemoryPractice, MemoryMyData)

@@ -31,6 +31,7 @@ from bot.seasons.values import SeasonArchive
 from bot.store.migrations import load_migrations
 from bot.store.settle import SettlingStore
 from bot.suggestions.values import Suggestion
+from bot.teams.values import TeamTotal
 
 SCHEMA_VERSION = max(v for v, _, _ in load_migrations("sqlite"))  # the version SqliteStore reaches
 
@@ -98,6 +99,9 @@ class Tables:
     season_posts: set[tuple[str, str, str]] = field(default_factory=set)  # (platform, channel id, season)
     reminders: dict[tuple[str, str, str], Reminder] = field(default_factory=dict)  # (platform, space, user)
     reminder_days: set[tuple[str, str, str, dt.date]] = field(default_factory=set)  # days claimed
+    teams: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (platform, space, team key) -> name
+    team_members: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (platform, space, user) -> key
+    season_teams: dict[tuple[str, str, str], TeamTotal | None] = field(default_factory=dict)  # decided once
 
 
 class MemoryTables(SettlingStore):

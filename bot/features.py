@@ -23,6 +23,7 @@ from bot.reminders.service import Reminders
 from bot.reports.service import ReportDesk
 from bot.seasons.service import Seasons
 from bot.suggestions.service import Suggestions
+from bot.teams.service import Teams
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,6 +48,7 @@ class Features:
     mydata: MyData
     installs: Installs
     outcomes: SendOutcomes
+    teams: Teams  # teams and the team board
 
     async def close(self) -> None:
         """Write what is queued (answers, practice reveals, send outcomes), then stop the workers."""

@@ -28,6 +28,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "bot.settings": frozenset(),
     "bot.packs": frozenset({"bot.bank"}),
     "bot.installs": frozenset(),
+    "bot.teams": frozenset(),
     "bot.seasons": frozenset({"bot.settings"}),
     "bot.recap": frozenset({"bot.seasons"}),
     "bot.reports": frozenset({"bot.packs"}),

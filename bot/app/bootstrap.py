@@ -33,6 +33,7 @@ from bot.reports.service import ReportDesk
 from bot.seasons.service import Seasons
 from bot.store.ports import Store
 from bot.suggestions.service import Suggestions
+from bot.teams.service import Teams
 
 
 def bootstrap(
@@ -70,6 +71,8 @@ def bootstrap(
     practice = Practice(ctx, store, catalog, reports, boards, channels, answers, rounds)
     answers.register(RoundKind.PRACTICE, practice)
     boards.memory = practice
+    teams = Teams(ctx, store)
+    seasons.teams = teams
     return Features(
         context=ctx,
         channels=channels,
@@ -89,4 +92,5 @@ def bootstrap(
         mydata=MyData(ctx, store, catalog, rounds),
         installs=Installs(ctx, store),
         outcomes=outcomes,
+        teams=teams,
     )

@@ -74,7 +74,7 @@ class Teams:
         gone = " You were its last member, so the team is gone." if write.emptied else ""
         return f"You left team {write.name}.{gone}"
 
-    async def list(self, ref: ChannelRef, user_id: str) -> str:
+    async def list_teams(self, ref: ChannelRef, user_id: str) -> str:
         """The space's teams with their member counts, and the asker's team."""
         teams = await self.store.list_teams(ref.platform, ref.space_id)
         mine = await self.store.team_of(ref.platform, ref.space_id, user_id)

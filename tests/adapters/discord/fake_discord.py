@@ -985,6 +985,7 @@ class FakeDiscord:
         user: FakeUser,
         name: str,
         sub: str | None = None,
+        /,
         *,
         channel_id: str | None = None,
         context: int = 0,

@@ -126,15 +126,13 @@ def parse_role(text: str, what: str) -> str | None:
         return None
     found = _ROLE.fullmatch(token)
     if found is None:
-        raise BadSetting(
-            f"'{echo(text)}' is not a role: pick the role {what} (a mention such as @Quiz, or its id), or off."
-        )
+        raise BadSetting(f"'{echo(text)}' is not a role: pick the role {what} (@Role or its id), or off.")
     return found.group(1) or found.group(2)
 
 
 def parse_manager_role(text: str) -> str | None:
     """The role whose members run the quiz like Manage Server (Discord), or off."""
-    return parse_role(text, "whose members may run the quiz")
+    return parse_role(text, "of the quiz's managers")
 
 
 def parse_ping_role(text: str) -> str | None:

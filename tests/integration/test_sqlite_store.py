@@ -18,6 +18,7 @@ from tests.integration.practice_contract import LearnerCardContract, PracticeRes
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract, ReminderRestartContract
 from tests.integration.report_contract import ReportContract
+from tests.integration.role_contract import RoleContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import RestartContract, StoreContract
 from tests.integration.suggestion_contract import SuggestionContract
@@ -40,6 +41,7 @@ class TestSqliteStore(
     PackContract,
     ReportContract,
     TeamContract,
+    RoleContract,
 ):
     @pytest.fixture
     async def store(self, tmp_path):

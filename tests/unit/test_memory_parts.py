@@ -21,6 +21,7 @@ from tests.integration.practice_contract import LearnerCardContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract
 from tests.integration.report_contract import ReportContract
+from tests.integration.role_contract import RoleContract
 from tests.integration.round_contract import RoundContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.suggestion_contract import SuggestionContract
@@ -115,3 +116,7 @@ class TestMyData(LearnerDataContract):
 
 class TestTeams(TeamContract):
     store = _store(MemoryTeams, MemoryChannels, MemoryRounds, MemoryPractice, MemoryMyData)
+
+
+class TestRoles(RoleContract):
+    store = _store(MemoryChannels)

@@ -26,6 +26,7 @@ from tests.integration.report_contract import ReportContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import StoreContract
 from tests.integration.suggestion_contract import SuggestionContract
+from tests.integration.role_contract import RoleContract
 from tests.integration.team_contract import TeamContract
 from tests.support.memory_store import InMemoryStore
 
@@ -43,6 +44,7 @@ class TestInMemoryStore(
     PackContract,
     ReportContract,
     TeamContract,
+    RoleContract,
 ):
     @pytest.fixture
     async def store(self):

@@ -16,7 +16,7 @@ RoleUse = Literal["manager", "ping"]
 ROLE_KEYS: tuple[tuple[str, RoleUse], ...] = (("manager_role", "manager"), ("ping_role", "ping"))
 NO_ROLES = "{word} is a Discord setting: {platform} has no roles, so it stays off here."
 NO_GROUPS = "ping_group is a Slack setting: {platform} has no user groups, so it stays off here."
-MANAGER_ONLY = "Only members with Manage Server can change manager_role (holding the manager role is not enough)."
+MANAGER_ONLY = "Only members with Manage Server can change the manager role (holding it is not enough)."
 
 
 @runtime_checkable

@@ -116,7 +116,7 @@ async def test_the_manager_role_is_the_spaces_and_only_manage_server_changes_it(
     assert await channels.manager_role("fake", "space-1") == ROLE
     # a member who is an admin only through the role runs the quiz, but cannot move the role itself
     await channels.configure(MANAGER, HERE, ConfigChange.of(post_time=dt.time(7, 30)))
-    with pytest.raises(NotAllowed, match="Only members with Manage Server can change manager_role"):
+    with pytest.raises(NotAllowed, match="Only members with Manage Server can change the manager role"):
         await channels.configure(MANAGER, HERE, ConfigChange.of(manager_role=OTHER_ROLE))
     with pytest.raises(NotAllowed):
         await channels.configure(MANAGER, HERE, ConfigChange.of(manager_role=None))

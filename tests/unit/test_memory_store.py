@@ -23,10 +23,10 @@ from tests.integration.practice_contract import LearnerCardContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract
 from tests.integration.report_contract import ReportContract
+from tests.integration.role_contract import RoleContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import StoreContract
 from tests.integration.suggestion_contract import SuggestionContract
-from tests.integration.role_contract import RoleContract
 from tests.integration.team_contract import TeamContract
 from tests.support.memory_store import InMemoryStore
 

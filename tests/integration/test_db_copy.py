@@ -101,7 +101,13 @@ async def make_history(store: SqliteStore) -> None:
     assert season is not None and len(season.rows) == 3
     assert await store.mark_season_post(REFS[0], "2026-11", clock.now())
     await store.save_channel(
-        replace(await service.channels.channel_config(REFS[0]), champion_role="123456789012345678")
+        replace(
+            await service.channels.channel_config(REFS[0]),
+            champion_role="123456789012345678",
+            manager_role="223456789012345678",
+            ping_role="323456789012345678",
+            ping_group="S0123ABCD",
+        )
     )
     # a team of two and November's team of the month
     assert (await store.create_team("fake", "space-1", "green tea", "Green Tea", "ada", T0)).name == "Green Tea"
@@ -188,6 +194,8 @@ async def views(store: SqliteStore | PostgresStore) -> dict:
         seen[(space, "recap top")] = await store.recap_scorers("fake", space, *week, 10)
         seen[(space, "recap chan-1")] = await store.recap_scorers("fake", space, *week, 10, "chan-1")
         seen[(space, "season")] = await store.season_archive("fake", space, "2026-11")
+        seen[(space, "teams")] = await store.list_teams("fake", space)
+        seen[(space, "roster")] = await store.team_roster("fake", space)
     return seen
 
 

@@ -189,7 +189,8 @@ class Fault:
 
 class FakeDiscord:
     """One application with one guild of two text channels (more with add_guild); members alice, bob (plain) and
-    ada (Manage Server), who belong to every guild."""
+    ada (Manage Server), who belong to every guild. The main guild's roles: Champion, Moderators (above the
+    bot's), Quizmasters and Learners (anyone may mention it); a member holds the roles member_roles gives them."""
 
     def __init__(self, *, bot_can_manage_messages: bool = True) -> None:
         self._ids = itertools.count(1)

@@ -96,8 +96,13 @@ class ChannelSettings:
             raise NotAllowed("Only members who can manage this server or workspace can change the quiz settings.")
         change = change or ConfigChange()
         existing = await self.saved(ref)
-        fresh = ChannelConfig(ref=ref, manager_role=await self.store.manager_role(ref.platform, ref.space_id))
-        updated = change.apply(existing or fresh)  # a new channel carries its space's manager role
+        if existing is None:  # a new channel carries its space's manager role
+            existing_or_new = ChannelConfig(
+                ref=ref, manager_role=await self.store.manager_role(ref.platform, ref.space_id)
+            )
+        else:
+            existing_or_new = existing
+        updated = change.apply(existing_or_new)
         await self.seasons.check_setting(ref, change)
         await check_roles(self.ctx, actor, ref, change)
         if not await self.packs.candidates(updated, strict=True):

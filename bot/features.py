@@ -24,6 +24,7 @@ from bot.reminders.service import Reminders
 from bot.reports.service import ReportDesk
 from bot.seasons.service import Seasons
 from bot.suggestions.service import Suggestions
+from bot.teams.service import Teams
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,6 +50,7 @@ class Features:
     installs: Installs
     outcomes: SendOutcomes
     access: Access  # who may open the dashboard (one-time links, sign-in attempts, the spaces served)
+    teams: Teams  # teams and the team board
 
     async def close(self) -> None:
         """Write what is queued (answers, practice reveals, send outcomes), then stop the workers."""

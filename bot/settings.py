@@ -27,8 +27,11 @@ from bot.kernel.parsing import (
     DAY_NAMES,
     parse_champion_role,
     parse_difficulties,
+    parse_manager_role,
     parse_on_off,
     parse_packs,
+    parse_ping_group,
+    parse_ping_role,
     parse_recap_day,
     parse_time,
     parse_timezone,
@@ -43,6 +46,10 @@ from bot.kernel.values import ChannelConfig
 
 def _on_off(value: bool) -> str:
     return "on" if value else "off"
+
+
+def _role(value: str | None) -> str:
+    return "off" if value is None else f"<@&{value}>"
 
 
 def _window(value: dt.timedelta | None) -> str:
@@ -66,6 +73,7 @@ class Setting:
     show: Callable[[Any], str] | None = None  # the card's wording when it differs from render
     choices: tuple[str, ...] = ()  # a closed set of values (Discord offers them as choices)
     suggest: Callable[[str], list[str]] | None = None  # autocomplete for a partly typed value
+    platform: str = ""  # the one platform it applies to (Discord's roles, Slack's user groups); "": every one
 
     @property
     def option_name(self) -> str:
@@ -87,6 +95,9 @@ class Setting:
     def listed(self) -> bool:
         """Settable by its own word (paused is set with pause and resume instead)."""
         return bool(self.group)
+
+    def applies_to(self, platform: str) -> bool:
+        return not self.platform or self.platform == platform
 
 
 @dataclass(frozen=True)
@@ -255,6 +266,43 @@ SETTINGS: tuple[Setting, ...] = (
         "recap",
         "champion role",
         option="champion_role",
+        platform="discord",
+    ),
+    Setting(
+        "manager_role",
+        "manager_role",
+        ("manager", "manager-role"),
+        parse_manager_role,
+        _role,
+        "Discord only: a role whose members run the quiz like Manage Server (a role, or off)",
+        "off",
+        "roles",
+        "manager role",
+        platform="discord",
+    ),
+    Setting(
+        "ping_role",
+        "ping_role",
+        ("ping-role",),
+        parse_ping_role,
+        _role,
+        "Discord only: the role the daily question mentions (a role mention or id, or off)",
+        "off",
+        "roles",
+        "ping role",
+        platform="discord",
+    ),
+    Setting(
+        "ping_group",
+        "ping_group",
+        ("ping-group",),
+        parse_ping_group,
+        lambda v: "off" if v is None else str(v),
+        "Slack only: a user group the daily post mentions (or off)",
+        "off",
+        "roles",
+        "ping group",
+        platform="slack",
     ),
     Setting("paused", "paused", (), parse_on_off, _on_off, "no daily post while paused", "on", "", "paused"),
 )
@@ -265,6 +313,7 @@ GROUPS: dict[str, tuple[str, str]] = {
     "filters": ("Which packs, topics and difficulties the daily question uses", "; "),
     "rules": ("Answer window, reactions, speed bonus, winner pings and discussion threads", "; "),
     "recap": ("The weekly recap chart's day (or off) and the monthly season's champion role", "; "),
+    "roles": ("Who runs the quiz besides Manage Server, and whom the daily question mentions", "; "),
 }
 
 BY_KEY: dict[str, Setting] = {s.key: s for s in SETTINGS}
@@ -352,9 +401,10 @@ def card_lines(card: ConfigCard) -> tuple[str, ...]:
     """The settings card: one line per group, then whether it is paused or when it posts next."""
     c = card.config
     lines = [
-        joiner.join(f"{s.label} {s.shown(getattr(c, s.key))}" for s in in_group(group))
+        joiner.join(f"{s.label} {s.shown(getattr(c, s.key))}" for s in in_group(group) if s.applies_to(c.ref.platform))
         for group, (_, joiner) in GROUPS.items()
     ]
+    lines = [line for line in lines if line]
     if c.paused:
         lines.append("paused")
     else:
@@ -363,8 +413,8 @@ def card_lines(card: ConfigCard) -> tuple[str, ...]:
 
 
 def text_help() -> str:
-    """The settings part of `/quiz help`."""
-    rows = [(f"/quiz config {s.word} {s.example}", s.help) for s in listed()]
+    """The settings part of `/quiz help` (Slack and the console: Discord's role settings are left out)."""
+    rows = [(f"/quiz config {s.word} {s.example}", s.help) for s in listed() if s.platform != "discord"]
     width = max(len(left) for left, _ in rows) + 2
     return "\n".join(left.ljust(width) + right for left, right in rows)
 
@@ -381,7 +431,7 @@ def docs_table() -> str:
     ]
     for s in listed():
         text = f"`/quiz config {s.word} {s.example}`"
-        discord = f"`/quizconfig {s.group} {s.option_name}:{s.example}`"
+        discord = f"`/quizconfig {s.group} {s.option_name}:{s.example}`" if s.applies_to("discord") else "(Slack only)"
         values = f" ({' or '.join(s.choices)})" if s.choices else ""
         lines.append(f"| {s.label} | {text} | {discord} | {_md(s.render(s.default))} | {_md(s.help)}{values} |")
     return "\n".join(lines)

@@ -29,6 +29,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "bot.packs": frozenset({"bot.bank"}),
     "bot.installs": frozenset(),
     "bot.access": frozenset(),
+    "bot.teams": frozenset(),
     "bot.seasons": frozenset({"bot.settings"}),
     "bot.recap": frozenset({"bot.seasons"}),
     "bot.reports": frozenset({"bot.packs"}),

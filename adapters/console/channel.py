@@ -48,6 +48,7 @@ from bot.reports.service import ReportsCard
 from bot.seasons.values import SeasonCard
 from bot.settings import ConfigChange
 from bot.suggestions.service import SuggestionsCard
+from bot.teams.cards import TeamBoardCard
 from bot.text.commands import HELP, parse_quiz
 from bot.text.runner import (
     HelpReply,
@@ -353,7 +354,7 @@ class ConsoleChannel:
                 self.say((f"{reason}.\n" if reason else "") + CONSOLE_HELP)
             case SettingsReply(card=card):
                 self.say(config_text(card))
-            case PacksCard() | QuestionStatsCard() | SuggestionsCard() | ReportsCard():
+            case PacksCard() | QuestionStatsCard() | SuggestionsCard() | ReportsCard() | TeamBoardCard():
                 self.say(result.text)
             case RemindCard(text=text):
                 self.say(f"{private} {text}")

@@ -20,6 +20,7 @@ from adapters.discord.quizconfig import QuizConfig
 from adapters.discord.render import leaderboard_embed, packs_embed, question_embed, stats_embed
 from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, learner_ref, ref_of, respond
 from adapters.discord.suggestions import SuggestModal
+from adapters.discord.teams import team_board_embed, team_command
 from adapters.discord.views import question_view
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting
@@ -37,6 +38,10 @@ LETTER_CHOICES = [Choice(name=letter, value=letter) for letter in LETTERS]
 DIFFICULTY_CHOICES = [Choice(name=d.value, value=d.value) for d in Difficulty]
 SEASON_OPTION_MAX = 20  # YYYY-MM is 7; a little room for spaces, and the reply echoes it clipped
 REMIND_CHOICES = [Choice(name="on", value="on"), Choice(name="off", value="off")]
+BOARD_CHOICES = [
+    Choice(name="members", value="members"),
+    Choice(name="teams (each team's best three members)", value="teams"),
+]
 PERIOD_CHOICES = [
     Choice(name="this week", value="week"),
     Choice(name="this month", value="month"),
@@ -172,19 +177,30 @@ def member_commands() -> list[app_commands.Command]:
         period="week (default), month or all time",
         public="post it in this channel for everyone (default: only you see it)",
         season="a month's archived season as YYYY-MM, e.g. 2026-11 (instead of a period)",
+        board="members (default) or teams: each team scores its best three members' points",
     )
-    @app_commands.choices(period=PERIOD_CHOICES)
+    @app_commands.choices(period=PERIOD_CHOICES, board=BOARD_CHOICES)
     @app_commands.guild_only()
     async def leaderboard(
         interaction: discord.Interaction,
         period: str | None = None,
         public: bool = False,
         season: app_commands.Range[str, 1, SEASON_OPTION_MAX] | None = None,
+        board: str | None = None,
     ) -> None:
         async def work() -> Reply:
             ref = ref_of(interaction)
             asker = None if public else str(interaction.user.id)
             service = bot_of(interaction).service
+            if board not in (None, "members", "teams"):
+                raise BadSetting(f"'{echo(board, 20)}' is not a board: use members or teams.")
+            if board == "teams":
+                if season is not None:
+                    raise BadSetting("Seasons are the members' board: leave season out for board:teams.")
+                teams = await service.teams.board(
+                    ref.platform, ref.space_id, parse_period(period), asker, public=public
+                )
+                return Reply(embeds=(team_board_embed(teams),), public=public)
             if season is not None:
                 card = await service.seasons.board(ref.platform, ref.space_id, season, asker, public=public)
             else:
@@ -237,7 +253,7 @@ def member_commands() -> list[app_commands.Command]:
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:
-    return [*member_commands(), QuizConfig(), QuizAdmin()]
+    return [*member_commands(), team_command(), QuizConfig(), QuizAdmin()]
 
 
 UNREADABLE = "I could not read that command's options; please pick them again."

@@ -56,10 +56,21 @@ class DiscordPlatform:
         )
 
     async def post_question(self, ref: ChannelRef, card: QuestionCard) -> str:
+        """The question with its buttons; with the channel's ping_role, the content mentions that role and the
+        message may notify that role and nobody else."""
         channel = self._channel(ref)
+        content, allowed = None, NO_PINGS
+        if card.ping_role is not None and card.ping_role.isdigit():
+            content = f"<@&{card.ping_role}>"
+            allowed = discord.AllowedMentions(
+                everyone=False, users=False, roles=[discord.Object(int(card.ping_role))], replied_user=False
+            )
         try:
             message = await channel.send(
-                embed=fit_embed(question_embed(card)), view=question_view(card.round_id), allowed_mentions=NO_PINGS
+                content,
+                embed=fit_embed(question_embed(card)),
+                view=question_view(card.round_id),
+                allowed_mentions=allowed,
             )
         except (discord.Forbidden, discord.NotFound) as exc:
             log.warning("posting round %d in channel %s failed: %s", card.round_id, ref.channel_id, exc)
@@ -179,6 +190,28 @@ class DiscordPlatform:
         text = escape_markdown(season_text(card, COMMANDS.season_board))[:2000]
         message = await self._channel(ref).send(text, allowed_mentions=discord.AllowedMentions.none())
         return str(message.id)
+
+    async def role_problem(self, ref: ChannelRef, role_id: str, use: str) -> str | None:
+        """Why a role cannot be the manager role (`use` manager) or be mentioned by the daily question (`use`
+        ping), from the gateway's view of the server, or None when it can."""
+        guild = self.client.get_guild(int(ref.space_id))
+        if guild is None:
+            return "I cannot see this server's roles yet; try again in a minute."
+        role = guild.get_role(int(role_id))
+        if role is None:
+            return f"There is no role with id {role_id} in this server: pick one of its roles, or off."
+        name = escape_markdown(echo(role.name, 50))
+        if role.is_default():
+            return "@everyone cannot be used here: pick a role that only some members have, or off."
+        if role.managed:
+            return f"The role {name} belongs to an integration (a bot's own role): pick a role members have, or off."
+        me = guild.me
+        if use == "ping" and not role.mentionable and not (me is not None and me.guild_permissions.mention_everyone):
+            return (
+                f"I cannot mention the role {name}: allow anyone to mention it (Server Settings > Roles > {name}) "
+                "or give me Mention All Roles, then set ping_role again."
+            )
+        return None
 
     async def champion_role_problem(self, ref: ChannelRef, role_id: str) -> str | None:
         """Why the champion role cannot be given here (the gateway's view of the server), or None: the bot

@@ -53,7 +53,7 @@ class QuizAdmin(app_commands.Group):
             service = bot_of(interaction).service
             try:
                 result = await service.packs.import_pack(
-                    actor_of(interaction),
+                    await actor_of(interaction),
                     ref,
                     pack.strip().lower(),
                     file.read,
@@ -81,7 +81,7 @@ class QuizAdmin(app_commands.Group):
             ref = ref_of(interaction)
             service = bot_of(interaction).service
             exported = await service.packs.export_pack(
-                actor_of(interaction), ref, pack.strip().lower(), "csv" if format == "csv" else "yaml"
+                await actor_of(interaction), ref, pack.strip().lower(), "csv" if format == "csv" else "yaml"
             )
             return Reply(
                 escape(f"Pack {exported.pack} ({exported.format})."),
@@ -99,7 +99,7 @@ class QuizAdmin(app_commands.Group):
             ref = ref_of(interaction)
             service = bot_of(interaction).service
             card = await service.packs.question_stats(
-                actor_of(interaction), ref.platform, ref.space_id, pack.strip().lower() if pack else None
+                await actor_of(interaction), ref.platform, ref.space_id, pack.strip().lower() if pack else None
             )
             return Reply(escape(card.text)[:2000])
 
@@ -110,7 +110,7 @@ class QuizAdmin(app_commands.Group):
         async def work() -> Reply:
             ref = ref_of(interaction)
             service = bot_of(interaction).service
-            card = await service.reports.queue(actor_of(interaction), ref.platform, ref.space_id, RESOLVE_HINT)
+            card = await service.reports.queue(await actor_of(interaction), ref.platform, ref.space_id, RESOLVE_HINT)
             # the reporter is named (nobody is notified: replies allow no mentions); their words are plain text
             return Reply(card.render(plain, who=lambda user: f"<@{user}>")[:2000])
 
@@ -128,7 +128,9 @@ class QuizAdmin(app_commands.Group):
         async def work() -> Reply:
             ref = ref_of(interaction)
             service = bot_of(interaction).service
-            text = await service.reports.resolve(actor_of(interaction), ref.platform, ref.space_id, report, action)
+            text = await service.reports.resolve(
+                await actor_of(interaction), ref.platform, ref.space_id, report, action
+            )
             return Reply(escape(text))
 
         await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
@@ -138,7 +140,7 @@ class QuizAdmin(app_commands.Group):
         async def work() -> Reply:
             ref = ref_of(interaction)
             card = await bot_of(interaction).service.suggestions.pending(
-                actor_of(interaction), ref.platform, ref.space_id
+                await actor_of(interaction), ref.platform, ref.space_id
             )
             return suggestions_reply(card)
 

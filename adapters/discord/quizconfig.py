@@ -15,7 +15,7 @@ from discord import app_commands
 
 from adapters.discord.limits import fit_choices
 from adapters.discord.render import config_embed
-from adapters.discord.replies import Reply, actor_of, bot_of, channel_ref, ref_of, respond
+from adapters.discord.replies import PLATFORM, Reply, actor_of, bot_of, channel_ref, ref_of, respond
 from bot.kernel.values import ChannelRef
 from bot.settings import GROUPS, ConfigChange, Setting, in_group
 
@@ -42,7 +42,7 @@ async def _configure(interaction: discord.Interaction, ref: ChannelRef, change: 
     service = bot_of(interaction).service
     if not change:  # e.g. /quizconfig filters with no option: nothing to save, show what is set
         return Reply(embeds=(config_embed(await service.channels.show_config(ref)),))
-    card = await service.channels.configure(actor_of(interaction), ref, change)
+    card = await service.channels.configure(await actor_of(interaction), ref, change)
     return Reply("Saved.", embeds=(config_embed(card),))
 
 
@@ -85,7 +85,7 @@ class QuizConfig(app_commands.Group):
     async def post_now(self, interaction: discord.Interaction, channel: discord.TextChannel | None = None) -> None:
         async def work() -> Reply:
             ref = _target(interaction, channel)
-            round_ = await bot_of(interaction).service.posting.post_now(actor_of(interaction), ref)
+            round_ = await bot_of(interaction).service.posting.post_now(await actor_of(interaction), ref)
             return Reply(f"Posted question #{round_.id} in <#{ref.channel_id}>.")
 
         await _run(interaction, work)
@@ -95,7 +95,7 @@ class QuizConfig(app_commands.Group):
     async def reveal(self, interaction: discord.Interaction, channel: discord.TextChannel | None = None) -> None:
         async def work() -> Reply:
             card = await bot_of(interaction).service.reveals.reveal_now(
-                actor_of(interaction), _target(interaction, channel)
+                await actor_of(interaction), _target(interaction, channel)
             )
             return Reply(f"Revealed: the answer was {card.correct_letter}.")
 
@@ -115,8 +115,9 @@ class QuizConfig(app_commands.Group):
 
 
 def _settings_command(group: str) -> app_commands.Command[Any, ..., None]:
-    """`/quizconfig <group>`: one optional string option per setting of the group, and `channel`."""
-    settings = in_group(group)
+    """`/quizconfig <group>`: one optional string option per setting of the group (Slack's own left out), and
+    `channel`."""
+    settings = tuple(s for s in in_group(group) if s.applies_to(PLATFORM))
 
     async def callback(interaction: discord.Interaction, **options: Any) -> None:
         channel = options.pop("channel", None)

@@ -41,6 +41,8 @@ COMMANDS = CommandNames(
     season_board="/leaderboard season:{season}",
     review="/review",
     remind="/remind",
+    team="/team action:{action}",
+    team_named="/team action:{action} name:{name}",
 )
 
 
@@ -103,11 +105,23 @@ def learner_ref(interaction: discord.Interaction) -> ChannelRef:
     return ChannelRef(PLATFORM, space, str(interaction.channel_id or "dm"))
 
 
-def actor_of(interaction: discord.Interaction) -> Actor:
-    """Admin = Manage Server (or Administrator) in the member's real, resolved permissions for this interaction."""
+async def actor_of(interaction: discord.Interaction) -> Actor:
+    """Admin = Manage Server (or Administrator) in the member's real, resolved permissions for this interaction,
+    or, beside it, the server's manager role (the manager_role setting) among the member's roles as this
+    interaction carries them (`via_role`: such an admin may not change the manager role itself)."""
+    user = str(interaction.user.id)
+    if interaction.guild_id is None:
+        return Actor(user)
     perms = interaction.permissions
-    is_admin = interaction.guild_id is not None and (perms.manage_guild or perms.administrator)
-    return Actor(str(interaction.user.id), is_admin=bool(is_admin))
+    if perms.manage_guild or perms.administrator:
+        return Actor(user, is_admin=True)
+    member = interaction.user
+    if not isinstance(member, discord.Member):
+        return Actor(user)
+    role = await bot_of(interaction).service.channels.manager_role(PLATFORM, str(interaction.guild_id))
+    if role is not None and role.isdigit() and member.get_role(int(role)) is not None:
+        return Actor(user, is_admin=True, via_role=True)
+    return Actor(user)
 
 
 async def _settle(work: Awaitable[Reply], interaction: discord.Interaction) -> Reply:

@@ -143,7 +143,7 @@ async def modal_submitted(interaction: discord.Interaction) -> None:
             return Reply(escape(suggested_text(saved)))
         sid = parse_suggestion_id(custom_id.removeprefix(REASON_PREFIX))
         done = await service.suggestions.reject(
-            actor_of(interaction), ref.platform, ref.space_id, sid, values.get("reason", "")
+            await actor_of(interaction), ref.platform, ref.space_id, sid, values.get("reason", "")
         )
         return Reply(escape(decided_text(done)))
 
@@ -177,7 +177,7 @@ class DecisionButton(
         bot = bot_of(interaction)
         if self.verb == "reject":
             try:
-                require_reviewer(actor_of(interaction))
+                require_reviewer(await actor_of(interaction))
             except QuizError as exc:
                 await respond(interaction, _refused(exc), defer_after=bot.defer_after)
                 return
@@ -187,7 +187,7 @@ class DecisionButton(
         async def work() -> Reply:
             ref = ref_of(interaction)
             done = await bot.service.suggestions.approve(
-                actor_of(interaction), ref.platform, ref.space_id, self.suggestion_id
+                await actor_of(interaction), ref.platform, ref.space_id, self.suggestion_id
             )
             return Reply(escape(decided_text(done)))
 

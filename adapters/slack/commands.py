@@ -30,6 +30,7 @@ from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mydata import deliver_export, forget_prompt_blocks
 from adapters.slack.packs import open_import_form, send_export
 from adapters.slack.suggestions import suggest_view, suggestions_blocks
+from adapters.slack.teams import team_board_blocks
 from bot.daily.cards import StatsCard
 from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard
 from bot.kernel.echo import echo
@@ -44,6 +45,7 @@ from bot.reminders.values import RemindCard
 from bot.reports.service import ReportsCard
 from bot.settings import ConfigCard
 from bot.suggestions.service import SuggestionsCard
+from bot.teams.cards import TeamBoardCard
 from bot.text.commands import Command, parse_quiz
 from bot.text.runner import (
     HelpReply,
@@ -166,6 +168,12 @@ async def dispatch(
             return Reply(escape(text), [section("*Topics*\n" + escape(text))])
         case LeaderboardCard():
             return Reply(escape(result.title), leaderboard_blocks(result))
+        case TeamBoardCard(public=True):
+            text = escape(result.title)
+            await client.chat_postMessage(channel=ref.channel_id, text=text, blocks=team_board_blocks(result))
+            return Reply(f"Posted the team board in <#{ref.channel_id}>.")
+        case TeamBoardCard():
+            return Reply(escape(result.title), team_board_blocks(result))
         case StatsCard():
             return Reply("Quiz stats", stats_blocks(result))
         case HelpReply(did_you_mean=str() as short):

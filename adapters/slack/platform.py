@@ -7,6 +7,7 @@ loses nothing.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -25,6 +26,7 @@ from adapters.slack.blocks import (
     reveal_blocks,
     reveal_text,
     revealed_question_blocks,
+    section,
 )
 from adapters.slack.ids import PLATFORM, message_id, parse_message_id
 from adapters.slack.limits import fit_blocks, fit_text
@@ -43,6 +45,7 @@ log = logging.getLogger(__name__)
 RATE_LIMIT_RETRIES = 3
 # what conversations.open / chat.postMessage answer when a member cannot get a DM from the bot
 DM_BLOCKED = frozenset({"cannot_dm_bot", "user_not_found", "user_not_visible", "user_disabled", "not_in_channel"})
+GROUP_ID = re.compile(r"S[A-Z0-9]{2,23}")  # a user group's id (the ping_group setting)
 DISCUSSION = "Talk about this question here: what tripped you up, and what would you ask next?"
 
 
@@ -116,12 +119,23 @@ class SlackPlatform:
         return message_id(str(resp["channel"]), str(resp["ts"]))
 
     async def _post_question(self, ref: ChannelRef, card: QuestionCard) -> AsyncSlackResponse:
+        """With the channel's ping_group the message mentions that user group (in its text and its first block)
+        and nothing else: every other text is escaped, so no other mention can form."""
+        text, blocks = question_text(card), question_blocks(card)
+        if card.ping_group is not None and GROUP_ID.fullmatch(card.ping_group):
+            mention = f"<!subteam^{card.ping_group}>"
+            text, blocks = f"{mention} {text}", [section(mention), *blocks]
         return await self.client.chat_postMessage(
             channel=ref.channel_id,
-            text=fit_text(question_text(card)),
-            blocks=fit_blocks(question_blocks(card)),
+            text=fit_text(text),
+            blocks=fit_blocks(blocks),
             **await self._auth(ref),
         )
+
+    async def group_problem(self, ref: ChannelRef, group_id: str) -> str | None:
+        """Any well-formed user group id is taken: without the usergroups:read scope Slack tells the bot nothing
+        more about a group (a group that is gone is simply not notified)."""
+        return None if GROUP_ID.fullmatch(group_id) else f"{group_id} is not a Slack user group id (S0123ABCD)."
 
     async def post_reveal(self, ref: ChannelRef, card: RevealCard) -> str | None:
         """Remove the buttons from the question (correct choice marked), then post the reveal."""

@@ -34,6 +34,7 @@ from bot.reports.service import ReportDesk
 from bot.seasons.service import Seasons
 from bot.store.ports import Store
 from bot.suggestions.service import Suggestions
+from bot.teams.service import Teams
 
 
 def bootstrap(
@@ -71,6 +72,8 @@ def bootstrap(
     practice = Practice(ctx, store, catalog, reports, boards, channels, answers, rounds)
     answers.register(RoundKind.PRACTICE, practice)
     boards.memory = practice
+    teams = Teams(ctx, store)
+    seasons.teams = teams
     return Features(
         context=ctx,
         channels=channels,
@@ -91,4 +94,5 @@ def bootstrap(
         installs=Installs(ctx, store),
         outcomes=outcomes,
         access=Access(ctx, store),
+        teams=teams,
     )

@@ -7,6 +7,7 @@ import logging
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
+from bot.daily.roles import check_roles
 from bot.daily.store import ChannelStore
 from bot.kernel.context import Context
 from bot.kernel.errors import BadSetting, NotAllowed
@@ -95,16 +96,30 @@ class ChannelSettings:
             raise NotAllowed("Only members who can manage this server or workspace can change the quiz settings.")
         change = change or ConfigChange()
         existing = await self.saved(ref)
-        updated = change.apply(existing or ChannelConfig(ref=ref))
+        if existing is None:  # a new channel carries its space's manager role
+            existing_or_new = ChannelConfig(
+                ref=ref, manager_role=await self.store.manager_role(ref.platform, ref.space_id)
+            )
+        else:
+            existing_or_new = existing
+        updated = change.apply(existing_or_new)
         await self.seasons.check_setting(ref, change)
+        await check_roles(self.ctx, actor, ref, change)
         if not await self.packs.candidates(updated, strict=True):
             raise BadSetting("No question in the channel's packs matches those topic and difficulty filters.")
         await self.store.save_channel(updated)
+        if "manager_role" in change:  # a setting of the whole space: every channel of it carries it
+            await self.store.set_manager_role(ref.platform, ref.space_id, updated.manager_role)
         await self.reschedule(updated)
         if existing is None or any(key in change for key in RECAP_KEYS):
             await self.store.set_next_recap(ref, next_recap_after(updated, self.ctx.now()))
         log.info("channel %s/%s configured by %s", ref.platform, ref.channel_id, actor.user_id)
         return await self.show_config(ref)
+
+    async def manager_role(self, platform: str, space_id: str) -> str | None:
+        """The space's manager role (Discord's manager_role setting): its members count as admins, beside
+        Manage Server (the adapter checks the member's roles against it). None: off."""
+        return await self.store.manager_role(platform, space_id)
 
     async def packs_card(self, ref: ChannelRef) -> PacksCard:
         """The space's question packs with their question counts, marking the ones this channel uses."""

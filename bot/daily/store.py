@@ -25,6 +25,15 @@ class ChannelStore(ChannelReads, Protocol):
     # channels
     async def save_channel(self, config: ChannelConfig) -> None: ...
 
+    # the space's manager role (Discord's manager_role): a setting of the space, kept on each of its channels
+    async def manager_role(self, platform: str, space_id: str) -> str | None:
+        """The manager role the space's channels carry (the latest saved one's, should they differ), or None."""
+        ...
+
+    async def set_manager_role(self, platform: str, space_id: str, role_id: str | None) -> None:
+        """Give every channel of the space this manager role (None: off), in one statement."""
+        ...
+
     # durable daily work (every process runs the same tick over these)
     async def set_next_post(self, ref: ChannelRef, at: dt.datetime | None) -> None:
         """The channel's next due post (None: nothing due, e.g. paused); releases any claim on it."""

@@ -68,6 +68,8 @@ class QuestionCard:
     code: str | None = None
     reveal_note: str | None = None  # "Answers are revealed at ..." for daily rounds
     reactions: bool = False
+    ping_role: str | None = None  # Discord: the role a daily question mentions (the channel's ping_role)
+    ping_group: str | None = None  # Slack: the user group a daily question mentions (the channel's ping_group)
 
     @property
     def lettered_choices(self) -> tuple[tuple[str, str], ...]:
@@ -132,6 +134,8 @@ def question_card(round_: Round, question: Question, cfg: ChannelConfig | None) 
         code=question.code,
         reveal_note=note,
         reactions=bool(cfg and cfg.reactions and round_.kind is RoundKind.DAILY),
+        ping_role=cfg.ping_role if cfg and round_.kind is RoundKind.DAILY else None,
+        ping_group=cfg.ping_group if cfg and round_.kind is RoundKind.DAILY else None,
     )
 
 

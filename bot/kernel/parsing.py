@@ -119,6 +119,45 @@ def parse_champion_role(text: str) -> str | None:
     return found.group(1) or found.group(2)
 
 
+def parse_role(text: str, what: str) -> str | None:
+    """A Discord role (its mention <@&id> or its id), or off; `what` says what the role is for."""
+    token = text.strip()
+    if token.lower() in {"off", "none", "no"}:
+        return None
+    found = _ROLE.fullmatch(token)
+    if found is None:
+        raise BadSetting(f"'{echo(text)}' is not a role: pick the role {what} (@Role or its id), or off.")
+    return found.group(1) or found.group(2)
+
+
+def parse_manager_role(text: str) -> str | None:
+    """The role whose members run the quiz like Manage Server (Discord), or off."""
+    return parse_role(text, "of the quiz's managers")
+
+
+def parse_ping_role(text: str) -> str | None:
+    """The role the daily question mentions (Discord), or off."""
+    return parse_role(text, "the daily question mentions")
+
+
+_GROUP = re.compile(r"<!subteam\^(S[A-Z0-9]{2,23})(?:\|[^<>]{0,80})?>|(S[A-Z0-9]{2,23})")
+
+
+def parse_ping_group(text: str) -> str | None:
+    """A Slack user group the daily question mentions: @group as Slack sends it (<!subteam^ID|@name>), its
+    id (S0123ABCD), or off."""
+    token = text.strip()
+    if token.lower() in {"off", "none", "no"}:
+        return None
+    found = _GROUP.fullmatch(token)
+    if found is None:
+        raise BadSetting(
+            f"'{echo(text)}' is not a Slack user group: pick one with @ (for example @pytorch-learners), give its "
+            "id (S0123ABCD), or off."
+        )
+    return found.group(1) or found.group(2)
+
+
 def parse_season(text: str) -> str:
     """A season id: a calendar month as YYYY-MM (e.g. 2026-11)."""
     token = text.strip()

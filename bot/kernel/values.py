@@ -62,10 +62,12 @@ class ChannelRef:
 
 @dataclass(frozen=True)
 class Actor:
-    """Who asks. `is_admin` is computed by the adapter from the member's real platform rights."""
+    """Who asks. `is_admin` is computed by the adapter from the member's real platform rights; `via_role`: an
+    admin only through the space's manager role (Discord's manager_role), who may not change that role."""
 
     user_id: str
     is_admin: bool = False
+    via_role: bool = False
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,9 @@ class ChannelConfig:
     threads: bool = False  # each reveal opens a discussion thread (Discord) or a reply thread (Slack)
     packs: frozenset[str] = frozenset({"pytorch"})  # the question packs it draws from (pytorch: the shipped bank)
     champion_role: str | None = None  # Discord: the role id the month's winner gets (None: off)
+    manager_role: str | None = None  # Discord: members with this role id count as the space's admins (None: off)
+    ping_role: str | None = None  # Discord: the role id the daily question mentions (None: off)
+    ping_group: str | None = None  # Slack: the user group id the daily question mentions (None: off)
 
 
 @dataclass(frozen=True)
@@ -176,6 +181,8 @@ class CommandNames:
     season_board: str = "/quiz leaderboard season {season}"  # {season}: the season id, e.g. 2026-11
     review: str = "/quiz review"
     remind: str = "/quiz remind"
+    team: str = "/quiz team {action}"  # {action}: create, join, leave, list, rename or remove
+    team_named: str = "/quiz team {action} {name}"
 
 
 @dataclass(frozen=True)

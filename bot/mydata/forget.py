@@ -8,7 +8,8 @@ FORGET_WHAT = (
     "This deletes everything studybot keeps about you in this workspace or server: your answers (daily, "
     "practice and review), your memory cards and review history, your streak, your points on every "
     "leaderboard, your reminders, your suggested questions (approved ones stay in the pack, without your "
-    "name) and your reports of problems with questions. It cannot be undone, and nothing has been deleted yet."
+    "name), your reports of problems with questions and your team membership. It cannot be undone, and nothing "
+    "has been deleted yet."
 )
 
 

@@ -8,6 +8,28 @@ from bot.kernel.values import ChannelRef
 from bot.seasons.values import SeasonCard
 
 
+class MonthTeam(Protocol):
+    """A team as the season card names it (the teams feature's TeamTotal)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def points(self) -> int: ...
+
+    @property
+    def members(self) -> int: ...
+
+
+class TeamOfMonth(Protocol):
+    """The month's best team (the teams feature provides it; the composition root hands it in)."""
+
+    async def team_of_month(self, platform: str, space_id: str, season: str) -> MonthTeam | None:
+        """The season's best team by its best three members' points, decided once for the space; None when no
+        team scored."""
+        ...
+
+
 @runtime_checkable
 class SeasonPlatform(Protocol):
     """Posts the monthly season card."""

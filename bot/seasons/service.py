@@ -22,9 +22,9 @@ from bot.kernel.parsing import parse_season
 from bot.kernel.platform import NamePlatform
 from bot.kernel.timing import local_date_of
 from bot.kernel.values import ChannelConfig, ChannelRef, Period
-from bot.seasons.ports import ChampionPlatform, RoleCheckPlatform, SeasonPlatform
+from bot.seasons.ports import ChampionPlatform, RoleCheckPlatform, SeasonPlatform, TeamOfMonth
 from bot.seasons.store import SeasonServiceStore
-from bot.seasons.values import SeasonArchive, SeasonCard
+from bot.seasons.values import SeasonArchive, SeasonCard, SeasonTeam
 from bot.settings import ConfigChange
 
 log = logging.getLogger(__name__)
@@ -63,12 +63,19 @@ def _clip(text: str, limit: int = 40) -> str:
 
 def season_text(card: SeasonCard, board_command: str) -> str:
     """The season card in words: the top three by name (plain text: the adapter escapes it, nobody is
-    notified) and where the archive is. At most about 400 characters."""
+    notified), the team of the month when there is one, and where the archive is. At most about 500
+    characters."""
     lines = [f"🏆 Season {card.label} is over. The top three of the month:"]
     for medal, place, row in zip(MEDALS, PLACES, card.rows, strict=False):
         lines.append(
             f"{medal} {place}: {_clip(card.name(row.user_id))}, {row.points} points "
             f"({row.correct} of {row.answered} correct)"
+        )
+    if card.team is not None:
+        team = card.team
+        lines.append(
+            f"👥 Team of the month: {_clip(team.name)}, {team.points} points "
+            f"(its best three of {team.members} member{'' if team.members == 1 else 's'})"
         )
     if card.champion_role and card.rows:
         lines.append("The champion gets the season's champion role.")
@@ -83,6 +90,7 @@ class Seasons:
     def __init__(self, ctx: Context, store: SeasonServiceStore) -> None:
         self.ctx = ctx
         self.store = store
+        self.teams: TeamOfMonth | None = None  # set by the composition root (the teams feature)
 
     async def after_due(self, cfg: ChannelConfig, due_at: dt.datetime) -> None:
         """After a channel's daily post or recap due at `due_at`: post last month's season card if this is
@@ -111,7 +119,7 @@ class Seasons:
         if not archive.rows:
             return  # no one scored that month: no card
         role = cfg.champion_role if isinstance(platform, ChampionPlatform) else None
-        card = await self.card(ref, archive, role)
+        card = replace(await self.card(ref, archive, role), team=await self._team(ref, season))
         try:
             await platform.post_season(ref, card)
         except Exception as exc:
@@ -133,6 +141,17 @@ class Seasons:
             await platform.move_champion(ref, role, winner, previous if previous != winner else None)
         except Exception as exc:  # e.g. Manage Roles was taken away since the setting was saved
             log.warning("moving the champion role in %s failed: %s", ref.space_id, type(exc).__name__)
+
+    async def _team(self, ref: ChannelRef, season: str) -> SeasonTeam | None:
+        """The team of the month (decided once for the space by the teams feature), or None."""
+        if self.teams is None:
+            return None
+        try:
+            team = await self.teams.team_of_month(ref.platform, ref.space_id, season)
+        except Exception as exc:  # the card goes out without it
+            log.warning("the team of the month of %s failed: %s", ref.space_id, type(exc).__name__)
+            return None
+        return None if team is None else SeasonTeam(team.name, team.points, team.members)
 
     async def card(self, ref: ChannelRef, archive: SeasonArchive, role: str | None = None) -> SeasonCard:
         """The season card with the platform's display names when it has them (ids otherwise)."""

@@ -25,6 +25,15 @@ class SeasonArchive:
 
 
 @dataclass(frozen=True)
+class SeasonTeam:
+    """The team of the month on the season card: the sum of its best three members' points that month."""
+
+    name: str
+    points: int
+    members: int
+
+
+@dataclass(frozen=True)
 class SeasonCard:
     """The season card posted on the 1st: last month's top three, with display names when known."""
 
@@ -33,6 +42,7 @@ class SeasonCard:
     rows: tuple[LeaderboardRow, ...]
     names: tuple[tuple[str, str], ...] = ()
     champion_role: str | None = None  # the Discord role the champion gets, when the channel has one
+    team: SeasonTeam | None = None  # the team of the month, when the space has teams and one scored
 
     def name(self, user_id: str) -> str:
         return dict(self.names).get(user_id, user_id)

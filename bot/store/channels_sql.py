@@ -41,6 +41,19 @@ class ChannelSql(SqlBase):
             )
         return [config_from_row(r) for r in rows]
 
+    async def manager_role(self, platform: str, space_id: str) -> str | None:
+        row = await self._first(
+            "SELECT manager_role FROM channels WHERE platform = ? AND space_id = ? AND manager_role IS NOT NULL "
+            "ORDER BY updated_at DESC LIMIT 1",
+            (platform, space_id),
+        )
+        return str(row[0]) if row else None
+
+    async def set_manager_role(self, platform: str, space_id: str, role_id: str | None) -> None:
+        await self._atomic(
+            "UPDATE channels SET manager_role = ? WHERE platform = ? AND space_id = ?", (role_id, platform, space_id)
+        )
+
     async def space_timezone(self, platform: str, space_id: str) -> str | None:
         row = await self._first(
             "SELECT timezone FROM channels WHERE platform = ? AND space_id = ? ORDER BY updated_at DESC LIMIT 1",

@@ -25,6 +25,7 @@ from bot.store.rows import (
     event_from_row,
     from_ts,
 )
+from bot.store.teams_sql import FORGET_TEAMS
 
 # every answer of the learner to a revealed round of the space, numbered newest first per question; a question
 # is a miss when any of those answers was wrong
@@ -67,6 +68,7 @@ FORGET: tuple[tuple[str, str], ...] = (
     # their places in the space's archived seasons (the season stays, with the others' places)
     ("", f"DELETE FROM season_places WHERE {_MINE}"),
     *FORGET_REMINDERS,
+    *FORGET_TEAMS,
 )
 
 

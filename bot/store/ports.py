@@ -20,6 +20,7 @@ from bot.reminders.store import ReminderStore
 from bot.reports.store import ReportStore
 from bot.seasons.store import SeasonStore
 from bot.suggestions.store import SuggestionStore
+from bot.teams.store import TeamStore
 
 
 class StoreLifecycle(Protocol):
@@ -53,6 +54,7 @@ class Store(
     MyDataStore,
     InstallStore,
     AccessStore,
+    TeamStore,
     Protocol,
 ):
     """Persistence. Unique keys do the correctness work: one daily round per (channel, local date), one

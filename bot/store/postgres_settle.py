@@ -20,7 +20,7 @@ from bot.store.base import PENDING_PRACTICE, numbered
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, to_char(post_time, 'HH24:MI'), timezone, weekdays, topics, difficulties, "
     "paused, reactions, answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs, "
-    "champion_role"
+    "champion_role, manager_role, ping_role, ping_group"
 )
 # advisory lock keys (two int4 keys): a namespace of ours, then 0 or a hash of the space (bot.store.postgres
 # has the others)

@@ -153,6 +153,9 @@ CHANNEL_WRITE_COLUMNS = (
     "threads",
     "packs",
     "champion_role",
+    "manager_role",
+    "ping_role",
+    "ping_group",
 )
 # insert a channel's settings, or replace every one of them (the key stays)
 CHANNEL_UPSERT_SQL = (
@@ -185,6 +188,9 @@ def config_to_row(c: ChannelConfig, now: dt.datetime, *, native: bool = False) -
         flag(c.threads),
         ",".join(sorted(c.packs)),
         c.champion_role,
+        c.manager_role,
+        c.ping_role,
+        c.ping_group,
     )
 
 
@@ -209,6 +215,7 @@ def config_from_row(row: Any) -> ChannelConfig:
     ) = tuple(row)[:16]
     packs = tuple(row)[16] if len(tuple(row)) > 16 else "pytorch"
     champion_role = tuple(row)[17] if len(tuple(row)) > 17 else None
+    manager_role, ping_role, ping_group = (tuple(row)[18:21] + (None, None, None))[:3]
     hh, mm = (int(x) for x in post_time.split(":"))
     return ChannelConfig(
         ref=ChannelRef(platform, space_id, channel_id),
@@ -226,6 +233,9 @@ def config_from_row(row: Any) -> ChannelConfig:
         threads=bool(threads),
         packs=frozenset(p for p in (packs or "pytorch").split(",") if p),
         champion_role=champion_role or None,
+        manager_role=manager_role or None,
+        ping_role=ping_role or None,
+        ping_group=ping_group or None,
     )
 
 

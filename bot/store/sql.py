@@ -16,6 +16,7 @@ from bot.store.rounds_sql import RoundSql
 from bot.store.seasons_sql import SeasonSql
 from bot.store.settle import SettlingStore
 from bot.store.suggestions_sql import SuggestionSql
+from bot.store.teams_sql import TeamSql
 from bot.store.uptime_sql import UptimeSql
 
 
@@ -35,5 +36,6 @@ class FeatureSql(
     SuggestionSql,
     UptimeSql,
     AccessSql,
+    TeamSql,
 ):
     """The Store's methods written once (feature by feature) and the reveal written once (SettlingStore)."""

@@ -25,7 +25,8 @@ T = TypeVar("T")
 # the column order of rows.config_from_row (named, as migrations may add columns in any order)
 CHANNEL_COLUMNS = (
     "platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions, "
-    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs, champion_role"
+    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs, champion_role, manager_role, "
+    "ping_role, ping_group"
 )
 _CHANNEL_ROW = f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = ? AND channel_id = ?"
 

@@ -33,8 +33,9 @@ _USER_HELP = """\
 /quiz remind on [HH:MM]        a private nudge once a day (default 09:00, your timezone): reviews due,
                                today's question not answered yet; /quiz remind off stops it
 /quiz answer B                 answer today's question in this channel (add ? if not sure: /quiz answer B ?)
-/quiz leaderboard [week|month|all] [public]   (public: post it in the channel)
+/quiz leaderboard [teams] [week|month|all] [public]   (public: in the channel)
 /quiz leaderboard season 2026-11   a month's season: its archived top three and its board
+/quiz team create|join NAME, leave, list   your team (admins: rename A to B, remove A)
 /quiz stats [user]             answered, accuracy by topic, streaks
 /quiz packs                    the question packs here, with question counts
 /quiz suggest                  suggest a question (a form, or how to write it in one line)
@@ -90,6 +91,25 @@ class ShowLeaderboard:
     period: Period = Period.WEEK
     public: bool = False  # post it in the channel for everyone
     season: str | None = None  # `season 2026-11`: an archived month (YYYY-MM) instead of a period
+
+
+@dataclass(frozen=True)
+class ShowTeamBoard:
+    period: Period = Period.WEEK
+    public: bool = False
+
+
+TeamAction: TypeAlias = Literal["create", "join", "leave", "list", "rename", "remove"]
+TEAM_ACTIONS: tuple[TeamAction, ...] = ("create", "join", "leave", "list", "rename", "remove")
+
+
+@dataclass(frozen=True)
+class TeamCommand:
+    """`/quiz team ...`: the name is as typed (the teams feature checks it)."""
+
+    action: TeamAction
+    name: str = ""
+    new_name: str = ""  # rename only
 
 
 @dataclass(frozen=True)
@@ -199,6 +219,8 @@ Command = (
     | Remind
     | ShowTopics
     | ShowLeaderboard
+    | ShowTeamBoard
+    | TeamCommand
     | ShowStats
     | ShowHelp
     | Configure
@@ -271,6 +293,7 @@ _SUBCOMMANDS = (
     "forget-me",
     "admin",
     "report",
+    "team",
 )
 _ADMIN = ("import", "export", "question-stats", "suggestions", "approve", "reject", "reports", "resolve")
 RESOLVE_USAGE = "Use /quiz admin resolve ID keep, hold or edit (the ID is a report's number in /quiz admin reports)."
@@ -416,6 +439,43 @@ def parse_remind(rest: list[str]) -> Remind:
     raise BadSetting(REMIND_USAGE)
 
 
+TEAM_USAGE = (
+    "Use /quiz team create NAME, /quiz team join NAME, /quiz team leave or /quiz team list (admins: /quiz team "
+    "rename NAME to NEW NAME, /quiz team remove NAME). Nothing was changed."
+)
+
+
+def parse_team(rest: list[str]) -> TeamCommand:
+    """`team create NAME`, `team join NAME`, `team leave`, `team list`, `team rename NAME to NEW NAME` (or
+    NAME | NEW NAME, when a name holds the word "to") and `team remove NAME`."""
+    head = rest[0].lower() if rest else ""
+    words = rest[1:]
+    action = next((a for a in TEAM_ACTIONS if a == head), None)
+    if action in ("leave", "list") and not words:
+        return TeamCommand(action)
+    if action in ("create", "join", "remove") and words:
+        return TeamCommand(action, " ".join(words))
+    if action == "rename" and words:
+        text = " ".join(words)
+        if "|" in text:
+            old, _, new = text.partition("|")
+        else:
+            splits = [i for i, w in enumerate(words) if w.lower() == "to"]
+            if len(splits) != 1:
+                raise BadSetting("Use /quiz team rename NAME to NEW NAME (or NAME | NEW NAME). Nothing was changed.")
+            old, new = " ".join(words[: splits[0]]), " ".join(words[splits[0] + 1 :])
+        if old.strip() and new.strip():
+            return TeamCommand("rename", old.strip(), new.strip())
+    raise BadSetting(TEAM_USAGE)
+
+
+def parse_team_board(words: list[str], public: bool) -> ShowTeamBoard:
+    """`leaderboard teams [week|month|all] [public]`."""
+    if len(words) > 1:
+        raise BadSetting("Use /quiz leaderboard teams week, month or all, and public to post it in the channel.")
+    return ShowTeamBoard(parse_period(words[0] if words else None), public)
+
+
 def parse_quiz(text: str) -> Command:
     """Parse what follows `/quiz` (or a whole line starting with /quiz)."""
     suggest = _SUGGEST.match(text)
@@ -442,6 +502,8 @@ def parse_quiz(text: str) -> Command:
         case "leaderboard" | "lb" | "top":
             public = any(word.lower() == "public" for word in rest)
             words = [word for word in rest if word.lower() != "public"]
+            if words and words[0].lower() in ("teams", "team") and len(rest) - len(words) <= 1:
+                return parse_team_board(words[1:], public)
             if words and words[0].lower() == "season":
                 if len(words) != 2 or len(rest) - len(words) > 1:
                     raise BadSetting("Use /quiz leaderboard season YYYY-MM, e.g. /quiz leaderboard season 2026-11.")
@@ -449,6 +511,8 @@ def parse_quiz(text: str) -> Command:
             if len(words) > 1 or len(rest) - len(words) > 1:
                 raise BadSetting("Use /quiz leaderboard week, month or all, and public to post it in the channel.")
             return ShowLeaderboard(parse_period(words[0] if words else None), public)
+        case "team" | "teams":
+            return parse_team(rest)
         case "stats" | "me":
             return ShowStats(rest[0] if rest else None)
         case "help" | "?":

@@ -22,6 +22,7 @@ from bot.reminders.values import RemindCard
 from bot.reports.service import ReportsCard
 from bot.settings import ConfigCard, ConfigChange
 from bot.suggestions.service import HOW_TO, SuggestionsCard, decided_text, suggested_text
+from bot.teams.cards import TeamBoardCard
 from bot.text.commands import (
     AnswerDaily,
     Command,
@@ -43,8 +44,10 @@ from bot.text.commands import (
     ShowReports,
     ShowStats,
     ShowSuggestions,
+    ShowTeamBoard,
     ShowTopics,
     Suggest,
+    TeamCommand,
 )
 
 
@@ -153,6 +156,7 @@ Result = (
     | ImportAsked
     | PackFile
     | ReportsCard
+    | TeamBoardCard
 )
 
 
@@ -178,6 +182,11 @@ async def run_command(service: Features, source: TextSource, command: Command) -
             return TopicsReply(await service.practice.topics_in(ref))
         case ShowLeaderboard(period=period):
             return await service.boards.leaderboard(ref.platform, ref.space_id, period, user)
+        case ShowTeamBoard(period=period, public=public):
+            asker = None if public else user
+            return await service.teams.board(ref.platform, ref.space_id, period, asker, public=public)
+        case TeamCommand():
+            return NoteReply(await _team(service, source, command))
         case ShowStats(user=who):
             return await service.boards.stats(ref.platform, ref.space_id, source.person(who))
         case ShowHelp(reason=reason, suggestion=suggestion):
@@ -224,6 +233,26 @@ async def run_command(service: Features, source: TextSource, command: Command) -
             return NoteReply(await service.reports.resolve(actor, ref.platform, ref.space_id, report_id, action))
         case _:
             assert_never(command)
+
+
+async def _team(service: Features, source: TextSource, command: TeamCommand) -> str:
+    """`/quiz team ...`: members manage their own membership; renames and removals take the space's admins."""
+    ref, user, teams = source.ref, source.user_id, service.teams
+    match command.action:
+        case "create":
+            return await teams.create(ref, user, command.name)
+        case "join":
+            return await teams.join(ref, user, command.name)
+        case "leave":
+            return await teams.leave(ref, user)
+        case "list":
+            return await teams.list_teams(ref, user)
+        case "rename":
+            return await teams.rename(await source.space_actor(), ref, command.name, command.new_name)
+        case "remove":
+            return await teams.remove(await source.space_actor(), ref, command.name)
+        case _:
+            assert_never(command.action)
 
 
 async def _configure(service: Features, source: TextSource, command: Configure) -> Result:

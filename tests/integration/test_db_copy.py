@@ -29,6 +29,7 @@ from bot.store.copy import TABLE_NAMES, TABLES, CopyError, copy_data, dialect_of
 from bot.store.copy import main as copy_main
 from bot.store.postgres import PostgresStore
 from bot.store.sqlite import SqliteStore
+from bot.teams.values import TeamTotal
 from tests.integration.test_postgres_store import throwaway_database
 from tests.support.fakes import FakePlatform, FixedClock, make_bank
 
@@ -101,8 +102,18 @@ async def make_history(store: SqliteStore) -> None:
     assert season is not None and len(season.rows) == 3
     assert await store.mark_season_post(REFS[0], "2026-11", clock.now())
     await store.save_channel(
-        replace(await service.channels.channel_config(REFS[0]), champion_role="123456789012345678")
+        replace(
+            await service.channels.channel_config(REFS[0]),
+            champion_role="123456789012345678",
+            manager_role="223456789012345678",
+            ping_role="323456789012345678",
+            ping_group="S0123ABCD",
+        )
     )
+    # a team of two and November's team of the month
+    assert (await store.create_team("fake", "space-1", "green tea", "Green Tea", "ada", T0)).name == "Green Tea"
+    assert (await store.join_team("fake", "space-1", "green tea", USERS[0], T0)).name == "Green Tea"
+    await store.claim_season_team("fake", "space-1", "2026-11", TeamTotal(1, "Green Tea", 30, 2), clock.now())
     # members' suggestions: one decided, one pending, and the day's count
     ref = ChannelRef("fake", "space-1", "chan-1")
     for _ in range(2):
@@ -189,6 +200,8 @@ async def views(store: SqliteStore | PostgresStore) -> dict:
         seen[(space, "recap top")] = await store.recap_scorers("fake", space, *week, 10)
         seen[(space, "recap chan-1")] = await store.recap_scorers("fake", space, *week, 10, "chan-1")
         seen[(space, "season")] = await store.season_archive("fake", space, "2026-11")
+        seen[(space, "teams")] = await store.list_teams("fake", space)
+        seen[(space, "roster")] = await store.team_roster("fake", space)
     return seen
 
 

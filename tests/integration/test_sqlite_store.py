@@ -19,9 +19,11 @@ from tests.integration.practice_contract import LearnerCardContract, PracticeRes
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract, ReminderRestartContract
 from tests.integration.report_contract import ReportContract
+from tests.integration.role_contract import RoleContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import RestartContract, StoreContract
 from tests.integration.suggestion_contract import SuggestionContract
+from tests.integration.team_contract import TeamContract
 from tests.integration.uptime_contract import UptimeContract
 
 
@@ -42,6 +44,8 @@ class TestSqliteStore(
     LearnerCardContract,
     PackContract,
     ReportContract,
+    TeamContract,
+    RoleContract,
 ):
     @pytest.fixture
     async def store(self, tmp_path):

@@ -26,6 +26,7 @@ from tests.support.memory.rounds import MemoryRounds
 from tests.support.memory.seasons import MemorySeasons
 from tests.support.memory.suggestions import MemorySuggestions
 from tests.support.memory.tables import MemoryTables
+from tests.support.memory.teams import MemoryTeams
 from tests.support.memory.uptime import MemoryUptime
 
 
@@ -46,6 +47,7 @@ class InMemoryStore(
     MemoryInstalls,
     MemoryUptime,
     MemoryAccess,
+    MemoryTeams,
     MemoryTables,
 ):
     """Store port on plain dicts; behaves like SqliteStore(":memory:"). Answer batches and reveals run

@@ -22,9 +22,11 @@ from tests.integration.practice_contract import LearnerCardContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract
 from tests.integration.report_contract import ReportContract
+from tests.integration.role_contract import RoleContract
 from tests.integration.round_contract import RoundContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.suggestion_contract import SuggestionContract
+from tests.integration.team_contract import TeamContract
 from tests.support.memory.access import MemoryAccess
 from tests.support.memory.boards import MemoryBoards
 from tests.support.memory.channels import MemoryChannels
@@ -41,6 +43,7 @@ from tests.support.memory.rounds import MemoryRounds
 from tests.support.memory.seasons import MemorySeasons
 from tests.support.memory.suggestions import MemorySuggestions
 from tests.support.memory.tables import MemoryTables
+from tests.support.memory.teams import MemoryTeams
 
 
 def _store(part: type, *also: type) -> object:
@@ -115,3 +118,11 @@ class TestRecap(RecapContract):
 
 class TestMyData(LearnerDataContract):
     store = _store(MemoryMyData, MemoryRounds, MemoryPractice, MemoryBoards)
+
+
+class TestTeams(TeamContract):
+    store = _store(MemoryTeams, MemoryChannels, MemoryRounds, MemoryPractice, MemoryMyData)
+
+
+class TestRoles(RoleContract):
+    store = _store(MemoryChannels)

@@ -24,9 +24,11 @@ from tests.integration.practice_contract import LearnerCardContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract
 from tests.integration.report_contract import ReportContract
+from tests.integration.role_contract import RoleContract
 from tests.integration.season_contract import SeasonContract
 from tests.integration.store_contract import StoreContract
 from tests.integration.suggestion_contract import SuggestionContract
+from tests.integration.team_contract import TeamContract
 from tests.integration.uptime_contract import UptimeContract
 from tests.support.memory_store import InMemoryStore
 
@@ -45,6 +47,8 @@ class TestInMemoryStore(
     LearnerCardContract,
     PackContract,
     ReportContract,
+    TeamContract,
+    RoleContract,
 ):
     @pytest.fixture
     async def store(self):

@@ -189,7 +189,8 @@ class Fault:
 
 class FakeDiscord:
     """One application with one guild of two text channels (more with add_guild); members alice, bob (plain) and
-    ada (Manage Server), who belong to every guild."""
+    ada (Manage Server), who belong to every guild. The main guild's roles: Champion, Moderators (above the
+    bot's), Quizmasters and Learners (anyone may mention it); a member holds the roles member_roles gives them."""
 
     def __init__(self, *, bot_can_manage_messages: bool = True) -> None:
         self._ids = itertools.count(1)
@@ -202,6 +203,8 @@ class FakeDiscord:
         self.bot_role_id = self.snowflake()
         self.champion_role_id = self.snowflake()  # "Champion", below the bot's role (the main guild only)
         self.high_role_id = self.snowflake()  # "Moderators", above the bot's role
+        self.manager_role_id = self.snowflake()  # "Quizmasters", no permissions (the main guild only)
+        self.ping_role_id = self.snowflake()  # "Learners", anyone may mention it (the main guild only)
         self.guilds: dict[str, FakeGuild] = {}  # id -> guild, in the order they were made
         self._channel_guild: dict[str, str] = {}  # guild channel id -> guild id
         self._register(
@@ -753,7 +756,9 @@ class FakeDiscord:
         return ready
 
     def _member(self, user: FakeUser, guild_id: str | None = None) -> dict[str, Any]:
-        roles = [self.guilds[guild_id or self.guild_id].bot_role_id] if user.bot else []
+        """A member's payload: the bot has its own role; the others the roles member_roles gives them."""
+        guild = guild_id or self.guild_id
+        roles = [self.guilds[guild].bot_role_id] if user.bot else sorted(self.member_roles.get((guild, user.id), ()))
         return {
             "user": user.json(),
             "roles": roles,
@@ -818,6 +823,15 @@ class FakeDiscord:
                     [
                         {**role, "id": self.champion_role_id, "name": "Champion", "permissions": "0", "position": 1},
                         {**role, "id": self.high_role_id, "name": "Moderators", "permissions": "0", "position": 3},
+                        {**role, "id": self.manager_role_id, "name": "Quizmasters", "permissions": "0", "position": 1},
+                        {
+                            **role,
+                            "id": self.ping_role_id,
+                            "name": "Learners",
+                            "permissions": "0",
+                            "position": 1,
+                            "mentionable": True,
+                        },
                     ]
                     if guild.id == self.guild_id
                     else []
@@ -985,6 +999,7 @@ class FakeDiscord:
         user: FakeUser,
         name: str,
         sub: str | None = None,
+        /,
         *,
         channel_id: str | None = None,
         context: int = 0,

@@ -17,7 +17,7 @@ from tests.adapters.slack.harness import ADMIN, ANN, BOB, CHANNEL, OWNER, SlackH
 async def test_help_and_unknown_subcommand_get_the_help_text(slack: SlackHarness) -> None:
     help_reply = await slack.reply(await slack.command("help"))
     assert help_reply.args["response_type"] == "ephemeral"
-    assert "/quiz leaderboard [week|month|all]" in texts(help_reply)
+    assert "/quiz leaderboard [teams] [week|month|all]" in texts(help_reply)
     assert ":one: :two: :three: :four:" in texts(help_reply)
 
     unknown = await slack.reply(await slack.command("frobnicate now"))
@@ -230,5 +230,5 @@ async def test_show_answers_with_the_settings_as_config_show_does(slack: SlackHa
     await slack.service.channels.configure(Actor(ADMIN, True), slack.ref, ConfigChange.parse([("time", "07:30")]))
     shown = texts(await slack.reply(await slack.command("show")))
     assert f"Quiz settings for <#{CHANNEL}>" in shown and "07:30" in shown
-    assert "/quiz leaderboard [week|month|all]" not in shown, "the settings, not the help"
+    assert "/quiz leaderboard [teams] [week|month|all]" not in shown, "the settings, not the help"
     assert shown == texts(await slack.reply(await slack.command("config show")))

@@ -4,6 +4,7 @@ kernel's ChannelReads): the in-memory part of bot.store.channels_sql."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 
 from bot.kernel.values import ChannelConfig, ChannelRef, SpaceFilter
 from bot.store.rows import config_from_row, config_to_row
@@ -27,6 +28,18 @@ class MemoryChannels(MemoryTables):
     async def list_channels(self, platform: str | None = None) -> list[ChannelConfig]:
         t = await self._db()
         return [t.channels[key] for key in sorted(t.channels) if platform is None or key[0] == platform]
+
+    async def manager_role(self, platform: str, space_id: str) -> str | None:
+        t = await self._db()
+        mine = [k for k, c in t.channels.items() if (c.ref.platform, c.ref.space_id) == (platform, space_id)]
+        roles = [(t.saved[k], t.channels[k].manager_role) for k in mine if t.channels[k].manager_role is not None]
+        return max(roles)[1] if roles else None
+
+    async def set_manager_role(self, platform: str, space_id: str, role_id: str | None) -> None:
+        t = await self._db()
+        for key, c in t.channels.items():
+            if (c.ref.platform, c.ref.space_id) == (platform, space_id):
+                t.channels[key] = replace(c, manager_role=role_id)
 
     async def space_timezone(self, platform: str, space_id: str) -> str | None:
         t = await self._db()

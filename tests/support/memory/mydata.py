@@ -87,6 +87,11 @@ class MemoryMyData(MemoryTables):
             del t.reports[rid]
         reminders = int(t.reminders.pop((platform, space_id, user_id), None) is not None)
         t.reminder_days = {d for d in t.reminder_days if d[:3] != (platform, space_id, user_id)}
+        team = t.team_members.pop((platform, space_id, user_id), None)  # and a team they were the last of
+        if team is not None and not any(
+            k == team and (p, s) == (platform, space_id) for (p, s, _), k in t.team_members.items()
+        ):
+            t.teams.pop((platform, space_id, team), None)
         return Forgotten(
             answers,
             len(practice),

@@ -31,6 +31,7 @@ from bot.seasons.values import SeasonArchive
 from bot.store.migrations import load_migrations
 from bot.store.settle import SettlingStore
 from bot.suggestions.values import Suggestion
+from bot.teams.values import TeamTotal
 
 SCHEMA_VERSION = max(v for v, _, _ in load_migrations("sqlite"))  # the version SqliteStore reaches
 
@@ -102,6 +103,9 @@ class Tables:
     # the dashboard: token hash -> [platform, space, user, is_admin, expires_at, used_at]; (bucket, window) -> count
     login_links: dict[str, list] = field(default_factory=dict)
     login_attempts: dict[tuple[str, dt.datetime], int] = field(default_factory=dict)
+    teams: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (platform, space, team key) -> name
+    team_members: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (platform, space, user) -> key
+    season_teams: dict[tuple[str, str, str], TeamTotal | None] = field(default_factory=dict)  # decided once
 
 
 class MemoryTables(SettlingStore):

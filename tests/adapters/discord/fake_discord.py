@@ -204,9 +204,6 @@ class Hold:
     released: asyncio.Event = field(default_factory=asyncio.Event)
     request: Recorded | None = None
 
-    def matches(self, rec: Recorded) -> bool:
-        return rec.method == self.method and bool(self.pattern.search(rec.path)) and (self.when is None or self.when(rec))
-
     def release(self) -> None:
         self.released.set()
 
@@ -370,8 +367,8 @@ class FakeDiscord:
         self._faults.append(Fault(method, re.compile(path_regex), retry_after, times))
 
     def hold_next(self, method: str, path_regex: str, when: Callable[[Recorded], bool] | None = None) -> Hold:
-        """Hold the answer of the next matching request (`when`: a further test of it): the request is done
-        (a message is created and recorded), then its answer waits until the Hold is released."""
+        """Hold the answer of the next matching request (method "*": any; `when`: a further test of it): the
+        request is done (a message is created and recorded), then its answer waits until the Hold is released."""
         hold = Hold(method, re.compile(path_regex), when)
         self._holds.append(hold)
         return hold
@@ -391,7 +388,7 @@ class FakeDiscord:
 
     def _take(self, items: list[Any], rec: Recorded) -> Any:
         for item in items:
-            if item.method == rec.method and item.pattern.search(rec.path) and (item.when is None or item.when(rec)):
+            if item.method in ("*", rec.method) and item.pattern.search(rec.path) and (item.when is None or item.when(rec)):
                 items.remove(item)
                 return item
         return None

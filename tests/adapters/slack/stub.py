@@ -175,8 +175,8 @@ class SlackApiStub:
         self.failures[method].append(Failure(status, error, headers, after))
 
     def hold_next(self, method: str, when: Callable[[dict[str, Any]], bool] | None = None) -> Hold:
-        """Hold the answer of the next call of `method` whose arguments pass `when`: the call is done (a
-        message is kept), then its answer waits until the Hold is released."""
+        """Hold the answer of the next call of `method` ("*": any) whose arguments pass `when`: the call is
+        done (a message is kept), then its answer waits until the Hold is released."""
         hold = Hold(method, when)
         self.holds.append(hold)
         return hold
@@ -305,7 +305,7 @@ class SlackApiStub:
                 {"ok": False, "error": failure.error}, status=failure.status, headers=failure.headers
             )
         answer = self._answer(method, args)
-        hold = next((h for h in self.holds if h.method == method and (h.when is None or h.when(args))), None)
+        hold = next((h for h in self.holds if h.method in ("*", method) and (h.when is None or h.when(args))), None)
         if hold is not None:
             self.holds.remove(hold)
             hold.call = call

@@ -110,7 +110,9 @@ class DiscordPlatform:
             async for message in channel.history(limit=HISTORY_LIMIT, after=since - CLOCK_SKEW, oldest_first=True):
                 if me is not None and message.author.id != me:
                     continue
-                if message.type in SENT_TYPES and message.interaction_metadata is None and wanted in _custom_ids(message):
+                if message.type not in SENT_TYPES or message.interaction_metadata is not None:
+                    continue
+                if wanted in _custom_ids(message):
                     return str(message.id)
         except (discord.Forbidden, discord.NotFound) as exc:
             raise CannotLook(f"Discord {exc.status} reading channel {ref.channel_id}") from exc

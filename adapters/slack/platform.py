@@ -199,7 +199,13 @@ class SlackPlatform:
             cursor = (resp.get("response_metadata") or {}).get("next_cursor") or None
             if not resp.get("has_more") or cursor is None:
                 return None
-        log.warning("round %d: read %d messages of %s back without its %s", round_id, HISTORY_PAGE * HISTORY_PAGES, ref.channel_id, kind)
+        log.warning(
+            "round %d: read %d messages of %s back without finding its %s",
+            round_id,
+            HISTORY_PAGE * HISTORY_PAGES,
+            ref.channel_id,
+            kind,
+        )
         return None
 
     async def _display_names(self, user_ids: tuple[str, ...], auth: dict[str, Any]) -> dict[str, str]:

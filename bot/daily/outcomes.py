@@ -55,7 +55,9 @@ async def earlier_send(platform: ChatPlatform, claim: SendClaim, kind: SendKind,
         try:
             found = await platform.find_sent(round_.ref, round_.id, kind, since)
         except CannotLook as exc:
-            log.warning("round %d: cannot ask %s whether its %s went out (%s)", round_.id, round_.ref.platform, what, exc)
+            log.warning(
+                "round %d: cannot ask %s whether its %s went out (%s)", round_.id, round_.ref.platform, what, exc
+            )
         else:
             if found is not None:
                 log.info("round %d: its %s is out already (message %s); not sending it again", round_.id, what, found)

@@ -117,7 +117,9 @@ class Reveals:
             await outcomes.reveal(RevealFinish(round_.id, "sent"))
             return
         if earlier.asked and now > started + self.ctx.grace:
-            log.error("gave up posting the reveal of round %d: it is not in the channel and the grace is over", round_.id)
+            log.error(
+                "gave up posting the reveal of round %d: it is not in the channel and the grace is over", round_.id
+            )
             await outcomes.reveal(RevealFinish(round_.id, "gave_up"))
             return
         try:

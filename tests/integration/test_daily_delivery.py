@@ -172,9 +172,7 @@ async def test_a_failed_reveal_never_blocks_the_next_post_and_is_retried(store):
 
 
 @pytest.mark.parametrize("step", ["kill-before", "kill-after"])
-async def test_a_kill_during_the_post_leaves_it_to_the_next_process_which_posts_it_exactly_once(
-    store, step, caplog
-):
+async def test_a_kill_during_the_post_leaves_it_to_the_next_process_which_posts_it_exactly_once(store, step, caplog):
     clock, platform = FixedClock(NINE), ScriptedPlatform()
     first = await configure(store, clock, platform)
     platform.post_plan = [step]
@@ -406,8 +404,11 @@ async def test_outcomes_the_store_still_refuses_at_shutdown_are_left_to_the_leas
 
 
 async def _until(predicate) -> None:  # type: ignore[no-untyped-def]
-    while not predicate():
+    for _ in range(5000):
+        if predicate():
+            return
         await asyncio.sleep(0.001)
+    raise AssertionError("timed out")
 
 
 @pytest.mark.parametrize("make_store", [InMemoryStore, lambda: SqliteStore(":memory:")])

@@ -66,7 +66,9 @@ class Worker:
 
     def __init__(self, name: str, argv: list[str]) -> None:
         self.name = name
-        self.proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.proc = subprocess.Popen(
+            argv, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
         self.lines: list[str] = []
         threading.Thread(target=self._pump, daemon=True).start()
 
@@ -96,6 +98,7 @@ class Trial:
     channel: str
     round_id: int = 0
     kills: list[str] = field(default_factory=list)  # where each kill landed
+    armed: asyncio.Event = field(default_factory=asyncio.Event)  # the reveal's kill point is set
 
 
 async def until(what: str, predicate: Callable[[], Any], within: float = WAIT) -> Any:
@@ -187,7 +190,8 @@ class Trials:
     def messages(self, trial: Trial, kind: str) -> list[str]:
         """The ids of the bot's messages of the trial's round and kind that the platform accepted."""
         if trial.platform == "discord":
-            wanted = f"studybot:answer:{trial.round_id}:A" if kind == "question" else f"studybot:report:{trial.round_id}"
+            round_id = trial.round_id
+            wanted = f"studybot:answer:{round_id}:A" if kind == "question" else f"studybot:report:{round_id}"
             return [
                 m["id"]
                 for m in self.discord.messages.values()
@@ -230,12 +234,16 @@ class Trials:
 
         def slack_call(args: dict[str, Any]) -> bool:
             meta = args.get("metadata") or {}
-            return args.get("channel") == channel and (kind is None or meta.get("event_payload", {}).get("kind") == kind)
+            ours = kind is None or meta.get("event_payload", {}).get("kind") == kind
+            return args.get("channel") == channel and ours
 
         return self.slack.hold_next("*" if kind is None else "chat.postMessage", when=slack_call)
 
-    async def _kill_held(self, trial: Trial, hold: Any, where: str) -> None:
+    async def _kill_held(self, trial: Trial, hold: Any, where: str, then: Callable[[], Any] | None = None) -> Any:
+        """Kill the process whose request `hold` holds (its token names it); `then`, called before the kill,
+        arms the next kill point (the next process may reach it as soon as it is up). Returns what it made."""
         await until(f"trial {trial.n}: {where}", hold.arrived.is_set)
+        following = then() if then is not None else None
         request = hold.request if trial.platform == "discord" else hold.call
         auth = request.headers["Authorization"]
         name = auth.removeprefix("Bot token-").removeprefix("Bearer xoxb-")
@@ -243,6 +251,7 @@ class Trials:
             await self.kill(name, trial, where)
         finally:
             hold.release()
+        return following
 
     async def _kill_paused(self, trial: Trial, when: str, kind: str) -> None:
         mark = f"PAUSED {when} {kind} {trial.platform} {trial.channel} "
@@ -260,17 +269,28 @@ class Trials:
             return
         if scenario.startswith(("before", "unstored")):
             when = "before" if scenario.startswith("before") else "after"
+            armed = f"ARMED {when} {kind} {trial.channel}"
+            starts = {name: len(w.lines) for name, w in self.workers.items()}
             self.tell_all(f"PAUSE {when} {kind} {trial.channel}")
+            await until(
+                f"trial {trial.n}: the pause armed",
+                lambda: all(armed in w.lines[starts[n] :] for n, w in self.workers.items()),
+            )
+            trial.armed.set()
             if kind == "question":
                 self.one().send(f"CHANNEL {trial.platform} {trial.space} {trial.channel} {WINDOW}")
             await self._kill_paused(trial, when, kind)
             return
         hold = self._hold(trial, kind)
+        trial.armed.set()
         if kind == "question":
             self.one().send(f"CHANNEL {trial.platform} {trial.space} {trial.channel} {WINDOW}")
-        await self._kill_held(trial, hold, f"held-{kind}")
-        if scenario.startswith("twice"):
-            await self._kill_held(trial, self._hold(trial, None), f"held-look-up-{kind}")
+        twice = scenario.startswith("twice")
+        look_up = await self._kill_held(
+            trial, hold, f"held-{kind}", (lambda: self._hold(trial, None)) if twice else None
+        )
+        if look_up is not None:
+            await self._kill_held(trial, look_up, f"held-look-up-{kind}")
 
     # ---- a trial -----------------------------------------------------------------------------------
 
@@ -287,8 +307,9 @@ class Trials:
             self.one().send(f"CHANNEL {platform} {trial.space} {trial.channel} {WINDOW}")
         trial.round_id = await until(f"trial {n}: its question", lambda: self._question_round(trial))
         await self._answer(trial)
-        reveal = asyncio.ensure_future(self._kill_at(trial, "reveal"))  # armed before the reveal is due
-        await asyncio.sleep(0.2)
+        reveal = asyncio.ensure_future(self._kill_at(trial, "reveal"))
+        if scenario.endswith("reveal"):
+            await until(f"trial {n}: the reveal's kill point set", trial.armed.is_set)
         await self._close(trial)
         await reveal
         await until(f"trial {n}: its reveal", lambda: self.messages(trial, "reveal"))
@@ -306,8 +327,8 @@ class Trials:
                 mark = f" {trial.platform} {trial.channel} {user} "
                 line = await until(
                     f"trial {trial.n}: an answer of {user}",
-                    lambda w=worker, s=start: next(  # type: ignore[misc]
-                        (x for x in w.lines[s:] if x.startswith(("ACK", "ERR")) and mark in x),
+                    lambda w=worker, s=start, m=mark: next(  # type: ignore[misc]
+                        (x for x in w.lines[s:] if x.startswith(("ACK", "ERR")) and m in x),
                         None if w.proc.poll() is None else "ERR gone",
                     ),
                 )
@@ -376,7 +397,9 @@ class Trials:
         for t, questions, reveals in zip(self.trials, posted, revealed, strict=True):
             post_state, reveal_state, message_id = rows.get(t.round_id, ("missing", "missing", None))
             if len(questions) != 1 or len(reveals) != 1 or self.channel_messages(t) != 2:
-                problems.append(f"trial {t.n} ({t.platform} {t.scenario}): {len(questions)} posts, {len(reveals)} reveals")
+                problems.append(
+                    f"trial {t.n} ({t.platform} {t.scenario}): {len(questions)} posts, {len(reveals)} reveals"
+                )
             if post_state != "sent" or reveal_state != "sent" or [message_id] != questions:
                 problems.append(f"trial {t.n}: stored {post_state}/{reveal_state} {message_id}, platform {questions}")
         lost = sorted(acked - stored)

@@ -13,9 +13,9 @@ stdin, one command a line:
   DISARM                                                   forget the pauses armed
   ANSWER <platform> <space> <channel> <user> <letter>      an answer in the channel
   QUIT
-stdout: READY, CHANNELED <channel>, SEND/SENT <kind> <platform> <channel> <round> [<message>] around each
-platform send, FIND/FOUND around each look-up, PAUSED <when> <kind> <platform> <channel> <round>, NOTICE,
-ACK/ERR <platform> <channel> <user> <letter|error>, BYE.
+stdout: READY, CHANNELED <channel>, ARMED <when> <kind> <channel>, SEND/SENT <kind> <platform> <channel>
+<round> [<message>] around each platform send, FIND/FOUND around each look-up, PAUSED <when> <kind> <platform>
+<channel> <round>, NOTICE, ACK/ERR <platform> <channel> <user> <letter|error>, BYE.
 """
 
 from __future__ import annotations
@@ -167,6 +167,7 @@ async def main(
             for p in platforms.values():
                 assert isinstance(p, Pausing)
                 p.armed.add((when, kind, channel))
+            emit(f"ARMED {when} {kind} {channel}")
         elif words[0] == "DISARM":
             for p in platforms.values():
                 assert isinstance(p, Pausing)

@@ -388,7 +388,9 @@ class FakeDiscord:
 
     def _take(self, items: list[Any], rec: Recorded) -> Any:
         for item in items:
-            if item.method in ("*", rec.method) and item.pattern.search(rec.path) and (item.when is None or item.when(rec)):
+            if item.method not in ("*", rec.method) or not item.pattern.search(rec.path):
+                continue
+            if item.when is None or item.when(rec):
                 items.remove(item)
                 return item
         return None

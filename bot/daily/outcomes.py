@@ -5,6 +5,7 @@ an earlier attempt whose outcome is unknown."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -25,6 +26,7 @@ SEND_LEASE = dt.timedelta(minutes=2)  # a claimed send is this process's until t
 STORE_RETRY_FIRST = 0.5  # seconds before an outcome the store refused is written again (doubling ...)
 STORE_RETRY_MAX = 10.0  # ... up to this
 CLOSE_TRIES = 3  # at shutdown, outcomes the store still refuses after this many tries are left to the leases
+CLOSE_RETRY = 0.2  # seconds between those tries
 
 
 def retry_delay(attempts: int) -> dt.timedelta:
@@ -84,6 +86,7 @@ class SendOutcomes:
         self._retry_first = STORE_RETRY_FIRST if retry_first is None else retry_first
         self._retry_max = STORE_RETRY_MAX if retry_max is None else retry_max
         self._closing = False
+        self._closed = asyncio.Event()  # wakes a retry's wait at shutdown
         self._posts: GroupCommit[PostFinish, None] = GroupCommit(self._store_posts)
         self._reveals: GroupCommit[RevealFinish, None] = GroupCommit(self._store_reveals)
         self._dues: GroupCommit[DueFinish, None] = GroupCommit(self._store_dues)
@@ -112,7 +115,11 @@ class SendOutcomes:
                         what,
                         type(exc).__name__,
                     )
-                await asyncio.sleep(min(delay, self._retry_first) if self._closing else delay)
+                if not self._closing:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._closed.wait(), delay)
+                else:
+                    await asyncio.sleep(min(self._retry_first, CLOSE_RETRY))
                 delay = min(delay * 2, self._retry_max)
                 continue
             if failures:
@@ -142,5 +149,6 @@ class SendOutcomes:
 
     async def close(self) -> None:
         self._closing = True
+        self._closed.set()
         for commit in (self._posts, self._reveals, self._dues):
             await commit.close()

@@ -437,3 +437,26 @@ async def test_post_now_racing_the_tick_on_60_channels_sends_60_posts(make_store
     await process.service.close()
     await other.service.close()
     await store.close()
+
+
+async def test_a_shutdown_does_not_wait_out_the_outcomes_retry_backoff():
+    from bot.daily.outcomes import SendOutcomes
+    from bot.daily.values import PostFinish
+
+    class Down:
+        calls = 0
+
+        async def finish_posts(self, items):  # type: ignore[no-untyped-def]
+            self.calls += 1
+            raise ConnectionError("the store is down")
+
+    store = Down()
+    outcomes = SendOutcomes(store, retry_first=30.0)  # type: ignore[arg-type]
+    submitted = asyncio.ensure_future(outcomes.post(PostFinish(1, "sent", message_id="m1")))
+    await _until(lambda: store.calls == 1)
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    await asyncio.wait_for(outcomes.close(), 5)
+    assert loop.time() - began < 2 and store.calls == 3  # woken at once, then its few tries at shutdown
+    with pytest.raises(ConnectionError):
+        await submitted

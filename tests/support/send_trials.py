@@ -52,7 +52,7 @@ SCENARIOS = (
     "twice-post",
     "twice-reveal",
 )
-SPEED = 5.0  # simulated seconds per real second
+SPEED = 5.0  # simulated seconds per real second on SQLite (PostgreSQL: 1, see Trials)
 LEASE = 10.0  # the send lease, simulated seconds
 TICK = 2.0  # the tick, simulated seconds
 WINDOW = 3600  # the channels' answer window (simulated s); a trial ends it once its answers are in (close)
@@ -115,10 +115,16 @@ async def until(what: str, predicate: Callable[[], Any], within: float = WAIT) -
 class Trials:
     """The fakes, the bot processes (`names`) on one store, and the trials run so far."""
 
-    def __init__(self, where: str, names: tuple[str, ...]) -> None:
+    def __init__(self, where: str, names: tuple[str, ...], speed: float | None = None) -> None:
+        """`speed`: of the shared clock (default: SPEED on SQLite; on PostgreSQL 1, from now, so the bot's
+        clock is the database's, which may decide what is due)."""
         self.where = where
         self.names = names
-        self.clock = SharedClock(dt.datetime(2026, 12, 1, 8, 0, tzinfo=dt.UTC), time.time(), SPEED)
+        if speed is None:
+            speed = 1.0 if where.startswith("postgresql") else SPEED
+        self.speed = speed
+        origin = dt.datetime.now(dt.UTC) if speed == 1 else dt.datetime(2026, 12, 1, 8, 0, tzinfo=dt.UTC)
+        self.clock = SharedClock(origin, time.time(), speed)
         self.discord = FakeDiscord(clock=self.clock.epoch)
         self.slack = SlackApiStub()
         self.slack.clock = self.clock.epoch
@@ -145,7 +151,7 @@ class Trials:
             self.slack.api_url,
             self.clock.origin.isoformat(),
             repr(self.clock.anchor),
-            str(SPEED),
+            str(self.speed),
             str(LEASE),
             str(TICK),
         ]
@@ -366,6 +372,10 @@ class Trials:
                 found = con.execute(sql).fetchall()
         return {int(r[0]): (r[1], r[2], r[3]) for r in found}
 
+    async def _settled(self) -> bool:
+        rows = await self.rows()
+        return all(rows.get(t.round_id, ("", "", None))[:2] == ("sent", "sent") for t in self.trials)
+
     async def answers(self) -> set[tuple[int, str, int]]:
         sql = "SELECT round_id, user_id, choice FROM answers"
         if self.where.startswith("postgresql"):
@@ -381,7 +391,12 @@ class Trials:
 
     async def verdict(self) -> dict[str, Any]:
         """Settle, stop every process, and check every trial; returns the counts."""
-        await asyncio.sleep(1.5 * LEASE / SPEED)  # a late duplicate would show up within a lease and a tick
+        # every send settled in the store (nothing left to claim), then two ticks for anything late
+        deadline = time.monotonic() + WAIT
+        while not await self._settled():
+            assert time.monotonic() < deadline, "the trials' sends never all settled in the store"
+            await asyncio.sleep(0.2)
+        await asyncio.sleep(2 * TICK / self.speed)
         posted = [self.messages(t, "question") for t in self.trials]
         revealed = [self.messages(t, "reveal") for t in self.trials]
         await self.stop()

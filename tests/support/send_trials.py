@@ -2,10 +2,11 @@
 
 Bot processes (tests/support/send_worker.py: the real tick, store and Discord and Slack adapters) run on one
 store against the loopback fakes of Discord and Slack, which record every message they accept; all share one
-simulated clock (SharedClock) with a short send lease and tick. Each trial gives a new channel (Discord or
-Slack, in turn) a post due now, kills the process doing one step of its post or its reveal with SIGKILL,
-restarts it, answers the question through the processes, ends the answer window (the round's reveal is due
-now: the processes' tick reveals it) and waits for the reveal.
+simulated clock (SharedClock) with a 10 s send lease and a 2 s tick: on SQLite it runs 5 times as fast as
+the wall clock; on PostgreSQL it is the wall clock (the database's clock may decide what is due there).
+Each trial gives a new channel (Discord or Slack, in turn) a post due now, kills the process doing one step
+of its post or its reveal with SIGKILL, restarts it, answers the question through the processes, ends the
+answer window (the round's reveal is due now: the processes' tick reveals it) and waits for the reveal.
 At the end every trial's round must have exactly one question and one reveal at the platform, the store must
 hold that question's message id and both sends settled, and every acknowledged answer must be stored.
 

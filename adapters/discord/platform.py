@@ -6,6 +6,7 @@ Rate limits (429 + retry-after) are waited out by discord.py's HTTP client, so a
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import logging
 from collections.abc import Sequence
@@ -16,10 +17,12 @@ from adapters.discord.limits import NO_PINGS, fit_content, fit_embed
 from adapters.discord.markdown import escape as escape_markdown
 from adapters.discord.render import LETTER_EMOJI, question_embed, reveal_embed, winner_pings
 from adapters.discord.replies import COMMANDS, PLATFORM
-from adapters.discord.views import question_view, report_view, revealed_view
+from adapters.discord.reports import report_custom_id
+from adapters.discord.views import answer_custom_id, question_view, report_view, revealed_view
 from bot.kernel.cards import QuestionCard, RevealCard
 from bot.kernel.echo import echo
 from bot.kernel.errors import DirectMessageBlocked, QuizError
+from bot.kernel.platform import CannotLook, SendKind
 from bot.kernel.values import LETTERS, ChannelRef
 from bot.recap.cards import recap_alt_text, recap_text
 from bot.recap.values import RecapCard
@@ -39,6 +42,27 @@ CANNOT_POST = (
     "I cannot post in <#{channel}>: I need View Channel, Send Messages, Embed Links, Add Reactions and "
     "Read Message History there."
 )
+HISTORY_LIMIT = 500  # messages read back at most when asking whether a daily send went out
+CLOCK_SKEW = dt.timedelta(minutes=5)  # read back from this much before the send's first intent
+# messages a daily post or reveal can be (an interaction's reply showing the question again is not one)
+SENT_TYPES = frozenset({discord.MessageType.default, discord.MessageType.reply})
+
+
+def send_nonce(round_id: int, kind: SendKind) -> str:
+    """The nonce of a round's question or reveal ("sb-q-<round>", "sb-r-<round>"; at most 24 characters for
+    any 63-bit round id, within Discord's 25): sent with enforce_nonce, so a resend within Discord's window
+    returns the message it already made instead of a second one."""
+    return f"sb-{kind[0]}-{round_id}"
+
+
+def _custom_ids(message: discord.Message) -> set[str]:
+    out: set[str] = set()
+    for row in message.components:
+        for child in getattr(row, "children", ()):
+            custom_id = getattr(child, "custom_id", None)
+            if custom_id:
+                out.add(custom_id)
+    return out
 
 
 class DiscordPlatform:
@@ -66,11 +90,14 @@ class DiscordPlatform:
                 everyone=False, users=False, roles=[discord.Object(int(card.ping_role))], replied_user=False
             )
         try:
+            # discord.py sends a given nonce with enforce_nonce: true (Messageable.send's own random nonce
+            # would not recognise a resend after a crash)
             message = await channel.send(
                 content,
                 embed=fit_embed(question_embed(card)),
                 view=question_view(card.round_id),
                 allowed_mentions=allowed,
+                nonce=send_nonce(card.round_id, "question"),
             )
         except (discord.Forbidden, discord.NotFound) as exc:
             log.warning("posting round %d in channel %s failed: %s", card.round_id, ref.channel_id, exc)
@@ -79,6 +106,26 @@ class DiscordPlatform:
         if card.reactions:
             await self._add_choice_reactions(message)
         return str(message.id)
+
+    async def find_sent(self, ref: ChannelRef, round_id: int, kind: SendKind, since: dt.datetime) -> str | None:
+        """The bot's own question (its answer buttons) or reveal (its report button) of the round in the
+        channel's messages since `since` (less CLOCK_SKEW), read back over REST; None when there is none.
+        Without Read Message History it cannot look (CannotLook): the resend's nonce still dedupes within
+        Discord's window."""
+        me = self.client.user.id if self.client.user is not None else None
+        wanted = answer_custom_id(round_id, "A") if kind == "question" else report_custom_id(round_id)
+        channel = self._channel(ref)
+        try:
+            async for message in channel.history(limit=HISTORY_LIMIT, after=since - CLOCK_SKEW, oldest_first=True):
+                if me is not None and message.author.id != me:
+                    continue
+                if message.type not in SENT_TYPES or message.interaction_metadata is not None:
+                    continue
+                if wanted in _custom_ids(message):
+                    return str(message.id)
+        except (discord.Forbidden, discord.NotFound) as exc:
+            raise CannotLook(f"Discord {exc.status} reading channel {ref.channel_id}") from exc
+        return None
 
     async def _add_choice_reactions(self, message: discord.Message) -> None:
         for letter in LETTERS:
@@ -114,6 +161,7 @@ class DiscordPlatform:
                 view=report_view(card.round_id),
                 reference=reference,  # type: ignore[arg-type]
                 allowed_mentions=allowed,
+                nonce=send_nonce(card.round_id, "reveal"),
             )
         except (discord.Forbidden, discord.NotFound) as exc:
             log.warning("posting the reveal of round %d in %s failed: %s", card.round_id, ref.channel_id, exc)

@@ -6,6 +6,7 @@ loses nothing.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
@@ -34,6 +35,7 @@ from adapters.slack.mrkdwn import escape
 from adapters.slack.permissions import AdminPolicy
 from bot.kernel.cards import QuestionCard, RevealCard
 from bot.kernel.errors import DirectMessageBlocked
+from bot.kernel.platform import CannotLook, SendKind
 from bot.kernel.values import ChannelRef, CommandNames
 from bot.recap.cards import recap_alt_text, recap_text
 from bot.recap.values import RecapCard
@@ -47,6 +49,19 @@ RATE_LIMIT_RETRIES = 3
 DM_BLOCKED = frozenset({"cannot_dm_bot", "user_not_found", "user_not_visible", "user_disabled", "not_in_channel"})
 GROUP_ID = re.compile(r"S[A-Z0-9]{2,23}")  # a user group's id (the ping_group setting)
 DISCUSSION = "Talk about this question here: what tripped you up, and what would you ask next?"
+# message metadata on every daily question and reveal: which round and kind it is (read back by find_sent)
+EVENT_TYPE = "studybot_round"
+HISTORY_PAGE = 200  # conversations.history page size when asking whether a daily send went out ...
+HISTORY_PAGES = 5  # ... and pages read at most
+CLOCK_SKEW = dt.timedelta(minutes=5)  # read back from this much before the send's first intent
+# conversations.history errors that mean the bot cannot read this channel back (the history scopes are
+# missing: an install from before they were asked for, or the bot is not in the channel)
+CANNOT_READ = frozenset({"missing_scope", "not_in_channel", "not_allowed_token_type", "no_permission"})
+
+
+def send_metadata(round_id: int, kind: SendKind) -> dict[str, Any]:
+    """The message metadata of a round's question or reveal."""
+    return {"event_type": EVENT_TYPE, "event_payload": {"round_id": round_id, "kind": kind}}
 
 
 def make_client(token: str | None, base_url: str | None = None) -> AsyncWebClient:
@@ -129,6 +144,7 @@ class SlackPlatform:
             channel=ref.channel_id,
             text=fit_text(text),
             blocks=fit_blocks(blocks),
+            metadata=send_metadata(card.round_id, "question"),
             **await self._auth(ref),
         )
 
@@ -160,6 +176,7 @@ class SlackPlatform:
             channel=ref.channel_id,
             text=fit_text(reveal_text(card)),
             blocks=fit_blocks(reveal_blocks(card, names)),
+            metadata=send_metadata(card.round_id, "reveal"),
             **auth,
         )
         if card.discussion:  # the channel's threads setting: the talk goes in the reveal's thread
@@ -172,6 +189,49 @@ class SlackPlatform:
                     "could not open the discussion thread of round %d: %s", card.round_id, exc.response.get("error")
                 )
         return message_id(str(resp["channel"]), str(resp["ts"]))
+
+    async def find_sent(self, ref: ChannelRef, round_id: int, kind: SendKind, since: dt.datetime) -> str | None:
+        """The bot's question or reveal of the round in the channel (its message metadata), read back with
+        conversations.history (include_all_metadata) since `since` less CLOCK_SKEW; None when there is none.
+        Without the history scopes (or out of the channel) it cannot look: CannotLook."""
+        auth = await self._auth(ref)
+        oldest = f"{(since - CLOCK_SKEW).timestamp():.6f}"
+        cursor: str | None = None
+        for _ in range(HISTORY_PAGES):
+            try:
+                resp = await self.client.conversations_history(
+                    channel=ref.channel_id,
+                    oldest=oldest,
+                    include_all_metadata=True,
+                    limit=HISTORY_PAGE,
+                    cursor=cursor,
+                    **auth,
+                )
+            except SlackApiError as exc:
+                error = exc.response.get("error")
+                if error in CANNOT_READ:
+                    raise CannotLook(f"Slack {error} reading {ref.channel_id}") from exc
+                raise
+            for message in resp.get("messages") or []:
+                metadata = message.get("metadata") or {}
+                payload = metadata.get("event_payload") or {}
+                if (
+                    metadata.get("event_type") == EVENT_TYPE
+                    and str(payload.get("round_id")) == str(round_id)
+                    and payload.get("kind") == kind
+                ):
+                    return message_id(ref.channel_id, str(message["ts"]))
+            cursor = (resp.get("response_metadata") or {}).get("next_cursor") or None
+            if not resp.get("has_more") or cursor is None:
+                return None
+        log.warning(
+            "round %d: read %d messages of %s back without finding its %s",
+            round_id,
+            HISTORY_PAGE * HISTORY_PAGES,
+            ref.channel_id,
+            kind,
+        )
+        return None
 
     async def _display_names(self, user_ids: tuple[str, ...], auth: dict[str, Any]) -> dict[str, str]:
         """Names to show without notifying (users.info, cached); a failed look-up leaves the id out."""

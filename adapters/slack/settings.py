@@ -16,6 +16,8 @@ DEFAULT_SLACK_SCOPES = (
     "files:write",
     "files:read",
     "im:write",
+    "channels:history",
+    "groups:history",
 )
 
 

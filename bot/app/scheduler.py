@@ -111,7 +111,8 @@ class DailyScheduler:
         """Tick no more. A tick in flight (a SIGTERM during the 09:00 fan-out) is cancelled where it is and
         this waits until it has unwound (its transactions rolled back): a stop is not an error. Whatever it
         had claimed (a due channel, a send) stays leased in the store, and another process, or this one's
-        next start, takes it up when the lease ends; a send that may have gone out is sent once more at most."""
+        next start, takes it up when the lease ends; a send that may have gone out is settled by asking the
+        platform (bot.daily.outcomes.earlier_send)."""
         ticking = self._ticking
         self.shutdown()
         if ticking is not None and not ticking.done():

@@ -78,6 +78,16 @@ def skipped_text(cfg: ChannelConfig, due_at: dt.datetime, commands: CommandNames
     )
 
 
+def not_posted_text(cfg: ChannelConfig, opened_at: dt.datetime, commands: CommandNames) -> str:
+    """The channel's note when a day's question could not be posted within the grace (the platform kept
+    refusing it, and says it is not in the channel)."""
+    local = opened_at.astimezone(ZoneInfo(cfg.timezone))
+    return (
+        f"Today's question ({local:%a %d %b}) could not be posted, so that day's question was skipped. "
+        f"An admin can post it now with {commands.post_now}."
+    )
+
+
 def stats_card(
     user_id: str,
     rows: Iterable[tuple[RoundKind, TopicStats]],

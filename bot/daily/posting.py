@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 from bot.daily import cards as daily_cards
 from bot.daily.answers import open_round_in
 from bot.daily.channels import ChannelSettings
-from bot.daily.outcomes import SEND_LEASE, SendOutcomes, retry_delay
+from bot.daily.outcomes import SEND_LEASE, SendOutcomes, earlier_send, retry_delay
 from bot.daily.reveals import Reveals
 from bot.daily.store import ChannelStore, DeliveryStore, RoundStore
 from bot.daily.values import DailyClaim, DuePost, PostFinish, SendClaim
@@ -22,7 +22,7 @@ from bot.kernel import cards
 from bot.kernel.cards import QuestionCard
 from bot.kernel.context import Context
 from bot.kernel.errors import AlreadyPosted, BadSetting, NotAllowed
-from bot.kernel.platform import NoticePlatform
+from bot.kernel.platform import IdempotentSends, NoticePlatform
 from bot.kernel.rounds import RoundCache
 from bot.kernel.selection import pick_question
 from bot.kernel.timing import local_date_of, next_post_after, post_instant, reveal_instant
@@ -131,7 +131,7 @@ class Posting:
             claims = await self.store.claim_posts(now, now + SEND_LEASE, 1, round_id=existing.id, force=True)
             if claims:
                 log.info("posting round %d now, whose earlier post did not go out", existing.id)
-                return await self.send_post(claims[0], cfg, raise_errors=True)
+                return await self.send_post(claims[0], cfg, raise_errors=True, forced=True)
             raise AlreadyPosted(f"Today's question ({day:%Y-%m-%d}) is being posted in this channel right now.")
         log.info("daily round for %s/%s on %s already claimed; skipping", ref.platform, ref.channel_id, day)
         raise AlreadyPosted(f"Today's question ({day:%Y-%m-%d}) is already posted in this channel.")
@@ -234,9 +234,13 @@ class Posting:
                     log.exception("reveal of round %d failed; posting round %d anyway", previous.id, round_.id)
         return await self.send_post(SendClaim(round_, 1, False, 0), cfg, raise_errors=raise_errors)
 
-    async def send_post(self, claim: SendClaim, cfg: ChannelConfig, *, raise_errors: bool = False) -> Round:
+    async def send_post(
+        self, claim: SendClaim, cfg: ChannelConfig, *, raise_errors: bool = False, forced: bool = False
+    ) -> Round:
         """Send a claimed daily question and record the outcome: its message id, or a retry with backoff
-        until the grace ends. A send that may have gone out before a crash is sent once more at most."""
+        until the grace ends. After an attempt whose outcome is unknown the platform is asked first
+        (outcomes.earlier_send): a message it already has is adopted, never sent again; when it has none
+        and the grace is over, the day is skipped and the channel told (post-now, `forced`, still posts)."""
         round_, outcomes = claim.round, self.outcomes
         self.rounds.keep(round_)
         platform = self.ctx.platforms.get(round_.ref.platform)
@@ -245,18 +249,27 @@ class Posting:
             await outcomes.post(PostFinish(round_.id, "due"))
             return replace(round_, post_state="due")
         now = self.ctx.clock.now()
-        if claim.doubts > 1:  # two sends were interrupted: one of them most likely went out
-            log.error(
-                "round %d: not sending again, an earlier duplicate may already be out; taking it as posted", round_.id
-            )
-            await outcomes.post(PostFinish(round_.id, "sent"))
-            return replace(round_, post_state="sent")
-        if claim.doubtful:
+        deadline = round_.opened_at + self.ctx.grace
+        try:
+            earlier = await earlier_send(platform, claim, "question", round_.opened_at)
+        except Exception as exc:  # could not ask: never guess, ask again later
+            retry = now + retry_delay(claim.attempts)
             log.warning(
-                "round %d: an earlier send was interrupted and may have gone out; sending again "
-                "(this may be its one duplicate)",
+                "round %d: could not ask %s whether its question went out (%s); asking again at %s",
                 round_.id,
+                round_.ref.platform,
+                type(exc).__name__,
+                f"{retry:%H:%M:%S}",
             )
+            await outcomes.post(PostFinish(round_.id, "failed", retry_at=retry))
+            if raise_errors:
+                raise
+            return replace(round_, post_state="failed")
+        if earlier.message_id is not None:
+            return await self._posted(round_, earlier.message_id)
+        if earlier.asked and now > deadline and not forced:
+            await self._give_up(round_, cfg, "its question is not in the channel and the grace is over")
+            return replace(round_, post_state="gave_up")
         await self.packs.prime(round_)
         card = cards.question_card(round_, self.packs.question_of(round_), cfg)
         try:
@@ -264,11 +277,9 @@ class Posting:
         except Exception as exc:
             self.ctx.metrics.post_failed(round_.ref.platform)
             retry = now + retry_delay(claim.attempts)
-            if retry > round_.opened_at + self.ctx.grace:
-                log.error(
-                    "gave up posting round %d after %d attempts: %s", round_.id, claim.attempts, type(exc).__name__
-                )
-                await outcomes.post(PostFinish(round_.id, "gave_up"))
+            # a platform that can be asked settles the failed call on the next attempt (it may have gone out)
+            if retry > deadline and not isinstance(platform, IdempotentSends):
+                await self._give_up(round_, cfg, f"after {claim.attempts} attempts: {type(exc).__name__}")
             else:
                 log.warning(
                     "posting round %d failed (%s); retrying at %s", round_.id, type(exc).__name__, f"{retry:%H:%M:%S}"
@@ -278,10 +289,22 @@ class Posting:
                 raise
             return replace(round_, post_state="failed")
         self.ctx.metrics.post_sent(round_.ref.platform)
-        await outcomes.post(PostFinish(round_.id, "sent", message_id=message_id or None))
+        return await self._posted(round_, message_id)
+
+    async def _posted(self, round_: Round, message_id: str) -> Round:
+        """Record the question as sent with its message (kept until the store takes it)."""
+        await self.outcomes.post(PostFinish(round_.id, "sent", message_id=message_id or None))
         round_ = replace(round_, message_id=message_id or round_.message_id, post_state="sent")
         self.rounds.keep(round_)
         return round_
+
+    async def _give_up(self, round_: Round, cfg: ChannelConfig, why: str) -> None:
+        """The question never went out within the grace: the day is skipped, and the channel told (an admin
+        can still post it now)."""
+        log.error("gave up posting round %d (%s)", round_.id, why)
+        await self.outcomes.post(PostFinish(round_.id, "gave_up"))
+        commands = self.ctx.commands_of(cfg.ref.platform)
+        await self._tell(cfg, daily_cards.not_posted_text(cfg, round_.opened_at, commands))
 
     async def schedule_unscheduled(self, spaces: SpaceFilter | None = None) -> None:
         """Give running channels saved without a stored next post one (a post missed within the grace

@@ -10,13 +10,14 @@ from dataclasses import replace
 from typing import Protocol
 
 from bot.daily.answers import open_round_in
-from bot.daily.outcomes import SEND_LEASE, SendOutcomes, retry_delay
+from bot.daily.outcomes import SEND_LEASE, SendOutcomes, earlier_send, retry_delay
 from bot.daily.store import DeliveryStore
-from bot.daily.values import RevealedRound, RevealFinish, SendClaim
+from bot.daily.values import PostFinish, RevealedRound, RevealFinish, SendClaim
 from bot.kernel import cards
 from bot.kernel.cards import RevealCard
 from bot.kernel.context import Context
 from bot.kernel.errors import NotAllowed, RoundClosed, UnknownRound
+from bot.kernel.platform import CannotLook, ChatPlatform, IdempotentSends
 from bot.kernel.rounds import RoundCache
 from bot.kernel.scoring import score_daily_round
 from bot.kernel.store import ChannelReads, RoundReads
@@ -84,32 +85,50 @@ class Reveals:
 
     async def send_reveal(self, claim: SendClaim, card: RevealCard | None = None) -> None:
         """Post a claimed reveal and record it; a failure is retried with backoff until the grace ends.
-        `card`: the reveal card, when the caller has just built it."""
+        After an attempt whose outcome is unknown the platform is asked first (outcomes.earlier_send): a
+        reveal it already has is taken as sent, never posted again. `card`: the reveal card, when the
+        caller has just built it."""
         round_, outcomes = claim.round, self.outcomes
-        if not round_.is_posted:  # nobody saw the question: there is nothing to reveal in the channel
-            await outcomes.reveal(RevealFinish(round_.id, "none"))
-            return
         platform = self.ctx.platforms.get(round_.ref.platform)
         if platform is None:
-            await outcomes.reveal(RevealFinish(round_.id, "due"))
+            await outcomes.reveal(RevealFinish(round_.id, "due" if round_.is_posted else "none"))
             return
-        if claim.doubts > 1:
-            log.error("round %d: not posting its reveal again, an earlier one may already be out", round_.id)
+        now = self.ctx.clock.now()
+        started = round_.revealed_at or now
+        try:
+            if not round_.is_posted:
+                round_ = await self._question_out(platform, round_)
+                card = None  # its question message may have been found
+            if not round_.is_posted:  # nobody saw the question: there is nothing to reveal in the channel
+                await outcomes.reveal(RevealFinish(round_.id, "none"))
+                return
+            earlier = await earlier_send(platform, claim, "reveal", started)
+        except Exception as exc:  # could not ask: never guess, ask again later
+            retry = now + retry_delay(claim.attempts)
+            log.warning(
+                "round %d: could not ask %s whether its reveal went out (%s); asking again at %s",
+                round_.id,
+                round_.ref.platform,
+                type(exc).__name__,
+                f"{retry:%H:%M:%S}",
+            )
+            await outcomes.reveal(RevealFinish(round_.id, "failed", retry_at=retry))
+            return
+        if earlier.message_id is not None:
+            await outcomes.reveal(RevealFinish(round_.id, "sent"))
+            return
+        if earlier.asked and now > started + self.ctx.grace:
+            log.error(
+                "gave up posting the reveal of round %d: it is not in the channel and the grace is over", round_.id
+            )
             await outcomes.reveal(RevealFinish(round_.id, "gave_up"))
             return
-        if claim.doubtful:
-            log.warning(
-                "round %d: an earlier reveal post was interrupted and may have gone out; posting again "
-                "(this may be its one duplicate)",
-                round_.id,
-            )
-        now = self.ctx.clock.now()
         try:
             await platform.post_reveal(round_.ref, card or await self.reveal_card(round_))
         except Exception as exc:
             retry = now + retry_delay(claim.attempts)
-            started = round_.revealed_at or now
-            if retry > started + self.ctx.grace:
+            # a platform that can be asked settles the failed call on the next attempt (it may have gone out)
+            if retry > started + self.ctx.grace and not isinstance(platform, IdempotentSends):
                 log.error(
                     "gave up posting the reveal of round %d after %d attempts: %s",
                     round_.id,
@@ -122,6 +141,21 @@ class Reveals:
                 await outcomes.reveal(RevealFinish(round_.id, "failed", retry_at=retry))
             return
         await outcomes.reveal(RevealFinish(round_.id, "sent"))
+
+    async def _question_out(self, platform: ChatPlatform, round_: Round) -> Round:
+        """A round revealed while its question's send was unsettled (interrupted or failed): the platform is
+        asked whether the question went out, and a message it has is adopted (then the reveal goes out)."""
+        if round_.post_state not in ("sending", "failed") or not isinstance(platform, IdempotentSends):
+            return round_
+        try:
+            found = await platform.find_sent(round_.ref, round_.id, "question", round_.opened_at)
+        except CannotLook:
+            return round_
+        if found is None:
+            return round_
+        log.info("round %d: its question is out (message %s) though its post was unsettled", round_.id, found)
+        await self.outcomes.post(PostFinish(round_.id, "sent", message_id=found))
+        return replace(round_, message_id=found, post_state="sent")
 
     async def announce(self, round_: Round, item: RevealedRound, now: dt.datetime) -> None:
         """The rest of reveal_round for a round revealed in a batch (`item`, at `now`): its card and post."""

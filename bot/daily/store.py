@@ -120,7 +120,7 @@ class DeliveryStore(UptimeStore, Protocol):
         spaces: SpaceFilter | None = None,
     ) -> list[SendClaim]:
         """Claim open daily rounds whose question still has to be sent (never sent, failed, or a send whose
-        lease ran out). `force` (post-now) also takes a failed round whose retry is not due yet."""
+        lease ran out). `force` (post-now) also takes a failed round whose retry is not due yet, and one given up."""
         ...
 
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:

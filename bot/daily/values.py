@@ -13,7 +13,8 @@ class SendClaim:
     """One process's claim to send a round's question (or reveal) now.
 
     `doubtful`: an earlier attempt was claimed and never finished (the process stopped mid-send), so the
-    message may have gone out already; `doubts` counts such attempts (at most one duplicate is accepted)."""
+    message may have gone out already (the platform is asked: bot.daily.outcomes.earlier_send); `doubts`
+    counts such attempts."""
 
     round: Round
     attempts: int

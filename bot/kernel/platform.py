@@ -7,8 +7,9 @@ An optional capability is a runtime-checkable Protocol of one method: a feature 
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from bot.kernel.cards import QuestionCard, RevealCard
 from bot.kernel.values import ChannelRef, CommandNames
@@ -29,6 +30,29 @@ class ChatPlatform(Protocol):
 
     async def send_private(self, ref: ChannelRef, user_id: str, text: str) -> None:
         """A note only this user sees (ephemeral message or DM)."""
+        ...
+
+
+SendKind = Literal["question", "reveal"]  # which daily send of a round: its question or its reveal
+
+
+class CannotLook(Exception):
+    """The platform cannot be asked for a send's message in this channel (e.g. a Slack app installed without
+    the history scopes): the send is treated as on a platform without IdempotentSends."""
+
+
+@runtime_checkable
+class IdempotentSends(Protocol):
+    """Daily posts and reveals the platform recognises. Each post_question and post_reveal carries its round
+    and kind (Discord: a nonce with enforce_nonce, so a resend within Discord's window returns the first
+    message; Slack: message metadata), and the platform can be asked afterwards whether that message exists:
+    a send whose outcome is unknown (the process stopped mid-send, a call failed) is settled by asking,
+    never by guessing."""
+
+    async def find_sent(self, ref: ChannelRef, round_id: int, kind: SendKind, since: dt.datetime) -> str | None:
+        """The id of the bot's own message of this round and kind in the channel, posted since `since` (the
+        first intent to send it); None when the platform says there is none. Raises CannotLook when it
+        cannot be asked here; any other error means it could not be asked now (ask again later)."""
         ...
 
 

@@ -51,7 +51,7 @@ class SqlTx(Protocol):
 @dataclasses.dataclass(frozen=True, slots=True)
 class DueSends:
     """The deliveries of `what` (post or reveal) a claim takes: of daily rounds, those due at `now`, failed
-    and due for a retry (with `force`: every failed one) or whose sending lease ran out; at most `limit`,
+    and due for a retry (with `force`: every failed or given-up one) or whose sending lease ran out; at most `limit`,
     in round order; `round_ids`: of these rounds only; `spaces`: in these spaces only. A claim gives each a
     sending lease until `lease_until`."""
 
@@ -67,9 +67,10 @@ class DueSends:
         """The rounds due, `now_mark` the statement's mark of `now` (the round and space filters aside)."""
         what = self.what
         state = "revealed_at IS NULL" if what == "post" else "revealed_at IS NOT NULL"
-        failed = f" OR {what}_state = 'failed'" if self.force else ""
+        states = "'due', 'sending', 'failed', 'gave_up'" if self.force else "'due', 'sending', 'failed'"
+        failed = f" OR {what}_state IN ('failed', 'gave_up')" if self.force else ""
         return (
-            f"kind = 'daily' AND {state} AND {what}_state IN ('due', 'sending', 'failed') "
+            f"kind = 'daily' AND {state} AND {what}_state IN ({states}) "
             f"AND ({what}_due_at IS NULL OR {what}_due_at <= {now_mark}{failed})"
         )
 

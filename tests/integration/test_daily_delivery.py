@@ -1,7 +1,8 @@
-"""Posts and reveals are durable work (issue 10, observation 5): a failed platform call is retried with
-backoff, a process killed at any step of a post or a reveal leaves work another process finishes (once, or
-with one logged duplicate at most), a failed reveal never blocks the next post, and post-now racing the
-scheduled post sends each round once. Injected clocks; a "kill" is an exception no handler catches."""
+"""Posts and reveals are durable work (issue 10, observation 5; issue 30): a failed platform call is retried
+with backoff, a process killed at any step of a post or a reveal leaves work another process finishes (exactly
+once on a platform that can be asked whether a send went out; once more at most per kill on one that cannot),
+a failed reveal never blocks the next post, and post-now racing the scheduled post sends each round once.
+Injected clocks; a "kill" is an exception no handler catches."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from bot.app.scheduler import DailyScheduler
 from bot.kernel.errors import AlreadyPosted, NothingOpen
 from bot.kernel.values import Actor, ChannelRef
 from bot.store.sqlite import SqliteStore
-from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
+from tests.support.fakes import REF, FakePlatform, FixedClock, IdempotentFakePlatform, make_bank
 from tests.support.memory_store import InMemoryStore
 
 ADMIN = Actor("admin", True)
@@ -28,8 +29,8 @@ class Killed(BaseException):
     """The process dies here (like kill -9): no `except Exception` handler sees it."""
 
 
-class ScriptedPlatform(FakePlatform):
-    """A platform whose calls can fail (HTTP 500) or kill the process before or after the send."""
+class _Script:
+    """Calls that fail (HTTP 500) or kill the process before or after the send, per call in turn."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -42,7 +43,7 @@ class ScriptedPlatform(FakePlatform):
             raise ConnectionError("HTTP 500")
         if step == "kill-before":
             raise Killed
-        message_id = await super().post_question(ref, card)
+        message_id = await super().post_question(ref, card)  # type: ignore[misc]
         if step == "kill-after":
             raise Killed
         return message_id
@@ -53,10 +54,18 @@ class ScriptedPlatform(FakePlatform):
             raise ConnectionError("HTTP 500")
         if step == "kill-before":
             raise Killed
-        result = await super().post_reveal(ref, card)
+        result = await super().post_reveal(ref, card)  # type: ignore[misc]
         if step == "kill-after":
             raise Killed
         return result
+
+
+class ScriptedPlatform(_Script, IdempotentFakePlatform):
+    """Scripted calls on a platform that can be asked whether a send went out (as Discord and Slack can)."""
+
+
+class PlainScriptedPlatform(_Script, FakePlatform):
+    """Scripted calls on a platform that cannot be asked (as the console)."""
 
 
 class Process:
@@ -117,18 +126,31 @@ async def test_a_failing_first_post_is_retried_and_unseen_questions_take_no_answ
     assert len(platform.posted) == 1
 
 
-async def test_a_post_failing_past_the_grace_gives_up(store, caplog):
-    clock, platform = FixedClock(NINE), ScriptedPlatform()
+@pytest.mark.parametrize("make_platform", [ScriptedPlatform, PlainScriptedPlatform])
+async def test_a_post_failing_past_the_grace_gives_up_tells_the_channel_and_post_now_still_posts_it(
+    store, caplog, make_platform
+):
+    clock, platform = FixedClock(NINE), make_platform()
     process = await configure(store, clock, platform)
     platform.post_plan = ["fail"] * 100
     with caplog.at_level(logging.ERROR):
         for _ in range(2 * 60 * 2):  # two hours of 30 s ticks
             assert await process.tick()
             clock.advance(seconds=30)
-    assert platform.posted == [] and (await store.latest_daily_round(REF)).post_state == "gave_up"
+    round_ = await store.latest_daily_round(REF)
+    assert platform.posted == [] and round_.post_state == "gave_up"
     assert any("gave up posting round" in r.getMessage() for r in caplog.records)
     tries = 100 - len(platform.post_plan)
     assert 5 <= tries <= 30  # backoff, not a retry every tick
+    assert [text for _, text in platform.notices] == [
+        "Today's question (Tue 08 Dec) could not be posted, so that day's question was skipped. "
+        "An admin can post it now with /quiz config post-now."
+    ]
+    platform.post_plan = []
+    posted = await process.service.posting.post_now(ADMIN, REF)
+    assert posted.id == round_.id and posted.post_state == "sent"
+    assert [c.round_id for _, c in platform.posted] == [round_.id]
+    assert (await store.get_round(round_.id)).message_id == f"msg-{round_.id}"
 
 
 async def test_a_failed_reveal_never_blocks_the_next_post_and_is_retried(store):
@@ -150,7 +172,7 @@ async def test_a_failed_reveal_never_blocks_the_next_post_and_is_retried(store):
 
 
 @pytest.mark.parametrize("step", ["kill-before", "kill-after"])
-async def test_a_kill_during_the_post_leaves_it_to_the_next_process(store, step, caplog):
+async def test_a_kill_during_the_post_leaves_it_to_the_next_process_which_posts_it_exactly_once(store, step, caplog):
     clock, platform = FixedClock(NINE), ScriptedPlatform()
     first = await configure(store, clock, platform)
     platform.post_plan = [step]
@@ -160,13 +182,14 @@ async def test_a_kill_during_the_post_leaves_it_to_the_next_process(store, step,
     assert await second.tick()  # the first process's claim is still leased
     assert len(platform.posted) == (1 if step == "kill-after" else 0)
     clock.advance(minutes=2)
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.INFO):
         assert await second.tick()
     round_ = await store.latest_daily_round(REF)
-    assert round_.post_state == "sent"
-    # the send may have gone out before the kill: one duplicate at most, and it is logged
-    assert len(platform.posted) == (2 if step == "kill-after" else 1)
-    assert any("may have gone out" in r.getMessage() for r in caplog.records)
+    assert round_.post_state == "sent" and round_.message_id == f"msg-{round_.id}"
+    # the platform was asked: a question that went out before the kill is adopted, never sent again
+    assert platform.finds == [(round_.id, "question")]
+    assert [c.round_id for _, c in platform.posted] == [round_.id]
+    assert any("is out already" in r.getMessage() for r in caplog.records) == (step == "kill-after")
     with pytest.raises(AlreadyPosted):
         await second.service.posting.post_now(ADMIN, REF)
     clock.set(NINE + dt.timedelta(days=1))
@@ -174,21 +197,119 @@ async def test_a_kill_during_the_post_leaves_it_to_the_next_process(store, step,
     assert [c.round_id for _, c in platform.reveals] == [round_.id]
 
 
-async def test_a_second_kill_after_a_doubtful_send_is_not_sent_a_third_time(store):
+@pytest.mark.parametrize("step", ["kill-before", "kill-after"])
+async def test_a_kill_during_the_post_on_a_platform_that_cannot_be_asked_sends_it_again_once(store, step, caplog):
+    clock, platform = FixedClock(NINE), PlainScriptedPlatform()
+    first = await configure(store, clock, platform)
+    platform.post_plan = [step]
+    assert not await first.tick()
+    clock.advance(minutes=3)
+    with caplog.at_level(logging.WARNING):
+        assert await Process(store, clock, platform).tick()
+    assert (await store.latest_daily_round(REF)).post_state == "sent"
+    assert len(platform.posted) == (2 if step == "kill-after" else 1)  # one duplicate at most, and it is logged
+    assert any("may have gone out" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("plan", [["kill-before", "kill-before"], ["kill-before", "kill-after"]])
+async def test_two_kills_in_a_row_neither_lose_the_day_nor_post_it_twice(store, plan):
     clock, platform = FixedClock(NINE), ScriptedPlatform()
     first = await configure(store, clock, platform)
-    platform.post_plan = ["kill-after", "kill-after"]
+    platform.post_plan = list(plan)
+    assert not await first.tick()
+    clock.advance(minutes=3)
+    assert not await Process(store, clock, platform).tick()
+    clock.advance(minutes=3)
+    third = Process(store, clock, platform)
+    assert await third.tick()
+    round_ = await store.latest_daily_round(REF)
+    # asked each time, never taken as posted without its message: it is out exactly once
+    assert [c.round_id for _, c in platform.posted] == [round_.id]
+    assert round_.post_state == "sent" and round_.message_id == f"msg-{round_.id}"
+    assert platform.finds == [(round_.id, "question")] * 2
+    clock.set(NINE + dt.timedelta(days=1))
+    assert await third.tick()
+    assert [c.round_id for _, c in platform.reveals] == [round_.id]
+
+
+async def test_two_kills_in_a_row_on_a_platform_that_cannot_be_asked_still_post_the_day(store):
+    clock, platform = FixedClock(NINE), PlainScriptedPlatform()
+    first = await configure(store, clock, platform)
+    platform.post_plan = ["kill-before", "kill-before"]
     assert not await first.tick()
     clock.advance(minutes=3)
     assert not await Process(store, clock, platform).tick()
     clock.advance(minutes=3)
     assert await Process(store, clock, platform).tick()
-    assert len(platform.posted) == 2  # the original and its one duplicate
-    assert (await store.latest_daily_round(REF)).is_posted  # taken as posted: it is revealed at its promise
+    round_ = await store.latest_daily_round(REF)
+    assert len(platform.posted) == 1 and round_.post_state == "sent" and round_.message_id == f"msg-{round_.id}"
+
+
+async def test_a_platform_that_cannot_be_asked_now_is_asked_again_later_never_guessed(store, caplog):
+    clock, platform = FixedClock(NINE), ScriptedPlatform()
+    first = await configure(store, clock, platform)
+    platform.post_plan = ["kill-after"]
+    assert not await first.tick()
+    clock.advance(minutes=3)
+    second = Process(store, clock, platform)
+    platform.find_plan = ["fail", "fail"]
+    with caplog.at_level(logging.WARNING):
+        assert await second.tick()
+    round_ = await store.latest_daily_round(REF)
+    assert round_.post_state == "failed" and len(platform.posted) == 1
+    assert any("could not ask fake whether its question went out" in r.getMessage() for r in caplog.records)
+    clock.advance(seconds=10)
+    assert await second.tick()
+    assert (await store.latest_daily_round(REF)).post_state == "failed"  # asked again, backing off
+    clock.advance(seconds=30)
+    assert await second.tick()
+    round_ = await store.latest_daily_round(REF)
+    assert round_.post_state == "sent" and round_.message_id == f"msg-{round_.id}" and len(platform.posted) == 1
+    assert len(platform.finds) == 3
+
+
+async def test_a_platform_that_cannot_look_here_is_sent_again(store, caplog):
+    clock, platform = FixedClock(NINE), ScriptedPlatform()
+    first = await configure(store, clock, platform)
+    platform.post_plan = ["kill-before"]
+    assert not await first.tick()
+    clock.advance(minutes=3)
+    platform.find_plan = ["cannot"]
+    with caplog.at_level(logging.WARNING):
+        assert await Process(store, clock, platform).tick()
+    assert len(platform.posted) == 1 and (await store.latest_daily_round(REF)).post_state == "sent"
+    assert any("cannot ask fake whether its question went out" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_question_not_out_after_a_kill_past_the_grace_skips_the_day_and_tells_the_channel(store):
+    clock, platform = FixedClock(NINE), ScriptedPlatform()
+    first = await configure(store, clock, platform)
+    platform.post_plan = ["kill-before"]
+    assert not await first.tick()
+    clock.advance(hours=2)  # every process was down past the grace
+    second = Process(store, clock, platform)
+    assert await second.tick()
+    round_ = await store.latest_daily_round(REF)
+    assert platform.posted == [] and round_.post_state == "gave_up"
+    assert len(platform.notices) == 1 and "could not be posted" in platform.notices[0][1]
+    assert (await second.service.posting.post_now(ADMIN, REF)).post_state == "sent"
+    assert [c.round_id for _, c in platform.posted] == [round_.id]
+
+
+async def test_a_question_out_before_a_kill_is_adopted_even_past_the_grace(store):
+    clock, platform = FixedClock(NINE), ScriptedPlatform()
+    first = await configure(store, clock, platform)
+    platform.post_plan = ["kill-after"]
+    assert not await first.tick()
+    clock.advance(hours=2)
+    assert await Process(store, clock, platform).tick()
+    round_ = await store.latest_daily_round(REF)
+    assert len(platform.posted) == 1 and round_.post_state == "sent" and round_.message_id == f"msg-{round_.id}"
+    assert platform.notices == []
 
 
 @pytest.mark.parametrize("step", ["kill-before", "kill-after"])
-async def test_a_kill_during_the_reveal_leaves_it_to_the_next_process(store, step):
+async def test_a_kill_during_the_reveal_leaves_it_to_the_next_process_which_reveals_it_once(store, step):
     clock, platform = FixedClock(NINE), ScriptedPlatform()
     first = await configure(store, clock, platform)
     assert await first.tick()
@@ -200,12 +321,94 @@ async def test_a_kill_during_the_reveal_leaves_it_to_the_next_process(store, ste
     clock.advance(minutes=3)
     second = Process(store, clock, platform)
     assert await second.tick()
-    reveals = [c.round_id for _, c in platform.reveals]
-    assert reveals == ([round_.id] if step == "kill-before" else [round_.id, round_.id])
+    assert [c.round_id for _, c in platform.reveals] == [round_.id]
+    assert (round_.id, "reveal") in platform.finds
     assert len(platform.posted) == 2  # the next day's question went out as well
     clock.advance(minutes=10)
     assert await second.tick()
-    assert len(platform.reveals) == len(reveals)
+    assert len(platform.reveals) == 1
+
+
+async def test_a_question_whose_post_was_unsettled_at_its_reveal_is_found_and_revealed(store):
+    clock, platform = FixedClock(NINE), ScriptedPlatform()
+    first = await configure(store, clock, platform)
+    platform.post_plan = ["kill-after"]  # out, but its message id never stored
+    assert not await first.tick()
+    round_ = await store.latest_daily_round(REF)
+    second = Process(store, clock, platform)
+    clock.set(NINE + dt.timedelta(days=1))  # nobody settled the post before its reveal
+    assert await second.tick()
+    got = await store.get_round(round_.id)
+    assert got.revealed_at is not None and got.post_state == "sent" and got.message_id == f"msg-{round_.id}"
+    assert [c.round_id for _, c in platform.reveals] == [round_.id]
+    assert platform.reveals[0][1].question_message_id == f"msg-{round_.id}"
+    assert [c.round_id for _, c in platform.posted].count(round_.id) == 1
+
+
+class FlakyFinishStore(SqliteStore):
+    """A store that refuses post outcomes while `down` (a PostgreSQL outage, a full disk)."""
+
+    down = 0  # how many finish_posts calls fail
+
+    async def finish_posts(self, items):  # type: ignore[no-untyped-def]
+        if self.down:
+            self.down -= 1
+            raise ConnectionError("the store is down")
+        await super().finish_posts(items)
+
+
+async def test_a_message_id_the_store_refused_is_kept_and_written_when_it_is_back(tmp_path, monkeypatch, caplog):
+    monkeypatch.setattr("bot.daily.outcomes.STORE_RETRY_FIRST", 0.001)
+    store = FlakyFinishStore(tmp_path / "f.db")
+    await store.open()
+    clock, platform = FixedClock(NINE), ScriptedPlatform()
+    process = await configure(store, clock, platform)
+    store.down = 3
+    with caplog.at_level(logging.INFO):
+        assert await process.tick()
+    round_ = await store.latest_daily_round(REF)
+    assert round_.post_state == "sent" and round_.message_id == f"msg-{round_.id}" and store.down == 0
+    messages = [r.getMessage() for r in caplog.records if r.name == "bot.daily.outcomes"]
+    assert [m for m in messages if "keeping them" in m] == [
+        "could not store 1 post outcome(s) (ConnectionError); keeping them and writing them when the store is back"
+    ]
+    assert "stored 1 post outcome(s) kept while the store refused them" in messages
+    clock.advance(minutes=5)
+    assert await process.tick()
+    assert len(platform.posted) == 1 and platform.finds == []
+    await process.service.close()
+    await store.close()
+
+
+async def test_outcomes_the_store_still_refuses_at_shutdown_are_left_to_the_leases(tmp_path, monkeypatch, caplog):
+    monkeypatch.setattr("bot.daily.outcomes.STORE_RETRY_FIRST", 0.001)
+    store = FlakyFinishStore(tmp_path / "f.db")
+    await store.open()
+    clock, platform = FixedClock(NINE), ScriptedPlatform()
+    process = await configure(store, clock, platform)
+    store.down = 10**6
+    tick = asyncio.ensure_future(process.tick())
+    await asyncio.wait_for(_until(lambda: platform.posted), 5)
+    with caplog.at_level(logging.ERROR):
+        await asyncio.wait_for(process.service.close(), 5)  # bounded: it does not wait for the store forever
+    assert any("could not store 1 post outcome(s) before shutdown" in r.getMessage() for r in caplog.records)
+    assert await tick  # the send's failure was handled and logged
+    store.down = 0
+    clock.advance(minutes=3)
+    again = Process(store, clock, platform)
+    assert await again.tick()  # the lease ran out: the platform is asked, the message adopted
+    round_ = await store.latest_daily_round(REF)
+    assert round_.post_state == "sent" and round_.message_id == f"msg-{round_.id}" and len(platform.posted) == 1
+    await again.service.close()
+    await store.close()
+
+
+async def _until(predicate) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(5000):
+        if predicate():
+            return
+        await asyncio.sleep(0.001)
+    raise AssertionError("timed out")
 
 
 @pytest.mark.parametrize("make_store", [InMemoryStore, lambda: SqliteStore(":memory:")])
@@ -234,3 +437,26 @@ async def test_post_now_racing_the_tick_on_60_channels_sends_60_posts(make_store
     await process.service.close()
     await other.service.close()
     await store.close()
+
+
+async def test_a_shutdown_does_not_wait_out_the_outcomes_retry_backoff():
+    from bot.daily.outcomes import SendOutcomes
+    from bot.daily.values import PostFinish
+
+    class Down:
+        calls = 0
+
+        async def finish_posts(self, items):  # type: ignore[no-untyped-def]
+            self.calls += 1
+            raise ConnectionError("the store is down")
+
+    store = Down()
+    outcomes = SendOutcomes(store, retry_first=30.0)  # type: ignore[arg-type]
+    submitted = asyncio.ensure_future(outcomes.post(PostFinish(1, "sent", message_id="m1")))
+    await _until(lambda: store.calls == 1)
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    await asyncio.wait_for(outcomes.close(), 5)
+    assert loop.time() - began < 2 and store.calls == 3  # woken at once, then its few tries at shutdown
+    with pytest.raises(ConnectionError):
+        await submitted

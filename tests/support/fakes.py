@@ -12,6 +12,7 @@ import yaml
 from bot.bank.load import Bank
 from bot.features import Features
 from bot.kernel.cards import QuestionCard, RevealCard
+from bot.kernel.platform import CannotLook, SendKind
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import ChannelRef, Difficulty, Question
 from bot.store.ports import Store
@@ -58,6 +59,28 @@ class FakePlatform:
 
     async def post_notice(self, ref: ChannelRef, text: str) -> None:
         self.notices.append((ref, text))
+
+
+@dataclass
+class IdempotentFakePlatform(FakePlatform):
+    """A FakePlatform with IdempotentSends: it can be asked for the message of a round's question or reveal
+    among those it recorded (as Discord and Slack can). `find_plan`: per find_sent call, "fail" (the platform
+    could not be asked now), "cannot" (it cannot be asked here: CannotLook) or "ok"."""
+
+    find_plan: list[str] = field(default_factory=list)
+    finds: list[tuple[int, str]] = field(default_factory=list)  # (round id, kind) per find_sent call
+
+    async def find_sent(self, ref: ChannelRef, round_id: int, kind: SendKind, since: dt.datetime) -> str | None:
+        self.finds.append((round_id, kind))
+        step = self.find_plan.pop(0) if self.find_plan else "ok"
+        if step == "fail":
+            raise ConnectionError("HTTP 503")
+        if step == "cannot":
+            raise CannotLook("no history scope")
+        if kind == "question":
+            found = [c for r, c in self.posted if r == ref and c.round_id == round_id]
+            return f"msg-{round_id}" if found else None
+        return f"reveal-{round_id}" if any(r == ref and c.round_id == round_id for r, c in self.reveals) else None
 
 
 def make_question(

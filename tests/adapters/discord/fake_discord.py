@@ -8,6 +8,12 @@ gets a READY (carrying "shard") and GUILD_CREATEs for the guilds on that shard o
 and each guild event goes only to the connections of its guild's shard (events without a guild to shard 0).
 More guilds, on a chosen shard, come from add_guild.
 
+Idempotent sends as Discord does them: a message created with `nonce` and `enforce_nonce: true` by the same
+author as one created with that nonce within `nonce_window` seconds returns that first message instead of a
+second one. GET /channels/{id}/messages reads a channel back (after/before/limit). A reply can be held
+(hold_next: the request is done, its answer waits until released) and a call can fail (fail_next), so a test
+can kill the bot while a call is at "Discord". Ids and timestamps follow `clock` (default: the wall clock).
+
 See ../../../../shared/platform-testing.md for what discord.py needs from such a fake.
 """
 
@@ -187,12 +193,47 @@ class Fault:
     times: int = 1
 
 
+@dataclass
+class Hold:
+    """A request whose answer is held: it is done (a message is created), then waits for release()."""
+
+    method: str
+    pattern: re.Pattern[str]
+    when: Callable[[Recorded], bool] | None
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+    request: Recorded | None = None
+
+    def release(self) -> None:
+        self.released.set()
+
+
+@dataclass
+class Failure:
+    """The next matching request fails with `status`: before it is done, or (`after`) once it is done."""
+
+    method: str
+    pattern: re.Pattern[str]
+    status: int
+    after: bool
+    when: Callable[[Recorded], bool] | None
+
+
 class FakeDiscord:
     """One application with one guild of two text channels (more with add_guild); members alice, bob (plain) and
     ada (Manage Server), who belong to every guild. The main guild's roles: Champion, Moderators (above the
     bot's), Quizmasters and Learners (anyone may mention it); a member holds the roles member_roles gives them."""
 
-    def __init__(self, *, bot_can_manage_messages: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        bot_can_manage_messages: bool = True,
+        clock: Callable[[], float] = time.time,
+        nonce_window: float = 300.0,
+    ) -> None:
+        self.clock = clock  # epoch seconds: message ids and timestamps
+        self.nonce_window = nonce_window  # seconds a nonce with enforce_nonce returns its first message
+        self._nonces: dict[tuple[str, str], tuple[str, float]] = {}  # (author, nonce) -> (message id, at)
         self._ids = itertools.count(1)
         self.bot = FakeUser(self.snowflake(), "studybot", bot=True)
         self.app_id = self.bot.id
@@ -235,6 +276,8 @@ class FakeDiscord:
         self.interactions: dict[str, FakeInteraction] = {}
         self.uploads: dict[str, bytes] = {}  # attachment id -> bytes, served at /attachments/{id}/{name}
         self._faults: list[Fault] = []
+        self._holds: list[Hold] = []
+        self._failures: list[Failure] = []
         self._sockets: list[web.WebSocketResponse] = []
         self._seq: dict[int, int] = {}
         self._shard: dict[int, tuple[int, int]] = {}  # id(ws) -> (shard id, shard count) once identified
@@ -245,7 +288,7 @@ class FakeDiscord:
 
     def snowflake(self, shard: tuple[int, int] | None = None) -> str:
         """A fresh id; with shard=(id, count), one whose guild would be on that shard."""
-        ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
+        ms = int(self.clock() * 1000) - DISCORD_EPOCH_MS
         if shard is not None:
             ms -= (ms - shard[0]) % shard[1]
         return str((ms << 22) | next(self._ids))
@@ -278,6 +321,7 @@ class FakeDiscord:
         r.add_put("/api/v10/applications/{app}/commands", self._sync)
         r.add_put("/api/v10/applications/{app}/guilds/{guild}/commands", self._sync)
         r.add_post("/api/v10/channels/{channel}/messages", self._create_message)
+        r.add_get("/api/v10/channels/{channel}/messages", self._channel_history)
         r.add_patch("/api/v10/channels/{channel}/messages/{message}", self._edit_message)
         r.add_put("/api/v10/channels/{channel}/messages/{message}/reactions/{emoji}/@me", self._add_reaction)
         r.add_delete("/api/v10/channels/{channel}/messages/{message}/reactions/{emoji}/{user}", self._remove_reaction)
@@ -325,6 +369,35 @@ class FakeDiscord:
         """Answer the next matching request(s) with 429 and a retry_after, as Discord does."""
         self._faults.append(Fault(method, re.compile(path_regex), retry_after, times))
 
+    def hold_next(self, method: str, path_regex: str, when: Callable[[Recorded], bool] | None = None) -> Hold:
+        """Hold the answer of the next matching request (method "*": any; `when`: a further test of it): the
+        request is done (a message is created and recorded), then its answer waits until the Hold is released."""
+        hold = Hold(method, re.compile(path_regex), when)
+        self._holds.append(hold)
+        return hold
+
+    def fail_next(
+        self,
+        method: str,
+        path_regex: str,
+        status: int = 503,
+        *,
+        after: bool = False,
+        when: Callable[[Recorded], bool] | None = None,
+    ) -> None:
+        """Fail the next matching request with `status` (503: discord.py does not retry it); `after`: once
+        it is done (a message created all the same, as when Discord's answer is lost on the way)."""
+        self._failures.append(Failure(method, re.compile(path_regex), status, after, when))
+
+    def _take(self, items: list[Any], rec: Recorded) -> Any:
+        for item in items:
+            if item.method not in ("*", rec.method) or not item.pattern.search(rec.path):
+                continue
+            if item.when is None or item.when(rec):
+                items.remove(item)
+                return item
+        return None
+
     @web.middleware
     async def _record(self, request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
         body: Any = None
@@ -353,8 +426,20 @@ class FakeDiscord:
                     status=429,
                     headers={"Via": "1.1 google", "Retry-After": str(fault.retry_after), "X-RateLimit-Scope": "user"},
                 )
+        failure = self._take(self._failures, rec)
+        if failure is not None and not failure.after:
+            rec.status = failure.status
+            return self._json({"message": "Service Unavailable", "code": 0}, status=failure.status)
         response = await handler(request)
         rec.status = response.status
+        hold = self._take(self._holds, rec)
+        if hold is not None:
+            hold.request = rec
+            hold.arrived.set()
+            await hold.released.wait()
+        if failure is not None:
+            rec.status = failure.status
+            return self._json({"message": "Service Unavailable", "code": 0}, status=failure.status)
         return response
 
     def requests_to(self, method: str, path_regex: str) -> list[Recorded]:
@@ -452,7 +537,7 @@ class FakeDiscord:
             "embeds": body.get("embeds") or [],
             "components": body.get("components") or [],
             "type": 20 if interaction else (19 if body.get("message_reference") else 0),
-            "timestamp": _now_iso(),
+            "timestamp": dt.datetime.fromtimestamp(self.clock(), dt.UTC).isoformat(),
             "edited_timestamp": None,
             "tts": False,
             "mention_everyone": False,
@@ -491,9 +576,38 @@ class FakeDiscord:
             return self._json({"message": "Cannot send messages to this user", "code": 50007}, status=403)
         if request.match_info["channel"] in self.forbidden_channels:
             return self._json({"message": "Missing Permissions", "code": 50013}, status=403)
-        if request.match_info["channel"] in self.no_attach and (request[BODY] or {}).get("_files"):
+        body = request[BODY] or {}
+        if request.match_info["channel"] in self.no_attach and body.get("_files"):
             return self._json({"message": "Missing Permissions", "code": 50013}, status=403)
-        return self._json(self._message(request.match_info["channel"], request[BODY] or {}))
+        nonce = body.get("nonce")
+        key = (self.bot.id, str(nonce))
+        if nonce is not None and body.get("enforce_nonce"):
+            first = self._nonces.get(key)
+            if first is not None and self.clock() - first[1] <= self.nonce_window and first[0] in self.messages:
+                return self._json({**self.messages[first[0]], "nonce": str(nonce)})  # the message it already made
+        msg = self._message(request.match_info["channel"], body)
+        if nonce is not None and body.get("enforce_nonce"):
+            self._nonces[key] = (msg["id"], self.clock())
+        return self._json({**msg, "nonce": nonce} if nonce is not None else msg)
+
+    async def _channel_history(self, request: web.Request) -> web.Response:
+        """GET /channels/{channel}/messages: up to `limit` messages after `after` (the oldest ones after it)
+        or before `before` (the newest ones before it), newest first, as Discord answers."""
+        cid = request.match_info["channel"]
+        if cid in self.forbidden_channels:
+            return self._json({"message": "Missing Access", "code": 50001}, status=403)
+        query = request.query
+        limit = max(1, min(int(query.get("limit", "50")), 100))
+        mine = sorted(
+            (m for m in self.messages.values() if m["channel_id"] == cid and not m["flags"] & EPHEMERAL),
+            key=lambda m: int(m["id"]),
+        )
+        if "after" in query:
+            page = [m for m in mine if int(m["id"]) > int(query["after"])][:limit]
+        else:
+            before = int(query["before"]) if "before" in query else None
+            page = [m for m in mine if before is None or int(m["id"]) < before][-limit:]
+        return self._json(list(reversed(page)))
 
     async def _edit_message(self, request: web.Request) -> web.Response:
         mid = request.match_info["message"]

@@ -4,6 +4,12 @@ port 0.
 It records every call with its arguments, answers the methods the adapter uses the way Slack does, can be
 told to fail the next calls of a method (e.g. `ratelimited` with HTTP 429 and Retry-After), and lets tests
 wait for calls, since bolt listeners do their work after the HTTP acknowledgement.
+
+Every message chat.postMessage accepts is kept per channel with its message `metadata`, and
+conversations.history reads a channel back (newest first, `oldest`, `limit`, cursor pages; metadata only with
+include_all_metadata), so a test can tell how many messages a round really got. A call's answer can be held
+(hold_next: the call is done, its answer waits until released), so a test can kill the bot while a call is
+at "Slack". Message timestamps follow `clock` when it is set (epoch seconds), else 1700000000.<n>.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import itertools
 import json
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +43,24 @@ class Failure:
     status: int
     error: str
     headers: dict[str, str] = field(default_factory=dict)
+    after: bool = False  # the call is done all the same (its answer is lost on the way)
+
+
+@dataclass
+class Hold:
+    """A call whose answer is held: it is done (a message is kept), then waits for release()."""
+
+    method: str
+    when: Callable[[dict[str, Any]], bool] | None
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+    call: Call | None = None
+
+    def release(self) -> None:
+        self.released.set()
+
+
+TRUE = (True, "true", "1", 1)
 
 
 class SlackApiStub:
@@ -46,6 +71,9 @@ class SlackApiStub:
         self.users: dict[str, dict[str, Any]] = {}
         self.failures: dict[str, list[Failure]] = defaultdict(list)
         self.delays: dict[str, float] = {}  # seconds before answering a method
+        self.clock: Callable[[], float] | None = None  # epoch seconds of message timestamps (None: 1700000000)
+        self.messages: dict[str, list[dict[str, Any]]] = defaultdict(list)  # channel -> accepted, oldest first
+        self.holds: list[Hold] = []
         self._ts = itertools.count(1)
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
@@ -134,10 +162,33 @@ class SlackApiStub:
         return known["team_id"] if known else None
 
     def fail_next(
-        self, method: str, *, status: int = 429, error: str = "ratelimited", retry_after: int | None = 1
+        self,
+        method: str,
+        *,
+        status: int = 429,
+        error: str = "ratelimited",
+        retry_after: int | None = 1,
+        after: bool = False,
     ) -> None:
+        """Fail the next call of `method`; `after`: once it is done (a message kept all the same)."""
         headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
-        self.failures[method].append(Failure(status, error, headers))
+        self.failures[method].append(Failure(status, error, headers, after))
+
+    def hold_next(self, method: str, when: Callable[[dict[str, Any]], bool] | None = None) -> Hold:
+        """Hold the answer of the next call of `method` ("*": any) whose arguments pass `when`: the call is
+        done (a message is kept), then its answer waits until the Hold is released."""
+        hold = Hold(method, when)
+        self.holds.append(hold)
+        return hold
+
+    def round_messages(self, channel: str, round_id: int, kind: str) -> list[dict[str, Any]]:
+        """The accepted messages of a channel whose metadata names this round and kind."""
+        return [
+            m
+            for m in self.messages[channel]
+            if (m.get("metadata") or {}).get("event_payload", {}).get("round_id") == round_id
+            and m["metadata"]["event_payload"].get("kind") == kind
+        ]
 
     def calls_to(self, method: str) -> list[Call]:
         return [c for c in self.calls if c.method == method]
@@ -169,10 +220,12 @@ class SlackApiStub:
 
     # ---- handlers --------------------------------------------------------------------------------
 
-    async def _record(self, method: str, args: dict[str, Any], request: web.Request) -> None:
+    async def _record(self, method: str, args: dict[str, Any], request: web.Request) -> Call:
+        call = Call(method, args, dict(request.headers), time.monotonic())
         async with self._changed:
-            self.calls.append(Call(method, args, dict(request.headers), time.monotonic()))
+            self.calls.append(call)
             self._changed.notify_all()
+        return call
 
     @staticmethod
     async def _args(request: web.Request) -> dict[str, Any]:
@@ -235,7 +288,7 @@ class SlackApiStub:
     async def _api(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
         args = await self._args(request)
-        await self._record(method, args, request)
+        call = await self._record(method, args, request)
         refusal = self._refusal(method, request)
         if refusal is not None:
             self.refused.append((self.calls[-1], refusal))
@@ -246,10 +299,19 @@ class SlackApiStub:
             return web.json_response(self._oauth_answer(method, args, request))
         if self.failures.get(method):
             failure = self.failures[method].pop(0)
+            if failure.after:
+                self._answer(method, args)
             return web.json_response(
                 {"ok": False, "error": failure.error}, status=failure.status, headers=failure.headers
             )
-        return web.json_response(self._answer(method, args))
+        answer = self._answer(method, args)
+        hold = next((h for h in self.holds if h.method in ("*", method) and (h.when is None or h.when(args))), None)
+        if hold is not None:
+            self.holds.remove(hold)
+            hold.call = call
+            hold.arrived.set()
+            await hold.released.wait()
+        return web.json_response(answer)
 
     def _refusal(self, method: str, request: web.Request) -> str | None:
         """Why strict mode refuses a call's token (None: it is accepted)."""
@@ -323,6 +385,23 @@ class SlackApiStub:
         self.workspaces[token] = dict(ws)
         return self._grant(token)
 
+    def _history(self, args: dict[str, Any]) -> dict[str, Any]:
+        """conversations.history: newest first, after `oldest`, `limit` a page, `cursor` the next page."""
+        oldest = float(args.get("oldest") or 0)
+        limit = int(args.get("limit") or 100)
+        start = int(args.get("cursor") or 0)
+        newest_first = [m for m in reversed(self.messages[str(args.get("channel"))]) if float(m["ts"]) > oldest]
+        page = newest_first[start : start + limit]
+        if args.get("include_all_metadata") not in TRUE:
+            page = [{k: v for k, v in m.items() if k != "metadata"} for m in page]
+        more = start + limit < len(newest_first)
+        return {
+            "ok": True,
+            "messages": page,
+            "has_more": more,
+            "response_metadata": {"next_cursor": str(start + limit) if more else ""},
+        }
+
     def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         match method:
             case "auth.test":
@@ -337,13 +416,20 @@ class SlackApiStub:
                     "is_enterprise_install": False,
                 }
             case "chat.postMessage":
-                ts = f"1700000000.{next(self._ts):06d}"
-                return {
-                    "ok": True,
-                    "channel": args["channel"],
-                    "ts": ts,
-                    "message": {"type": "message", "text": args.get("text", ""), "ts": ts},
-                }
+                ts = f"{int(self.clock()) if self.clock else 1700000000}.{next(self._ts):06d}"
+                message = {"type": "message", "text": args.get("text", ""), "ts": ts, "user": self.bot_user_id}
+                metadata = args.get("metadata")
+                if isinstance(metadata, str):
+                    metadata = json.loads(metadata)
+                if metadata:
+                    message["metadata"] = metadata
+                if args.get("blocks"):
+                    message["blocks"] = args["blocks"]
+                if not args.get("thread_ts"):  # a thread reply is not in the channel's history
+                    self.messages[args["channel"]].append(message)
+                return {"ok": True, "channel": args["channel"], "ts": ts, "message": message}
+            case "conversations.history":
+                return self._history(args)
             case "chat.update":
                 return {"ok": True, "channel": args["channel"], "ts": args["ts"], "text": args.get("text", "")}
             case "chat.postEphemeral":

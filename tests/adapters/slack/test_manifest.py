@@ -33,5 +33,7 @@ def test_manifest_declares_command_events_scopes_interactivity_and_home() -> Non
         "files:write",
         "files:read",
         "im:write",
+        "channels:history",  # reading a channel back after an interrupted post (with groups:history)
+        "groups:history",
     } <= scopes
     assert len(manifest["display_information"]["description"]) <= 140

@@ -79,9 +79,9 @@ class MemoryDelivery(MemoryTables):
                 continue
             d = _delivery(t, r.id, what)
             state, attempts, due_at, doubts = d
-            if state not in ("due", "sending", "failed"):
+            if state not in ("due", "sending", "failed", *(("gave_up",) if force else ())):
                 continue
-            if not (due_at is None or due_at <= now or (force and state == "failed")):
+            if not (due_at is None or due_at <= now or (force and state in ("failed", "gave_up"))):
                 continue
             doubtful = state == "sending"
             d[:] = ["sending", attempts + 1, utc(lease_until), doubts + int(doubtful)]

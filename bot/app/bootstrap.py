@@ -5,6 +5,7 @@ Dependencies are handed in by name (cosmicpython's bootstrap); nothing reaches b
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 
 from bot.daily.answer_batcher import AnswerBatcher
@@ -18,7 +19,7 @@ from bot.daily.reveals import Reveals
 from bot.features import Features
 from bot.installs.service import Installs
 from bot.kernel.clock import Clock
-from bot.kernel.context import Context, QuestionBank
+from bot.kernel.context import DEFAULT_SEND_LEASE, Context, QuestionBank
 from bot.kernel.metrics import Metrics
 from bot.kernel.platform import ChatPlatform, Platforms
 from bot.kernel.rounds import RoundCache
@@ -44,9 +45,11 @@ def bootstrap(
     metrics: Metrics | None = None,
     *,
     learning: bool = True,
+    send_lease: dt.timedelta = DEFAULT_SEND_LEASE,
 ) -> Features:
     """Every feature of one process over `store`, ready for the adapters (add platforms with
-    `features.context.platforms.add`)."""
+    `features.context.platforms.add`). `send_lease`: how long a claimed post or reveal is this process's
+    (STUDYBOT_SEND_LEASE_SECONDS) before another process may take it up."""
     ctx = Context(
         clock=clock,
         bank=bank,
@@ -55,6 +58,7 @@ def bootstrap(
         metrics=metrics or Metrics(),
         rng=rng or random.Random(),
         learning=learning,
+        send_lease=send_lease,
     )
     rounds = RoundCache()
     catalog = PackCatalog(store, lambda: ctx.bank)

@@ -193,9 +193,11 @@ async def run_bot(settings: Settings) -> int:
                 )
                 return 1
             clock = SystemClock()
-            service = bootstrap(store, bank, clock, metrics=metrics)
+            service = bootstrap(store, bank, clock, metrics=metrics, send_lease=settings.send_lease)
             stack.push_async_callback(service.close)  # commits the answers still in flight
-            scheduler = DailyScheduler(service, clock, misfire_grace=settings.misfire_grace, owns=owns)
+            scheduler = DailyScheduler(
+                service, clock, misfire_grace=settings.misfire_grace, owns=owns, tick=settings.tick
+            )
             schedulers.append(scheduler)
             tune_gc()
             main: asyncio.Future[Any]

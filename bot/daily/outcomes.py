@@ -11,8 +11,6 @@ from bot.daily.values import DueFinish, PostFinish, RevealFinish
 from bot.kernel.group_commit import GroupCommit
 from bot.kernel.values import ChannelRef
 
-SEND_LEASE = dt.timedelta(minutes=2)  # a claimed send is this process's until then (then another may retry)
-
 
 def retry_delay(attempts: int) -> dt.timedelta:
     """Backoff between send attempts: 5 s, 10 s, 20 s ... at most 5 minutes."""

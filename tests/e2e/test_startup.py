@@ -88,6 +88,12 @@ def one_line(proc: subprocess.CompletedProcess[str], code: int = 2) -> str:
 BAD_SETTINGS = [
     ({"STUDYBOT_MISFIRE_GRACE_SECONDS": "1h"}, "STUDYBOT_MISFIRE_GRACE_SECONDS=1h", "whole number of seconds"),
     ({"STUDYBOT_MISFIRE_GRACE_SECONDS": "-5"}, "STUDYBOT_MISFIRE_GRACE_SECONDS=-5", "0 or more"),
+    # issue 30 item 5: the send lease and the tick
+    ({"STUDYBOT_SEND_LEASE_SECONDS": "2m"}, "STUDYBOT_SEND_LEASE_SECONDS=2m", "whole number of seconds, 1 or more"),
+    ({"STUDYBOT_SEND_LEASE_SECONDS": "0"}, "STUDYBOT_SEND_LEASE_SECONDS=0", "whole number of seconds, 1 or more"),
+    ({"STUDYBOT_TICK_SECONDS": "1.5"}, "STUDYBOT_TICK_SECONDS=1.5", "whole number of seconds from 1 to 300"),
+    ({"STUDYBOT_TICK_SECONDS": "0"}, "STUDYBOT_TICK_SECONDS=0", "whole number of seconds from 1 to 300"),
+    ({"STUDYBOT_TICK_SECONDS": "301"}, "STUDYBOT_TICK_SECONDS=301", "whole number of seconds from 1 to 300"),
     ({"STUDYBOT_METRICS_PORT": "abc"}, "STUDYBOT_METRICS_PORT=abc", "port number from 0 to 65535"),
     ({"STUDYBOT_METRICS_PORT": "70000"}, "STUDYBOT_METRICS_PORT=70000", "port number from 0 to 65535"),
     ({"STUDYBOT_SHARD_COUNT": "abc"}, "STUDYBOT_SHARD_COUNT=abc", "1 or more"),

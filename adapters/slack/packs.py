@@ -20,6 +20,7 @@ from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, payload_id, team_of
 from adapters.slack.limits import fit_text, fit_view
 from adapters.slack.mrkdwn import escape
+from adapters.slack.outage import failed
 from bot.kernel.errors import PackError, QuizError
 from bot.kernel.parsing import PACK_NAME
 from bot.kernel.values import ChannelRef
@@ -181,9 +182,8 @@ def register_pack_views(app: AsyncApp, deps: SlackDeps) -> None:
             return
         try:
             text = await import_submission(deps, client, team, user, pack, file_id, replace, channel or user)
-        except Exception:
-            log.exception("pack import failed")
-            text = FAILED
+        except Exception as exc:
+            text = failed(deps.service, exc, "pack import failed") or FAILED
         try:
             await deps.platform.send_direct_mrkdwn(ChannelRef(PLATFORM, team, channel or user), user, fit_text(text))
         except SlackApiError as exc:

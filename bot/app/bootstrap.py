@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import secrets
 
 from bot.daily.answer_batcher import AnswerBatcher
 from bot.daily.answers import AnswerDesk
@@ -21,6 +22,7 @@ from bot.installs.service import Installs
 from bot.kernel.clock import Clock
 from bot.kernel.context import DEFAULT_SEND_LEASE, Context, QuestionBank
 from bot.kernel.metrics import Metrics
+from bot.kernel.outage import StoreOutage
 from bot.kernel.platform import ChatPlatform, Platforms
 from bot.kernel.rounds import RoundCache
 from bot.kernel.values import RoundKind
@@ -34,6 +36,9 @@ from bot.reports.service import ReportDesk
 from bot.seasons.service import Seasons
 from bot.store.ports import Store
 from bot.suggestions.service import Suggestions
+
+OUTAGE_PROBE = "outage-probe"  # the scope of the small writes that tell a store that was down is back
+PROBE_KEEP = dt.timedelta(seconds=1)
 
 
 def bootstrap(
@@ -59,6 +64,9 @@ def bootstrap(
         rng=rng or random.Random(),
         learning=learning,
         send_lease=send_lease,
+        outage=StoreOutage(
+            probe=lambda: store.remember_once(OUTAGE_PROBE, secrets.token_hex(8), clock.now(), PROBE_KEEP)
+        ),
     )
     rounds = RoundCache()
     catalog = PackCatalog(store, lambda: ctx.bank)
@@ -66,10 +74,10 @@ def bootstrap(
     seasons = Seasons(ctx, store)
     recaps = Recaps(ctx, store, seasons)
     channels = ChannelSettings(ctx, store, catalog, seasons)
-    outcomes = SendOutcomes(store)
+    outcomes = SendOutcomes(store, ctx.outage)
     reveals = Reveals(ctx, store, catalog, rounds, outcomes)
     posting = Posting(ctx, store, catalog, reports, channels, reveals, seasons, rounds, outcomes)
-    answers = AnswerDesk(ctx, store, catalog, rounds, AnswerBatcher(store, clock.now))
+    answers = AnswerDesk(ctx, store, catalog, rounds, AnswerBatcher(store, clock.now, outage=ctx.outage))
     boards = Boards(ctx, store)
     practice = Practice(ctx, store, catalog, reports, boards, channels, answers, rounds)
     answers.register(RoundKind.PRACTICE, practice)

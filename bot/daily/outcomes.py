@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from bot.daily.store import DeliveryStore
 from bot.daily.values import DueFinish, PostFinish, RevealFinish
 from bot.kernel.group_commit import GroupCommit
+from bot.kernel.outage import StoreOutage
 from bot.kernel.values import ChannelRef
 
 
@@ -20,11 +21,11 @@ def retry_delay(attempts: int) -> dt.timedelta:
 class SendOutcomes:
     """Group commits of post, reveal and due-channel outcomes (one store call for what finishes together)."""
 
-    def __init__(self, store: DeliveryStore) -> None:
+    def __init__(self, store: DeliveryStore, outage: StoreOutage | None = None) -> None:
         self._store = store
-        self._posts: GroupCommit[PostFinish, None] = GroupCommit(self._store_posts)
-        self._reveals: GroupCommit[RevealFinish, None] = GroupCommit(self._store_reveals)
-        self._dues: GroupCommit[DueFinish, None] = GroupCommit(self._store_dues)
+        self._posts: GroupCommit[PostFinish, None] = GroupCommit(self._store_posts, outage=outage)
+        self._reveals: GroupCommit[RevealFinish, None] = GroupCommit(self._store_reveals, outage=outage)
+        self._dues: GroupCommit[DueFinish, None] = GroupCommit(self._store_dues, outage=outage)
 
     async def _store_posts(self, items: Sequence[PostFinish]) -> list[None]:
         await self._store.finish_posts(items)

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 from bot.kernel.clock import Clock
 from bot.kernel.metrics import Metrics
+from bot.kernel.outage import StoreOutage
 from bot.kernel.platform import Platforms
 from bot.kernel.store import SpaceStore
 from bot.kernel.values import CommandNames, Difficulty, Question
@@ -43,6 +44,7 @@ class Context:
     grace: dt.timedelta = DEFAULT_GRACE  # the scheduler sets the configured misfire grace
     send_lease: dt.timedelta = DEFAULT_SEND_LEASE  # STUDYBOT_SEND_LEASE_SECONDS: how long a claimed send is ours
     learning: bool = True  # answers update the learners' FSRS cards (off only to measure its cost)
+    outage: StoreOutage = field(default_factory=StoreOutage)  # the store's outages, told once (bot.kernel.outage)
 
     def now(self) -> dt.datetime:
         return self.clock.now()

@@ -24,9 +24,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from adapters.console.channel import STORE_DOWN, STORE_DOWN_ANSWER, ConsoleChannel
+from adapters.console.channel import ConsoleChannel
 from bot.app.bootstrap import bootstrap
 from bot.app.config import Settings
+from bot.kernel.outage import STORE_DOWN
 from tests.support.fakes import FixedClock, make_bank, write_bank_files
 from tests.support.memory_store import InMemoryStore
 
@@ -453,13 +454,15 @@ async def test_a_store_error_never_ends_the_console(caplog):
     for line in ("/quiz answer A", "/quiz answer B", "/quiz leaderboard", "/quiz leaderboard"):
         assert await console.handle(line) is True
     text = out.getvalue()
-    assert text.count(f"(private to you) {STORE_DOWN_ANSWER}") == 2
-    assert text.count(f"(private to you) {STORE_DOWN}") == 2
+    assert text.count(f"(private to you) {STORE_DOWN}") == 4  # answers and reads alike
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
-    assert [r.name for r in errors] == ["bot.daily.answer_batcher", "adapters.console.channel"]  # once each, per outage
+    assert [r.name for r in errors] == ["bot.kernel.outage"]  # once per outage, by the one shared reporter
     store.down = False
     assert await console.handle("/quiz answer C")
     assert "Your answer C is locked in" in out.getvalue()  # the database is back: so is the console
+    assert [r.getMessage()[:27] for r in caplog.records if r.levelno == logging.WARNING] == [
+        "the database is back after "
+    ]
     await service.close()
     await store.close()
 

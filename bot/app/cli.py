@@ -234,19 +234,33 @@ async def run_bot(settings: Settings) -> int:
             return 0
 
 
+def health_check(store: Store, schedulers: list[DailyScheduler]) -> Callable[[], Awaitable[bool]]:
+    """/healthz: the store answers and the scheduler runs. While the store is out, unhealthy without a log line
+    per probe of the endpoint (the process's StoreOutage says once that it is down)."""
+
+    async def healthy() -> bool:
+        try:
+            await store.schema_version()
+        except Exception as exc:
+            if schedulers and schedulers[0].service.context.outage.failed(exc):
+                return False
+            raise  # logged by the endpoint
+        return bool(schedulers) and schedulers[0].scheduler.running
+
+    return healthy
+
+
 async def _serve_health(
     settings: Settings, metrics: Metrics, store: Store, schedulers: list[DailyScheduler]
 ) -> asyncio.Server:
     """/healthz and /metrics; healthy once the scheduler (appended to `schedulers` later) runs."""
     from bot.app.health import serve_health
 
-    async def healthy() -> bool:
-        await store.schema_version()
-        return bool(schedulers) and schedulers[0].scheduler.running
-
     assert settings.metrics_port is not None
     try:
-        return await serve_health(settings.metrics_host, settings.metrics_port, metrics, healthy)
+        return await serve_health(
+            settings.metrics_host, settings.metrics_port, metrics, health_check(store, schedulers)
+        )
     except OSError as exc:
         reason = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else _first_line(exc)
         raise StartupError(

@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 #: The private reply to a request the store could not take (every platform, every command).
 STORE_DOWN = "studybot cannot record answers right now; try again in a minute."
 PROBE_EVERY = 2.0  # seconds between probes of a store that is down
+PROBE_WAIT = 5.0  # seconds a probe may take (a store that hangs is still down)
 
 _SQLITE_OUTAGES = (
     "SQLITE_FULL",
@@ -105,11 +106,12 @@ class StoreOutage:
         self,
         probe: Callable[[], Awaitable[object]] | None = None,
         *,
-        every: float = PROBE_EVERY,
+        probe_every: float = PROBE_EVERY,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._probe = probe
-        self._every = every
+        self.probe_every = probe_every  # seconds between probes while down (tests shorten it)
+        self.probe_wait = PROBE_WAIT
         self._monotonic = monotonic
         self._since: float | None = None
         self._probing: asyncio.Task[None] | None = None
@@ -160,9 +162,9 @@ class StoreOutage:
     async def _probe_until_back(self) -> None:
         assert self._probe is not None
         while self._since is not None:
-            await asyncio.sleep(self._every)
+            await asyncio.sleep(self.probe_every)
             try:
-                await self._probe()
+                await asyncio.wait_for(self._probe(), self.probe_wait)
             except Exception as exc:  # noqa: BLE001 - still down (or worse): the next probe tries again
                 log.debug("the database is still unavailable: %s", describe(exc))
                 continue

@@ -73,7 +73,7 @@ async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) 
         await private(respond, exc.message)
         return
     except Exception as exc:
-        await private(respond, failed(deps.service, exc, "answer button on round %d failed", round_id) or FAILED)
+        await private(respond, failed(deps.service, exc, log, "answer button on round %d failed", round_id) or FAILED)
         return
     if outcome.verdict is not None:  # practice: judged at once; the verdict replaces the question
         await respond(
@@ -109,7 +109,7 @@ async def start_review_in_dm(deps: SlackDeps, client: Any, body: dict) -> None:
                 channel=user, text=fit_text(question_text(result)), blocks=fit_blocks(question_blocks(result))
             )
     except Exception as exc:
-        if failed(deps.service, exc, "the App Home review for %s failed", user) is not None:
+        if failed(deps.service, exc, log, "the App Home review for %s failed", user) is not None:
             with contextlib.suppress(Exception):  # best effort: the store is down, Slack may be fine
                 await client.chat_postMessage(channel=user, text=STORE_DOWN)
 

@@ -100,7 +100,7 @@ async def run_quiz(deps: SlackDeps, client: AsyncWebClient, body: dict, context_
             return Reply(f"I cannot post in that channel ({error}): invite me with `/invite @studybot` first.")
         return Reply(f"Slack refused that ({error}).")
     except Exception as exc:
-        return Reply(escape(failed(deps.service, exc, "/quiz failed") or FAILED))
+        return Reply(escape(failed(deps.service, exc, log, "/quiz failed") or FAILED))
 
 
 class SlackSource:

@@ -55,7 +55,7 @@ async def answer_by_reaction(deps: SlackDeps, body: dict, event: dict, context_t
     except QuizError as exc:
         text = exc.message
     except Exception as exc:
-        text = failed(deps.service, exc, "reaction answer on message %s failed", ts) or FAILED
+        text = failed(deps.service, exc, log, "reaction answer on message %s failed", ts) or FAILED
     try:
         await deps.platform.send_private(ChannelRef(PLATFORM, team, channel), user, text)
     except SlackApiError as exc:
@@ -80,4 +80,4 @@ async def publish_home(
     except SlackApiError as exc:
         log.warning("views.publish failed: %s", exc.response.get("error"))
     except Exception as exc:
-        failed(deps.service, exc, "App Home for %s failed", user)  # nobody to tell: the tab stays as it was
+        failed(deps.service, exc, log, "App Home for %s failed", user)  # nobody to tell: the tab stays as it was

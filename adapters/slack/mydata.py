@@ -53,7 +53,7 @@ async def forget_click(deps: SlackDeps, body: dict[str, Any], respond: Any) -> N
         done = await deps.service.mydata.forget_me(PLATFORM, team, user)
         text = done.text
     except Exception as exc:
-        text = failed(deps.service, exc, "forget-me failed") or (
+        text = failed(deps.service, exc, log, "forget-me failed") or (
             "Something went wrong on our side and nothing was deleted; please try again in a minute."
         )
     try:

@@ -33,12 +33,12 @@ FollowUp = Callable[[], Awaitable[object]]
 _pending: set[asyncio.Task[object]] = set()  # follow-ups in flight (kept from the garbage collector)
 
 
-def failed(service: Features, exc: BaseException, what: str, *args: object) -> str | None:
+def failed(service: Features, exc: BaseException, logger: logging.Logger, what: str, *args: object) -> str | None:
     """The note for a listener's failure: STORE_DOWN when the store is out (told once by the process's
-    StoreOutage); None for anything else, which is logged here with its traceback."""
+    StoreOutage); None for anything else, which `logger` logs with its traceback."""
     if service.context.outage.failed(exc):
         return STORE_DOWN
-    log.error(what, *args, exc_info=exc)
+    logger.error(what, *args, exc_info=exc)
     return None
 
 

@@ -183,7 +183,7 @@ def register_pack_views(app: AsyncApp, deps: SlackDeps) -> None:
         try:
             text = await import_submission(deps, client, team, user, pack, file_id, replace, channel or user)
         except Exception as exc:
-            text = failed(deps.service, exc, "pack import failed") or FAILED
+            text = failed(deps.service, exc, log, "pack import failed") or FAILED
         try:
             await deps.platform.send_direct_mrkdwn(ChannelRef(PLATFORM, team, channel or user), user, fit_text(text))
         except SlackApiError as exc:

@@ -103,5 +103,5 @@ def register_reports(app: AsyncApp, deps: SlackDeps) -> None:
         except QuizError as exc:
             text = exc.message
         except Exception as exc:
-            text = failed(deps.service, exc, "the report on round %d failed", round_id) or SORRY
+            text = failed(deps.service, exc, log, "the report on round %d failed", round_id) or SORRY
         await ack(response_action="update", view=done_view(text))

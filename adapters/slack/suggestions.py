@@ -143,7 +143,8 @@ async def submit(deps: SlackDeps, ack: Any, body: dict, view: dict) -> None:
         return
     except Exception as exc:
         note = (
-            failed(deps.service, exc, "a suggestion from %s failed", user) or "Something went wrong; please try again."
+            failed(deps.service, exc, log, "a suggestion from %s failed", user)
+            or "Something went wrong; please try again."
         )
         await ack(response_action="errors", errors={"suggest_topic": note})
         return

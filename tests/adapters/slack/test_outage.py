@@ -167,3 +167,57 @@ async def test_a_store_that_does_not_answer_still_gets_slack_its_ack_in_time(
         await asyncio.sleep(0.05)
     assert not slack.service.context.outage.down
     assert (await slack.command("leaderboard week")).text == ""  # run again: its reply goes to the response_url
+
+
+async def test_a_store_failing_under_a_listener_gets_the_private_note_too(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The replay check went through, then the database failed under the listener (or Socket Mode, which has no
+    replay guard): the command's reply and the button's note are the private "try again", the outage is told
+    once, and a bug is still a bug (its own ERROR with a traceback, the generic apology)."""
+    import sqlite3
+
+    slack = await SlackHarness.start(tmp_path)
+    try:
+        round_ = await slack.daily_round()
+        store = slack.store
+        real_board, real_add = store.leaderboard, store.add_answers
+
+        async def io_error(*args: object, **kwargs: object) -> object:
+            raise sqlite3.OperationalError("disk I/O error")
+
+        outage = slack.service.context.outage
+        outage.probe_every = 0.1
+        store.add_answers = io_error  # type: ignore[method-assign]
+        caplog.set_level(logging.INFO)
+        assert private_note(await slack.reply(await slack.click(round_.id, 1)))  # the answer batch failed
+        refused = await slack.command("leaderboard week")  # known to be down now: refused at the door
+        assert json.loads(refused.text) == {"response_type": "ephemeral", "text": STORE_DOWN}
+        store.add_answers = real_add  # type: ignore[method-assign]
+        for _ in range(100):
+            if not outage.down:
+                break
+            await asyncio.sleep(0.05)
+        assert "locked in" in (await slack.reply(await slack.click(round_.id, 1))).args["text"]
+
+        store.leaderboard = io_error  # type: ignore[method-assign]
+        assert (await slack.reply(await slack.command("leaderboard week"))).args["text"] == STORE_DOWN  # /quiz
+        store.leaderboard = real_board  # type: ignore[method-assign]
+        for _ in range(100):
+            if not outage.down:
+                break
+            await asyncio.sleep(0.05)
+
+        async def bug(*args: object, **kwargs: object) -> object:
+            raise KeyError("a bug")
+
+        store.leaderboard = bug  # type: ignore[method-assign]
+        assert "Something went wrong" in (await slack.reply(await slack.command("leaderboard week"))).args["text"]
+        store.leaderboard = real_board  # type: ignore[method-assign]
+    finally:
+        await slack.close()
+    loud = [(r.name, r.levelname, bool(r.exc_info)) for r in caplog.records if r.levelno >= logging.WARNING]
+    assert loud == [
+        *[("bot.kernel.outage", "ERROR", False), ("bot.kernel.outage", "WARNING", False)] * 2,  # two outages
+        ("adapters.slack.commands", "ERROR", True),  # the bug
+    ], loud

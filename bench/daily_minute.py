@@ -147,8 +147,8 @@ from bench.common import synthetic_bank
 from bot.app.bootstrap import bootstrap
 from bot.app.runtime import tune_gc
 from bot.app.scheduler import DailyScheduler
-from bot.daily.outcomes import SEND_LEASE
 from bot.daily.values import PostFinish
+from bot.kernel.context import DEFAULT_SEND_LEASE as SEND_LEASE
 from bot.kernel.values import ChannelConfig, ChannelRef, NewAnswer, Period
 from bot.store.ports import Store
 from bot.store.sqlite import SqliteStore

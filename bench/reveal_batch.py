@@ -32,7 +32,7 @@ import time
 
 from bench.daily_minute import DEFAULT_URL, INSTANT, channel_refs, postgres_store, seed, sqlite_store
 from bot.daily.delivery import REVEAL_BATCH
-from bot.daily.outcomes import SEND_LEASE
+from bot.kernel.context import DEFAULT_SEND_LEASE as SEND_LEASE
 from bot.kernel.scoring import score_daily_round
 from bot.store.sqlite import SqliteStore
 

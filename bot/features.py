@@ -57,3 +57,4 @@ class Features:
         await self.answers.close()
         await self.practice.close()
         await self.outcomes.close()
+        await self.context.outage.close()

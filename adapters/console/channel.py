@@ -27,13 +27,13 @@ from adapters.console.render import (
     reveal_text,
     stats_text,
 )
-from bot.daily.answers import STORE_UNAVAILABLE
 from bot.daily.cards import StatsCard
 from bot.features import Features
 from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard, RevealCard
 from bot.kernel.echo import echo
 from bot.kernel.errors import AlreadyPosted, BadSetting, NothingOpen, PackError, QuizError, UnknownRound
 from bot.kernel.files import write_new
+from bot.kernel.outage import STORE_DOWN
 from bot.kernel.parsing import parse_choice
 from bot.kernel.values import Actor, ChannelRef, CommandNames
 from bot.mydata.export import MissesExport
@@ -64,8 +64,7 @@ from bot.text.runner import (
 
 log = logging.getLogger(__name__)
 
-STORE_DOWN_ANSWER = STORE_UNAVAILABLE
-STORE_DOWN = "the database is unavailable; try again in a moment"
+FAILED = "Something went wrong on our side; please try again in a minute."
 
 CONSOLE_REF = ChannelRef("console", "local", "terminal")
 OWNER = "you"
@@ -168,8 +167,6 @@ class ConsoleChannel:
         self.practice: dict[str, int] = {}  # user -> open practice round
         self.export_dir: Path | None = None  # where /quiz admin export writes (default: the current directory)
         self.platform = ConsolePlatform(self.say)
-        self._store_down = False
-        self._outage_logged = False
         service.context.platforms.add(self.platform)
 
     def say(self, text: str) -> None:
@@ -237,22 +234,18 @@ class ConsoleChannel:
             lines.close()
 
     async def handle(self, line: str) -> bool:
-        """Run one typed line; False when the user asked to quit. A store failure is told to the user and
-        logged once per outage; the console keeps running and recovers when the store does."""
+        """Run one typed line; False when the user asked to quit. A store outage is told to the user ("try
+        again in a minute") and logged once per outage by the process's StoreOutage (bot.kernel.outage); any
+        other failure is logged. The console keeps running either way and recovers when the store does."""
         try:
-            keep_going = await self._handle(line)
+            return await self._handle(line)
         except Exception as exc:  # noqa: BLE001 - the store (or its connection) failed under this command
-            is_answer = len(line) == 1 or " answer" in f" {line.lower()}"
-            self.say(f"(private to {self.user}) {STORE_DOWN_ANSWER if is_answer else STORE_DOWN}")
-            if not self._outage_logged and not is_answer:  # a failed answer is logged by the answer batcher
-                log.error("the database is unavailable: %s", str(exc).splitlines()[0] if str(exc) else type(exc))
-                self._outage_logged = True
-            self._store_down = True
+            if self.service.context.outage.failed(exc):
+                self.say(f"(private to {self.user}) {STORE_DOWN}")
+            else:
+                log.exception("the command %s failed", echo(repr(line[:40])))
+                self.say(f"(private to {self.user}) {FAILED}")
             return True
-        if self._store_down:
-            log.warning("the database answers again")
-            self._store_down = self._outage_logged = False
-        return keep_going
 
     async def _handle(self, line: str) -> bool:
         if not line:

@@ -18,6 +18,7 @@ from adapters.discord.views import question_view, report_view
 from bot.kernel.cards import AnswerOutcome
 from bot.kernel.echo import echo
 from bot.kernel.errors import QuizError, ReactionsOff, UnknownRound
+from bot.kernel.outage import STORE_DOWN
 from bot.kernel.parsing import parse_choice
 from bot.kernel.parsing import parse_round_id as parse_round
 
@@ -70,8 +71,9 @@ async def handle_reaction(client: discord.Client, payload: discord.RawReactionAc
     """A reaction added anywhere the bot can see. Stray ones are ignored silently; nothing raises."""
     try:
         await _handle_reaction(client, payload)
-    except Exception:
-        log.exception("could not handle a reaction on message %s", payload.message_id)
+    except Exception as exc:
+        if not quiz_bot(client).service.context.outage.failed(exc):
+            log.error("could not handle a reaction on message %s", payload.message_id, exc_info=exc)
 
 
 async def _handle_reaction(client: discord.Client, payload: discord.RawReactionActionEvent) -> None:
@@ -100,6 +102,10 @@ async def _handle_reaction(client: discord.Client, payload: discord.RawReactionA
         return  # a regional indicator on a message that is not a question: not ours
     except QuizError as exc:
         text = exc.message
+    except Exception as exc:  # the store's outage (told once by the StoreOutage): the member is told privately
+        if not bot.service.context.outage.failed(exc):
+            raise
+        text = STORE_DOWN
     await _hide(client, payload)
     await bot.platform.send_private(ref, user_id, text)
 

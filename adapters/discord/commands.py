@@ -18,12 +18,13 @@ from adapters.discord.payloads import is_personal_space, unreadable
 from adapters.discord.quizadmin import QuizAdmin
 from adapters.discord.quizconfig import QuizConfig
 from adapters.discord.render import leaderboard_embed, packs_embed, question_embed, stats_embed
-from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, learner_ref, ref_of, respond
+from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, learner_ref, quiz_bot, ref_of, respond
 from adapters.discord.suggestions import SuggestModal
 from adapters.discord.teams import team_board_embed, team_command
 from adapters.discord.views import question_view
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting
+from bot.kernel.outage import STORE_DOWN
 from bot.kernel.parsing import parse_choice, parse_period
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import LETTERS, Difficulty
@@ -296,6 +297,8 @@ class QuizTree(app_commands.CommandTree):
         elif isinstance(error, app_commands.TransformerError):
             text = f"I could not use {echo(repr(error.value))} there (I may not be able to see that channel)."
             log.info("transformer error: %s", echo(str(error), 300))
+        elif quiz_bot(interaction.client).service.context.outage.failed(error):
+            text = STORE_DOWN  # told once per outage by the process's StoreOutage
         else:
             text = SORRY
             log.error("command %s failed", interaction.command and interaction.command.qualified_name, exc_info=error)

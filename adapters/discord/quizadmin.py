@@ -1,11 +1,14 @@
 """/quizadmin: question packs for server managers (import a YAML or CSV attachment, export a pack as a file).
 
-The adapter only moves bytes: the core checks the admin flag, the size, the file and the pack name."""
+The adapter only moves bytes: the core checks the admin flag, the size, the file and the pack name. An
+attachment is downloaded in chunks and refused as soon as it passes 1 MiB, whatever size Discord declared."""
 
 from __future__ import annotations
 
 import io
+import logging
 
+import aiohttp
 import discord
 from discord import app_commands
 
@@ -13,7 +16,13 @@ from adapters.discord.markdown import escape, plain
 from adapters.discord.replies import Reply, actor_of, bot_of, ref_of, respond
 from adapters.discord.suggestions import suggestions_reply
 from bot.kernel.errors import PackError
-from bot.packs.files import format_of, problem_text
+from bot.packs.files import MAX_UPLOAD_BYTES, format_of, problem_text, read_capped, too_large
+
+log = logging.getLogger(__name__)
+
+DOWNLOAD_SECONDS = 30
+CHUNK = 64 * 1024  # an attachment is read this much at a time
+NOT_DOWNLOADED = "{label}: the file could not be downloaded from Discord; nothing was imported. Attach it again."
 
 FORMATS = [app_commands.Choice(name="YAML", value="yaml"), app_commands.Choice(name="CSV", value="csv")]
 RESOLUTIONS = [
@@ -22,6 +31,25 @@ RESOLUTIONS = [
     app_commands.Choice(name="edit: hold it while you fix your own pack", value="edit"),
 ]
 RESOLVE_HINT = "/quizadmin resolve report:ID action:keep|hold|edit"
+
+
+async def download(attachment: discord.Attachment) -> bytes:
+    """The attachment's bytes from Discord's CDN, read as they stream in and refused past 1 MiB (the declared
+    length first, then as it arrives): a file larger than it claimed is never read whole."""
+    label = attachment.filename
+    try:
+        async with (
+            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=DOWNLOAD_SECONDS)) as session,
+            session.get(attachment.url) as resp,
+        ):
+            if resp.status != 200:
+                raise PackError(f"{label}: Discord would not hand over the file (HTTP {resp.status}); attach it again.")
+            if resp.content_length is not None and resp.content_length > MAX_UPLOAD_BYTES:
+                raise too_large(label)
+            return await read_capped(resp.content.iter_chunked(CHUNK), label)
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        log.warning("pack import: the download of an attachment failed: %s", type(exc).__name__)
+        raise PackError(NOT_DOWNLOADED.format(label=label)) from None
 
 
 class QuizAdmin(app_commands.Group):
@@ -56,7 +84,7 @@ class QuizAdmin(app_commands.Group):
                     await actor_of(interaction),
                     ref,
                     pack.strip().lower(),
-                    file.read,
+                    lambda: download(file),
                     format_of(file.filename),
                     replace=replace,
                     label=file.filename,

@@ -1,8 +1,9 @@
 """Interaction plumbing: who asks (Actor), where (ChannelRef), and one private reply within Discord's 3 s.
 
 `respond` runs the work; if it is not done after `defer_after` seconds the interaction is deferred (ephemeral
-"thinking") and the reply is filled in when the work ends. Core errors become their own message; anything else
-is logged and answered with a generic apology. Nothing raises out of here.
+"thinking") and the reply is filled in when the work ends. Core errors become their own message; a store outage
+becomes studybot's "try again in a minute" (logged once per outage by the process's StoreOutage, not per
+interaction); anything else is logged and answered with a generic apology. Nothing raises out of here.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from adapters.discord.limits import NO_PINGS, fit_content, fit_embeds
 from adapters.discord.markdown import escape
 from adapters.discord.payloads import is_personal_space, practice_space
 from bot.kernel.errors import QuizError
+from bot.kernel.outage import STORE_DOWN
 from bot.kernel.values import Actor, ChannelRef, CommandNames
 
 if TYPE_CHECKING:
@@ -129,8 +131,10 @@ async def _settle(work: Awaitable[Reply], interaction: discord.Interaction) -> R
         return await work
     except QuizError as exc:  # it may quote what was typed: `__x__` must read as typed, not underlined
         return Reply(escape(exc.message))
-    except Exception:
-        log.exception("interaction %s (%s) failed", interaction.id, _describe(interaction))
+    except Exception as exc:
+        if bot_of(interaction).service.context.outage.failed(exc):
+            return Reply(STORE_DOWN)
+        log.error("interaction %s (%s) failed", interaction.id, _describe(interaction), exc_info=exc)
         return Reply(SORRY)
 
 

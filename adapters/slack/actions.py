@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any
 
@@ -23,8 +24,10 @@ from adapters.slack.ids import (
 from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mrkdwn import escape
 from adapters.slack.mydata import FORGET_ACTION, forget_click
+from adapters.slack.outage import failed
 from bot.kernel.echo import echo
 from bot.kernel.errors import QuizError
+from bot.kernel.outage import STORE_DOWN
 from bot.kernel.values import ChannelRef
 from bot.practice.cards import ReviewEmpty
 
@@ -69,9 +72,8 @@ async def answer_click(deps: SlackDeps, body: dict, action: dict, respond: Any) 
     except QuizError as exc:
         await private(respond, exc.message)
         return
-    except Exception:
-        log.exception("answer button on round %d failed", round_id)
-        await private(respond, FAILED)
+    except Exception as exc:
+        await private(respond, failed(deps.service, exc, log, "answer button on round %d failed", round_id) or FAILED)
         return
     if outcome.verdict is not None:  # practice: judged at once; the verdict replaces the question
         await respond(
@@ -106,8 +108,10 @@ async def start_review_in_dm(deps: SlackDeps, client: Any, body: dict) -> None:
             await client.chat_postMessage(
                 channel=user, text=fit_text(question_text(result)), blocks=fit_blocks(question_blocks(result))
             )
-    except Exception:
-        log.exception("the App Home review for %s failed", user)
+    except Exception as exc:
+        if failed(deps.service, exc, log, "the App Home review for %s failed", user) is not None:
+            with contextlib.suppress(Exception):  # best effort: the store is down, Slack may be fine
+                await client.chat_postMessage(channel=user, text=STORE_DOWN)
 
 
 async def private(respond: Any, text: str) -> None:

@@ -10,6 +10,7 @@ Without them, one SLACK_BOT_TOKEN serves one workspace."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -31,8 +32,10 @@ from adapters.slack.commands import register_commands
 from adapters.slack.dedupe import dedupe_middleware
 from adapters.slack.deps import SlackDeps
 from adapters.slack.events import register_events
+from adapters.slack.ids import PLATFORM
 from adapters.slack.logsafe import install as redact_logs
 from adapters.slack.options import EVENTS_PATH, SlackOptions
+from adapters.slack.outage import follow_up, refusal
 from adapters.slack.packs import register_pack_views
 from adapters.slack.permissions import AdminPolicy
 from adapters.slack.platform import SlackPlatform, make_client
@@ -100,7 +103,7 @@ def build_slack_app(
     register_pack_views(app, deps)
     register_suggestions(app, deps)
     register_reports(app, deps)
-    app.error(on_error)
+    app.error(error_handler(service))
     return SlackBot(app, deps, RequestGuard(signing_secret, service, EVENTS_PATH))
 
 
@@ -168,13 +171,25 @@ def describe(body: dict) -> str:
     return f"{body.get('type') or ('slash_command' if 'command' in body else 'unknown')} {detail}".strip()
 
 
-async def on_error(error: Exception, body: dict) -> BoltResponse | None:
-    """Payloads with no listener are acknowledged and logged at debug; real failures are logged."""
-    if isinstance(error, BoltUnhandledRequestError):
-        log.debug("acknowledged an unhandled Slack payload: %s", describe(body))
-        return BoltResponse(status=200, body="")
-    log.error("Slack listener failed on %s", describe(body), exc_info=error)
-    return None
+def error_handler(service: Features) -> Callable[..., Awaitable[BoltResponse | None]]:
+    """bolt's error handler for listeners and middleware: payloads with no listener are acknowledged and logged
+    at debug; a store outage is told once by the process's StoreOutage (and a request not yet acknowledged
+    gets the private "try again"); real failures are logged."""
+
+    async def on_error(error: Exception, body: dict, response: BoltResponse | None = None) -> BoltResponse | None:
+        if isinstance(error, BoltUnhandledRequestError):
+            log.debug("acknowledged an unhandled Slack payload: %s", describe(body))
+            return BoltResponse(status=200, body="")
+        if service.context.outage.failed(error):
+            if response is None:  # acknowledged already: the listener had its chance to tell the member
+                return None
+            ack, then = refusal(body, service.context.platforms.get(PLATFORM))
+            follow_up(then)
+            return BoltResponse(status=200, body=json.dumps(ack) if ack is not None else "")
+        log.error("Slack listener failed on %s", describe(body), exc_info=error)
+        return None
+
+    return on_error
 
 
 class GuardedSocketModeHandler(AsyncSocketModeHandler):

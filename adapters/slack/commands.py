@@ -28,6 +28,7 @@ from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, parse_channel, parse_user, team_of
 from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mydata import deliver_export, forget_prompt_blocks
+from adapters.slack.outage import failed
 from adapters.slack.packs import open_import_form, send_export
 from adapters.slack.suggestions import suggest_view, suggestions_blocks
 from adapters.slack.teams import team_board_blocks
@@ -100,9 +101,8 @@ async def run_quiz(deps: SlackDeps, client: AsyncWebClient, body: dict, context_
         if error in CHANNEL_ERRORS:
             return Reply(f"I cannot post in that channel ({error}): invite me with `/invite @studybot` first.")
         return Reply(f"Slack refused that ({error}).")
-    except Exception:
-        log.exception("/quiz failed")
-        return Reply(FAILED)
+    except Exception as exc:
+        return Reply(escape(failed(deps.service, exc, log, "/quiz failed") or FAILED))
 
 
 class SlackSource:

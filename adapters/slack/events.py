@@ -14,6 +14,7 @@ from adapters.slack.commands import FAILED
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, choice_for_reaction, message_id, message_of, team_of, user_of
 from adapters.slack.limits import fit_view
+from adapters.slack.outage import failed
 from bot.kernel.echo import echo
 from bot.kernel.errors import NotAQuestion, QuizError, ReactionsOff
 from bot.kernel.values import ChannelRef, Period
@@ -53,9 +54,8 @@ async def answer_by_reaction(deps: SlackDeps, body: dict, event: dict, context_t
         return
     except QuizError as exc:
         text = exc.message
-    except Exception:
-        log.exception("reaction answer on message %s failed", ts)
-        text = FAILED
+    except Exception as exc:
+        text = failed(deps.service, exc, log, "reaction answer on message %s failed", ts) or FAILED
     try:
         await deps.platform.send_private(ChannelRef(PLATFORM, team, channel), user, text)
     except SlackApiError as exc:
@@ -79,5 +79,5 @@ async def publish_home(
         await client.views_publish(user_id=user, view=fit_view(home_view(stats, board)))
     except SlackApiError as exc:
         log.warning("views.publish failed: %s", exc.response.get("error"))
-    except Exception:
-        log.exception("App Home for %s failed", user)
+    except Exception as exc:
+        failed(deps.service, exc, log, "App Home for %s failed", user)  # nobody to tell: the tab stays as it was

@@ -12,6 +12,7 @@ from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, team_of, user_of
 from adapters.slack.limits import fit_text
 from adapters.slack.mrkdwn import escape
+from adapters.slack.outage import failed
 from adapters.slack.platform import SlackPlatform
 from bot.kernel.values import ChannelRef
 from bot.mydata.export import MissesExport
@@ -51,9 +52,10 @@ async def forget_click(deps: SlackDeps, body: dict[str, Any], respond: Any) -> N
     try:
         done = await deps.service.mydata.forget_me(PLATFORM, team, user)
         text = done.text
-    except Exception:
-        log.exception("forget-me failed")
-        text = "Something went wrong on our side and nothing was deleted; please try again in a minute."
+    except Exception as exc:
+        text = failed(deps.service, exc, log, "forget-me failed") or (
+            "Something went wrong on our side and nothing was deleted; please try again in a minute."
+        )
     try:
         await respond(response_type="ephemeral", replace_original=True, text=fit_text(escape(text)))
     except Exception as exc:

@@ -20,11 +20,12 @@ from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, payload_id, team_of
 from adapters.slack.limits import fit_text, fit_view
 from adapters.slack.mrkdwn import escape
+from adapters.slack.outage import failed
 from bot.kernel.errors import PackError, QuizError
 from bot.kernel.parsing import PACK_NAME
 from bot.kernel.values import ChannelRef
 from bot.packs.catalog import PackFile
-from bot.packs.files import MAX_UPLOAD_BYTES, format_of, problem_text
+from bot.packs.files import MAX_UPLOAD_BYTES, format_of, problem_text, read_capped, too_large
 from bot.text.runner import ImportAsked
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,7 @@ IMPORT_VIEW = "studybot.pack_import"
 FILETYPES = ["csv", "yaml", "yml"]
 PROBLEM_CHARS = 12_000  # every problem of a bad file, in one direct message
 DOWNLOAD_SECONDS = 30
+CHUNK = 64 * 1024  # a download is read this much at a time
 FAILED = "Something went wrong on our side, and nothing was imported; please try again in a minute."
 
 
@@ -108,7 +110,6 @@ def read_submission(view: dict[str, Any]) -> tuple[str, str | None, bool, str | 
 async def download(url: str, token: str, label: str) -> bytes:
     """The file's bytes with the bot token; refused past 1 MiB (the declared length first, then as it
     streams), so a huge file is never read whole."""
-    too_big = f"{label}: file too large: more than 1 MiB; split it into several packs"
     timeout = aiohttp.ClientTimeout(total=DOWNLOAD_SECONDS)
     async with (
         aiohttp.ClientSession(timeout=timeout) as session,
@@ -117,13 +118,8 @@ async def download(url: str, token: str, label: str) -> bytes:
         if resp.status != 200:
             raise PackError(f"{label}: Slack would not hand over the file (HTTP {resp.status}); share it again.")
         if resp.content_length is not None and resp.content_length > MAX_UPLOAD_BYTES:
-            raise PackError(too_big)
-        data = bytearray()
-        async for chunk in resp.content.iter_chunked(64 * 1024):
-            data += chunk
-            if len(data) > MAX_UPLOAD_BYTES:
-                raise PackError(too_big)  # the rest is never read
-        return bytes(data)
+            raise too_large(label)
+        return await read_capped(resp.content.iter_chunked(CHUNK), label)  # the rest of a big one is never read
 
 
 async def import_submission(
@@ -186,9 +182,8 @@ def register_pack_views(app: AsyncApp, deps: SlackDeps) -> None:
             return
         try:
             text = await import_submission(deps, client, team, user, pack, file_id, replace, channel or user)
-        except Exception:
-            log.exception("pack import failed")
-            text = FAILED
+        except Exception as exc:
+            text = failed(deps.service, exc, log, "pack import failed") or FAILED
         try:
             await deps.platform.send_direct_mrkdwn(ChannelRef(PLATFORM, team, channel or user), user, fit_text(text))
         except SlackApiError as exc:

@@ -19,6 +19,7 @@ from adapters.slack.blocks import REPORT_ACTION_PREFIX, input_block, metadata, m
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, team_of, user_of
 from adapters.slack.mrkdwn import escape
+from adapters.slack.outage import failed
 from bot.kernel.errors import BadSetting, QuizError
 from bot.kernel.parsing import parse_round_id
 from bot.reports.service import MAX_REPORT_TEXT, REASON_LABELS, clean_text, parse_reason
@@ -101,7 +102,6 @@ def register_reports(app: AsyncApp, deps: SlackDeps) -> None:
             )
         except QuizError as exc:
             text = exc.message
-        except Exception:
-            log.exception("the report on round %d failed", round_id)
-            text = SORRY
+        except Exception as exc:
+            text = failed(deps.service, exc, log, "the report on round %d failed", round_id) or SORRY
         await ack(response_action="update", view=done_view(text))

@@ -6,10 +6,15 @@ payload never reaches a parser. A correctly signed request that was already hand
 again within the window) is refused too; the signatures seen are kept in the store, so every process of
 the bot shares them. Slack's own redeliveries (X-Slack-Retry-Num) are acknowledged without running again.
 A signed payload whose fields bolt cannot read is acknowledged, logged at INFO and ignored.
+
+While the store cannot record (it is down, its disk is full, or the check takes longer than GUARD_WAIT), a
+replay cannot be told from a first delivery: the request is refused, nothing runs, and it is acknowledged at
+once with studybot's private "try again" (adapters/slack/outage.py); the outage is logged once, not per request.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import logging
 from collections.abc import Awaitable, Callable
@@ -17,11 +22,15 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 from slack_sdk.signature import SignatureVerifier
 
+from adapters.slack.ids import PLATFORM
+from adapters.slack.outage import follow_up, parse_body, passes_through, refusal
 from bot.features import Features
+from bot.kernel.errors import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
 WINDOW = dt.timedelta(minutes=5)  # Slack's tolerance for the request timestamp, either way
+GUARD_WAIT = 2.0  # seconds the replay check may take: Slack wants its acknowledgement within 3 s
 REJECTED = "Rejected a request with an invalid signature or a stale timestamp (body withheld)"
 REPLAYED = "Refused a replayed Slack request (the same signature was already handled)"
 UNREADABLE = "Ignored a signed Slack request whose fields are not what Slack documents (%s; body withheld)"
@@ -54,7 +63,12 @@ class RequestGuard:
             log.info(REJECTED)
             return web.Response(status=401)
         assert signature is not None
-        if not await self._service.installs.first_delivery("slack-signature", signature, 2 * WINDOW):
+        first = await self._first_delivery(signature)
+        if first is None:  # the store cannot record: refused, unless it needs no store (Slack's URL check)
+            refused = self._refuse(body, request.content_type)
+            if refused is not None:
+                return refused
+        elif not first:
             if request.headers.get("X-Slack-Retry-Num"):
                 return web.Response(status=200)  # Slack redelivering what we already handled
             log.info(REPLAYED)
@@ -66,3 +80,34 @@ class RequestGuard:
             # have shapes Slack never sends (e.g. "user": 5) is acknowledged and ignored, not a 500 and a traceback
             log.info(UNREADABLE, type(exc).__name__)
             return web.Response(status=200)
+
+    async def _first_delivery(self, signature: str) -> bool | None:
+        """Whether this signature is new (the store remembers it for every process); None while the store
+        cannot record (not even asked while it is known to be down, so the refusal is immediate)."""
+        outage = self._service.context.outage
+        if outage.down:
+            return None
+        try:
+            first = await asyncio.wait_for(
+                self._service.installs.first_delivery("slack-signature", signature, 2 * WINDOW), GUARD_WAIT
+            )
+        except TimeoutError:
+            outage.failed(StoreUnavailable(f"the replay check had no answer from the database within {GUARD_WAIT:g} s"))
+            return None
+        except Exception as exc:
+            if not outage.failed(exc):
+                raise  # not the store's outage: a failure as any other
+            return None
+        outage.recovered()  # the store recorded it
+        return first
+
+    def _refuse(self, body: bytes, content_type: str) -> web.StreamResponse | None:
+        """The acknowledgement of a request refused while the store cannot record (the private note in it or
+        sent right after it); None for a request that needs no store."""
+        payload = parse_body(body, content_type)
+        if passes_through(payload):
+            return None
+        ack, then = refusal(payload, self._service.context.platforms.get(PLATFORM))
+        follow_up(then)
+        log.debug("refused a Slack request: the database cannot record right now")
+        return web.json_response(ack) if ack is not None else web.Response(status=200)

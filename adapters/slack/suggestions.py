@@ -14,6 +14,7 @@ from adapters.slack.blocks import Block, section
 from adapters.slack.deps import SlackDeps
 from adapters.slack.ids import PLATFORM, payload_id, team_of, user_of
 from adapters.slack.mrkdwn import escape
+from adapters.slack.outage import failed
 from bot.kernel.errors import BadSuggestion, QuizError
 from bot.kernel.values import LETTERS, ChannelRef
 from bot.suggestions.service import DAILY_LIMIT, SuggestionForm, SuggestionsCard, suggested_text, summary
@@ -140,9 +141,12 @@ async def submit(deps: SlackDeps, ack: Any, body: dict, view: dict) -> None:
     except QuizError as exc:  # e.g. the daily limit
         await ack(response_action="errors", errors={"suggest_topic": exc.message[:150]})
         return
-    except Exception:
-        log.exception("a suggestion from %s failed", user)
-        await ack(response_action="errors", errors={"suggest_topic": "Something went wrong; please try again."})
+    except Exception as exc:
+        note = (
+            failed(deps.service, exc, log, "a suggestion from %s failed", user)
+            or "Something went wrong; please try again."
+        )
+        await ack(response_action="errors", errors={"suggest_topic": note})
         return
     await ack()
     try:

@@ -5,7 +5,9 @@ Dependencies are handed in by name (cosmicpython's bootstrap); nothing reaches b
 
 from __future__ import annotations
 
+import datetime as dt
 import random
+import secrets
 
 from bot.access.service import Access
 from bot.daily.answer_batcher import AnswerBatcher
@@ -19,8 +21,9 @@ from bot.daily.reveals import Reveals
 from bot.features import Features
 from bot.installs.service import Installs
 from bot.kernel.clock import Clock
-from bot.kernel.context import Context, QuestionBank
+from bot.kernel.context import DEFAULT_SEND_LEASE, Context, QuestionBank
 from bot.kernel.metrics import Metrics
+from bot.kernel.outage import StoreOutage
 from bot.kernel.platform import ChatPlatform, Platforms
 from bot.kernel.rounds import RoundCache
 from bot.kernel.values import RoundKind
@@ -36,6 +39,9 @@ from bot.store.ports import Store
 from bot.suggestions.service import Suggestions
 from bot.teams.service import Teams
 
+OUTAGE_PROBE = "outage-probe"  # the scope of the small writes that tell a store that was down is back
+PROBE_KEEP = dt.timedelta(seconds=1)
+
 
 def bootstrap(
     store: Store,
@@ -46,9 +52,11 @@ def bootstrap(
     metrics: Metrics | None = None,
     *,
     learning: bool = True,
+    send_lease: dt.timedelta = DEFAULT_SEND_LEASE,
 ) -> Features:
     """Every feature of one process over `store`, ready for the adapters (add platforms with
-    `features.context.platforms.add`)."""
+    `features.context.platforms.add`). `send_lease`: how long a claimed post or reveal is this process's
+    (STUDYBOT_SEND_LEASE_SECONDS) before another process may take it up."""
     ctx = Context(
         clock=clock,
         bank=bank,
@@ -57,6 +65,10 @@ def bootstrap(
         metrics=metrics or Metrics(),
         rng=rng or random.Random(),
         learning=learning,
+        send_lease=send_lease,
+        outage=StoreOutage(
+            probe=lambda: store.remember_once(OUTAGE_PROBE, secrets.token_hex(8), clock.now(), PROBE_KEEP)
+        ),
     )
     rounds = RoundCache()
     catalog = PackCatalog(store, lambda: ctx.bank)
@@ -64,10 +76,10 @@ def bootstrap(
     seasons = Seasons(ctx, store)
     recaps = Recaps(ctx, store, seasons)
     channels = ChannelSettings(ctx, store, catalog, seasons)
-    outcomes = SendOutcomes(store)
+    outcomes = SendOutcomes(store, ctx.outage)
     reveals = Reveals(ctx, store, catalog, rounds, outcomes)
     posting = Posting(ctx, store, catalog, reports, channels, reveals, seasons, rounds, outcomes)
-    answers = AnswerDesk(ctx, store, catalog, rounds, AnswerBatcher(store, clock.now))
+    answers = AnswerDesk(ctx, store, catalog, rounds, AnswerBatcher(store, clock.now, outage=ctx.outage))
     boards = Boards(ctx, store)
     practice = Practice(ctx, store, catalog, reports, boards, channels, answers, rounds)
     answers.register(RoundKind.PRACTICE, practice)

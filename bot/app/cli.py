@@ -205,13 +205,15 @@ async def run_bot(settings: Settings) -> int:
                 )
                 return 1
             clock = await clock_for(store)
-            service = bootstrap(store, bank, clock, metrics=metrics)
+            service = bootstrap(store, bank, clock, metrics=metrics, send_lease=settings.send_lease)
             stack.push_async_callback(service.close)  # commits the answers still in flight
             if web is not None:
                 from bot.web.app import features_ready
 
                 features_ready(web[0].app, service)
-            scheduler = DailyScheduler(service, clock, misfire_grace=settings.misfire_grace, owns=owns)
+            scheduler = DailyScheduler(
+                service, clock, misfire_grace=settings.misfire_grace, owns=owns, tick=settings.tick
+            )
             schedulers.append(scheduler)
             tune_gc()
             main: asyncio.Future[Any]
@@ -253,6 +255,22 @@ async def run_bot(settings: Settings) -> int:
             return 0
 
 
+def health_check(store: Store, schedulers: list[DailyScheduler]) -> Callable[[], Awaitable[bool]]:
+    """/healthz: the store answers and the scheduler runs. While the store is out, unhealthy without a log line
+    per probe of the endpoint (the process's StoreOutage says once that it is down)."""
+
+    async def healthy() -> bool:
+        try:
+            await store.schema_version()
+        except Exception as exc:
+            if schedulers and schedulers[0].service.context.outage.failed(exc):
+                return False
+            raise  # logged by the endpoint
+        return bool(schedulers) and schedulers[0].scheduler.running
+
+    return healthy
+
+
 async def _serve_web(
     settings: Settings, metrics: Metrics, store: Store, schedulers: list[DailyScheduler]
 ) -> tuple[Any, bool] | None:
@@ -260,11 +278,7 @@ async def _serve_web(
     `schedulers` later, runs); None when neither the dashboard nor the metrics address is on."""
     from bot.app.web_cli import start_web
 
-    async def healthy() -> bool:
-        await store.schema_version()
-        return bool(schedulers) and schedulers[0].scheduler.running
-
-    return await start_web(settings, metrics, healthy)
+    return await start_web(settings, metrics, health_check(store, schedulers))
 
 
 def bank_validate(path: Path, run_verify: bool) -> int:

@@ -23,10 +23,12 @@ from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, Pydanti
 
 from adapters.slack.settings import DEFAULT_HTTP_PORT, DEFAULT_SLACK_SCOPES
 from bot.bank.load import DEFAULT_BANK_DIR
+from bot.kernel.context import DEFAULT_SEND_LEASE
 from bot.kernel.errors import StartupError
 
 DEFAULT_DATABASE_URL = "sqlite:///studybot.db"
 DEFAULT_WEB_PORT = 8080
+MAX_TICK_SECONDS = 300  # a tick longer than this would make a settings change wait minutes to take effect
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 SECRET_KEY_HELP = (
     "STUDYBOT_SECRET_KEY must be a Fernet key (44 characters of URL-safe base64 encoding 32 random bytes); "
@@ -38,6 +40,8 @@ ACCEPTED: dict[str, str] = {
     "STUDYBOT_DATABASE_URL": "sqlite:///file.db, sqlite:////abs/path.db or postgresql://user:password@host:5432/dbname",
     "STUDYBOT_BANK_DIR": "a folder of question files",
     "STUDYBOT_MISFIRE_GRACE_SECONDS": "a whole number of seconds, 0 or more (default 3600)",
+    "STUDYBOT_SEND_LEASE_SECONDS": "a whole number of seconds, 1 or more (default 120)",
+    "STUDYBOT_TICK_SECONDS": "a whole number of seconds from 1 to 300 (default 15)",
     "STUDYBOT_LOG_LEVEL": "one of " + ", ".join(LOG_LEVELS),
     "STUDYBOT_CONSOLE_TZ": "an IANA timezone such as UTC or Europe/Berlin",
     "STUDYBOT_METRICS_HOST": "an IP address or host name to listen on, such as 0.0.0.0 or 127.0.0.1",
@@ -96,6 +100,16 @@ def _whole(value: object, *, low: int, high: int | None = None) -> int:
     return number
 
 
+def _seconds(value: object, *, low: int, high: int | None = None) -> dt.timedelta:
+    """A duration in whole seconds from the environment; a timedelta from code (a test's fraction of a second)
+    only has to be positive and within `high`."""
+    if isinstance(value, dt.timedelta):
+        if value <= dt.timedelta(0) or (high is not None and value > dt.timedelta(seconds=high)):
+            raise ValueError("out of range")
+        return value
+    return dt.timedelta(seconds=_whole(value, low=low, high=high))
+
+
 def _check_host(host: str) -> str:
     host = host.strip()
     if not host:
@@ -141,6 +155,10 @@ class Settings(BaseSettings):
     misfire_grace: dt.timedelta = Field(
         default=dt.timedelta(hours=1), validation_alias="STUDYBOT_MISFIRE_GRACE_SECONDS"
     )
+    # how long a claimed send (a post, a reveal) is this process's before another may take it up
+    send_lease: dt.timedelta = Field(default=DEFAULT_SEND_LEASE, validation_alias="STUDYBOT_SEND_LEASE_SECONDS")
+    # how often every process's scheduler looks for due work
+    tick: dt.timedelta = Field(default=dt.timedelta(seconds=15), validation_alias="STUDYBOT_TICK_SECONDS")
     log_level: str | None = Field(
         default=None, validation_alias="STUDYBOT_LOG_LEVEL"
     )  # None: INFO, WARNING in the console
@@ -224,6 +242,16 @@ class Settings(BaseSettings):
                 raise ValueError("negative")
             return value
         return dt.timedelta(seconds=_whole(value, low=0))
+
+    @field_validator("send_lease", mode="before")
+    @classmethod
+    def _send_lease(cls, value: Any) -> dt.timedelta:
+        return _seconds(value, low=1)
+
+    @field_validator("tick", mode="before")
+    @classmethod
+    def _tick(cls, value: Any) -> dt.timedelta:
+        return _seconds(value, low=1, high=MAX_TICK_SECONDS)
 
     @field_validator("log_level", mode="before")
     @classmethod

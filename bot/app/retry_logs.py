@@ -4,7 +4,9 @@ Our own retry loops (the Discord login, the Slack token check at start) log one 
 the next wait. The libraries log around the same attempts: discord.py "logging in using static token" before
 each login, its gateway reconnect ("Attempting a reconnect in 1.09s") as an ERROR with a traceback of some 60
 lines; slack-sdk "A retry handler found: ..." before its own retry of every failed call, and Socket Mode
-"... seems to be already closed. Reconnecting..." then "Failed to check the current session ... (error: ...)".
+"... seems to be already closed. Reconnecting..." then "Failed to check the current session ... (error: ...)";
+asyncpg's pool "Failed to restore the pool connection floor; retrying" with a traceback, every few seconds while
+PostgreSQL is down (bot.kernel.outage already says once that the database is down, and once that it is back).
 
 `install()` attaches one filter to each of those loggers (never silencing a whole logger): a duplicate is
 lowered to DEBUG, a retry becomes one WARNING line with the error's first line and the next wait (the
@@ -140,6 +142,7 @@ RULES: tuple[_Rule, ...] = (
     _Rule("discord.client", _is("Attempting a reconnect in %.2fs"), _discord_reconnect),
     _Rule("discord.shard", _is("Attempting a reconnect for shard ID %s in %.2fs"), _shard_reconnect),
     _Rule("discord.shard", _is("Failed to connect for shard_id: %s. Retrying..."), _shard_connect),
+    _Rule("asyncpg.pool", _is("Failed to restore the pool connection floor; retrying")),
     _Rule("slack_sdk.web.async_base_client", _starts("A retry handler found: ")),
     _Rule("slack_sdk.web.base_client", _starts("A retry handler found: ")),
     *(

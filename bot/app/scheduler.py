@@ -130,20 +130,26 @@ class DailyScheduler:
         await self._beat()
         try:
             await self.service.delivery.run_due_work(self.spaces)
-        except Exception:
-            log.exception("scheduler tick failed")
+        except Exception as exc:
+            self._failed(exc, "scheduler tick failed")
         try:  # after the day's reveals and posts, so the week's last round is in its recap
             await self.recaps.run_due(self.spaces)
-        except Exception:
-            log.exception("weekly recaps failed")
+        except Exception as exc:
+            self._failed(exc, "weekly recaps failed")
         try:
             await self.service.practice.write_card_updates()
-        except Exception:
-            log.exception("practice card updates failed")
+        except Exception as exc:
+            self._failed(exc, "practice card updates failed")
         try:  # after the day's posts, so a reminder knows about today's question
             await self.service.reminders.run_due(self.spaces)
-        except Exception:
-            log.exception("reminders failed")
+        except Exception as exc:
+            self._failed(exc, "reminders failed")
+
+    def _failed(self, exc: Exception, what: str) -> None:
+        """A store outage is told once by the process's StoreOutage (not once per tick); anything else is
+        logged with its traceback. The work stays due in the store either way: a later tick retries it."""
+        if not self.service.context.outage.failed(exc):
+            log.error(what, exc_info=exc)
 
     async def _beat(self) -> None:
         """Before the tick's decisions: the database's time read again (PostgreSQL; bot.kernel.clock), and this
@@ -154,7 +160,8 @@ class DailyScheduler:
         try:
             await self.heartbeat.beat(self.spaces.platforms or ())
         except Exception as exc:
-            if not self._beat_failed:
+            # a store outage is told once by the process's StoreOutage; anything else once until a beat works
+            if not self.service.context.outage.failed(exc) and not self._beat_failed:
                 log.warning("could not record that this process is running (%s)", type(exc).__name__)
             self._beat_failed = True
         else:

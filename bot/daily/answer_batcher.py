@@ -16,6 +16,7 @@ from typing import Protocol
 
 from bot.kernel.errors import Busy
 from bot.kernel.group_commit import CommitWorker, fail, settle
+from bot.kernel.outage import StoreOutage
 from bot.kernel.values import AnswerWrite, NewAnswer
 
 log = logging.getLogger(__name__)
@@ -48,8 +49,11 @@ class AnswerBatcher(CommitWorker):
         max_pending: int = MAX_PENDING,
         max_wait: float = MAX_WAIT_SECONDS,
         monotonic: Callable[[], float] = time.monotonic,
+        *,
+        outage: StoreOutage | None = None,
     ) -> None:
         super().__init__("answer-batcher")
+        self._outage = outage or StoreOutage()  # the process's (the Context's): an outage is told once
         self._store = store
         self._now = now
         self._max_batch = max_batch
@@ -108,14 +112,17 @@ class AnswerBatcher(CommitWorker):
         try:
             results = await self._store.add_answers(batch, self._now())
         except Exception as exc:  # noqa: BLE001 - every waiter must hear about the failure
-            if self._failing:  # logged once per outage, not once per batch
+            if self._outage.failed(exc):  # the store's outage: told once, by the process's StoreOutage
+                pass
+            elif self._failing:  # another failure: logged once while it lasts, not once per batch
                 log.debug("writing %d answers failed again: %s", len(batch), exc)
             else:
                 log.exception("writing %d answers failed", len(batch))
-            self._failing = True
+                self._failing = True
             fail(waiters, exc)
             return
         if self._failing:
             log.info("answers are written again")
             self._failing = False
+        self._outage.recovered()
         settle(waiters, results)

@@ -27,6 +27,7 @@ from bot.kernel.errors import (
     StoreUnavailable,
     UnknownRound,
 )
+from bot.kernel.outage import STORE_DOWN
 from bot.kernel.rounds import RoundCache
 from bot.kernel.store import ChannelReads, RoundReads
 from bot.kernel.values import (
@@ -41,7 +42,7 @@ from bot.kernel.values import (
 )
 from bot.packs.catalog import PackCatalog
 
-STORE_UNAVAILABLE = "The database is unavailable, so your answer was not recorded; please try again in a minute."
+STORE_UNAVAILABLE = STORE_DOWN  # the answer was not recorded (an outage): the reply every request gets then
 CLOSED = "This question is closed; its answer has been (or is about to be) revealed."
 NOT_HERE = "That question is not known here (it may be from another bot)."
 _DAILY = RoundKind.DAILY
@@ -117,7 +118,7 @@ class AnswerDesk:
             write = await self.batcher.submit(NewAnswer(round_id, user_id, choice, choice == question.answer, now))
         except QuizError:
             raise
-        except Exception as exc:  # the store failed; the answer batcher logs the outage once
+        except Exception as exc:  # the store failed; the batcher told the process's StoreOutage (logged once)
             raise StoreUnavailable(STORE_UNAVAILABLE) from exc
         if write.status != _RECORDED:
             await self._not_recorded(write, round_)

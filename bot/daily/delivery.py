@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import TypeVar
 
 from bot.daily.channels import ChannelSettings
-from bot.daily.outcomes import SEND_LEASE, SendOutcomes, retry_delay
+from bot.daily.outcomes import SendOutcomes, retry_delay
 from bot.daily.posting import Opening, Posting
 from bot.daily.reveals import Reveals
 from bot.daily.store import DeliveryStore
@@ -113,7 +113,7 @@ class _Lane:
         self.d = delivery
         self.spaces = spaces
         self.now = delivery.ctx.clock.now()
-        self.lease = self.now + SEND_LEASE
+        self.lease = self.now + delivery.ctx.send_lease
         self.failed: set[int] = set()  # reveals that raised: still due, not fetched again this tick
         self.active: set[int] = set()  # reveals in flight
 
@@ -157,7 +157,7 @@ class _Lane:
             at = ctx.clock.now()
             try:
                 revealed = await self.d.store.reveal_due_rounds(
-                    ids, at, score_daily_round, at + SEND_LEASE, learn=ctx.learning
+                    ids, at, score_daily_round, at + ctx.send_lease, learn=ctx.learning
                 )
             except Exception:  # none of them was revealed: one by one, so one bad round holds up no other
                 log.warning("revealing %d rounds together failed; revealing them one by one", len(ids), exc_info=True)

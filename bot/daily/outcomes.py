@@ -15,6 +15,7 @@ from typing import TypeVar
 from bot.daily.store import DeliveryStore
 from bot.daily.values import DueFinish, PostFinish, RevealFinish, SendClaim
 from bot.kernel.group_commit import GroupCommit
+from bot.kernel.outage import StoreOutage
 from bot.kernel.platform import CannotLook, ChatPlatform, IdempotentSends, SendKind
 from bot.kernel.values import ChannelRef
 
@@ -22,7 +23,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-SEND_LEASE = dt.timedelta(minutes=2)  # a claimed send is this process's until then (then another may retry)
 STORE_RETRY_FIRST = 0.5  # seconds before an outcome the store refused is written again (doubling ...)
 STORE_RETRY_MAX = 10.0  # ... up to this
 CLOSE_TRIES = 3  # at shutdown, outcomes the store still refuses after this many tries are left to the leases
@@ -80,16 +80,21 @@ class SendOutcomes:
     the store takes it: a message id that went out is never dropped. Its submitter waits until then."""
 
     def __init__(
-        self, store: DeliveryStore, *, retry_first: float | None = None, retry_max: float | None = None
+        self,
+        store: DeliveryStore,
+        outage: StoreOutage | None = None,
+        *,
+        retry_first: float | None = None,
+        retry_max: float | None = None,
     ) -> None:
         self._store = store
         self._retry_first = STORE_RETRY_FIRST if retry_first is None else retry_first
         self._retry_max = STORE_RETRY_MAX if retry_max is None else retry_max
         self._closing = False
         self._closed = asyncio.Event()  # wakes a retry's wait at shutdown
-        self._posts: GroupCommit[PostFinish, None] = GroupCommit(self._store_posts)
-        self._reveals: GroupCommit[RevealFinish, None] = GroupCommit(self._store_reveals)
-        self._dues: GroupCommit[DueFinish, None] = GroupCommit(self._store_dues)
+        self._posts: GroupCommit[PostFinish, None] = GroupCommit(self._store_posts, outage=outage)
+        self._reveals: GroupCommit[RevealFinish, None] = GroupCommit(self._store_reveals, outage=outage)
+        self._dues: GroupCommit[DueFinish, None] = GroupCommit(self._store_dues, outage=outage)
 
     async def _durably(self, what: str, write: Callable[[Sequence[T]], Awaitable[None]], items: Sequence[T]) -> None:
         """write(items) until the store takes them (see the class); at shutdown CLOSE_TRIES tries at most."""

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 from bot.daily import cards as daily_cards
 from bot.daily.answers import open_round_in
 from bot.daily.channels import ChannelSettings
-from bot.daily.outcomes import SEND_LEASE, SendOutcomes, earlier_send, retry_delay
+from bot.daily.outcomes import SendOutcomes, earlier_send, retry_delay
 from bot.daily.reveals import Reveals
 from bot.daily.store import ChannelStore, DeliveryStore, RoundStore
 from bot.daily.values import DailyClaim, DuePost, PostFinish, SendClaim
@@ -128,7 +128,7 @@ class Posting:
         existing = await self.store.latest_daily_round(ref)
         if existing is not None and existing.local_date == day and existing.is_open and not existing.is_posted:
             now = self.ctx.clock.now()
-            claims = await self.store.claim_posts(now, now + SEND_LEASE, 1, round_id=existing.id, force=True)
+            claims = await self.store.claim_posts(now, now + self.ctx.send_lease, 1, round_id=existing.id, force=True)
             if claims:
                 log.info("posting round %d now, whose earlier post did not go out", existing.id)
                 return await self.send_post(claims[0], cfg, raise_errors=True, forced=True)
@@ -161,7 +161,7 @@ class Posting:
         question = await self._pick(ref, cfg, history)
         closes_at = reveal_instant(cfg, day, now)
         round_ = await self.store.claim_daily_round(
-            ref, day, question.id, question.topic, now, closes_at, lease_until=now + SEND_LEASE
+            ref, day, question.id, question.topic, now, closes_at, lease_until=now + self.ctx.send_lease
         )
         if round_ is not None:
             await self.packs.remember(round_, question)  # kept as posted, whatever the pack becomes
@@ -198,7 +198,7 @@ class Posting:
                 continue
             histories[space] = ({**counts, question.id: counts.get(question.id, 0) + 1}, question.id)
             closes_at = reveal_instant(cfg, day, now)
-            claim = DailyClaim(ref, day, question.id, question.topic, now, closes_at, now + SEND_LEASE)
+            claim = DailyClaim(ref, day, question.id, question.topic, now, closes_at, now + self.ctx.send_lease)
             todo.append((len(out), claim, question))
             out.append(None)
         if not todo:

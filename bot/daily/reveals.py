@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from bot.daily.answers import open_round_in
-from bot.daily.outcomes import SEND_LEASE, SendOutcomes, earlier_send, retry_delay
+from bot.daily.outcomes import SendOutcomes, earlier_send, retry_delay
 from bot.daily.store import DeliveryStore
 from bot.daily.values import PostFinish, RevealedRound, RevealFinish, SendClaim
 from bot.kernel import cards
@@ -65,7 +65,7 @@ class Reveals:
         revealed = replace(round_, revealed_at=now)
         card = await self.reveal_card(revealed)
         if round_.kind is RoundKind.DAILY:
-            for claim in await self.store.claim_reveals(now, now + SEND_LEASE, 1, round_id=round_id):
+            for claim in await self.store.claim_reveals(now, now + self.ctx.send_lease, 1, round_id=round_id):
                 try:
                     await self.send_reveal(claim, card if claim.round.is_posted == revealed.is_posted else None)
                 except Exception:  # settled all the same; the tick retries the post

@@ -11,11 +11,13 @@ from zoneinfo import ZoneInfo
 
 from bot.kernel.clock import Clock
 from bot.kernel.metrics import Metrics
+from bot.kernel.outage import StoreOutage
 from bot.kernel.platform import Platforms
 from bot.kernel.store import SpaceStore
 from bot.kernel.values import CommandNames, Difficulty, Question
 
 DEFAULT_GRACE = dt.timedelta(hours=1)  # how late a post may still go out, and how long sends are retried
+DEFAULT_SEND_LEASE = dt.timedelta(minutes=2)  # a claimed send is this process's until then (then another may retry)
 
 
 class QuestionBank(Protocol):
@@ -40,7 +42,9 @@ class Context:
     metrics: Metrics = field(default_factory=Metrics)
     rng: random.Random = field(default_factory=random.Random)
     grace: dt.timedelta = DEFAULT_GRACE  # the scheduler sets the configured misfire grace
+    send_lease: dt.timedelta = DEFAULT_SEND_LEASE  # STUDYBOT_SEND_LEASE_SECONDS: how long a claimed send is ours
     learning: bool = True  # answers update the learners' FSRS cards (off only to measure its cost)
+    outage: StoreOutage = field(default_factory=StoreOutage)  # the store's outages, told once (bot.kernel.outage)
 
     def now(self) -> dt.datetime:
         return self.clock.now()

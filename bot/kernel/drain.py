@@ -10,6 +10,8 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
+from bot.kernel.outage import StoreOutage
+
 log = logging.getLogger(__name__)
 
 
@@ -27,8 +29,11 @@ class Drain:
         delay: float = 0.1,
         busy: Callable[[], bool] = lambda: False,
         max_defer: float = 2.0,
+        *,
+        outage: StoreOutage | None = None,
     ) -> None:
         self._step = step
+        self._outage = outage  # the process's: a store outage is told once there
         self._busy = busy  # while this says so, the step waits (up to max_defer): replies come first
         self._max_defer = max_defer
         self._batch = batch
@@ -58,8 +63,9 @@ class Drain:
             self._again = False
             try:
                 done = await self._step()
-            except Exception:  # noqa: BLE001 - the marks stay in the store; the next nudge or tick retries
-                if not self._failing:
+            except Exception as exc:  # noqa: BLE001 - the marks stay in the store; the next nudge or tick retries
+                told = self._outage is not None and self._outage.failed(exc)
+                if not self._failing and not told:
                     log.exception("writing %s failed; it is retried later", self._what)
                 self._failing = True
                 return

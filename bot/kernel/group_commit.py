@@ -13,6 +13,8 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Generic, TypeVar
 
+from bot.kernel.outage import StoreOutage
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -85,9 +87,16 @@ class GroupCommit(CommitWorker, Generic[T, R]):
     """Queue items; the worker flushes what has queued (up to `max_batch`) with `flush`, which returns one
     result per item in order."""
 
-    def __init__(self, flush: Callable[[Sequence[T]], Awaitable[Sequence[R]]], max_batch: int = 1000) -> None:
+    def __init__(
+        self,
+        flush: Callable[[Sequence[T]], Awaitable[Sequence[R]]],
+        max_batch: int = 1000,
+        *,
+        outage: StoreOutage | None = None,
+    ) -> None:
         super().__init__("group-commit")
         self._flush = flush
+        self._outage = outage  # the process's: a store outage is told once there, not once per batch
         self._max_batch = max_batch
         self._pending: list[tuple[T, asyncio.Future[R]]] = []
 
@@ -106,7 +115,10 @@ class GroupCommit(CommitWorker, Generic[T, R]):
         try:
             results = await self._flush([item for item, _ in batch])
         except Exception as exc:  # noqa: BLE001 - every waiter must hear about the failure
-            log.exception("a group commit of %d items failed", len(batch))
+            if self._outage is None or not self._outage.failed(exc):
+                log.exception("a group commit of %d items failed", len(batch))
             fail(waiters, exc)
             return
+        if self._outage is not None:
+            self._outage.recovered()
         settle(waiters, results)

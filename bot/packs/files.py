@@ -10,7 +10,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import AsyncIterable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -189,6 +189,22 @@ def decode_upload(data: bytes, label: str = "file") -> str:
         raise PackError(
             f"{label}: encoding: not valid UTF-8 (byte 0x{data[exc.start]:02x} at line {line}); save it as UTF-8"
         ) from None
+
+
+def too_large(label: str) -> PackError:
+    """An upload that turned out larger than the cap while it was read (its size unknown or misdeclared)."""
+    return PackError(f"{label}: file too large: more than 1 MiB; split it into several packs")
+
+
+async def read_capped(chunks: AsyncIterable[bytes], label: str = "file", limit: int = MAX_UPLOAD_BYTES) -> bytes:
+    """An upload read as it streams in (a platform's download, chunk by chunk), refused with PackError as soon
+    as it passes `limit`: the rest is never read, whatever size the platform declared."""
+    data = bytearray()
+    async for chunk in chunks:
+        data += chunk
+        if len(data) > limit:
+            raise too_large(label)
+    return bytes(data)
 
 
 def _not_a_file(path: Path, mode: int) -> PackError:

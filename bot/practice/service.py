@@ -58,11 +58,15 @@ class Practice:
         self.answers = answers
         self.rounds = rounds
         self.reviews = Reviews(ctx, store, self, boards, reports)
-        self._reveals: GroupCommit[PracticeAnswer, bool] = GroupCommit(self._reveal)
+        self._reveals: GroupCommit[PracticeAnswer, bool] = GroupCommit(self._reveal, outage=ctx.outage)
         # practice answers' card updates, written after their replies (the marks are stored first); they
         # wait while answers queue for their replies, up to 2 s, so a burst of answers goes first
         self._card_updates = Drain(
-            self._learn, LEARN_BATCH, "practice card updates", busy=lambda: answers.answers_waiting > 0
+            self._learn,
+            LEARN_BATCH,
+            "practice card updates",
+            busy=lambda: answers.answers_waiting > 0,
+            outage=ctx.outage,
         )
 
     # ---- questions -------------------------------------------------------------------------------

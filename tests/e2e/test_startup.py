@@ -24,9 +24,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from adapters.console.channel import STORE_DOWN, STORE_DOWN_ANSWER, ConsoleChannel
+from adapters.console.channel import ConsoleChannel
 from bot.app.bootstrap import bootstrap
 from bot.app.config import Settings
+from bot.kernel.outage import STORE_DOWN
 from tests.support.fakes import FixedClock, make_bank, write_bank_files
 from tests.support.memory_store import InMemoryStore
 
@@ -88,6 +89,12 @@ def one_line(proc: subprocess.CompletedProcess[str], code: int = 2) -> str:
 BAD_SETTINGS = [
     ({"STUDYBOT_MISFIRE_GRACE_SECONDS": "1h"}, "STUDYBOT_MISFIRE_GRACE_SECONDS=1h", "whole number of seconds"),
     ({"STUDYBOT_MISFIRE_GRACE_SECONDS": "-5"}, "STUDYBOT_MISFIRE_GRACE_SECONDS=-5", "0 or more"),
+    # issue 30 item 5: the send lease and the tick
+    ({"STUDYBOT_SEND_LEASE_SECONDS": "2m"}, "STUDYBOT_SEND_LEASE_SECONDS=2m", "whole number of seconds, 1 or more"),
+    ({"STUDYBOT_SEND_LEASE_SECONDS": "0"}, "STUDYBOT_SEND_LEASE_SECONDS=0", "whole number of seconds, 1 or more"),
+    ({"STUDYBOT_TICK_SECONDS": "1.5"}, "STUDYBOT_TICK_SECONDS=1.5", "whole number of seconds from 1 to 300"),
+    ({"STUDYBOT_TICK_SECONDS": "0"}, "STUDYBOT_TICK_SECONDS=0", "whole number of seconds from 1 to 300"),
+    ({"STUDYBOT_TICK_SECONDS": "301"}, "STUDYBOT_TICK_SECONDS=301", "whole number of seconds from 1 to 300"),
     ({"STUDYBOT_METRICS_PORT": "abc"}, "STUDYBOT_METRICS_PORT=abc", "port number from 0 to 65535"),
     ({"STUDYBOT_METRICS_PORT": "70000"}, "STUDYBOT_METRICS_PORT=70000", "port number from 0 to 65535"),
     ({"STUDYBOT_SHARD_COUNT": "abc"}, "STUDYBOT_SHARD_COUNT=abc", "1 or more"),
@@ -447,13 +454,15 @@ async def test_a_store_error_never_ends_the_console(caplog):
     for line in ("/quiz answer A", "/quiz answer B", "/quiz leaderboard", "/quiz leaderboard"):
         assert await console.handle(line) is True
     text = out.getvalue()
-    assert text.count(f"(private to you) {STORE_DOWN_ANSWER}") == 2
-    assert text.count(f"(private to you) {STORE_DOWN}") == 2
+    assert text.count(f"(private to you) {STORE_DOWN}") == 4  # answers and reads alike
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
-    assert [r.name for r in errors] == ["bot.daily.answer_batcher", "adapters.console.channel"]  # once each, per outage
+    assert [r.name for r in errors] == ["bot.kernel.outage"]  # once per outage, by the one shared reporter
     store.down = False
     assert await console.handle("/quiz answer C")
     assert "Your answer C is locked in" in out.getvalue()  # the database is back: so is the console
+    assert [r.getMessage()[:27] for r in caplog.records if r.levelno == logging.WARNING] == [
+        "the database is back after "
+    ]
     await service.close()
     await store.close()
 

@@ -19,7 +19,7 @@ from bot.store.sqlite import SqliteStore
 from bot.web.app import build_app
 from bot.web.config import WebConfig
 from bot.web.server import WebServer
-from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
+from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank, store_of
 
 
 class Served:
@@ -114,3 +114,36 @@ async def test_healthz_follows_the_check_and_other_paths_are_refused(service):
         assert (await http_get(port, "/healthz", method="POST"))[0] == 405
     finally:
         await server.server.close()
+
+
+async def test_healthz_during_a_store_outage_is_unhealthy_and_told_once(service, caplog):
+    """Issue 30 item 2: a monitor polling /healthz while the disk is full gets 503 each time, and the log says
+    once that the database is down (the process's StoreOutage), not a warning and a traceback per poll."""
+    import logging
+    import sqlite3
+
+    from bot.app.cli import health_check
+
+    store = store_of(service)
+    real = store.schema_version
+
+    async def full() -> int:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    scheduler = DailyScheduler(service, service.context.clock)
+    scheduler.scheduler.start(paused=True)
+    server = await serve_health("127.0.0.1", 0, service.context.metrics, health_check(store, [scheduler]))
+    port = server.port
+    caplog.set_level(logging.INFO)
+    try:
+        assert await http_get(port, "/healthz") == (200, "ok\n")
+        store.schema_version = full
+        for _ in range(5):
+            assert await http_get(port, "/healthz") == (503, "unhealthy\n")
+        store.schema_version = real
+        assert await http_get(port, "/healthz") == (200, "ok\n")
+    finally:
+        await server.server.close()
+        scheduler.scheduler.shutdown(wait=False)
+    told = [(r.name, r.levelname) for r in caplog.records if r.levelno >= logging.WARNING]
+    assert told == [("bot.kernel.outage", "ERROR")], told

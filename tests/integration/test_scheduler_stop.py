@@ -15,8 +15,8 @@ import pytest
 
 from bot.app.bootstrap import bootstrap
 from bot.app.scheduler import DailyScheduler
-from bot.daily.outcomes import SEND_LEASE
-from bot.kernel.cards import QuestionCard
+from bot.kernel.cards import QuestionCard, RevealCard
+from bot.kernel.context import DEFAULT_SEND_LEASE as SEND_LEASE
 from bot.kernel.values import Actor, ChannelRef
 from bot.settings import ConfigChange
 from bot.store.sqlite import SqliteStore
@@ -81,4 +81,68 @@ async def test_a_stop_during_a_send_is_no_error_and_the_claim_is_taken_up_after_
     assert posted.id == claimed.id and posted.is_posted
     await restarted.stop()
     await again.close()
+    await store.close()
+
+
+@dataclass
+class HangingReveals(FakePlatform):
+    """A platform whose reveal posts never return, until they are cancelled."""
+
+    entered: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def post_reveal(self, ref: ChannelRef, card: RevealCard) -> str | None:
+        self.entered.set()
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+
+async def test_a_short_send_lease_given_at_construction_is_the_one_claims_hold(tmp_path: Path) -> None:
+    """Issue 30 item 5: STUDYBOT_SEND_LEASE_SECONDS reaches the posts' and reveals' claims through the features'
+    construction (bootstrap's send_lease), not a module constant: with a 10 s lease, what a stopped process
+    had claimed is taken up 11 s later (the default lease would hold it for two minutes)."""
+    lease = dt.timedelta(seconds=10)
+    store = SqliteStore(tmp_path / "bot.db")
+    await store.open()
+    clock = FixedClock(POST_AT - dt.timedelta(hours=1))
+    hanging = HangingPlatform()
+    service = bootstrap(store, make_bank(), clock, {"fake": hanging}, rng=random.Random(1), send_lease=lease)
+    assert service.context.send_lease == lease
+    await service.channels.configure(
+        ADMIN, REF, ConfigChange.of(post_time=dt.time(9, 0), timezone="UTC", answer_window=dt.timedelta(hours=1))
+    )
+    scheduler = DailyScheduler(service, clock, tick=dt.timedelta(milliseconds=20))
+    await scheduler.start()
+    clock.set(POST_AT)
+    await asyncio.wait_for(hanging.entered.wait(), 5)
+    await scheduler.stop()
+    await service.close()
+
+    platform = HangingReveals()
+    again = bootstrap(store, make_bank(), clock, {"fake": platform}, rng=random.Random(2), send_lease=lease)
+    restarted = DailyScheduler(again, clock, tick=dt.timedelta(milliseconds=20))
+    clock.set(POST_AT + lease - dt.timedelta(seconds=1))
+    await restarted.tick()
+    assert platform.posted == []  # leased for 10 s
+    clock.set(POST_AT + lease + dt.timedelta(seconds=1))
+    await restarted.tick()
+    [posted] = await store.open_daily_rounds(REF)
+    assert [card.round_id for _, card in platform.posted] == [posted.id] and posted.is_posted
+
+    # the reveal's post is claimed with the same lease: stopped while it hangs, it is taken up 11 s later
+    revealed_at = POST_AT + dt.timedelta(hours=1)
+    clock.set(revealed_at)
+    ticking = asyncio.ensure_future(restarted.tick())
+    await asyncio.wait_for(platform.entered.wait(), 5)
+    ticking.cancel()  # the process stops while the reveal is at the platform
+    await asyncio.wait({ticking}, timeout=5)
+    await again.close()
+    third = FakePlatform()
+    last = bootstrap(store, make_bank(), clock, {"fake": third}, rng=random.Random(3), send_lease=lease)
+    clock.set(revealed_at + lease - dt.timedelta(seconds=1))
+    await DailyScheduler(last, clock).tick()
+    assert third.reveals == []
+    clock.set(revealed_at + lease + dt.timedelta(seconds=1))
+    await DailyScheduler(last, clock).tick()
+    assert [card.round_id for _, card in third.reveals] == [posted.id]
+    await last.close()
     await store.close()

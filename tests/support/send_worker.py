@@ -29,10 +29,6 @@ from typing import Any
 
 import discord
 
-import bot.daily.delivery
-import bot.daily.outcomes
-import bot.daily.posting
-import bot.daily.reveals
 from adapters.discord.platform import DiscordPlatform
 from adapters.slack.platform import SlackPlatform, make_client
 from bot.app.bootstrap import bootstrap
@@ -58,14 +54,6 @@ class SharedClock:
 
     def epoch(self) -> float:
         return self.now().timestamp()
-
-
-def short_lease(seconds: float) -> None:
-    """The send lease for this process (the module constant each daily module reads)."""
-    lease = dt.timedelta(seconds=seconds)
-    for module in (bot.daily.outcomes, bot.daily.posting, bot.daily.reveals, bot.daily.delivery):
-        if hasattr(module, "SEND_LEASE"):
-            module.SEND_LEASE = lease  # type: ignore[attr-defined]
 
 
 def emit(line: str) -> None:
@@ -122,7 +110,6 @@ async def main(
     where: str, name: str, discord_api: str, slack_api: str, origin: str, anchor: str, speed: str, lease: str, tick: str
 ) -> None:
     clock = SharedClock(dt.datetime.fromisoformat(origin), float(anchor), float(speed))
-    short_lease(float(lease))
     store = PostgresStore(where) if where.startswith("postgresql") else SqliteStore(where)
     await store.open()
     discord.http.Route.BASE = discord_api
@@ -133,7 +120,14 @@ async def main(
         "discord": Pausing(DiscordPlatform(client)),
         "slack": Pausing(SlackPlatform(slack_client)),
     }
-    service = bootstrap(store, make_bank(per_topic=4), clock, platforms, rng=random.Random())
+    service = bootstrap(
+        store,
+        make_bank(per_topic=4),
+        clock,
+        platforms,
+        rng=random.Random(),
+        send_lease=dt.timedelta(seconds=float(lease)),
+    )
     scheduler = DailyScheduler(service, clock, tick=dt.timedelta(seconds=float(tick)))
     await service.posting.schedule_unscheduled(scheduler.spaces)
     emit("READY")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import logging
 import random
+import sqlite3
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -374,13 +376,18 @@ async def test_a_store_outage_tells_the_answerer_nothing_was_recorded_and_recove
     real = store.add_answers
 
     async def down(*args, **kwargs):
-        raise ConnectionError("connection refused")
+        raise sqlite3.OperationalError("database or disk is full")
 
     monkeypatch.setattr(store, "add_answers", down)
     for user in ("ann", "bob"):
-        with pytest.raises(StoreUnavailable, match="database is unavailable, so your answer was not recorded"):
+        with pytest.raises(StoreUnavailable, match="cannot record answers right now; try again in a minute"):
             await service.answers.submit_answer(round_.id, user, 1)
-    assert len([r for r in caplog.records if "answers failed" in r.getMessage() and r.levelname == "ERROR"]) == 1
+    told = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert [(r.name, r.levelname) for r in told] == [("bot.kernel.outage", "ERROR")]  # once, not per answer
+    assert "the database is unavailable (OperationalError: database or disk is full)" in told[0].getMessage()
     monkeypatch.setattr(store, "add_answers", real)
     outcome = await service.answers.submit_answer(round_.id, "ann", 1)
     assert "locked in" in outcome.text and len(await store.round_answers(round_.id)) == 1
+    back = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING][1:]
+    assert len(back) == 1 and back[0].startswith("the database is back after")
+    assert not service.context.outage.down

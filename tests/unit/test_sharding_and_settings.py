@@ -89,6 +89,26 @@ def test_settings_from_the_environment():
     assert "secret-token" not in repr(s)
     empty = Settings.from_env({})
     assert empty.database_url == "sqlite:///studybot.db" and empty.platforms == [] and empty.metrics_port is None
+    assert empty.send_lease == dt.timedelta(seconds=120) and empty.tick == dt.timedelta(seconds=15)
+
+
+def test_the_send_lease_and_the_tick_are_settings():
+    s = Settings.from_env({"STUDYBOT_SEND_LEASE_SECONDS": " 10 ", "STUDYBOT_TICK_SECONDS": "2"})
+    assert s.send_lease == dt.timedelta(seconds=10) and s.tick == dt.timedelta(seconds=2)
+    assert Settings.from_env({"STUDYBOT_TICK_SECONDS": "300"}).tick == dt.timedelta(minutes=5)
+    for variable, value in [
+        ("STUDYBOT_SEND_LEASE_SECONDS", "-1"),
+        ("STUDYBOT_SEND_LEASE_SECONDS", "ten"),
+        ("STUDYBOT_TICK_SECONDS", "0"),
+        ("STUDYBOT_TICK_SECONDS", "301"),
+    ]:
+        with pytest.raises(StartupError) as raised:
+            Settings.from_env({variable: value})
+        assert str(raised.value).startswith(f"{variable}={value} is not accepted: use a whole number of seconds")
+    # from code (a test), a fraction of a second is fine; nothing zero or negative
+    assert Settings(tick=dt.timedelta(milliseconds=50)).tick == dt.timedelta(milliseconds=50)
+    with pytest.raises(ValueError):
+        Settings(send_lease=dt.timedelta(0))
 
 
 def test_sqlite_urls():

@@ -34,6 +34,8 @@ from urllib.parse import unquote
 
 from aiohttp import WSMsgType, web
 
+from tests.support.streaming import serve_counted
+
 EPHEMERAL = 64
 BODY = web.RequestKey("body", object)  # the parsed JSON body of a request
 DISCORD_EPOCH_MS = 1420070400000
@@ -119,6 +121,7 @@ class FakeFile:
     filename: str
     data: bytes
     size: int | None = None
+    chunked: bool = False  # its download comes without a Content-Length (only reading tells its size)
 
 
 @dataclass
@@ -275,6 +278,8 @@ class FakeDiscord:
         self.recommended_shards = 1  # what GET /gateway/bot answers
         self.interactions: dict[str, FakeInteraction] = {}
         self.uploads: dict[str, bytes] = {}  # attachment id -> bytes, served at /attachments/{id}/{name}
+        self.downloads: list[tuple[str, int]] = []  # (attachment id, bytes sent) per download of an attachment
+        self.chunked: set[str] = set()  # attachment ids served without a Content-Length
         self._faults: list[Fault] = []
         self._holds: list[Hold] = []
         self._failures: list[Failure] = []
@@ -722,11 +727,14 @@ class FakeDiscord:
     def dms(self, user: FakeUser) -> list[str]:
         return [m["content"] for m in self.messages.values() if self.dm_channels.get(m["channel_id"]) == user.id]
 
-    async def _attachment(self, request: web.Request) -> web.Response:
+    async def _attachment(self, request: web.Request) -> web.StreamResponse:
+        """The CDN: an attachment streamed in chunks, counting what the client took (tests.support.streaming)."""
         data = self.uploads.get(request.match_info["id"])
         if data is None:
             return web.Response(status=404)
-        return web.Response(body=data, content_type="application/octet-stream")
+        resp, sent = await serve_counted(request, data, chunked=request.match_info["id"] in self.chunked)
+        self.downloads.append((request.match_info["id"], sent))
+        return resp
 
     # ---- REST: interaction responses ----------------------------------------------------------------
 
@@ -1050,6 +1058,8 @@ class FakeDiscord:
             if isinstance(value, FakeFile):  # an attachment option: Discord uploads it and resolves it
                 aid = self.snowflake()
                 self.uploads[aid] = value.data
+                if value.chunked:
+                    self.chunked.add(aid)
                 resolved.setdefault("attachments", {})[aid] = {
                     "id": aid,
                     "filename": value.filename,

@@ -115,3 +115,36 @@ async def test_practice_offers_and_serves_the_topics_of_the_channels_packs(
 
     card = await fake.reply(await fake.slash(fake.bob, "quiz", topic="team-lore"))
     assert card.ephemeral and "Which number does the team call question" in str(card.embeds)
+
+
+MIB = 1024 * 1024
+
+
+async def test_an_attachment_larger_than_declared_is_refused_as_it_streams_not_read_whole(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
+    """Issue 30 item 4: Discord declares 1,000 bytes but serves 16 MiB. The download is read in chunks and
+    stops as soon as it passes 1 MiB (or at once, when the CDN's Content-Length already says so): the fake
+    CDN counts what it could send, about 1 MiB at most, never the whole file."""
+    await configure_channel(core, fake)
+    big = b"x" * (16 * MIB)
+    for name, chunked in (("liar.csv", False), ("stream.csv", True)):
+        refused = await fake.reply(
+            await fake.slash(
+                fake.ada, "quizadmin", "import", pack="big", file=FakeFile(name, big, size=1000, chunked=chunked)
+            )
+        )
+        assert f"{name}: file too large: more than 1 MiB" in refused.text, refused.text
+    downloads = await fake.wait_for(lambda: fake.downloads if len(fake.downloads) == 2 else None, "both downloads")
+    sent = [n for _, n in downloads]
+    assert sent[0] < MIB  # the Content-Length said 16 MiB: refused before the body
+    assert MIB < sent[1] < 2 * MIB  # no length: refused once it passed 1 MiB
+    assert await core.store.list_packs("discord", fake.guild_id) == []
+
+    done = await fake.reply(
+        await fake.slash(
+            fake.ada, "quizadmin", "import", pack="team", file=FakeFile("team.csv", pack_csv(), chunked=True)
+        )
+    )
+    assert "Imported pack team: 30 questions" in done.text  # a file within the limit streams in whole
+    assert fake.downloads[2][1] == len(pack_csv())

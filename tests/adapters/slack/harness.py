@@ -23,6 +23,7 @@ from adapters.slack.platform import make_client
 from bot.app.bootstrap import bootstrap
 from bot.features import Features
 from bot.kernel.values import Actor, ChannelRef, Round
+from bot.store.ports import Store
 from bot.store.sqlite import SqliteStore
 from tests.adapters.slack.signing import signed_headers
 from tests.adapters.slack.stub import BOT_USER_ID, TEAM_ID, Call, SlackApiStub
@@ -50,7 +51,7 @@ class SlackHarness:
     def __init__(
         self,
         stub: SlackApiStub,
-        store: SqliteStore,
+        store: Store,
         service: Features,
         clock: FixedClock,
         bot: SlackBot,
@@ -64,15 +65,19 @@ class SlackHarness:
         self._names = itertools.count(1)
 
     @classmethod
-    async def start(cls, tmp_path: Path, admins: frozenset[str] = frozenset()) -> SlackHarness:
+    async def start(
+        cls, tmp_path: Path, admins: frozenset[str] = frozenset(), *, store: Store | None = None
+    ) -> SlackHarness:
+        """`store`: an opened store to run over (default: SQLite in tmp_path); the harness closes it."""
         stub = SlackApiStub()
         await stub.start()
         stub.add_user(ADMIN, admin=True)
         stub.add_user(OWNER, owner=True)
         stub.add_user(ANN)
         stub.add_user(BOB)
-        store = SqliteStore(tmp_path / "quiz.db")
-        await store.open()
+        if store is None:
+            store = SqliteStore(tmp_path / "quiz.db")
+            await store.open()
         clock = FixedClock(START)
         service = bootstrap(store, make_bank(), clock, rng=random.Random(7))
         client = make_client("xoxb-test-token", base_url=stub.api_url)
@@ -136,6 +141,13 @@ class SlackHarness:
         action_id: str | None = None,
         **kw: Any,
     ) -> Sent:
+        body, name = self.click_body(round_id, choice, user, ephemeral=ephemeral, action_id=action_id)
+        return await self.post(body, FORM, reply_to=name, **kw)
+
+    def click_body(
+        self, round_id: int, choice: int, user: str = ANN, *, ephemeral: bool = False, action_id: str | None = None
+    ) -> tuple[str, str]:
+        """An answer button's block_actions request body, and the name of its response_url."""
         name = f"click{next(self._names)}"
         payload = {
             "type": "block_actions",
@@ -163,7 +175,7 @@ class SlackHarness:
                 }
             ],
         }
-        return await self.post("payload=" + urllib.parse.quote(json.dumps(payload)), FORM, reply_to=name, **kw)
+        return "payload=" + urllib.parse.quote(json.dumps(payload)), name
 
     async def submit_view(
         self,

@@ -26,6 +26,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.support.streaming import serve_counted
+
 TEAM_ID = "T0TEAM1"
 BOT_USER_ID = "U0BOT"
 
@@ -97,6 +99,7 @@ class SlackApiStub:
         self.shared: dict[str, tuple[str, bytes]] = {}  # file id -> (name, bytes) a member shared (files.info)
         self.declared: dict[str, int] = {}  # file id -> the size files.info claims, when it is not the real one
         self.downloads: list[tuple[str, int]] = []  # (file id, bytes sent) per download of a shared file
+        self.chunked: set[str] = set()  # file ids whose download comes without a Content-Length
         self._files = itertools.count(1)
 
     # ---- lifecycle -------------------------------------------------------------------------------
@@ -270,19 +273,8 @@ class SlackApiStub:
         file_id = request.match_info["file_id"]
         if file_id not in self.shared or not self._bearer(request):
             return web.Response(status=404 if file_id not in self.shared else 302, text="sign in")
-        data = self.shared[file_id][1]
-        resp = web.StreamResponse(headers={"Content-Type": "application/octet-stream"})
-        resp.content_length = len(data)
-        await resp.prepare(request)
-        sent = 0
-        try:
-            for start in range(0, len(data), 64 * 1024):
-                await resp.write(data[start : start + 64 * 1024])
-                sent += min(64 * 1024, len(data) - start)
-        except (ConnectionResetError, RuntimeError):
-            pass  # the client stopped reading
-        finally:
-            self.downloads.append((file_id, sent))
+        resp, sent = await serve_counted(request, self.shared[file_id][1], chunked=file_id in self.chunked)
+        self.downloads.append((file_id, sent))
         return resp
 
     async def _api(self, request: web.Request) -> web.Response:

@@ -95,9 +95,8 @@ async def test_bad_files_are_refused_with_a_specific_message_and_nothing_importe
     slack.stub.share_file("F0ROWS", "rows.csv", pack_csv(bad_rows))
 
     await submit(slack, "F0LATIN")
-    assert (
-        "team.csv: encoding: not valid UTF-8 (byte 0xe9 at line 4)"
-    )  # team-0 spans two lines (its code) in (await result(slack, 1)).args["text"]
+    latin = (await result(slack, 1)).args["text"]  # awaited: the next submission's note must come second
+    assert "team.csv: encoding: not valid UTF-8 (byte 0xe9 at line 4)" in latin  # team-0 spans two lines (its code)
     await submit(slack, "F0BIG")
     assert "big.csv: file too large: 2,097,152 bytes, at most 1 MiB" in (await result(slack, 2)).args["text"]
     assert [d for d, _ in slack.stub.downloads] == ["F0LATIN"]  # the 2 MiB file was never fetched
@@ -178,3 +177,15 @@ async def test_admin_question_stats(slack: SlackHarness) -> None:
     assert "Question stats (pytorch)" in texts(shown) and f"{round_.question_id}: asked 1, 1 answers" in texts(shown)
     unknown = await slack.reply(await slack.command("admin imprt", user=ADMIN))
     assert "Did you mean `/quiz admin import`?" in texts(unknown)
+
+
+async def test_a_file_larger_than_declared_is_refused_as_it_streams_not_read_whole(slack: SlackHarness) -> None:
+    """Issue 30 item 4: files.info says 1,000 bytes, the download (with no Content-Length) brings 16 MiB: it is
+    read in chunks and refused once it passes 1 MiB; the stub counts what it could send."""
+    slack.stub.share_file("F0STREAM", "stream.csv", b"x" * (16 * 1024 * 1024), declared_size=1000)
+    slack.stub.chunked.add("F0STREAM")
+    await submit(slack, "F0STREAM")
+    assert "stream.csv: file too large: more than 1 MiB" in (await result(slack, 1)).args["text"]
+    [(file_id, sent)] = slack.stub.downloads
+    assert file_id == "F0STREAM" and 1024 * 1024 < sent < 2 * 1024 * 1024
+    assert await slack.store.list_packs("slack", TEAM_ID) == []

@@ -23,6 +23,7 @@ from bot.kernel.metrics import Metrics
 from bot.kernel.platform import ChatPlatform, Platforms
 from bot.kernel.rounds import RoundCache
 from bot.kernel.values import RoundKind
+from bot.live.service import LiveGames
 from bot.mydata.service import MyData
 from bot.packs.catalog import PackCatalog
 from bot.packs.service import PackDesk
@@ -70,6 +71,8 @@ def bootstrap(
     practice = Practice(ctx, store, catalog, reports, boards, channels, answers, rounds)
     answers.register(RoundKind.PRACTICE, practice)
     boards.memory = practice
+    live = LiveGames(ctx, store, catalog, practice, rounds)
+    answers.register(RoundKind.LIVE, live)
     return Features(
         context=ctx,
         channels=channels,
@@ -89,4 +92,5 @@ def bootstrap(
         mydata=MyData(ctx, store, catalog, rounds),
         installs=Installs(ctx, store),
         outcomes=outcomes,
+        live=live,
     )

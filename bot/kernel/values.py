@@ -30,6 +30,7 @@ class Period(StrEnum):
 class RoundKind(StrEnum):
     DAILY = "daily"
     PRACTICE = "practice"
+    LIVE = "live"  # one question of a live game in a channel (bot.live)
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,8 @@ class CommandNames:
     season_board: str = "/quiz leaderboard season {season}"  # {season}: the season id, e.g. 2026-11
     review: str = "/quiz review"
     remind: str = "/quiz remind"
+    live: str = "/quiz live"
+    live_stop: str = "/quiz live stop"
 
 
 @dataclass(frozen=True)

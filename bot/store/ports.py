@@ -11,6 +11,7 @@ from typing import Protocol
 from bot.daily.store import ChannelStore, DeliveryStore, RoundStore
 from bot.installs.store import InstallStore
 from bot.kernel.store import BoardReads, OnceStore
+from bot.live.store import LiveStore
 from bot.mydata.store import MyDataStore
 from bot.packs.store import PackStore
 from bot.practice.store import PracticeStore
@@ -51,6 +52,7 @@ class Store(
     RecapStore,
     MyDataStore,
     InstallStore,
+    LiveStore,
     Protocol,
 ):
     """Persistence. Unique keys do the correctness work: one daily round per (channel, local date), one

@@ -12,6 +12,7 @@ from bot.store.sqlite import SqliteStore, split_sql
 from bot.store.sqlite_settle import PENDING_ALL, PENDING_MINE
 from tests.integration.install_contract import InstallationContract
 from tests.integration.learner_data_contract import LearnerDataContract
+from tests.integration.live_contract import LiveContract
 from tests.integration.once_contract import SeenOnceContract
 from tests.integration.pack_contract import PackContract
 from tests.integration.practice_contract import LearnerCardContract, PracticeRestartContract
@@ -25,6 +26,7 @@ from tests.integration.suggestion_contract import SuggestionContract
 
 class TestSqliteStore(
     SuggestionContract,
+    LiveContract,
     StoreContract,
     LearnerDataContract,
     RecapContract,

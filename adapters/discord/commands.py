@@ -13,6 +13,7 @@ from discord import app_commands
 
 from adapters.discord.answers import outcome_reply
 from adapters.discord.limits import NO_PINGS, fit_content
+from adapters.discord.live import board_embed, live_command
 from adapters.discord.mydata import send_export, send_forget_prompt
 from adapters.discord.payloads import is_personal_space, unreadable
 from adapters.discord.quizadmin import QuizAdmin
@@ -37,6 +38,7 @@ LETTER_CHOICES = [Choice(name=letter, value=letter) for letter in LETTERS]
 DIFFICULTY_CHOICES = [Choice(name=d.value, value=d.value) for d in Difficulty]
 SEASON_OPTION_MAX = 20  # YYYY-MM is 7; a little room for spaces, and the reply echoes it clipped
 REMIND_CHOICES = [Choice(name="on", value="on"), Choice(name="off", value="off")]
+BOARD_CHOICES = [Choice(name="daily questions", value="daily"), Choice(name="live games", value="live")]
 PERIOD_CHOICES = [
     Choice(name="this week", value="week"),
     Choice(name="this month", value="month"),
@@ -172,19 +174,26 @@ def member_commands() -> list[app_commands.Command]:
         period="week (default), month or all time",
         public="post it in this channel for everyone (default: only you see it)",
         season="a month's archived season as YYYY-MM, e.g. 2026-11 (instead of a period)",
+        board="daily questions (default) or live games (points and games won)",
     )
-    @app_commands.choices(period=PERIOD_CHOICES)
+    @app_commands.choices(period=PERIOD_CHOICES, board=BOARD_CHOICES)
     @app_commands.guild_only()
     async def leaderboard(
         interaction: discord.Interaction,
         period: str | None = None,
         public: bool = False,
         season: app_commands.Range[str, 1, SEASON_OPTION_MAX] | None = None,
+        board: str | None = None,
     ) -> None:
         async def work() -> Reply:
             ref = ref_of(interaction)
             asker = None if public else str(interaction.user.id)
             service = bot_of(interaction).service
+            if board == "live":
+                live = await service.live.board(ref.platform, ref.space_id, asker)
+                return Reply(embeds=(board_embed(live),), public=public)
+            if board not in (None, "daily"):
+                raise BadSetting(f"'{echo(board)}' is not a board: use daily or live.")
             if season is not None:
                 card = await service.seasons.board(ref.platform, ref.space_id, season, asker, public=public)
             else:
@@ -237,7 +246,7 @@ def member_commands() -> list[app_commands.Command]:
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:
-    return [*member_commands(), QuizConfig(), QuizAdmin()]
+    return [*member_commands(), live_command(), QuizConfig(), QuizAdmin()]
 
 
 UNREADABLE = "I could not read that command's options; please pick them again."

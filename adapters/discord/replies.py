@@ -41,6 +41,8 @@ COMMANDS = CommandNames(
     season_board="/leaderboard season:{season}",
     review="/review",
     remind="/remind",
+    live="/live",
+    live_stop="/live stop:true",
 )
 
 

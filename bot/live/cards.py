@@ -63,6 +63,7 @@ class LiveBoardCard:
     title: str
     rows: tuple[Placed, ...]
     me: Placed | None = None
+    public: bool = False  # to be posted in the channel for everyone (no asker's place then)
 
 
 @runtime_checkable

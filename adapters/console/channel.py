@@ -75,7 +75,7 @@ CONSOLE_HELP = (
     + """
 console:
 /quiz as NAME [admin]          act as another person (admins may change settings)
-A, B, C or D [?]               answer the live question open here, else your practice or review question
+A, B, C or D [?]               answer the live, practice or review question (? : not sure)
 /help, /quit"""
 )
 

@@ -35,10 +35,7 @@ _USER_HELP = """\
 /quiz answer B                 answer today's question in this channel (add ? if not sure: /quiz answer B ?)
 /quiz leaderboard [week|month|all] [public]   (public: post it in the channel)
 /quiz leaderboard season 2026-11   a month's season: its archived top three and its board
-/quiz leaderboard live [public]   the live games' board here: points and games won
-/quiz live [n] [topic] [seconds]   a live game in this channel for everyone: n questions (3-30, default 10),
-                               each open for seconds (10-120, default 20); the fastest right answers score most
-/quiz live stop                end this channel's live game with the table so far (its starter or an admin)
+/quiz live [n] [topic] [seconds] | stop   a live game here
 /quiz stats [user]             answered, accuracy by topic, streaks
 /quiz packs                    the question packs here, with question counts
 /quiz suggest                  suggest a question (a form, or how to write it in one line)

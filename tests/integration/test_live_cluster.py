@@ -4,6 +4,7 @@ once and closed once, one final table, and every acknowledged answer stored and 
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import subprocess
 import sys
@@ -65,14 +66,14 @@ class Worker:
         return [line.split()[1:] for line in self.seen if line.split()[0] == kind]
 
 
-def wait_until(workers: list[Worker], done, what: str, within: float = 60) -> None:  # noqa: ANN001
+async def wait_until(workers: list[Worker], done, what: str, within: float = 60) -> None:  # noqa: ANN001
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         for w in workers:
             w.drain()
         if done():
             return
-        time.sleep(0.02)
+        await asyncio.sleep(0.02)
     raise AssertionError(f"no {what} within {within} s; saw {[w.seen[-6:] for w in workers]}")
 
 
@@ -89,19 +90,18 @@ async def test_killing_the_starter_mid_question_leaves_the_other_process_to_fini
         a, b = Worker("a", url, epoch), Worker("b", url, epoch)
         workers = [a, b]
         try:
-            wait_until(workers, lambda: all(w.of("READY") == [[]] for w in workers), "READY", 30)
-            while time.time() < epoch:
-                time.sleep(0.01)
+            await wait_until(workers, lambda: all(w.of("READY") == [[]] for w in workers), "READY", 30)
+            await asyncio.sleep(max(0.0, epoch - time.time()))
             a.send(f"START chan alice {QUESTIONS} {SECONDS}")
-            wait_until(workers, lambda: a.of("STARTED") or a.of("ERR"), "start")
+            await wait_until(workers, lambda: a.of("STARTED") or a.of("ERR"), "start")
             assert a.of("STARTED") == [[]], a.seen
             b.send("START chan bob 3 10")  # one game per channel, whichever process is asked
-            wait_until(workers, lambda: b.of("ERR"), "a refusal")
+            await wait_until(workers, lambda: b.of("ERR"), "a refusal")
             assert b.of("ERR") == [["start", "GameRunning"]]
 
             acked_before_kill = 0
             for position in range(QUESTIONS):
-                wait_until(
+                await wait_until(
                     workers,
                     lambda p=position: any(int(w[1]) == p for _, w in lines(workers, "POSTQ")),
                     f"question {position + 1}",
@@ -111,8 +111,8 @@ async def test_killing_the_starter_mid_question_leaves_the_other_process_to_fini
                 alive = [w for w in workers if w.proc.poll() is None]
                 for i, (user, letter) in enumerate(zip(PLAYERS, (right, right, wrong), strict=True)):
                     alive[i % len(alive)].send(f"ANSWER {round_id} {user} {letter}")  # alternating processes
-                    time.sleep(0.3)  # alice first, then bob: the faster right answer
-                wait_until(
+                    await asyncio.sleep(0.3)  # alice first, then bob: the faster right answer
+                await wait_until(
                     workers,
                     lambda r=round_id: len([1 for _, x in lines(workers, "ACK") if x[0] == r]) == 3,
                     f"3 acks of {round_id}",
@@ -121,8 +121,8 @@ async def test_killing_the_starter_mid_question_leaves_the_other_process_to_fini
                     acked_before_kill = len([1 for name, _ in lines(workers, "ACK") if name == "a"])
                     a.proc.kill()
                     a.proc.wait(timeout=10)
-            wait_until(workers, lambda: lines(workers, "FINAL"), "the final table", 60)
-            time.sleep(1.0)  # any late double post or close
+            await wait_until(workers, lambda: lines(workers, "FINAL"), "the final table", 60)
+            await asyncio.sleep(1.0)  # any late double post or close
             for w in workers:
                 w.drain()
         finally:

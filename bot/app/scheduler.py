@@ -67,6 +67,7 @@ class DailyScheduler:
         self._live_lock = asyncio.Lock()
         self._live_timer: asyncio.Handle | None = None  # the next live step due before the next tick
         self._live_run: asyncio.Task[None] | None = None  # a timer's live run in flight
+        self._live_again = False  # woken while that run was in flight: it runs once more
         service.live.wake = self.wake_live
 
     @property
@@ -183,15 +184,22 @@ class DailyScheduler:
 
     def _fire_live(self) -> None:
         self._live_timer = None
-        if self._stopping or (self._live_run is not None and not self._live_run.done()):
-            return  # the run in flight sets the next timer when it ends
+        if self._stopping:
+            return
+        if self._live_run is not None and not self._live_run.done():
+            self._live_again = True  # the run in flight may have read the store before this news
+            return
         self._live_run = asyncio.ensure_future(self._live_logged())
 
     async def _live_logged(self) -> None:
-        try:
-            await self._run_live()
-        except Exception:
-            log.exception("live games failed")
+        again = True
+        while again and not self._stopping:
+            self._live_again = False
+            try:
+                await self._run_live()
+            except Exception:
+                log.exception("live games failed")
+            again = self._live_again
 
     def wake_live(self) -> None:
         """A game was started or stopped in this process: run its due steps now, not at the next tick."""

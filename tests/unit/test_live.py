@@ -328,6 +328,9 @@ async def test_the_tick_runs_live_steps_and_a_started_game_wakes_the_scheduler_a
     assert len(platform.posted) == 1
     await scheduler.start()
     try:
+        timer = scheduler._live_timer  # the close is due in 10 s, before the next tick (15 s): a timer for it
+        assert isinstance(timer, asyncio.TimerHandle)
+        assert 9 < timer.when() - asyncio.get_running_loop().time() <= 10
         clock.advance(seconds=10)
         service.live.wake()  # what a start or stop in this process does
         for _ in range(50):

@@ -15,6 +15,7 @@ from bot.daily.posting import Posting
 from bot.daily.reveals import Reveals
 from bot.installs.service import Installs
 from bot.kernel.context import Context
+from bot.live.service import LiveGames
 from bot.mydata.service import MyData
 from bot.packs.catalog import PackCatalog
 from bot.packs.service import PackDesk
@@ -51,6 +52,7 @@ class Features:
     outcomes: SendOutcomes
     access: Access  # who may open the dashboard (one-time links, sign-in attempts, the spaces served)
     teams: Teams  # teams and the team board
+    live: LiveGames  # live games in a channel (their steps run on the tick)
 
     async def close(self) -> None:
         """Write what is queued (answers, practice reveals, send outcomes), then stop the workers."""

@@ -38,6 +38,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "bot.daily": frozenset({"bot.packs", "bot.reports", "bot.seasons", "bot.recap", "bot.settings"}),
     "bot.practice": frozenset({"bot.daily", "bot.packs", "bot.reports"}),
     "bot.reminders": frozenset({"bot.practice"}),
+    "bot.live": frozenset({"bot.packs", "bot.practice"}),
 }
 FEATURES = frozenset(ALLOWED) - {KERNEL, "bot.bank", "bot.settings"}
 # the layers above the features: what they may import besides the kernel and the features

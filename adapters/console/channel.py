@@ -36,6 +36,7 @@ from bot.kernel.files import write_new
 from bot.kernel.outage import STORE_DOWN
 from bot.kernel.parsing import parse_choice
 from bot.kernel.values import Actor, ChannelRef, CommandNames
+from bot.live.cards import LiveBoardCard, LiveCloseCard, LiveFinalCard, board_text, close_text, final_text
 from bot.mydata.export import MissesExport
 from bot.mydata.forget import TEXT_HINT, ForgetDone, ForgetPrompt
 from bot.packs.catalog import PackFile, PacksCard
@@ -74,7 +75,7 @@ CONSOLE_HELP = (
     + """
 console:
 /quiz as NAME [admin]          act as another person (admins may change settings)
-A, B, C or D [?]               answer your open practice or review question (? : not sure)
+A, B, C or D [?]               answer the live, practice or review question (? : not sure)
 /help, /quit"""
 )
 
@@ -143,6 +144,15 @@ class ConsolePlatform:
 
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
         return {uid: uid for uid in user_ids}
+
+    async def close_live_question(self, ref: ChannelRef, card: LiveCloseCard) -> None:
+        """A live question closed: its close, printed."""
+        self._write(close_text(card))
+
+    async def post_live_final(self, ref: ChannelRef, card: LiveFinalCard) -> str | None:
+        """A live game's podium and full table, printed."""
+        self._write(final_text(card))
+        return None
 
 
 class ConsoleChannel:
@@ -280,6 +290,11 @@ class ConsoleChannel:
         self.say(f"You are now '{self.user}'{' (admin)' if self.user in self.admins else ''}.")
 
     async def _answer_practice(self, letter: str, sure: bool = True) -> None:
+        live = await self.service.live.open_round(self._ref)
+        if live is not None:  # a live game's open question takes A-D from everyone here
+            outcome = await self.service.answers.submit_answer(live.id, self.user, parse_choice(letter), sure=sure)
+            self._said_outcome(outcome)
+            return
         round_id = self.practice.pop(self.user, None)
         if round_id is None:
             self.say("You have no open practice question: /quiz gives you one (daily answers: /quiz answer B).")
@@ -343,8 +358,10 @@ class ConsoleChannel:
                 self.say(stats_text(result))
             case HelpReply(did_you_mean=str() as short):
                 self.say(short)
-            case HelpReply(reason=reason):
-                self.say((f"{reason}.\n" if reason else "") + CONSOLE_HELP)
+            case HelpReply(reason=str() as reason):  # a command not understood: say so, and where the list is
+                self.say(f"{reason}. /help lists the commands.")
+            case HelpReply():
+                self.say(CONSOLE_HELP)
             case SettingsReply(card=card):
                 self.say(config_text(card))
             case PacksCard() | QuestionStatsCard() | SuggestionsCard() | ReportsCard() | TeamBoardCard():
@@ -382,6 +399,8 @@ class ConsoleChannel:
                 self.say(f"{private} {text} {TEXT_HINT}")
             case ForgetDone(text=text):
                 self.say(f"{private} {text}")
+            case LiveBoardCard():
+                self.say(board_text(result))
             case _:
                 assert_never(result)
 

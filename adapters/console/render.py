@@ -20,11 +20,12 @@ def question_text(card: QuestionCard) -> str:
     lines += [f"  {letter}) {text}" for letter, text in card.lettered_choices]
     if card.reveal_note:
         lines.append(card.reveal_note)
-    lines.append(
-        "Answer with /quiz answer A-D (add ? if not sure)."
-        if card.kind == "daily"
-        else "Answer by typing A, B, C or D (add ? if not sure, as in B ?)."
-    )
+    if card.kind == "daily":
+        lines.append("Answer with /quiz answer A-D (add ? if not sure).")
+    elif card.kind == "live":
+        lines.append("Everyone answers by typing A, B, C or D; the first answer locks.")
+    else:
+        lines.append("Answer by typing A, B, C or D (add ? if not sure, as in B ?).")
     return "\n".join(lines)
 
 

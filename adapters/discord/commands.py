@@ -13,6 +13,7 @@ from discord import app_commands
 
 from adapters.discord.answers import outcome_reply
 from adapters.discord.limits import NO_PINGS, fit_content
+from adapters.discord.live import board_embed, live_command
 from adapters.discord.mydata import send_export, send_forget_prompt
 from adapters.discord.payloads import is_personal_space, unreadable
 from adapters.discord.quizadmin import QuizAdmin
@@ -42,6 +43,7 @@ REMIND_CHOICES = [Choice(name="on", value="on"), Choice(name="off", value="off")
 BOARD_CHOICES = [
     Choice(name="members", value="members"),
     Choice(name="teams (each team's best three members)", value="teams"),
+    Choice(name="live games", value="live"),
 ]
 PERIOD_CHOICES = [
     Choice(name="this week", value="week"),
@@ -178,7 +180,7 @@ def member_commands() -> list[app_commands.Command]:
         period="week (default), month or all time",
         public="post it in this channel for everyone (default: only you see it)",
         season="a month's archived season as YYYY-MM, e.g. 2026-11 (instead of a period)",
-        board="members (default) or teams: each team scores its best three members' points",
+        board="members (default), teams (each team's best three members) or live games (points, games won)",
     )
     @app_commands.choices(period=PERIOD_CHOICES, board=BOARD_CHOICES)
     @app_commands.guild_only()
@@ -193,8 +195,11 @@ def member_commands() -> list[app_commands.Command]:
             ref = ref_of(interaction)
             asker = None if public else str(interaction.user.id)
             service = bot_of(interaction).service
-            if board not in (None, "members", "teams"):
-                raise BadSetting(f"'{echo(board, 20)}' is not a board: use members or teams.")
+            if board == "live":
+                live = await service.live.board(ref.platform, ref.space_id, asker)
+                return Reply(embeds=(board_embed(live),), public=public)
+            if board not in (None, "members", "daily", "teams"):
+                raise BadSetting(f"'{echo(board, 20)}' is not a board: use members, teams or live.")
             if board == "teams":
                 if season is not None:
                     raise BadSetting("Seasons are the members' board: leave season out for board:teams.")
@@ -254,7 +259,7 @@ def member_commands() -> list[app_commands.Command]:
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:
-    return [*member_commands(), team_command(), QuizConfig(), QuizAdmin()]
+    return [*member_commands(), team_command(), live_command(), QuizConfig(), QuizAdmin()]
 
 
 UNREADABLE = "I could not read that command's options; please pick them again."

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 import discord
 
-from adapters.discord.limits import NO_PINGS, fit_content, fit_embed
+from adapters.discord import live
+from adapters.discord.limits import NO_PINGS, fit_content, fit_embed, fit_embeds
 from adapters.discord.markdown import escape as escape_markdown
 from adapters.discord.render import LETTER_EMOJI, question_embed, reveal_embed, winner_pings
 from adapters.discord.replies import COMMANDS, PLATFORM
@@ -24,6 +25,7 @@ from bot.kernel.echo import echo
 from bot.kernel.errors import DirectMessageBlocked, QuizError
 from bot.kernel.platform import CannotLook, SendKind
 from bot.kernel.values import LETTERS, ChannelRef
+from bot.live.cards import LiveCloseCard, LiveFinalCard
 from bot.recap.cards import recap_alt_text, recap_text
 from bot.recap.values import RecapCard
 from bot.seasons.service import season_text
@@ -168,6 +170,23 @@ class DiscordPlatform:
             return None
         if card.discussion:
             await self._open_thread(message, card)
+        return str(message.id)
+
+    async def close_live_question(self, ref: ChannelRef, card: LiveCloseCard) -> None:
+        """A live question closed: one edit turns its message into the close (the buttons stay, disabled,
+        the right one green)."""
+        if not card.question_message_id:
+            return
+        message = self._channel(ref).get_partial_message(int(card.question_message_id))
+        await message.edit(
+            embed=fit_embed(live.close_embed(card)),
+            view=revealed_view(card.round_id, card.correct_letter),
+            allowed_mentions=NO_PINGS,
+        )
+
+    async def post_live_final(self, ref: ChannelRef, card: LiveFinalCard) -> str | None:
+        """A live game's podium and full table, as one message of two embeds (mentions in embeds notify nobody)."""
+        message = await self._channel(ref).send(embeds=fit_embeds(live.final_embeds(card)), allowed_mentions=NO_PINGS)
         return str(message.id)
 
     async def _open_thread(self, message: discord.Message, card: RevealCard) -> None:

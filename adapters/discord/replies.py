@@ -45,6 +45,8 @@ COMMANDS = CommandNames(
     remind="/remind",
     team="/team action:{action}",
     team_named="/team action:{action} name:{name}",
+    live="/live",
+    live_stop="/live stop:true",
 )
 
 

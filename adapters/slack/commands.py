@@ -12,6 +12,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.slack import live
 from adapters.slack.blocks import (
     SLACK_HELP,
     Block,
@@ -36,7 +37,9 @@ from bot.daily.cards import StatsCard
 from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting, QuizError
+from bot.kernel.platform import NamePlatform
 from bot.kernel.values import Actor, ChannelRef
+from bot.live.cards import LiveBoardCard
 from bot.mydata.export import MissesExport
 from bot.mydata.forget import ForgetDone, ForgetPrompt
 from bot.packs.catalog import PackFile, PacksCard
@@ -161,6 +164,10 @@ async def dispatch(
             return Reply(escape(result.text))
         case LeaderboardCard(public=True):
             return await post_leaderboard(deps, client, ref, result)
+        case LiveBoardCard(public=True):
+            return await post_live_board(deps, client, ref, result)
+        case LiveBoardCard():
+            return Reply(escape(result.title), live.board_blocks(result))
         case ReviewEmpty(text=text):
             return Reply(escape(text))
         case TopicsReply(lines=lines):
@@ -218,6 +225,19 @@ async def post_leaderboard(deps: SlackDeps, client: AsyncWebClient, ref: Channel
     blocks = leaderboard_blocks(card, names)
     await client.chat_postMessage(channel=ref.channel_id, text=escape(card.title), blocks=blocks)
     return Reply(f"Posted the leaderboard in <#{ref.channel_id}>.")
+
+
+async def post_live_board(deps: SlackDeps, client: AsyncWebClient, ref: ChannelRef, card: LiveBoardCard) -> Reply:
+    """`/quiz leaderboard live public`: the live board goes to the channel, members named without notifying them."""
+    platform = deps.service.context.platforms.get(PLATFORM)
+    users = [p.standing.user_id for p in card.rows]
+    names: dict[str, str] = {}
+    if isinstance(platform, NamePlatform):
+        names = await platform.display_names(ref, users)
+    await client.chat_postMessage(
+        channel=ref.channel_id, text=escape(card.title), blocks=live.board_blocks(card, names)
+    )
+    return Reply(f"Posted the live games' board in <#{ref.channel_id}>.")
 
 
 def config_reply(card: ConfigCard, note: str = "") -> Reply:

@@ -20,6 +20,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
+from adapters.slack import live
 from adapters.slack.blocks import (
     MAX_NAMED,
     question_blocks,
@@ -37,6 +38,7 @@ from bot.kernel.cards import QuestionCard, RevealCard
 from bot.kernel.errors import DirectMessageBlocked
 from bot.kernel.platform import CannotLook, SendKind
 from bot.kernel.values import ChannelRef, CommandNames
+from bot.live.cards import LiveCloseCard, LiveFinalCard
 from bot.recap.cards import recap_alt_text, recap_text
 from bot.recap.values import RecapCard
 from bot.seasons.service import season_text
@@ -232,6 +234,35 @@ class SlackPlatform:
             kind,
         )
         return None
+
+    async def close_live_question(self, ref: ChannelRef, card: LiveCloseCard) -> None:
+        """A live question closed: one chat.update turns its message into the close (players named by display
+        name, nobody notified)."""
+        posted = parse_message_id(card.question_message_id)
+        if posted is None:
+            return
+        channel, ts = posted
+        auth = await self._auth(ref)
+        names = await self._display_names(tuple(live.close_users(card)), auth)
+        await self.client.chat_update(
+            channel=channel,
+            ts=ts,
+            text=fit_text(live.close_text(card)),
+            blocks=fit_blocks(live.close_blocks(card, names)),
+            **auth,
+        )
+
+    async def post_live_final(self, ref: ChannelRef, card: LiveFinalCard) -> str | None:
+        """A live game's podium and full table, in one message (display names, nobody notified)."""
+        auth = await self._auth(ref)
+        names = await self._display_names(tuple(live.final_users(card)[: MAX_NAMED * 5]), auth)
+        resp = await self.client.chat_postMessage(
+            channel=ref.channel_id,
+            text=fit_text(live.final_text(card)),
+            blocks=fit_blocks(live.final_blocks(card, names)),
+            **auth,
+        )
+        return message_id(str(resp["channel"]), str(resp["ts"]))
 
     async def _display_names(self, user_ids: tuple[str, ...], auth: dict[str, Any]) -> dict[str, str]:
         """Names to show without notifying (users.info, cached); a failed look-up leaves the id out."""

@@ -27,6 +27,7 @@ from bot.kernel.outage import StoreOutage
 from bot.kernel.platform import ChatPlatform, Platforms
 from bot.kernel.rounds import RoundCache
 from bot.kernel.values import RoundKind
+from bot.live.service import LiveGames
 from bot.mydata.service import MyData
 from bot.packs.catalog import PackCatalog
 from bot.packs.service import PackDesk
@@ -86,6 +87,9 @@ def bootstrap(
     boards.memory = practice
     teams = Teams(ctx, store)
     seasons.teams = teams
+    live = LiveGames(ctx, store, catalog, practice, rounds)
+    answers.register(RoundKind.LIVE, live)
+    live.teams = teams  # a live game's final table adds team totals (teams' best-three rule)
     return Features(
         context=ctx,
         channels=channels,
@@ -107,4 +111,5 @@ def bootstrap(
         outcomes=outcomes,
         access=Access(ctx, store),
         teams=teams,
+        live=live,
     )

@@ -7,6 +7,10 @@ due work atomically in the store, does it through the Features and records it do
 change through any process moves the stored due instant, so it takes effect everywhere within one tick;
 a process that dies holding a claim loses it when its lease runs out, and another process takes over.
 
+Live games (bot.live) are stored with each step's due instant and run by the same tick; as their steps come
+seconds apart, a process that knows a step is due before its next tick also sets a timer for it (and a game
+started or stopped here wakes it at once). Any process may take any step; the store decides which.
+
 Discord shards claim only their guilds: `owns` (adapters.discord.sharding.channel_owner) is a SpaceFilter the store
 turns into SQL; each process claims only the platforms it runs.
 """
@@ -32,6 +36,7 @@ DEFAULT_MISFIRE_GRACE = dt.timedelta(hours=1)
 TICK = dt.timedelta(seconds=15)  # at most 30 s: config changes take effect within one tick
 TICK_JOB_ID = "studybot:tick"
 STOP_WAIT = 10.0  # seconds a stop waits for a cancelled tick to unwind (its open transactions roll back)
+LIVE_MIN_WAIT = 0.2  # seconds: the shortest live timer (a step due now, or leased by another process)
 
 
 class DailyScheduler:
@@ -62,6 +67,12 @@ class DailyScheduler:
         # this process's running span, beaten once per tick (`elapsed`: its elapsed-time clock, for tests)
         self.heartbeat = service.delivery.heartbeat(elapsed)
         self._beat_failed = False
+        self._started = False
+        self._live_lock = asyncio.Lock()
+        self._live_timer: asyncio.Handle | None = None  # the next live step due before the next tick
+        self._live_run: asyncio.Task[None] | None = None  # a timer's live run in flight
+        self._live_again = False  # woken while that run was in flight: it runs once more
+        service.live.wake = self.wake_live
 
     @property
     def spaces(self) -> SpaceFilter:
@@ -71,6 +82,7 @@ class DailyScheduler:
 
     async def start(self) -> None:
         """Schedule channels saved without a next post, run a first tick (start-up catch-up), then tick."""
+        self._started = True
         await self.service.posting.schedule_unscheduled(self.spaces)
         await self.recaps.schedule_unscheduled(self.spaces)
         await self.tick()
@@ -104,6 +116,11 @@ class DailyScheduler:
     def shutdown(self) -> None:
         """Tick no more, at once; a tick in flight is cancelled (`stop` also waits until it has unwound)."""
         self._stopping = True
+        if self._live_timer is not None:
+            self._live_timer.cancel()
+            self._live_timer = None
+        if self._live_run is not None and not self._live_run.done():
+            self._live_run.cancel()
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)  # cancels the job's task: a tick in flight
 
@@ -113,11 +130,13 @@ class DailyScheduler:
         had claimed (a due channel, a send) stays leased in the store, and another process, or this one's
         next start, takes it up when the lease ends; a send that may have gone out is settled by asking the
         platform (bot.daily.outcomes.earlier_send)."""
-        ticking = self._ticking
+        ticking, live = self._ticking, self._live_run
         self.shutdown()
         if ticking is not None and not ticking.done():
             ticking.cancel()
             await asyncio.wait({ticking}, timeout=STOP_WAIT)
+        if live is not None and not live.done():
+            await asyncio.wait({live}, timeout=STOP_WAIT)
 
     async def tick(self) -> None:
         """Claim and do whatever is due now; never raises (a failed item is retried on a later tick). All of
@@ -144,6 +163,10 @@ class DailyScheduler:
             await self.service.reminders.run_due(self.spaces)
         except Exception as exc:
             self._failed(exc, "reminders failed")
+        try:
+            await self._run_live()
+        except Exception as exc:
+            self._failed(exc, "live games failed")
 
     def _failed(self, exc: Exception, what: str) -> None:
         """A store outage is told once by the process's StoreOutage (not once per tick); anything else is
@@ -166,6 +189,53 @@ class DailyScheduler:
             self._beat_failed = True
         else:
             self._beat_failed = False
+
+    async def _run_live(self) -> None:
+        """The live games' due steps (one run at a time in this process), then a timer for the next one."""
+        async with self._live_lock:
+            with background():
+                next_due = await self.service.live.run_due(self.spaces)
+        self._arm_live(next_due)
+
+    def _arm_live(self, at: dt.datetime | None) -> None:
+        """Wake for the next live step when it is due before the next tick (only once started)."""
+        if not self._started or self._stopping:
+            return
+        if self._live_timer is not None:
+            self._live_timer.cancel()
+            self._live_timer = None
+        if at is None:
+            return
+        delay = max(LIVE_MIN_WAIT, (at - self.clock.now()).total_seconds())
+        if delay < self.interval.total_seconds():
+            self._live_timer = asyncio.get_running_loop().call_later(delay, self._fire_live)
+
+    def _fire_live(self) -> None:
+        self._live_timer = None
+        if self._stopping:
+            return
+        if self._live_run is not None and not self._live_run.done():
+            self._live_again = True  # the run in flight may have read the store before this news
+            return
+        self._live_run = asyncio.ensure_future(self._live_logged())
+
+    async def _live_logged(self) -> None:
+        again = True
+        while again and not self._stopping:
+            self._live_again = False
+            try:
+                await self._run_live()
+            except Exception:
+                log.exception("live games failed")
+            again = self._live_again
+
+    def wake_live(self) -> None:
+        """A game was started or stopped in this process: run its due steps now, not at the next tick."""
+        if not self._started or self._stopping:
+            return
+        if self._live_timer is not None:
+            self._live_timer.cancel()
+        self._live_timer = asyncio.get_running_loop().call_soon(self._fire_live)
 
     async def catch_up(self) -> None:
         """What start-up does after downtime: reveal every round whose promise passed, post what is due

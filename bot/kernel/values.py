@@ -30,6 +30,7 @@ class Period(StrEnum):
 class RoundKind(StrEnum):
     DAILY = "daily"
     PRACTICE = "practice"
+    LIVE = "live"  # one question of a live game in a channel (bot.live)
 
 
 @dataclass(frozen=True)
@@ -183,6 +184,8 @@ class CommandNames:
     remind: str = "/quiz remind"
     team: str = "/quiz team {action}"  # {action}: create, join, leave, list, rename or remove
     team_named: str = "/quiz team {action} {name}"
+    live: str = "/quiz live"
+    live_stop: str = "/quiz live stop"
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from bot.mydata.export import Miss
 from bot.mydata.forget import Forgotten
 from bot.practice.memory import LearnerCard, ReviewEvent
 from bot.store.base import PENDING_OF_LEARNER, SqlBase
+from bot.store.live_sql import FORGET_LIVE
 from bot.store.reminders_sql import FORGET_REMINDERS
 from bot.store.rows import (
     CARD_COLUMNS,
@@ -69,6 +70,7 @@ FORGET: tuple[tuple[str, str], ...] = (
     ("", f"DELETE FROM season_places WHERE {_MINE}"),
     *FORGET_REMINDERS,
     *FORGET_TEAMS,
+    *FORGET_LIVE,
 )
 
 

@@ -12,6 +12,7 @@ from bot.access.store import AccessStore
 from bot.daily.store import ChannelStore, DeliveryStore, RoundStore
 from bot.installs.store import InstallStore
 from bot.kernel.store import BoardReads, OnceStore
+from bot.live.store import LiveStore
 from bot.mydata.store import MyDataStore
 from bot.packs.store import PackStore
 from bot.practice.store import PracticeStore
@@ -55,6 +56,7 @@ class Store(
     InstallStore,
     AccessStore,
     TeamStore,
+    LiveStore,
     Protocol,
 ):
     """Persistence. Unique keys do the correctness work: one daily round per (channel, local date), one

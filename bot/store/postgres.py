@@ -374,7 +374,7 @@ class PostgresStore(FeatureSql):
                 if rows:
                     await conn.copy_records_to_table(ident(table), records=rows, columns=[ident(c) for c in columns])
                     given[table] += len(rows)
-            for serial in ("rounds", "suggestions", "question_reports"):
+            for serial in ("rounds", "suggestions", "question_reports", "live_games"):
                 if serial in given:
                     await conn.execute(
                         f"SELECT setval(pg_get_serial_sequence('{serial}', 'id'), COALESCE(MAX(id), 0) + 1, false) "

@@ -8,6 +8,7 @@ from bot.store.channels_sql import ChannelSql
 from bot.store.delivery_sql import DeliverySql
 from bot.store.installs_sql import InstallSql
 from bot.store.learner_sql import LearnerSql
+from bot.store.live_sql import LiveSql
 from bot.store.packs_sql import PackSql
 from bot.store.recap_sql import RecapSql
 from bot.store.reminders_sql import ReminderSql
@@ -37,5 +38,6 @@ class FeatureSql(
     UptimeSql,
     AccessSql,
     TeamSql,
+    LiveSql,
 ):
     """The Store's methods written once (feature by feature) and the reveal written once (SettlingStore)."""

@@ -114,6 +114,18 @@ class Teams:
         member missing from it has 0) and its member count, best first: a live game's final table."""
         return team_totals(await self.store.team_roster(platform, space_id), points)
 
+    async def team_lines(self, platform: str, space_id: str, points: Mapping[str, int]) -> tuple[str, ...]:
+        """A live game's team totals under its final table: one line per team with a player in the game (the
+        sum of its best three players' points and its member count), best first; () without teams."""
+        roster = await self.store.team_roster(platform, space_id)
+        played = {m.key for m in roster if m.user_id in points}
+        playing = team_totals(roster, points)
+        return tuple(
+            f"{t.rank}. {t.name}: {t.points} points ({t.members} member{'' if t.members == 1 else 's'})"
+            for t in playing
+            if t.key in played
+        )
+
     async def standings(self, platform: str, space_id: str, period: Period, period_key: str) -> list[TeamTotal]:
         """Every team of the space on one board of daily points (a week, a month or all time)."""
         points = await self.store.member_points(platform, space_id, period, period_key)

@@ -36,6 +36,7 @@ _USER_HELP = """\
 /quiz leaderboard [teams] [week|month|all] [public]   (public: in the channel)
 /quiz leaderboard season 2026-11   a month's season: its archived top three and its board
 /quiz team create|join NAME, leave, list   your team (admins: rename A to B, remove A)
+/quiz live [n] [topic] [seconds] | stop   a live game here
 /quiz stats [user]             answered, accuracy by topic, streaks
 /quiz packs                    the question packs here, with question counts
 /quiz suggest                  suggest a question (a form, or how to write it in one line)
@@ -110,6 +111,25 @@ class TeamCommand:
     action: TeamAction
     name: str = ""
     new_name: str = ""  # rename only
+
+
+@dataclass(frozen=True)
+class ShowLiveBoard:
+    public: bool = False  # post it in the channel for everyone
+
+
+@dataclass(frozen=True)
+class LiveStart:
+    """`live [n] [topic] [seconds]`: None takes the game's default."""
+
+    questions: int | None = None
+    topic: str | None = None
+    seconds: int | None = None
+
+
+@dataclass(frozen=True)
+class LiveStop:
+    pass
 
 
 @dataclass(frozen=True)
@@ -236,6 +256,9 @@ Command = (
     | ReportQuestion
     | ShowReports
     | ResolveReport
+    | ShowLiveBoard
+    | LiveStart
+    | LiveStop
 )
 
 _ACTIONS = ("show", "pause", "resume", "post-now", "reveal")
@@ -294,6 +317,7 @@ _SUBCOMMANDS = (
     "admin",
     "report",
     "team",
+    "live",
 )
 _ADMIN = ("import", "export", "question-stats", "suggestions", "approve", "reject", "reports", "resolve")
 RESOLVE_USAGE = "Use /quiz admin resolve ID keep, hold or edit (the ID is a report's number in /quiz admin reports)."
@@ -476,6 +500,31 @@ def parse_team_board(words: list[str], public: bool) -> ShowTeamBoard:
     return ShowTeamBoard(parse_period(words[0] if words else None), public)
 
 
+LIVE_USAGE = (
+    "Use /quiz live [n] [topic] [seconds], e.g. /quiz live 10 autograd 20 (3-30 questions, 10-120 seconds each), "
+    "or /quiz live stop."
+)
+
+
+def parse_live(rest: list[str]) -> LiveStart | LiveStop:
+    """`live stop`, or `live [n] [topic] [seconds]`: the first number is how many questions, the second the
+    seconds (`30s` too), a word the topic (the service checks the ranges and the topic)."""
+    if [w.lower() for w in rest] == ["stop"]:
+        return LiveStop()
+    numbers: list[int] = []
+    topic: str | None = None
+    for word in rest:
+        lowered = word.lower()
+        number = parse_number(lowered.removesuffix("s"), 3) if lowered[:1].isdigit() else None
+        if number is not None and len(numbers) < 2:
+            numbers.append(number)
+        elif number is None and topic is None and re.fullmatch(TOPIC_PATTERN, lowered):
+            topic = lowered
+        else:
+            raise BadSetting(f"'{echo(word)}' is not understood here. {LIVE_USAGE}")
+    return LiveStart(numbers[0] if numbers else None, topic, numbers[1] if len(numbers) > 1 else None)
+
+
 def parse_quiz(text: str) -> Command:
     """Parse what follows `/quiz` (or a whole line starting with /quiz)."""
     suggest = _SUGGEST.match(text)
@@ -504,6 +553,10 @@ def parse_quiz(text: str) -> Command:
             words = [word for word in rest if word.lower() != "public"]
             if words and words[0].lower() in ("teams", "team") and len(rest) - len(words) <= 1:
                 return parse_team_board(words[1:], public)
+            if words and words[0].lower() == "live":
+                if len(words) != 1 or len(rest) - len(words) > 1:
+                    raise BadSetting("Use /quiz leaderboard live, and public to post it in the channel.")
+                return ShowLiveBoard(public)
             if words and words[0].lower() == "season":
                 if len(words) != 2 or len(rest) - len(words) > 1:
                     raise BadSetting("Use /quiz leaderboard season YYYY-MM, e.g. /quiz leaderboard season 2026-11.")
@@ -523,6 +576,8 @@ def parse_quiz(text: str) -> Command:
             return parse_question_stats(rest)
         case "report":
             return ReportQuestion(*parse_report_words(rest))
+        case "live":
+            return parse_live(rest)
         case "export":
             if rest:
                 raise BadSetting("/quiz export takes nothing more: it sends you your own missed questions.")

@@ -6,6 +6,7 @@ adapter's TextSource.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Protocol, assert_never
 
@@ -13,6 +14,7 @@ from bot.daily.cards import StatsCard
 from bot.features import Features
 from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard, RevealCard
 from bot.kernel.values import Actor, ChannelRef, Round
+from bot.live.cards import LiveBoardCard
 from bot.mydata.export import MissesExport
 from bot.mydata.forget import ForgetDone, ForgetPrompt
 from bot.packs.catalog import PackFile, PacksCard
@@ -32,6 +34,8 @@ from bot.text.commands import (
     ExportPack,
     ForgetMe,
     ImportPack,
+    LiveStart,
+    LiveStop,
     Practice,
     Remind,
     ReportQuestion,
@@ -39,6 +43,7 @@ from bot.text.commands import (
     Review,
     ShowHelp,
     ShowLeaderboard,
+    ShowLiveBoard,
     ShowPacks,
     ShowQuestionStats,
     ShowReports,
@@ -157,6 +162,7 @@ Result = (
     | PackFile
     | ReportsCard
     | TeamBoardCard
+    | LiveBoardCard
 )
 
 
@@ -172,6 +178,13 @@ async def run_command(service: Features, source: TextSource, command: Command) -
             return await service.seasons.board(
                 ref.platform, ref.space_id, season, None if public else user, public=public
             )
+        case ShowLiveBoard(public=public):
+            card = await service.live.board(ref.platform, ref.space_id, None if public else user)
+            return dataclasses.replace(card, public=True) if public else card
+        case LiveStart(questions=questions, topic=topic, seconds=seconds):
+            return NoteReply(await service.live.start(ref, user, questions, topic, seconds))
+        case LiveStop():
+            return NoteReply(await service.live.stop(await source.actor(ref), ref))
         case ShowLeaderboard(period=period, public=True):
             return await service.boards.leaderboard(ref.platform, ref.space_id, period, None, public=True)
         case Review(count=count):

@@ -20,6 +20,7 @@ from cryptography.fernet import Fernet
 from bot.access.values import LinkGrant
 from bot.app.bootstrap import bootstrap
 from bot.installs.values import WorkspaceInstall
+from bot.kernel.cards import QuestionCard
 from bot.kernel.errors import AlreadyAnswered, RoundClosed
 from bot.kernel.scoring import period_keys
 from bot.kernel.values import Actor, ChannelRef, Period, RoundKind
@@ -32,6 +33,7 @@ from bot.store.sqlite import SqliteStore
 from bot.teams.values import TeamTotal
 from tests.integration.test_postgres_store import throwaway_database
 from tests.support.fakes import FakePlatform, FixedClock, make_bank
+from tests.support.live import LiveRecorder, play
 
 ADMIN = Actor("admin", is_admin=True)
 T0 = dt.datetime(2026, 11, 23, 8, 30, tzinfo=dt.UTC)
@@ -158,6 +160,20 @@ async def make_history(store: SqliteStore) -> None:
     assert await service.access.redeem_link(used) is not None
     assert await service.access.allow_attempt("127.0.0.1")
     await service.close()
+    # live games: one played to its podium (the space's live board), one running with its first question open
+    platform = LiveRecorder(clock)
+    live = bootstrap(store, make_bank(per_topic=4), clock, {"fake": platform}, rng=random.Random(2))
+    await live.live.start(REFS[0], "ada", 3, None, 10)
+
+    async def answer(card: QuestionCard) -> None:
+        await live.answers.submit_answer(card.round_id, "ada", 0)
+        clock.advance(seconds=2)
+        await live.answers.submit_answer(card.round_id, "émile", 1)
+
+    await play(live, clock, platform, answer)
+    await live.live.start(REFS[2], "Zed", 3, None, 10)
+    await live.live.run_due()
+    await live.close()
 
 
 async def dump(store: SqliteStore | PostgresStore) -> dict[str, list[tuple]]:
@@ -182,6 +198,7 @@ async def views(store: SqliteStore | PostgresStore) -> dict:
     seen["rounds"] = rounds
     seen["open"] = await store.open_daily_rounds()
     seen["reminder"] = await store.get_reminder("fake", REFS[2].space_id, "ada")
+    seen["live"] = [(await store.get_live_game(g), await store.live_questions(g)) for g in (1, 2)]
     for space in ("space-1", "space-2"):
         dates = {r.local_date for r in rounds if r.local_date and r.ref.space_id == space}
         keys = {pk for d in dates for pk in period_keys(d)}
@@ -202,6 +219,7 @@ async def views(store: SqliteStore | PostgresStore) -> dict:
         seen[(space, "season")] = await store.season_archive("fake", space, "2026-11")
         seen[(space, "teams")] = await store.list_teams("fake", space)
         seen[(space, "roster")] = await store.team_roster("fake", space)
+        seen[(space, "live board")] = await store.live_board("fake", space, 100)
     return seen
 
 

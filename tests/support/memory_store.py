@@ -15,6 +15,7 @@ from tests.support.memory.boards import MemoryBoards
 from tests.support.memory.channels import MemoryChannels
 from tests.support.memory.delivery import MemoryDelivery
 from tests.support.memory.installs import MemoryInstalls
+from tests.support.memory.live import MemoryLive
 from tests.support.memory.mydata import MemoryMyData
 from tests.support.memory.once import MemoryOnce
 from tests.support.memory.packs import MemoryPacks
@@ -43,6 +44,7 @@ class InMemoryStore(
     MemoryReminders,
     MemorySeasons,
     MemoryRecap,
+    MemoryLive,  # before MemoryMyData: its forget-me adds the live board's rows
     MemoryMyData,
     MemoryInstalls,
     MemoryUptime,

@@ -70,4 +70,4 @@ async def test_the_team_board_ranks_by_the_best_three(bot: StudyBotClient, fake:
     seasonal = await fake.reply(await fake.slash(fake.bob, "leaderboard", board="teams", season="2026-05"))
     assert "leave season out for board:teams" in seasonal.text.replace("\\", "")
     schema = next(o for o in fake.command("leaderboard")["options"] if o["name"] == "board")
-    assert [c["value"] for c in schema["choices"]] == ["members", "teams"]
+    assert [c["value"] for c in schema["choices"]] == ["members", "teams", "live"]

@@ -24,6 +24,7 @@ from typing import TypeVar
 from bot.installs.values import WorkspaceInstall
 from bot.kernel.scoring import Board, ScoreRow
 from bot.kernel.values import Answer, ChannelConfig, ChannelRef, NewAnswer, Period, Round, RoundKind, StreakState
+from bot.live.values import LiveGame, LiveQuestion, Standing
 from bot.practice.memory import CardKey, LearnerCard, PendingAnswer, ReviewEvent
 from bot.reminders.values import Reminder
 from bot.reports.values import Report
@@ -77,6 +78,10 @@ class Tables:
     review_log: dict[tuple[CardKey, dt.datetime], ReviewEvent] = field(default_factory=dict)
     doubts: dict[tuple[int, str], bool] = field(default_factory=dict)  # (round id, user): marked "not sure"
     learn_pending: dict[int, bool] = field(default_factory=dict)  # practice round -> sure, card update to write
+    live_games: dict[int, LiveGame] = field(default_factory=dict)  # bot.live: id -> game
+    live_claims: dict[int, dt.datetime] = field(default_factory=dict)  # game id -> lease end
+    live_questions: dict[tuple[int, int], LiveQuestion] = field(default_factory=dict)  # (game, position)
+    live_scores: dict[tuple[str, str, str], Standing] = field(default_factory=dict)  # (platform, space, user)
     packs: dict[tuple[str, str, str], tuple[int, list[tuple[str, str]]]] = field(default_factory=dict)
     round_questions: dict[int, str] = field(default_factory=dict)
     suggestions: dict[int, Suggestion] = field(default_factory=dict)

@@ -41,6 +41,9 @@ COMMANDS = CommandNames(
     season_board="/leaderboard season:{season}",
     review="/review",
     remind="/remind",
+    plan="/plan",
+    review_limit="/review limit:N",
+    review_resume="/review resume:True",
 )
 
 

@@ -18,6 +18,7 @@ from bot.mydata.forget import Forgotten
 from bot.practice.memory import LearnerCard, ReviewEvent
 from bot.store.base import PENDING_OF_LEARNER, SqlBase
 from bot.store.reminders_sql import FORGET_REMINDERS
+from bot.store.reviews_sql import FORGET_REVIEWS
 from bot.store.rows import (
     CARD_COLUMNS,
     EVENT_COLUMNS,
@@ -67,6 +68,7 @@ FORGET: tuple[tuple[str, str], ...] = (
     # their places in the space's archived seasons (the season stays, with the others' places)
     ("", f"DELETE FROM season_places WHERE {_MINE}"),
     *FORGET_REMINDERS,
+    *FORGET_REVIEWS,
 )
 
 

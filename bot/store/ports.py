@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from bot.daily.store import ChannelStore, DeliveryStore, RoundStore
+from bot.daily.store import ChannelStore, DeliveryStore, QuestionRates, RoundStore, StreakDates
 from bot.installs.store import InstallStore
 from bot.kernel.store import BoardReads, OnceStore
 from bot.mydata.store import MyDataStore
 from bot.packs.store import PackStore
-from bot.practice.store import PracticeStore
+from bot.practice.store import PracticeStore, ReviewPlanStore
 from bot.recap.store import RecapStore
 from bot.reminders.store import ReminderStore
 from bot.reports.store import ReportStore
@@ -51,6 +51,9 @@ class Store(
     RecapStore,
     MyDataStore,
     InstallStore,
+    ReviewPlanStore,
+    StreakDates,
+    QuestionRates,
     Protocol,
 ):
     """Persistence. Unique keys do the correctness work: one daily round per (channel, local date), one

@@ -87,6 +87,9 @@ class MemoryMyData(MemoryTables):
             del t.reports[rid]
         reminders = int(t.reminders.pop((platform, space_id, user_id), None) is not None)
         t.reminder_days = {d for d in t.reminder_days if d[:3] != (platform, space_id, user_id)}
+        t.review_prefs.pop((platform, space_id, user_id), None)
+        t.plans.pop((platform, space_id, user_id), None)
+        t.review_days = {rid: d for rid, d in t.review_days.items() if d[:3] != (platform, space_id, user_id)}
         return Forgotten(
             answers,
             len(practice),

@@ -140,6 +140,14 @@ async def make_history(store: SqliteStore) -> None:
     assert await service.installs.claim_token_refresh(copying, dt.timedelta(minutes=1))
     await service.installs.issue_oauth_state(dt.timedelta(minutes=10))
     assert await store.remember_once("slack-event", "Ev0COPY", clock.now(), dt.timedelta(hours=1))
+    # issue 31: a review limit, a vacation hold, a plan and a question a review served
+    await service.practice.review_limit(REFS[0], "ada", 7)
+    await service.practice.pause_reviews(REFS[0], "Zed", 10)
+    await service.practice.plans.set(REFS[0], "émile", dt.date(2027, 1, 20), ("autograd",))
+    served = await service.practice.practice_round(
+        REFS[0], "ada", service.context.bank.questions[0], served=(clock.now().date(), "review")
+    )
+    assert served.round_id
     await service.close()
 
 

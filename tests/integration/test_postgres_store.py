@@ -30,6 +30,7 @@ from bot.store.urls import store_for_url
 from tests.integration.contract_values import DAY, REF, T0
 from tests.integration.install_contract import InstallationContract
 from tests.integration.learner_data_contract import LearnerDataContract
+from tests.integration.learning_plan_contract import LearningPlanContract
 from tests.integration.once_contract import SeenOnceContract
 from tests.integration.pack_contract import PackContract
 from tests.integration.practice_contract import LearnerCardContract, PracticeRestartContract
@@ -85,6 +86,7 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
 
 
 class TestPostgresStore(
+    LearningPlanContract,
     SuggestionContract,
     StoreContract,
     LearnerDataContract,

@@ -12,6 +12,7 @@ from bot.store.sqlite import SqliteStore, split_sql
 from bot.store.sqlite_settle import PENDING_ALL, PENDING_MINE
 from tests.integration.install_contract import InstallationContract
 from tests.integration.learner_data_contract import LearnerDataContract
+from tests.integration.learning_plan_contract import LearningPlanContract
 from tests.integration.once_contract import SeenOnceContract
 from tests.integration.pack_contract import PackContract
 from tests.integration.practice_contract import LearnerCardContract, PracticeRestartContract
@@ -24,6 +25,7 @@ from tests.integration.suggestion_contract import SuggestionContract
 
 
 class TestSqliteStore(
+    LearningPlanContract,
     SuggestionContract,
     StoreContract,
     LearnerDataContract,

@@ -17,6 +17,7 @@ from bot.store.sqlite import SqliteStore
 from tests.integration.contract_values import DAY, REF, REF2, T0, ans
 from tests.integration.install_contract import InstallationContract
 from tests.integration.learner_data_contract import LearnerDataContract
+from tests.integration.learning_plan_contract import LearningPlanContract
 from tests.integration.once_contract import SeenOnceContract
 from tests.integration.pack_contract import PackContract
 from tests.integration.practice_contract import LearnerCardContract
@@ -30,6 +31,7 @@ from tests.support.memory_store import InMemoryStore
 
 
 class TestInMemoryStore(
+    LearningPlanContract,
     SuggestionContract,
     StoreContract,
     LearnerDataContract,

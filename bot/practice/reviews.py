@@ -218,7 +218,7 @@ class Reviews:
         room = max(0, prefs.limit - len(reviewed))
         mine = [c for c in every if c.key.question_id in allowed]
         overdue = at_risk_order((c for c in mine if c.due <= now), now)
-        if len(overdue) > room and had_gap(await self.store.last_reviewed_at(platform, space_id, user_id), now):
+        if len(overdue) > room and had_gap(await self._last_active(platform, space_id, user_id, prefs), now):
             moves = spread_moves(overdue, (c for c in mine if c.due > now), room, prefs.limit, now, tz)
             if await self.store.move_card_dues(platform, space_id, user_id, moves):
                 every = await self.store.learner_cards(platform, space_id, user_id)
@@ -237,6 +237,14 @@ class Reviews:
             plan = tuple(items[: max(0, target - done)])
         return ReviewDay(prefs.limit, len(reviewed), offer, share.waiting, plan)
 
+    async def _last_active(self, platform: str, space_id: str, user_id: str, prefs: ReviewPrefs) -> dt.datetime | None:
+        """The learner's last answer in the space, or the end of their last hold if later (a hold's days
+        moved the due dates already: they are no gap)."""
+        last = await self.store.last_reviewed_at(platform, space_id, user_id)
+        if last is None or prefs.resumed_at is None:
+            return last
+        return max(last, prefs.resumed_at)
+
     async def end_hold(self, platform: str, space_id: str, user_id: str, tz: str, *, now: bool = False) -> ReviewPrefs:
         """End the learner's vacation hold if its time is up (or at once with `now`): every card's due date
         moves by the local days it lasted (decided once, in the store). The settings after."""
@@ -244,12 +252,13 @@ class Reviews:
         at = self.ctx.now()
         if prefs.paused_at is None or prefs.paused_until is None or (not now and at < prefs.paused_until):
             return prefs
-        days = paused_days(prefs.paused_at, min(at, prefs.paused_until), tz)
+        ended = min(at, prefs.paused_until)
+        days = paused_days(prefs.paused_at, ended, tz)
         cards = await self.store.learner_cards(platform, space_id, user_id)
         moves = pause_moves(cards, prefs.paused_at, days, tz)
-        if await self.store.end_review_pause(platform, space_id, user_id, prefs.paused_at, moves):
+        if await self.store.end_review_pause(platform, space_id, user_id, prefs.paused_at, ended, moves):
             log.info("review hold of %s/%s user %s ended: due dates moved %d days", platform, space_id, user_id, days)
-        return replace(prefs, paused_at=None, paused_until=None)
+        return replace(prefs, paused_at=None, paused_until=None, resumed_at=ended)
 
     # ---- the learner's settings ----------------------------------------------------------------------
 

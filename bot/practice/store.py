@@ -63,11 +63,17 @@ class ReviewPlanStore(Protocol):
         ...
 
     async def end_review_pause(
-        self, platform: str, space_id: str, user_id: str, paused_at: dt.datetime, moves: Sequence[CardMove]
+        self,
+        platform: str,
+        space_id: str,
+        user_id: str,
+        paused_at: dt.datetime,
+        ended_at: dt.datetime,
+        moves: Sequence[CardMove],
     ) -> bool:
-        """End the hold that began at `paused_at` and move these cards' due dates, in one transaction; False
-        (nothing changed) when that hold was ended already (by another process). A card whose due date
-        changed meanwhile keeps it."""
+        """End the hold that began at `paused_at` (as of `ended_at`, kept as resumed_at) and move these cards'
+        due dates, in one transaction; False (nothing changed) when that hold was ended already (by another
+        process). A card whose due date changed meanwhile keeps it."""
         ...
 
     async def move_card_dues(self, platform: str, space_id: str, user_id: str, moves: Sequence[CardMove]) -> int:

@@ -31,6 +31,7 @@ class ReviewPrefs:
     daily_limit: int | None = None  # None: REVIEW_LIMIT_DEFAULT
     paused_at: dt.datetime | None = None  # UTC; None: not paused
     paused_until: dt.datetime | None = None
+    resumed_at: dt.datetime | None = None  # when the last hold ended: a gap is counted from it
 
     @property
     def limit(self) -> int:

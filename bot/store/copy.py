@@ -152,6 +152,7 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
             ("daily_limit", "int"),
             ("paused_at", "ts"),
             ("paused_until", "ts"),
+            ("resumed_at", "ts"),
         ),
         ("platform", "space_id", "user_id"),
     ),

@@ -19,7 +19,7 @@ FORGET_REVIEWS: tuple[tuple[str, str], ...] = (
     ("", f"DELETE FROM learner_plans WHERE {_MINE}"),
     ("", f"DELETE FROM review_prefs WHERE {_MINE}"),
 )
-PREFS_COLUMNS = "daily_limit, paused_at, paused_until"
+PREFS_COLUMNS = "daily_limit, paused_at, paused_until, resumed_at"
 PLAN_COLUMNS = "platform, space_id, user_id, channel_id, plan_date, topics, started_at"
 MOVE_DUE = (
     "UPDATE learner_cards SET due = ? WHERE platform = ? AND space_id = ? AND user_id = ? AND question_id = ? "
@@ -32,6 +32,7 @@ def prefs_from_row(row: Any) -> ReviewPrefs:
         None if row[0] is None else int(row[0]),
         None if row[1] is None else from_ts(row[1]),
         None if row[2] is None else from_ts(row[2]),
+        None if row[3] is None else from_ts(row[3]),
     )
 
 
@@ -75,13 +76,19 @@ class ReviewSql(SqlBase):
         return prefs_from_row(rows[0])
 
     async def end_review_pause(
-        self, platform: str, space_id: str, user_id: str, paused_at: dt.datetime, moves: Sequence[CardMove]
+        self,
+        platform: str,
+        space_id: str,
+        user_id: str,
+        paused_at: dt.datetime,
+        ended_at: dt.datetime,
+        moves: Sequence[CardMove],
     ) -> bool:
         async with self._write_tx() as tx:
             ended = await tx.run(
-                "UPDATE review_prefs SET paused_at = NULL, paused_until = NULL "
+                "UPDATE review_prefs SET paused_at = NULL, paused_until = NULL, resumed_at = ? "
                 "WHERE platform = ? AND space_id = ? AND user_id = ? AND paused_at = ?",
-                (platform, space_id, user_id, self._ts(paused_at)),
+                (self._ts(ended_at), platform, space_id, user_id, self._ts(paused_at)),
             )
             if not ended:
                 return False

@@ -61,17 +61,17 @@ class LearningPlanContract:
         await store.pause_reviews("test", "space", "ada", T0, LATER)
         moves = [CardMove(q, cards[q].due, cards[q].due + dt.timedelta(days=10)) for q in ("q1", "q2")]
         stale = CardMove("q3", cards["q3"].due - dt.timedelta(hours=1), LATER)  # its due date changed meanwhile
-        assert await store.end_review_pause("test", "space", "ada", T0, [*moves, stale])
+        assert await store.end_review_pause("test", "space", "ada", T0, LATER, [*moves, stale])
         after = {c.key.question_id: c.due for c in await store.learner_cards("test", "space", "ada")}
         assert after == {
             "q1": cards["q1"].due + dt.timedelta(days=10),
             "q2": cards["q2"].due + dt.timedelta(days=10),
             "q3": cards["q3"].due,
         }
-        assert await store.review_prefs("test", "space", "ada") == ReviewPrefs()
+        assert await store.review_prefs("test", "space", "ada") == ReviewPrefs(resumed_at=LATER)
         # a second process ending the same hold changes nothing (the moves are not applied twice)
         again = [CardMove(q, after[q], after[q] + dt.timedelta(days=10)) for q in ("q1", "q2")]
-        assert not await store.end_review_pause("test", "space", "ada", T0, again)
+        assert not await store.end_review_pause("test", "space", "ada", T0, LATER + dt.timedelta(days=1), again)
         assert {c.key.question_id: c.due for c in await store.learner_cards("test", "space", "ada")} == after
 
     async def test_moving_due_dates_is_compare_and_set_and_counts_what_moved(self, store):

@@ -36,14 +36,20 @@ class MemoryReviews(MemoryTables):
         return t.review_prefs[key]
 
     async def end_review_pause(
-        self, platform: str, space_id: str, user_id: str, paused_at: dt.datetime, moves: Sequence[CardMove]
+        self,
+        platform: str,
+        space_id: str,
+        user_id: str,
+        paused_at: dt.datetime,
+        ended_at: dt.datetime,
+        moves: Sequence[CardMove],
     ) -> bool:
         t = await self._db()
         key = (platform, space_id, user_id)
         old = t.review_prefs.get(key)
         if old is None or old.paused_at != utc(paused_at):
             return False
-        t.review_prefs[key] = replace(old, paused_at=None, paused_until=None)
+        t.review_prefs[key] = replace(old, paused_at=None, paused_until=None, resumed_at=utc(ended_at))
         _move(t, platform, space_id, user_id, moves)
         return True
 

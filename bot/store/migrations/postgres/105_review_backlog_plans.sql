@@ -1,6 +1,6 @@
 -- Backlog-safe reviews and interview-date plans (issue 31).
 -- review_prefs: a learner's daily review limit (NULL: the default) and vacation hold (paused_at ..
--- paused_until; NULL: not paused) in a space.
+-- paused_until; NULL: not paused) in a space, and when the last hold ended.
 CREATE TABLE review_prefs (
     platform     text COLLATE "C" NOT NULL,
     space_id     text COLLATE "C" NOT NULL,
@@ -8,6 +8,7 @@ CREATE TABLE review_prefs (
     daily_limit  integer CHECK (daily_limit BETWEEN 1 AND 100),
     paused_at    timestamptz,
     paused_until timestamptz,
+    resumed_at   timestamptz, -- when the last hold ended (a gap is counted from it)
     PRIMARY KEY (platform, space_id, user_id)
 );
 

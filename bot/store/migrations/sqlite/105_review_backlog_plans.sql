@@ -1,6 +1,6 @@
 -- Backlog-safe reviews and interview-date plans (issue 31).
 -- review_prefs: a learner's daily review limit (NULL: the default) and vacation hold (paused_at ..
--- paused_until; NULL: not paused) in a space.
+-- paused_until; NULL: not paused) in a space, and when the last hold ended.
 CREATE TABLE review_prefs (
     platform     TEXT NOT NULL,
     space_id     TEXT NOT NULL,
@@ -8,6 +8,7 @@ CREATE TABLE review_prefs (
     daily_limit  INTEGER CHECK (daily_limit BETWEEN 1 AND 100),
     paused_at    TEXT,
     paused_until TEXT,
+    resumed_at   TEXT,        -- when the last hold ended (a gap is counted from it)
     PRIMARY KEY (platform, space_id, user_id)
 ) WITHOUT ROWID;
 

@@ -6,7 +6,7 @@ count revealed rounds only."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from bot.kernel.values import LETTERS, Actor
@@ -115,6 +115,27 @@ class QuestionStatsCard:
         return "\n".join(lines)
 
 
+def flagged_in_order(stats: Iterable[QuestionStat]) -> tuple[QuestionStat, ...]:
+    """The flagged questions, up to ten of each kind, in this order: too easy (the easiest first), too hard
+    (the hardest first), a wrong option ahead of the right one, dead distractors; each question once."""
+    flagged = [s for s in stats if s.check]
+    kinds = (
+        sorted(
+            (s for s in flagged if s.correct_share > FLAG_MIN_CORRECT), key=lambda s: (-s.correct_share, s.question_id)
+        ),
+        sorted(
+            (s for s in flagged if s.correct_share < FLAG_MAX_CORRECT), key=lambda s: (s.correct_share, s.question_id)
+        ),
+        sorted(flagged, key=lambda s: (s.correct_share, s.question_id)),  # the rest: option ahead, dead distractors
+    )
+    out: dict[str, QuestionStat] = {}
+    for kind in kinds[:2]:
+        out.update((s.question_id, s) for s in kind[:LISTED])
+    rest = [s for s in kinds[2] if s.question_id not in out]
+    out.update((s.question_id, s) for s in rest[:LISTED])
+    return tuple(out.values())
+
+
 def _in_pack(question_id: str, pack: str | None) -> bool:
     if pack is None:
         return True
@@ -145,6 +166,6 @@ async def question_stats(
     ]
     answered = [s for s in stats if s.answered]
     hardest = sorted(answered, key=lambda s: (s.correct_share, -s.answered, s.question_id))[:LISTED]
-    flagged = sorted((s for s in answered if s.check), key=lambda s: (s.correct_share, s.question_id))[:LISTED]
+    flagged = flagged_in_order(answered)
     reported = sorted((s for s in stats if s.reports), key=lambda s: (-s.reports, s.question_id))[:LISTED]
-    return QuestionStatsCard(pack, tuple(hardest), tuple(flagged), tuple(reported))
+    return QuestionStatsCard(pack, tuple(hardest), flagged, tuple(reported))

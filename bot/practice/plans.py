@@ -227,9 +227,7 @@ class Plans:
         await self.store.save_plan(plan)
         status = await self.status(ref.platform, ref.space_id, user_id)
         assert status is not None
-        head = (
-            f"Plan saved. Reviews ({names.review}) bring in its questions; {names.review} limit and pause still apply."
-        )
+        head = f"Plan saved: {names.review} brings in its questions (your daily limit and any pause still apply)."
         return PlanCard(f"{head}\n{status.text}", status)
 
     async def off(self, ref: ChannelRef, user_id: str) -> PlanCard:

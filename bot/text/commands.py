@@ -30,10 +30,8 @@ from bot.suggestions.service import SuggestionForm, parse_line, parse_suggestion
 _USER_HELP = """\
 /quiz                          a private practice question (any topic)
 /quiz practice [topic] [easy|medium|hard]   a practice question on one topic or level
-/quiz review [n]               your due reviews (1-20 questions, default 5): misses come back first
-/quiz review limit N           at most N reviews a day (1-100, default 20); the rest wait, most at risk first
-/quiz review pause DAYS        a vacation hold (1-60 days): no reviews, no reminders; /quiz review resume
-/quiz plan 2027-01-20 [topic,...]   an interview-date plan: coverage, a daily target; /quiz plan off
+/quiz review [n]               due reviews (1-20, default 5); limit N, pause DAYS, resume
+/quiz plan DATE [topics]|off   an interview-date plan
 /quiz topics                   the topics and how many questions each has
 /quiz remind on [HH:MM]        a private nudge once a day (default 09:00, your timezone): reviews due,
                                today's question not answered yet; /quiz remind off stops it

@@ -24,7 +24,7 @@ from bot.practice.memory import CardKey, review
 from bot.settings import ConfigChange
 from bot.text.commands import Review, ReviewSetting, parse_quiz
 from tests.support.direct import DirectFakePlatform
-from tests.support.fakes import FixedClock, make_bank, store_of
+from tests.support.fakes import FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
 
 REF = ChannelRef("fake", "space-1", "chan-1")

@@ -33,14 +33,16 @@ MONDAY = dt.datetime(2026, 12, 7, 9, 0, tzinfo=dt.UTC)
 
 
 async def make_env(
-    start: dt.datetime, tz: str = "UTC"
+    start: dt.datetime, tz: str = "UTC", *, posting: bool = False
 ) -> tuple[Features, InMemoryStore, FixedClock, DirectFakePlatform]:
+    """The service over the fake store; the channel posts a daily question at 10:00 local only if `posting`."""
     store = InMemoryStore()
     await store.open()
     clock = FixedClock(start)
     platform = DirectFakePlatform()
     service = bootstrap(store, make_bank(per_topic=10), clock, {"fake": platform}, rng=random.Random(5))
-    await service.channels.configure(ADMIN, REF, ConfigChange.of(timezone=tz, paused=True))
+    change = ConfigChange.of(timezone=tz, paused=not posting, post_time=dt.time(10, 0))
+    await service.channels.configure(ADMIN, REF, change)
     return service, store, clock, platform
 
 
@@ -136,33 +138,36 @@ def test_todays_share_offers_the_served_and_still_due_then_the_room_left():
 
 
 @pytest.mark.parametrize(
-    "start, tz",
+    "first, tz",
     [
-        (dt.datetime(2027, 3, 22, 8, 0, tzinfo=dt.UTC), "Europe/Berlin"),  # over spring forward (28 March)
-        (dt.datetime(2026, 10, 19, 7, 0, tzinfo=dt.UTC), "Europe/Berlin"),  # over fall back (25 October)
+        (dt.date(2027, 3, 22), "Europe/Berlin"),  # over spring forward (28 March)
+        (dt.date(2026, 10, 19), "Europe/Berlin"),  # over fall back (25 October)
     ],
 )
-async def test_a_10_day_pause_moves_every_due_date_by_10_days_and_sends_no_reminder_meanwhile(start, tz):
-    service, store, clock, platform = await make_env(start, tz)
+async def test_a_10_day_pause_moves_every_due_date_by_10_days_and_sends_no_reminder_meanwhile(first, tz):
+    zone = ZoneInfo(tz)
+    start = dt.datetime.combine(first, dt.time(9, 0), zone).astimezone(dt.UTC)
+    service, store, clock, platform = await make_env(start, tz, posting=True)
     try:
         await plant_misses(store, service, "ada", start - dt.timedelta(days=1), set())
-        await service.reminders.set(REF, "ada", True, dt.time(8, 0))
+        await service.reminders.set(REF, "ada", True, dt.time(10, 0))
         before = {c.key.question_id: c.due for c in await store.learner_cards("fake", "space-1", "ada")}
         note = await service.practice.pause_reviews(REF, "ada", 10)
         assert "paused until" in note.text and "/quiz review resume" in note.text
         paused = await service.practice.start_review(REF, "ada", 5)
         assert isinstance(paused, ReviewEmpty) and "paused until" in paused.text
         assert (await service.practice.start_practice(REF, "ada")).round_id  # practice goes on
-        for day in range(1, 10):  # every tick of the hold's days: no reminder at all
-            clock.set(start + dt.timedelta(days=day, hours=1))
+        posted = len(platform.posted)
+        for day in range(1, 10):  # each day of the hold, 10:05 local: a daily question waits, reviews are due
+            clock.set(dt.datetime.combine(first + dt.timedelta(days=day), dt.time(10, 5), zone))
             await DailyScheduler(service, clock).tick()
-        assert platform.direct == []
+        assert len(platform.posted) == posted + 9  # the daily questions went out, unanswered
+        assert platform.direct == []  # yet no reminder at all
         assert {c.key.question_id: c.due for c in await store.learner_cards("fake", "space-1", "ada")} == before
 
-        clock.set(start + dt.timedelta(days=10, hours=1))  # the hold is over: the first read ends it
+        clock.set(dt.datetime.combine(first + dt.timedelta(days=10), dt.time(10, 5), zone))  # the hold is over
         await DailyScheduler(service, clock).tick()
         after = {c.key.question_id: c.due for c in await store.learner_cards("fake", "space-1", "ada")}
-        zone = ZoneInfo(tz)
         for qid, due in before.items():  # 10 local days later, at the same wall time (DST or not)
             assert after[qid].astimezone(zone).date() == due.astimezone(zone).date() + dt.timedelta(days=10)
             assert after[qid].astimezone(zone).time() == due.astimezone(zone).time()
@@ -172,7 +177,7 @@ async def test_a_10_day_pause_moves_every_due_date_by_10_days_and_sends_no_remin
         assert prefs.paused_at is None and prefs.resumed_at == shift_local(start, 10, tz)  # 10 local days
         # reminders are back, speaking of today's share: the cards due when the hold began are due again
         [(_, _, text)] = platform.direct
-        assert "You have 20 reviews today" in text
+        assert "You have 20 reviews today" in text and "Today's question is still waiting" in text
     finally:
         await service.close()
         await store.close()

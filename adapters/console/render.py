@@ -78,7 +78,7 @@ def stats_text(card: StatsCard) -> str:
         f"== Stats for {card.user_id} ==",
         f"answered {card.answered} ({card.daily_answered} daily, {card.practice_answered} practice), "
         f"right {card.correct} ({100 * card.accuracy:.0f}%), {card.points} pts all time",
-        f"streak {card.current_streak} (best {card.best_streak})",
+        f"streak {card.streak_text}",
     ]
     for t in card.by_topic:
         lines.append(f"  {TOPICS.get(t.topic, t.topic):<42} {t.correct}/{t.answered} ({100 * t.accuracy:.0f}%)")
@@ -87,7 +87,7 @@ def stats_text(card: StatsCard) -> str:
         lines.append(f"Weakest topic: {weak.topic}; try /quiz practice {weak.topic}")
     if card.learning is not None:
         lines += learning_lines(card.learning)
-        if card.learning.due_now:
+        if card.learning.today:
             lines.append("Review them with /quiz review")
     return "\n".join(lines)
 

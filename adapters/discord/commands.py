@@ -1,4 +1,4 @@
-"""Slash commands for everyone (/quiz, /review, /remind, /answer, /leaderboard, /stats, /packs, /export,
+"""Slash commands for everyone (/quiz, /review, /plan, /remind, /answer, /leaderboard, /stats, /packs, /export,
 /forget-me), the command list with /quizconfig, and the tree's error reply. Each command parses its options into
 core values, calls the service and renders the card; every reply is ephemeral (see replies.respond)."""
 
@@ -14,6 +14,7 @@ from discord import app_commands
 from adapters.discord.answers import outcome_reply
 from adapters.discord.limits import NO_PINGS, fit_content
 from adapters.discord.live import board_embed, live_command
+from adapters.discord.markdown import escape
 from adapters.discord.mydata import send_export, send_forget_prompt
 from adapters.discord.payloads import is_personal_space, unreadable
 from adapters.discord.quizadmin import QuizAdmin
@@ -30,7 +31,9 @@ from bot.kernel.parsing import parse_choice, parse_period
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import LETTERS, Difficulty
 from bot.practice.cards import ReviewEmpty
+from bot.practice.plans import parse_plan_date, parse_plan_topics
 from bot.practice.reviews import REVIEW_DEFAULT, REVIEW_MAX
+from bot.practice.values import PAUSE_MAX_DAYS, REVIEW_LIMIT_DEFAULT, REVIEW_LIMIT_MAX
 from bot.reminders.service import parse_remind_time
 
 log = logging.getLogger(__name__)
@@ -126,15 +129,66 @@ def member_commands() -> list[app_commands.Command]:
         ][:25]
 
     @app_commands.command(name="review", description="Your due reviews: the questions you are about to forget")
-    @app_commands.describe(count=f"How many questions (1-{REVIEW_MAX}, default {REVIEW_DEFAULT})")
+    @app_commands.describe(
+        count=f"How many questions (1-{REVIEW_MAX}, default {REVIEW_DEFAULT})",
+        limit=f"Instead: at most this many reviews a day (1-{REVIEW_LIMIT_MAX}, default {REVIEW_LIMIT_DEFAULT})",
+        pause=f"Instead: a vacation hold of this many days (1-{PAUSE_MAX_DAYS}): no reviews, no reminders",
+        resume="Instead: end a vacation hold now",
+    )
     @personal
-    async def review(interaction: discord.Interaction, count: int = REVIEW_DEFAULT) -> None:
+    async def review(
+        interaction: discord.Interaction,
+        count: int = REVIEW_DEFAULT,
+        limit: int | None = None,
+        pause: int | None = None,
+        resume: bool = False,
+    ) -> None:
         async def work() -> Reply:
-            ref = learner_ref(interaction)
-            result = await bot_of(interaction).service.practice.start_review(ref, str(interaction.user.id), count)
+            ref, user = learner_ref(interaction), str(interaction.user.id)
+            practice = bot_of(interaction).service.practice
+            settings = [
+                name for name, given in (("limit", limit), ("pause", pause), ("resume", resume or None)) if given
+            ]
+            if len(settings) > 1:
+                raise BadSetting("Give one of limit, pause or resume at a time. Nothing was changed.")
+            if limit is not None:
+                return Reply((await practice.review_limit(ref, user, limit)).text)
+            if pause is not None:
+                return Reply((await practice.pause_reviews(ref, user, pause)).text)
+            if resume:
+                return Reply((await practice.resume_reviews(ref, user)).text)
+            result = await practice.start_review(ref, user, count)
             if isinstance(result, ReviewEmpty):
                 return Reply(result.text)
             return Reply(embeds=(question_embed(result),), view=question_view(result.round_id, unsure=True))
+
+        await _run(interaction, work)
+
+    @app_commands.command(name="plan", description="An interview-date plan: every question twice before the date")
+    @app_commands.describe(
+        date="The interview's date as YYYY-MM-DD, or off to end the plan (leave empty to see it)",
+        topics="Topics, comma-separated (default: every topic here)",
+    )
+    @personal
+    async def plan(
+        interaction: discord.Interaction,
+        date: app_commands.Range[str, 1, 20] | None = None,
+        topics: app_commands.Range[str, 1, 200] | None = None,
+    ) -> None:
+        async def work() -> Reply:
+            ref, user = learner_ref(interaction), str(interaction.user.id)
+            plans = bot_of(interaction).service.practice.plans
+            if date is None:
+                if topics is not None:
+                    raise BadSetting(
+                        "Give the interview's date too: /plan date:YYYY-MM-DD topics:... Nothing was changed."
+                    )
+                return Reply(escape((await plans.show(ref, user)).text))
+            if date.strip().lower() == "off":
+                return Reply((await plans.off(ref, user)).text)
+            day = parse_plan_date(date)
+            card = await plans.set(ref, user, day, parse_plan_topics([topics]) if topics else ())
+            return Reply(escape(card.text))
 
         await _run(interaction, work)
 
@@ -255,7 +309,7 @@ def member_commands() -> list[app_commands.Command]:
     async def forget_me(interaction: discord.Interaction) -> None:
         await send_forget_prompt(interaction)
 
-    return [quiz, review, remind, answer, leaderboard, stats, packs, export, forget_me, suggest]
+    return [quiz, review, plan, remind, answer, leaderboard, stats, packs, export, forget_me, suggest]
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:

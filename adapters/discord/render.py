@@ -213,7 +213,7 @@ def stats_embed(card: StatsCard) -> discord.Embed:
         name="Answered", value=f"{card.answered} ({card.daily_answered} daily, {card.practice_answered} practice)"
     )
     embed.add_field(name="Accuracy", value=f"{100 * card.accuracy:.0f}% ({card.correct} right)")
-    embed.add_field(name="Streak", value=f"{card.current_streak} now, best {card.best_streak}")
+    embed.add_field(name="Streak", value=card.streak_text)
     embed.add_field(name="Points (all time)", value=str(card.points))
     if card.by_topic:
         rows = [
@@ -222,7 +222,7 @@ def stats_embed(card: StatsCard) -> discord.Embed:
         embed.add_field(name="By topic", value=clip("\n".join(rows), FIELD_MAX), inline=False)
     if card.learning is not None:
         memory = "\n".join(learning_lines(card.learning))
-        if card.learning.due_now:
+        if card.learning.today:
             memory += "\nReview them with /review"
         embed.add_field(name="Memory", value=clip(escape(memory), FIELD_MAX), inline=False)
     weak = card.weakest_topic

@@ -47,6 +47,9 @@ COMMANDS = CommandNames(
     team_named="/team action:{action} name:{name}",
     live="/live",
     live_stop="/live stop:true",
+    plan="/plan",
+    review_limit="/review limit:N",
+    review_resume="/review resume:True",
 )
 
 

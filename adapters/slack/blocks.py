@@ -283,7 +283,7 @@ def stats_blocks(card: StatsCard) -> list[Block]:
         f"{mention(card.user_id)}: answered {card.answered} ({card.daily_answered} daily, "
         f"{card.practice_answered} practice), right {card.correct} ({100 * card.accuracy:.0f}%), "
         f"*{card.points}* pts all time",
-        f"Streak {card.current_streak} (best {card.best_streak})",
+        f"Streak {card.streak_text}",
     ]
     for t in card.by_topic:
         lines.append(f"• {TOPICS.get(t.topic, t.topic)}: {t.correct}/{t.answered} ({100 * t.accuracy:.0f}%)")
@@ -293,7 +293,7 @@ def stats_blocks(card: StatsCard) -> list[Block]:
         blocks.append(context(f"Weakest topic: {weak.topic}; try `/quiz practice {weak.topic}`"))
     if card.learning is not None:
         blocks.append(section(escape("\n".join(learning_lines(card.learning)))))
-        if card.learning.due_now:
+        if card.learning.today:
             blocks.append(context("`/quiz review` to review them now"))
     return blocks
 
@@ -309,9 +309,9 @@ def help_blocks(reason: str | None = None) -> list[Block]:
 
 
 def home_view(stats: StatsCard, board: LeaderboardCard) -> dict[str, Any]:
-    """The App Home tab: the person's stats (with a Review button when reviews are due) and the workspace
-    leaderboard."""
-    due = stats.learning.due_now if stats.learning is not None else 0
+    """The App Home tab: the person's stats (with a Review button when reviews are to do today) and the
+    workspace leaderboard."""
+    due = stats.learning.today if stats.learning is not None else 0
     review: list[Block] = []
     if due:
         review = [
@@ -323,7 +323,7 @@ def home_view(stats: StatsCard, board: LeaderboardCard) -> dict[str, Any]:
                         "type": "button",
                         "action_id": REVIEW_ACTION,
                         "style": "primary",
-                        "text": {"type": "plain_text", "text": f"Review ({due} due)"},
+                        "text": {"type": "plain_text", "text": f"Review ({due} today)"},
                         "value": "review",
                     }
                 ],

@@ -103,7 +103,7 @@ def bootstrap(
         packs=PackDesk(ctx, catalog, reports, store),
         reports=reports,
         suggestions=Suggestions(ctx, store),
-        reminders=Reminders(ctx, store),
+        reminders=Reminders(ctx, store, practice),
         seasons=seasons,
         recaps=recaps,
         mydata=MyData(ctx, store, catalog, rounds),

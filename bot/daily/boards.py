@@ -7,10 +7,11 @@ from typing import Protocol
 
 from bot.daily import cards as daily_cards
 from bot.daily.cards import LearningStats, StatsCard
+from bot.daily.store import StreakDates
 from bot.kernel import cards
 from bot.kernel.cards import LeaderboardCard
 from bot.kernel.context import Context
-from bot.kernel.scoring import period_keys
+from bot.kernel.scoring import FREEZES_MAX, needs_missed, period_keys
 from bot.kernel.store import BoardReads
 from bot.kernel.values import Period
 
@@ -23,10 +24,14 @@ class LearnerMemory(Protocol):
     async def learning(self, platform: str, space_id: str, user_id: str, tz: str) -> LearningStats: ...
 
 
+class BoardsStore(BoardReads, StreakDates, Protocol):
+    """What leaderboards and stats read."""
+
+
 class Boards:
     """Leaderboards (this week, this month, all time in the space's timezone) and personal stats."""
 
-    def __init__(self, ctx: Context, store: BoardReads) -> None:
+    def __init__(self, ctx: Context, store: BoardsStore) -> None:
         self.ctx = ctx
         self.store = store
         self.memory: LearnerMemory | None = None  # set by the composition root (the practice feature)
@@ -57,4 +62,8 @@ class Boards:
         state = await self.store.streak(platform, space_id, user_id)
         latest = await self.store.latest_revealed_date(platform, space_id)
         mine = await self.store.rank_of(platform, space_id, Period.ALL, "all", user_id)
-        return daily_cards.stats_card(user_id, rows, state, latest, mine.points if mine else 0)
+        missed = 0
+        if needs_missed(state, latest) and state is not None and state.last_date is not None and latest is not None:
+            # the daily dates since their last right one, which held freezes bridge (as the next reveal will)
+            missed = await self.store.missed_daily_dates(platform, space_id, state.last_date, latest, FREEZES_MAX + 1)
+        return daily_cards.stats_card(user_id, rows, state, latest, mine.points if mine else 0, missed)

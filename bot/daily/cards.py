@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
-from bot.kernel.scoring import current_streak
+from bot.kernel.scoring import shown_streak
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import (
     ChannelConfig,
@@ -40,6 +40,10 @@ class LearningStats:
     sure_answers: int = 0  # answers given without "not sure"
     sure_right: int = 0
     timezone: str = "UTC"  # the space's, for showing when the next review is due
+    today: int = 0  # reviews still to do today: the share within the learner's daily limit (and plan)
+    limit: int | None = None  # the learner's daily limit (None: none applied)
+    paused_until: dt.datetime | None = None  # a vacation hold running
+    plan: tuple[str, ...] = ()  # lines of a plan running
 
     @property
     def calibration(self) -> float | None:
@@ -54,11 +58,27 @@ class StatsCard:
     correct: int
     daily_answered: int
     practice_answered: int
-    current_streak: int
+    current_streak: int  # the streak shown: freezes bridge missed days
     best_streak: int
     points: int
     by_topic: tuple[TopicStats, ...] = field(default=())
     learning: LearningStats | None = None
+    freezes: int = 0  # streak freezes held
+    freezes_used: int = 0  # in all
+    frozen: int = 0  # used within the current streak (0: it never used one)
+
+    @property
+    def streak_text(self) -> str:
+        """The streak line of /stats: now and best, freezes held and used, and a mark on a streak that
+        never used a freeze."""
+        now = f"{self.current_streak} now"
+        if self.current_streak:
+            now += (
+                " (no freeze used)"
+                if not self.frozen
+                else f" ({self.frozen} freeze{'s' if self.frozen != 1 else ''} used)"
+            )
+        return f"{now}, best {self.best_streak}; freezes: {self.freezes} held, {self.freezes_used} used"
 
     @property
     def accuracy(self) -> float:
@@ -94,8 +114,10 @@ def stats_card(
     streak: StreakState | None,
     latest_revealed: dt.date | None,
     points: int,
+    missed: int = 0,
 ) -> StatsCard:
-    """Answered and correct by topic (daily and practice together), streaks and all-time points."""
+    """Answered and correct by topic (daily and practice together), streaks (`missed`: the space's revealed
+    daily dates since the learner's last right one, which held freezes bridge) and all-time points."""
     by_topic: dict[str, list[int]] = {}
     daily = practice = 0
     for kind, t in rows:
@@ -107,25 +129,37 @@ def stats_card(
         else:
             practice += t.answered
     topics = tuple(TopicStats(topic, a, c) for topic, (a, c) in sorted(by_topic.items()))
+    shown = shown_streak(streak, latest_revealed, missed)
     return StatsCard(
         user_id=user_id,
         answered=sum(t.answered for t in topics),
         correct=sum(t.correct for t in topics),
         daily_answered=daily,
         practice_answered=practice,
-        current_streak=current_streak(streak, latest_revealed),
-        best_streak=streak.best if streak else 0,
+        current_streak=shown.days,
+        best_streak=shown.best,
         points=points,
         by_topic=topics,
+        freezes=shown.freezes,
+        freezes_used=shown.freezes_used,
+        frozen=shown.frozen,
     )
 
 
 def learning_lines(stats: LearningStats) -> tuple[str, ...]:
-    """The memory part of /stats: reviews due, recall by topic, and how often a "sure" answer was right."""
+    """The memory part of /stats: today's reviews (today's share, never the whole debt), a plan, recall by
+    topic, and how often a "sure" answer was right."""
     tz = stats.timezone
-    lines = [f"Reviews due: {stats.due_now} now, {stats.due_tomorrow} more by the end of tomorrow"]
-    if stats.due_now == 0 and stats.next_due is not None:
-        lines[0] += f" (next {stats.next_due.astimezone(ZoneInfo(tz)):%a %d %b %H:%M})"
+    if stats.paused_until is not None:
+        lines = [f"Reviews paused until {stats.paused_until.astimezone(ZoneInfo(tz)):%a %d %b %H:%M} ({tz})"]
+    else:
+        count = stats.today
+        lines = [f"Reviews: {count} today" + (f" (at most {stats.limit} a day)" if stats.limit is not None else "")]
+        if count == 0 and stats.due_now == 0 and stats.next_due is not None:
+            lines[0] += f"; next {stats.next_due.astimezone(ZoneInfo(tz)):%a %d %b %H:%M}"
+        elif count == 0 and stats.due_now:
+            lines[0] += "; today's are done, the rest wait for the coming days"
+    lines += stats.plan
     for m in stats.mastery:
         lines.append(
             f"Memory of {TOPICS.get(m.topic, m.topic)}: {100 * m.retrievability:.0f}% ({m.seen} of {m.total} seen)"

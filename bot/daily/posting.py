@@ -16,7 +16,7 @@ from bot.daily.answers import open_round_in
 from bot.daily.channels import ChannelSettings
 from bot.daily.outcomes import SendOutcomes, earlier_send, retry_delay
 from bot.daily.reveals import Reveals
-from bot.daily.store import ChannelStore, DeliveryStore, RoundStore
+from bot.daily.store import ChannelStore, DeliveryStore, QuestionRates, RoundStore
 from bot.daily.values import DailyClaim, DuePost, PostFinish, SendClaim
 from bot.kernel import cards
 from bot.kernel.cards import QuestionCard
@@ -24,7 +24,7 @@ from bot.kernel.context import Context
 from bot.kernel.errors import AlreadyPosted, BadSetting, NotAllowed
 from bot.kernel.platform import IdempotentSends, NoticePlatform
 from bot.kernel.rounds import RoundCache
-from bot.kernel.selection import pick_question
+from bot.kernel.selection import expected_rates, pick_question
 from bot.kernel.timing import local_date_of, next_post_after, post_instant, reveal_instant
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef, DueChannel, Question, Round, RoundKind, SpaceFilter
 from bot.packs.catalog import PackCatalog
@@ -34,7 +34,7 @@ from bot.seasons.service import Seasons
 log = logging.getLogger(__name__)
 
 
-class PostingStore(ChannelStore, RoundStore, DeliveryStore, Protocol):
+class PostingStore(ChannelStore, RoundStore, DeliveryStore, QuestionRates, Protocol):
     """What daily posts read and write."""
 
 
@@ -148,7 +148,9 @@ class Posting:
 
     async def _pick(self, ref: ChannelRef, cfg: ChannelConfig, history: tuple[dict[str, int], str | None]) -> Question:
         candidates = unheld(await self.packs.candidates(cfg), await self.reports.held(ref.platform, ref.space_id))
-        question = pick_question(candidates, history[0], history[1], self.ctx.rng)
+        rates = await self.store.daily_answer_rates(ref.platform, ref.space_id)
+        expected = expected_rates(candidates, rates, ref.channel_id)
+        question = pick_question(candidates, history[0], history[1], self.ctx.rng, expected)
         if question is None:
             raise BadSetting("The question bank is empty.")
         return question
@@ -176,6 +178,7 @@ class Posting:
         todo: list[tuple[int, DailyClaim, Question]] = []
         histories: dict[tuple[str, str], tuple[dict[str, int], str | None]] = {}
         holds: dict[tuple[str, str], set[str]] = {}
+        rates: dict[tuple[str, str], list[tuple[str, str, int, int]]] = {}
         for item in items:
             cfg = item.config
             if cfg is None or cfg.paused or now - item.due.due_at > self.ctx.grace:
@@ -188,9 +191,11 @@ class Posting:
                 if space not in histories:
                     holds[space] = await self.reports.held(ref.platform, ref.space_id)
                     histories[space] = await self.store.question_history(ref.platform, ref.space_id, RoundKind.DAILY)
+                    rates[space] = await self.store.daily_answer_rates(ref.platform, ref.space_id)
                 counts, last = histories[space]
                 candidates = unheld(await self.packs.candidates(cfg), holds[space])
-                question = pick_question(candidates, counts, last, self.ctx.rng)
+                expected = expected_rates(candidates, rates[space], ref.channel_id)
+                question = pick_question(candidates, counts, last, self.ctx.rng, expected)
                 if question is None:
                     raise BadSetting("The question bank is empty.")
             except Exception as exc:  # raised for that channel alone, in its own post

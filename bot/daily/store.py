@@ -191,3 +191,23 @@ class DeliveryStore(UptimeStore, Protocol):
         with `learn`, its answers update the learners' memory cards in that transaction too (`unsure`:
         users whose answer was marked "not sure"). False when it was already revealed."""
         ...
+
+
+class StreakDates(Protocol):
+    """What streak freezes read beside the streak: the daily dates a learner missed."""
+
+    async def missed_daily_dates(
+        self, platform: str, space_id: str, after: dt.date, through: dt.date, limit: int
+    ) -> int:
+        """How many distinct daily dates of the space were revealed after `after`, up to `through` included,
+        at most `limit` (the dates a learner whose last right answer was on `after` missed)."""
+        ...
+
+
+class QuestionRates(Protocol):
+    """How a space answers each question: what aims the daily pick."""
+
+    async def daily_answer_rates(self, platform: str, space_id: str) -> list[tuple[str, str, int, int]]:
+        """Per channel and question, of the space's revealed daily rounds only: (channel id, question id,
+        answers, right answers)."""
+        ...

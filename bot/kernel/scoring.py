@@ -6,7 +6,7 @@ import datetime as dt
 import functools
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from bot.kernel.values import Answer, Period, Round, StreakState
@@ -18,6 +18,12 @@ MAX_STREAK_BONUS = 5
 
 
 SPEED_BONUSES = (3, 2, 1)  # the first three correct answers, when a channel switches it on
+
+
+FREEZE_EVERY = 7  # one streak freeze earned per 7 daily dates in a row answered right
+
+
+FREEZES_MAX = 2  # at most this many held
 
 
 def streak_before(state: StreakState | None, previous_date: dt.date | None) -> int:
@@ -33,8 +39,62 @@ def streak_bonus(carried: int) -> int:
     return min(max(carried, 0), MAX_STREAK_BONUS)
 
 
+def kept_of(state: StreakState) -> int:
+    """The shown streak of a state (a row from before freezes holds only `current`)."""
+    return max(state.kept, state.current)
+
+
+def needs_missed(state: StreakState | None, previous_date: dt.date | None) -> bool:
+    """Whether the reveal must count the learner's missed dates: a freeze is held and the previous daily
+    date of the space had no right answer of theirs."""
+    return (
+        state is not None
+        and state.freezes > 0
+        and state.last_date is not None
+        and previous_date is not None
+        and state.last_date < previous_date
+    )
+
+
+def carry_kept(state: StreakState | None, previous_date: dt.date | None, missed: int) -> StreakState:
+    """The shown streak as it stands before a new right answer: a held freeze bridges each missed daily date
+    (`missed`: the space's revealed daily dates after the learner's last right one, before this one; a
+    freeze is used on each, oldest first), and with more missed dates than freezes it breaks. Returns
+    the state with `kept`, `freezes`, `freezes_used` and `frozen` carried (`current` is left as it was)."""
+    if state is None:
+        return StreakState(0, 0, None)
+    kept = kept_of(state)
+    if state.last_date is None or previous_date is None or state.last_date >= previous_date:
+        return replace(state, kept=kept)
+    missed = max(missed, 1)  # the previous date itself was missed
+    used = min(missed, state.freezes)
+    if missed <= state.freezes:
+        return replace(
+            state,
+            kept=kept,
+            freezes=state.freezes - used,
+            freezes_used=state.freezes_used + used,
+            frozen=state.frozen + used,
+        )
+    return replace(state, kept=0, freezes=0, freezes_used=state.freezes_used + used, frozen=0)
+
+
+def next_state(
+    state: StreakState | None, day: dt.date, carried: int, previous_date: dt.date | None, missed: int
+) -> StreakState:
+    """A learner's streak after a right answer on `day` (the first of that day): the scored streak grows from
+    `carried`, the shown one from what carry_kept leaves; every 7th day of the shown streak earns a freeze
+    (at most FREEZES_MAX held)."""
+    before = carry_kept(state, previous_date, missed)
+    kept = before.kept + 1
+    freezes = before.freezes + (1 if kept % FREEZE_EVERY == 0 and before.freezes < FREEZES_MAX else 0)
+    best = max(carried + 1, kept, state.best if state else 0)
+    return StreakState(carried + 1, best, day, kept, freezes, before.freezes_used, before.frozen)
+
+
 def score_daily_round(data: RevealInput) -> RevealResult:
-    """Points and new streak states for every answer of one daily round."""
+    """Points and new streak states for every answer of one daily round. Points come from the scored streak
+    alone: freezes never add any."""
     day = data.round.local_date
     assert day is not None, "daily rounds have a local date"
     points: dict[str, int] = {}
@@ -51,10 +111,31 @@ def score_daily_round(data: RevealInput) -> RevealResult:
             carried, new_state = state.current - 1, state
         else:
             carried = streak_before(state, data.previous_date)
-            new_state = StreakState(carried + 1, max(carried + 1, state.best if state else 0), day)
+            missed = data.missed.get(answer.user_id, FREEZES_MAX + 1)
+            new_state = next_state(state, day, carried, data.previous_date, missed)
         points[answer.user_id] = BASE_POINTS + streak_bonus(carried) + speed.get(answer.user_id, 0)
         streaks[answer.user_id] = new_state
     return RevealResult(points, streaks)
+
+
+@dataclass(frozen=True)
+class ShownStreak:
+    """The streak /stats shows: days, freezes held and used in all, and whether it never used one."""
+
+    days: int
+    best: int
+    freezes: int
+    freezes_used: int
+    frozen: int  # freezes used within this streak (0: it never used one)
+
+
+def shown_streak(state: StreakState | None, latest_revealed: dt.date | None, missed: int) -> ShownStreak:
+    """The streak as it stands now: `missed` is the count of the space's revealed daily dates after the
+    learner's last right one, up to `latest_revealed` included (freezes bridge them as the next reveal will)."""
+    if state is None:
+        return ShownStreak(0, 0, 0, 0, 0)
+    after = carry_kept(state, latest_revealed, missed)  # as the reveal of the next daily date would carry it
+    return ShownStreak(after.kept, max(state.best, kept_of(state)), after.freezes, after.freezes_used, after.frozen)
 
 
 def current_streak(state: StreakState | None, latest_revealed: dt.date | None) -> int:
@@ -107,6 +188,9 @@ class RevealInput:
     previous_date: dt.date | None  # the space's last revealed daily date before this round's date
     streaks: dict[str, StreakState]
     speed_bonus: bool
+    # per learner holding a freeze whose streak missed the previous date: the space's revealed daily dates
+    # after their last right one and before this round's (counted up to FREEZES_MAX + 1; absent: more)
+    missed: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

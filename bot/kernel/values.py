@@ -167,9 +167,17 @@ class AnswerWrite:
 
 @dataclass(frozen=True)
 class StreakState:
+    """A learner's streak in a space. `current` is the streak points are scored on (consecutive daily dates
+    answered right); `kept` is the streak shown, where a held freeze bridged a missed date (it adds nothing,
+    and never points); `freezes` held (0-2), `freezes_used` in all, `frozen` used within the kept streak."""
+
     current: int
     best: int
     last_date: dt.date | None
+    kept: int = 0  # rows from before freezes hold 0: read max(kept, current)
+    freezes: int = 0
+    freezes_used: int = 0
+    frozen: int = 0
 
 
 @dataclass(frozen=True)
@@ -186,6 +194,9 @@ class CommandNames:
     team_named: str = "/quiz team {action} {name}"
     live: str = "/quiz live"
     live_stop: str = "/quiz live stop"
+    plan: str = "/quiz plan"
+    review_limit: str = "/quiz review limit N"
+    review_resume: str = "/quiz review resume"
 
 
 @dataclass(frozen=True)

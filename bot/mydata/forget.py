@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 FORGET_WHAT = (
     "This deletes everything studybot keeps about you in this workspace or server: your answers (daily, "
-    "practice and review), your memory cards and review history, your streak, your points on every "
-    "leaderboard, your reminders, your suggested questions (approved ones stay in the pack, without your "
-    "name), your reports of problems with questions and your team membership. It cannot be undone, and nothing "
+    "practice and review), your memory cards and review history, your review limit, pause and plan, your "
+    "streak, your points on every leaderboard, your reminders, your suggested questions (approved ones stay in "
+    "the pack, without your name), your reports of problems with questions and your team membership. It cannot "
+    "be undone, and nothing "
     "has been deleted yet."
 )
 

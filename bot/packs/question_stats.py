@@ -1,19 +1,27 @@
 """Per-question statistics for admins: times asked, % correct, the most chosen wrong option and its share,
-reports, and a flag for questions worth checking: answered more than 30 times, and under 15% right or a
-wrong option chosen more than the right one (with fewer answers a single wrong click would flag it)."""
+reports, and flags for questions worth checking once answered at least 30 times: over 95% right (too easy),
+under 20% right (too hard, or a wrong key), a wrong option chosen more than the right one, and dead
+distractors (a wrong option chosen by under 3%). With fewer answers a single click would decide. Statistics
+count revealed rounds only."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from bot.kernel.values import LETTERS, Actor
 from bot.packs.catalog import BANK_PACK, PackCatalog, require_admin
 
-FLAG_MIN_ANSWERS = 30  # "answered by more than 30 people"
+FLAG_MIN_ANSWERS = 30  # flags need at least this many answers
 
 
-FLAG_MAX_CORRECT = 0.15  # "... with under 15% correct"
+FLAG_MAX_CORRECT = 0.20  # under this share right: too hard (or a wrong key)
+
+
+FLAG_MIN_CORRECT = 0.95  # over this share right: too easy
+
+
+DEAD_DISTRACTOR = 0.03  # a wrong option chosen by under this share of the answers does no work
 
 
 LISTED = 10
@@ -46,15 +54,37 @@ class QuestionStat:
         return LETTERS[i], n / self.answered
 
     @property
-    def check(self) -> bool:
-        """Flagged "check this question": answered more than 30 times, with under 15% right or with a wrong
-        option chosen more than the right one."""
-        if self.answered <= FLAG_MIN_ANSWERS:
-            return False
+    def reasons(self) -> tuple[str, ...]:
+        """Why the question is worth checking (answered at least 30 times): over 95% or under 20% right, a
+        wrong option chosen more than the right one, dead distractors (wrong options chosen under 3%)."""
+        if self.answered < FLAG_MIN_ANSWERS:
+            return ()
+        found: list[str] = []
+        if self.correct_share > FLAG_MIN_CORRECT:
+            found.append(f"over {FLAG_MIN_CORRECT:.0%} right")
         if self.correct_share < FLAG_MAX_CORRECT:
-            return True
+            found.append(f"under {FLAG_MAX_CORRECT:.0%} right")
         right = self.answers[self.answer] if self.answer is not None else 0
-        return any(n > right for i, n in enumerate(self.answers) if i != self.answer)
+        ahead = [LETTERS[i] for i, n in enumerate(self.answers) if i != self.answer and n > right]
+        if ahead:
+            found.append(f"{', '.join(ahead)} chosen more than the right one")
+        if self.answer is not None:
+            dead = [LETTERS[i] for i in self.dead_distractors]
+            if dead:
+                found.append(f"dead distractor{'s' if len(dead) > 1 else ''} {', '.join(dead)} (chosen under 3%)")
+        return tuple(found)
+
+    @property
+    def dead_distractors(self) -> tuple[int, ...]:
+        """The wrong options chosen by under 3% of the answers (with at least 30 answers)."""
+        if self.answer is None or self.answered < FLAG_MIN_ANSWERS:
+            return ()
+        return tuple(i for i, n in enumerate(self.answers) if i != self.answer and n / self.answered < DEAD_DISTRACTOR)
+
+    @property
+    def check(self) -> bool:
+        """Flagged "check this question" (see `reasons`)."""
+        return bool(self.reasons)
 
     def line(self) -> str:
         wrong = self.common_wrong
@@ -62,7 +92,8 @@ class QuestionStat:
             f", most chosen wrong {wrong[0]} ({wrong[1]:.0%})" if wrong else ""
         )
         text += f", {self.reports} report{'s' if self.reports != 1 else ''}"
-        return text + (" - check this question" if self.check else "")
+        reasons = self.reasons
+        return text + (f" - check this question: {'; '.join(reasons)}" if reasons else "")
 
 
 @dataclass(frozen=True)
@@ -82,6 +113,27 @@ class QuestionStatsCard:
             lines += ["Most reported:", *(s.line() for s in self.reported)]
         lines += ["Check these:", *(s.line() for s in self.flagged)] if self.flagged else ["Nothing flagged."]
         return "\n".join(lines)
+
+
+def flagged_in_order(stats: Iterable[QuestionStat]) -> tuple[QuestionStat, ...]:
+    """The flagged questions, up to ten of each kind, in this order: too easy (the easiest first), too hard
+    (the hardest first), a wrong option ahead of the right one, dead distractors; each question once."""
+    flagged = [s for s in stats if s.check]
+    kinds = (
+        sorted(
+            (s for s in flagged if s.correct_share > FLAG_MIN_CORRECT), key=lambda s: (-s.correct_share, s.question_id)
+        ),
+        sorted(
+            (s for s in flagged if s.correct_share < FLAG_MAX_CORRECT), key=lambda s: (s.correct_share, s.question_id)
+        ),
+        sorted(flagged, key=lambda s: (s.correct_share, s.question_id)),  # the rest: option ahead, dead distractors
+    )
+    out: dict[str, QuestionStat] = {}
+    for kind in kinds[:2]:
+        out.update((s.question_id, s) for s in kind[:LISTED])
+    rest = [s for s in kinds[2] if s.question_id not in out]
+    out.update((s.question_id, s) for s in rest[:LISTED])
+    return tuple(out.values())
 
 
 def _in_pack(question_id: str, pack: str | None) -> bool:
@@ -142,6 +194,6 @@ async def question_stats(
     ]
     answered = [s for s in stats if s.answered]
     hardest = sorted(answered, key=lambda s: (s.correct_share, -s.answered, s.question_id))[:LISTED]
-    flagged = sorted((s for s in answered if s.check), key=lambda s: (s.correct_share, s.question_id))[:LISTED]
+    flagged = flagged_in_order(answered)
     reported = sorted((s for s in stats if s.reports), key=lambda s: (-s.reports, s.question_id))[:LISTED]
-    return QuestionStatsCard(pack, tuple(hardest), tuple(flagged), tuple(reported))
+    return QuestionStatsCard(pack, tuple(hardest), flagged, tuple(reported))

@@ -30,3 +30,44 @@ def nothing_to_review_text(next_due: dt.datetime | None, tz: str) -> str:
         return "Nothing to review yet: your misses come back here once you have answered a few questions."
     when = next_due.astimezone(ZoneInfo(tz))
     return f"Nothing to review right now. Your next review is due {when:%a %d %b %H:%M} ({tz})."
+
+
+@dataclass(frozen=True)
+class ReviewNote:
+    """The private reply to `/quiz review limit|pause|resume` (Discord `/review limit:|pause:|resume:`)."""
+
+    text: str
+
+
+def _reviews(count: int) -> str:
+    return f"{count} review{'s' if count != 1 else ''}"
+
+
+def limit_text(limit: int, today: int, waiting: int, review_command: str) -> str:
+    later = " (the rest wait for the coming days, the most at risk first)" if waiting else ""
+    return (
+        f"Reviews: at most {limit} a day from now on. Today: {_reviews(today)} to go{later}; "
+        f"start with {review_command}."
+    )
+
+
+def limit_reached_text(limit: int, limit_command: str) -> str:
+    """Today's limit is used up and due cards wait (how many is not the point: never the whole debt)."""
+    return (
+        f"That was today's {_reviews(limit)}: the others wait for the coming days, the most at risk first. "
+        f"{limit_command} changes how many a day (1-100)."
+    )
+
+
+def paused_text(until: dt.datetime, tz: str, resume_command: str) -> str:
+    when = until.astimezone(ZoneInfo(tz))
+    return (
+        f"Your reviews are paused until {when:%a %d %b %H:%M} ({tz}): no reviews and no reminders until then. "
+        f"When the pause ends, your due dates move by the days it lasted, so nothing piles up. "
+        f"{resume_command} ends it sooner."
+    )
+
+
+def resumed_text(days: int, today: int) -> str:
+    moved = f"your due dates moved by {days} day{'s' if days != 1 else ''}" if days else "no due date moved"
+    return f"Reviews resumed: {moved}. Today: {_reviews(today)}."

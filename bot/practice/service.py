@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from dataclasses import replace
 
 from bot.daily.answers import AnswerDesk
 from bot.daily.boards import Boards
@@ -23,11 +24,13 @@ from bot.kernel.rounds import RoundCache
 from bot.kernel.selection import pick_question
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import LETTERS, ChannelRef, Difficulty, PracticeAnswer, Question, Round, RoundKind
-from bot.packs.catalog import PackCatalog
-from bot.practice.cards import ReviewEmpty
+from bot.packs.catalog import BANK_PACK, PackCatalog
+from bot.practice.cards import ReviewEmpty, ReviewNote
 from bot.practice.memory import LEARN_BATCH
-from bot.practice.reviews import REVIEW_DEFAULT, REVIEW_MAX, Reviews, learning_stats
+from bot.practice.plans import Plans
+from bot.practice.reviews import REVIEW_DEFAULT, REVIEW_MAX, ReviewDay, Reviews, learning_stats
 from bot.practice.store import PracticeServiceStore
+from bot.practice.values import ServedKind
 from bot.reports.service import ReportDesk
 
 
@@ -57,7 +60,8 @@ class Practice:
         self.channels = channels
         self.answers = answers
         self.rounds = rounds
-        self.reviews = Reviews(ctx, store, self, boards, reports)
+        self.plans = Plans(ctx, store, self)  # interview-date plans (what /quiz progress reads: plans.status)
+        self.reviews = Reviews(ctx, store, self, boards, reports, self.plans)
         self._reveals: GroupCommit[PracticeAnswer, bool] = GroupCommit(self._reveal, outage=ctx.outage)
         # practice answers' card updates, written after their replies (the marks are stored first); they
         # wait while answers queue for their replies, up to 2 s, so a burst of answers goes first
@@ -108,9 +112,17 @@ class Practice:
         assert question is not None
         return await self.practice_round(ref, user_id, question)
 
-    async def practice_round(self, ref: ChannelRef, user_id: str, question: Question) -> QuestionCard:
-        """Open a private practice round of this question for one learner."""
-        round_ = await self.store.create_practice_round(ref, user_id, question.id, question.topic, self.ctx.now())
+    async def practice_round(
+        self, ref: ChannelRef, user_id: str, question: Question, *, served: tuple[dt.date, ServedKind] | None = None
+    ) -> QuestionCard:
+        """Open a private practice round of this question for one learner (`served`: a review's, counted as
+        served on that local date as that kind, in the same transaction)."""
+        now = self.ctx.now()
+        if served is None:
+            round_ = await self.store.create_practice_round(ref, user_id, question.id, question.topic, now)
+        else:
+            day, kind = served
+            round_ = await self.store.open_review_round(ref, user_id, question.id, question.topic, now, day, kind)
         self.rounds.keep(round_)
         await self.packs.remember(round_, question)  # a pack question is kept as asked
         return cards.question_card(round_, question, None)
@@ -135,11 +147,35 @@ class Practice:
         return cards.topic_lines(await self.practice_pool(ref))
 
     async def start_review(self, ref: ChannelRef, user_id: str, n: int = REVIEW_DEFAULT) -> QuestionCard | ReviewEmpty:
-        """A private review of `n` (1-20) questions: due cards first, else the weakest topic's unseen ones;
-        ReviewEmpty says when the next review is due. Each answer brings the next question."""
+        """A private review of `n` (1-20) questions: today's share of the due cards (the most at risk first,
+        within the learner's daily limit), then a plan's questions, else the weakest topic's unseen ones;
+        ReviewEmpty says when the next review is due, that today's are done, or that reviews are paused.
+        Each answer brings the next question."""
         if not 1 <= n <= REVIEW_MAX:
             raise BadSetting(f"A review takes 1 to {REVIEW_MAX} questions.")
         return await self.reviews.start(ref, user_id, n)
+
+    async def review_limit(self, ref: ChannelRef, user_id: str, limit: int) -> ReviewNote:
+        """At most `limit` (1-100) reviews a day for this learner in the space; the rest wait (most at risk first)."""
+        return await self.reviews.set_limit(ref, user_id, limit)
+
+    async def pause_reviews(self, ref: ChannelRef, user_id: str, days: int) -> ReviewNote:
+        """A vacation hold of `days` (1-60): no reviews and no reminders; when it ends the due dates move by
+        the days it lasted."""
+        return await self.reviews.pause(ref, user_id, days)
+
+    async def resume_reviews(self, ref: ChannelRef, user_id: str) -> ReviewNote:
+        """End a vacation hold now (the due dates move by the days it lasted)."""
+        return await self.reviews.resume(ref, user_id)
+
+    async def reviews_today(self, ref: ChannelRef, user_id: str) -> ReviewDay:
+        """The learner's reviews today in the channel's pool (what a reminder speaks of)."""
+        return await self.reviews.day(ref.platform, ref.space_id, user_id, await self.practice_pool(ref))
+
+    async def space_pool(self, platform: str, space_id: str) -> tuple[Question, ...]:
+        """Every question of the space: the shipped bank and the space's own packs."""
+        own = [name for name, _, _ in await self.packs.store.list_packs(platform, space_id)]
+        return await self.packs.questions(platform, space_id, [BANK_PACK, *own], strict=False)
 
     # ---- answers ---------------------------------------------------------------------------------
 
@@ -191,10 +227,14 @@ class Practice:
     # ---- memory (the stats card's part) ------------------------------------------------------------
 
     async def learning(self, platform: str, space_id: str, user_id: str, tz: str) -> LearningStats:
-        """The learner's memory in the space: reviews due, recall by topic, calibration."""
+        """The learner's memory in the space: today's reviews (within their limit), a plan, recall by topic,
+        calibration."""
+        day = await self.reviews.day(platform, space_id, user_id, await self.space_pool(platform, space_id))
         learner_cards = await self.store.learner_cards(platform, space_id, user_id)
         events = await self.store.review_events(platform, space_id, user_id)
-        return learning_stats(learner_cards, events, self.ctx.bank.questions, self.ctx.now(), tz)
+        stats = learning_stats(learner_cards, events, self.ctx.bank.questions, self.ctx.now(), tz, day)
+        plan = await self.plans.status(platform, space_id, user_id)
+        return replace(stats, plan=plan.lines() if plan is not None else ())
 
     async def close(self) -> None:
         await self._reveals.close()

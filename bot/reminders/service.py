@@ -7,15 +7,18 @@ due instant, like a channel's next post, so a restart or another process picks i
 
 Every process's tick reads the due reminders; the store's claim of (user, local date) decides which one
 sends, so a learner hears from the bot once a day at most, however many processes run. The message says how
-many reviews are due and whether today's question in that channel is still unanswered before its reveal;
-with nothing to say nothing is sent (the day still counts as done). A platform that says the learner cannot
-be messaged (DMs closed, a deactivated account) switches that learner's reminders off, logged once.
+many reviews are to do today (the share within the learner's daily limit, never the whole debt) and whether
+today's question in that channel is still unanswered before its reveal; with nothing to say nothing is sent
+(the day still counts as done), and during a vacation hold (`/quiz review pause`) nothing at all. A platform
+that says the learner cannot be messaged (DMs closed, a deactivated account) switches that learner's
+reminders off, logged once.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from bot.kernel.context import Context
@@ -25,6 +28,7 @@ from bot.kernel.parsing import parse_time
 from bot.kernel.platform import DirectPlatform, TimezonePlatform
 from bot.kernel.timing import local_text, resolve_local
 from bot.kernel.values import ChannelRef, SpaceFilter
+from bot.practice.reviews import ReviewDay
 from bot.reminders.store import ReminderServiceStore
 from bot.reminders.values import RemindCard, Reminder
 
@@ -71,11 +75,12 @@ def local_date_in(moment: dt.datetime, tz: str) -> dt.date:
 
 
 def reminder_text(due: int, review_command: str, waiting: bool, reveal_at: dt.datetime | None, tz: str) -> str | None:
-    """The day's nudge: reviews due and/or today's unanswered question (revealed at `reveal_at`, read in
-    `tz`); None when there is nothing to say."""
+    """The day's nudge: today's share of reviews (`due`: within the learner's daily limit, never the whole
+    debt) and/or today's unanswered question (revealed at `reveal_at`, read in `tz`); None when there is
+    nothing to say."""
     lines = []
     if due:
-        lines.append(f"You have {due} review{'s' if due != 1 else ''} due: start with {review_command}.")
+        lines.append(f"You have {due} review{'s' if due != 1 else ''} today: start with {review_command}.")
     if waiting:
         when = f"; it is revealed {local_text(reveal_at, tz)} ({tz})" if reveal_at is not None else ""
         lines.append(f"Today's question is still waiting for your answer{when}.")
@@ -84,12 +89,19 @@ def reminder_text(due: int, review_command: str, waiting: bool, reveal_at: dt.da
     return "Reminder from studybot\n" + "\n".join(lines)
 
 
+class ReviewsToday(Protocol):
+    """What a reminder tells of reviews: the learner's share today (the practice feature provides it)."""
+
+    async def reviews_today(self, ref: ChannelRef, user_id: str) -> ReviewDay: ...
+
+
 class Reminders:
     """Turning reminders on and off, and sending the due ones ."""
 
-    def __init__(self, ctx: Context, store: ReminderServiceStore) -> None:
+    def __init__(self, ctx: Context, store: ReminderServiceStore, reviews: ReviewsToday) -> None:
         self.ctx = ctx
         self.store = store
+        self.reviews = reviews
 
     async def set(self, ref: ChannelRef, user_id: str, on: bool, at: dt.time | None = None) -> RemindCard:
         store, now = self.store, self.ctx.clock.now()
@@ -201,9 +213,10 @@ class Reminders:
     async def text_for(self, reminder: Reminder, now: dt.datetime) -> str | None:
         """What the learner would be told now (None: nothing)."""
         store = self.store
-        in_bank = {q.id for q in self.ctx.bank.questions}
-        cards = await store.learner_cards(reminder.platform, reminder.space_id, reminder.user_id)
-        due = sum(1 for c in cards if c.due <= now and c.key.question_id in in_bank)
+        day = await self.reviews.reviews_today(reminder.ref, reminder.user_id)
+        if day.paused_until is not None:
+            return None  # a vacation hold: no reminders at all until it ends
+        due = day.today
         waiting, reveal_at = False, None
         for round_ in await store.open_daily_rounds(reminder.ref):
             if not round_.is_posted or round_.ref.space_id != reminder.space_id:

@@ -13,7 +13,9 @@ from bot.kernel.values import (
 )
 from bot.store.base import SqlBase
 from bot.store.rows import (
+    STREAK_COLUMNS,
     parse_date,
+    streak_from_row,
 )
 
 
@@ -47,10 +49,10 @@ class BoardSql(SqlBase):
 
     async def streak(self, platform: str, space_id: str, user_id: str) -> StreakState | None:
         row = await self._first(
-            "SELECT current, best, last_date FROM streaks WHERE platform = ? AND space_id = ? AND user_id = ?",
+            f"SELECT {STREAK_COLUMNS} FROM streaks WHERE platform = ? AND space_id = ? AND user_id = ?",
             (platform, space_id, user_id),
         )
-        return StreakState(int(row[0]), int(row[1]), parse_date(row[2])) if row else None
+        return streak_from_row(row) if row else None
 
     async def latest_revealed_date(self, platform: str, space_id: str) -> dt.date | None:
         row = await self._first(

@@ -19,6 +19,7 @@ from bot.practice.memory import LearnerCard, ReviewEvent
 from bot.store.base import PENDING_OF_LEARNER, SqlBase
 from bot.store.live_sql import FORGET_LIVE
 from bot.store.reminders_sql import FORGET_REMINDERS
+from bot.store.reviews_sql import FORGET_REVIEWS
 from bot.store.rows import (
     CARD_COLUMNS,
     EVENT_COLUMNS,
@@ -71,6 +72,7 @@ FORGET: tuple[tuple[str, str], ...] = (
     *FORGET_REMINDERS,
     *FORGET_TEAMS,
     *FORGET_LIVE,
+    *FORGET_REVIEWS,
 )
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import Protocol
 
 from bot.access.store import AccessStore
-from bot.daily.store import ChannelStore, DeliveryStore, RoundStore
+from bot.daily.store import ChannelStore, DeliveryStore, QuestionRates, RoundStore, StreakDates
 from bot.installs.store import InstallStore
 from bot.kernel.store import BoardReads, OnceStore
 from bot.live.store import LiveStore
 from bot.mydata.store import MyDataStore
 from bot.packs.store import PackStore
-from bot.practice.store import PracticeStore
+from bot.practice.store import PracticeStore, ReviewPlanStore
 from bot.recap.store import RecapStore
 from bot.reminders.store import ReminderStore
 from bot.reports.store import ReportStore
@@ -57,6 +57,9 @@ class Store(
     AccessStore,
     TeamStore,
     LiveStore,
+    ReviewPlanStore,
+    StreakDates,
+    QuestionRates,
     Protocol,
 ):
     """Persistence. Unique keys do the correctness work: one daily round per (channel, local date), one

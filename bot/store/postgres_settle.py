@@ -48,7 +48,8 @@ CLAIM_BATCH = (
     "AND p.kind = 'daily' AND p.revealed_at IS NOT NULL AND p.local_date < c.local_date), "
     f"ARRAY(SELECT ROW({', '.join('a.' + col for col in stored.ANSWER_COLUMNS.split(', '))}) FROM answers a "
     "WHERE a.round_id = c.id ORDER BY a.answered_at, a.user_id), "
-    "ARRAY(SELECT ROW(s.user_id, s.current, s.best, s.last_date) FROM answers a JOIN streaks s "
+    "ARRAY(SELECT ROW(s.user_id, s.current, s.best, s.last_date, s.kept, s.freezes, s.freezes_used, s.frozen) "
+    "FROM answers a JOIN streaks s "
     "ON s.platform = c.platform AND s.space_id = c.space_id AND s.user_id = a.user_id "
     "WHERE a.round_id = c.id AND c.kind = 'daily'), "
     "ARRAY(SELECT d.user_id FROM answer_doubts d WHERE d.round_id = c.id), "
@@ -108,7 +109,7 @@ class PgSettle:
             if round_.kind is RoundKind.DAILY:  # (the statement reads streaks for daily rounds only)
                 self._streaks.update({(ref.platform, ref.space_id, u): None for u in users})
                 self._streaks.update(
-                    {(ref.platform, ref.space_id, u): StreakState(int(c), int(b), d) for u, c, b, d in streaks}
+                    {(ref.platform, ref.space_id, r[0]): stored.streak_from_row(tuple(r)[1:]) for r in streaks}
                 )
             self._doubts[round_.id] = set(doubts)
             if learn:
@@ -180,9 +181,10 @@ class PgSettle:
             return {k[2]: s for k in keys if (s := self._streaks[k]) is not None}
         # a join with unnest, not `user_id = ANY($3)`: a filter on a 10,000-element array is checked row by row
         return {
-            r[0]: StreakState(int(r[1]), int(r[2]), r[3])
+            r[0]: stored.streak_from_row(tuple(r)[1:])
             for r in await self.conn.fetch(
-                "SELECT s.user_id, s.current, s.best, s.last_date FROM streaks s "
+                "SELECT s.user_id, s.current, s.best, s.last_date, s.kept, s.freezes, s.freezes_used, s.frozen "
+                "FROM streaks s "
                 "JOIN unnest($3::text[]) AS u(user_id) ON s.user_id = u.user_id "
                 "WHERE s.platform = $1 AND s.space_id = $2",
                 ref.platform,
@@ -220,17 +222,40 @@ class PgSettle:
         users = sorted(streaks)
         states = [streaks[u] for u in users]
         await self.conn.execute(
-            "INSERT INTO streaks (platform, space_id, user_id, current, best, last_date) "
-            "SELECT $1, $2, u.* FROM unnest($3::text[], $4::integer[], $5::integer[], $6::date[]) AS u "
+            "INSERT INTO streaks (platform, space_id, user_id, current, best, last_date, kept, freezes, "
+            "freezes_used, frozen) SELECT $1, $2, u.* FROM unnest($3::text[], $4::integer[], $5::integer[], "
+            "$6::date[], $7::integer[], $8::integer[], $9::integer[], $10::integer[]) AS u "
             "ON CONFLICT (platform, space_id, user_id) DO UPDATE SET current = excluded.current, "
-            "best = excluded.best, last_date = excluded.last_date",
+            "best = excluded.best, last_date = excluded.last_date, kept = excluded.kept, "
+            "freezes = excluded.freezes, freezes_used = excluded.freezes_used, frozen = excluded.frozen",
             ref.platform,
             ref.space_id,
             users,
             [s.current for s in states],
             [s.best for s in states],
             [s.last_date for s in states],
+            [s.kept for s in states],
+            [s.freezes for s in states],
+            [s.freezes_used for s in states],
+            [s.frozen for s in states],
         )
+
+    async def daily_dates_between(self, ref: ChannelRef, after: dt.date, before: dt.date, limit: int) -> int:
+        # as previous_date: the batch's dates taken so far, and those revealed before the batch (its rounds
+        # not taken yet left out)
+        taken = {d for d in self._taken.get((ref.platform, ref.space_id), ()) if after < d < before}
+        rows = await self.conn.fetch(
+            "SELECT DISTINCT local_date FROM rounds WHERE platform = $1 AND space_id = $2 AND kind = 'daily' "
+            "AND revealed_at IS NOT NULL AND local_date > $3 AND local_date < $4 AND NOT (id = ANY($5::bigint[])) "
+            "ORDER BY local_date LIMIT $6",
+            ref.platform,
+            ref.space_id,
+            after,
+            before,
+            list(self._untaken),
+            limit,
+        )
+        return min(limit, len(taken | {r[0] for r in rows}))
 
     async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
         written = await self.conn.fetch(

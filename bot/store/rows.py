@@ -10,7 +10,16 @@ from typing import Any, TypeVar
 from bot.installs.values import WorkspaceInstall
 from bot.kernel.errors import PackError
 from bot.kernel.scoring import Board, LeaderboardRow
-from bot.kernel.values import Answer, ChannelConfig, ChannelRef, Difficulty, DueChannel, Round, RoundKind
+from bot.kernel.values import (
+    Answer,
+    ChannelConfig,
+    ChannelRef,
+    Difficulty,
+    DueChannel,
+    Round,
+    RoundKind,
+    StreakState,
+)
 from bot.practice.memory import CardKey, LearnerCard, ReviewEvent
 from bot.seasons.values import SeasonArchive
 from bot.suggestions.values import Suggestion, SuggestionStatus
@@ -242,6 +251,26 @@ def config_from_row(row: Any) -> ChannelConfig:
 # ---- learner memory (bot.learning) ---------------------------------------------------------------------
 
 # the column order of card_from_row and card_values
+STREAK_COLUMNS = "current, best, last_date, kept, freezes, freezes_used, frozen"
+# a learner's streak, inserted or replaced (one row per platform, space and user)
+WRITE_STREAK = (
+    "INSERT INTO streaks (platform, space_id, user_id, current, best, last_date, kept, freezes, freezes_used, "
+    "frozen) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT (platform, space_id, user_id) DO UPDATE SET "
+    "current = excluded.current, best = excluded.best, last_date = excluded.last_date, kept = excluded.kept, "
+    "freezes = excluded.freezes, freezes_used = excluded.freezes_used, frozen = excluded.frozen"
+)
+# the distinct revealed daily dates of a space strictly between two dates (the freezes a streak needs), at most ?
+DAILY_DATES_BETWEEN = (
+    "SELECT DISTINCT local_date FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
+    "AND revealed_at IS NOT NULL AND local_date > ? AND local_date < ? ORDER BY local_date LIMIT ?"
+)
+
+
+def streak_from_row(row: Any) -> StreakState:
+    """A streak from its STREAK_COLUMNS (SQLite text dates or PostgreSQL's own)."""
+    return StreakState(int(row[0]), int(row[1]), parse_date(row[2]), int(row[3]), int(row[4]), int(row[5]), int(row[6]))
+
+
 CARD_COLUMNS = (
     "platform, space_id, user_id, question_id, state, step, stability, difficulty, due, last_review, reviews, "
     "lapses, confident_miss"

@@ -15,7 +15,16 @@ from collections.abc import Awaitable, Callable, Collection, Coroutine, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
 
-from bot.kernel.scoring import Board, RevealInput, Scorer, ScoreRow, bucket_moves, period_keys
+from bot.kernel.scoring import (
+    FREEZES_MAX,
+    Board,
+    RevealInput,
+    Scorer,
+    ScoreRow,
+    bucket_moves,
+    needs_missed,
+    period_keys,
+)
 from bot.kernel.values import (
     Answer,
     AnswerStatus,
@@ -114,8 +123,9 @@ async def reveal(
     answers = await tx.answers(round_id)
     previous = await tx.previous_date(ref, round_.local_date)
     streaks = await tx.streaks(ref, [a.user_id for a in answers]) if answers else {}
+    missed = await missed_dates(tx, ref, round_.local_date, previous, answers, streaks)
     speed = await tx.speed_bonus(ref)
-    result = scorer(RevealInput(round_, answers, previous, streaks, speed))
+    result = scorer(RevealInput(round_, answers, previous, streaks, speed, missed))
     if result.points:
         await tx.write_points(round_id, result.points)
     if result.streaks:
@@ -129,6 +139,28 @@ async def reveal(
     for period, key in period_keys(round_.local_date):
         await fold_scores(tx, Board(ref.platform, ref.space_id, period, key), result.points, correct, scored)
     return True
+
+
+async def missed_dates(
+    tx: RevealTransaction,
+    ref: ChannelRef,
+    day: dt.date,
+    previous: dt.date | None,
+    answers: Sequence[Answer],
+    streaks: dict[str, StreakState],
+) -> dict[str, int]:
+    """For each right answer whose learner holds a streak freeze and missed the previous daily date: the
+    space's revealed daily dates they missed (counted once per last date, up to FREEZES_MAX + 1)."""
+    missed: dict[str, int] = {}
+    counted: dict[dt.date, int] = {}
+    for a in answers:
+        state = streaks.get(a.user_id)
+        if not a.correct or state is None or not needs_missed(state, previous) or state.last_date is None:
+            continue
+        if state.last_date not in counted:
+            counted[state.last_date] = await tx.daily_dates_between(ref, state.last_date, day, FREEZES_MAX + 1)
+        missed[a.user_id] = counted[state.last_date]
+    return missed
 
 
 async def update_learner_memory(
@@ -310,6 +342,11 @@ class RevealTransaction(Protocol):
 
     async def speed_bonus(self, ref: ChannelRef) -> bool:
         """Whether the round's channel has the speed bonus on."""
+        ...
+
+    async def daily_dates_between(self, ref: ChannelRef, after: dt.date, before: dt.date, limit: int) -> int:
+        """How many distinct daily dates of the space were revealed strictly between `after` and `before` (as
+        this transaction sees them, the rounds revealed before this one in it included), at most `limit`."""
         ...
 
     async def write_points(self, round_id: int, points: dict[str, int]) -> None:

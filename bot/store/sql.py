@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.store.access_sql import AccessSql
+from bot.store.aim_sql import AimSql
 from bot.store.boards_sql import BoardSql
 from bot.store.channels_sql import ChannelSql
 from bot.store.delivery_sql import DeliverySql
@@ -13,6 +14,7 @@ from bot.store.packs_sql import PackSql
 from bot.store.recap_sql import RecapSql
 from bot.store.reminders_sql import ReminderSql
 from bot.store.reports_sql import ReportSql
+from bot.store.reviews_sql import ReviewSql
 from bot.store.rounds_sql import RoundSql
 from bot.store.seasons_sql import SeasonSql
 from bot.store.settle import SettlingStore
@@ -39,5 +41,7 @@ class FeatureSql(
     AccessSql,
     TeamSql,
     LiveSql,
+    ReviewSql,
+    AimSql,
 ):
     """The Store's methods written once (feature by feature) and the reveal written once (SettlingStore)."""

@@ -19,8 +19,11 @@ from bot.store.base import PENDING_PRACTICE
 from bot.store.rows import (
     ANSWER_COLUMNS,
     CARD_COLUMNS,
+    DAILY_DATES_BETWEEN,
     EVENT_COLUMNS,
     ROUND_COLUMNS,
+    STREAK_COLUMNS,
+    WRITE_STREAK,
     answer_from_row,
     board_key,
     card_from_row,
@@ -29,6 +32,7 @@ from bot.store.rows import (
     from_ts,
     parse_date,
     round_from_row,
+    streak_from_row,
     to_ts,
 )
 
@@ -100,12 +104,12 @@ class SqliteSettle:
 
     async def streaks(self, ref: ChannelRef, users: Sequence[str]) -> dict[str, StreakState]:
         rows = await self._rows_in(
-            "SELECT user_id, current, best, last_date FROM streaks WHERE platform = ? AND space_id = ? "
+            f"SELECT user_id, {STREAK_COLUMNS} FROM streaks WHERE platform = ? AND space_id = ? "
             "AND user_id IN ({marks})",
             (ref.platform, ref.space_id),
             users,
         )
-        return {uid: StreakState(cur, best, parse_date(last)) for uid, cur, best, last in rows}
+        return {r[0]: streak_from_row(r[1:]) for r in rows}
 
     async def speed_bonus(self, ref: ChannelRef) -> bool:
         row = self.con.execute(
@@ -121,14 +125,29 @@ class SqliteSettle:
 
     async def write_streaks(self, ref: ChannelRef, streaks: dict[str, StreakState]) -> None:
         self.con.executemany(
-            "INSERT INTO streaks (platform, space_id, user_id, current, best, last_date) VALUES (?,?,?,?,?,?) "
-            "ON CONFLICT (platform, space_id, user_id) DO UPDATE SET current = excluded.current, "
-            "best = excluded.best, last_date = excluded.last_date",
+            WRITE_STREAK,
             [
-                (ref.platform, ref.space_id, uid, s.current, s.best, s.last_date.isoformat() if s.last_date else None)
+                (
+                    ref.platform,
+                    ref.space_id,
+                    uid,
+                    s.current,
+                    s.best,
+                    s.last_date.isoformat() if s.last_date else None,
+                    s.kept,
+                    s.freezes,
+                    s.freezes_used,
+                    s.frozen,
+                )
                 for uid, s in streaks.items()
             ],
         )
+
+    async def daily_dates_between(self, ref: ChannelRef, after: dt.date, before: dt.date, limit: int) -> int:
+        rows = self.con.execute(
+            DAILY_DATES_BETWEEN, (ref.platform, ref.space_id, after.isoformat(), before.isoformat(), limit)
+        ).fetchall()
+        return len(rows)
 
     async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
         after: dict[str, tuple[int, int]] = {}

@@ -18,7 +18,9 @@ from bot.kernel.parsing import PACK_NAME, parse_choice, parse_number, parse_peri
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import Difficulty, Period
 from bot.packs.files import TOPIC_PATTERN
+from bot.practice.plans import parse_plan_date, parse_plan_topics
 from bot.practice.reviews import REVIEW_DEFAULT, REVIEW_MAX
+from bot.practice.values import PAUSE_MAX_DAYS, REVIEW_LIMIT_MAX
 from bot.reminders.service import parse_remind_time
 from bot.reports.service import check_action, parse_report_words
 from bot.reports.values import ReportReason
@@ -28,7 +30,8 @@ from bot.suggestions.service import SuggestionForm, parse_line, parse_suggestion
 _USER_HELP = """\
 /quiz                          a private practice question (any topic)
 /quiz practice [topic] [easy|medium|hard]   a practice question on one topic or level
-/quiz review [n]               your due reviews (1-20 questions, default 5): misses come back first
+/quiz review [n]               due reviews (1-20, default 5); limit N, pause DAYS, resume
+/quiz plan DATE [topics]|off   an interview-date plan
 /quiz topics                   the topics and how many questions each has
 /quiz remind on [HH:MM]        a private nudge once a day (default 09:00, your timezone): reviews due,
                                today's question not answered yet; /quiz remind off stops it
@@ -74,6 +77,23 @@ class AnswerDaily:
 @dataclass(frozen=True)
 class Review:
     count: int = REVIEW_DEFAULT
+
+
+@dataclass(frozen=True)
+class ReviewSetting:
+    """`review limit N`, `review pause DAYS` or `review resume`."""
+
+    action: Literal["limit", "pause", "resume"]
+    value: int = 0
+
+
+@dataclass(frozen=True)
+class PlanCommand:
+    """`plan` (show it), `plan YYYY-MM-DD [topic,...]` or `plan off`."""
+
+    day: dt.date | None = None
+    topics: tuple[str, ...] = ()
+    off: bool = False
 
 
 @dataclass(frozen=True)
@@ -236,6 +256,8 @@ Command = (
     Practice
     | AnswerDaily
     | Review
+    | ReviewSetting
+    | PlanCommand
     | Remind
     | ShowTopics
     | ShowLeaderboard
@@ -299,6 +321,7 @@ _SUBCOMMANDS = (
     "practice",
     "answer",
     "review",
+    "plan",
     "remind",
     "topics",
     "leaderboard",
@@ -436,6 +459,48 @@ def parse_answer(rest: list[str]) -> AnswerDaily:
     return AnswerDaily(parse_choice(words[0]), sure)
 
 
+REVIEW_SETTING_USAGE = (
+    "Use /quiz review limit N (1-100 a day), /quiz review pause DAYS (1-60) or /quiz review resume. "
+    "Nothing was changed."
+)
+
+
+def parse_review(rest: list[str]) -> Review | ReviewSetting:
+    """`review [n]`, `review limit N`, `review pause DAYS` or `review resume`."""
+    head = rest[0].lower() if rest else ""
+    if head in ("limit", "pause"):
+        top = REVIEW_LIMIT_MAX if head == "limit" else PAUSE_MAX_DAYS
+        value = parse_number(rest[1], 3) if len(rest) == 2 else None
+        if value is None or not 1 <= value <= top:
+            said = f" '{echo(' '.join(rest[1:]))}' is not a number from 1 to {top}." if rest[1:] else ""
+            raise BadSetting(f"{said.strip()} {REVIEW_SETTING_USAGE}".strip())
+        return ReviewSetting("limit" if head == "limit" else "pause", value)
+    if head == "resume":
+        if len(rest) != 1:
+            raise BadSetting(REVIEW_SETTING_USAGE)
+        return ReviewSetting("resume")
+    return parse_review_count(rest)
+
+
+PLAN_USAGE = "Use /quiz plan YYYY-MM-DD [topic,...], /quiz plan to see it, or /quiz plan off."
+
+
+def parse_plan(rest: list[str]) -> PlanCommand:
+    """`plan`, `plan off` or `plan YYYY-MM-DD [topic,...]`."""
+    if not rest:
+        return PlanCommand()
+    if rest[0].lower() == "off":
+        if len(rest) != 1:
+            raise BadSetting(PLAN_USAGE)
+        return PlanCommand(off=True)
+    day = parse_plan_date(rest[0])
+    topics = parse_plan_topics(rest[1:])
+    for topic in topics:
+        if not re.fullmatch(TOPIC_PATTERN, topic):
+            raise BadSetting(f"'{echo(topic)}' is not a topic: /quiz topics lists them. {PLAN_USAGE}")
+    return PlanCommand(day, topics)
+
+
 def parse_review_count(rest: list[str]) -> Review:
     if not rest:
         return Review()
@@ -543,7 +608,9 @@ def parse_quiz(text: str) -> Command:
         case "answer" | "a":
             return parse_answer(rest)
         case "review" | "r":
-            return parse_review_count(rest)
+            return parse_review(rest)
+        case "plan":
+            return parse_plan(rest)
         case "remind" | "reminders" | "reminder":
             return parse_remind(rest)
         case "topics":

@@ -7,6 +7,7 @@ adapter's TextSource.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from dataclasses import dataclass
 from typing import Protocol, assert_never
 
@@ -36,11 +37,13 @@ from bot.text.commands import (
     ImportPack,
     LiveStart,
     LiveStop,
+    PlanCommand,
     Practice,
     Remind,
     ReportQuestion,
     ResolveReport,
     Review,
+    ReviewSetting,
     ShowHelp,
     ShowLeaderboard,
     ShowLiveBoard,
@@ -189,6 +192,18 @@ async def run_command(service: Features, source: TextSource, command: Command) -
             return await service.boards.leaderboard(ref.platform, ref.space_id, period, None, public=True)
         case Review(count=count):
             return await service.practice.start_review(ref, user, count)
+        case ReviewSetting(action="limit", value=value):
+            return NoteReply((await service.practice.review_limit(ref, user, value)).text)
+        case ReviewSetting(action="pause", value=value):
+            return NoteReply((await service.practice.pause_reviews(ref, user, value)).text)
+        case ReviewSetting():
+            return NoteReply((await service.practice.resume_reviews(ref, user)).text)
+        case PlanCommand(off=True):
+            return NoteReply((await service.practice.plans.off(ref, user)).text)
+        case PlanCommand(day=dt.date() as day, topics=topics):
+            return NoteReply((await service.practice.plans.set(ref, user, day, topics)).text)
+        case PlanCommand():
+            return NoteReply((await service.practice.plans.show(ref, user)).text)
         case Remind(on=on, at=at):
             return await service.reminders.set(ref, user, on, at)
         case ShowTopics():

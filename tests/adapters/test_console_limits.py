@@ -119,6 +119,11 @@ NEW_SUBCOMMANDS = (
     "leaderboard season",
     "lb public season",
     "config champion_role",
+    "review limit",
+    "review pause",
+    "review resume",
+    "plan",
+    "plan 2027-01-20",
 )
 WORDS = (
     *("on", "off", "confirm", "keep", "hold", "edit", "wrong", "unclear", "typo", "other", "season", "public"),

@@ -60,7 +60,7 @@ async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first(servi
 
     await me.handle("/quiz stats")
     stats = take(out)
-    assert "Reviews due: 3 now" in stats and "Review them with /quiz review" in stats
+    assert "Reviews: 3 today (at most 20 a day)" in stats and "Review them with /quiz review" in stats
 
     await me.handle("/quiz review")
     text = take(out)

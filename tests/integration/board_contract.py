@@ -64,7 +64,7 @@ class BoardContract:
         assert pts(Period.MONTH, "2026-11") == [21]
         assert pts(Period.MONTH, "2026-12") == [12]
         assert pts(Period.ALL, "all") == [33]
-        assert await store.streak("test", "space", "ada") == StreakState(3, 3, days[-1])
+        assert await store.streak("test", "space", "ada") == StreakState(3, 3, days[-1], kept=3)  # shown: no freeze yet
         assert await store.latest_revealed_date("test", "space") == days[-1]
 
     async def test_a_scorer_decides_points_and_streaks(self, store):

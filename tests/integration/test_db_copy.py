@@ -159,6 +159,14 @@ async def make_history(store: SqliteStore) -> None:
     await service.access.issue_link(LinkGrant("fake", "space-1", "ada", False))
     assert await service.access.redeem_link(used) is not None
     assert await service.access.allow_attempt("127.0.0.1")
+    # issue 31: a review limit, a vacation hold, a plan and a question a review served
+    await service.practice.review_limit(REFS[0], "ada", 7)
+    await service.practice.pause_reviews(REFS[0], "Zed", 10)
+    await service.practice.plans.set(REFS[0], "émile", dt.date(2027, 1, 20), ("autograd",))
+    served = await service.practice.practice_round(
+        REFS[0], "ada", service.context.bank.questions[0], served=(clock.now().date(), "review")
+    )
+    assert served.round_id
     await service.close()
     # live games: one played to its podium (the space's live board), one running with its first question open
     platform = LiveRecorder(clock)

@@ -31,6 +31,7 @@ from tests.integration.access_contract import AccessContract
 from tests.integration.contract_values import DAY, REF, T0
 from tests.integration.install_contract import InstallationContract
 from tests.integration.learner_data_contract import LearnerDataContract
+from tests.integration.learning_plan_contract import LearningPlanContract
 from tests.integration.live_contract import LiveContract
 from tests.integration.once_contract import SeenOnceContract
 from tests.integration.pack_contract import PackContract
@@ -91,6 +92,7 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
 
 class TestPostgresStore(
     UptimeContract,
+    LearningPlanContract,
     SuggestionContract,
     LiveContract,
     StoreContract,

@@ -13,6 +13,7 @@ from bot.store.sqlite_settle import PENDING_ALL, PENDING_MINE
 from tests.integration.access_contract import AccessContract
 from tests.integration.install_contract import InstallationContract
 from tests.integration.learner_data_contract import LearnerDataContract
+from tests.integration.learning_plan_contract import LearningPlanContract
 from tests.integration.live_contract import LiveContract
 from tests.integration.once_contract import SeenOnceContract
 from tests.integration.pack_contract import PackContract
@@ -30,6 +31,7 @@ from tests.integration.uptime_contract import UptimeContract
 
 class TestSqliteStore(
     UptimeContract,
+    LearningPlanContract,
     SuggestionContract,
     LiveContract,
     StoreContract,

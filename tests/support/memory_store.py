@@ -11,6 +11,7 @@ passes every feature's Store contract (tests/integration/*_contract.py, run by t
 from __future__ import annotations
 
 from tests.support.memory.access import MemoryAccess
+from tests.support.memory.aim import MemoryAim
 from tests.support.memory.boards import MemoryBoards
 from tests.support.memory.channels import MemoryChannels
 from tests.support.memory.delivery import MemoryDelivery
@@ -23,6 +24,7 @@ from tests.support.memory.practice import MemoryPractice
 from tests.support.memory.recap import MemoryRecap
 from tests.support.memory.reminders import MemoryReminders
 from tests.support.memory.reports import MemoryReports
+from tests.support.memory.reviews import MemoryReviews
 from tests.support.memory.rounds import MemoryRounds
 from tests.support.memory.seasons import MemorySeasons
 from tests.support.memory.suggestions import MemorySuggestions
@@ -50,6 +52,8 @@ class InMemoryStore(
     MemoryUptime,
     MemoryAccess,
     MemoryTeams,
+    MemoryReviews,
+    MemoryAim,
     MemoryTables,
 ):
     """Store port on plain dicts; behaves like SqliteStore(":memory:"). Answer batches and reveals run

@@ -29,7 +29,7 @@ async def test_remind_in_the_console():
     await service.answers.submit_answer(card.round_id, user, (question.answer + 1) % 4)
     clock.set(dt.datetime(2026, 12, 9, 7, 30, tzinfo=dt.UTC))
     await DailyScheduler(service, clock).tick()
-    assert f"(direct message to {user}) Reminder from studybot\nYou have 1 review due" in out.getvalue()
+    assert f"(direct message to {user}) Reminder from studybot\nYou have 1 review today" in out.getvalue()
     await console.handle("/quiz remind off")
     assert "Reminders are off" in out.getvalue()
     await service.close()

@@ -18,6 +18,7 @@ from tests.integration.access_contract import AccessContract
 from tests.integration.contract_values import DAY, REF, REF2, T0, ans
 from tests.integration.install_contract import InstallationContract
 from tests.integration.learner_data_contract import LearnerDataContract
+from tests.integration.learning_plan_contract import LearningPlanContract
 from tests.integration.live_contract import LiveContract
 from tests.integration.once_contract import SeenOnceContract
 from tests.integration.pack_contract import PackContract
@@ -36,6 +37,7 @@ from tests.support.memory_store import InMemoryStore
 
 class TestInMemoryStore(
     UptimeContract,
+    LearningPlanContract,
     SuggestionContract,
     LiveContract,
     StoreContract,

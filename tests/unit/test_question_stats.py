@@ -20,9 +20,9 @@ def stat(answers: tuple[int, int, int, int], answer: int = A, reports: int = 0) 
     return QuestionStat("q", 1, answers, answers[answer], answer, reports)
 
 
-def test_the_flag_needs_more_than_30_answers() -> None:
-    assert not stat((1, 29, 0, 0)).check  # 30 answers, a wrong option far ahead: still too few
-    assert stat((1, 30, 0, 0)).check  # 31 answers
+def test_the_flags_need_at_least_30_answers() -> None:
+    assert not stat((1, 28, 0, 0)).check  # 29 answers, a wrong option far ahead: still too few
+    assert stat((1, 29, 0, 0)).check  # 30 answers
 
 
 def test_under_15_percent_right_is_flagged() -> None:
@@ -32,8 +32,8 @@ def test_under_15_percent_right_is_flagged() -> None:
 
 
 def test_a_wrong_option_chosen_more_than_the_right_one_is_flagged() -> None:
-    assert stat((15, 16, 0, 0)).check  # 48% right, but B beats A
-    assert not stat((16, 16, 0, 0)).check  # a tie is not "more than"
+    assert stat((15, 16, 2, 2)).check  # 43% right, but B beats A
+    assert not stat((16, 16, 2, 2)).check  # a tie is not "more than"
     assert not stat((20, 5, 5, 4)).check
 
 
@@ -43,8 +43,21 @@ def test_most_chosen_wrong_option_and_its_share() -> None:
     assert stat((4, 0, 0, 0)).common_wrong is None
     assert stat((4, 0, 0, 0)).line() == "q: asked 1, 4 answers, 100% correct, 0 reports"
     assert stat((1, 30, 0, 0), reports=2).line() == (
-        "q: asked 1, 31 answers, 3% correct, most chosen wrong B (97%), 2 reports - check this question"
+        "q: asked 1, 31 answers, 3% correct, most chosen wrong B (97%), 2 reports - check this question: "
+        "under 20% right; B chosen more than the right one; dead distractors C, D (chosen under 3%)"
     )
+
+
+def test_too_easy_too_hard_and_dead_distractors_are_flagged_with_their_reasons() -> None:
+    easy = stat((39, 1, 0, 0))  # 40 answers, 97.5% right
+    assert easy.reasons[0] == "over 95% right" and easy.check
+    assert "over 95% right" not in stat((38, 1, 1, 0)).reasons  # 95% exactly is not over
+    assert stat((7, 11, 11, 11)).reasons == ("under 20% right", "B, C, D chosen more than the right one")
+    assert "under 20% right" not in stat((8, 8, 8, 16)).reasons  # 20% exactly is not under
+    assert stat((20, 10, 9, 1)).dead_distractors == (D,)  # 1 of 40 is 2.5%
+    assert stat((20, 10, 8, 2)).dead_distractors == ()  # 2 of 40 is 5%
+    assert stat((20, 10, 9, 0), answer=B).dead_distractors == (D,)  # the right option is never a distractor
+    assert stat((10, 5, 0, 0)).reasons == ()  # 15 answers: too few to say
 
 
 async def test_the_ten_hardest_the_most_reported_and_the_flagged(store) -> None:
@@ -77,7 +90,14 @@ async def test_the_ten_hardest_the_most_reported_and_the_flagged(store) -> None:
     card = await service.packs.question_stats(ADMIN, "fake", "space-1", "team")
     assert len(card.hardest) == 10
     assert [s.question_id for s in card.hardest[:3]] == ["team/team-11", "team/team-0", "team/team-1"]
-    assert [s.question_id for s in card.flagged] == ["team/team-0"]  # team-1 is right more often than A
+    # team-0: 13% right; team-1 is right more often than A, but C and D were never chosen (dead distractors)
+    assert [(s.question_id, s.reasons) for s in card.flagged] == [
+        (
+            "team/team-0",
+            ("under 20% right", "C chosen more than the right one", "dead distractors B, D (chosen under 3%)"),
+        ),
+        ("team/team-1", ("dead distractors C, D (chosen under 3%)",)),
+    ]
     assert [(s.question_id, s.reports) for s in card.reported] == [("team/team-5", 3), ("team/team-1", 1)]
     text = card.text
     assert "Most reported:\nteam/team-5: asked 1, 1 answers, 100% correct, 3 reports" in text

@@ -122,7 +122,7 @@ async def test_reviews_due_are_nudged_once_a_day_at_the_learners_time_in_the_cha
     await service.reminders.run_due()
     assert len(platform.direct) == 1
     ref, user, text = platform.direct[0]
-    assert (ref, user) == (REF, "ann") and "1 review due" in text and "/quiz review" in text
+    assert (ref, user) == (REF, "ann") and "1 review today" in text and "/quiz review" in text
     assert "Today's question" not in text
     clock.set(utc(2026, 12, 2, 12, 0))
     await service.reminders.run_due()

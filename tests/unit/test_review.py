@@ -55,7 +55,7 @@ async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first_and_s
     clock.set(TUESDAY_NOON)
     stats = await service.boards.stats("fake", "space-1", "ada")
     assert stats.learning is not None and stats.learning.due_now == 3
-    assert "Reviews due: 3 now" in learning_lines(stats.learning)[0]
+    assert "Reviews: 3 today (at most 20 a day)" in learning_lines(stats.learning)[0]
     first = await service.practice.start_review(REF, "ada", 5)
     assert not isinstance(first, ReviewEmpty)
     served, card = [], first
@@ -290,5 +290,5 @@ def test_learning_stats_count_due_now_and_tomorrow_mastery_and_calibration():
     assert all(0 < m.retrievability <= 1 for m in stats.mastery)
     assert (stats.sure_answers, stats.sure_right, stats.calibration) == (3, 1, 1 / 3)
     lines = learning_lines(stats)
-    assert lines[0] == "Reviews due: 2 now, 2 more by the end of tomorrow"
+    assert lines[0] == "Reviews: 2 today"  # the share, never the whole debt (no limit given here)
     assert "When sure: right 1 of 3 (33%)" in lines

@@ -47,7 +47,7 @@ async def test_remind_on_then_the_dm_arrives_next_morning_once(
     core.clock.set(NEXT_MORNING)
     await scheduler.tick()
     [dm] = await fake.wait_for(lambda: fake.dms(fake.alice), "the reminder DM")
-    assert "1 review due" in dm and "/review" in dm and "/quiz review" not in dm
+    assert "1 review today" in dm and "/review" in dm and "/quiz review" not in dm
     core.clock.advance(hours=2)
     await scheduler.tick()
     assert len(fake.dms(fake.alice)) == 1

@@ -31,7 +31,7 @@ async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first(
     core.clock.set(TUESDAY_NOON)
 
     stats = await fake.reply(await fake.slash(fake.alice, "stats"))
-    assert "Reviews due: 3 now" in stats.text and "Review them with /review" in stats.text
+    assert "Reviews: 3 today (at most 20 a day)" in stats.text and "Review them with /review" in stats.text
 
     reply = await fake.reply(await fake.slash(fake.alice, "review"))
     served = []

@@ -43,7 +43,7 @@ async def test_remind_on_0830_in_the_members_timezone_delivers_one_dm(slack: Sla
     assert opened.args["users"] == ANN
     dms = [c for c in slack.stub.calls_to("chat.postMessage") if c.args["channel"] == "D0ANN"]
     assert len(dms) == 1
-    assert "1 review due" in dms[0].args["text"] and "/quiz review" in dms[0].args["text"]
+    assert "1 review today" in dms[0].args["text"] and "/quiz review" in dms[0].args["text"]
 
 
 async def test_a_member_slack_will_not_dm_gets_reminders_switched_off(slack: SlackHarness) -> None:

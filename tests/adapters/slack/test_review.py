@@ -27,7 +27,7 @@ async def test_three_monday_misses_come_back_on_tuesday_most_overdue_first(slack
     slack.clock.set(TUESDAY_NOON)
 
     stats = await slack.reply(await slack.command("stats"))
-    assert "Reviews due: 3 now" in texts(stats) and "/quiz review" in texts(stats)
+    assert "Reviews: 3 today (at most 20 a day)" in texts(stats) and "/quiz review" in texts(stats)
 
     question = await slack.reply(await slack.command("review 5"))
     served = []
@@ -90,7 +90,7 @@ async def test_app_home_shows_reviews_due_with_a_review_button_that_starts_one_i
     }
     assert (await slack.event(event, "Ev0HOMEREVIEW")).status == 200
     [publish] = await slack.stub.wait_for("views.publish")
-    assert "Reviews due: 3 now" in texts(publish)
+    assert "Reviews: 3 today (at most 20 a day)" in texts(publish)
     assert REVIEW_ACTION in [
         e["action_id"] for b in publish.args["view"]["blocks"] if b.get("type") == "actions" for e in b["elements"]
     ]

@@ -92,6 +92,9 @@ class MemoryMyData(MemoryTables):
             k == team and (p, s) == (platform, space_id) for (p, s, _), k in t.team_members.items()
         ):
             t.teams.pop((platform, space_id, team), None)
+        t.review_prefs.pop((platform, space_id, user_id), None)
+        t.plans.pop((platform, space_id, user_id), None)
+        t.review_days = {rid: d for rid, d in t.review_days.items() if d[:3] != (platform, space_id, user_id)}
         return Forgotten(
             answers,
             len(practice),

@@ -26,6 +26,7 @@ from bot.kernel.scoring import Board, ScoreRow
 from bot.kernel.values import Answer, ChannelConfig, ChannelRef, NewAnswer, Period, Round, RoundKind, StreakState
 from bot.live.values import LiveGame, LiveQuestion, Standing
 from bot.practice.memory import CardKey, LearnerCard, PendingAnswer, ReviewEvent
+from bot.practice.values import LearnerPlan, ReviewPrefs
 from bot.reminders.values import Reminder
 from bot.reports.values import Report
 from bot.seasons.values import SeasonArchive
@@ -50,6 +51,19 @@ def utc(moment: dt.datetime) -> dt.datetime:
 
 def in_space(round_: Round, platform: str, space_id: str) -> bool:
     return round_.ref.platform == platform and round_.ref.space_id == space_id
+
+
+def daily_dates(t: Tables, platform: str, space_id: str, after: dt.date, before: dt.date) -> set[dt.date]:
+    """The distinct revealed daily dates of a space strictly between `after` and `before`."""
+    return {
+        r.local_date
+        for r in t.rounds.values()
+        if in_space(r, platform, space_id)
+        and r.kind is RoundKind.DAILY
+        and r.revealed_at is not None
+        and r.local_date is not None
+        and after < r.local_date < before
+    }
 
 
 def add_once(marks: set[K], key: K) -> bool:
@@ -82,6 +96,9 @@ class Tables:
     live_claims: dict[int, dt.datetime] = field(default_factory=dict)  # game id -> lease end
     live_questions: dict[tuple[int, int], LiveQuestion] = field(default_factory=dict)  # (game, position)
     live_scores: dict[tuple[str, str, str], Standing] = field(default_factory=dict)  # (platform, space, user)
+    review_prefs: dict[tuple[str, str, str], ReviewPrefs] = field(default_factory=dict)  # (platform, space, user)
+    plans: dict[tuple[str, str, str], LearnerPlan] = field(default_factory=dict)
+    review_days: dict[int, tuple[str, str, str, dt.date, str, str]] = field(default_factory=dict)  # by round id
     packs: dict[tuple[str, str, str], tuple[int, list[tuple[str, str]]]] = field(default_factory=dict)
     round_questions: dict[int, str] = field(default_factory=dict)
     suggestions: dict[int, Suggestion] = field(default_factory=dict)
@@ -232,8 +249,19 @@ class Settle:
 
     async def write_streaks(self, ref: ChannelRef, streaks: dict[str, StreakState]) -> None:
         for uid, s in streaks.items():
-            state = StreakState(int(s.current), int(s.best), s.last_date)
+            state = StreakState(
+                int(s.current),
+                int(s.best),
+                s.last_date,
+                int(s.kept),
+                int(s.freezes),
+                int(s.freezes_used),
+                int(s.frozen),
+            )
             self._put(self.t.streaks, (ref.platform, ref.space_id, uid), state)
+
+    async def daily_dates_between(self, ref: ChannelRef, after: dt.date, before: dt.date, limit: int) -> int:
+        return min(limit, len(daily_dates(self.t, ref.platform, ref.space_id, after, before)))
 
     async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
         tallies = self._table(self.t.scores, board)

@@ -13,6 +13,7 @@ from bot.installs.store import InstallStore
 from bot.kernel.store import BoardReads, OnceStore
 from bot.mydata.store import MyDataStore
 from bot.packs.store import PackStore
+from bot.practice.progress import ProgressStore
 from bot.practice.store import PracticeStore
 from bot.recap.store import RecapStore
 from bot.reminders.store import ReminderStore
@@ -51,6 +52,7 @@ class Store(
     RecapStore,
     MyDataStore,
     InstallStore,
+    ProgressStore,
     Protocol,
 ):
     """Persistence. Unique keys do the correctness work: one daily round per (channel, local date), one

@@ -18,6 +18,7 @@ from tests.support.memory.mydata import MemoryMyData
 from tests.support.memory.once import MemoryOnce
 from tests.support.memory.packs import MemoryPacks
 from tests.support.memory.practice import MemoryPractice
+from tests.support.memory.progress import MemoryProgress
 from tests.support.memory.recap import MemoryRecap
 from tests.support.memory.reminders import MemoryReminders
 from tests.support.memory.reports import MemoryReports
@@ -42,6 +43,7 @@ class InMemoryStore(
     MemoryRecap,
     MemoryMyData,
     MemoryInstalls,
+    MemoryProgress,  # after MemoryPractice: its review_events stub gives way
     MemoryTables,
 ):
     """Store port on plain dicts; behaves like SqliteStore(":memory:"). Answer batches and reveals run

@@ -20,6 +20,7 @@ from tests.integration.learner_data_contract import LearnerDataContract
 from tests.integration.once_contract import SeenOnceContract
 from tests.integration.pack_contract import PackContract
 from tests.integration.practice_contract import LearnerCardContract
+from tests.integration.progress_contract import ProgressContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract
 from tests.integration.report_contract import ReportContract
@@ -41,6 +42,7 @@ class TestInMemoryStore(
     LearnerCardContract,
     PackContract,
     ReportContract,
+    ProgressContract,
 ):
     @pytest.fixture
     async def store(self):

@@ -17,6 +17,7 @@ from bot.kernel.context import Context
 from bot.mydata.service import MyData
 from bot.packs.catalog import PackCatalog
 from bot.packs.service import PackDesk
+from bot.practice.progress_service import Progress
 from bot.practice.service import Practice
 from bot.recap.service import Recaps
 from bot.reminders.service import Reminders
@@ -47,6 +48,7 @@ class Features:
     mydata: MyData
     installs: Installs
     outcomes: SendOutcomes
+    progress: Progress  # a learner's learning report (/quiz progress)
 
     async def close(self) -> None:
         """Write what is queued (answers, practice reveals, send outcomes), then stop the workers."""

@@ -1,4 +1,4 @@
-"""Slash commands for everyone (/quiz, /review, /remind, /answer, /leaderboard, /stats, /packs, /export,
+"""Slash commands for everyone (/quiz, /review, /remind, /answer, /leaderboard, /stats, /progress, /packs, /export,
 /forget-me), the command list with /quizconfig, and the tree's error reply. Each command parses its options into
 core values, calls the service and renders the card; every reply is ephemeral (see replies.respond)."""
 
@@ -15,6 +15,7 @@ from adapters.discord.answers import outcome_reply
 from adapters.discord.limits import NO_PINGS, fit_content
 from adapters.discord.mydata import send_export, send_forget_prompt
 from adapters.discord.payloads import is_personal_space, unreadable
+from adapters.discord.progress import send_progress
 from adapters.discord.quizadmin import QuizAdmin
 from adapters.discord.quizconfig import QuizConfig
 from adapters.discord.render import leaderboard_embed, packs_embed, question_embed, stats_embed
@@ -209,6 +210,13 @@ def member_commands() -> list[app_commands.Command]:
 
         await _run(interaction, work)
 
+    @app_commands.command(
+        name="progress", description="Your learning report: what you remember, by the numbers (only you)"
+    )
+    @personal
+    async def progress(interaction: discord.Interaction) -> None:
+        await send_progress(interaction)
+
     @app_commands.command(name="packs", description="The question packs of this server, with question counts")
     @app_commands.guild_only()
     async def packs(interaction: discord.Interaction) -> None:
@@ -233,7 +241,7 @@ def member_commands() -> list[app_commands.Command]:
     async def forget_me(interaction: discord.Interaction) -> None:
         await send_forget_prompt(interaction)
 
-    return [quiz, review, remind, answer, leaderboard, stats, packs, export, forget_me, suggest]
+    return [quiz, review, remind, answer, leaderboard, stats, progress, packs, export, forget_me, suggest]
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:

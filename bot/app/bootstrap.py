@@ -26,6 +26,7 @@ from bot.kernel.values import RoundKind
 from bot.mydata.service import MyData
 from bot.packs.catalog import PackCatalog
 from bot.packs.service import PackDesk
+from bot.practice.progress_service import Progress
 from bot.practice.service import Practice
 from bot.recap.service import Recaps
 from bot.reminders.service import Reminders
@@ -89,4 +90,5 @@ def bootstrap(
         mydata=MyData(ctx, store, catalog, rounds),
         installs=Installs(ctx, store),
         outcomes=outcomes,
+        progress=Progress(ctx, store, practice),
     )

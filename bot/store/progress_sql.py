@@ -18,7 +18,8 @@ from bot.store.rows import from_ts
 # the same question (any round kind, revealed) or NULL; {user}: one member's only (?3)
 MISS_FACTS = (
     "SELECT m.user_id, m.question_id, m.missed_at, l.answered_at, l.correct FROM ("
-    "SELECT a.user_id, r.question_id, MIN(a.answered_at) AS missed_at FROM answers a JOIN rounds r ON r.id = a.round_id "
+    "SELECT a.user_id, r.question_id, MIN(a.answered_at) AS missed_at "
+    "FROM answers a JOIN rounds r ON r.id = a.round_id "
     "WHERE r.platform = ?1 AND r.space_id = ?2 AND r.kind = 'daily' AND r.revealed_at IS NOT NULL AND NOT a.correct"
     "{user} GROUP BY a.user_id, r.question_id) m LEFT JOIN ("
     "SELECT a.user_id, r.question_id, a.answered_at, a.correct FROM answers a JOIN rounds r ON r.id = a.round_id "

@@ -36,6 +36,8 @@ _USER_HELP = """\
 /quiz leaderboard [week|month|all] [public]   (public: post it in the channel)
 /quiz leaderboard season 2026-11   a month's season: its archived top three and its board
 /quiz stats [user]             answered, accuracy by topic, streaks
+/quiz progress                 your learning report: retention by week, misses recalled a week later,
+                               calibration, memory by topic in 30 days, and a chart (only you see it)
 /quiz packs                    the question packs here, with question counts
 /quiz suggest                  suggest a question (a form, or how to write it in one line)
 /quiz export                   your missed questions as a CSV and an Anki deck (only you get them)
@@ -95,6 +97,11 @@ class ShowLeaderboard:
 @dataclass(frozen=True)
 class ShowStats:
     user: str | None = None
+
+
+@dataclass(frozen=True)
+class ShowProgress:
+    pass
 
 
 @dataclass(frozen=True)
@@ -200,6 +207,7 @@ Command = (
     | ShowTopics
     | ShowLeaderboard
     | ShowStats
+    | ShowProgress
     | ShowHelp
     | Configure
     | ShowPacks
@@ -258,6 +266,7 @@ _SUBCOMMANDS = (
     "topics",
     "leaderboard",
     "stats",
+    "progress",
     "help",
     "config",
     "show",
@@ -451,6 +460,10 @@ def parse_quiz(text: str) -> Command:
             return ShowLeaderboard(parse_period(words[0] if words else None), public)
         case "stats" | "me":
             return ShowStats(rest[0] if rest else None)
+        case "progress":
+            if rest:
+                raise BadSetting("/quiz progress takes nothing more: it shows your own learning report.")
+            return ShowProgress()
         case "help" | "?":
             return ShowHelp()
         case "packs" | "pack":

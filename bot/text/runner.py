@@ -18,6 +18,7 @@ from bot.mydata.forget import ForgetDone, ForgetPrompt
 from bot.packs.catalog import PackFile, PacksCard
 from bot.packs.question_stats import QuestionStatsCard
 from bot.practice.cards import ReviewEmpty
+from bot.practice.progress_cards import ProgressCard
 from bot.reminders.values import RemindCard
 from bot.reports.service import ReportsCard
 from bot.settings import ConfigCard, ConfigChange
@@ -39,6 +40,7 @@ from bot.text.commands import (
     ShowHelp,
     ShowLeaderboard,
     ShowPacks,
+    ShowProgress,
     ShowQuestionStats,
     ShowReports,
     ShowStats,
@@ -153,6 +155,7 @@ Result = (
     | ImportAsked
     | PackFile
     | ReportsCard
+    | ProgressCard
 )
 
 
@@ -180,6 +183,8 @@ async def run_command(service: Features, source: TextSource, command: Command) -
             return await service.boards.leaderboard(ref.platform, ref.space_id, period, user)
         case ShowStats(user=who):
             return await service.boards.stats(ref.platform, ref.space_id, source.person(who))
+        case ShowProgress():
+            return await service.progress.report(ref, user)
         case ShowHelp(reason=reason, suggestion=suggestion):
             return HelpReply(reason, suggestion)
         case Configure():

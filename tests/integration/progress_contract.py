@@ -39,7 +39,9 @@ async def daily(store, ref, day: dt.date, question: str, answers, *, reveal: boo
         assert await store.reveal_round(r.id, opened + dt.timedelta(hours=12), score_daily_round)
 
 
-async def practice(store, user: str, question: str, when: dt.datetime, correct: bool, *, sure: bool = True, marked=False):
+async def practice(
+    store, user: str, question: str, when: dt.datetime, correct: bool, *, sure: bool = True, marked=False
+):
     """A practice answer, its card written at its reveal (or, `marked`, left for learn_practice to write)."""
     r = await store.create_practice_round(REF, user, question, "tensors", when)
     await store.add_answers([ans(r.id, user, 0 if correct else 1, correct=correct, at=when)], when)
@@ -115,12 +117,8 @@ class ProgressContract:
         assert through_sunday == RecalledMisses(missed=3, came_back=0, right=0)
         in_utc = await store.space_miss_recall("test", "space", "UTC", dt.date(2026, 3, 30))
         assert in_utc == RecalledMisses(missed=3, came_back=1, right=1)  # Bob's last try: Sunday in UTC
-        assert await store.space_miss_recall("test", "space-2", BERLIN, dt.date(2026, 4, 30)) == RecalledMisses(
-            1, 0, 0
-        )
-        assert await store.space_miss_recall("test", "nowhere", BERLIN, dt.date(2026, 4, 30)) == RecalledMisses(
-            0, 0, 0
-        )
+        assert await store.space_miss_recall("test", "space-2", BERLIN, dt.date(2026, 4, 30)) == RecalledMisses(1, 0, 0)
+        assert await store.space_miss_recall("test", "nowhere", BERLIN, dt.date(2026, 4, 30)) == RecalledMisses(0, 0, 0)
 
     async def test_a_learner_with_nothing_yet(self, store):
         counts = await store.learner_progress("test", "space", "ada", BERLIN, NOW)

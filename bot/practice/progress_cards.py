@@ -132,7 +132,8 @@ def of(tally: Tally) -> str:
 
 
 def more(n: int, what: str) -> str:
-    return f"{n} more {what}{'' if n == 1 else 's'}"
+    """"1 more review", "2 more reviews", "2 more misses"."""
+    return f"{n} more {what}" if n == 1 else f"{n} more {what}{'es' if what.endswith('s') else 's'}"
 
 
 def rate_text(tally: Tally, least: int, what: str) -> str:

@@ -171,6 +171,8 @@ def _calibration(ax: Axes, card: ProgressCard) -> None:
     ax.set_xlabel("FSRS's predicted recall")
     ax.set_ylabel("observed right")
     _percent_axis(ax, "y")
+    ax.set_ylim(0, 1.3)  # room above 100% for the legend and the labels
+    ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     ax.set_xlim(0, 1.02)
     ax.grid(axis="x", color=GRID)

@@ -36,8 +36,7 @@ _USER_HELP = """\
 /quiz leaderboard [week|month|all] [public]   (public: post it in the channel)
 /quiz leaderboard season 2026-11   a month's season: its archived top three and its board
 /quiz stats [user]             answered, accuracy by topic, streaks
-/quiz progress                 your learning report: retention by week, misses recalled a week later,
-                               calibration, memory by topic in 30 days, and a chart (only you see it)
+/quiz progress                 your learning report and chart
 /quiz packs                    the question packs here, with question counts
 /quiz suggest                  suggest a question (a form, or how to write it in one line)
 /quiz export                   your missed questions as a CSV and an Anki deck (only you get them)

@@ -9,11 +9,13 @@ import io
 from PIL import Image
 
 from adapters.discord.app import StudyBotClient
+from bot.kernel.values import ChannelRef
 from bot.practice.progress_cards import CHART_NAME, progress_alt_text
 from tests.adapters.discord.conftest import START, Core, configure_channel
 from tests.adapters.discord.fake_discord import EPHEMERAL, FakeDiscord
 from tests.adapters.discord.test_limits import assert_pings_nobody, assert_within_limits
-from tests.support.progress import long_topic_bank, two_weeks_of_learning, weeks_of_practice
+from tests.adapters.discord.test_user_install import DM, personal_space
+from tests.support.progress import answer, long_topic_bank, two_weeks_of_learning, weeks_of_practice
 
 
 async def test_progress_sends_the_numbers_and_the_chart_only_to_the_member(
@@ -78,3 +80,23 @@ async def test_the_largest_report_stays_within_discords_limits(
     text = "\n".join(f["value"] for f in sent["embeds"][0]["fields"])
     assert "… and 4 more topics." in text and text.count("Week of ") == 8
     assert len(sent["attachments"][0]["description"]) <= 1024
+
+
+async def test_progress_in_a_dm_reports_the_learners_own_space(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
+    dm = ChannelRef("discord", personal_space(fake.alice), fake.dm_channel(fake.alice))
+    for question in core.service.context.bank.questions[:3]:  # three practice answers in the DM, one topic
+        card = await core.service.practice.practice_round(dm, fake.alice.id, question)
+        await answer(core.service, card.round_id, fake.alice.id, True)
+
+    inter = await fake.slash(fake.alice, "progress", channel_id=fake.dm_channel(fake.alice), context=DM)
+    await fake.wait_for(lambda: inter.followups, "the progress followup")
+    [sent] = inter.followups
+    text = "\n".join(f["value"] for f in sent["embeds"][0]["fields"])
+    assert sent["flags"] & EPHEMERAL and "When sure: 3 of 3 right; a rate needs 7 more answers." in text
+    assert [f.filename for f in sent["_files"]] == [CHART_NAME]
+
+    in_server = await fake.slash(fake.alice, "progress")  # the server's report holds nothing of the DM's
+    await fake.wait_for(lambda: in_server.followups, "the server's progress followup")
+    assert [f["name"] for f in in_server.followups[0]["embeds"][0]["fields"]] == ["Nothing to report yet"]

@@ -221,6 +221,16 @@ def expected_calibration(revealed: list[Said]) -> list[str]:
     return lines
 
 
+def png_size(path: Path) -> tuple[int, int]:
+    """The width and height of a PNG file that opens (its signature, its header, Pillow's check)."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    with Image.open(path) as image:
+        image.verify()
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
 def section(report: str, heading: str) -> list[str]:
     """The indented lines under a heading of the printed report."""
     lines = report.splitlines()
@@ -273,10 +283,7 @@ async def test_a_scripted_fortnight_shows_exactly_the_figures_its_answers_imply(
     assert found is not None, report
     png = Path(found.group(1))
     assert png.parent == tmp_path / "files" and png.name.startswith("you-progress-2026-04-05")
-    data = png.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", data[16:24]) == (1200, 900)
-    with Image.open(png) as image:
-        image.verify()
+    assert png_size(png) == (1200, 900)
     # the report changed nothing: the board counts the revealed daily answers alone, reviews never
     board_after = await store_of(service).leaderboard("console", "local", Period.ALL, "all", 10)
     assert board_after == board_before

@@ -132,12 +132,12 @@ def of(tally: Tally) -> str:
 
 
 def more(n: int, what: str) -> str:
-    """"1 more review", "2 more reviews", "2 more misses"."""
+    """How many more of something: 1 more review, 2 more reviews, 2 more misses."""
     return f"{n} more {what}" if n == 1 else f"{n} more {what}{'es' if what.endswith('s') else 's'}"
 
 
 def rate_text(tally: Tally, least: int, what: str) -> str:
-    """ "5 of 6 right (83%)", or "2 of 3 right; a rate needs 2 more answers"."""
+    """A share with what it counts, or what it still needs: "5 of 6 right (83%)", "2 of 3 right; a rate needs ..."."""
     share = tally.rate(least)
     if share is not None:
         return f"{of(tally)} ({pct(share)})"

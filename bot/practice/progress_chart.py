@@ -25,6 +25,7 @@ from bot.practice.progress import (  # noqa: E402
     MIN_BUCKET,
     MIN_COMEBACKS,
     MIN_RATE,
+    MIN_TOPIC,
     MIN_WEEK,
     Tally,
 )
@@ -248,7 +249,7 @@ def _topics(ax: Axes, card: ProgressCard) -> None:
     shown = [t for t in card.topics if t.now is not None and t.later is not None][:MAX_TOPICS][::-1]
     if not shown:
         ax.set_yticks([])
-        _empty(ax, "Too few questions seen in any topic yet")
+        _empty(ax, f"Too few questions seen in any topic yet\n(a topic needs {MIN_TOPIC})")
         return
     y = list(range(len(shown)))
     ax.barh([p + 0.2 for p in y], [t.now or 0.0 for t in shown], height=0.4, color=SKY, edgecolor=INK, label="now")

@@ -1,5 +1,5 @@
 """`/quiz progress` in the console over a scripted fortnight (issue 31, "done when"), in process with an injected
-clock (the same run under libfaketime is the one described in docs/operations.md's note on the learning report).
+clock. (The same script was also played once by hand against `python -m bot` under libfaketime, outside the suite.)
 
 Europe/Berlin, daily question at 09:00, from Mon 23 Mar 2026 to Sun 5 Apr: the clocks spring forward on the
 night of Sun 29 Mar, so the second week's posts are an hour earlier in UTC. The learner answers every daily

@@ -19,6 +19,7 @@ from bot.live.service import LiveGames
 from bot.mydata.service import MyData
 from bot.packs.catalog import PackCatalog
 from bot.packs.service import PackDesk
+from bot.practice.progress_service import Progress
 from bot.practice.service import Practice
 from bot.recap.service import Recaps
 from bot.reminders.service import Reminders
@@ -53,6 +54,7 @@ class Features:
     access: Access  # who may open the dashboard (one-time links, sign-in attempts, the spaces served)
     teams: Teams  # teams and the team board
     live: LiveGames  # live games in a channel (their steps run on the tick)
+    progress: Progress  # a learner's learning report (/quiz progress)
 
     async def close(self) -> None:
         """Write what is queued (answers, practice reveals, send outcomes), then stop the workers."""

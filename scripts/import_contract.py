@@ -50,7 +50,7 @@ ABOVE: dict[str, frozenset[str]] = {
 }
 NEVER_IN_ADAPTERS = ("bot.store", "bot.app")
 # what the store may import of a feature: its values, its store Protocols and its pure rules, never a service
-STORE_READS = frozenset({"values", "store", "memory", "export", "forget"})
+STORE_READS = frozenset({"values", "store", "memory", "progress", "export", "forget"})
 
 
 def modules(root: Path = ROOT) -> dict[str, Path]:

@@ -43,6 +43,7 @@ from bot.packs.catalog import PackFile, PacksCard
 from bot.packs.files import format_of, pack_name_of, problem_text, read_upload_file
 from bot.packs.question_stats import QuestionStatsCard
 from bot.practice.cards import ReviewEmpty
+from bot.practice.progress_cards import ProgressCard
 from bot.recap.values import RecapCard
 from bot.reminders.values import RemindCard
 from bot.reports.service import ReportsCard
@@ -401,8 +402,25 @@ class ConsoleChannel:
                 self.say(f"{private} {text}")
             case LiveBoardCard():
                 self.say(board_text(result))
+            case ProgressCard():
+                await self._progress(result)
             case _:
                 assert_never(result)
+
+    async def _progress(self, card: ProgressCard) -> None:
+        """The learning report as text, and its chart written to a file whose path is printed."""
+        private = f"(private to {self.user})"
+        if card.png is None:
+            self.say(f"{private}\n{card.text()}")
+            return
+        who = re.sub(r"[^A-Za-z0-9_-]", "_", self.user)  # a typed name never makes a path
+        day = self.service.context.clock.now().astimezone(ZoneInfo(card.timezone)).date()
+        try:
+            path = await self.platform.write_file(f"{who}-progress-{day:%Y-%m-%d}.png", card.png)
+        except OSError as exc:
+            self.say(f"{private}\n{card.text()}\nCould not write the chart: {exc.strerror or exc}")
+            return
+        self.say(f"{private}\n{card.text()}\nChart: {path}")
 
 
 def _local_file(raw: str) -> tuple[Path, int | None]:

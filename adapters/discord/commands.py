@@ -1,6 +1,7 @@
-"""Slash commands for everyone (/quiz, /review, /plan, /remind, /answer, /leaderboard, /stats, /packs, /export,
-/forget-me), the command list with /quizconfig, and the tree's error reply. Each command parses its options into
-core values, calls the service and renders the card; every reply is ephemeral (see replies.respond)."""
+"""Slash commands for everyone (/quiz, /review, /plan, /remind, /answer, /leaderboard, /stats, /progress,
+/packs, /export, /forget-me), the command list with /quizconfig, and the tree's error reply. Each command parses
+its options into core values, calls the service and renders the card; every reply is ephemeral (see
+replies.respond)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from adapters.discord.live import board_embed, live_command
 from adapters.discord.markdown import escape
 from adapters.discord.mydata import send_export, send_forget_prompt
 from adapters.discord.payloads import is_personal_space, unreadable
+from adapters.discord.progress import send_progress
 from adapters.discord.quizadmin import QuizAdmin
 from adapters.discord.quizconfig import QuizConfig
 from adapters.discord.render import leaderboard_embed, packs_embed, question_embed, stats_embed
@@ -285,6 +287,13 @@ def member_commands() -> list[app_commands.Command]:
 
         await _run(interaction, work)
 
+    @app_commands.command(
+        name="progress", description="Your learning report: what you remember, by the numbers (only you)"
+    )
+    @personal
+    async def progress(interaction: discord.Interaction) -> None:
+        await send_progress(interaction)
+
     @app_commands.command(name="packs", description="The question packs of this server, with question counts")
     @app_commands.guild_only()
     async def packs(interaction: discord.Interaction) -> None:
@@ -309,7 +318,7 @@ def member_commands() -> list[app_commands.Command]:
     async def forget_me(interaction: discord.Interaction) -> None:
         await send_forget_prompt(interaction)
 
-    return [quiz, review, plan, remind, answer, leaderboard, stats, packs, export, forget_me, suggest]
+    return [quiz, review, plan, remind, answer, leaderboard, stats, progress, packs, export, forget_me, suggest]
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:

@@ -31,6 +31,7 @@ from adapters.slack.limits import fit_blocks, fit_text
 from adapters.slack.mydata import deliver_export, forget_prompt_blocks
 from adapters.slack.outage import failed
 from adapters.slack.packs import open_import_form, send_export
+from adapters.slack.progress import deliver_progress
 from adapters.slack.suggestions import suggest_view, suggestions_blocks
 from adapters.slack.teams import team_board_blocks
 from bot.daily.cards import StatsCard
@@ -45,6 +46,7 @@ from bot.mydata.forget import ForgetDone, ForgetPrompt
 from bot.packs.catalog import PackFile, PacksCard
 from bot.packs.question_stats import QuestionStatsCard
 from bot.practice.cards import ReviewEmpty
+from bot.practice.progress_cards import ProgressCard
 from bot.reminders.values import RemindCard
 from bot.reports.service import ReportsCard
 from bot.settings import ConfigCard
@@ -199,6 +201,8 @@ async def dispatch(
             return Reply(escape(result.text), [section(escape(result.text))])
         case MissesExport():
             return Reply(escape(await deliver_export(deps.platform, ref, user, result)))
+        case ProgressCard():
+            return Reply(*await deliver_progress(deps.platform, ref, user, result))
         case ForgetPrompt():
             return Reply(*forget_prompt_blocks(result))
         case ForgetDone(text=text) | RemindCard(text=text):

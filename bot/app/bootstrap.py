@@ -31,6 +31,7 @@ from bot.live.service import LiveGames
 from bot.mydata.service import MyData
 from bot.packs.catalog import PackCatalog
 from bot.packs.service import PackDesk
+from bot.practice.progress_service import Progress
 from bot.practice.service import Practice
 from bot.recap.service import Recaps
 from bot.reminders.service import Reminders
@@ -90,6 +91,8 @@ def bootstrap(
     live = LiveGames(ctx, store, catalog, practice, rounds)
     answers.register(RoundKind.LIVE, live)
     live.teams = teams  # a live game's final table adds team totals (teams' best-three rule)
+    progress = Progress(ctx, store, practice)
+    progress.plan = practice.plans  # the learning report shows a running interview-date plan
     return Features(
         context=ctx,
         channels=channels,
@@ -112,4 +115,5 @@ def bootstrap(
         access=Access(ctx, store),
         teams=teams,
         live=live,
+        progress=progress,
     )

@@ -75,7 +75,7 @@ async def _recap(
             tz = cfg.timezone
         tz = tz or await store.space_timezone(platform, space_id) or "UTC"
         end = end or dt.datetime.now(ZoneInfo(tz)).date() - dt.timedelta(days=1)
-        card = await build_recap(store, bank, platform, space_id, end, channel_id=channel_id)
+        card = await build_recap(store, bank, platform, space_id, end, channel_id=channel_id, timezone=tz)
     finally:
         await store.close()
     return card

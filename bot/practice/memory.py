@@ -60,6 +60,8 @@ class ReviewEvent:
     rating: int  # fsrs.Rating: 1 again, 2 hard, 3 good
     reviewed_at: datetime
     sure: bool
+    due_before: datetime | None = None  # the card's due instant before this answer (None: its first answer)
+    recall: float | None = None  # FSRS's predicted recall at this answer, 0..1 (None: its first answer)
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,9 @@ def review(
             confident_miss=not correct and sure,
         )
         return updated, ReviewEvent(key, int(rating), now, sure)
-    after, _log = _SCHEDULER.review_card(_to_fsrs(card), rating, review_datetime=now)
+    before = _to_fsrs(card)
+    recall = float(_SCHEDULER.get_card_retrievability(before, now))  # what FSRS expected of this answer
+    after, _log = _SCHEDULER.review_card(before, rating, review_datetime=now)
     reviews, lapses = card.reviews, card.lapses
     updated = LearnerCard(
         key=key,
@@ -153,7 +157,7 @@ def review(
         lapses=lapses + (0 if correct else 1),
         confident_miss=not correct and sure,
     )
-    return updated, ReviewEvent(key, int(rating), now, sure)
+    return updated, ReviewEvent(key, int(rating), now, sure, _utc(card.due), recall)
 
 
 def retrievability(card: LearnerCard, at: datetime) -> float:

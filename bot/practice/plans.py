@@ -23,6 +23,7 @@ from bot.kernel.errors import BadSetting
 from bot.kernel.timing import resolve_local
 from bot.kernel.values import ChannelRef, Question
 from bot.practice.memory import DESIRED_RETENTION, LearnerCard, retrievability
+from bot.practice.progress_cards import PlanProgress
 from bot.practice.store import PracticeServiceStore
 from bot.practice.values import LearnerPlan
 
@@ -249,6 +250,21 @@ class Plans:
             return None
         today, tz = await self.ctx.space_today(platform, space_id)
         return (plan, tz) if today <= plan.plan_date else None
+
+    async def plan_progress(self, platform: str, space_id: str, user_id: str, now: dt.datetime) -> PlanProgress | None:
+        """The learning report's plan section (progress_cards.PlanFigures): coverage, predicted recall on the
+        day, the daily target and the retention the plan sets now; None without a plan running."""
+        status = await self.status(platform, space_id, user_id)
+        if status is None:
+            return None
+        return PlanProgress(
+            status.plan_date,
+            status.seen,
+            status.questions,
+            status.recall_on_day,
+            status.daily_target,
+            status.retention,
+        )
 
     async def status(self, platform: str, space_id: str, user_id: str) -> PlanStatus | None:
         """The plan's coverage (questions seen of the plan's), predicted recall on the day and daily target;

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bot.recap.values import RecapCard
+from bot.recap.values import RecalledMisses, RecapCard
 
 ALT_LIMIT = 1000  # Slack's alt text and Discord's attachment description both stay under 1,024
 
 
 NOTHING = "nothing to chart yet"
+
+
+RECALLED_MIN = 5  # once-missed questions back a week or more later before their share is shown (as /quiz progress)
 
 
 def _span(start: dt.date, end: dt.date) -> str:
@@ -41,7 +44,21 @@ def recap_text(card: RecapCard) -> str:
     if card.top:
         best = ", ".join(f"{_clip(card.name(s.user_id), 40)} ({s.points})" for s in card.top)
         lines.append(f"Top five: {best}.")
+    if card.recalled is not None and card.recalled.missed:
+        lines.append(recalled_text(card.recalled))
     return "\n".join(lines)
+
+
+def recalled_text(recalled: RecalledMisses) -> str:
+    """The space-wide line: the share of once-missed daily questions recalled a week or more later."""
+    head = "Once-missed questions recalled a week or more later (everyone, so far)"
+    back, right = recalled.came_back, recalled.right
+    if back >= RECALLED_MIN:
+        return f"{head}: {right} of {back} ({_pct(right, back)})."
+    if back == 0:
+        return f"{head}: none has come back a week or more later yet ({recalled.missed} missed)."
+    need = RECALLED_MIN - back
+    return f"{head}: {right} of {back} so far; a share needs {need} more to come back."
 
 
 def recap_alt_text(card: RecapCard) -> str:

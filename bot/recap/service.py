@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
-import threading
 
 from bot.kernel.context import Context, QuestionBank
+from bot.kernel.drawing import DRAW_LOCK
 from bot.kernel.platform import NamePlatform
 from bot.kernel.timing import local_date_of, post_instant
 from bot.kernel.values import LETTERS, ChannelConfig, ChannelRef, DueChannel, SpaceFilter, TopicStats
@@ -49,7 +49,7 @@ BATCH = 20
 RECAP_KEYS = ("recap_day", "post_time", "timezone", "paused")  # the settings that move a channel's recap
 
 
-_DRAW_LOCK = threading.Lock()  # matplotlib is drawn from one thread at a time
+_DRAW_LOCK = DRAW_LOCK  # matplotlib is drawn from one thread at a time (every chart shares it)
 
 
 def week_before(day: dt.date) -> tuple[dt.date, dt.date]:
@@ -80,13 +80,16 @@ async def build_recap(
     end: dt.date,
     *,
     channel_id: str | None = None,
+    timezone: str = "UTC",
 ) -> RecapCard:
     """The recap of the seven local dates ending `end` (inclusive), for a space or one of its channels:
-    answers per day, accuracy by topic (weakest first), the top five, the hardest question. Only revealed
-    daily rounds count, so no hidden answer is ever shown."""
+    answers per day, accuracy by topic (weakest first), the top five, the hardest question, and the space's
+    once-missed questions recalled a week or more later (local dates in `timezone`, up to `end`). Only
+    revealed daily rounds count, so no hidden answer is ever shown."""
     start = end - dt.timedelta(days=WEEK - 1)
     rounds = await store.recap_rounds(platform, space_id, start, end, channel_id)
     scorers = await store.recap_scorers(platform, space_id, start, end, TOP, channel_id)
+    recalled = await store.space_miss_recall(platform, space_id, timezone, end)
     days = []
     for i in range(WEEK):
         day = start + dt.timedelta(days=i)
@@ -108,6 +111,7 @@ async def build_recap(
         topics=tuple(topics),
         top=tuple(s for s in scorers if s.points > 0),
         hardest=_hardest(bank, rounds),
+        recalled=recalled,
     )
 
 
@@ -162,7 +166,8 @@ class Recaps:
         names: bool = True,
     ) -> RecapCard:
         """The recap card of the week ending `end`, with the platform's display names when it has them."""
-        card = await build_recap(self.store, self.ctx.bank, platform, space_id, end, channel_id=channel_id)
+        _today, tz = await self.ctx.space_today(platform, space_id)
+        card = await build_recap(self.store, self.ctx.bank, platform, space_id, end, channel_id=channel_id, timezone=tz)
         chat = self.ctx.platforms.get(platform)
         if names and isinstance(chat, NamePlatform) and card.top:
             ref = ChannelRef(platform, space_id, channel_id or "")

@@ -12,7 +12,7 @@ from bot.kernel.values import (
     DueChannel,
     SpaceFilter,
 )
-from bot.recap.values import RecapRound, RecapScorer
+from bot.recap.values import RecalledMisses, RecapRound, RecapScorer
 
 
 class RecapStore(Protocol):
@@ -57,6 +57,11 @@ class RecapStore(Protocol):
         self, platform: str, space_id: str, start: dt.date, end: dt.date, limit: int, channel_id: str | None = None
     ) -> list[RecapScorer]:
         """The best members of those rounds: most points, then who reached their total first, then user id."""
+        ...
+
+    async def space_miss_recall(self, platform: str, space_id: str, tz: str, through: dt.date) -> RecalledMisses:
+        """The space's missed daily questions (per member) and how many came back 7 or more local days (in
+        `tz`) after the miss, right or not, on local dates up to `through` (bot.practice.progress.count_misses)."""
         ...
 
 

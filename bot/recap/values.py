@@ -55,6 +55,16 @@ class HardestQuestion:
 
 
 @dataclass(frozen=True)
+class RecalledMisses:
+    """Space-wide: daily questions members missed, how many came back 7 or more local days after the miss, and how
+    many of those were answered right that first time back (bot.practice.progress.count_misses)."""
+
+    missed: int
+    came_back: int
+    right: int
+
+
+@dataclass(frozen=True)
 class RecapCard:
     """The past week of a channel (or a whole space): what the chart draws and its alt text says."""
 
@@ -66,6 +76,7 @@ class RecapCard:
     top: tuple[RecapScorer, ...]  # at most five, best first
     hardest: HardestQuestion | None
     names: tuple[tuple[str, str], ...] = ()  # user id -> display name (filled in by the platform)
+    recalled: RecalledMisses | None = None  # the space's once-missed questions recalled a week or more later
 
     @property
     def answered(self) -> int:

@@ -224,6 +224,8 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
             ("reviewed_at", "ts"),
             ("rating", "int"),
             ("sure", "bool"),
+            ("due_before", "ts"),
+            ("recall", "float"),
         ),
         ("platform", "space_id", "user_id", "question_id", "reviewed_at"),
     ),

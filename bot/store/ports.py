@@ -15,6 +15,7 @@ from bot.kernel.store import BoardReads, OnceStore
 from bot.live.store import LiveStore
 from bot.mydata.store import MyDataStore
 from bot.packs.store import PackStore
+from bot.practice.progress import ProgressStore
 from bot.practice.store import PracticeStore, ReviewPlanStore
 from bot.recap.store import RecapStore
 from bot.reminders.store import ReminderStore
@@ -60,6 +61,7 @@ class Store(
     ReviewPlanStore,
     StreakDates,
     QuestionRates,
+    ProgressStore,
     Protocol,
 ):
     """Persistence. Unique keys do the correctness work: one daily round per (channel, local date), one

@@ -329,7 +329,8 @@ class PgSettle:
         events = list(zip(*(stored.event_values(event) for _, event in updates), strict=True))
         await self.conn.execute(
             f"INSERT INTO review_log ({stored.EVENT_COLUMNS}) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], "
-            "$4::text[], $5::timestamptz[], $6::smallint[], $7::boolean[]) ON CONFLICT DO NOTHING",
+            "$4::text[], $5::timestamptz[], $6::smallint[], $7::boolean[], $8::timestamptz[], $9::float8[]) "
+            "ON CONFLICT DO NOTHING",
             *(list(c) for c in events),
         )
 

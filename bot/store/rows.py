@@ -275,7 +275,7 @@ CARD_COLUMNS = (
     "platform, space_id, user_id, question_id, state, step, stability, difficulty, due, last_review, reviews, "
     "lapses, confident_miss"
 )
-EVENT_COLUMNS = "platform, space_id, user_id, question_id, reviewed_at, rating, sure"
+EVENT_COLUMNS = "platform, space_id, user_id, question_id, reviewed_at, rating, sure, due_before, recall"
 
 
 def card_from_row(row: Any) -> LearnerCard:
@@ -329,13 +329,30 @@ def card_values(card: LearnerCard) -> tuple[object, ...]:
 
 
 def event_from_row(row: Any) -> ReviewEvent:
-    platform, space_id, user_id, question_id, reviewed_at, rating, sure = tuple(row)
-    return ReviewEvent(CardKey(platform, space_id, user_id, question_id), int(rating), from_ts(reviewed_at), bool(sure))
+    platform, space_id, user_id, question_id, reviewed_at, rating, sure, due_before, recall = tuple(row)
+    return ReviewEvent(
+        CardKey(platform, space_id, user_id, question_id),
+        int(rating),
+        from_ts(reviewed_at),
+        bool(sure),
+        from_ts(due_before) if due_before else None,
+        None if recall is None else float(recall),
+    )
 
 
 def event_values(event: ReviewEvent) -> tuple[object, ...]:
     k = event.key
-    return (k.platform, k.space_id, k.user_id, k.question_id, event.reviewed_at, event.rating, event.sure)
+    return (
+        k.platform,
+        k.space_id,
+        k.user_id,
+        k.question_id,
+        event.reviewed_at,
+        event.rating,
+        event.sure,
+        event.due_before,
+        event.recall,
+    )
 
 
 def install_from_row(row: Any) -> WorkspaceInstall:

@@ -11,6 +11,7 @@ from bot.store.installs_sql import InstallSql
 from bot.store.learner_sql import LearnerSql
 from bot.store.live_sql import LiveSql
 from bot.store.packs_sql import PackSql
+from bot.store.progress_sql import ProgressSql
 from bot.store.recap_sql import RecapSql
 from bot.store.reminders_sql import ReminderSql
 from bot.store.reports_sql import ReportSql
@@ -43,5 +44,6 @@ class FeatureSql(
     LiveSql,
     ReviewSql,
     AimSql,
+    ProgressSql,  # last: its review_events stub gives way to LearnerSql's
 ):
     """The Store's methods written once (feature by feature) and the reveal written once (SettlingStore)."""

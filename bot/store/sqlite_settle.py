@@ -196,7 +196,7 @@ class SqliteSettle:
             [_card_row(card) for card in latest.values()],
         )
         self.con.executemany(
-            f"INSERT INTO review_log ({EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
+            f"INSERT INTO review_log ({EVENT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
             [_event_row(event) for _, event in updates],
         )
 
@@ -291,4 +291,5 @@ def _card_row(card: LearnerCard) -> tuple[object, ...]:
 
 def _event_row(event: ReviewEvent) -> tuple[object, ...]:
     values = event_values(event)
-    return (*values[:4], to_ts(event.reviewed_at), event.rating, int(event.sure))
+    due_before = to_ts(event.due_before) if event.due_before else None
+    return (*values[:4], to_ts(event.reviewed_at), event.rating, int(event.sure), due_before, event.recall)

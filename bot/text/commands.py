@@ -41,6 +41,7 @@ _USER_HELP = """\
 /quiz team create|join NAME, leave, list   your team (admins: rename A to B, remove A)
 /quiz live [n] [topic] [seconds] | stop   a live game here
 /quiz stats [user]             answered, accuracy by topic, streaks
+/quiz progress                 your learning report and chart
 /quiz packs                    the question packs here, with question counts
 /quiz suggest                  suggest a question (a form, or how to write it in one line)
 /quiz export                   your missed questions as a CSV and an Anki deck (only you get them)
@@ -158,6 +159,11 @@ class ShowStats:
 
 
 @dataclass(frozen=True)
+class ShowProgress:
+    pass
+
+
+@dataclass(frozen=True)
 class ShowHelp:
     reason: str | None = None  # set when the input was not understood
     suggestion: str | None = None  # a close command ("did you mean ..."): then the reply is short
@@ -264,6 +270,7 @@ Command = (
     | ShowTeamBoard
     | TeamCommand
     | ShowStats
+    | ShowProgress
     | ShowHelp
     | Configure
     | ShowPacks
@@ -326,6 +333,7 @@ _SUBCOMMANDS = (
     "topics",
     "leaderboard",
     "stats",
+    "progress",
     "help",
     "config",
     "show",
@@ -635,6 +643,10 @@ def parse_quiz(text: str) -> Command:
             return parse_team(rest)
         case "stats" | "me":
             return ShowStats(rest[0] if rest else None)
+        case "progress":
+            if rest:
+                raise BadSetting("/quiz progress takes nothing more: it shows your own learning report.")
+            return ShowProgress()
         case "help" | "?":
             return ShowHelp()
         case "packs" | "pack":

@@ -21,6 +21,7 @@ from bot.mydata.forget import ForgetDone, ForgetPrompt
 from bot.packs.catalog import PackFile, PacksCard
 from bot.packs.question_stats import QuestionStatsCard
 from bot.practice.cards import ReviewEmpty
+from bot.practice.progress_cards import ProgressCard
 from bot.reminders.values import RemindCard
 from bot.reports.service import ReportsCard
 from bot.settings import ConfigCard, ConfigChange
@@ -48,6 +49,7 @@ from bot.text.commands import (
     ShowLeaderboard,
     ShowLiveBoard,
     ShowPacks,
+    ShowProgress,
     ShowQuestionStats,
     ShowReports,
     ShowStats,
@@ -166,6 +168,7 @@ Result = (
     | ReportsCard
     | TeamBoardCard
     | LiveBoardCard
+    | ProgressCard
 )
 
 
@@ -217,6 +220,8 @@ async def run_command(service: Features, source: TextSource, command: Command) -
             return NoteReply(await _team(service, source, command))
         case ShowStats(user=who):
             return await service.boards.stats(ref.platform, ref.space_id, source.person(who))
+        case ShowProgress():
+            return await service.progress.report(ref, user)
         case ShowHelp(reason=reason, suggestion=suggestion):
             return HelpReply(reason, suggestion)
         case Configure():

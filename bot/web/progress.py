@@ -1,9 +1,8 @@
 """My progress: what the dashboard shows a learner about their learning in one space.
 
-`progress_report` is the one function the page calls; today it is built from the learner data the chat's
-stats card shows (accuracy by topic, streaks, the memory lines of bot.practice.reviews.learning_stats:
-reviews due, recall by topic, calibration). The learning report (bot/practice) can replace its body
-without changing the page."""
+`progress_report` is the one function the page calls: the figures and charts of the chat's stats card
+(accuracy by topic, streaks, reviews due, recall by topic) and the sections of the learning report that
+`/quiz progress` shows (retention by week, missed questions that came back, calibration, forecast, plan)."""
 
 from __future__ import annotations
 
@@ -11,6 +10,7 @@ from dataclasses import dataclass
 
 from bot.features import Features
 from bot.kernel.topics import TOPICS
+from bot.kernel.values import ChannelRef
 from bot.web.charts import Bars, bars
 
 
@@ -21,6 +21,7 @@ class ProgressReport:
     figures: tuple[tuple[str, str], ...]
     charts: tuple[tuple[str, Bars], ...]  # (name in the URL, chart)
     empty: bool
+    learning: tuple[tuple[str, tuple[str, ...]], ...] = ()  # the learning report's sections: (heading, lines)
 
 
 def _topic(name: str) -> str:
@@ -67,4 +68,7 @@ async def progress_report(features: Features, platform: str, space_id: str, user
                 ),
             )
         )
-    return ProgressReport(tuple(figures), tuple(charts), empty=card.answered == 0)
+    # The space's learning report, as `/quiz progress` shows it (a space-wide view: the space's default packs).
+    learning = await features.progress.report(ChannelRef(platform, space_id, ""), user_id, chart=False)
+    sections = tuple((s.heading, tuple(s.lines)) for s in learning.sections) if not learning.empty else ()
+    return ProgressReport(tuple(figures), tuple(charts), empty=card.answered == 0, learning=sections)

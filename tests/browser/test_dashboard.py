@@ -193,6 +193,8 @@ def test_my_progress_shows_its_charts_with_text_alternatives(dash: Dashboard, pa
         expect(chart).to_have_attribute("alt", re.compile(r"(Accuracy|Memory) by topic.*: \d+%"))
         page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=chart.element_handle())
     expect(page.get_by_role("table", name="The chart's numbers").first).to_be_visible()
+    expect(page.get_by_role("heading", name="Learning report")).to_be_visible()
+    expect(page.get_by_role("heading", name="Calibration", exact=True)).to_be_visible()
     docs_shot(page, "my-progress")
     page.goto(dash.url + "/s/console/local/leaderboards")
     expect(page.get_by_role("heading", name="Leaderboards")).to_be_visible()

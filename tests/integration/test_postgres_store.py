@@ -36,6 +36,7 @@ from tests.integration.live_contract import LiveContract
 from tests.integration.once_contract import SeenOnceContract
 from tests.integration.pack_contract import PackContract
 from tests.integration.practice_contract import LearnerCardContract, PracticeRestartContract
+from tests.integration.progress_contract import ProgressContract, ProgressProcessContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract, ReminderRestartContract
 from tests.integration.report_contract import ReportContract
@@ -111,6 +112,8 @@ class TestPostgresStore(
     ReportContract,
     TeamContract,
     RoleContract,
+    ProgressContract,
+    ProgressProcessContract,
 ):
     @pytest.fixture
     async def store(self):

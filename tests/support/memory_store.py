@@ -21,6 +21,7 @@ from tests.support.memory.mydata import MemoryMyData
 from tests.support.memory.once import MemoryOnce
 from tests.support.memory.packs import MemoryPacks
 from tests.support.memory.practice import MemoryPractice
+from tests.support.memory.progress import MemoryProgress
 from tests.support.memory.recap import MemoryRecap
 from tests.support.memory.reminders import MemoryReminders
 from tests.support.memory.reports import MemoryReports
@@ -54,6 +55,7 @@ class InMemoryStore(
     MemoryTeams,
     MemoryReviews,
     MemoryAim,
+    MemoryProgress,  # after MemoryPractice: its review_events stub gives way
     MemoryTables,
 ):
     """Store port on plain dicts; behaves like SqliteStore(":memory:"). Answer batches and reveals run

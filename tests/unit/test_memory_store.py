@@ -23,6 +23,7 @@ from tests.integration.live_contract import LiveContract
 from tests.integration.once_contract import SeenOnceContract
 from tests.integration.pack_contract import PackContract
 from tests.integration.practice_contract import LearnerCardContract
+from tests.integration.progress_contract import ProgressContract
 from tests.integration.recap_contract import RecapContract
 from tests.integration.reminder_contract import ReminderContract
 from tests.integration.report_contract import ReportContract
@@ -53,6 +54,7 @@ class TestInMemoryStore(
     ReportContract,
     TeamContract,
     RoleContract,
+    ProgressContract,
 ):
     @pytest.fixture
     async def store(self):

@@ -20,7 +20,7 @@ from bot.kernel.values import Actor, ChannelConfig, ChannelRef
 from bot.recap.cards import NOTHING, recap_alt_text, recap_text
 from bot.recap.chart import draw_recap
 from bot.recap.service import build_recap, next_recap_after, week_before
-from bot.recap.values import RecapCard
+from bot.recap.values import RecalledMisses, RecapCard
 from bot.settings import ConfigChange, lookup
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
@@ -149,9 +149,11 @@ async def test_recap_data_of_a_week(env):
         (),
         (),
         None,
+        recalled=RecalledMisses(missed=6, came_back=0, right=0),  # space-wide, to date: the six misses
     )
     text, alt = recap_text(card), recap_alt_text(card)
     assert "12 answers, 50% correct" in text and "ann (" in text
+    assert "Once-missed questions recalled a week or more later (everyone, so far): none has come back" in text
     assert "Answers per day: Mon 3, Tue 2, Wed 0, Thu 4, Fri 1, Sat 2, Sun 0." in alt
     assert "Hardest question (0% of 4 correct" in alt and len(alt) <= 1000
 

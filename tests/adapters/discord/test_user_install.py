@@ -14,7 +14,8 @@ from bot.kernel.values import LETTERS, Period, RoundKind
 from tests.adapters.discord.conftest import Core, channel_ref
 from tests.adapters.discord.fake_discord import FakeDiscord, FakeReply, FakeUser
 
-PERSONAL = {"quiz", "review", "plan", "remind", "answer", "stats"}  # commands.personal; a new one joins this set
+# commands.personal; a new command marked so joins this set
+PERSONAL = {"quiz", "review", "plan", "remind", "answer", "stats", "progress"}
 DM, GROUP_DM = 1, 2
 
 

@@ -1,0 +1,64 @@
+"""The learning report (`/quiz progress`, Discord `/progress`): a learner's proof that the bot teaches them, in
+counted numbers and a chart. Every count comes from the store in one place (ProgressStore.learner_progress);
+the memory forecast from the learner's cards; an interview-date plan adds its figures through PlanFigures."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from typing import Protocol
+
+from bot.kernel.context import Context
+from bot.kernel.drawing import draw_off_loop
+from bot.kernel.values import ChannelRef, Question
+from bot.practice.progress import ProgressStore, topic_forecasts
+from bot.practice.progress_cards import PlanFigures, ProgressCard
+from bot.practice.store import PracticeStore
+
+
+class ProgressServiceStore(ProgressStore, PracticeStore, Protocol):
+    """What the report reads: its counts and the learner's memory cards."""
+
+
+class PracticePool(Protocol):
+    async def practice_pool(self, ref: ChannelRef) -> tuple[Question, ...]: ...
+
+
+class Progress:
+    """One learner's report in a space: measured retention by week, recall of missed daily questions,
+    calibration, memory by topic with a 30-day forecast, and the chart of them."""
+
+    def __init__(self, ctx: Context, store: ProgressServiceStore, practice: PracticePool) -> None:
+        self.ctx = ctx
+        self.store = store
+        self.practice = practice
+        self.plan: PlanFigures | None = None  # set by the composition root where interview-date plans run
+
+    async def report(self, ref: ChannelRef, user_id: str, *, chart: bool = True) -> ProgressCard:
+        """The asker's own report in the channel's space (weeks in the space's timezone), with its chart as a
+        PNG drawn off the event loop (none when there is nothing to chart, or without `chart`)."""
+        now = self.ctx.now()
+        _today, tz = await self.ctx.space_today(ref.platform, ref.space_id)
+        counts = await self.store.learner_progress(ref.platform, ref.space_id, user_id, tz, now)
+        cards = await self.store.learner_cards(ref.platform, ref.space_id, user_id)
+        pool = await self.practice.practice_pool(ref)
+        topic_of = {q.id: q.topic for q in self.ctx.bank.questions} | {q.id: q.topic for q in pool}
+        totals = Counter(q.topic for q in pool)
+        plan = await self.plan.plan_progress(ref.platform, ref.space_id, user_id, now) if self.plan else None
+        card = ProgressCard(
+            user_id,
+            counts,
+            topic_forecasts(cards, topic_of, totals, now),
+            tz,
+            plan,
+            practice_command=self.ctx.commands_of(ref.platform).practice,
+        )
+        if not chart or card.empty:
+            return card
+        return replace(card, png=await draw_off_loop(lambda: _draw(card)))
+
+
+def _draw(card: ProgressCard) -> bytes:
+    from bot.practice.progress_chart import draw_progress  # matplotlib: imported on the drawing thread
+
+    return draw_progress(card)

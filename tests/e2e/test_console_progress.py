@@ -39,10 +39,10 @@ from tests.support.learning import SETUP
 BERLIN = ZoneInfo("Europe/Berlin")
 START = dt.date(2026, 3, 23)  # a Monday
 DAYS = 14
-DAILY_WRONG = {0, 1, 2, 3, 4, 5, 8, 11, 13}  # the days whose daily answer is wrong
+DAILY_WRONG = {0, 1, 2, 3, 4, 5, 6, 8, 11, 13}  # the days whose daily answer is wrong
 DAILY_UNSURE = {1, 6, 7, 9}
 REVIEW = re.compile(r"== Review (\d+)/(\d+): .* \(#(\d+), ")
-DUE = re.compile(r"Reviews due: (\d+) now")
+DUE = re.compile(r"Reviews: (\d+) today")
 CHART = re.compile(r"Chart: (.+\.png)")
 
 

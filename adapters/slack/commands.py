@@ -52,7 +52,8 @@ from bot.reports.service import ReportsCard
 from bot.settings import ConfigCard
 from bot.suggestions.service import SuggestionsCard
 from bot.teams.cards import TeamBoardCard
-from bot.text.commands import Command, parse_quiz
+from bot.text.command_values import Command
+from bot.text.commands import parse_quiz
 from bot.text.runner import (
     HelpReply,
     ImportAsked,

@@ -6,11 +6,8 @@ accepted) and the caller turns the result into service calls.
 
 from __future__ import annotations
 
-import datetime as dt
 import difflib
 import re
-from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
 
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting
@@ -19,13 +16,46 @@ from bot.kernel.topics import TOPICS
 from bot.kernel.values import Difficulty, Period
 from bot.packs.files import TOPIC_PATTERN
 from bot.practice.plans import parse_plan_date, parse_plan_topics
-from bot.practice.reviews import REVIEW_DEFAULT, REVIEW_MAX
+from bot.practice.reviews import REVIEW_MAX
 from bot.practice.values import PAUSE_MAX_DAYS, REVIEW_LIMIT_MAX
 from bot.reminders.service import parse_remind_time
 from bot.reports.service import check_action, parse_report_words
-from bot.reports.values import ReportReason
 from bot.settings import ConfigChange, lookup, text_help
-from bot.suggestions.service import SuggestionForm, parse_line, parse_suggestion_id
+from bot.suggestions.service import parse_line, parse_suggestion_id
+from bot.text.command_values import (
+    TEAM_ACTIONS,
+    AnswerDaily,
+    Command,
+    ConfigAction,
+    Configure,
+    DecideSuggestion,
+    Export,
+    ExportPack,
+    ForgetMe,
+    ImportPack,
+    LiveStart,
+    LiveStop,
+    PlanCommand,
+    Practice,
+    Remind,
+    ReportQuestion,
+    ResolveReport,
+    Review,
+    ReviewSetting,
+    ShowHelp,
+    ShowLeaderboard,
+    ShowLiveBoard,
+    ShowPacks,
+    ShowProgress,
+    ShowQuestionStats,
+    ShowReports,
+    ShowStats,
+    ShowSuggestions,
+    ShowTeamBoard,
+    ShowTopics,
+    Suggest,
+    TeamCommand,
+)
 
 _USER_HELP = """\
 /quiz                          a private practice question (any topic)
@@ -63,113 +93,6 @@ admins:
 HELP = _USER_HELP + text_help()
 
 
-@dataclass(frozen=True)
-class Practice:
-    topic: str | None = None
-    difficulty: Difficulty | None = None
-
-
-@dataclass(frozen=True)
-class AnswerDaily:
-    choice: int
-    sure: bool = True
-
-
-@dataclass(frozen=True)
-class Review:
-    count: int = REVIEW_DEFAULT
-
-
-@dataclass(frozen=True)
-class ReviewSetting:
-    """`review limit N`, `review pause DAYS` or `review resume`."""
-
-    action: Literal["limit", "pause", "resume"]
-    value: int = 0
-
-
-@dataclass(frozen=True)
-class PlanCommand:
-    """`plan` (show it), `plan YYYY-MM-DD [topic,...]` or `plan off`."""
-
-    day: dt.date | None = None
-    topics: tuple[str, ...] = ()
-    off: bool = False
-
-
-@dataclass(frozen=True)
-class Remind:
-    on: bool
-    at: dt.time | None = None  # None: the default time (bot.reminders.DEFAULT_TIME)
-
-
-@dataclass(frozen=True)
-class ShowTopics:
-    pass
-
-
-@dataclass(frozen=True)
-class ShowLeaderboard:
-    period: Period = Period.WEEK
-    public: bool = False  # post it in the channel for everyone
-    season: str | None = None  # `season 2026-11`: an archived month (YYYY-MM) instead of a period
-
-
-@dataclass(frozen=True)
-class ShowTeamBoard:
-    period: Period = Period.WEEK
-    public: bool = False
-
-
-TeamAction: TypeAlias = Literal["create", "join", "leave", "list", "rename", "remove"]
-TEAM_ACTIONS: tuple[TeamAction, ...] = ("create", "join", "leave", "list", "rename", "remove")
-
-
-@dataclass(frozen=True)
-class TeamCommand:
-    """`/quiz team ...`: the name is as typed (the teams feature checks it)."""
-
-    action: TeamAction
-    name: str = ""
-    new_name: str = ""  # rename only
-
-
-@dataclass(frozen=True)
-class ShowLiveBoard:
-    public: bool = False  # post it in the channel for everyone
-
-
-@dataclass(frozen=True)
-class LiveStart:
-    """`live [n] [topic] [seconds]`: None takes the game's default."""
-
-    questions: int | None = None
-    topic: str | None = None
-    seconds: int | None = None
-
-
-@dataclass(frozen=True)
-class LiveStop:
-    pass
-
-
-@dataclass(frozen=True)
-class ShowStats:
-    user: str | None = None
-
-
-@dataclass(frozen=True)
-class ShowProgress:
-    pass
-
-
-@dataclass(frozen=True)
-class ShowHelp:
-    reason: str | None = None  # set when the input was not understood
-    suggestion: str | None = None  # a close command ("did you mean ..."): then the reply is short
-
-
-ConfigAction: TypeAlias = Literal["set", "show", "pause", "resume", "post-now", "reveal"]
 _ACTION_OF: dict[str, ConfigAction] = {
     "show": "show",
     "pause": "pause",
@@ -179,116 +102,6 @@ _ACTION_OF: dict[str, ConfigAction] = {
     "reveal": "reveal",
 }
 
-
-@dataclass(frozen=True)
-class Configure:
-    action: ConfigAction
-    change: ConfigChange = field(default_factory=ConfigChange)
-    channel: str | None = None  # `channel #c` (Slack): configure another channel
-
-
-@dataclass(frozen=True)
-class ShowPacks:
-    pass
-
-
-@dataclass(frozen=True)
-class ShowQuestionStats:
-    pack: str | None = None
-
-
-@dataclass(frozen=True)
-class Suggest:
-    form: SuggestionForm | None = None  # None: open the platform's form (or say how to write one)
-
-
-@dataclass(frozen=True)
-class ShowSuggestions:
-    pass
-
-
-@dataclass(frozen=True)
-class DecideSuggestion:
-    suggestion_id: int
-    approve: bool
-    reason: str = ""
-
-
-@dataclass(frozen=True)
-class Export:
-    pass
-
-
-@dataclass(frozen=True)
-class ForgetMe:
-    confirm: bool = False  # without it: explain, change nothing
-
-
-@dataclass(frozen=True)
-class ImportPack:
-    """`admin import [PATH] [pack] [--replace]`: PATH is a file on the console; Slack asks for the file."""
-
-    pack: str | None = None
-    replace: bool = False
-    path: str | None = None
-
-
-@dataclass(frozen=True)
-class ReportQuestion:
-    """`/quiz report [reason] [text]`: the newer of the channel's daily question and the member's last practice."""
-
-    reason: ReportReason
-    text: str = ""
-
-
-@dataclass(frozen=True)
-class ShowReports:
-    pass
-
-
-@dataclass(frozen=True)
-class ResolveReport:
-    report_id: int
-    action: str  # keep | hold | edit
-
-
-@dataclass(frozen=True)
-class ExportPack:
-    pack: str | None = None
-    format: str = "yaml"
-
-
-Command = (
-    Practice
-    | AnswerDaily
-    | Review
-    | ReviewSetting
-    | PlanCommand
-    | Remind
-    | ShowTopics
-    | ShowLeaderboard
-    | ShowTeamBoard
-    | TeamCommand
-    | ShowStats
-    | ShowProgress
-    | ShowHelp
-    | Configure
-    | ShowPacks
-    | ShowQuestionStats
-    | Suggest
-    | ShowSuggestions
-    | DecideSuggestion
-    | Export
-    | ForgetMe
-    | ImportPack
-    | ExportPack
-    | ReportQuestion
-    | ShowReports
-    | ResolveReport
-    | ShowLiveBoard
-    | LiveStart
-    | LiveStop
-)
 
 _ACTIONS = ("show", "pause", "resume", "post-now", "reveal")
 

@@ -27,7 +27,7 @@ from bot.reports.service import ReportsCard
 from bot.settings import ConfigCard, ConfigChange
 from bot.suggestions.service import HOW_TO, SuggestionsCard, decided_text, suggested_text
 from bot.teams.cards import TeamBoardCard
-from bot.text.commands import (
+from bot.text.command_values import (
     AnswerDaily,
     Command,
     Configure,

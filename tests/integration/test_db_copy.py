@@ -26,8 +26,9 @@ from bot.kernel.scoring import period_keys
 from bot.kernel.values import Actor, ChannelRef, Period, RoundKind
 from bot.reports.values import NewReport, ReportReason
 from bot.settings import ConfigChange
-from bot.store.copy import TABLE_NAMES, TABLES, CopyError, copy_data, dialect_of
+from bot.store.copy import CopyError, copy_data, dialect_of
 from bot.store.copy import main as copy_main
+from bot.store.copy_tables import TABLE_NAMES, TABLES
 from bot.store.postgres import PostgresStore
 from bot.store.sqlite import SqliteStore
 from bot.teams.values import TeamTotal

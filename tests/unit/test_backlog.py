@@ -22,7 +22,8 @@ from bot.practice.backlog import shift_local, spread_moves, todays_share
 from bot.practice.cards import ReviewEmpty
 from bot.practice.memory import CardKey, review
 from bot.settings import ConfigChange
-from bot.text.commands import Review, ReviewSetting, parse_quiz
+from bot.text.command_values import Review, ReviewSetting
+from bot.text.commands import parse_quiz
 from tests.support.direct import DirectFakePlatform
 from tests.support.fakes import FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore

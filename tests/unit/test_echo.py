@@ -7,7 +7,8 @@ import pytest
 from bot.kernel.echo import ECHO_MAX, echo
 from bot.kernel.errors import BadSetting
 from bot.settings import SETTINGS, ConfigChange, lookup
-from bot.text.commands import ShowHelp, parse_quiz
+from bot.text.command_values import ShowHelp
+from bot.text.commands import parse_quiz
 
 LONG = "x" * 6000
 MESSAGE_MAX = 600  # the longest fixed text of a core error plus one echo

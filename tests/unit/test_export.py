@@ -21,7 +21,8 @@ from bot.kernel.values import Actor, Period
 from bot.mydata.export import CSV_COLUMNS, MissesExport, anki_field
 from bot.mydata.forget import FORGET_WHAT, ForgetDone, ForgetPrompt
 from bot.settings import ConfigChange
-from bot.text.commands import Export, ForgetMe, ShowHelp, parse_quiz
+from bot.text.command_values import Export, ForgetMe, ShowHelp
+from bot.text.commands import parse_quiz
 from bot.text.runner import run_command
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_question
 from tests.support.memory_store import InMemoryStore

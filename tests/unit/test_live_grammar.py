@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.kernel.errors import BadSetting
-from bot.text.commands import HELP, LiveStart, LiveStop, ShowLiveBoard, parse_quiz
+from bot.text.command_values import LiveStart, LiveStop, ShowLiveBoard
+from bot.text.commands import HELP, parse_quiz
 
 
 @pytest.mark.parametrize(

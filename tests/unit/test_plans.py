@@ -21,7 +21,8 @@ from bot.practice.memory import CardKey, retrievability, review
 from bot.practice.plans import PLAN_RETENTION, daily_target, plan_retention
 from bot.practice.values import LearnerPlan
 from bot.settings import ConfigChange
-from bot.text.commands import PlanCommand, parse_quiz
+from bot.text.command_values import PlanCommand
+from bot.text.commands import parse_quiz
 from tests.support.fakes import FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
 

@@ -34,7 +34,8 @@ from bot.practice.progress_cards import PlanProgress, ProgressCard, progress_alt
 from bot.practice.progress_chart import draw_progress
 from bot.recap.cards import recalled_text
 from bot.recap.values import RecalledMisses
-from bot.text.commands import ShowProgress, parse_quiz
+from bot.text.command_values import ShowProgress
+from bot.text.commands import parse_quiz
 from tests.support.fakes import FixedClock, make_bank, store_of
 from tests.support.memory_store import InMemoryStore
 from tests.support.progress import answer

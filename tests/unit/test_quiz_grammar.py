@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.kernel.errors import BadSetting
-from bot.text.commands import Configure, parse_quiz
+from bot.text.command_values import Configure
+from bot.text.commands import parse_quiz
 
 
 @pytest.mark.parametrize("text", ["show", "/quiz show", "SHOW", "quiz show", "config show", "settings show"])

@@ -15,7 +15,8 @@ from bot.kernel.values import Actor, ChannelRef
 from bot.reminders.service import DEFAULT_TIME, next_reminder_at, parse_remind_time
 from bot.reminders.values import Reminder
 from bot.settings import ConfigChange
-from bot.text.commands import Remind, parse_quiz
+from bot.text.command_values import Remind
+from bot.text.commands import parse_quiz
 from tests.support.direct import DirectFakePlatform
 from tests.support.fakes import FakePlatform, FixedClock, make_bank, store_of
 from tests.support.memory_store import InMemoryStore

@@ -18,7 +18,8 @@ from bot.practice.cards import ReviewEmpty
 from bot.practice.memory import CardKey, review
 from bot.practice.reviews import learning_stats, plan_review
 from bot.settings import ConfigChange
-from bot.text.commands import AnswerDaily, Practice, Review, ShowTopics, parse_quiz
+from bot.text.command_values import AnswerDaily, Practice, Review, ShowTopics
+from bot.text.commands import parse_quiz
 from tests.support.fakes import REF, FakePlatform, FixedClock, make_bank, make_question
 from tests.support.learning import SETUP, miss_three_on_monday
 from tests.support.memory_store import InMemoryStore

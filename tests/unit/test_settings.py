@@ -10,7 +10,8 @@ import pytest
 from bot.kernel.errors import BadSetting
 from bot.kernel.values import ChannelConfig, ChannelRef
 from bot.settings import DOCS, SETTINGS, ConfigChange, docs_table, listed, lookup, rewrite, stale_docs
-from bot.text.commands import HELP, Configure, ShowHelp, parse_quiz
+from bot.text.command_values import Configure, ShowHelp
+from bot.text.commands import HELP, parse_quiz
 
 ROOT = Path(__file__).resolve().parents[2]
 REF = ChannelRef("fake", "s", "c")

@@ -24,7 +24,8 @@ from bot.suggestions.service import (
     validate,
 )
 from bot.suggestions.values import SuggestionStatus
-from bot.text.commands import DecideSuggestion, ShowSuggestions, Suggest, parse_quiz
+from bot.text.command_values import DecideSuggestion, ShowSuggestions, Suggest
+from bot.text.commands import parse_quiz
 from tests.support.fakes import FakePlatform, FixedClock, make_bank
 from tests.support.memory_store import InMemoryStore
 

@@ -16,7 +16,8 @@ from bot.kernel.errors import BadSetting, NotAllowed
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef, Period
 from bot.seasons.service import season_text
 from bot.teams.values import TeamMember, TeamRefused, TeamTotal, team_name, team_totals
-from bot.text.commands import ShowLeaderboard, ShowTeamBoard, TeamCommand, parse_quiz
+from bot.text.command_values import ShowLeaderboard, ShowTeamBoard, TeamCommand
+from bot.text.commands import parse_quiz
 from tests.support.fakes import FixedClock, make_bank, store_of
 from tests.support.memory_store import InMemoryStore
 from tests.support.seasons import season_env

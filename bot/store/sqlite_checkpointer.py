@@ -28,6 +28,10 @@ CATCH_UP_PASSES = 4  # unlocked passes before the held one, until one takes less
 SHORT_PASS = 0.01
 HOLD_AT_MOST = 1.0  # seconds writes wait for a held pass; past it they go on and that pass ends unlocked
 WAL_KEEP = 16 * 1024 * 1024  # when the WAL starts over, its file is cut back to this size (journal_size_limit)
+# A pass the idle thread has not finished after this long means it gets no CPU (every core is busy): passes then
+# run on a thread of normal priority for STARVED_FOR seconds, so the WAL cannot grow without end.
+STARVED_AFTER = 2.0
+STARVED_FOR = 30.0
 
 
 class Checkpointer:
@@ -43,7 +47,9 @@ class Checkpointer:
     The passes run on a thread that gets a CPU only when nothing else wants one (_run_when_idle): a pass
     copying a large WAL otherwise delays the wake-ups of the threads serving learners (leaderboard reads
     right after a bulk load took 3-7 ms instead of 0.2). As such a thread can be starved, writes wait for a
-    held pass HOLD_AT_MOST seconds at most; then they go on, and that pass ends unlocked."""
+    held pass HOLD_AT_MOST seconds at most; then they go on, and that pass ends unlocked. And when a pass waits
+    on the idle thread longer than STARVED_AFTER, the passes of the next STARVED_FOR seconds run on a thread of
+    normal priority with a connection of its own (`starved_passes` counts them)."""
 
     def __init__(self, path: str, turns: ConnectionTurns) -> None:
         self.path = path
@@ -53,6 +59,8 @@ class Checkpointer:
         self.holds = 0  # checkpoints finished with writes paused, and for how long in all (s)
         self.hold_seconds = 0.0
         self.hold_max = 0.0
+        self.starved_passes = 0
+        self._urgent: ThreadPoolExecutor | None = None
 
     async def start(self, db: SqliteThread) -> None:
         """Take the checkpoints over from the store's connection `db` and begin."""
@@ -68,17 +76,36 @@ class Checkpointer:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
-        if self._thread is not None:
-            self._thread.shutdown(wait=True)
-            self._thread = None
+        for pool in (self._thread, self._urgent):
+            if pool is not None:
+                pool.shutdown(wait=True)
+        self._thread = self._urgent = None
 
     async def _run(self, thread: ThreadPoolExecutor) -> None:
         loop = asyncio.get_running_loop()
-        con = await loop.run_in_executor(thread, _checkpoint_connection, self.path)
-        page = await loop.run_in_executor(thread, _page_size, con)
+        con = _checkpoint_connection(self.path)  # here, once: the idle thread may be starved from the start
+        page = _page_size(con)
+
+        idle_pass: asyncio.Future[tuple[int, int, int]] | None = None
+        urgent_con: sqlite3.Connection | None = None
+        starved_until = 0.0
 
         async def one_pass() -> tuple[int, int, int]:
-            return await asyncio.shield(loop.run_in_executor(thread, _checkpoint, con))
+            nonlocal idle_pass, urgent_con, starved_until
+            if loop.time() >= starved_until and (idle_pass is None or idle_pass.done()):
+                idle_pass = loop.run_in_executor(thread, _checkpoint, con)
+                idle_pass.add_done_callback(_retrieved)
+                done, _ = await asyncio.wait([idle_pass], timeout=STARVED_AFTER)
+                if done:
+                    return idle_pass.result()
+                starved_until = loop.time() + STARVED_FOR
+                log.debug("the idle checkpoint thread gets no CPU; checkpoints run at normal priority for a while")
+            if self._urgent is None:
+                self._urgent = ThreadPoolExecutor(1, thread_name_prefix="sqlite-checkpoint-urgent")
+            if urgent_con is None:
+                urgent_con = await loop.run_in_executor(self._urgent, _checkpoint_connection, self.path)
+            self.starved_passes += 1
+            return await asyncio.shield(loop.run_in_executor(self._urgent, _checkpoint, urgent_con))
 
         try:
             while True:
@@ -108,6 +135,14 @@ class Checkpointer:
         finally:
             # queued behind any checkpoint still running on that thread
             await asyncio.shield(loop.run_in_executor(thread, con.close))
+            if urgent_con is not None and self._urgent is not None:
+                await asyncio.shield(loop.run_in_executor(self._urgent, urgent_con.close))
+
+
+def _retrieved(future: asyncio.Future[tuple[int, int, int]]) -> None:
+    """Mark an idle pass's outcome as seen: one given up on as starved may end in a busy error later."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _run_when_idle() -> None:

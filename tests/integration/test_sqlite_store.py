@@ -186,6 +186,45 @@ async def test_the_wal_starts_over_and_is_cut_back_while_answers_keep_coming(tmp
         await store.close()
 
 
+async def test_a_starved_checkpoint_thread_gives_way_to_one_of_normal_priority(tmp_path, monkeypatch):
+    """With every core busy, the idle-priority checkpoint thread may never run: the passes then go to a thread
+    of normal priority, so the WAL is still cut back (here the idle thread is held until the end)."""
+    import asyncio
+    import datetime as dt
+    import threading
+
+    import bot.store.sqlite_checkpointer as checkpointer
+    from bot.kernel.values import ChannelRef, NewAnswer
+
+    held = threading.Event()
+    monkeypatch.setattr(checkpointer, "_run_when_idle", lambda: held.wait(30))
+    monkeypatch.setattr(checkpointer, "CHECKPOINT_EVERY", 0.0)
+    monkeypatch.setattr(checkpointer, "STARVED_AFTER", 0.05)
+    monkeypatch.setattr(checkpointer, "WAL_RESET_AT", 0)
+    monkeypatch.setattr(checkpointer, "WAL_KEEP", 256 * 1024)
+    t0 = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
+    store = SqliteStore(tmp_path / "starved.db")
+    await store.open()
+    wal = tmp_path / "starved.db-wal"
+    try:
+        round_ = await store.claim_daily_round(ChannelRef("t", "s", "c"), t0.date(), "q", "tensors", t0, None)
+        assert round_ is not None
+        await store.add_answers([NewAnswer(round_.id, f"big{i}", i % 4, True, t0) for i in range(40_000)], t0)
+        assert wal.stat().st_size > 1024 * 1024
+        sizes = []
+        for n in range(3000):
+            await store.add_answers([NewAnswer(round_.id, f"u{n}-{i}", i % 4, True, t0) for i in range(5)], t0)
+            sizes.append(wal.stat().st_size)
+            if sizes[-1] <= 256 * 1024:
+                break
+            await asyncio.sleep(0.001)  # a learner's pace, not a tight loop
+        assert sizes[-1] <= 256 * 1024, sizes[-5:]
+        assert store.checkpointer.starved_passes > 0
+    finally:
+        held.set()
+        await store.close()
+
+
 async def test_an_answer_batch_goes_before_the_background_transactions_queued_ahead_of_it(tmp_path):
     """At 09:00 the scheduler queues dozens of reveal and post transactions; a learner's answer batch waits
     for the one in progress only (bot.priority, bot.store.turns)."""

@@ -33,7 +33,7 @@ from tests.support.fakes import make_bank, write_bank_files
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
-WINDOW = dt.timedelta(seconds=20)  # each round's answer window: its reveal comes this long after its post
+WINDOW = dt.timedelta(seconds=24)  # each round's answer window: its reveal comes this long after its post
 LEASE = 2  # STUDYBOT_SEND_LEASE_SECONDS: how soon the second delivery process takes up the dead one's claims
 WAIT = 25.0  # seconds any one step may take at most
 

@@ -104,6 +104,16 @@ async def until(check: Any, task: asyncio.Task[int], within: float = 10.0) -> No
         await asyncio.sleep(0.05)
 
 
+async def test_shard_count_auto_without_an_answer_from_discord_stops_the_start(
+    fake: FakeDiscord, pg: str, tmp_path: Path
+) -> None:
+    fake.fail_next("GET", r"/gateway/bot$", status=403)
+    config = settings(pg, tmp_path, "interactive", discord_token=TOKEN, shard_auto=True, shard_ids=(0,))
+    with pytest.raises(StartupError, match=r"^STUDYBOT_SHARD_COUNT=auto: Discord did not say how many shards"):
+        await run_bot(config)
+    assert fake.identifies == []
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -183,6 +183,15 @@ async def launch(
 
     Without a network the login is retried with growing delays (the last one repeats), one log line each; once
     connected, discord.py reconnects the gateway by itself after a blip."""
+    await login(client, token, retry_delays=retry_delays)
+    task = asyncio.create_task(_run(client), name="discord-gateway")
+    await asyncio.sleep(0)  # let the task enter its try block, so cancelling it at once still closes the client
+    return task
+
+
+async def login(client: discord.Client, token: str, *, retry_delays: tuple[float, ...] = LOGIN_RETRY_DELAYS) -> None:
+    """The client's REST login (GET /users/@me, then setup_hook), retried without a network; a rejected token
+    is a StartupError. On any failure the client is closed."""
     attempt = 0
     while True:
         try:
@@ -212,9 +221,6 @@ async def launch(
         except BaseException:
             await client.close()
             raise
-    task = asyncio.create_task(_run(client), name="discord-gateway")
-    await asyncio.sleep(0)  # let the task enter its try block, so cancelling it at once still closes the client
-    return task
 
 
 async def start_discord(

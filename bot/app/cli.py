@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from bot.app import retry_logs
 from bot.app.bootstrap import bootstrap
 from bot.app.config import Settings, redact_url
+from bot.app.roles import adapters_of, check_start, resolve_shards, runs_tick, web_settings
 from bot.app.runtime import tune_gc
 from bot.app.scheduler import DailyScheduler
 from bot.bank.load import DEFAULT_BANK_DIR, Bank, BankError, load_bank, validate
@@ -49,18 +50,15 @@ NO_TOKEN_NO_INPUT = (
     "(Discord) or SLACK_BOT_TOKEN with SLACK_APP_TOKEN or SLACK_SIGNING_SECRET (Slack), or run studybot in a "
     "terminal for the local console."
 )
-EXTRAS = {
-    "discord": ("DISCORD_TOKEN", "adapters.discord.app", "start_discord", "discord"),
-    "slack": ("SLACK_BOT_TOKEN", "adapters.slack.app", "start_slack", "slack"),
-}
 Starter = Callable[[Features, Settings], Awaitable["asyncio.Task[None]"]]
 
 
 def _starters(settings: Settings) -> dict[str, Starter]:
-    """The start function of every enabled platform, imported now: a missing extra stops the start at once."""
+    """The start function of every enabled platform (with its listeners, or over REST only in a delivery
+    process), imported now: a missing extra stops the start at once."""
     starters: dict[str, Starter] = {}
     for platform in settings.platforms:
-        variable, module, function, extra = EXTRAS[platform]
+        variable, module, function, extra = adapters_of(settings)[platform]
         try:
             starters[platform] = getattr(importlib.import_module(module), function)
         except ImportError as exc:
@@ -178,8 +176,8 @@ async def _cancel(*futures: asyncio.Future[Any]) -> None:
 async def run_bot(settings: Settings) -> int:
     """Start everything the settings ask for and run until the console quits, an adapter ends or a signal
     comes; whatever was opened is closed again in reverse order (input first, the store last)."""
+    check_start(settings)
     starters = _starters(settings)
-    owns = _owner(settings)
     retry_logs.install()
     if not settings.platforms:
         from adapters.console.channel import stdin_at_eof
@@ -188,13 +186,19 @@ async def run_bot(settings: Settings) -> int:
             raise StartupError(NO_TOKEN_NO_INPUT)
     stop = asyncio.Event()
     with stop_on_signals(stop):
+        resolved = await _unless_stopped(resolve_shards(settings), stop)  # STUDYBOT_SHARD_COUNT=auto asks Discord
+        if resolved is None:
+            return 0
+        settings = resolved
+        owns = _owner(settings)
         async with contextlib.AsyncExitStack() as stack:
             # what can fail fast (the store, the port) is opened before the bank's longer load
             store = await open_store(settings.database_url)
             stack.push_async_callback(store.close)
             metrics = Metrics()
             schedulers: list[DailyScheduler] = []
-            web = await _serve_web(settings, metrics, store, schedulers)
+            health = health_check(store, schedulers, runs_tick(settings))
+            web = await _serve_web(web_settings(settings), metrics, health)
             if web is not None:
                 stack.push_async_callback(web[0].close)  # closed after the adapters, before the store
             bank = await asyncio.to_thread(load_bank, settings.bank_dir, strict=False)
@@ -245,19 +249,22 @@ async def run_bot(settings: Settings) -> int:
                     task = started
                     tasks.append(task)
                     stack.push_async_callback(_cancel, task)  # stops the gateway or socket first
-                stack.push_async_callback(scheduler.stop)  # a tick in flight ends first: before the adapters and store
-                await _unless_stopped(scheduler.start(), stop)  # a stop during the catch-up tick ends it
+                if runs_tick(settings):  # not in an interactive process: the delivery processes tick
+                    stack.push_async_callback(scheduler.stop)  # a tick in flight ends first: before adapters, store
+                    await _unless_stopped(scheduler.start(), stop)  # a stop during the catch-up tick ends it
                 if stop.is_set():
                     return 0
+                log.info("running as STUDYBOT_ROLE=%s", settings.role)
                 main = asyncio.ensure_future(asyncio.gather(*tasks))
             stack.push_async_callback(_cancel, main)
             await _until_stopped(main, stop)
             return 0
 
 
-def health_check(store: Store, schedulers: list[DailyScheduler]) -> Callable[[], Awaitable[bool]]:
-    """/healthz: the store answers and the scheduler runs. While the store is out, unhealthy without a log line
-    per probe of the endpoint (the process's StoreOutage says once that it is down)."""
+def health_check(store: Store, schedulers: list[DailyScheduler], tick: bool = True) -> Callable[[], Awaitable[bool]]:
+    """/healthz: the store answers and the scheduler runs (`tick` False, an interactive process: the process
+    is set up; its scheduler does not run). While the store is out, unhealthy without a log line per probe of
+    the endpoint (the process's StoreOutage says once that it is down)."""
 
     async def healthy() -> bool:
         try:
@@ -266,19 +273,19 @@ def health_check(store: Store, schedulers: list[DailyScheduler]) -> Callable[[],
             if schedulers and schedulers[0].service.context.outage.failed(exc):
                 return False
             raise  # logged by the endpoint
-        return bool(schedulers) and schedulers[0].scheduler.running
+        return bool(schedulers) and (not tick or schedulers[0].scheduler.running)
 
     return healthy
 
 
 async def _serve_web(
-    settings: Settings, metrics: Metrics, store: Store, schedulers: list[DailyScheduler]
+    settings: Settings, metrics: Metrics, health: Callable[[], Awaitable[bool]]
 ) -> tuple[Any, bool] | None:
-    """The web server: the dashboard, /healthz and /metrics (healthy once the scheduler, appended to
-    `schedulers` later, runs); None when neither the dashboard nor the metrics address is on."""
+    """The web server: the dashboard, /healthz and /metrics (`health`: see health_check); None when neither
+    the dashboard nor the metrics address is on."""
     from bot.app.web_cli import start_web
 
-    return await start_web(settings, metrics, health_check(store, schedulers))
+    return await start_web(settings, metrics, health)
 
 
 def bank_validate(path: Path, run_verify: bool) -> int:

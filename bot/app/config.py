@@ -30,6 +30,8 @@ DEFAULT_DATABASE_URL = "sqlite:///studybot.db"
 DEFAULT_WEB_PORT = 8080
 MAX_TICK_SECONDS = 300  # a tick longer than this would make a settings change wait minutes to take effect
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+ROLES = ("all", "interactive", "delivery")  # STUDYBOT_ROLE: what one process of the bot does
+SHARD_AUTO = "auto"  # STUDYBOT_SHARD_COUNT=auto: Discord's recommended count, asked at start
 SECRET_KEY_HELP = (
     "STUDYBOT_SECRET_KEY must be a Fernet key (44 characters of URL-safe base64 encoding 32 random bytes); "
     'make one with: python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"'
@@ -46,7 +48,8 @@ ACCEPTED: dict[str, str] = {
     "STUDYBOT_CONSOLE_TZ": "an IANA timezone such as UTC or Europe/Berlin",
     "STUDYBOT_METRICS_HOST": "an IP address or host name to listen on, such as 0.0.0.0 or 127.0.0.1",
     "STUDYBOT_METRICS_PORT": "a port number from 0 to 65535, or empty for no endpoint",
-    "STUDYBOT_SHARD_COUNT": "a whole number of shards, 1 or more",
+    "STUDYBOT_SHARD_COUNT": "a whole number of shards, 1 or more, or auto (Discord's recommended count)",
+    "STUDYBOT_ROLE": "all (the default: one process does everything), interactive or delivery",
     "STUDYBOT_SHARD_IDS": "shard numbers, comma separated or a range, such as 0,1 or 0-3",
     "STUDYBOT_HTTP_HOST": "an IP address or host name to listen on, such as 0.0.0.0",
     "STUDYBOT_HTTP_PORT": "a port number from 0 to 65535 (default 3000)",
@@ -166,6 +169,10 @@ class Settings(BaseSettings):
     metrics_host: str = Field(default="0.0.0.0", validation_alias="STUDYBOT_METRICS_HOST")
     metrics_port: int | None = Field(default=None, validation_alias="STUDYBOT_METRICS_PORT")
     shard_count: int | None = Field(default=None, validation_alias="STUDYBOT_SHARD_COUNT")
+    # STUDYBOT_SHARD_COUNT=auto: shard_count is None until the start asks Discord (bot.app.roles)
+    shard_auto: bool = False
+    # all: answers and the tick; interactive: answers only; delivery: the tick only, over REST
+    role: str = Field(default="all", validation_alias="STUDYBOT_ROLE")
     # which of the shard_count shards this process runs (empty: all); the Discord adapter checks the range
     shard_ids: Annotated[tuple[int, ...], NoDecode] = Field(default=(), validation_alias="STUDYBOT_SHARD_IDS")
     http_host: str = Field(default="0.0.0.0", validation_alias="STUDYBOT_HTTP_HOST")
@@ -206,17 +213,31 @@ class Settings(BaseSettings):
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Parse the environment (or `env`) once; raises StartupError naming the first bad variable."""
         values = _EnvSource(cls, os.environ if env is None else env)()
+        values.pop("shard_auto", None)  # no variable of its own: set by STUDYBOT_SHARD_COUNT=auto only
+        if str(values.get("STUDYBOT_SHARD_COUNT", "")).strip().lower() == SHARD_AUTO:
+            values["shard_auto"] = True
+            del values["STUDYBOT_SHARD_COUNT"]
         try:
             settings = cls(**values)
         except ValidationError as exc:
             raise StartupError(_one_line(exc, values)) from None
         settings.check_shards(str(values.get("STUDYBOT_SHARD_IDS", "")).strip())
+        settings.check_role()
         return settings
+
+    def check_role(self) -> None:
+        """interactive and delivery processes share a PostgreSQL store; SQLite keeps one `all` process."""
+        if self.role != "all" and self.database_url.startswith("sqlite:"):
+            raise StartupError(
+                f"STUDYBOT_ROLE={self.role} is not accepted with a SQLite database "
+                f"(STUDYBOT_DATABASE_URL={redact_url(self.database_url)}): SQLite keeps one process, "
+                "STUDYBOT_ROLE=all; split the roles on PostgreSQL."
+            )
 
     def check_shards(self, raw_ids: str) -> None:
         """Shard ids only with a shard count, and each below it, whatever the mode (Discord or not): a
         StartupError naming STUDYBOT_SHARD_IDS as typed (`raw_ids`), the count and the ids accepted."""
-        if not self.shard_ids:
+        if not self.shard_ids or self.shard_auto:  # auto: checked once the count is known (bot.app.roles)
             return
         if self.shard_count is None:
             raise StartupError(
@@ -262,6 +283,14 @@ class Settings(BaseSettings):
         if level not in LOG_LEVELS:
             raise ValueError("unknown level")
         return level
+
+    @field_validator("role", mode="before")
+    @classmethod
+    def _role(cls, value: Any) -> str:
+        role = str(value).strip().lower()
+        if role not in ROLES:
+            raise ValueError("unknown role")
+        return role
 
     @field_validator("console_timezone", mode="before")
     @classmethod

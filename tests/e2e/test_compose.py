@@ -49,16 +49,57 @@ def settings_read_by_the_code() -> set[str]:
     return found
 
 
-def test_both_services_are_wired(compose):
+BOTS = ("bot", "bot-2", "delivery")  # the cluster: two interactive processes and one delivery process
+
+
+def test_the_services_are_wired(compose):
     services = compose["services"]
-    assert set(services) >= {"bot", "postgres"}
-    bot, pg = services["bot"], services["postgres"]
-    assert bot["build"] in (".", {"context": "."}) or bot["build"].get("context") == "."
-    assert bot["restart"] == "unless-stopped"
-    env_files = bot["env_file"] if isinstance(bot["env_file"], list) else [bot["env_file"]]
-    assert ".env" in [f if isinstance(f, str) else f["path"] for f in env_files]
-    assert bot["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert set(services) >= {*BOTS, "postgres"}
+    pg = services["postgres"]
+    for name in BOTS:
+        bot = services[name]
+        assert bot["build"] in (".", {"context": "."}) or bot["build"].get("context") == "."
+        assert bot["restart"] == "unless-stopped"
+        env_files = bot["env_file"] if isinstance(bot["env_file"], list) else [bot["env_file"]]
+        assert ".env" in [f if isinstance(f, str) else f["path"] for f in env_files]
+        assert bot["depends_on"]["postgres"]["condition"] == "service_healthy"
     assert re.match(r"^postgres:1[5-9]", pg["image"])
+
+
+def resolved(environment: dict[str, str]) -> dict[str, str]:
+    """A service's environment as compose hands it over with nothing set in .env: ${X:-default} is the
+    default; ${X:?message} (a required value) is a placeholder."""
+    out = {}
+    for name, value in environment.items():
+        value = re.sub(r"\$\{[A-Z0-9_]+:-([^}]*)\}", r"\1", str(value))
+        out[name] = re.sub(r"\$\{[A-Z0-9_]+:\?[^}]*\}", "placeholder", value)
+    return out
+
+
+def test_two_interactive_processes_and_one_delivery_process_share_postgresql(compose):
+    """Issue 34: the settings each bot service starts with are accepted as they are, on PostgreSQL; the
+    interactive processes split Discord's shards between them and the delivery process posts for all."""
+    from bot.app.config import Settings
+
+    services = compose["services"]
+    settings = {name: Settings.from_env(resolved(services[name]["environment"])) for name in BOTS}
+    assert {name: s.role for name, s in settings.items()} == {
+        "bot": "interactive",
+        "bot-2": "interactive",
+        "delivery": "delivery",
+    }
+    assert all(s.database_url.startswith("postgresql://") for s in settings.values())
+    count = settings["bot"].shard_count
+    assert count == 2 and {s.shard_count for s in settings.values()} == {count}
+    assert sorted(settings["bot"].shard_ids + settings["bot-2"].shard_ids) == list(range(count))
+    assert settings["delivery"].shard_ids == ()  # every shard's guilds
+    # the delivery process listens for no platform (no Slack events port, not behind the proxy's name), but
+    # answers its health check like the others
+    delivery = services["delivery"]
+    assert not delivery.get("expose") and "ports" not in delivery and "networks" not in delivery
+    for name in BOTS:
+        assert "/healthz" in " ".join(services[name]["healthcheck"]["test"])
+        assert settings[name].metrics_port
 
 
 def test_the_bot_reaches_the_postgres_service(compose):
@@ -136,11 +177,14 @@ def test_several_bot_processes_share_one_port_in_slack_http_mode(compose):
     from bot.app.config import DEFAULT_HTTP_PORT
 
     services = compose["services"]
-    bot, proxy = services["bot"], services["proxy"]
-    assert "ports" not in bot, "a published bot port pins one replica to the host's port"
-    assert [str(p) for p in bot["expose"]] == [str(DEFAULT_HTTP_PORT)]
+    proxy = services["proxy"]
+    for name in ("bot", "bot-2"):  # both interactive processes, under the one name the proxy looks up
+        bot = services[name]
+        assert "ports" not in bot, "a published bot port pins one process to the host's port"
+        assert [str(p) for p in bot["expose"]] == [str(DEFAULT_HTTP_PORT)]
+    assert services["bot-2"]["networks"]["default"]["aliases"] == ["bot"]
     assert proxy["profiles"] == ["slack-http"]  # Discord and Socket Mode need no public port
-    assert proxy["depends_on"] == ["bot"] and proxy["restart"] == "unless-stopped"
+    assert proxy["depends_on"] == ["bot", "bot-2"] and proxy["restart"] == "unless-stopped"
     [published] = proxy["ports"]
     host_port, container_port = str(published).split(":")
     assert host_port == str(DEFAULT_HTTP_PORT)
@@ -159,7 +203,7 @@ def test_several_bot_processes_share_one_port_in_slack_http_mode(compose):
     [try_for] = [w for w in directives if w[0] == "lb_try_duration"]
     assert re.fullmatch(r"\d+s", try_for[1]) and 0 < int(try_for[1][:-1]) < 3
     header = (ROOT / "docker-compose.yml").read_text(encoding="utf-8").split("\nname:", 1)[0]
-    assert "--profile slack-http up -d --scale bot=2" in header
+    assert "docker compose --profile slack-http up -d" in header
     assert "docs/operations.md" in header
 
 

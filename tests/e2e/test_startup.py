@@ -113,6 +113,28 @@ BAD_SETTINGS = [
         "shard 4 is outside 0..3",
     ),
     ({"STUDYBOT_SHARD_IDS": "1"}, "STUDYBOT_SHARD_IDS=1", "without STUDYBOT_SHARD_COUNT"),
+    # issue 34: process roles; split roles only on PostgreSQL, and with a platform
+    (
+        {"STUDYBOT_ROLE": "worker"},
+        "STUDYBOT_ROLE=worker",
+        "all (the default: one process does everything), interactive",
+    ),
+    (
+        {"STUDYBOT_ROLE": "delivery"},
+        "STUDYBOT_ROLE=delivery is not accepted with a SQLite database",
+        "STUDYBOT_ROLE=all",
+    ),
+    (
+        {"STUDYBOT_ROLE": "interactive", "DISCORD_TOKEN": "not.a.token"},
+        "STUDYBOT_ROLE=interactive is not accepted with a SQLite database (STUDYBOT_DATABASE_URL=sqlite:///",
+        "split the roles on PostgreSQL",
+    ),
+    (
+        {"STUDYBOT_ROLE": "delivery", "STUDYBOT_DATABASE_URL": "postgresql://u:secret@127.0.0.1:1/db"},
+        "STUDYBOT_ROLE=delivery needs a platform",
+        "the local console runs as one process, STUDYBOT_ROLE=all",
+    ),
+    ({"STUDYBOT_SHARD_COUNT": "automatic"}, "STUDYBOT_SHARD_COUNT=automatic", "or auto (Discord's recommended count)"),
     ({"STUDYBOT_CONSOLE_TZ": "Mars/Olympus"}, "STUDYBOT_CONSOLE_TZ=Mars/Olympus", "IANA timezone"),
     ({"STUDYBOT_LOG_LEVEL": "verbose"}, "STUDYBOT_LOG_LEVEL=verbose", "DEBUG, INFO, WARNING, ERROR"),
     ({"STUDYBOT_DATABASE_URL": "sqlite://x.db"}, "STUDYBOT_DATABASE_URL=sqlite://x.db", "sqlite:///file.db"),

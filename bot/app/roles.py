@@ -1,0 +1,81 @@
+"""What one process of the bot runs (STUDYBOT_ROLE), and Discord's recommended shard count (STUDYBOT_SHARD_COUNT=auto).
+
+- `all` (default): everything, as one process always did: platform events and the tick.
+- `interactive`: platform events, commands and answers, the dashboard and the Slack events listener; no tick.
+- `delivery`: the tick only (posts, reveals, reminders, recaps, seasons, live-game steps, card updates),
+  posting through the platforms' REST APIs: no Discord gateway, no Slack listener, no dashboard (the
+  /healthz and /metrics address stays when STUDYBOT_METRICS_PORT is set).
+
+Any number of each may share one PostgreSQL store: the store decides who posts and reveals what (claims and
+send leases), so a process may die anywhere and another takes its work up. SQLite keeps one `all` process
+(bot.app.config refuses the other roles there).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot.app.config import Settings
+from bot.kernel.errors import StartupError
+
+log = logging.getLogger(__name__)
+
+# platform -> (the variable that turns it on, module, start function, extra), per kind of process
+LISTENING = {
+    "discord": ("DISCORD_TOKEN", "adapters.discord.app", "start_discord", "discord"),
+    "slack": ("SLACK_BOT_TOKEN", "adapters.slack.app", "start_slack", "slack"),
+}
+DELIVERING = {
+    "discord": ("DISCORD_TOKEN", "adapters.discord.delivery", "start_discord_delivery", "discord"),
+    "slack": ("SLACK_BOT_TOKEN", "adapters.slack.delivery", "start_slack_delivery", "slack"),
+}
+NO_CONSOLE = (
+    "STUDYBOT_ROLE={role} needs a platform (DISCORD_TOKEN, or SLACK_BOT_TOKEN or SLACK_CLIENT_ID): the local "
+    "console runs as one process, STUDYBOT_ROLE=all."
+)
+
+
+def runs_tick(settings: Settings) -> bool:
+    """Whether this process posts and reveals (all, delivery)."""
+    return settings.role != "interactive"
+
+
+def adapters_of(settings: Settings) -> dict[str, tuple[str, str, str, str]]:
+    """How each platform is started in this process: with its listeners, or REST only (delivery)."""
+    return DELIVERING if settings.role == "delivery" else LISTENING
+
+
+def check_start(settings: Settings) -> None:
+    """A split role runs a chat platform (the console is one `all` process)."""
+    if settings.role != "all" and not settings.platforms:
+        raise StartupError(NO_CONSOLE.format(role=settings.role))
+
+
+def web_settings(settings: Settings) -> Settings:
+    """The web server's settings for this process: a delivery process serves no dashboard (it answers no one),
+    only /healthz and /metrics when STUDYBOT_METRICS_PORT is set."""
+    if settings.role != "delivery":
+        return settings
+    if settings.web_port:
+        log.info("STUDYBOT_ROLE=delivery: no dashboard here (STUDYBOT_WEB_PORT is for interactive processes)")
+    return settings.model_copy(update={"web_port": 0})
+
+
+async def resolve_shards(settings: Settings) -> Settings:
+    """STUDYBOT_SHARD_COUNT=auto: the settings with Discord's recommended count (GET /gateway/bot), and
+    STUDYBOT_SHARD_IDS checked against it (a StartupError naming both). Other settings pass unchanged."""
+    if not settings.shard_auto or "discord" not in settings.platforms or not settings.discord_token:
+        return settings
+    from adapters.discord.delivery import recommended_shards
+
+    count = await recommended_shards(settings.discord_token)
+    bad = sorted(i for i in settings.shard_ids if i >= count)
+    if bad:
+        ids = ",".join(map(str, settings.shard_ids))
+        raise StartupError(
+            f"STUDYBOT_SHARD_IDS={ids} is not accepted: shard {bad[0]} is outside 0..{count - 1} "
+            f"(STUDYBOT_SHARD_COUNT=auto, and Discord recommends {count}); use shard numbers from 0 to "
+            f"{count - 1}, or set STUDYBOT_SHARD_COUNT to the number of shards the processes split."
+        )
+    log.info("STUDYBOT_SHARD_COUNT=auto: %d shard(s), as Discord recommends", count)
+    return settings.model_copy(update={"shard_count": count})

@@ -1,0 +1,90 @@
+"""STUDYBOT_ROLE and STUDYBOT_SHARD_COUNT=auto as settings (issue 34); the processes themselves are run in
+tests/adapters/discord/test_process_roles.py and tests/integration/test_roles_cluster.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.app.cli import _starters
+from bot.app.config import Settings
+from bot.app.roles import check_start, runs_tick, web_settings
+from bot.kernel.errors import StartupError
+
+PG = "postgresql://bot@127.0.0.1:5432/studybot"
+
+
+def settings(**env: str) -> Settings:
+    return Settings.from_env({"STUDYBOT_DATABASE_URL": PG, **env})
+
+
+def test_the_default_role_is_all_and_does_everything() -> None:
+    s = Settings.from_env({})
+    assert s.role == "all" and runs_tick(s)
+    assert web_settings(s) is s
+
+
+@pytest.mark.parametrize(("raw", "role"), [("all", "all"), ("Interactive", "interactive"), (" delivery ", "delivery")])
+def test_roles_on_postgresql(raw: str, role: str) -> None:
+    assert settings(STUDYBOT_ROLE=raw).role == role
+
+
+def test_an_unknown_role_names_the_variable_the_value_and_the_roles() -> None:
+    with pytest.raises(StartupError) as exc:
+        settings(STUDYBOT_ROLE="fanout")
+    assert str(exc.value) == (
+        "STUDYBOT_ROLE=fanout is not accepted: use all (the default: one process does everything), interactive "
+        "or delivery."
+    )
+
+
+@pytest.mark.parametrize("role", ["interactive", "delivery"])
+def test_sqlite_keeps_one_all_process(role: str) -> None:
+    with pytest.raises(StartupError) as exc:
+        Settings.from_env({"STUDYBOT_ROLE": role, "STUDYBOT_DATABASE_URL": "sqlite:///bot.db"})
+    assert str(exc.value) == (
+        f"STUDYBOT_ROLE={role} is not accepted with a SQLite database (STUDYBOT_DATABASE_URL=sqlite:///bot.db): "
+        "SQLite keeps one process, STUDYBOT_ROLE=all; split the roles on PostgreSQL."
+    )
+    assert Settings.from_env({"STUDYBOT_ROLE": "all", "STUDYBOT_DATABASE_URL": "sqlite:///bot.db"}).role == "all"
+
+
+def test_a_split_role_needs_a_chat_platform() -> None:
+    with pytest.raises(StartupError, match=r"^STUDYBOT_ROLE=delivery needs a platform"):
+        check_start(settings(STUDYBOT_ROLE="delivery"))
+    check_start(settings(STUDYBOT_ROLE="delivery", DISCORD_TOKEN="x"))
+    check_start(settings())  # all: the console
+
+
+def test_an_interactive_process_runs_no_tick_and_a_delivery_process_no_dashboard() -> None:
+    interactive = settings(STUDYBOT_ROLE="interactive", STUDYBOT_WEB_PORT="8081", STUDYBOT_METRICS_PORT="9100")
+    assert not runs_tick(interactive) and web_settings(interactive) is interactive
+    delivery = settings(STUDYBOT_ROLE="delivery", STUDYBOT_WEB_PORT="8081", STUDYBOT_METRICS_PORT="9100")
+    assert runs_tick(delivery)
+    web = web_settings(delivery)
+    assert web.dashboard_port == 0 and web.metrics_port == 9100  # /healthz and /metrics stay
+
+
+def test_each_role_starts_the_platform_its_own_way() -> None:
+    """Listeners (gateway, Slack events) in all and interactive processes; REST only in delivery ones."""
+    env = {"DISCORD_TOKEN": "x", "SLACK_BOT_TOKEN": "y"}
+    for role in ("all", "interactive"):
+        starters = _starters(settings(STUDYBOT_ROLE=role, **env))
+        assert [f.__module__ + "." + f.__name__ for f in starters.values()] == [
+            "adapters.discord.app.start_discord",
+            "adapters.slack.app.start_slack",
+        ]
+    starters = _starters(settings(STUDYBOT_ROLE="delivery", **env))
+    assert [f.__module__ + "." + f.__name__ for f in starters.values()] == [
+        "adapters.discord.delivery.start_discord_delivery",
+        "adapters.slack.delivery.start_slack_delivery",
+    ]
+
+
+def test_shard_count_auto_is_asked_at_start_and_shard_ids_wait_for_it() -> None:
+    s = settings(STUDYBOT_SHARD_COUNT="auto", STUDYBOT_SHARD_IDS="2-3")
+    assert s.shard_auto and s.shard_count is None and s.shard_ids == (2, 3)
+    assert settings(STUDYBOT_SHARD_COUNT="AUTO").shard_auto
+    assert not settings(STUDYBOT_SHARD_COUNT="4").shard_auto
+    assert not Settings.from_env({"shard_auto": "true"}).shard_auto  # no variable of its own
+    with pytest.raises(StartupError, match=r"^STUDYBOT_SHARD_COUNT=autom is not accepted: .* or auto"):
+        settings(STUDYBOT_SHARD_COUNT="autom")

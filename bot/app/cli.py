@@ -249,9 +249,11 @@ async def run_bot(settings: Settings) -> int:
                     task = started
                     tasks.append(task)
                     stack.push_async_callback(_cancel, task)  # stops the gateway or socket first
-                if runs_tick(settings):  # not in an interactive process: the delivery processes tick
-                    stack.push_async_callback(scheduler.stop)  # a tick in flight ends first: before adapters, store
+                stack.push_async_callback(scheduler.stop)  # a tick in flight ends first: before adapters, store
+                if runs_tick(settings):
                     await _unless_stopped(scheduler.start(), stop)  # a stop during the catch-up tick ends it
+                else:  # an interactive process: the delivery processes tick; live games start at once here
+                    scheduler.serve_commands()
                 if stop.is_set():
                     return 0
                 log.info("running as STUDYBOT_ROLE=%s", settings.role)

@@ -72,6 +72,7 @@ class DailyScheduler:
         self._live_timer: asyncio.Handle | None = None  # the next live step due before the next tick
         self._live_run: asyncio.Task[None] | None = None  # a timer's live run in flight
         self._live_again = False  # woken while that run was in flight: it runs once more
+        self._commands_only = False  # an interactive process: no tick and no live timers (serve_commands)
         service.live.wake = self.wake_live
 
     @property
@@ -79,6 +80,13 @@ class DailyScheduler:
         """The work this process may claim: its running platforms, and its shards of Discord."""
         base = self.owns if isinstance(self.owns, SpaceFilter) else SpaceFilter()
         return replace(base, platforms=tuple(sorted(self.service.context.platforms)))
+
+    def serve_commands(self) -> None:
+        """Instead of `start` in an interactive process (STUDYBOT_ROLE=interactive): no tick, but a live game
+        started or stopped here has the step its command made due (the first question, the final table) done at
+        once, as a reply would be; its later steps wait for the delivery processes' timers."""
+        self._started = True
+        self._commands_only = True
 
     async def start(self) -> None:
         """Schedule channels saved without a next post, run a first tick (start-up catch-up), then tick."""
@@ -198,8 +206,9 @@ class DailyScheduler:
         self._arm_live(next_due)
 
     def _arm_live(self, at: dt.datetime | None) -> None:
-        """Wake for the next live step when it is due before the next tick (only once started)."""
-        if not self._started or self._stopping:
+        """Wake for the next live step when it is due before the next tick (only once started, and never in an
+        interactive process: it has no tick)."""
+        if not self._started or self._stopping or self._commands_only:
             return
         if self._live_timer is not None:
             self._live_timer.cancel()

@@ -251,19 +251,31 @@ async def test_a_slack_delivery_process_posts_with_each_workspace_s_token_and_li
         await stub.close()
 
 
-async def test_a_live_game_started_on_an_interactive_process_is_run_by_a_delivery_process(
+async def test_a_live_game_starts_at_once_on_an_interactive_process_and_a_delivery_process_runs_its_steps(
     fake: FakeDiscord, pg: str, tmp_path: Path
 ) -> None:
+    """The command's own step (the first question) is the interactive process's reply; the question's close,
+    a deadline, is the delivery process's (it is made due now here instead of waiting its 10 s)."""
+
     def live_posts() -> list[str]:
         bodies = [r.body or {} for r in fake.requests_to("POST", rf"/channels/{fake.channel_id}/messages$")]
         return [e["title"] for b in bodies for e in b.get("embeds") or [] if e.get("title", "").startswith("Live")]
+
+    def closes() -> list[Any]:
+        return fake.requests_to("PATCH", rf"/channels/{fake.channel_id}/messages/\d+$")
 
     async with running(settings(pg, tmp_path, "interactive", discord_token=TOKEN)) as task:
         await until(lambda: fake.connected == 1 and fake.commands, task)
         started = await fake.reply(await fake.slash(fake.alice, "live", questions=3, seconds=10))
         assert started.ephemeral and "Live game on: 3 questions, 10 seconds each" in started.text
-        await asyncio.sleep(1.5)  # a process that ran the tick would have posted the first question by now
-        assert live_posts() == []
-    async with running(settings(pg, tmp_path, "delivery", discord_token=TOKEN)) as task:
         await until(lambda: live_posts(), task)
-        assert live_posts() == ["Live question 1 of 3"] and fake.identifies[1:] == []  # over REST
+        assert live_posts() == ["Live question 1 of 3"] and closes() == []
+    conn = await asyncpg.connect(pg)
+    try:
+        assert await conn.fetchval("SELECT step FROM live_games") == "close"
+        await conn.execute("UPDATE live_games SET due_at = now() - interval '1 second'")
+    finally:
+        await conn.close()
+    async with running(settings(pg, tmp_path, "delivery", discord_token=TOKEN)) as task:
+        await until(lambda: closes(), task)
+        assert fake.identifies[1:] == []  # the delivery process closed it over REST, without the gateway

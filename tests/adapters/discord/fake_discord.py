@@ -23,6 +23,7 @@ import asyncio
 import datetime as dt
 import email.parser
 import email.policy
+import inspect
 import itertools
 import json
 import re
@@ -452,10 +453,13 @@ class FakeDiscord:
         return [r for r in self.requests if r.method == method and pattern.search(r.path)]
 
     async def wait_for(self, predicate: Callable[[], Any], what: str = "condition", within: float = 5.0) -> Any:
-        """Poll until the predicate holds (returns its value) or fail the test after `within` seconds."""
+        """Poll until the predicate holds (returns its value) or fail the test after `within` seconds; an async
+        predicate is awaited (a coroutine object is no answer: it would always look true)."""
         deadline = time.monotonic() + within
         while True:
             value = predicate()
+            if inspect.isawaitable(value):
+                value = await value
             if value:
                 return value
             if time.monotonic() > deadline:

@@ -34,3 +34,20 @@ def test_the_answer_p99_is_taken_by_when_each_answer_came_and_the_ratio_is_durin
     assert figures["after it"] == pytest.approx(3.0)
     ratio = split_ratio({f"answer_p99_ms {k}": v for k, v in figures.items()})
     assert ratio == pytest.approx(25.0)
+
+
+async def test_the_fake_platforms_limits_let_go_of_channels_whose_window_has_passed(monkeypatch):
+    from bench import daily_parts
+
+    now = [100.0]
+    monkeypatch.setattr(daily_parts.time, "monotonic", lambda: now[0])
+    limits = daily_parts.Limits()
+    for i in range(3):
+        await limits.wait([("channel", f"c{i}", 5, 5.0), ("global", "", 50, 1.0)])
+    now[0] = 103.0
+    limits.sweep(now[0])  # the channels' 5 s windows still hold their calls; the global 1 s window is empty
+    assert sorted(limits._calls) == [("channel", "c0"), ("channel", "c1"), ("channel", "c2")]
+    now[0] = 105.5
+    await limits.wait([("channel", "c0", 5, 5.0), ("global", "", 50, 1.0)])
+    limits.sweep(now[0])
+    assert sorted(limits._calls) == [("channel", "c0"), ("global", "")]

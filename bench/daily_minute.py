@@ -123,6 +123,29 @@ Then (2026-12-05, the shared 2-core machine in a quiet spell; r29 d90e8ff with a
 own connection thread, bot.store.sqlite_thread; SQLite, --channels 1000 --seconds 10, three alternating
 pairs): core per channel 0.604, 0.455, 0.510 ms before, 0.484, 0.473, 0.464 ms after (medians 0.510 ->
 0.473, ratio 0.93: within this machine's noise); posted/revealed max 8.3/6.8 s on both.
+
+Then (2026-12-05, the shared 2-core machine, another session working beside it; main b0cc30b vs the i34perf
+branch, one run each, back to back): a lane's posts and reveals run side by side (a due channel's post
+reveals its own due rounds first, in a batch, or waits for the reveal drain's batch that holds them), a batch
+of due posts reads its spaces' pick inputs in one statement each (Store.daily_pick_inputs: PostgreSQL quiet
+day 3.1 -> 1.6 statements per channel, 500 channels), and --roles interactive,delivery runs the fan-out in a
+second process (bench.daily_roles). PostgreSQL, 10,000 channels, 60 s:
+                      answer p99/p99.9 (ms)  p99 during/before   first/last post, last reveal (s)  core/ch   RSS (MB)
+  main, one process   21.8 / 36.1            23.3 / 4.2 = 5.5    30.0 / 108.7, 53.9                 0.934 ms  175
+  branch, one process 134.6 / 237.4          144.9 / 11.5 = 12.6 10.7 / 70.5, 67.6                  0.789 ms  132
+  branch, roles split 70.7 / 123.8           74.7 / 46.5 = 1.6   14.0 / 67.8, 64.9                  0.759 ms  97 + 117
+(the split's figures per process: interactive 21.7 s of CPU and 97 MB; delivery 25.8 s of CPU in the loaded
+minute and 117 MB.) The quiet day's 20,000 sends took 121.0 s on main and 52.9 s on the branch (50.6 s in the
+delivery process). With posts and reveals overlapping, one process runs twice the platform calls at once and
+its answers wait for it (the one-process p99 ratio 5.5 -> 12.6); split, the answers' p99 during the fan-out
+is 1.6x their p99 before 09:00, though this machine's two cores carry both processes and PostgreSQL, so the
+p99 itself (46.5 ms already before 09:00) is not the 20 ms target. Every channel posted and revealed in all
+three, 5-9 s past the 60 s target (the tick's first run after 09:00 comes at +5 s here, and Discord's 50
+requests/s take 40 s for its 1,000 channels' 2,000 calls). SQLite, 1,000 channels, 30 s: p99 13.1 -> 12.8 ms,
+posted/revealed max 8.8/7.3 -> 8.4/7.4 s, core per channel 0.732 -> 0.655 ms, RSS 66 -> 68 MB (no change
+beyond noise). bench.answers core/raw 0.32 on both (142,882 and 150,255 answers/s). Still missed: core per
+channel < 0.5 ms on PostgreSQL (0.76-0.79 ms: the reveal claim, the reveal's finish and the post's finish
+are still statements of their own per batch), the 60 s deadline, and the 20 ms p99 on this machine.
 """
 
 from __future__ import annotations

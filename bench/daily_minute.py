@@ -134,18 +134,29 @@ second process (bench.daily_roles). PostgreSQL, 10,000 channels, 60 s:
   main, one process   21.8 / 36.1            23.3 / 4.2 = 5.5    30.0 / 108.7, 53.9                 0.934 ms  175
   branch, one process 134.6 / 237.4          144.9 / 11.5 = 12.6 10.7 / 70.5, 67.6                  0.789 ms  132
   branch, roles split 70.7 / 123.8           74.7 / 46.5 = 1.6   14.0 / 67.8, 64.9                  0.759 ms  97 + 117
-(the split's figures per process: interactive 21.7 s of CPU and 97 MB; delivery 25.8 s of CPU in the loaded
-minute and 117 MB.) The quiet day's 20,000 sends took 121.0 s on main and 52.9 s on the branch (50.6 s in the
-delivery process). With posts and reveals overlapping, one process runs twice the platform calls at once and
-its answers wait for it (the one-process p99 ratio 5.5 -> 12.6); split, the answers' p99 during the fan-out
-is 1.6x their p99 before 09:00, though this machine's two cores carry both processes and PostgreSQL, so the
-p99 itself (46.5 ms already before 09:00) is not the 20 ms target. Every channel posted and revealed in all
-three, 5-9 s past the 60 s target (the tick's first run after 09:00 comes at +5 s here, and Discord's 50
-requests/s take 40 s for its 1,000 channels' 2,000 calls). SQLite, 1,000 channels, 30 s: p99 13.1 -> 12.8 ms,
-posted/revealed max 8.8/7.3 -> 8.4/7.4 s, core per channel 0.732 -> 0.655 ms, RSS 66 -> 68 MB (no change
-beyond noise). bench.answers core/raw 0.32 on both (142,882 and 150,255 answers/s). Still missed: core per
-channel < 0.5 ms on PostgreSQL (0.76-0.79 ms: the reveal claim, the reveal's finish and the post's finish
-are still statements of their own per batch), the 60 s deadline, and the 20 ms p99 on this machine.
+A second pair, back to back (the same builds):
+  main, one process   16.6 / 46.0            17.2 / 5.4 = 3.2    29.4 / 109.2, 54.8                 1.179 ms  190
+  branch, one process 227.8 / 339.9          237.2 / 5.0 = 47.4  10.9 / 68.3, 65.1                  0.840 ms  126
+  branch, roles split 804.8 / 1144.3         847.7 / 9.8 = 86.9  10.7 / 59.6, 56.1                  0.800 ms  105 + 113
+and the branch with the lane's reveal batches and post groups in flight halved to 5 + 5 (LANE_UNITS: about
+SEND_CAP items in all, as when they took turns; this is what is committed):
+  one process         88.8 / 188.2           98.1 / 4.2 = 23.2   9.6 / 76.8, 71.8                   1.025 ms  113
+  roles split         151.5 / 348.9          179.1 / 6.4 = 28.2  11.3 / 73.0, 67.8                  1.071 ms  98 + 101
+The quiet day's 20,000 sends: main 121.0 and 124.2 s, the branch 49-53 s (62 s halved). Main's answers are
+calm because its posts come after its reveals, most of them after the answers stop (they run 50 s past
+09:00); overlapped, the same work falls inside the answers' minute, and in one process the answer p99 during
+the fan-out is 5-15x main's. Split, the interactive process used 22-26 s of CPU in the minute (not
+saturated) and still waited 75-850 ms at p99: this machine's two cores carry both processes, PostgreSQL and
+another session's work, so the split's ratio swung 1.6 / 86.9 / 28.2 between runs and the 20 ms target was
+not met here; the split needs its own cores (or hosts) and PostgreSQL's to show. Every channel was posted
+and revealed in every run; the branch's last post is at 60-77 s (main 109 s; the tick's first run after 09:00
+comes at +5 s, and Discord's 50 requests/s take 40 s for its 1,000 channels' 2,000 calls). RSS: main 175-190
+MB in one process, the branch 113-132 MB in one process and 97-117 MB per process split. SQLite, 1,000
+channels, 30 s (full caps): p99 13.1 -> 12.8 ms, posted/revealed max 8.8/7.3 -> 8.4/7.4 s, core per channel
+0.732 -> 0.655 ms, RSS 66 -> 68 MB (no change beyond noise). bench.answers core/raw 0.32 on both (142,882
+and 150,255 answers/s). Still missed: core per channel < 0.5 ms on PostgreSQL (0.76-1.07 ms: the reveal
+claim, the reveal's finish and the post's finish are still statements of their own per batch), the 60 s
+deadline, and the 20 ms p99 on this machine.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """The busiest minute: every channel reveals yesterday's round and posts today's at 09:00 while answers
 arrive at 10,000/s and the leaderboard is read 50/s.
 
-Run: python -m bench.daily_minute [--channels 10000] [--seconds 60] [--store sqlite|postgres|both]
+Run: python -m bench.daily_minute [--channels 10000] [--seconds 60] [--store sqlite|postgres]
      [--url postgresql://postgres@127.0.0.1:5432/test] [--discord-share 0.1] [--rate 10000] [--reads 50]
+     [--roles interactive,delivery]  (PostgreSQL only: the fan-out in a second process, bench.daily_roles)
 
 The store is seeded directly (channels due at 09:00 UTC, yesterday's round of each posted with answers
 waiting to be scored, its reveal promised for 09:00). Then the bot's own DailyScheduler runs on a clock that
@@ -122,190 +123,77 @@ Then (2026-12-05, the shared 2-core machine in a quiet spell; r29 d90e8ff with a
 own connection thread, bot.store.sqlite_thread; SQLite, --channels 1000 --seconds 10, three alternating
 pairs): core per channel 0.604, 0.455, 0.510 ms before, 0.484, 0.473, 0.464 ms after (medians 0.510 ->
 0.473, ratio 0.93: within this machine's noise); posted/revealed max 8.3/6.8 s on both.
+
+Then (2026-12-05, the shared 2-core machine, another session working beside it; main b0cc30b vs the i34perf
+branch, one run each, back to back): a lane's posts and reveals run side by side (a due channel's post
+reveals its own due rounds first, in a batch, or waits for the reveal drain's batch that holds them), a batch
+of due posts reads its spaces' pick inputs in one statement each (Store.daily_pick_inputs: PostgreSQL quiet
+day 3.1 -> 1.6 statements per channel, 500 channels), and --roles interactive,delivery runs the fan-out in a
+second process (bench.daily_roles). PostgreSQL, 10,000 channels, 60 s:
+                      answer p99/p99.9 (ms)  p99 during/before   first/last post, last reveal (s)  core/ch   RSS (MB)
+  main, one process   21.8 / 36.1            23.3 / 4.2 = 5.5    30.0 / 108.7, 53.9                 0.934 ms  175
+  branch, one process 134.6 / 237.4          144.9 / 11.5 = 12.6 10.7 / 70.5, 67.6                  0.789 ms  132
+  branch, roles split 70.7 / 123.8           74.7 / 46.5 = 1.6   14.0 / 67.8, 64.9                  0.759 ms  97 + 117
+A second pair, back to back (the same builds):
+  main, one process   16.6 / 46.0            17.2 / 5.4 = 3.2    29.4 / 109.2, 54.8                 1.179 ms  190
+  branch, one process 227.8 / 339.9          237.2 / 5.0 = 47.4  10.9 / 68.3, 65.1                  0.840 ms  126
+  branch, roles split 804.8 / 1144.3         847.7 / 9.8 = 86.9  10.7 / 59.6, 56.1                  0.800 ms  105 + 113
+and the branch with the lane's reveal batches and post groups in flight halved to 5 + 5 (LANE_UNITS: about
+SEND_CAP items in all, as when they took turns; this is what is committed):
+  one process         88.8 / 188.2           98.1 / 4.2 = 23.2   9.6 / 76.8, 71.8                   1.025 ms  113
+  roles split         151.5 / 348.9          179.1 / 6.4 = 28.2  11.3 / 73.0, 67.8                  1.071 ms  98 + 101
+The quiet day's 20,000 sends: main 121.0 and 124.2 s, the branch 49-53 s (62 s halved). Main's answers are
+calm because its posts come after its reveals, most of them after the answers stop (they run 50 s past
+09:00); overlapped, the same work falls inside the answers' minute, and in one process the answer p99 during
+the fan-out is 5-15x main's. Split, the interactive process used 22-26 s of CPU in the minute (not
+saturated) and still waited 75-850 ms at p99: this machine's two cores carry both processes, PostgreSQL and
+another session's work, so the split's ratio swung 1.6 / 86.9 / 28.2 between runs and the 20 ms target was
+not met here; the split needs its own cores (or hosts) and PostgreSQL's to show. Every channel was posted
+and revealed in every run; the branch's last post is at 60-77 s (main 109 s; the tick's first run after 09:00
+comes at +5 s, and Discord's 50 requests/s take 40 s for its 1,000 channels' 2,000 calls). RSS: main 175-190
+MB in one process, the branch 113-132 MB in one process and 97-117 MB per process split. SQLite, 1,000
+channels, 30 s (full caps): p99 13.1 -> 12.8 ms, posted/revealed max 8.8/7.3 -> 8.4/7.4 s, core per channel
+0.732 -> 0.655 ms, RSS 66 -> 68 MB (no change beyond noise). bench.answers core/raw 0.32 on both (142,882
+and 150,255 answers/s). Still missed: core per channel < 0.5 ms on PostgreSQL (0.76-1.07 ms: the reveal
+claim, the reveal's finish and the post's finish are still statements of their own per batch), the 60 s
+deadline, and the 20 ms p99 on this machine.
 """
 
 from __future__ import annotations
 
 import argparse
-import array
 import asyncio
-import collections
-import contextlib
 import datetime as dt
 import gc
 import logging
 import random
-import resource
-import shutil
-import statistics
-import tempfile
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 from bench.common import synthetic_bank
+from bench.daily_parts import (
+    DEFAULT_URL,
+    INSTANT,
+    LEAD,
+    AnswerLoad,
+    FakePlatform,
+    RealTimeClock,
+    channel_refs,
+    postgres_store,
+    quantile,
+    quiet_day,
+    rss_mb,
+    seed,
+    sent_after,
+    split_ratio,
+    sqlite_store,
+)
 from bot.app.bootstrap import bootstrap
 from bot.app.runtime import tune_gc
 from bot.app.scheduler import DailyScheduler
-from bot.daily.values import PostFinish
 from bot.kernel.context import DEFAULT_SEND_LEASE as SEND_LEASE
-from bot.kernel.values import ChannelConfig, ChannelRef, NewAnswer, Period
 from bot.store.ports import Store
-from bot.store.sqlite import SqliteStore
 
-DAY1 = dt.date(2026, 12, 1)  # a Tuesday: "today" of the loaded run
-INSTANT = dt.datetime(2026, 12, 1, 9, tzinfo=dt.UTC)
-LEAD = 10.0  # seconds of load before 09:00
-CALL = 0.05  # every fake platform call takes this long
-CHANNELS_PER_SPACE = 10
-HOT_ROUNDS = 20  # rounds open all along (answers go to them and to today's rounds as they are posted)
-HOT_FOR = dt.timedelta(days=30)  # their promised reveal: after the quiet days (their answers are scored then)
-DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/test"
-
-
-class RealTimeClock:
-    """A clock that starts at a chosen instant and advances with the real (monotonic) clock."""
-
-    def __init__(self, start: dt.datetime) -> None:
-        self.jump(start)
-
-    def jump(self, to: dt.datetime) -> None:
-        self._base = to
-        self._t0 = time.monotonic()
-
-    def now(self) -> dt.datetime:
-        return self._base + dt.timedelta(seconds=time.monotonic() - self._t0)
-
-
-class Limits:
-    """Sliding windows of call times per key; `wait` returns once a call fits every window of its keys."""
-
-    def __init__(self) -> None:
-        self._calls: dict[tuple[str, str], collections.deque[float]] = collections.defaultdict(collections.deque)
-        self.waited = 0.0
-
-    async def wait(self, windows: list[tuple[str, str, int, float]]) -> None:
-        while True:
-            now = time.monotonic()
-            delay = 0.0
-            for kind, key, limit, period in windows:
-                calls = self._calls[(kind, key)]
-                while calls and calls[0] <= now - period:
-                    calls.popleft()
-                if len(calls) >= limit:
-                    delay = max(delay, calls[0] + period - now)
-            if delay <= 0:
-                for kind, key, _limit, _period in windows:
-                    self._calls[(kind, key)].append(now)
-                return
-            self.waited += delay
-            await asyncio.sleep(delay)
-
-
-class FakePlatform:
-    """A chat service that takes CALL seconds per call and keeps to its rate limits (by waiting)."""
-
-    def __init__(
-        self, name: str, clock: RealTimeClock, log: dict[tuple[str, str], dt.datetime], opened: list[int]
-    ) -> None:
-        self.name = name
-        self.clock = clock
-        self.limits = Limits()
-        self.log = log  # (kind, channel id) -> when its call finished (clock time)
-        self.opened = opened  # round ids posted (the answer load picks among them)
-        self.calls = 0
-        self.in_flight = 0
-        self.max_in_flight = 0
-
-    def _windows(self, ref: ChannelRef) -> list[tuple[str, str, int, float]]:
-        if self.name == "discord":
-            return [("channel", ref.channel_id, 5, 5.0), ("global", "", 50, 1.0)]
-        return [("channel", ref.channel_id, 1, 1.0), ("workspace", ref.space_id, 300, 60.0)]
-
-    async def _call(self, ref: ChannelRef, kind: str) -> None:
-        await self.limits.wait(self._windows(ref))
-        self.in_flight += 1
-        self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        try:
-            await asyncio.sleep(CALL)
-        finally:
-            self.in_flight -= 1
-        self.calls += 1
-        self.log[(kind, ref.channel_id)] = self.clock.now()
-
-    async def post_question(self, ref, card) -> str:  # type: ignore[no-untyped-def]
-        await self._call(ref, "post")
-        self.opened.append(card.round_id)
-        return f"m{card.round_id}"
-
-    async def post_reveal(self, ref, card) -> None:  # type: ignore[no-untyped-def]
-        await self._call(ref, "reveal")
-
-    async def send_private(self, ref, user_id, text) -> None:  # type: ignore[no-untyped-def]
-        return None
-
-
-def channel_refs(n: int, discord_share: float) -> list[ChannelRef]:
-    n_discord = round(n * discord_share)
-    refs = []
-    for i in range(n):
-        platform = "discord" if i < n_discord else "slack"
-        space = str((1000 + i // CHANNELS_PER_SPACE) << 22) if platform == "discord" else f"T{i // CHANNELS_PER_SPACE}"
-        refs.append(ChannelRef(platform, space, f"c{i}"))
-    return refs
-
-
-async def seed(store: Store, refs: list[ChannelRef], answers_per_round: int) -> list[int]:
-    """Channels due at 09:00 with yesterday's round posted and answered, its reveal promised for 09:00; plus
-    HOT_ROUNDS open rounds that stay open. Returns the hot rounds' ids."""
-    bank = synthetic_bank()
-    yesterday = DAY1 - dt.timedelta(days=1)
-    opened_at = INSTANT - dt.timedelta(days=1)
-
-    async def one(i: int, ref: ChannelRef) -> int:
-        await store.save_channel(ChannelConfig(ref=ref, paused=False))
-        q = bank.questions[i % len(bank.questions)]
-        r = await store.claim_daily_round(ref, yesterday, q.id, q.topic, opened_at, INSTANT)
-        assert r is not None
-        await store.finish_posts([PostFinish(r.id, "sent", message_id=f"y{r.id}")])
-        await store.set_next_post(ref, INSTANT)
-        return r.id
-
-    round_ids: list[int] = []
-    for k in range(0, len(refs), 100):  # a hundred at once (PostgreSQL's pool takes them side by side)
-        round_ids += await asyncio.gather(*(one(k + j, ref) for j, ref in enumerate(refs[k : k + 100])))
-    hot: list[int] = []
-    for k in range(HOT_ROUNDS):
-        ref = ChannelRef("slack", "Thot", f"hot{k}")
-        await store.save_channel(ChannelConfig(ref=ref, paused=False))
-        q = bank.questions[k % len(bank.questions)]
-        r = await store.claim_daily_round(ref, DAY1, q.id, q.topic, INSTANT - dt.timedelta(hours=1), INSTANT + HOT_FOR)
-        assert r is not None
-        await store.finish_posts([PostFinish(r.id, "sent", message_id=f"h{r.id}")])
-        await store.set_next_post(ref, INSTANT + HOT_FOR)
-        hot.append(r.id)
-    at = opened_at + dt.timedelta(minutes=5)
-    batch: list[NewAnswer] = []
-    for rid in round_ids:
-        for u in range(answers_per_round):
-            batch.append(NewAnswer(rid, f"u{u}", u % 4, u % 4 == 0, at))
-            if len(batch) >= 2000:
-                await store.add_answers(batch, at)
-                batch = []
-    if batch:
-        await store.add_answers(batch, at)
-    return hot
-
-
-def quantile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
-
-
-def rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+__all__ = ["DEFAULT_URL", "INSTANT", "channel_refs", "postgres_store", "seed", "sqlite_store"]
 
 
 async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, float]:
@@ -321,59 +209,16 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
     platforms = {name: FakePlatform(name, clock, sent, opened) for name in ("discord", "slack")}
     service = bootstrap(store, synthetic_bank(), clock, dict(platforms), rng=random.Random(1))
     scheduler = DailyScheduler(service, clock)
-    live = [service]  # the loaded run's service, for the answers and reads (let go before the quiet days)
-    rng = random.Random(2)
-    latencies = array.array("d")  # 8 bytes an answer, not a float object each: the harness's memory is not the bot's
-    planned_at = array.array("d")  # each answer's planned start, in seconds after 09:00 (the same order)
-    errors: collections.Counter[str] = collections.Counter()
-    reads: list[float] = []
-    loop = asyncio.get_running_loop()
-    tasks: set[asyncio.Task[None]] = set()
     spaces = sorted({(r.platform, r.space_id) for r in refs})
-
-    async def answer(user: int, planned: float) -> None:
-        try:
-            await live[0].answers.submit_answer(rng.choice(opened), f"p{user}", user % 4)
-        except Exception as exc:  # closed rounds, duplicates: still a full trip through the core
-            errors[type(exc).__name__] += 1
-        latencies.append(loop.time() - planned)
-        planned_at.append(planned - start - LEAD)
-
-    async def read(planned: float) -> None:
-        platform, space = rng.choice(spaces)
-        await live[0].boards.leaderboard(platform, space, Period.WEEK, "p1")
-        reads.append(loop.time() - planned)
-
-    def spawn(coro) -> None:  # type: ignore[no-untyped-def]
-        task = asyncio.ensure_future(coro)
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
+    load = AnswerLoad(service, opened, spaces, args.rate, args.reads)
+    expected = 2 * len(refs)
 
     cpu0 = time.process_time()
     await scheduler.start()
-    start = loop.time()
-    n_answers = n_reads = 0
-    expected = 2 * len(refs)
-    deadline = args.seconds + 60  # stop waiting for the fan-out after this
-    while True:
-        elapsed = loop.time() - start
-        if elapsed >= args.seconds and (len(sent) >= expected or elapsed >= deadline):
-            break
-        if elapsed < args.seconds:
-            while n_answers < elapsed * args.rate:
-                spawn(answer(n_answers, start + n_answers / args.rate))
-                n_answers += 1
-            while n_reads < elapsed * args.reads:
-                spawn(read(start + n_reads / args.reads))
-                n_reads += 1
-        await asyncio.sleep(0.001)
-    await asyncio.gather(*tasks)
+    await load.run(args.seconds, lambda: len(sent) >= expected, args.seconds + 60)
     loaded_cpu = time.process_time() - cpu0
     rss_loaded = rss_mb()
-    posts = [(sent[("post", r.channel_id)] - INSTANT).total_seconds() for r in refs if ("post", r.channel_id) in sent]
-    reveals = [
-        (sent[("reveal", r.channel_id)] - INSTANT).total_seconds() for r in refs if ("reveal", r.channel_id) in sent
-    ]
+    posts, reveals = sent_after(sent, refs, "post"), sent_after(sent, refs, "reveal")
 
     # the quiet day: no answers, no reads; CPU time of the fan-out per channel
     for _ in range(300):  # a tick still running finishes first (shutting down would cancel it)
@@ -383,101 +228,46 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
     await scheduler.stop()  # a tick still running after the wait is cancelled cleanly (not an error)
     sent.clear()
     await service.close()
-    live.clear()  # a bot has one service: the quiet days' own services reuse this one's memory
+    load.service = None  # type: ignore[assignment]  # a bot has one service: the quiet days reuse its memory
     del service, scheduler
     scored = await store.count_rows(["answers"])
-
-    async def quiet_day(day: int) -> tuple[float, float, int]:
-        """(CPU s, wall s, sends) of one day's fan-out with nothing else going on."""
-        sent.clear()
-        at = INSTANT + dt.timedelta(days=day)
-        clock.jump(at - dt.timedelta(seconds=1))
-        service2 = bootstrap(store, synthetic_bank(), clock, dict(platforms), rng=random.Random(2 + day))
-        gc.collect()
-        cpu1 = time.process_time()
-        t1 = time.perf_counter()
-        await asyncio.sleep(1.0)
-        while len(posts) == len(refs) and len(sent) < expected and time.perf_counter() - t1 < 120:
-            await service2.delivery.run_due_work()  # the tick's work, run back to back (no 15 s wait between ticks)
-            await asyncio.sleep(0.01)
-        cpu = time.process_time() - cpu1
-        wall = time.perf_counter() - t1 - 1.0
-        await service2.close()
-        return cpu, wall, len(sent) if len(posts) == len(refs) else 0  # not measured when the loaded day did not finish
-
+    loaded_ok = len(posts) == len(refs)  # the quiet days are not measured when the loaded day did not finish
     # day 2 reveals the loaded day's rounds (scoring their answers and updating the learners' cards);
     # day 3 reveals day 2's rounds, which nobody answered: the fan-out's own cost (post + reveal)
-    quiet_cpu, quiet_wall, quiet_done = await quiet_day(1)
+    quiet_cpu, quiet_wall, quiet_done = await quiet_day(store, clock, platforms, sent, expected if loaded_ok else 0, 1)
     per_round = (scored["answers"] - args.answers_per_round * len(refs)) / len(refs)
-    bare_cpu, bare_wall, bare_done = await quiet_day(2)
+    bare_cpu, bare_wall, bare_done = await quiet_day(store, clock, platforms, sent, expected if loaded_ok else 0, 2)
 
     rss_end = rss_mb()  # before the statistics below copy the latencies
-    q = statistics.quantiles(latencies, n=1000) if len(latencies) > 1000 else [float("nan")] * 999
-    fan_out_end = max(posts + reveals, default=0.0)
-    windows = {"before 09:00": (-LEAD, 0.0), "during the fan-out": (0.0, fan_out_end), "after it": (fan_out_end, 1e9)}
-    window_p99 = {
-        name: quantile([lat for lat, at in zip(latencies, planned_at, strict=True) if lo <= at < hi], 0.99) * 1000
-        for name, (lo, hi) in windows.items()
-    }
-    result = {
-        "answers": len(latencies),
-        "answer_p50_ms": q[499] * 1000,
-        "answer_p99_ms": q[989] * 1000,
-        "answer_p999_ms": q[998] * 1000,
-        "answer_max_ms": max(latencies, default=float("nan")) * 1000,
-        "read_p99_ms": quantile(reads, 0.99) * 1000,
-        "posted": len(posts),
-        "revealed": len(reveals),
-        "channels": len(refs),
-        "post_max_s": max(posts, default=float("nan")),
-        "post_p99_s": quantile(posts, 0.99),
-        "reveal_max_s": max(reveals, default=float("nan")),
-        "reveal_p99_s": quantile(reveals, 0.99),
-        "first_post_s": min(posts, default=float("nan")),
-        "core_ms_per_channel": bare_cpu / len(refs) * 1000 if bare_done else float("nan"),
-        "scoring_day_ms_per_channel": quiet_cpu / len(refs) * 1000 if quiet_done else float("nan"),
-        "answers_per_loaded_round": per_round,
-        "loaded_cpu_ms_per_channel": loaded_cpu / len(refs) * 1000,
-        "quiet_wall_s": quiet_wall,
-        "quiet_done": quiet_done,
-        "loaded_cpu_s": loaded_cpu,
-        "rss_mb": rss_end,
-        "rss_seeded_mb": rss_seeded,
-        "rss_loaded_mb": rss_loaded,
-        "seed_s": seeded,
-        "max_in_flight": max(p.max_in_flight for p in platforms.values()),
-        "rate_waited_s": sum(p.limits.waited for p in platforms.values()),
-    }
-    result.update({f"answer_p99_ms {k}": v for k, v in window_p99.items()})
-    errs = ", ".join(f"{k} {v:,}" for k, v in errors.most_common()) or "none"
+    result = load.figures(max(posts + reveals, default=0.0))
+    result.update(
+        fan_out_figures(posts, reveals, len(refs))
+        | {
+            "core_ms_per_channel": bare_cpu / len(refs) * 1000 if bare_done else float("nan"),
+            "scoring_day_ms_per_channel": quiet_cpu / len(refs) * 1000 if quiet_done else float("nan"),
+            "answers_per_loaded_round": per_round,
+            "loaded_cpu_ms_per_channel": loaded_cpu / len(refs) * 1000,
+            "quiet_wall_s": quiet_wall,
+            "bare_wall_s": bare_wall,
+            "quiet_done": quiet_done,
+            "bare_done": bare_done,
+            "loaded_cpu_s": loaded_cpu,
+            "rss_mb": rss_end,
+            "rss_seeded_mb": rss_seeded,
+            "rss_loaded_mb": rss_loaded,
+            "seed_s": seeded,
+            "max_in_flight": max(p.max_in_flight for p in platforms.values()),
+            "rate_waited_s": sum(p.limits.waited for p in platforms.values()),
+        }
+    )
+    errs = ", ".join(f"{k} {v:,}" for k, v in load.errors.most_common()) or "none"
     print(
         f"--- {label}: {len(refs):,} channels ({args.discord_share:.0%} Discord), "
         f"{args.answers_per_round} answers to score per round, {args.seconds:g} s at {args.rate:,} answers/s + "
         f"{args.reads} reads/s (seeded in {seeded:.1f} s)"
     )
-    print(
-        f"answers: {result['answers']:,}  p50 {result['answer_p50_ms']:.1f} ms  p99 {result['answer_p99_ms']:.1f} ms "
-        f"(target < 20)  p99.9 {result['answer_p999_ms']:.1f} ms (target < 50)  max {result['answer_max_ms']:.0f} ms"
-        f"  refused/closed: {errs}"
-    )
-    print("answer p99 by when they came: " + ", ".join(f"{k} {v:.1f} ms" for k, v in window_p99.items()))
-    print(f"leaderboard reads: {len(reads):,}  p99 {result['read_p99_ms']:.1f} ms")
-    print(
-        f"posted {result['posted']:,}/{len(refs):,}: first {result['first_post_s']:.1f} s, p99 "
-        f"{result['post_p99_s']:.1f} s, max {result['post_max_s']:.1f} s after 09:00 (target <= 60 s)"
-    )
-    print(
-        f"revealed {result['revealed']:,}/{len(refs):,}: p99 {result['reveal_p99_s']:.1f} s, max "
-        f"{result['reveal_max_s']:.1f} s after 09:00 (target <= 60 s)"
-    )
-    print(
-        f"core per channel (quiet day, post + reveal, CPU): {result['core_ms_per_channel']:.3f} ms (target < 0.5)"
-        f"  [{bare_done:,}/{expected:,} sends in {bare_wall:.1f} s; rounds without answers]"
-    )
-    print(
-        f"the same, revealing the loaded day's rounds ({per_round:,.0f} answers each, scored with their cards): "
-        f"{result['scoring_day_ms_per_channel']:.3f} ms  [{quiet_done:,}/{expected:,} sends in {quiet_wall:.1f} s]"
-    )
+    print_answers(result, errs)
+    print_fan_out(result, expected)
     print(
         f"CPU of the whole loaded run (answers, reads, fan-out) per channel: "
         f"{result['loaded_cpu_ms_per_channel']:.2f} ms; {loaded_cpu:.1f} s in all"
@@ -490,35 +280,55 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
     return result
 
 
-@contextlib.asynccontextmanager
-async def sqlite_store() -> AsyncIterator[Store]:
-    folder = tempfile.mkdtemp(prefix="studybot-bench-daily-")
-    store = SqliteStore(Path(folder) / "bench.db")
-    await store.open()
-    try:
-        yield store
-    finally:
-        await store.close()
-        shutil.rmtree(folder, ignore_errors=True)
+def fan_out_figures(posts: list[float], reveals: list[float], channels: int) -> dict[str, float]:
+    return {
+        "posted": float(len(posts)),
+        "revealed": float(len(reveals)),
+        "channels": float(channels),
+        "post_max_s": max(posts, default=float("nan")),
+        "post_p99_s": quantile(posts, 0.99),
+        "reveal_max_s": max(reveals, default=float("nan")),
+        "reveal_p99_s": quantile(reveals, 0.99),
+        "first_post_s": min(posts, default=float("nan")),
+    }
 
 
-@contextlib.asynccontextmanager
-async def postgres_store(server: str) -> AsyncIterator[Store]:
-    from bench.postgres import throwaway_database
-    from bot.store.postgres import PostgresStore
+def print_answers(result: dict[str, float], errs: str) -> None:
+    print(
+        f"answers: {result['answers']:,.0f}  p50 {result['answer_p50_ms']:.1f} ms  p99 {result['answer_p99_ms']:.1f} "
+        f"ms (target < 20)  p99.9 {result['answer_p999_ms']:.1f} ms (target < 50)  max {result['answer_max_ms']:.0f} "
+        f"ms  refused/closed: {errs}"
+    )
+    windows = ("before 09:00", "during the fan-out", "after it")
+    print("answer p99 by when they came: " + ", ".join(f"{k} {result[f'answer_p99_ms {k}']:.1f} ms" for k in windows))
+    print(
+        f"leaderboard reads p99 {result['read_p99_ms']:.1f} ms; answer p99 during the fan-out / before 09:00: "
+        f"{split_ratio(result):.2f} (target <= 2 with the roles split)"
+    )
 
-    async with throwaway_database(server) as url:
-        store = PostgresStore(url)
-        await store.open()
-        try:
-            yield store
-        finally:
-            await store.close()
+
+def print_fan_out(result: dict[str, float], expected: int) -> None:
+    channels = result["channels"]
+    print(
+        f"posted {result['posted']:,.0f}/{channels:,.0f}: first {result['first_post_s']:.1f} s, p99 "
+        f"{result['post_p99_s']:.1f} s, max {result['post_max_s']:.1f} s after 09:00 (target <= 60 s)"
+    )
+    print(
+        f"revealed {result['revealed']:,.0f}/{channels:,.0f}: p99 {result['reveal_p99_s']:.1f} s, max "
+        f"{result['reveal_max_s']:.1f} s after 09:00 (target <= 60 s)"
+    )
+    print(
+        f"core per channel (quiet day, post + reveal, CPU): {result['core_ms_per_channel']:.3f} ms (target < 0.5)"
+        f"  [{result['bare_done']:,.0f}/{expected:,} sends in {result['bare_wall_s']:.1f} s; rounds without answers]"
+    )
+    print(
+        f"the same, revealing the loaded day's rounds ({result['answers_per_loaded_round']:,.0f} answers each, "
+        f"scored with their cards): {result['scoring_day_ms_per_channel']:.3f} ms  "
+        f"[{result['quiet_done']:,.0f}/{expected:,} sends in {result['quiet_wall_s']:.1f} s]"
+    )
 
 
-async def main() -> None:
-    tune_gc()  # as the bot does at start (bot/app/cli.py)
-    logging.basicConfig(level=logging.ERROR)
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     parser.add_argument("--channels", type=int, default=10_000)
     parser.add_argument("--seconds", type=float, default=60.0)
@@ -528,7 +338,21 @@ async def main() -> None:
     parser.add_argument("--answers-per-round", type=int, default=20, help="answers scored per round")
     parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--url", default=DEFAULT_URL, help="PostgreSQL server (a throwaway database is made)")
-    args = parser.parse_args()
+    parser.add_argument("--roles", default="", help="interactive,delivery: the fan-out in a second process")
+    parser.add_argument("--worker", default="", help=argparse.SUPPRESS)  # the split run's delivery process
+    parser.add_argument("--t0", type=float, default=0.0, help=argparse.SUPPRESS)  # its monotonic start
+    return parser.parse_args(argv)
+
+
+async def main() -> None:
+    tune_gc()  # as the bot does at start (bot/app/cli.py)
+    logging.basicConfig(level=logging.ERROR)
+    args = arguments()
+    if args.worker or args.roles:
+        from bench import daily_roles
+
+        await daily_roles.main(args)
+        return
     make = sqlite_store() if args.store == "sqlite" else postgres_store(args.url)
     async with make as store:
         await run(store, args.store, args)

@@ -3,9 +3,10 @@
 One tick reveals rounds whose promised instant passed, re-sends failed reveals, posts due channels and re-sends
 failed or interrupted posts. Each item is claimed in the store first, so any number of processes can run it at
 once; a failure of one item never stops the others. Each platform is a lane of its own (one platform's rate
-limits never hold up another's), and in a lane at most SEND_CAP items are in flight: more are claimed as
-slots free, so a claim's lease starts when its work does, and a tick with thousands of channels due drains
-them all.
+limits never hold up another's), and in a lane about SEND_CAP reveals and posts together are in flight:
+more are claimed as slots free, so a claim's lease starts when its work does, and a tick with thousands of
+channels due drains them all. A lane's reveals and posts run side by side; a channel's post waits only for
+the reveal of its own due rounds (see _Lane).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from bot.daily.channels import ChannelSettings
@@ -37,6 +38,9 @@ T = TypeVar("T")
 WORK_BATCH = 50  # due channels or rounds claimed at most in one trip
 SEND_CAP = 50  # items (each one or two platform calls) in flight per platform lane
 REVEAL_BATCH = 5  # due daily rounds revealed in one store transaction (PostgreSQL runs SEND_CAP / 5 side by side)
+# reveal batches, and groups of REVEAL_BATCH posts, in flight at once in a lane: together about SEND_CAP items,
+# as when reveals and posts took turns (more at once made the answers of the same process and database wait)
+LANE_UNITS = max(1, SEND_CAP // REVEAL_BATCH // 2)
 MAX_PER_TICK = 1_000_000  # a bound on the items one drain takes in a tick (it normally ends when none is due)
 
 
@@ -70,6 +74,31 @@ async def drain(
             task.cancel()
         if pending:
             await asyncio.wait(pending)
+
+
+@dataclass(frozen=True)
+class _PostGroup:
+    """Due channels posted together: `reveal` their due rounds this group reveals first (in one batch),
+    `waits` those of the lane's reveals (the group's own too) that must be announced before the posts."""
+
+    items: list[tuple[DuePost, Opening | None]]
+    reveal: list[Round]
+    waits: list[asyncio.Future[None]]
+
+
+async def together(*parts: Coroutine[object, object, None]) -> None:
+    """Run the parts side by side; the first to raise (anything, a kill too) cancels the others, which are
+    waited for, and its exception is raised as it is. Cancelled, it cancels them all and waits for them."""
+    tasks = [asyncio.ensure_future(part) for part in parts]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        for task in tasks:
+            if task.done() and not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.wait(tasks)
 
 
 class Delivery:
@@ -107,7 +136,11 @@ class Delivery:
 
 
 class _Lane:
-    """One platform's share of a tick: what is in flight and what failed, so nothing is taken twice."""
+    """One platform's share of a tick: what is in flight and what failed, so nothing is taken twice.
+
+    Reveals and posts run side by side: a due channel's post reveals the channel's due rounds first (in a
+    batch with the rounds of the channels claimed with it), or waits for the reveal drain's batch that holds
+    them, so a channel's reveal still goes out before its next question."""
 
     def __init__(self, delivery: Delivery, spaces: SpaceFilter | None) -> None:
         self.d = delivery
@@ -116,29 +149,55 @@ class _Lane:
         self.lease = self.now + delivery.ctx.send_lease
         self.failed: set[int] = set()  # reveals that raised: still due, not fetched again this tick
         self.active: set[int] = set()  # reveals in flight
+        self.taken: dict[int, asyncio.Future[None]] = {}  # reveals this lane took: done once announced
+        self.unsettled = 0  # of them, those not done yet (perhaps still open in the store)
 
     async def run(self) -> None:
+        await together(self._reveals(), self._posts())
+
+    async def _reveals(self) -> None:
         store, now, lease, spaces = self.d.store, self.now, self.lease, self.spaces
-        await drain(self._due_reveal_batches, self._reveal_batch, max(1, SEND_CAP // REVEAL_BATCH))
+        await drain(self._due_reveal_batches, self._reveal_batch, LANE_UNITS)
         await drain(lambda n, _b: store.claim_reveals(now, lease, n, spaces=spaces), self._resend_reveal)
+
+    async def _posts(self) -> None:
+        store, now, lease, spaces = self.d.store, self.now, self.lease, self.spaces
         # a skipped day may leave a later one due within the grace: the drain takes it in the same tick
-        await drain(self._due_posts, self._post)
+        await drain(self._due_post_groups, self._post_group, LANE_UNITS)
         await drain(lambda n, _b: store.claim_posts(now, lease, n, spaces=spaces), self._resend_post)
 
     # ---- reveals -------------------------------------------------------------------------------------
 
     async def _due_reveals(self, n: int, busy: int) -> list[Round]:
-        rows = await self.d.store.due_reveals(self.now, n + busy + len(self.failed), self.spaces)
-        return [r for r in rows if r.id not in self.failed and r.id not in self.active][:n]
+        rows = await self.d.store.due_reveals(self.now, n + busy + self.unsettled + len(self.failed), self.spaces)
+        return [r for r in rows if r.id not in self.failed and r.id not in self.taken][:n]
 
-    async def _due_reveal_batches(self, n: int, busy: int) -> list[list[Round]]:
+    def _in_order(self, rounds: Sequence[Round]) -> list[Round]:
         # by space, then as due: a batch locks its spaces in one order (two batches never wait on each
         # other in a circle on PostgreSQL), and a space's rounds keep their order
-        rounds = sorted(
-            await self._due_reveals(n * REVEAL_BATCH, len(self.active)),
-            key=lambda r: (r.ref.platform, r.ref.space_id, r.closes_at or self.now, r.id),
-        )
-        return [rounds[i : i + REVEAL_BATCH] for i in range(0, len(rounds), REVEAL_BATCH)]
+        return sorted(rounds, key=lambda r: (r.ref.platform, r.ref.space_id, r.closes_at or self.now, r.id))
+
+    async def _due_reveal_batches(self, n: int, busy: int) -> list[list[Round]]:
+        rounds = self._in_order(await self._due_reveals(n * REVEAL_BATCH, 0))
+        chunks = [rounds[i : i + REVEAL_BATCH] for i in range(0, len(rounds), REVEAL_BATCH)]
+        for chunk in chunks:
+            self._take(chunk)
+        return chunks
+
+    def _take(self, rounds: Sequence[Round]) -> None:
+        """Mark rounds as this lane's to reveal (before any await: neither drain takes them again)."""
+        loop = asyncio.get_running_loop()
+        for round_ in rounds:
+            if round_.id not in self.taken:
+                self.taken[round_.id] = loop.create_future()
+                self.unsettled += 1
+
+    def _settle(self, ids: Sequence[int]) -> None:
+        for id_ in ids:
+            future = self.taken.get(id_)
+            if future is not None and not future.done():
+                future.set_result(None)
+                self.unsettled -= 1
 
     async def _reveal_one(self, round_: Round) -> None:
         self.active.add(round_.id)
@@ -168,6 +227,7 @@ class _Lane:
             await asyncio.gather(*(self._announce(before[item.round.id], item, at) for item in revealed))
         finally:
             self.active.difference_update(ids)
+            self._settle(ids)
 
     async def _announce(self, round_: Round, item: RevealedRound, at: dt.datetime) -> None:
         try:
@@ -186,12 +246,38 @@ class _Lane:
 
     # ---- posts ---------------------------------------------------------------------------------------
 
-    async def _due_posts(self, n: int, busy: int) -> list[tuple[DuePost, Opening | None]]:
-        items = await self.d.store.claim_due_posts(self.now, self.lease, n, self.spaces)
-        return list(zip(items, await self.d.posting.open_due(items), strict=True))
+    async def _due_post_groups(self, n: int, busy: int) -> list[_PostGroup]:
+        """Claim due channels (n groups' worth) and split them into groups of REVEAL_BATCH, in space order; a
+        group first reveals its channels' due rounds in one batch (those the reveal drain holds: it waits for
+        them), then posts."""
+        items = await self.d.store.claim_due_posts(self.now, self.lease, min(n * REVEAL_BATCH, WORK_BATCH), self.spaces)
+        openings = await self.d.posting.open_due(items)
+        pairs = sorted(zip(items, openings, strict=True), key=lambda p: (p[0].due.ref.platform, p[0].due.ref.space_id))
+        groups: list[_PostGroup] = []
+        for i in range(0, len(pairs), REVEAL_BATCH):
+            chunk = pairs[i : i + REVEAL_BATCH]
+            due = [
+                r for item, _ in chunk for r in item.open_rounds if r.closes_at is not None and r.closes_at <= self.now
+            ]
+            mine = [r for r in due if r.id not in self.taken and r.id not in self.failed]
+            self._take(mine)
+            waits = [self.taken[r.id] for r in due if r.id in self.taken]
+            groups.append(_PostGroup(chunk, self._in_order(mine), waits))
+        return groups
+
+    async def _post_group(self, group: _PostGroup) -> None:
+        if group.reveal:
+            await self._reveal_batch(group.reveal)
+        if group.waits:
+            await asyncio.wait(group.waits)
+        await asyncio.gather(*(self._post(item) for item in group.items))
 
     async def _post(self, item: tuple[DuePost, Opening | None]) -> None:
         due, opening = item
+        # the rounds this lane revealed are no longer open: the post does not try them again
+        left = tuple(r for r in due.open_rounds if r.id not in self.taken or r.id in self.failed)
+        if len(left) != len(due.open_rounds):
+            due = replace(due, open_rounds=left)
         try:
             await self.d.posting.run_due_post(due.due, due, opening)
         except Exception:

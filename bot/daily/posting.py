@@ -28,7 +28,7 @@ from bot.kernel.selection import expected_rates, pick_question
 from bot.kernel.timing import local_date_of, next_post_after, post_instant, reveal_instant
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef, DueChannel, Question, Round, RoundKind, SpaceFilter
 from bot.packs.catalog import PackCatalog
-from bot.reports.service import ReportDesk
+from bot.reports.service import HOLD_AT, ReportDesk
 from bot.seasons.service import Seasons
 
 log = logging.getLogger(__name__)
@@ -171,14 +171,19 @@ class Posting:
 
     async def open_due(self, items: Sequence[DuePost]) -> list[Opening | None]:
         """Claim the slots of the batch's channels that are to post now (running, within the grace), all in
-        one store call, their questions picked in turn (a space's history read once and kept up to date
-        as its channels pick). Per channel: its claim, or None when run_due_post decides alone."""
+        one store call, their questions picked in turn (what the picks read is read for the batch's spaces
+        at once, and a space's history kept up to date as its channels pick). Per channel: its claim, or
+        None when run_due_post decides alone."""
         now = self.ctx.clock.now()
         out: list[Opening | None] = []
         todo: list[tuple[int, DailyClaim, Question]] = []
-        histories: dict[tuple[str, str], tuple[dict[str, int], str | None]] = {}
-        holds: dict[tuple[str, str], set[str]] = {}
-        rates: dict[tuple[str, str], list[tuple[str, str, int, int]]] = {}
+        posting = [i.config for i in items if i.config and not i.config.paused and now - i.due.due_at <= self.ctx.grace]
+        failed: Exception = LookupError("no pick inputs read")
+        try:
+            inputs = await self.store.daily_pick_inputs([(c.ref.platform, c.ref.space_id) for c in posting], HOLD_AT)
+        except Exception as exc:  # raised in each of those channels' posts
+            inputs, failed = {}, exc
+        histories = {space: (got.counts, got.last) for space, got in inputs.items()}
         for item in items:
             cfg = item.config
             if cfg is None or cfg.paused or now - item.due.due_at > self.ctx.grace:
@@ -186,15 +191,13 @@ class Posting:
                 continue
             ref = cfg.ref
             day = local_date_of(cfg, item.due.due_at)
+            space = (ref.platform, ref.space_id)
             try:
-                space = (ref.platform, ref.space_id)
-                if space not in histories:
-                    holds[space] = await self.reports.held(ref.platform, ref.space_id)
-                    histories[space] = await self.store.question_history(ref.platform, ref.space_id, RoundKind.DAILY)
-                    rates[space] = await self.store.daily_answer_rates(ref.platform, ref.space_id)
+                if space not in inputs:
+                    raise failed
                 counts, last = histories[space]
-                candidates = unheld(await self.packs.candidates(cfg), holds[space])
-                expected = expected_rates(candidates, rates[space], ref.channel_id)
+                candidates = unheld(await self.packs.candidates(cfg), inputs[space].held)
+                expected = expected_rates(candidates, inputs[space].rates, ref.channel_id)
                 question = pick_question(candidates, counts, last, self.ctx.rng, expected)
                 if question is None:
                     raise BadSetting("The question bank is empty.")

@@ -7,7 +7,16 @@ from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from bot.daily.answer_batcher import AnswerWriter
-from bot.daily.values import DailyClaim, DueFinish, DuePost, PostFinish, RevealedRound, RevealFinish, SendClaim
+from bot.daily.values import (
+    DailyClaim,
+    DueFinish,
+    DuePost,
+    PickInputs,
+    PostFinish,
+    RevealedRound,
+    RevealFinish,
+    SendClaim,
+)
 from bot.kernel.scoring import Scorer
 from bot.kernel.store import ChannelReads, RoundReads
 from bot.kernel.values import (
@@ -210,4 +219,11 @@ class QuestionRates(Protocol):
     async def daily_answer_rates(self, platform: str, space_id: str) -> list[tuple[str, str, int, int]]:
         """Per channel and question, of the space's revealed daily rounds only: (channel id, question id,
         answers, right answers)."""
+        ...
+
+    async def daily_pick_inputs(
+        self, spaces: Sequence[tuple[str, str]], hold_at: int
+    ) -> dict[tuple[str, str], PickInputs]:
+        """Per (platform, space id) of `spaces`: question_history (daily), held_question_ids(hold_at) and
+        daily_answer_rates, read for all of them at once (a batch of due posts picks in one read each)."""
         ...

@@ -82,3 +82,15 @@ class DueFinish:
     ref: ChannelRef
     due_at: dt.datetime
     next_at: dt.datetime | None
+
+
+@dataclass(frozen=True)
+class PickInputs:
+    """What a space's daily pick reads (Store.daily_pick_inputs): how often each question was asked there as a
+    daily and the latest one (question_history), the questions held from selection (held_question_ids) and
+    how each channel answered each question (daily_answer_rates)."""
+
+    counts: dict[str, int]
+    last: str | None
+    held: set[str]
+    rates: list[tuple[str, str, int, int]]

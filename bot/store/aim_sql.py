@@ -4,8 +4,12 @@ freezes) and how each channel of a space answered each question (the daily pick 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
+from bot.daily.values import PickInputs
 from bot.store.base import SqlBase
+
+PICK_BATCH = 100  # spaces read in one statement at most
 
 MISSED_DATES = (
     "SELECT COUNT(*) FROM (SELECT DISTINCT local_date FROM rounds WHERE platform = ? AND space_id = ? "
@@ -32,3 +36,48 @@ class AimSql(SqlBase):
             (platform, space_id),
         )
         return [(r[0], r[1], int(r[2]), int(r[3])) for r in rows]
+
+    async def daily_pick_inputs(
+        self, spaces: Sequence[tuple[str, str]], hold_at: int
+    ) -> dict[tuple[str, str], PickInputs]:
+        wanted = list(dict.fromkeys(spaces))
+        out: dict[tuple[str, str], PickInputs] = {}
+        for i in range(0, len(wanted), PICK_BATCH):
+            out.update(await self._pick_inputs(wanted[i : i + PICK_BATCH], hold_at))
+        return out
+
+    async def _pick_inputs(self, spaces: list[tuple[str, str]], hold_at: int) -> dict[tuple[str, str], PickInputs]:
+        params = [value for space in spaces for value in space]
+        rounds = " OR ".join(["(platform = ? AND space_id = ?)"] * len(spaces))
+        prefixed = " OR ".join(["(r.platform = ? AND r.space_id = ?)"] * len(spaces))
+        asked = await self._read(
+            f"SELECT platform, space_id, question_id, COUNT(*), MAX(id) FROM rounds WHERE kind = 'daily' "
+            f"AND ({rounds}) GROUP BY platform, space_id, question_id",
+            params,
+        )
+        held = await self._read(
+            f"SELECT platform, space_id, question_id FROM question_reports WHERE status = 'open' AND ({rounds}) "
+            f"GROUP BY platform, space_id, question_id HAVING COUNT(*) >= ? "
+            f"UNION SELECT platform, space_id, question_id FROM question_holds WHERE {rounds}",
+            [*params, hold_at, *params],
+        )
+        rates = await self._read(
+            "SELECT r.platform, r.space_id, r.channel_id, r.question_id, COUNT(*), COUNT(*) FILTER (WHERE a.correct) "
+            f"FROM answers a JOIN rounds r ON r.id = a.round_id WHERE r.kind = 'daily' AND r.revealed_at IS NOT NULL "
+            f"AND ({prefixed}) GROUP BY r.platform, r.space_id, r.channel_id, r.question_id "
+            f"ORDER BY r.channel_id{self.text_order}, r.question_id{self.text_order}",
+            params,
+        )
+        out = {space: PickInputs({}, None, set(), []) for space in spaces}
+        latest: dict[tuple[str, str], int] = {}
+        for platform, space_id, question_id, count, max_id in asked:
+            inputs, key = out[(platform, space_id)], (platform, space_id)
+            inputs.counts[question_id] = int(count)
+            if key not in latest or int(max_id) > latest[key]:
+                latest[key] = int(max_id)
+                out[key] = PickInputs(inputs.counts, question_id, inputs.held, inputs.rates)
+        for platform, space_id, question_id in held:
+            out[(platform, space_id)].held.add(question_id)
+        for platform, space_id, channel_id, question_id, answers, right in rates:
+            out[(platform, space_id)].rates.append((channel_id, question_id, int(answers), int(right)))
+        return out

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import datetime as dt
 
+from bot.daily.values import PickInputs
 from bot.kernel.scoring import score_daily_round
-from bot.kernel.values import Period, StreakState
+from bot.kernel.values import ChannelRef, Period, RoundKind, StreakState
 from bot.practice.values import CardMove, LearnerPlan, ReviewPrefs
 from tests.integration.contract_values import DAY, REF, REF2, T0, ans
+from tests.integration.report_contract import new
 
 LATER = T0 + dt.timedelta(days=10)
 
@@ -195,6 +197,30 @@ class LearningPlanContract:
         assert await store.missed_daily_dates("test", "other", first, third, 5) == 0
 
     # ---- what aims the daily pick ------------------------------------------------------------------
+
+    async def test_the_pick_inputs_of_many_spaces_read_as_each_spaces_own_reads(self, store):
+        other = ChannelRef("test", "other", "chan")
+        await daily(store, 0, {"a", "b"}, {"c"})
+        await daily(store, 1, {"a"}, ref=REF2)
+        await daily(store, 2, {"b"}, {"a"}, ref=other)
+        await store.claim_daily_round(REF, DAY + dt.timedelta(days=3), "q0", "tensors", T0, None)  # open: asked
+        for user in ("ann", "bob", "cy"):
+            await store.add_report(new(user=user, question="q1"), since=T0.replace(hour=0), daily_limit=5)
+        await store.add_report(new(user="ann", question="q2", space="other"), since=T0.replace(hour=0), daily_limit=5)
+        assert await store.resolve_reports("test", "other", "q2", "hold", "admin", T0) == 1
+        spaces = [("test", "space"), ("test", "other"), ("test", "empty"), ("test", "space")]
+        got = await store.daily_pick_inputs(spaces, 3)
+        assert set(got) == {("test", "space"), ("test", "other"), ("test", "empty")}
+        for platform, space in got:
+            counts, last = await store.question_history(platform, space, RoundKind.DAILY)
+            rates = await store.daily_answer_rates(platform, space)
+            held = await store.held_question_ids(platform, space, 3)
+            assert got[(platform, space)] == PickInputs(counts, last, held, rates)
+        assert got[("test", "space")].counts == {"q0": 2, "q1": 1} and got[("test", "space")].last == "q0"
+        assert got[("test", "space")].held == {"q1"} and got[("test", "other")].held == {"q2"}
+        assert got[("test", "other")].rates == [("chan", "q2", 2, 1)]
+        assert got[("test", "empty")] == PickInputs({}, None, set(), [])
+        assert await store.daily_pick_inputs([], 3) == {}
 
     async def test_answer_rates_count_revealed_daily_rounds_per_channel_and_question(self, store):
         await daily(store, 0, {"a", "b", "c"}, {"d"})

@@ -460,3 +460,51 @@ async def test_a_shutdown_does_not_wait_out_the_outcomes_retry_backoff():
     assert loop.time() - began < 2 and store.calls == 3  # woken at once, then its few tries at shutdown
     with pytest.raises(ConnectionError):
         await submitted
+
+
+class _Turns(FakePlatform):
+    """Every call takes a few event-loop turns (as a network call yields) and is logged in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.log: list[tuple[str, str, int]] = []  # (kind, channel id, round id) in the order they went out
+
+    async def post_question(self, ref, card):  # type: ignore[no-untyped-def]
+        for _ in range(3):
+            await asyncio.sleep(0)
+        self.log.append(("post", ref.channel_id, card.round_id))
+        return await super().post_question(ref, card)
+
+    async def post_reveal(self, ref, card):  # type: ignore[no-untyped-def]
+        for _ in range(3):
+            await asyncio.sleep(0)
+        self.log.append(("reveal", ref.channel_id, card.round_id))
+        return await super().post_reveal(ref, card)
+
+
+@pytest.mark.parametrize("make_store", [InMemoryStore, lambda: SqliteStore(":memory:")])
+async def test_a_tick_posts_while_it_still_reveals_and_each_channel_gets_its_reveal_before_its_question(make_store):
+    store, n = make_store(), 300  # enough that the reveals cannot all be out before the first post's claim
+    await store.open()
+    clock, platform = FixedClock(NINE - dt.timedelta(hours=1)), _Turns()
+    process = Process(store, clock, platform)
+    refs = [ChannelRef("fake", f"space-{i % 4}", f"chan-{i}") for i in range(n)]
+    for ref in refs:
+        await process.service.channels.configure(ADMIN, ref)
+    clock.set(NINE)
+    await process.scheduler.tick()
+    yesterday = {channel: round_id for kind, channel, round_id in platform.log if kind == "post"}
+    assert len(yesterday) == n
+    platform.log.clear()
+    clock.set(NINE + dt.timedelta(days=1))  # every channel: yesterday's reveal and today's post are due
+    await process.scheduler.tick()
+    kinds = [kind for kind, _, _ in platform.log]
+    assert kinds.count("post") == n and kinds.count("reveal") == n
+    last_reveal = max(i for i, kind in enumerate(kinds) if kind == "reveal")
+    assert kinds.index("post") < last_reveal  # posts began before the reveals were all out
+    at = {(kind, channel): i for i, (kind, channel, _) in enumerate(platform.log)}
+    for channel, round_id in yesterday.items():
+        assert ("reveal", channel, round_id) in platform.log
+        assert at[("reveal", channel)] < at[("post", channel)]  # a channel's reveal before its next question
+    await process.service.close()
+    await store.close()

@@ -4,7 +4,9 @@ bot.store.aim_sql does on SQL, on the store's tables."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
+from bot.daily.values import PickInputs
 from bot.kernel.values import RoundKind
 from tests.support.memory.tables import MemoryTables, daily_dates, in_space
 
@@ -29,3 +31,15 @@ class MemoryAim(MemoryTables):
                 tally[0] += 1
                 tally[1] += int(a.correct)
         return [(c, q, n, right) for (c, q), (n, right) in sorted(counts.items())]
+
+    async def daily_pick_inputs(
+        self, spaces: Sequence[tuple[str, str]], hold_at: int
+    ) -> dict[tuple[str, str], PickInputs]:
+        out = {}
+        for platform, space_id in dict.fromkeys(spaces):
+            counts, last = await self.question_history(platform, space_id, RoundKind.DAILY)  # type: ignore[attr-defined]
+            held = await self.held_question_ids(platform, space_id, hold_at)  # type: ignore[attr-defined]
+            out[(platform, space_id)] = PickInputs(
+                counts, last, held, await self.daily_answer_rates(platform, space_id)
+            )
+        return out

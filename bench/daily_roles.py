@@ -1,0 +1,207 @@
+"""bench.daily_minute --roles interactive,delivery: the busiest minute with the fan-out in its own process.
+
+This process (the interactive role) seeds a throwaway PostgreSQL database, starts a second OS process
+(`python -m bench.daily_minute --worker delivery ...`, the delivery role) that runs the DailyScheduler's tick
+against the fake platforms on the same database, and fires the answers and leaderboard reads itself. Both
+run the same clock (09:00 at one instant of the machine's monotonic clock). The worker tells this process,
+a line of JSON each on its stdout, the rounds it posted (the answers go to them too), when the loaded minute's
+fan-out is done, and its figures once its quiet days are measured. Each process reports its own figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import gc
+import json
+import random
+import sys
+import time
+from typing import Any
+
+from bench.common import synthetic_bank
+from bench.daily_parts import (
+    INSTANT,
+    LEAD,
+    AnswerLoad,
+    FakePlatform,
+    RealTimeClock,
+    channel_refs,
+    quiet_day,
+    rss_mb,
+    seed,
+    sent_after,
+)
+from bot.app.bootstrap import bootstrap
+from bot.app.scheduler import DailyScheduler
+
+ROLES = ("interactive", "delivery")
+START_AFTER = 8.0  # seconds from starting the worker to the clock's start (LEAD s before 09:00): its start-up
+
+
+def parse_roles(value: str) -> tuple[str, ...]:
+    """The --roles value: "interactive,delivery" (in any order, each once); anything else is refused."""
+    roles = tuple(sorted(part.strip() for part in value.split(",") if part.strip()))
+    if roles != tuple(sorted(ROLES)):
+        raise ValueError(f"--roles {value!r}: only 'interactive,delivery' is supported")
+    return roles
+
+
+def event(line: bytes | str) -> tuple[str, Any] | None:
+    """One line of the worker's stdout: ("opened", round id), ("loaded", figures), ("result", figures); None
+    for anything else (a stray print)."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or len(data) != 1:
+        return None
+    ((kind, value),) = data.items()
+    return (kind, value) if kind in ("opened", "loaded", "result") else None
+
+
+def _emit(kind: str, value: object) -> None:
+    sys.stdout.write(json.dumps({kind: value}) + "\n")
+    sys.stdout.flush()
+
+
+class _Told(list[int]):
+    """The worker's posted rounds: each one told to the interactive process as it is posted."""
+
+    def append(self, round_id: int) -> None:
+        super().append(round_id)
+        _emit("opened", round_id)
+
+
+async def worker(args: argparse.Namespace) -> None:
+    """The delivery process: the tick against the fake platforms, then the quiet days (core per channel)."""
+    from bot.store.postgres import PostgresStore
+
+    store = PostgresStore(args.url)
+    await store.open()
+    refs = channel_refs(args.channels, args.discord_share)
+    clock = RealTimeClock(INSTANT - dt.timedelta(seconds=LEAD), args.t0)
+    sent: dict[tuple[str, str], dt.datetime] = {}
+    platforms = {name: FakePlatform(name, clock, sent, _Told()) for name in ("discord", "slack")}
+    service = bootstrap(store, synthetic_bank(), clock, dict(platforms), rng=random.Random(1))
+    scheduler = DailyScheduler(service, clock)
+    expected = 2 * len(refs)
+    gc.collect()
+    await asyncio.sleep(max(0.0, args.t0 - time.monotonic()))  # the first tick LEAD s before 09:00, as in one process
+    cpu0 = time.process_time()
+    await scheduler.start()
+    while True:  # until every channel is posted and revealed, or the run stops waiting
+        if len(sent) >= expected or time.monotonic() >= args.t0 + args.seconds + 60:
+            break
+        await asyncio.sleep(0.05)
+    loaded_cpu = time.process_time() - cpu0
+    posts, reveals = sent_after(sent, refs, "post"), sent_after(sent, refs, "reveal")
+    _emit("loaded", {"fan_out_end": max(posts + reveals, default=0.0)})
+    for _ in range(300):  # a tick still running finishes first
+        if not scheduler._lock.locked():
+            break
+        await asyncio.sleep(0.1)
+    await scheduler.stop()
+    await service.close()
+    del service, scheduler
+    rss_loaded = rss_mb()
+    loaded_ok = len(posts) == len(refs)
+    quiet_cpu, quiet_wall, quiet_done = await quiet_day(store, clock, platforms, sent, expected if loaded_ok else 0, 1)
+    bare_cpu, bare_wall, bare_done = await quiet_day(store, clock, platforms, sent, expected if loaded_ok else 0, 2)
+    await store.close()
+    from bench.daily_minute import fan_out_figures
+
+    result = fan_out_figures(posts, reveals, len(refs)) | {
+        "core_ms_per_channel": bare_cpu / len(refs) * 1000 if bare_done else float("nan"),
+        "scoring_day_ms_per_channel": quiet_cpu / len(refs) * 1000 if quiet_done else float("nan"),
+        "answers_per_loaded_round": float("nan"),
+        "quiet_wall_s": quiet_wall,
+        "bare_wall_s": bare_wall,
+        "quiet_done": quiet_done,
+        "bare_done": bare_done,
+        "loaded_cpu_s": loaded_cpu,
+        "rss_mb": rss_mb(),
+        "rss_loaded_mb": rss_loaded,
+    }
+    _emit("result", result)
+
+
+async def interactive(args: argparse.Namespace) -> dict[str, dict[str, float]]:
+    """This process: seed, start the delivery process, fire answers and reads; the figures of both."""
+    from bench.postgres import throwaway_database
+    from bot.store.postgres import PostgresStore
+
+    if args.store != "postgres":
+        raise SystemExit("--roles needs --store postgres (SQLite keeps one process)")
+    async with throwaway_database(args.url) as url:
+        store = PostgresStore(url)
+        await store.open()
+        refs = channel_refs(args.channels, args.discord_share)
+        t_seed = time.perf_counter()
+        opened = await seed(store, refs, args.answers_per_round)
+        seeded = time.perf_counter() - t_seed
+        t0 = time.monotonic() + START_AFTER
+        argv = [sys.executable, "-m", "bench.daily_minute", "--worker", "delivery", "--url", url, "--t0", repr(t0)]
+        argv += ["--store", "postgres", "--channels", str(args.channels), "--seconds", str(args.seconds)]
+        argv += ["--discord-share", str(args.discord_share)]
+        proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE)
+        told: dict[str, Any] = {}
+
+        async def listen() -> None:
+            assert proc.stdout is not None
+            async for line in proc.stdout:
+                got = event(line)
+                if got is None:
+                    continue
+                kind, value = got
+                if kind == "opened":
+                    opened.append(int(value))
+                else:
+                    told[kind] = value
+
+        listening = asyncio.ensure_future(listen())
+        clock = RealTimeClock(INSTANT - dt.timedelta(seconds=LEAD), t0)
+        platforms = {name: FakePlatform(name, clock, {}, []) for name in ("discord", "slack")}
+        service = bootstrap(store, synthetic_bank(), clock, dict(platforms), rng=random.Random(1))
+        spaces = sorted({(r.platform, r.space_id) for r in refs})
+        load = AnswerLoad(service, opened, spaces, args.rate, args.reads)
+        gc.collect()
+        await asyncio.sleep(max(0.0, t0 - time.monotonic()))
+        cpu0 = time.process_time()
+        await load.run(args.seconds, lambda: "loaded" in told, args.seconds + 60)
+        cpu = time.process_time() - cpu0
+        fan_out_end = float(told.get("loaded", {}).get("fan_out_end", 0.0))
+        mine = load.figures(fan_out_end) | {"loaded_cpu_s": cpu, "rss_mb": rss_mb(), "seed_s": seeded}
+        mine["errors"] = sum(load.errors.values())
+        await service.close()
+        await proc.wait()
+        await listening
+        await store.close()
+    return {"interactive": mine, "delivery": dict(told.get("result", {}))}
+
+
+async def main(args: argparse.Namespace) -> None:
+    if args.worker:
+        await worker(args)
+        return
+    parse_roles(args.roles)
+    from bench.daily_minute import print_answers, print_fan_out
+
+    figures = await interactive(args)
+    mine, theirs = figures["interactive"], figures["delivery"]
+    print(
+        f"--- postgres, roles interactive + delivery in two processes: {args.channels:,} channels "
+        f"({args.discord_share:.0%} Discord), {args.seconds:g} s at {args.rate:,} answers/s + {args.reads} reads/s "
+        f"(seeded in {mine['seed_s']:.1f} s)"
+    )
+    print(f"interactive process: CPU {mine['loaded_cpu_s']:.1f} s, RSS high-water mark {mine['rss_mb']:.0f} MB")
+    print_answers(mine, f"{mine['errors']:,.0f}")
+    if not theirs:
+        print("delivery process: no figures (it failed; see its output above)")
+        return
+    print(
+        f"delivery process: CPU of the loaded minute {theirs['loaded_cpu_s']:.1f} s, RSS high-water mark "
+        f"{theirs['rss_mb']:.0f} MB ({theirs['rss_loaded_mb']:.0f} MB after the loaded minute)"
+    )
+    print_fan_out(theirs, 2 * args.channels)

@@ -1,0 +1,53 @@
+"""The split run's pure helpers (bench.daily_roles, bench.daily_parts): its --roles value, the worker's lines,
+the answer p99 by window and the ratio that shows the split works (no benchmark is run here)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.daily_parts import split_ratio, window_p99
+from bench.daily_roles import event, parse_roles
+
+
+def test_roles_are_interactive_and_delivery_in_any_order_and_nothing_else():
+    assert parse_roles("interactive,delivery") == parse_roles(" delivery , interactive ") == ("delivery", "interactive")
+    for bad in ("interactive", "delivery,delivery", "interactive,delivery,all", ""):
+        with pytest.raises(ValueError, match="--roles"):
+            parse_roles(bad)
+
+
+def test_the_workers_lines_are_read_and_stray_output_is_ignored():
+    assert event(b'{"opened": 17}\n') == ("opened", 17)
+    assert event('{"loaded": {"fan_out_end": 41.5}}') == ("loaded", {"fan_out_end": 41.5})
+    assert event('{"result": {"posted": 3}}') == ("result", {"posted": 3})
+    for stray in (b"a warning\n", b'{"other": 1}', b'{"opened": 1, "loaded": {}}', b"[1]"):
+        assert event(stray) is None
+
+
+def test_the_answer_p99_is_taken_by_when_each_answer_came_and_the_ratio_is_during_over_before():
+    # 100 answers before 09:00 at 2 ms, 100 during the 30 s fan-out at 6 ms but one at 50 ms, 100 after at 3 ms
+    planned = [-9 + i * 0.09 for i in range(100)] + [i * 0.3 for i in range(100)] + [31 + i for i in range(100)]
+    latency = [0.002] * 100 + [0.006] * 99 + [0.05] + [0.003] * 100
+    figures = window_p99(latency, planned, fan_out_end=30.0)
+    assert figures["before 09:00"] == pytest.approx(2.0)
+    assert figures["during the fan-out"] == pytest.approx(50.0)  # the p99 of 100 is their largest
+    assert figures["after it"] == pytest.approx(3.0)
+    ratio = split_ratio({f"answer_p99_ms {k}": v for k, v in figures.items()})
+    assert ratio == pytest.approx(25.0)
+
+
+async def test_the_fake_platforms_limits_let_go_of_channels_whose_window_has_passed(monkeypatch):
+    from bench import daily_parts
+
+    now = [100.0]
+    monkeypatch.setattr(daily_parts.time, "monotonic", lambda: now[0])
+    limits = daily_parts.Limits()
+    for i in range(3):
+        await limits.wait([("channel", f"c{i}", 5, 5.0), ("global", "", 50, 1.0)])
+    now[0] = 103.0
+    limits.sweep(now[0])  # the channels' 5 s windows still hold their calls; the global 1 s window is empty
+    assert sorted(limits._calls) == [("channel", "c0"), ("channel", "c1"), ("channel", "c2")]
+    now[0] = 105.5
+    await limits.wait([("channel", "c0", 5, 5.0), ("global", "", 50, 1.0)])
+    limits.sweep(now[0])
+    assert sorted(limits._calls) == [("channel", "c0"), ("global", "")]

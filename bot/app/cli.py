@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from bot.app import retry_logs
 from bot.app.bootstrap import bootstrap
 from bot.app.config import Settings, redact_url
-from bot.app.roles import adapters_of, check_start, resolve_shards, runs_tick, web_settings
+from bot.app.roles import adapters_of, check_start, runs_tick, web_settings
 from bot.app.runtime import tune_gc
 from bot.app.scheduler import DailyScheduler
 from bot.bank.load import DEFAULT_BANK_DIR, Bank, BankError, load_bank, validate
@@ -261,6 +261,26 @@ async def run_bot(settings: Settings) -> int:
             stack.push_async_callback(_cancel, main)
             await _until_stopped(main, stop)
             return 0
+
+
+async def resolve_shards(settings: Settings) -> Settings:
+    """STUDYBOT_SHARD_COUNT=auto: the settings with Discord's recommended count (GET /gateway/bot), and
+    STUDYBOT_SHARD_IDS checked against it (a StartupError naming both). Other settings pass unchanged."""
+    if not settings.shard_auto or "discord" not in settings.platforms or not settings.discord_token:
+        return settings
+    from adapters.discord.delivery import recommended_shards
+
+    count = await recommended_shards(settings.discord_token)
+    bad = sorted(i for i in settings.shard_ids if i >= count)
+    if bad:
+        ids = ",".join(map(str, settings.shard_ids))
+        raise StartupError(
+            f"STUDYBOT_SHARD_IDS={ids} is not accepted: shard {bad[0]} is outside 0..{count - 1} "
+            f"(STUDYBOT_SHARD_COUNT=auto, and Discord recommends {count}); use shard numbers from 0 to "
+            f"{count - 1}, or set STUDYBOT_SHARD_COUNT to the number of shards the processes split."
+        )
+    log.info("STUDYBOT_SHARD_COUNT=auto: %d shard(s), as Discord recommends", count)
+    return settings.model_copy(update={"shard_count": count})
 
 
 def health_check(store: Store, schedulers: list[DailyScheduler], tick: bool = True) -> Callable[[], Awaitable[bool]]:

@@ -1,4 +1,4 @@
-"""What one process of the bot runs (STUDYBOT_ROLE), and Discord's recommended shard count (STUDYBOT_SHARD_COUNT=auto).
+"""What one process of the bot runs (STUDYBOT_ROLE).
 
 - `all` (default): everything, as one process always did: platform events and the tick.
 - `interactive`: platform events, commands and answers, the dashboard and the Slack events listener; no tick.
@@ -59,23 +59,3 @@ def web_settings(settings: Settings) -> Settings:
     if settings.web_port:
         log.info("STUDYBOT_ROLE=delivery: no dashboard here (STUDYBOT_WEB_PORT is for interactive processes)")
     return settings.model_copy(update={"web_port": 0})
-
-
-async def resolve_shards(settings: Settings) -> Settings:
-    """STUDYBOT_SHARD_COUNT=auto: the settings with Discord's recommended count (GET /gateway/bot), and
-    STUDYBOT_SHARD_IDS checked against it (a StartupError naming both). Other settings pass unchanged."""
-    if not settings.shard_auto or "discord" not in settings.platforms or not settings.discord_token:
-        return settings
-    from adapters.discord.delivery import recommended_shards
-
-    count = await recommended_shards(settings.discord_token)
-    bad = sorted(i for i in settings.shard_ids if i >= count)
-    if bad:
-        ids = ",".join(map(str, settings.shard_ids))
-        raise StartupError(
-            f"STUDYBOT_SHARD_IDS={ids} is not accepted: shard {bad[0]} is outside 0..{count - 1} "
-            f"(STUDYBOT_SHARD_COUNT=auto, and Discord recommends {count}); use shard numbers from 0 to "
-            f"{count - 1}, or set STUDYBOT_SHARD_COUNT to the number of shards the processes split."
-        )
-    log.info("STUDYBOT_SHARD_COUNT=auto: %d shard(s), as Discord recommends", count)
-    return settings.model_copy(update={"shard_count": count})

@@ -19,6 +19,22 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.layout_engine import ConstrainedLayoutEngine  # noqa: E402
 from matplotlib.ticker import PercentFormatter  # noqa: E402
 
+from bot.kernel.chart_style import (  # noqa: E402  # noqa: E402
+    BLUE,
+    DPI,
+    GREEN,
+    GRID,
+    HEIGHT,
+    INK,
+    MAX_TOPICS,
+    ORANGE,
+    SKY,
+    VERMILLION,
+    WIDTH,
+    literal,
+    short,
+)
+from bot.kernel.chart_style import STYLE as SHARED_STYLE  # noqa: E402
 from bot.practice.progress import (  # noqa: E402
     COMEBACK_DAYS,
     FORECAST_DAYS,
@@ -34,59 +50,8 @@ from bot.practice.progress_cards import ProgressCard, pct, topic_name  # noqa: E
 matplotlib.use("Agg")  # before anything else of matplotlib: never a display
 
 
-BLUE = "#0072B2"  # Okabe & Ito (2008)
-
-
-ORANGE = "#E69F00"
-
-
-GREEN = "#009E73"
-
-
-SKY = "#56B4E9"
-
-
-VERMILLION = "#D55E00"
-
-
-INK = "#222222"
-
-
-GRID = "#DDDDDD"
-
-
-WIDTH, HEIGHT, DPI = 12, 9, 100  # 1200 x 900 pixels
-
-
-MAX_TOPICS = 8
-
-
-STYLE: dict[str, Any] = {
-    "font.size": 14,
-    "axes.titlesize": 17,
-    "axes.titleweight": "bold",
-    "axes.labelsize": 14,
-    "xtick.labelsize": 12,
-    "ytick.labelsize": 13,
-    "legend.fontsize": 12,
-    "axes.edgecolor": INK,
-    "text.color": INK,
-    "axes.labelcolor": INK,
-    "xtick.color": INK,
-    "ytick.color": INK,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-}
-
-
-def _literal(text: str) -> str:
-    """Text for tick labels (no parse_math switch there): a `$` escaped so mathtext leaves it alone."""
-    return text.replace("\\", "\\\\").replace("$", r"\$")
-
-
-def _short(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+# the recap's look, with smaller tick and legend text: this chart's panels hold more labels
+STYLE: dict[str, Any] = {**SHARED_STYLE, "xtick.labelsize": 12, "legend.fontsize": 12}
 
 
 def draw_progress(card: ProgressCard) -> bytes:
@@ -262,6 +227,6 @@ def _topics(ax: Axes, card: ProgressCard) -> None:
         hatch="..",
         label=f"in {FORECAST_DAYS} days",
     )
-    ax.set_yticks(y, [_literal(_short(topic_name(t.topic), 18)) for t in shown])
+    ax.set_yticks(y, [literal(short(topic_name(t.topic), 18)) for t in shown])
     ax.set_ylim(-0.6, len(shown) + 0.2)  # room above the bars for the legend
     ax.legend(loc="upper right", frameon=False, ncols=2)

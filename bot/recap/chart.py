@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import textwrap
-from typing import Any
 
 import matplotlib
 from matplotlib.axes import Axes  # noqa: E402
@@ -20,63 +19,25 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.layout_engine import ConstrainedLayoutEngine  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
+from bot.kernel.chart_style import (  # noqa: E402  # noqa: E402
+    BLUE,
+    DPI,
+    GREEN,
+    GRID,
+    HEIGHT,
+    INK,
+    MAX_TOPICS,
+    ORANGE,
+    STYLE,
+    VERMILLION,
+    WIDTH,
+    literal,
+    short,
+)
 from bot.recap.cards import answers_text  # noqa: E402
 from bot.recap.values import RecapCard  # noqa: E402
 
 matplotlib.use("Agg")  # before anything else of matplotlib: never a display
-
-
-# Okabe & Ito (2008), "Color Universal Design"
-BLUE = "#0072B2"
-
-
-ORANGE = "#E69F00"
-
-
-GREEN = "#009E73"
-
-
-VERMILLION = "#D55E00"
-
-
-INK = "#222222"
-
-
-GRID = "#DDDDDD"
-
-
-WIDTH, HEIGHT, DPI = 12, 9, 100  # 1200 x 900 pixels
-
-
-MAX_TOPICS = 8
-
-
-STYLE: dict[str, Any] = {
-    "font.size": 14,
-    "axes.titlesize": 17,
-    "axes.titleweight": "bold",
-    "axes.labelsize": 14,
-    "xtick.labelsize": 13,
-    "ytick.labelsize": 13,
-    "legend.fontsize": 13,
-    "axes.edgecolor": INK,
-    "text.color": INK,
-    "axes.labelcolor": INK,
-    "xtick.color": INK,
-    "ytick.color": INK,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-}
-
-
-def _literal(text: str) -> str:
-    """Text for tick labels (which have no parse_math switch): a `$` escaped so mathtext leaves it alone."""
-    return text.replace("\\", "\\\\").replace("$", r"\$")
-
-
-def _short(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def draw_recap(card: RecapCard) -> bytes:
@@ -140,7 +101,7 @@ def _by_topic(ax: Axes, card: RecapCard) -> None:
     values = [100 * t.accuracy for t in topics]
     y = range(len(topics))
     ax.barh(y, values, color=GREEN, edgecolor=INK, linewidth=0.6)
-    ax.set_yticks(list(y), [_literal(_short(t.topic, 18)) for t in topics])
+    ax.set_yticks(list(y), [literal(short(t.topic, 18)) for t in topics])
     for i, (value, t) in enumerate(zip(values, topics, strict=True)):
         inside = value > 75
         ax.text(
@@ -170,8 +131,8 @@ def _top_five(ax: Axes, card: RecapCard) -> None:
     y = range(len(top))
     points = [s.points for s in top]
     ax.barh(y, points, color=BLUE, edgecolor=INK, linewidth=0.6)
-    names = [f"{len(top) - i}. {_short(card.name(s.user_id), 16)}" for i, s in enumerate(top)]
-    ax.set_yticks(list(y), [_literal(n) for n in names])
+    names = [f"{len(top) - i}. {short(card.name(s.user_id), 16)}" for i, s in enumerate(top)]
+    ax.set_yticks(list(y), [literal(n) for n in names])
     ax.set_xlim(0, max(points) * 1.25)
     for i, s in enumerate(top):
         ax.text(s.points, i, f"  {s.points}", va="center", ha="left", fontsize=13, parse_math=False)

@@ -84,7 +84,7 @@ async def worker(args: argparse.Namespace) -> None:
     clock = RealTimeClock(INSTANT - dt.timedelta(seconds=LEAD), args.t0)
     sent: dict[tuple[str, str], dt.datetime] = {}
     platforms = {name: FakePlatform(name, clock, sent, _Told()) for name in ("discord", "slack")}
-    service = bootstrap(store, synthetic_bank(), clock, dict(platforms), rng=random.Random(1))
+    service = bootstrap(store, synthetic_bank(), clock, dict(platforms), rng=random.Random(1), tick_only=True)
     scheduler = DailyScheduler(service, clock)
     expected = 2 * len(refs)
     gc.collect()
@@ -107,8 +107,9 @@ async def worker(args: argparse.Namespace) -> None:
     del service, scheduler
     rss_loaded = rss_mb()
     loaded_ok = len(posts) == len(refs)
-    quiet_cpu, quiet_wall, quiet_done = await quiet_day(store, clock, platforms, sent, expected if loaded_ok else 0, 1)
-    bare_cpu, bare_wall, bare_done = await quiet_day(store, clock, platforms, sent, expected if loaded_ok else 0, 2)
+    todo = expected if loaded_ok else 0
+    quiet_cpu, quiet_wall, quiet_done = await quiet_day(store, clock, platforms, sent, todo, 1, tick_only=True)
+    bare_cpu, bare_wall, bare_done = await quiet_day(store, clock, platforms, sent, todo, 2, tick_only=True)
     await store.close()
     from bench.daily_minute import fan_out_figures
 

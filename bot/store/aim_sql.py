@@ -50,24 +50,26 @@ class AimSql(SqlBase):
         params = [value for space in spaces for value in space]
         rounds = " OR ".join(["(platform = ? AND space_id = ?)"] * len(spaces))
         prefixed = " OR ".join(["(r.platform = ? AND r.space_id = ?)"] * len(spaces))
-        asked = await self._read(
-            f"SELECT platform, space_id, question_id, COUNT(*), MAX(id) FROM rounds WHERE kind = 'daily' "
-            f"AND ({rounds}) GROUP BY platform, space_id, question_id",
-            params,
-        )
-        held = await self._read(
+        # one statement, its three parts told apart by the first column: 0 how often each question was asked
+        # (and its latest round), 1 the questions held, 2 the answer rates by channel (in channel order)
+        rows = await self._read(
+            "SELECT * FROM ("
+            f"SELECT 0 AS part, platform, space_id, CAST(NULL AS TEXT) AS channel_id, question_id, COUNT(*) AS n, "
+            f"MAX(id) AS m FROM rounds WHERE kind = 'daily' AND ({rounds}) GROUP BY platform, space_id, question_id "
+            "UNION ALL SELECT 1, platform, space_id, NULL, question_id, 0, 0 FROM ("
             f"SELECT platform, space_id, question_id FROM question_reports WHERE status = 'open' AND ({rounds}) "
             f"GROUP BY platform, space_id, question_id HAVING COUNT(*) >= ? "
-            f"UNION SELECT platform, space_id, question_id FROM question_holds WHERE {rounds}",
-            [*params, hold_at, *params],
+            f"UNION SELECT platform, space_id, question_id FROM question_holds WHERE {rounds}) h "
+            "UNION ALL SELECT 2, r.platform, r.space_id, r.channel_id, r.question_id, COUNT(*), "
+            "COUNT(*) FILTER (WHERE a.correct) FROM answers a JOIN rounds r ON r.id = a.round_id "
+            f"WHERE r.kind = 'daily' AND r.revealed_at IS NOT NULL AND ({prefixed}) "
+            "GROUP BY r.platform, r.space_id, r.channel_id, r.question_id"
+            f") x ORDER BY part, channel_id{self.text_order}, question_id{self.text_order}",
+            [*params, *params, hold_at, *params, *params],
         )
-        rates = await self._read(
-            "SELECT r.platform, r.space_id, r.channel_id, r.question_id, COUNT(*), COUNT(*) FILTER (WHERE a.correct) "
-            f"FROM answers a JOIN rounds r ON r.id = a.round_id WHERE r.kind = 'daily' AND r.revealed_at IS NOT NULL "
-            f"AND ({prefixed}) GROUP BY r.platform, r.space_id, r.channel_id, r.question_id "
-            f"ORDER BY r.channel_id{self.text_order}, r.question_id{self.text_order}",
-            params,
-        )
+        asked = [(r[1], r[2], r[4], r[5], r[6]) for r in rows if r[0] == 0]
+        held = [(r[1], r[2], r[4]) for r in rows if r[0] == 1]
+        rates = [(r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows if r[0] == 2]
         out = {space: PickInputs({}, None, set(), []) for space in spaces}
         latest: dict[tuple[str, str], int] = {}
         for platform, space_id, question_id, count, max_id in asked:

@@ -65,14 +65,16 @@ class DueSends:
 
     def where(self, now_mark: str) -> str:
         """The rounds due, `now_mark` the statement's mark of `now` (the round and space filters aside)."""
-        what = self.what
-        state = "revealed_at IS NULL" if what == "post" else "revealed_at IS NOT NULL"
-        states = "'due', 'sending', 'failed', 'gave_up'" if self.force else "'due', 'sending', 'failed'"
-        failed = f" OR {what}_state IN ('failed', 'gave_up')" if self.force else ""
-        return (
-            f"kind = 'daily' AND {state} AND {what}_state IN ({states}) "
-            f"AND ({what}_due_at IS NULL OR {what}_due_at <= {now_mark}{failed})"
-        )
+        state = "revealed_at IS NULL" if self.what == "post" else "revealed_at IS NOT NULL"
+        return f"kind = 'daily' AND {state} AND {sendable(self.what, now_mark, force=self.force)}"
+
+
+def sendable(what: str, now_mark: str, *, force: bool = False) -> str:
+    """Whether a daily round's send of `what` is free to claim by its state and its due instant (DueSends.where
+    without asking whether the round is revealed: a reveal batch claims its reveal posts as it reveals them)."""
+    states = "'due', 'sending', 'failed', 'gave_up'" if force else "'due', 'sending', 'failed'"
+    failed = f" OR {what}_state IN ('failed', 'gave_up')" if force else ""
+    return f"{what}_state IN ({states}) AND ({what}_due_at IS NULL OR {what}_due_at <= {now_mark}{failed})"
 
 
 class _Rollback(Exception):

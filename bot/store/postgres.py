@@ -28,6 +28,7 @@ from bot.kernel.scoring import LeaderboardRow, Scorer, ranked
 from bot.kernel.values import AnswerWrite, ChannelRef, DueChannel, NewAnswer, Period, Round, SpaceFilter
 from bot.store.base import DueSends, Step, numbered
 from bot.store.migrations import load_migrations
+from bot.store.postgres_delivery import PgDelivery
 from bot.store.postgres_settle import CHANNEL_COLUMNS, PgSettle
 from bot.store.rows import ROUND_COLUMNS, due_channels, ident, opened, round_from_row
 from bot.store.settle import answer_writes, reveal, sort_answers
@@ -74,7 +75,7 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
 
 
-class PostgresStore(FeatureSql):
+class PostgresStore(PgDelivery, FeatureSql):
     """Store port on PostgreSQL (several bot processes may share one database)."""
 
     dialect = "postgres"
@@ -293,18 +294,13 @@ class PostgresStore(FeatureSql):
     async def _reveal_batch(
         self, ids: Sequence[int], at: dt.datetime, scorer: Scorer | None, lease_until: dt.datetime, learn: bool
     ) -> list[RevealedRound]:
-        """The batch's locks and claim in two statements (PgSettle.lock_rounds, claim_batch), its reveals'
-        writes, then the claim of their reveal posts."""
+        """The batch's locks and its claim (with the claim of their reveal posts) in two statements
+        (PgSettle.lock_rounds, claim_batch), then its reveals' writes."""
         async with self._settling() as tx:
             await tx.lock_rounds(ids)
-            await tx.claim_batch(ids, at, learn=learn)
+            await tx.claim_batch(ids, at, lease_until, learn=learn)
             done = [rid for rid in ids if await reveal(tx, rid, at, scorer, learn=learn)]
-            revealed = [tx.revealed(rid) for rid in done]
-        if not done:
-            return []
-        claims = await self._claim_due_sends(DueSends("reveal", at, lease_until, len(done), done))
-        mine = {c.round.id: c for c in claims}
-        return [RevealedRound(round_, answers, config, mine.get(round_.id)) for round_, answers, config in revealed]
+            return [tx.revealed(rid) for rid in done]
 
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
         where, params = _space_sql(spaces, 3)

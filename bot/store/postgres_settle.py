@@ -10,11 +10,12 @@ from collections.abc import Collection, Sequence
 
 import asyncpg
 
+from bot.daily.values import RevealedRound, SendClaim
 from bot.kernel.scoring import Board, ScoreRow
 from bot.kernel.values import Answer, ChannelConfig, ChannelRef, NewAnswer, Round, RoundKind, StreakState
 from bot.practice.memory import CardKey, LearnerCard, PendingAnswer, ReviewEvent
 from bot.store import rows as stored
-from bot.store.base import PENDING_PRACTICE, numbered
+from bot.store.base import PENDING_PRACTICE, numbered, sendable
 
 # the column order of rows.config_from_row, with the time rendered as HH:MM like the SQLite text
 CHANNEL_COLUMNS = (
@@ -37,12 +38,22 @@ LOCK_ROUNDS = (
     'FROM (SELECT platform, space_id FROM r GROUP BY 1, 2 ORDER BY platform COLLATE "C", space_id COLLATE "C" '
     "OFFSET 0) s"
 )
-# Claim a reveal batch's rounds and read, per round claimed, what its reveal reads: the space's latest
-# revealed daily date before the round's (as it stood before this statement's claims), its answers, their
-# streaks, its doubts, their cards ($3: with learning) and its channel's settings (rows.config_from_row).
+# Claim a reveal batch's rounds, with their reveal posts (as DueSends("reveal") claims them: a lease until
+# $4), and read, per round claimed, what its reveal reads: the space's latest revealed daily date before the
+# round's (as it stood before this statement's claims), its answers, their streaks, its doubts, their cards
+# ($3: with learning) and its channel's settings (rows.config_from_row).
+_SEND = "w.sends"
 CLAIM_BATCH = (
-    f"WITH c AS (UPDATE rounds SET revealed_at = $1 WHERE id = ANY($2::bigint[]) AND revealed_at IS NULL "
-    f"RETURNING {stored.ROUND_COLUMNS}) "
+    "WITH c AS (UPDATE rounds r SET revealed_at = $1, "
+    f"reveal_state = CASE WHEN {_SEND} THEN 'sending' ELSE r.reveal_state END, "
+    f"reveal_attempts = r.reveal_attempts + CASE WHEN {_SEND} THEN 1 ELSE 0 END, "
+    f"reveal_due_at = CASE WHEN {_SEND} THEN $4 ELSE r.reveal_due_at END, "
+    f"reveal_doubts = r.reveal_doubts + CASE WHEN {_SEND} AND w.prev_state = 'sending' THEN 1 ELSE 0 END "
+    "FROM (SELECT id AS claimed, reveal_state AS prev_state, "
+    f"(kind = 'daily' AND {sendable('reveal', '$1')}) AS sends FROM rounds WHERE id = ANY($2::bigint[])) w "
+    "WHERE r.id = w.claimed AND r.revealed_at IS NULL "
+    f"RETURNING {', '.join('r.' + c.strip() for c in stored.ROUND_COLUMNS.split(','))}, "
+    "r.reveal_attempts, r.reveal_doubts, w.prev_state, w.sends) "
     "SELECT c.*, "
     "(SELECT MAX(p.local_date) FROM rounds p WHERE p.platform = c.platform AND p.space_id = c.space_id "
     "AND p.kind = 'daily' AND p.revealed_at IS NOT NULL AND p.local_date < c.local_date), "
@@ -76,6 +87,7 @@ class PgSettle:
         self._locked: set[tuple[str, str]] = set()  # spaces whose lock this transaction holds already
         self._batch: set[int] = set()  # the rounds of claim_batch
         self._claimed: dict[int, Round] = {}  # those it claimed (as revealed now)
+        self._sends: dict[int, SendClaim] = {}  # the reveal posts it claimed
         self._untaken: set[int] = set()  # those claimed but not yet taken by claim_reveal
         self._taken: dict[tuple[str, str], list[dt.date]] = {}  # daily dates taken so far, by space
         self._before: dict[tuple[str, str, dt.date], dt.date | None] = {}  # previous dates before the batch
@@ -93,14 +105,21 @@ class PgSettle:
         rows = await self.conn.fetch(LOCK_ROUNDS, LOCK_SPACE, list(round_ids))
         self._locked.update((r[0], r[1]) for r in rows)
 
-    async def claim_batch(self, round_ids: Sequence[int], revealed_at: dt.datetime, *, learn: bool) -> None:
-        """Claim these rounds' reveals and read their reveals' inputs (after lock_rounds)."""
+    async def claim_batch(
+        self, round_ids: Sequence[int], revealed_at: dt.datetime, lease_until: dt.datetime, *, learn: bool
+    ) -> None:
+        """Claim these rounds' reveals, and the reveal posts of those free to send (leased until
+        `lease_until`: see sends()), and read their reveals' inputs (after lock_rounds)."""
         self._batch.update(round_ids)
-        for r in await self.conn.fetch(CLAIM_BATCH, revealed_at, list(round_ids), learn):
+        for r in await self.conn.fetch(CLAIM_BATCH, revealed_at, list(round_ids), learn, lease_until):
             round_ = stored.round_from_row(r[:ROUND_WIDTH])
-            previous, answers, streaks, doubts, cards, found, *config = r[ROUND_WIDTH:]
+            attempts, doubts_, prev_state, sends, previous, answers, streaks, doubts, cards, found, *config = r[
+                ROUND_WIDTH:
+            ]
             ref = round_.ref
             self._claimed[round_.id] = round_
+            if sends:
+                self._sends[round_.id] = SendClaim(round_, int(attempts), prev_state == "sending", int(doubts_))
             self._untaken.add(round_.id)
             if round_.local_date is not None:
                 self._before[(ref.platform, ref.space_id, round_.local_date)] = previous
@@ -119,10 +138,12 @@ class PgSettle:
             self._configs[round_.id] = channel
             self._speed[(ref.platform, ref.channel_id)] = channel is not None and channel.speed_bonus
 
-    def revealed(self, round_id: int) -> tuple[Round, tuple[Answer, ...], ChannelConfig | None]:
+    def revealed(self, round_id: int) -> RevealedRound:
         """A round revealed by this batch as the transaction leaves it: its row, its answers (scored, in the
-        order they came) and its channel's settings."""
-        return self._claimed[round_id], self._answers[round_id], self._configs[round_id]
+        order they came), its channel's settings and the claim of its reveal post (None: not free to send)."""
+        return RevealedRound(
+            self._claimed[round_id], self._answers[round_id], self._configs[round_id], self._sends.get(round_id)
+        )
 
     async def claim_reveal(self, round_id: int, revealed_at: dt.datetime) -> Round | None:
         if round_id in self._batch:  # claimed (or found revealed already) by claim_batch

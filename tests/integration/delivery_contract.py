@@ -289,3 +289,25 @@ class DeliveryContract:
         assert seen == [r1.id, r2.id]
         assert {r.id for r in await store.due_reveals(closes, 10)} == {r1.id, r2.id}
         assert await store.leaderboard("test", "space", Period.ALL, "all", 10) == []
+
+    async def test_outcomes_in_one_batch_apply_in_the_order_given_even_for_one_round_twice(self, store):
+        """A batch of finishes is one write; one that names a round (or a channel) twice applies its rows in
+        order: the later state wins, and a message id is never dropped for a later row without one."""
+        r1 = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None, lease_until=T0)
+        r2 = await store.claim_daily_round(REF2, DAY, "q2", "tensors", T0, None, lease_until=T0)
+        retry = T0 + dt.timedelta(minutes=1)
+        await store.finish_posts([PostFinish(r2.id, "failed", retry_at=retry), PostFinish(r1.id, "sent", "m1")])
+        assert (await store.get_round(r1.id)).message_id == "m1"
+        assert (await store.get_round(r1.id)).post_state == "sent"
+        assert (await store.get_round(r2.id)).post_state == "failed"
+        assert [c.round.id for c in await store.claim_posts(retry, retry + dt.timedelta(minutes=1), 10)] == [r2.id]
+        await store.finish_posts([PostFinish(r2.id, "sent", "m2"), PostFinish(r2.id, "sent")])
+        assert (await store.get_round(r2.id)).message_id == "m2"
+        later = T0 + dt.timedelta(days=1)
+        for ref in (REF, REF2):
+            await store.save_channel(ChannelConfig(ref=ref))
+            await store.set_next_post(ref, T0)
+        await store.finish_due_channels([DueFinish(REF, T0, later), DueFinish(REF, later, later + dt.timedelta(days=1))])
+        assert await store.get_next_post(REF) == later + dt.timedelta(days=1)  # the second row saw the first's
+        await store.finish_due_channels([DueFinish(REF2, T0, later), DueFinish(REF, T0, T0)])  # REF moved on
+        assert (await store.get_next_post(REF), await store.get_next_post(REF2)) == (later + dt.timedelta(days=1), later)

@@ -325,16 +325,14 @@ async def quiet_day(
     sent: dict[tuple[str, str], dt.datetime],
     expected: int,
     day: int,
-    *,
-    tick_only: bool = False,
 ) -> tuple[float, float, int]:
     """(CPU s, wall s, sends) of day `day`'s fan-out with nothing else going on (the tick's work run back to
-    back, no 15 s wait between ticks); `tick_only`: as a delivery process runs it."""
+    back, no 15 s wait between ticks)."""
     sent.clear()
     at = INSTANT + dt.timedelta(days=day)
     clock.jump(at - dt.timedelta(seconds=1))
     rng = random.Random(2 + day)
-    service = bootstrap(store, synthetic_bank(), clock, dict(platforms), rng=rng, tick_only=tick_only)
+    service = bootstrap(store, synthetic_bank(), clock, dict(platforms), rng=rng)
     gc.collect()
     cpu1 = time.process_time()
     t1 = time.perf_counter()

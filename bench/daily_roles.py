@@ -84,7 +84,7 @@ async def worker(args: argparse.Namespace) -> None:
     clock = RealTimeClock(INSTANT - dt.timedelta(seconds=LEAD), args.t0)
     sent: dict[tuple[str, str], dt.datetime] = {}
     platforms = {name: FakePlatform(name, clock, sent, _Told()) for name in ("discord", "slack")}
-    service = bootstrap(store, synthetic_bank(), clock, dict(platforms), rng=random.Random(1), tick_only=True)
+    service = bootstrap(store, synthetic_bank(), clock, dict(platforms), rng=random.Random(1))
     scheduler = DailyScheduler(service, clock)
     expected = 2 * len(refs)
     gc.collect()
@@ -108,8 +108,8 @@ async def worker(args: argparse.Namespace) -> None:
     rss_loaded = rss_mb()
     loaded_ok = len(posts) == len(refs)
     todo = expected if loaded_ok else 0
-    quiet_cpu, quiet_wall, quiet_done = await quiet_day(store, clock, platforms, sent, todo, 1, tick_only=True)
-    bare_cpu, bare_wall, bare_done = await quiet_day(store, clock, platforms, sent, todo, 2, tick_only=True)
+    quiet_cpu, quiet_wall, quiet_done = await quiet_day(store, clock, platforms, sent, todo, 1)
+    bare_cpu, bare_wall, bare_done = await quiet_day(store, clock, platforms, sent, todo, 2)
     await store.close()
     from bench.daily_minute import fan_out_figures
 

@@ -55,12 +55,10 @@ def bootstrap(
     *,
     learning: bool = True,
     send_lease: dt.timedelta = DEFAULT_SEND_LEASE,
-    tick_only: bool = False,
 ) -> Features:
     """Every feature of one process over `store`, ready for the adapters (add platforms with
     `features.context.platforms.add`). `send_lease`: how long a claimed post or reveal is this process's
-    (STUDYBOT_SEND_LEASE_SECONDS) before another process may take it up. `tick_only`: a delivery process
-    (STUDYBOT_ROLE=delivery), whose tick keeps more sends in flight (bot.daily.delivery)."""
+    (STUDYBOT_SEND_LEASE_SECONDS) before another process may take it up."""
     ctx = Context(
         clock=clock,
         bank=bank,
@@ -70,7 +68,6 @@ def bootstrap(
         rng=rng or random.Random(),
         learning=learning,
         send_lease=send_lease,
-        tick_only=tick_only,
         outage=StoreOutage(
             probe=lambda: store.remember_once(OUTAGE_PROBE, secrets.token_hex(8), clock.now(), PROBE_KEEP)
         ),

@@ -209,14 +209,7 @@ async def run_bot(settings: Settings) -> int:
                 )
                 return 1
             clock = await clock_for(store)
-            service = bootstrap(
-                store,
-                bank,
-                clock,
-                metrics=metrics,
-                send_lease=settings.send_lease,
-                tick_only=settings.role == "delivery",
-            )
+            service = bootstrap(store, bank, clock, metrics=metrics, send_lease=settings.send_lease)
             stack.push_async_callback(service.close)  # commits the answers still in flight
             if web is not None:
                 from bot.web.app import features_ready

@@ -138,6 +138,13 @@ class DailyScheduler:
         had claimed (a due channel, a send) stays leased in the store, and another process, or this one's
         next start, takes it up when the lease ends; a send that may have gone out is settled by asking the
         platform (bot.daily.outcomes.earlier_send)."""
+        self._stopping = True
+        if self.scheduler.running:
+            self.scheduler.pause()
+        # a tick the interval job has just been handed (its task made, not yet begun) begins now, sees the
+        # stop and returns: shutting the scheduler down first would cancel it unbegun, which APScheduler logs
+        # as an error
+        await asyncio.sleep(0)
         ticking, live = self._ticking, self._live_run
         self.shutdown()
         if ticking is not None and not ticking.done():

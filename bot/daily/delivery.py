@@ -3,11 +3,10 @@
 One tick reveals rounds whose promised instant passed, re-sends failed reveals, posts due channels and re-sends
 failed or interrupted posts. Each item is claimed in the store first, so any number of processes can run it at
 once; a failure of one item never stops the others. Each platform is a lane of its own (one platform's rate
-limits never hold up another's), and in a lane about SEND_CAP reveals and posts together are in flight (twice
-that in a delivery process, which answers no one: see LANE_UNITS): more are claimed as slots free, so a
-claim's lease starts when its work does, and a tick with thousands of channels due drains them all. A lane's
-reveals and posts run side by side; a channel's post waits only for the reveal of its own due rounds (see
-_Lane).
+limits never hold up another's), and in a lane about SEND_CAP reveals and posts together are in flight:
+more are claimed as slots free, so a claim's lease starts when its work does, and a tick with thousands of
+channels due drains them all. A lane's reveals and posts run side by side; a channel's post waits only for
+the reveal of its own due rounds (see _Lane).
 """
 
 from __future__ import annotations
@@ -39,12 +38,10 @@ T = TypeVar("T")
 WORK_BATCH = 50  # due channels or rounds claimed at most in one trip
 SEND_CAP = 50  # items (each one or two platform calls) in flight per platform lane
 REVEAL_BATCH = 10  # due daily rounds revealed in one store transaction, and due channels posted in one group
-# reveal batches, and groups of REVEAL_BATCH posts, in flight at once in a lane. A process that also answers
-# members (STUDYBOT_ROLE=all) keeps about SEND_CAP items in flight in all, as when reveals and posts took
-# turns: more at once made the answers of the same process and database wait. A delivery process answers no
-# one: it keeps SEND_CAP reveals and SEND_CAP posts in flight, so the fan-out ends sooner.
-LANE_UNITS = max(1, SEND_CAP // REVEAL_BATCH // 2 + 1)
-DELIVERY_LANE_UNITS = SEND_CAP // REVEAL_BATCH
+# reveal batches, and groups of REVEAL_BATCH posts, in flight at once in a lane: together about SEND_CAP
+# items, as when reveals and posts took turns. More at once made answers wait, in the same process and, with
+# the fan-out in a delivery process of its own on the same machine, in the other one (bench.daily_minute)
+LANE_UNITS = 3
 MAX_PER_TICK = 1_000_000  # a bound on the items one drain takes in a tick (it normally ends when none is due)
 
 
@@ -151,7 +148,6 @@ class _Lane:
         self.spaces = spaces
         self.now = delivery.ctx.clock.now()
         self.lease = self.now + delivery.ctx.send_lease
-        self.units = DELIVERY_LANE_UNITS if delivery.ctx.tick_only else LANE_UNITS
         self.failed: set[int] = set()  # reveals that raised: still due, not fetched again this tick
         self.active: set[int] = set()  # reveals in flight
         self.taken: dict[int, asyncio.Future[None]] = {}  # reveals this lane took: done once announced
@@ -162,13 +158,13 @@ class _Lane:
 
     async def _reveals(self) -> None:
         store, now, lease, spaces = self.d.store, self.now, self.lease, self.spaces
-        await drain(self._due_reveal_batches, self._reveal_batch, self.units)
+        await drain(self._due_reveal_batches, self._reveal_batch, LANE_UNITS)
         await drain(lambda n, _b: store.claim_reveals(now, lease, n, spaces=spaces), self._resend_reveal)
 
     async def _posts(self) -> None:
         store, now, lease, spaces = self.d.store, self.now, self.lease, self.spaces
         # a skipped day may leave a later one due within the grace: the drain takes it in the same tick
-        await drain(self._due_post_groups, self._post_group, self.units)
+        await drain(self._due_post_groups, self._post_group, LANE_UNITS)
         await drain(lambda n, _b: store.claim_posts(now, lease, n, spaces=spaces), self._resend_post)
 
     # ---- reveals -------------------------------------------------------------------------------------

@@ -44,7 +44,6 @@ class Context:
     grace: dt.timedelta = DEFAULT_GRACE  # the scheduler sets the configured misfire grace
     send_lease: dt.timedelta = DEFAULT_SEND_LEASE  # STUDYBOT_SEND_LEASE_SECONDS: how long a claimed send is ours
     learning: bool = True  # answers update the learners' FSRS cards (off only to measure its cost)
-    tick_only: bool = False  # STUDYBOT_ROLE=delivery: nobody waits on this process's loop but its tick
     outage: StoreOutage = field(default_factory=StoreOutage)  # the store's outages, told once (bot.kernel.outage)
 
     def now(self) -> dt.datetime:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from bot.daily.values import PickInputs
 from bot.store.base import SqlBase
+from bot.store.reports_sql import held_sql
 
 PICK_BATCH = 100  # spaces read in one statement at most
 
@@ -56,10 +57,7 @@ class AimSql(SqlBase):
             "SELECT * FROM ("
             f"SELECT 0 AS part, platform, space_id, CAST(NULL AS TEXT) AS channel_id, question_id, COUNT(*) AS n, "
             f"MAX(id) AS m FROM rounds WHERE kind = 'daily' AND ({rounds}) GROUP BY platform, space_id, question_id "
-            "UNION ALL SELECT 1, platform, space_id, NULL, question_id, 0, 0 FROM ("
-            f"SELECT platform, space_id, question_id FROM question_reports WHERE status = 'open' AND ({rounds}) "
-            f"GROUP BY platform, space_id, question_id HAVING COUNT(*) >= ? "
-            f"UNION SELECT platform, space_id, question_id FROM question_holds WHERE {rounds}) h "
+            f"UNION ALL SELECT 1, platform, space_id, NULL, question_id, 0, 0 FROM ({held_sql(rounds)}) h "
             "UNION ALL SELECT 2, r.platform, r.space_id, r.channel_id, r.question_id, COUNT(*), "
             "COUNT(*) FILTER (WHERE a.correct) FROM answers a JOIN rounds r ON r.id = a.round_id "
             f"WHERE r.kind = 'daily' AND r.revealed_at IS NOT NULL AND ({prefixed}) "

@@ -109,17 +109,17 @@ class PgSettle:
         self, round_ids: Sequence[int], revealed_at: dt.datetime, lease_until: dt.datetime, *, learn: bool
     ) -> None:
         """Claim these rounds' reveals, and the reveal posts of those free to send (leased until
-        `lease_until`: see sends()), and read their reveals' inputs (after lock_rounds)."""
+        `lease_until`: see revealed()), and read their reveals' inputs (after lock_rounds)."""
         self._batch.update(round_ids)
         for r in await self.conn.fetch(CLAIM_BATCH, revealed_at, list(round_ids), learn, lease_until):
             round_ = stored.round_from_row(r[:ROUND_WIDTH])
-            attempts, doubts_, prev_state, sends, previous, answers, streaks, doubts, cards, found, *config = r[
+            attempts, send_doubts, prev_state, sends, previous, answers, streaks, doubts, cards, found, *config = r[
                 ROUND_WIDTH:
             ]
             ref = round_.ref
             self._claimed[round_.id] = round_
             if sends:
-                self._sends[round_.id] = SendClaim(round_, int(attempts), prev_state == "sending", int(doubts_))
+                self._sends[round_.id] = SendClaim(round_, int(attempts), prev_state == "sending", int(send_doubts))
             self._untaken.add(round_.id)
             if round_.local_date is not None:
                 self._before[(ref.platform, ref.space_id, round_.local_date)] = previous

@@ -46,6 +46,17 @@ def report_from_row(row: Any) -> Report:
     )
 
 
+def held_sql(spaces: str) -> str:
+    """(platform, space id, question id) of the questions held from selection in the spaces `spaces` selects
+    (a condition on platform and space_id): a threshold (its mark after the first `spaces`) of open reports or
+    more, or held by an admin. Its marks: those of `spaces`, the threshold, those of `spaces` again."""
+    return (
+        f"SELECT platform, space_id, question_id FROM question_reports WHERE status = 'open' AND ({spaces}) "
+        "GROUP BY platform, space_id, question_id HAVING COUNT(*) >= ? "
+        f"UNION SELECT platform, space_id, question_id FROM question_holds WHERE {spaces}"
+    )
+
+
 class ReportSql(SqlBase):
     """Store methods of question reports and holds."""
 
@@ -120,13 +131,9 @@ class ReportSql(SqlBase):
 
     async def held_question_ids(self, platform: str, space_id: str, threshold: int) -> set[str]:
         """Questions held from selection in the space: `threshold` open reports or more, or held by an admin."""
-        rows = await self._read(
-            "SELECT question_id FROM question_reports WHERE platform = ? AND space_id = ? AND status = 'open' "
-            "GROUP BY question_id HAVING COUNT(*) >= ? "
-            "UNION SELECT question_id FROM question_holds WHERE platform = ? AND space_id = ?",
-            (platform, space_id, threshold, platform, space_id),
-        )
-        return {r[0] for r in rows}
+        space = (platform, space_id)
+        rows = await self._read(held_sql("platform = ? AND space_id = ?"), (*space, threshold, *space))
+        return {r[2] for r in rows}
 
     async def report_counts(self, platform: str, space_id: str) -> dict[str, tuple[int, int]]:
         """Per reported question of the space: (every report, open reports)."""

@@ -307,7 +307,8 @@ class DeliveryContract:
         for ref in (REF, REF2):
             await store.save_channel(ChannelConfig(ref=ref))
             await store.set_next_post(ref, T0)
-        await store.finish_due_channels([DueFinish(REF, T0, later), DueFinish(REF, later, later + dt.timedelta(days=1))])
-        assert await store.get_next_post(REF) == later + dt.timedelta(days=1)  # the second row saw the first's
+        after = later + dt.timedelta(days=1)
+        await store.finish_due_channels([DueFinish(REF, T0, later), DueFinish(REF, later, after)])
+        assert await store.get_next_post(REF) == after  # the second row saw the first's
         await store.finish_due_channels([DueFinish(REF2, T0, later), DueFinish(REF, T0, T0)])  # REF moved on
-        assert (await store.get_next_post(REF), await store.get_next_post(REF2)) == (later + dt.timedelta(days=1), later)
+        assert (await store.get_next_post(REF), await store.get_next_post(REF2)) == (after, later)

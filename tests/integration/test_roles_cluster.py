@@ -193,6 +193,30 @@ class Cluster:
             await conn.close()
         return {int(r[0]): (r[1], r[2], r[3], r[4]) for r in found}
 
+    async def beats(self) -> tuple[Any, ...]:
+        """Each running span's latest tick (bot.daily.uptime: a tick records it as it begins)."""
+        conn = await asyncpg.connect(self.url)
+        try:
+            found = await conn.fetch("SELECT span, MAX(seen_at) FROM running_spans GROUP BY span ORDER BY span")
+        finally:
+            await conn.close()
+        return tuple(tuple(r) for r in found)
+
+    async def whole_ticks(self, bot: Bot, bots: list[Bot]) -> None:
+        """Wait until `bot` (the one delivery process running) has begun two more ticks: the first of them has
+        run whole since this call (a process begins a tick once its last one is done)."""
+        changes: dict[str, int] = {}
+        last = {span: seen for span, seen in await self.beats()}
+
+        async def twice() -> bool:
+            for span, seen in await self.beats():
+                if span in last and seen != last[span]:
+                    changes[span] = changes.get(span, 0) + 1
+                last[span] = seen
+            return max(changes.values(), default=0) >= 2
+
+        await until(twice, f"two more ticks of {bot.name}", bots)
+
     async def answers(self) -> set[tuple[int, str, int]]:
         conn = await asyncpg.connect(self.url)
         try:
@@ -250,7 +274,7 @@ async def run(cluster: Cluster) -> None:
         return len(rows) == 10 and all(r[1] == "sent" for r in rows.values())
 
     await until(all_revealed, "every round revealed", [left, second], within=WINDOW.total_seconds() + WAIT)
-    await asyncio.sleep(2.5)  # two more ticks: nothing is posted again
+    await cluster.whole_ticks(second, [left, second])  # a whole tick more: nothing is posted again
     rows = await cluster.rows()
     for channel in cluster.channels:
         questions, reveals = cluster.questions(channel), cluster.reveals(channel)

@@ -146,3 +146,28 @@ async def test_a_short_send_lease_given_at_construction_is_the_one_claims_hold(t
     assert [card.round_id for _, card in third.reveals] == [posted.id]
     await last.close()
     await store.close()
+
+
+async def test_a_stop_just_as_the_interval_job_fires_is_no_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The interval job's timer has fired (its callback is queued) when the stop comes: no tick is handed to
+    a scheduler that is shutting down (which would cancel it before it began, and APScheduler logs that as an
+    error), and nothing is logged as an error."""
+    store = SqliteStore(tmp_path / "bot.db")
+    await store.open()
+    clock = FixedClock(POST_AT)
+    service = bootstrap(store, make_bank(), clock, {"fake": FakePlatform()}, rng=random.Random(1))
+    caplog.set_level(logging.DEBUG)
+    scheduler = DailyScheduler(service, clock, tick=dt.timedelta(hours=1))
+    await scheduler.start()
+    for job in scheduler.scheduler.get_jobs():
+        job.modify(next_run_time=dt.datetime.now(dt.UTC) - dt.timedelta(seconds=1))
+    asyncio.get_running_loop().call_soon(scheduler.scheduler._process_jobs)  # the job's timer, just fired
+    await scheduler.stop()
+    for _ in range(5):  # the loop runs what the stop and the timer queued
+        await asyncio.sleep(0)
+    await service.close()
+    await store.close()
+    bad = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert bad == [], [f"{r.name}: {r.getMessage()}" for r in bad]

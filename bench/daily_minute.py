@@ -157,6 +157,28 @@ channels, 30 s (full caps): p99 13.1 -> 12.8 ms, posted/revealed max 8.8/7.3 -> 
 and 150,255 answers/s). Still missed: core per channel < 0.5 ms on PostgreSQL (0.76-1.07 ms: the reveal
 claim, the reveal's finish and the post's finish are still statements of their own per batch), the 60 s
 deadline, and the 20 ms p99 on this machine.
+
+Then (2026-12-05 evening, the same machine with no other session; main c5d9213 vs c923ba5/46232cb, back to
+back): PostgreSQL's send outcomes go in one UPDATE over arrays per batch with no BEGIN/COMMIT, a claim of due
+channels returns their settings and open rounds, a reveal batch claims its reveal posts in its claim
+statement, the pick inputs come in one statement, and reveal batches hold 10 rounds (3 batches + 3 post
+groups in flight; a cProfile showed each socket send to the server costing ~0.15 ms of this process's CPU).
+Statements per channel on the bare quiet day (2,000 channels): 2.79 -> 1.14. PostgreSQL, 10,000 channels:
+                      answer p99/p99.9 (ms)  p99 during/before   first/last post, last reveal (s)  core/ch   RSS (MB)
+  main, one process   46.6 / 71.5            48.8 / 4.3 = 11.3   9.6 / 71.2, 66.3                   0.845 ms  109
+  new, one process    32.4 / 57.0            34.1 / 3.9 = 8.7    9.5 / 74.5, 70.3                   0.682 ms  108
+  new, roles split    601.2 / 1017.9         681.0 / 4.7 = 143.9 11.7 / 67.6, 63.2                  0.666 ms  102 + 88
+and with the delivery process keeping twice as much in flight (5 + 5 units), two runs: answer p99 during
+1447 and 1550 ms (ratio 283 and 346), last post 63.2 and 63.9 s, core 0.529 and 0.553 ms: faster and
+cheaper per channel, but the answers of the other process waited twice as long, so it is not kept. Sampling
+pg_stat_activity during a split run showed PostgreSQL's backends waiting on space advisory locks (reveal
+batches of the same space, 217 samples), on WAL flushes (answer batches' commits) and idle in transaction
+(the delivery process between a reveal batch's statements): on two shared cores the split adds contention
+instead of removing it. SQLite, 1,000 channels, two alternating pairs: answer p99 11.2/11.3 -> 12.3/12.5
+ms, last post 9.0/9.1 -> 8.6/8.5 s, core per channel 0.990/1.008 -> 0.868/0.816 ms, RSS 83/85 -> 88/86 MB;
+SQLite, 10,000 channels (new): p99 26.5 ms, last post/reveal 58.6/46.7 s, RSS 88 MB. bench.answers core/raw
+0.32 -> 0.31. Still missed: core per channel < 0.5 ms on PostgreSQL, the 60 s deadline on PostgreSQL, and
+the split's 20 ms p99 and ratio <= 2 on this machine.
 """
 
 from __future__ import annotations
@@ -178,6 +200,7 @@ from bench.daily_parts import (
     FakePlatform,
     RealTimeClock,
     channel_refs,
+    lane_ends,
     postgres_store,
     quantile,
     quiet_day,
@@ -219,6 +242,7 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
     loaded_cpu = time.process_time() - cpu0
     rss_loaded = rss_mb()
     posts, reveals = sent_after(sent, refs, "post"), sent_after(sent, refs, "reveal")
+    sent_loaded = dict(sent)
 
     # the quiet day: no answers, no reads; CPU time of the fan-out per channel
     for _ in range(300):  # a tick still running finishes first (shutting down would cancel it)
@@ -242,6 +266,7 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
     result = load.figures(max(posts + reveals, default=0.0))
     result.update(
         fan_out_figures(posts, reveals, len(refs))
+        | lane_ends(sent_loaded, refs)
         | {
             "core_ms_per_channel": bare_cpu / len(refs) * 1000 if bare_done else float("nan"),
             "scoring_day_ms_per_channel": quiet_cpu / len(refs) * 1000 if quiet_done else float("nan"),
@@ -317,6 +342,8 @@ def print_fan_out(result: dict[str, float], expected: int) -> None:
         f"revealed {result['revealed']:,.0f}/{channels:,.0f}: p99 {result['reveal_p99_s']:.1f} s, max "
         f"{result['reveal_max_s']:.1f} s after 09:00 (target <= 60 s)"
     )
+    lanes = ", ".join(f"{k.removesuffix('_last_s')} {v:.1f} s" for k, v in result.items() if k.endswith("_last_s"))
+    print(f"last post or reveal per platform lane: {lanes}")
     print(
         f"core per channel (quiet day, post + reveal, CPU): {result['core_ms_per_channel']:.3f} ms (target < 0.5)"
         f"  [{result['bare_done']:,.0f}/{expected:,} sends in {result['bare_wall_s']:.1f} s; rounds without answers]"

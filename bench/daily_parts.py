@@ -318,6 +318,15 @@ def sent_after(sent: dict[tuple[str, str], dt.datetime], refs: list[ChannelRef],
     return [(sent[(kind, r.channel_id)] - INSTANT).total_seconds() for r in refs if (kind, r.channel_id) in sent]
 
 
+def lane_ends(sent: dict[tuple[str, str], dt.datetime], refs: list[ChannelRef]) -> dict[str, float]:
+    """Per platform (a lane of the tick), the seconds after 09:00 of its last post or reveal."""
+    ends = {}
+    for platform in sorted({r.platform for r in refs}):
+        mine = [r for r in refs if r.platform == platform]
+        ends[f"{platform}_last_s"] = max(sent_after(sent, mine, "post") + sent_after(sent, mine, "reveal"), default=0.0)
+    return ends
+
+
 async def quiet_day(
     store: Store,
     clock: RealTimeClock,

@@ -28,6 +28,7 @@ from bench.daily_parts import (
     FakePlatform,
     RealTimeClock,
     channel_refs,
+    lane_ends,
     quiet_day,
     rss_mb,
     seed,
@@ -97,6 +98,7 @@ async def worker(args: argparse.Namespace) -> None:
         await asyncio.sleep(0.05)
     loaded_cpu = time.process_time() - cpu0
     posts, reveals = sent_after(sent, refs, "post"), sent_after(sent, refs, "reveal")
+    sent_loaded = dict(sent)
     _emit("loaded", {"fan_out_end": max(posts + reveals, default=0.0)})
     for _ in range(300):  # a tick still running finishes first
         if not scheduler._lock.locked():
@@ -113,18 +115,22 @@ async def worker(args: argparse.Namespace) -> None:
     await store.close()
     from bench.daily_minute import fan_out_figures
 
-    result = fan_out_figures(posts, reveals, len(refs)) | {
-        "core_ms_per_channel": bare_cpu / len(refs) * 1000 if bare_done else float("nan"),
-        "scoring_day_ms_per_channel": quiet_cpu / len(refs) * 1000 if quiet_done else float("nan"),
-        "answers_per_loaded_round": float("nan"),
-        "quiet_wall_s": quiet_wall,
-        "bare_wall_s": bare_wall,
-        "quiet_done": quiet_done,
-        "bare_done": bare_done,
-        "loaded_cpu_s": loaded_cpu,
-        "rss_mb": rss_mb(),
-        "rss_loaded_mb": rss_loaded,
-    }
+    result = (
+        fan_out_figures(posts, reveals, len(refs))
+        | lane_ends(sent_loaded, refs)
+        | {
+            "core_ms_per_channel": bare_cpu / len(refs) * 1000 if bare_done else float("nan"),
+            "scoring_day_ms_per_channel": quiet_cpu / len(refs) * 1000 if quiet_done else float("nan"),
+            "answers_per_loaded_round": float("nan"),
+            "quiet_wall_s": quiet_wall,
+            "bare_wall_s": bare_wall,
+            "quiet_done": quiet_done,
+            "bare_done": bare_done,
+            "loaded_cpu_s": loaded_cpu,
+            "rss_mb": rss_mb(),
+            "rss_loaded_mb": rss_loaded,
+        }
+    )
     _emit("result", result)
 
 

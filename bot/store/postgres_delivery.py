@@ -44,8 +44,6 @@ FINISH_DUE_CHANNELS = (
     "ELSE c.next_post_at END, claimed_until = NULL "
     f"FROM u WHERE c.platform = u.platform AND c.channel_id = u.channel_id AND {_LOCKED}"
 )
-_ROUND_WIDTH = len(stored.ROUND_COLUMNS.split(","))
-_CHANNEL_WIDTH = len(CHANNEL_COLUMNS.split(", "))
 
 
 def claim_due_posts_sql(where: str) -> str:
@@ -71,7 +69,7 @@ class PgDelivery(DeliverySql):
     ) -> list[DuePost]:
         where, params = self._space_filter(spaces, 4)
         found = []
-        for row in await self._read(claim_due_posts_sql(where), [lease_until, now, limit, *params]):
+        for row in await self._atomic(claim_due_posts_sql(where), [lease_until, now, limit, *params]):
             due_at, *config, opened = row
             cfg = stored.config_from_row(config)
             due = stored.due_channels([(cfg.ref.platform, cfg.ref.space_id, cfg.ref.channel_id, due_at)])[0]
@@ -86,14 +84,14 @@ class PgDelivery(DeliverySql):
             ids, states, due, messages = zip(
                 *((i.round_id, i.state, i.retry_at, i.message_id) for i in items), strict=True
             )
-            await self._read(FINISH_POSTS, [list(ids), list(states), list(due), list(messages)])
+            await self._atomic(FINISH_POSTS, [list(ids), list(states), list(due), list(messages)])
 
     async def finish_reveals(self, items: Sequence[RevealFinish]) -> None:
         if _repeats([i.round_id for i in items]):
             await super().finish_reveals(items)
         elif items:
             ids, states, due = zip(*((i.round_id, i.state, i.retry_at) for i in items), strict=True)
-            await self._read(FINISH_REVEALS, [list(ids), list(states), list(due)])
+            await self._atomic(FINISH_REVEALS, [list(ids), list(states), list(due)])
 
     async def finish_due_channels(self, items: Sequence[DueFinish]) -> None:
         if _repeats([(i.ref.platform, i.ref.channel_id) for i in items]):
@@ -102,7 +100,7 @@ class PgDelivery(DeliverySql):
             platforms, channels, due, next_at = zip(
                 *((i.ref.platform, i.ref.channel_id, i.due_at, i.next_at) for i in items), strict=True
             )
-            await self._read(FINISH_DUE_CHANNELS, [list(platforms), list(channels), list(due), list(next_at)])
+            await self._atomic(FINISH_DUE_CHANNELS, [list(platforms), list(channels), list(due), list(next_at)])
 
 
 def _repeats(keys: Sequence[object]) -> bool:

@@ -242,7 +242,7 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
     loaded_cpu = time.process_time() - cpu0
     rss_loaded = rss_mb()
     posts, reveals = sent_after(sent, refs, "post"), sent_after(sent, refs, "reveal")
-    sent_loaded = dict(sent)
+    lanes = lane_ends(sent, refs)  # before the quiet days reuse `sent`
 
     # the quiet day: no answers, no reads; CPU time of the fan-out per channel
     for _ in range(300):  # a tick still running finishes first (shutting down would cancel it)
@@ -266,7 +266,7 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
     result = load.figures(max(posts + reveals, default=0.0))
     result.update(
         fan_out_figures(posts, reveals, len(refs))
-        | lane_ends(sent_loaded, refs)
+        | lanes
         | {
             "core_ms_per_channel": bare_cpu / len(refs) * 1000 if bare_done else float("nan"),
             "scoring_day_ms_per_channel": quiet_cpu / len(refs) * 1000 if quiet_done else float("nan"),

@@ -98,7 +98,7 @@ async def worker(args: argparse.Namespace) -> None:
         await asyncio.sleep(0.05)
     loaded_cpu = time.process_time() - cpu0
     posts, reveals = sent_after(sent, refs, "post"), sent_after(sent, refs, "reveal")
-    sent_loaded = dict(sent)
+    lanes = lane_ends(sent, refs)  # before the quiet days reuse `sent`
     _emit("loaded", {"fan_out_end": max(posts + reveals, default=0.0)})
     for _ in range(300):  # a tick still running finishes first
         if not scheduler._lock.locked():
@@ -117,7 +117,7 @@ async def worker(args: argparse.Namespace) -> None:
 
     result = (
         fan_out_figures(posts, reveals, len(refs))
-        | lane_ends(sent_loaded, refs)
+        | lanes
         | {
             "core_ms_per_channel": bare_cpu / len(refs) * 1000 if bare_done else float("nan"),
             "scoring_day_ms_per_channel": quiet_cpu / len(refs) * 1000 if quiet_done else float("nan"),

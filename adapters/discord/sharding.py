@@ -10,29 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.kernel.errors import StartupError
+from bot.kernel.platform_defaults import check_shards
 from bot.kernel.values import ChannelRef, SpaceFilter
+
+__all__ = ["channel_owner", "check_shards", "discord_shard_of"]
 
 
 def discord_shard_of(guild_id: int, shard_count: int) -> int:
     return (guild_id >> 22) % shard_count
-
-
-def check_shards(shard_count: int, shard_ids: tuple[int, ...], typed: str | None = None) -> list[int] | None:
-    """The shard ids to connect (None: all of them); Discord closes the gateway on an id outside 0..count-1.
-    `typed`: STUDYBOT_SHARD_IDS as written, for the error (default: the ids)."""
-    if shard_count < 1:
-        raise StartupError(
-            f"STUDYBOT_SHARD_COUNT={shard_count} is not accepted: use a whole number of shards, 1 or more."
-        )
-    bad = sorted(i for i in shard_ids if not 0 <= i < shard_count)
-    if bad:
-        ids = typed or ",".join(map(str, shard_ids))
-        raise StartupError(
-            f"STUDYBOT_SHARD_IDS={ids} is not accepted: shard {bad[0]} is outside 0..{shard_count - 1} "
-            f"(STUDYBOT_SHARD_COUNT={shard_count}); use shard numbers from 0 to {shard_count - 1}."
-        )
-    return sorted(set(shard_ids)) or None
 
 
 def channel_owner(shard_count: int | None, shard_ids: tuple[int, ...]) -> Callable[[ChannelRef], bool]:

@@ -5,20 +5,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-DEFAULT_HTTP_PORT = 3000
-# the bot scopes "Add to Slack" asks for (as in slack/manifest.yml); SLACK_SCOPES overrides them
-DEFAULT_SLACK_SCOPES = (
-    "commands",
-    "chat:write",
-    "channels:join",
-    "reactions:read",
-    "users:read",
-    "files:write",
-    "files:read",
-    "im:write",
-    "channels:history",
-    "groups:history",
-)
+from bot.kernel.platform_defaults import DEFAULT_HTTP_PORT, DEFAULT_SLACK_SCOPES
+
+__all__ = ["DEFAULT_HTTP_PORT", "DEFAULT_SLACK_SCOPES", "SlackSettings"]
 
 
 class SlackSettings(Protocol):

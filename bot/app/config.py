@@ -21,10 +21,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
-from adapters.slack.settings import DEFAULT_HTTP_PORT, DEFAULT_SLACK_SCOPES
 from bot.bank.load import DEFAULT_BANK_DIR
 from bot.kernel.context import DEFAULT_SEND_LEASE
 from bot.kernel.errors import StartupError
+from bot.kernel.platform_defaults import DEFAULT_HTTP_PORT, DEFAULT_SLACK_SCOPES, check_shards
 
 DEFAULT_DATABASE_URL = "sqlite:///studybot.db"
 DEFAULT_WEB_PORT = 8080
@@ -244,8 +244,6 @@ class Settings(BaseSettings):
                 f"STUDYBOT_SHARD_IDS={raw_ids} is not accepted without STUDYBOT_SHARD_COUNT: set the number of "
                 "shards too, and use shard numbers from 0 to one less than it."
             )
-        from adapters.discord.sharding import check_shards  # stdlib only: the rule the Discord adapter keeps
-
         check_shards(self.shard_count, self.shard_ids, raw_ids)
 
     # ---- parsers (strings from the environment; typed values from code pass through) -------------

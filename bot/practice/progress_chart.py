@@ -19,7 +19,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.layout_engine import ConstrainedLayoutEngine  # noqa: E402
 from matplotlib.ticker import PercentFormatter  # noqa: E402
 
-from bot.kernel.chart_style import (  # noqa: E402  # noqa: E402
+from bot.kernel.chart_style import (  # noqa: E402
     BLUE,
     DPI,
     GREEN,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import logging
 import socket
 import time
 from collections.abc import AsyncIterator
@@ -162,9 +163,22 @@ async def test_a_delivery_process_posts_over_rest_without_the_gateway(
         assert not task.done()
 
 
+def started_as(caplog: pytest.LogCaptureFixture, role: str) -> bool:
+    """run_bot said it runs: by then a process that ticks has run its first tick and scheduled the others."""
+    return any(r.getMessage() == f"running as STUDYBOT_ROLE={role}" for r in caplog.records)
+
+
+def tick_jobs(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """APScheduler's own records of the tick job being scheduled (its INFO "Added job ..." line)."""
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("apscheduler")]
+    return [line for line in lines if line.startswith("Added job")]
+
+
 async def test_an_interactive_process_answers_but_posts_nothing_that_is_due(
-    fake: FakeDiscord, pg: str, tmp_path: Path
+    fake: FakeDiscord, pg: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="apscheduler")
+    caplog.set_level(logging.INFO, logger="bot.app.cli")
     ref = ChannelRef("discord", fake.guild_id, fake.channel_id)
     await due_now(pg, ref)
     metrics = free_port()
@@ -174,12 +188,17 @@ async def test_an_interactive_process_answers_but_posts_nothing_that_is_due(
         await healthy(metrics, task)  # without a scheduler of its own
         reply = await fake.reply(await fake.slash(fake.alice, "stats"))
         assert reply.ephemeral and reply.text  # it answers
-        await asyncio.sleep(2.5)  # two of its ticks would have posted by now
+        # started, and no tick was run or scheduled (a ticking process runs its first tick before it says so,
+        # which would have posted the due channel): nothing is left that could post later
+        await until(lambda: started_as(caplog, "interactive"), task)
+        assert tick_jobs(caplog) == []
         assert not questions(fake, fake.channel_id) and await daily_rounds(pg) == []
         assert not task.done()
-    # the same channel was due: a delivery process posts it
+    # the same channel was due: a delivery process posts it (its first tick, and its tick job is scheduled)
     async with running(settings(pg, tmp_path, "delivery", discord_token=TOKEN)) as task:
         await until(lambda: questions(fake, fake.channel_id), task)
+        await until(lambda: started_as(caplog, "delivery"), task)
+        assert len(tick_jobs(caplog)) == 1
 
 
 async def test_shard_count_auto_takes_discord_s_recommended_count(fake: FakeDiscord, pg: str, tmp_path: Path) -> None:

@@ -12,9 +12,11 @@ the reveal of its own due rounds (see _Lane).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
+import itertools
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -29,7 +31,7 @@ from bot.kernel.clock import elapsed_seconds
 from bot.kernel.context import Context
 from bot.kernel.priority import background
 from bot.kernel.scoring import score_daily_round
-from bot.kernel.values import Round, SpaceFilter
+from bot.kernel.values import DueChannel, Round, SpaceFilter
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +77,53 @@ async def drain(
             task.cancel()
         if pending:
             await asyncio.wait(pending)
+
+
+def by_whole_spaces(items: Sequence[T], space: Callable[[T], Hashable], size: int) -> list[list[T]]:
+    """Cut `items` (in space order: a space's items next to each other) into chunks of at most `size` that
+    hold whole spaces; only a space with more than `size` items is cut, into chunks of its own. Two chunks
+    then rarely share a space, so two reveal batches seldom wait for one space's lock."""
+    chunks: list[list[T]] = []
+    current: list[T] = []
+    for _, group in itertools.groupby(items, key=space):
+        whole = list(group)
+        if len(current) + len(whole) > size and current:
+            chunks.append(current)
+            current = []
+        if len(whole) > size:  # cut: its chunks wait for each other (SpaceGate), so none takes another space
+            chunks.extend(whole[i : i + size] for i in range(0, len(whole), size))
+            continue
+        current.extend(whole)
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+class SpaceGate:
+    """A lane's reveal batches that share a space run one after another: the later one waits here, holding
+    no store connection, transaction or row lock, instead of inside its transaction for the space's lock
+    (which the store still takes: other processes' batches, and other features, wait on that)."""
+
+    def __init__(self) -> None:
+        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+
+    @contextlib.asynccontextmanager
+    async def holding(self, spaces: Iterable[tuple[str, str]]) -> AsyncIterator[None]:
+        """Hold these spaces (taken in one order, so two batches never wait for each other in a circle)."""
+        held: list[asyncio.Lock] = []
+        try:
+            for key in sorted(set(spaces)):
+                lock = self._locks.setdefault(key, asyncio.Lock())
+                await lock.acquire()
+                held.append(lock)
+            yield
+        finally:
+            for lock in reversed(held):
+                lock.release()
+
+
+def _space_of(item: Round | DueChannel) -> tuple[str, str]:
+    return (item.ref.platform, item.ref.space_id)
 
 
 @dataclass(frozen=True)
@@ -152,6 +201,7 @@ class _Lane:
         self.active: set[int] = set()  # reveals in flight
         self.taken: dict[int, asyncio.Future[None]] = {}  # reveals this lane took: done once announced
         self.unsettled = 0  # of them, those not done yet (perhaps still open in the store)
+        self.gate = SpaceGate()
 
     async def run(self) -> None:
         await together(self._reveals(), self._posts())
@@ -180,7 +230,7 @@ class _Lane:
 
     async def _due_reveal_batches(self, n: int, busy: int) -> list[list[Round]]:
         rounds = self._in_order(await self._due_reveals(n * REVEAL_BATCH, 0))
-        chunks = [rounds[i : i + REVEAL_BATCH] for i in range(0, len(rounds), REVEAL_BATCH)]
+        chunks = by_whole_spaces(rounds, _space_of, REVEAL_BATCH)
         for chunk in chunks:
             self._take(chunk)
         return chunks
@@ -214,16 +264,19 @@ class _Lane:
         ctx, ids = self.d.ctx, [r.id for r in chunk]
         self.active.update(ids)
         try:
-            at = ctx.clock.now()
-            try:
-                revealed = await self.d.store.reveal_due_rounds(
-                    ids, at, score_daily_round, at + ctx.send_lease, learn=ctx.learning
-                )
-            except Exception:  # none of them was revealed: one by one, so one bad round holds up no other
-                log.warning("revealing %d rounds together failed; revealing them one by one", len(ids), exc_info=True)
-                for round_ in chunk:
-                    await self._reveal_one(round_)
-                return
+            async with self.gate.holding(map(_space_of, chunk)):
+                at = ctx.clock.now()
+                try:
+                    revealed = await self.d.store.reveal_due_rounds(
+                        ids, at, score_daily_round, at + ctx.send_lease, learn=ctx.learning
+                    )
+                except Exception:  # none of them was revealed: one by one, so one bad round holds up no other
+                    log.warning(
+                        "revealing %d rounds together failed; revealing them one by one", len(ids), exc_info=True
+                    )
+                    for round_ in chunk:
+                        await self._reveal_one(round_)
+                    return
             before = {r.id: r for r in chunk}
             await asyncio.gather(*(self._announce(before[item.round.id], item, at) for item in revealed))
         finally:
@@ -253,10 +306,9 @@ class _Lane:
         them), then posts."""
         items = await self.d.store.claim_due_posts(self.now, self.lease, min(n * REVEAL_BATCH, WORK_BATCH), self.spaces)
         openings = await self.d.posting.open_due(items)
-        pairs = sorted(zip(items, openings, strict=True), key=lambda p: (p[0].due.ref.platform, p[0].due.ref.space_id))
+        pairs = sorted(zip(items, openings, strict=True), key=lambda p: _space_of(p[0].due))
         groups: list[_PostGroup] = []
-        for i in range(0, len(pairs), REVEAL_BATCH):
-            chunk = pairs[i : i + REVEAL_BATCH]
+        for chunk in by_whole_spaces(pairs, lambda p: _space_of(p[0].due), REVEAL_BATCH):
             due = [
                 r for item, _ in chunk for r in item.open_rounds if r.closes_at is not None and r.closes_at <= self.now
             ]

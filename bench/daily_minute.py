@@ -211,6 +211,7 @@ from bench.daily_parts import (
     sqlite_store,
 )
 from bot.app.bootstrap import bootstrap
+from bot.app.config import DEFAULT_DELIVERY_NICE
 from bot.app.runtime import tune_gc
 from bot.app.scheduler import DailyScheduler
 from bot.kernel.context import DEFAULT_SEND_LEASE as SEND_LEASE
@@ -366,6 +367,9 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--url", default=DEFAULT_URL, help="PostgreSQL server (a throwaway database is made)")
     parser.add_argument("--roles", default="", help="interactive,delivery: the fan-out in a second process")
+    parser.add_argument(
+        "--delivery-nice", type=int, default=DEFAULT_DELIVERY_NICE, help="with --roles: STUDYBOT_DELIVERY_NICE"
+    )
     parser.add_argument("--worker", default="", help=argparse.SUPPRESS)  # the split run's delivery process
     parser.add_argument("--t0", type=float, default=0.0, help=argparse.SUPPRESS)  # its monotonic start
     return parser.parse_args(argv)

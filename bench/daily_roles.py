@@ -35,6 +35,8 @@ from bench.daily_parts import (
     sent_after,
 )
 from bot.app.bootstrap import bootstrap
+from bot.app.config import Settings
+from bot.app.roles import yield_cpu
 from bot.app.scheduler import DailyScheduler
 
 ROLES = ("interactive", "delivery")
@@ -79,6 +81,7 @@ async def worker(args: argparse.Namespace) -> None:
     """The delivery process: the tick against the fake platforms, then the quiet days (core per channel)."""
     from bot.store.postgres import PostgresStore
 
+    yield_cpu(Settings(role="delivery", database_url=args.url, delivery_nice=args.delivery_nice))  # as `studybot` does
     store = PostgresStore(args.url)
     await store.open()
     refs = channel_refs(args.channels, args.discord_share)
@@ -151,7 +154,7 @@ async def interactive(args: argparse.Namespace) -> dict[str, dict[str, float]]:
         t0 = time.monotonic() + START_AFTER
         argv = [sys.executable, "-m", "bench.daily_minute", "--worker", "delivery", "--url", url, "--t0", repr(t0)]
         argv += ["--store", "postgres", "--channels", str(args.channels), "--seconds", str(args.seconds)]
-        argv += ["--discord-share", str(args.discord_share)]
+        argv += ["--discord-share", str(args.discord_share), "--delivery-nice", str(args.delivery_nice)]
         proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE)
         told: dict[str, Any] = {}
 
@@ -200,7 +203,7 @@ async def main(args: argparse.Namespace) -> None:
     print(
         f"--- postgres, roles interactive + delivery in two processes: {args.channels:,} channels "
         f"({args.discord_share:.0%} Discord), {args.seconds:g} s at {args.rate:,} answers/s + {args.reads} reads/s "
-        f"(seeded in {mine['seed_s']:.1f} s)"
+        f"(seeded in {mine['seed_s']:.1f} s), STUDYBOT_DELIVERY_NICE={args.delivery_nice}"
     )
     print(f"interactive process: CPU {mine['loaded_cpu_s']:.1f} s, RSS high-water mark {mine['rss_mb']:.0f} MB")
     print_answers(mine, f"{mine['errors']:,.0f}")

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from bot.app import retry_logs
 from bot.app.bootstrap import bootstrap
 from bot.app.config import Settings, redact_url
-from bot.app.roles import adapters_of, check_start, runs_tick, web_settings
+from bot.app.roles import adapters_of, check_start, runs_tick, web_settings, yield_cpu
 from bot.app.runtime import tune_gc
 from bot.app.scheduler import DailyScheduler
 from bot.bank.load import DEFAULT_BANK_DIR, Bank, BankError, load_bank, validate
@@ -459,6 +459,7 @@ def _command(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     if args.command in (None, "run"):
         _setup_logging(settings.effective_log_level())
+        yield_cpu(settings)  # a delivery process: before asyncio.run starts any thread
         return asyncio.run(run_bot(settings))
     _setup_logging(settings.log_level or "INFO")
     if args.command == "bank" and args.bank_command in ("import", "export", "question-stats", "reports"):

@@ -91,6 +91,11 @@ class Bot:
         return f"--- {self.name} ({self.role}) ---\n" + "\n".join(self.log.read_text().splitlines()[-40:])
 
 
+def priority_below_mine(bot: Bot) -> int:
+    """How far below this test's CPU priority the bot's process runs (its nice value, relative)."""
+    return os.getpriority(os.PRIO_PROCESS, bot.proc.pid) - os.getpriority(os.PRIO_PROCESS, 0)
+
+
 async def until(check: Any, what: str, bots: list[Bot], within: float = WAIT) -> Any:
     """Poll `check` (sync or async) until it is truthy; a bot that ended is a failure at once."""
     deadline = time.monotonic() + within
@@ -259,6 +264,8 @@ async def run(cluster: Cluster) -> None:
     await until(lambda: not fake._faults, "the first delivery process's rate-limited posts", bots)
     await until(lambda: fake.connected == 2, "both interactive processes on the gateway", bots)
     assert sorted(tuple(i["shard"]) for i in fake.identifies) == [(0, 2), (1, 2)]  # auto: Discord's 2
+    # the delivery process runs below the interactive ones' CPU priority (STUDYBOT_DELIVERY_NICE, default 10)
+    assert [priority_below_mine(bot) for bot in (left, right, first)] == [0, 0, 10]
 
     # members answer through the interactive processes while the delivery process is held mid fan-out
     users = (fake.alice, fake.bob, fake.ada)

@@ -3,6 +3,10 @@ tests/adapters/discord/test_process_roles.py and tests/integration/test_roles_cl
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from bot.app.cli import _starters
@@ -88,3 +92,45 @@ def test_shard_count_auto_is_asked_at_start_and_shard_ids_wait_for_it() -> None:
     assert not Settings.from_env({"shard_auto": "true"}).shard_auto  # no variable of its own
     with pytest.raises(StartupError, match=r"^STUDYBOT_SHARD_COUNT=autom is not accepted: .* or auto"):
         settings(STUDYBOT_SHARD_COUNT="autom")
+
+
+@pytest.mark.parametrize(("raw", "nice"), [(None, 10), ("0", 0), (" 19 ", 19)])
+def test_delivery_nice_defaults_to_10_and_takes_0_to_19(raw: str | None, nice: int) -> None:
+    env = {"STUDYBOT_DELIVERY_NICE": raw} if raw is not None else {}
+    assert settings(STUDYBOT_ROLE="delivery", **env).delivery_nice == nice
+
+
+@pytest.mark.parametrize("raw", ["20", "-5", "high"])
+def test_a_bad_delivery_nice_names_the_variable_the_value_and_what_is_accepted(raw: str) -> None:
+    with pytest.raises(StartupError) as exc:
+        settings(STUDYBOT_DELIVERY_NICE=raw)
+    assert str(exc.value) == (
+        f"STUDYBOT_DELIVERY_NICE={raw} is not accepted: use a whole number from 0 (off) to 19 (default 10)."
+    )
+
+
+# a process of its own: a lowered priority cannot be raised again without privileges
+_NICE_PROBE = """
+import os, sys
+from bot.app.config import Settings
+from bot.app.roles import yield_cpu
+before = os.getpriority(os.PRIO_PROCESS, 0)
+yield_cpu(Settings.from_env({"STUDYBOT_DATABASE_URL": "postgresql://bot@127.0.0.1/db", **dict(
+    pair.split("=", 1) for pair in sys.argv[1:])}))
+print(os.getpriority(os.PRIO_PROCESS, 0) - before)
+"""
+
+
+@pytest.mark.parametrize(
+    ("env", "lowered"),
+    [
+        (["STUDYBOT_ROLE=delivery"], 10),
+        (["STUDYBOT_ROLE=delivery", "STUDYBOT_DELIVERY_NICE=3"], 3),
+        (["STUDYBOT_ROLE=delivery", "STUDYBOT_DELIVERY_NICE=0"], 0),
+        (["STUDYBOT_ROLE=interactive", "STUDYBOT_DELIVERY_NICE=5"], 0),
+        (["STUDYBOT_ROLE=all"], 0),
+    ],
+)
+def test_only_a_delivery_process_lowers_its_cpu_priority(env: list[str], lowered: int) -> None:
+    done = subprocess.run([sys.executable, "-c", _NICE_PROBE, *env], capture_output=True, text=True, check=True)
+    assert int(done.stdout) == min(lowered, 19 - os.getpriority(os.PRIO_PROCESS, 0))

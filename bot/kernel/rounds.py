@@ -10,7 +10,10 @@ from collections.abc import Iterator
 
 from bot.kernel.values import Round
 
-ROUND_CACHE_SIZE = 4096
+# the open rounds of a busy community: 10,000 channels' daily rounds and their practice (about 0.8 KB a round,
+# some 13 MB when full); when more rounds than this are being answered, an answer to one missing here costs a
+# read of the store
+ROUND_CACHE_SIZE = 16_384
 
 
 class RoundCache:

@@ -179,6 +179,31 @@ ms, last post 9.0/9.1 -> 8.6/8.5 s, core per channel 0.990/1.008 -> 0.868/0.816 
 SQLite, 10,000 channels (new): p99 26.5 ms, last post/reveal 58.6/46.7 s, RSS 88 MB. bench.answers core/raw
 0.32 -> 0.31. Still missed: core per channel < 0.5 ms on PostgreSQL, the 60 s deadline on PostgreSQL, and
 the split's 20 ms p99 and ratio <= 2 on this machine.
+
+Then (2026-12-05 night, the same machine with no other session; main 2b61f82 against three changes, one run
+each, back to back): a delivery lane cuts reveal batches by whole spaces and runs two batches of one space one
+after the other in the process (SpaceGate), a delivery process lowers its CPU priority (STUDYBOT_DELIVERY_NICE,
+default 10; the split runs below take --delivery-nice), and the round cache holds 16,384 rounds instead of
+4,096 (at 10,000 channels most answers after 09:00 went to rounds it had dropped, and each read the round
+first). PostgreSQL, 10,000 channels, roles split:
+                          answer p99/p99.9 (ms)  p99 during/before   first/last post, last reveal (s)  core/ch
+  main, nice 0            1804.6 / 2244.9        1856.5 / 6.1 = 306  10.3 / 73.2, 68.9                 0.597 ms
+  main, nice 10           19.0 / 32.3            19.5 / 8.5 = 2.3    11.0 / 68.4, 64.1                 0.598 ms
+  + gate, nice 0          66.8 / 128.0           71.9 / 4.7 = 15.2   10.8 / 65.3, 61.0                 0.579 ms
+  + gate, nice 10         20.2 / 40.8            21.4 / 4.9 = 4.4    10.5 / 67.3, 63.4                 0.598 ms
+  + gate, nice 10 (again) 23.4 / 46.6            25.2 / 4.4 = 5.8    11.3 / 69.6, 65.2                 0.614 ms
+  + cache, nice 0         27.4 / 97.3            29.2 / 4.9 = 5.9    10.9 / 67.2, 63.3                 0.603 ms
+  + cache, nice 10        17.9 / 34.8            18.7 / 5.6 = 3.4    11.2 / 68.6, 62.8                 0.637 ms
+RSS 97-101 MB (interactive) and 85-100 MB (delivery). With the delivery lanes' units at 5 + 5 and nice 10:
+44.6 ms during, last post 65.7 s (not kept). One process, main -> all three: answer p99 29.9 -> 24.3 ms
+(during 31.4 -> 25.4, ratio 8.4 -> 6.7), last post/reveal 73.5/68.9 -> 69.4/65.0 s, core per channel 0.638 ->
+0.577 ms, CPU of the loaded run 42.7 -> 39.6 s, RSS 109 -> 113 MB. SQLite, 1,000 channels: p99 11.7 -> 12.1
+ms, last post 8.4 -> 8.4 s, core per channel 1.342 -> 0.820 ms, RSS 86 -> 86 MB (no regression; its answers
+after the fan-out, 10.5 and 11.5 ms, were as slow as during it, 13.7 ms: once answers spread over the new
+rounds, each round's first answer reads it from the store, so the ratio is not the fan-out's alone).
+bench.answers core/raw 0.31. Still missed on this machine: the ratio <= 2 (3.4-5.8 with nice 10), core per
+channel < 0.5 ms on PostgreSQL (0.58-0.64), and the 60 s deadline on PostgreSQL (67-70 s: the Slack lane; a
+deeper lane was no faster under load).
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 Each channel row carries its next due post (a UTC instant from its local time, weekdays and IANA zone) and
 each daily round its promised reveal instant and the state of its question's and reveal's delivery. Every
-process runs the same tick (an APScheduler interval job, every TICK seconds, the clock injected): it claims
-due work atomically in the store, does it through the Features and records it done. A configuration
+process runs the same tick (an APScheduler interval job every TICK seconds, on the clock's whole multiples of
+TICK, so at each whole minute; the clock injected): it claims due work atomically in the store, does it
+through the Features and records it done. A configuration
 change through any process moves the stored due instant, so it takes effect everywhere within one tick;
 a process that dies holding a claim loses it when its lease runs out, and another process takes over.
 
@@ -35,6 +36,15 @@ log = logging.getLogger(__name__)
 DEFAULT_MISFIRE_GRACE = dt.timedelta(hours=1)
 TICK = dt.timedelta(seconds=15)  # at most 30 s: config changes take effect within one tick
 TICK_JOB_ID = "studybot:tick"
+
+
+def until_next_beat(now: dt.datetime, interval: dt.timedelta) -> dt.timedelta:
+    """From `now` to the clock's next whole multiple of `interval` (counted from the Unix epoch), in
+    (0, interval]. The tick runs on those instants: with an interval that divides a minute (the default
+    15 s: :00, :15, :30 and :45), a tick starts at every whole minute, so a question due at 09:00 is
+    claimed at 09:00:00 rather than up to one interval later, whenever the process started."""
+    step = interval.total_seconds()
+    return dt.timedelta(seconds=step - now.timestamp() % step)
 STOP_WAIT = 10.0  # seconds a stop waits for a cancelled tick to unwind (its open transactions roll back)
 LIVE_MIN_WAIT = 0.2  # seconds: the shortest live timer (a step due now, or leased by another process)
 
@@ -96,10 +106,14 @@ class DailyScheduler:
         await self.tick()
         if not self.scheduler.running:
             self.scheduler.start()
+        # APScheduler counts in the host's time; the phase comes from the injected clock (on PostgreSQL the
+        # database's), so every process ticks on the same instants of it
+        first = dt.datetime.now(dt.UTC) + until_next_beat(self.clock.now(), self.interval)
         self.scheduler.add_job(
             self._scheduled_tick,
             "interval",
             seconds=self.interval.total_seconds(),
+            start_date=first,
             id=TICK_JOB_ID,
             replace_existing=True,
             coalesce=True,

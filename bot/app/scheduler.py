@@ -45,6 +45,8 @@ def until_next_beat(now: dt.datetime, interval: dt.timedelta) -> dt.timedelta:
     claimed at 09:00:00 rather than up to one interval later, whenever the process started."""
     step = interval.total_seconds()
     return dt.timedelta(seconds=step - now.timestamp() % step)
+
+
 STOP_WAIT = 10.0  # seconds a stop waits for a cancelled tick to unwind (its open transactions roll back)
 LIVE_MIN_WAIT = 0.2  # seconds: the shortest live timer (a step due now, or leased by another process)
 

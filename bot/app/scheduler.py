@@ -4,9 +4,9 @@ Each channel row carries its next due post (a UTC instant from its local time, w
 each daily round its promised reveal instant and the state of its question's and reveal's delivery. Every
 process runs the same tick (an APScheduler interval job every TICK seconds, on the clock's whole multiples of
 TICK, so at each whole minute; the clock injected): it claims due work atomically in the store, does it
-through the Features and records it done. A configuration
-change through any process moves the stored due instant, so it takes effect everywhere within one tick;
-a process that dies holding a claim loses it when its lease runs out, and another process takes over.
+through the Features and records it done. A configuration change through any process moves the stored due
+instant, so it takes effect everywhere within one tick; a process that dies holding a claim loses it when its
+lease runs out, and another process takes over.
 
 Live games (bot.live) are stored with each step's due instant and run by the same tick; as their steps come
 seconds apart, a process that knows a step is due before its next tick also sets a timer for it (and a game

@@ -265,7 +265,8 @@ async def run(cluster: Cluster) -> None:
     await until(lambda: fake.connected == 2, "both interactive processes on the gateway", bots)
     assert sorted(tuple(i["shard"]) for i in fake.identifies) == [(0, 2), (1, 2)]  # auto: Discord's 2
     # the delivery process runs below the interactive ones' CPU priority (STUDYBOT_DELIVERY_NICE, default 10)
-    assert [priority_below_mine(bot) for bot in (left, right, first)] == [0, 0, 10]
+    lowered = min(10, 19 - os.getpriority(os.PRIO_PROCESS, 0))  # (nice stops at 19)
+    assert [priority_below_mine(bot) for bot in (left, right, first)] == [0, 0, lowered]
 
     # members answer through the interactive processes while the delivery process is held mid fan-out
     users = (fake.alice, fake.bob, fake.ada)

@@ -69,7 +69,7 @@ def yield_cpu(settings: Settings) -> None:
     """A delivery process lowers its CPU priority by STUDYBOT_DELIVERY_NICE (a Unix nice increment), before
     it starts any thread. On a host whose cores it shares with interactive processes, the kernel then runs
     their answers first and the fan-out takes the CPU they leave (bench.daily_minute on two cores: the
-    answers' p99 during the fan-out 19-25 ms with it, 29 ms to 1.9 s without, the fan-out no later); on
+    answers' p99 during the fan-out 18-25 ms with it, 29 ms to 1.9 s without, the fan-out no later); on
     cores of its own it changes nothing. Other roles, and 0, keep the priority they were started with."""
     if settings.role != "delivery" or not settings.delivery_nice:
         return

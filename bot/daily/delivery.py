@@ -126,6 +126,10 @@ def _space_of(item: Round | DueChannel) -> tuple[str, str]:
     return (item.ref.platform, item.ref.space_id)
 
 
+def _pair_space(pair: tuple[DuePost, Opening | None]) -> tuple[str, str]:
+    return _space_of(pair[0].due)
+
+
 @dataclass(frozen=True)
 class _PostGroup:
     """Due channels posted together: `reveal` their due rounds this group reveals first (in one batch),
@@ -306,9 +310,9 @@ class _Lane:
         them), then posts."""
         items = await self.d.store.claim_due_posts(self.now, self.lease, min(n * REVEAL_BATCH, WORK_BATCH), self.spaces)
         openings = await self.d.posting.open_due(items)
-        pairs = sorted(zip(items, openings, strict=True), key=lambda p: _space_of(p[0].due))
+        pairs = sorted(zip(items, openings, strict=True), key=_pair_space)
         groups: list[_PostGroup] = []
-        for chunk in by_whole_spaces(pairs, lambda p: _space_of(p[0].due), REVEAL_BATCH):
+        for chunk in by_whole_spaces(pairs, _pair_space, REVEAL_BATCH):
             due = [
                 r for item, _ in chunk for r in item.open_rounds if r.closes_at is not None and r.closes_at <= self.now
             ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from bot.kernel.values import Difficulty, Question
 
@@ -25,36 +25,67 @@ PRIOR_ANSWERS = 10  # a label's prior weighs as much as this many answers
 CHANNEL_PRIOR_ANSWERS = 50  # a channel's own rate is shrunk toward the space's with this weight
 
 
+RateOf = Callable[[Question], float]  # a question's expected right rate for the channel picking
+
+
+def least_asked(
+    candidates: Sequence[Question], asked_counts: Mapping[str, int], last_asked: str | None
+) -> list[Question]:
+    """The candidates asked the fewest times (a fresh cycle starts once all were asked equally often), without
+    the question asked last when there is any other."""
+    if not candidates:
+        return []
+    if asked_counts:
+        counts = [asked_counts.get(q.id, 0) for q in candidates]
+        fewest = min(counts)
+        pool = [q for q, n in zip(candidates, counts, strict=True) if n == fewest]
+    else:
+        pool = list(candidates)
+    if len(pool) > 1 and last_asked is not None:
+        pool = [q for q in pool if q.id != last_asked]
+    return pool
+
+
 def pick_question(
     candidates: Sequence[Question],
     asked_counts: Mapping[str, int],
     last_asked: str | None,
     rng: random.Random,
-    expected: Mapping[str, float] | None = None,
+    expected: Mapping[str, float] | RateOf | None = None,
 ) -> Question | None:
-    """Pick among the least-asked candidates (a fresh cycle starts once all were asked equally often),
-    avoiding the question asked last when there is any other choice. With `expected` (question id ->
-    expected right rate), only those in [AIM_LOW, AIM_HIGH] are picked from, or with none in the band the
-    ones closest to AIM: the no-repeat rule comes first, the aim only chooses among what it allows."""
-    if not candidates:
-        return None
-    fewest = min(asked_counts.get(q.id, 0) for q in candidates)
-    pool = [q for q in candidates if asked_counts.get(q.id, 0) == fewest]
-    if len(pool) > 1:
-        pool = [q for q in pool if q.id != last_asked]
-    if expected is not None:
-        pool = aimed(pool, expected)
-    return rng.choice(sorted(pool, key=lambda q: q.id))
+    """Pick among the least-asked candidates (least_asked). With `expected` (question id -> expected right
+    rate, or a function giving a question's), only those in [AIM_LOW, AIM_HIGH] are picked from, or with none
+    in the band the ones closest to AIM: the no-repeat rule comes first, the aim only chooses among what it
+    allows. The pool is probed in a random order until a question in the band turns up (uniform among them),
+    so a pick works out the rates of a few questions, not of the whole bank."""
+    pool = least_asked(candidates, asked_counts, last_asked)
+    if not pool or expected is None:
+        return rng.choice(pool) if pool else None
+    rate = rate_function(expected)
+    for k in range(len(pool)):  # a Fisher-Yates shuffle, stopped at the first question in the band
+        j = rng.randrange(k, len(pool))
+        pool[k], pool[j] = pool[j], pool[k]
+        if AIM_LOW <= rate(pool[k]) <= AIM_HIGH:
+            return pool[k]
+    return rng.choice(aimed(pool, rate))
 
 
-def aimed(pool: Sequence[Question], expected: Mapping[str, float]) -> list[Question]:
+def rate_function(expected: Mapping[str, float] | RateOf) -> RateOf:
+    """`expected` as a function of the question; a question missing from a mapping has its label's prior."""
+    if callable(expected):
+        return expected
+    return lambda q: expected.get(q.id, PRIORS[q.difficulty])
+
+
+def aimed(pool: Sequence[Question], expected: Mapping[str, float] | RateOf) -> list[Question]:
     """The questions of `pool` whose expected rate lies in the band, or else the closest to AIM."""
-    rate = {q.id: expected.get(q.id, PRIORS[q.difficulty]) for q in pool}
-    inside = [q for q in pool if AIM_LOW <= rate[q.id] <= AIM_HIGH]
+    rate = rate_function(expected)
+    rates = [rate(q) for q in pool]
+    inside = [q for q, r in zip(pool, rates, strict=True) if AIM_LOW <= r <= AIM_HIGH]
     if inside:
         return inside
-    closest = min(abs(rate[q.id] - AIM) for q in pool)
-    return [q for q in pool if abs(rate[q.id] - AIM) == closest]
+    closest = min(abs(r - AIM) for r in rates)
+    return [q for q, r in zip(pool, rates, strict=True) if abs(r - AIM) == closest]
 
 
 def shrunk_rate(right: int, answers: int, prior: float, weight: float = PRIOR_ANSWERS) -> float:
@@ -71,32 +102,56 @@ def _sigmoid(x: float) -> float:
     return 1 / (1 + math.exp(-x))
 
 
+class SpaceRates:
+    """A space's daily answers (channel id, question id, answers, right answers, of revealed rounds), tallied
+    once: each of its channels' picks then works out the expected rates of just the questions it picks among."""
+
+    def __init__(self, counts: Iterable[tuple[str, str, int, int]]) -> None:
+        self._questions: dict[str, list[int]] = {}
+        self._channels: dict[str, list[int]] = {}
+        questions, channels = self._questions, self._channels
+        for cid, qid, n, right in counts:  # (a row per channel and question: a busy space has thousands)
+            if (tally := questions.get(qid)) is None:
+                questions[qid] = [n, right]
+            else:
+                tally[0] += n
+                tally[1] += right
+            if (tally := channels.get(cid)) is None:
+                channels[cid] = [n, right]
+            else:
+                tally[0] += n
+                tally[1] += right
+        self._space = (sum(t[0] for t in channels.values()), sum(t[1] for t in channels.values()))
+
+    def offset(self, channel_id: str | None) -> float:
+        """How much better or worse (log-odds) the channel answers than the space, shrunk toward no difference
+        while the channel has few answers."""
+        channel = self._channels.get(channel_id) if channel_id is not None else None
+        if not channel or not channel[0] or not self._space[0]:
+            return 0.0
+        space_rate = self._space[1] / self._space[0]
+        return _logit(shrunk_rate(channel[1], channel[0], space_rate, CHANNEL_PRIOR_ANSWERS)) - _logit(space_rate)
+
+    def rate_for(self, channel_id: str | None = None) -> RateOf:
+        """A question's expected right rate for the channel: its rate across the space shrunk toward its
+        label's prior, shifted by the channel's offset."""
+        offset, questions = self.offset(channel_id), self._questions
+
+        def rate(q: Question) -> float:
+            n, right = questions.get(q.id, (0, 0))
+            base = shrunk_rate(right, n, PRIORS[q.difficulty])
+            return _sigmoid(_logit(base) + offset) if offset else base
+
+        return rate
+
+    def expected(self, questions: Iterable[Question], channel_id: str | None = None) -> dict[str, float]:
+        """Each question's expected right rate for the channel (rate_for)."""
+        rate = self.rate_for(channel_id)
+        return {q.id: rate(q) for q in questions}
+
+
 def expected_rates(
     questions: Iterable[Question], counts: Iterable[tuple[str, str, int, int]], channel_id: str | None = None
 ) -> dict[str, float]:
-    """Each question's expected right rate for a channel, from the space's daily answers `counts` (channel
-    id, question id, answers, right answers, of revealed rounds): its rate across the space shrunk toward its
-    label's prior, then shifted (in log-odds) by how much better or worse the channel answers than the space,
-    itself shrunk toward no difference while the channel has few answers."""
-    per_question: dict[str, list[int]] = {}
-    channel = [0, 0]
-    space = [0, 0]
-    for cid, qid, n, right in counts:
-        tally = per_question.setdefault(qid, [0, 0])
-        tally[0] += n
-        tally[1] += right
-        space[0] += n
-        space[1] += right
-        if cid == channel_id:
-            channel[0] += n
-            channel[1] += right
-    offset = 0.0
-    if channel_id is not None and channel[0] and space[0]:
-        space_rate = space[1] / space[0]
-        offset = _logit(shrunk_rate(channel[1], channel[0], space_rate, CHANNEL_PRIOR_ANSWERS)) - _logit(space_rate)
-    out: dict[str, float] = {}
-    for q in questions:
-        n, right = per_question.get(q.id, (0, 0))
-        base = shrunk_rate(right, n, PRIORS[q.difficulty])
-        out[q.id] = _sigmoid(_logit(base) + offset) if offset else base
-    return out
+    """Each question's expected right rate for a channel, from the space's daily answer `counts` (SpaceRates)."""
+    return SpaceRates(counts).expected(questions, channel_id)

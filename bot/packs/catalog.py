@@ -55,6 +55,8 @@ def require_admin(actor: Actor, what: str) -> None:
 
 
 def filtered(questions: Iterable[Question], cfg: ChannelConfig) -> tuple[Question, ...]:
+    if not cfg.topics and not cfg.difficulties:
+        return tuple(questions)  # (a tuple already: the same one, not a copy; this runs per daily post)
     return tuple(
         q
         for q in questions
@@ -158,6 +160,8 @@ class PackCatalog:
     ) -> tuple[Question, ...]:
         """Every question of the named packs. strict: a pack the space does not have raises BadSetting."""
         names = sorted(names)
+        if names == [BANK_PACK]:
+            return self.bank.questions  # the shipped bank alone, as it is (this runs per daily post)
         own = any(name != BANK_PACK for name in names)  # the shipped bank alone needs no trip to the store
         versions = (
             {name: version for name, _, version in await self.store.list_packs(platform, space_id)} if own else {}

@@ -8,13 +8,23 @@ from __future__ import annotations
 import datetime as dt
 import random
 import statistics
+from collections import Counter
 
 import pytest
 
 from bot.app.bootstrap import bootstrap
 from bot.bank.load import Bank
 from bot.kernel.scoring import score_daily_round
-from bot.kernel.selection import AIM_HIGH, AIM_LOW, PRIORS, aimed, expected_rates, pick_question, shrunk_rate
+from bot.kernel.selection import (
+    AIM_HIGH,
+    AIM_LOW,
+    PRIORS,
+    SpaceRates,
+    aimed,
+    expected_rates,
+    pick_question,
+    shrunk_rate,
+)
 from bot.kernel.values import Actor, ChannelRef, Difficulty, NewAnswer
 from bot.settings import ConfigChange
 from tests.support.fakes import FakePlatform, FixedClock, make_question
@@ -62,7 +72,10 @@ async def simulate(aim: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[list[flo
     """A season of history (each question asked once, 25 answers each; the planted one 40), then 60 days of
     daily picks answered by 25 members from each question's true rate. Per pick: its expected and true rate."""
     if not aim:  # the pick as it was before: no expected rates
-        monkeypatch.setattr("bot.daily.posting.expected_rates", lambda *args: None)
+        unaimed = pick_question
+        monkeypatch.setattr(
+            "bot.daily.posting.pick_question", lambda c, counts, last, rng, _aim: unaimed(c, counts, last, rng)
+        )
     bank, truth = simulated_bank()
     rng = random.Random(31)
     store = InMemoryStore()
@@ -132,3 +145,40 @@ def test_expected_rates_shrink_toward_the_label_and_follow_the_channel():
     strong, weak = expected_rates([q], counts, "strong")["q"], expected_rates([q], counts, "weak")["q"]
     assert strong > expected_rates([q], counts)["q"] > weak  # a channel that answers better expects more
     assert other.id not in expected_rates([q], counts)
+
+
+def test_the_aim_probes_a_few_questions_not_the_whole_bank():
+    questions = [make_question(f"q{i:03d}", difficulty=MEDIUM) for i in range(520)]
+    probed: list[str] = []
+
+    def rate(q):
+        probed.append(q.id)
+        return 0.7
+
+    # q000-q009 were asked once, q519 was asked last: one question of the rest is picked after one probe
+    asked = {f"q{i:03d}": 1 for i in range(10)}
+    picked = pick_question(questions, asked, "q519", random.Random(5), rate)
+    assert picked is not None and probed == [picked.id]
+    assert picked.id not in asked and picked.id != "q519"
+
+
+def test_the_aim_picks_evenly_among_the_questions_in_the_band():
+    questions = [make_question(q, difficulty=MEDIUM) for q in ("a", "b", "c", "d", "e")]
+    rates = {"a": 0.1, "b": 0.6, "c": 0.95, "d": 0.8, "e": 0.3}
+    rng = random.Random(7)
+    picks = Counter(pick_question(questions, {}, None, rng, rates).id for _ in range(3000))  # type: ignore[union-attr]
+    assert set(picks) == {"b", "d"}  # the only two in 55-85%
+    assert 1350 < picks["b"] < 1650
+    # none in the band: the closest to 70% (b and d asked already, so they are out of the pool)
+    assert pick_question(questions, {"b": 1, "d": 1}, None, rng, rates).id == "c"  # type: ignore[union-attr]
+
+
+def test_a_space_tallied_once_gives_each_channel_its_own_rates():
+    q, other = make_question("q", difficulty=MEDIUM), make_question("o", difficulty=MEDIUM)
+    counts = [("strong", "o", 100, 90), ("weak", "o", 100, 30), ("weak", "q", 10, 5), ("strong", "q", 10, 5)]
+    rates = SpaceRates(counts)
+    space = rates.expected([q])["q"]
+    assert space == pytest.approx(shrunk_rate(10, 20, PRIORS[MEDIUM]))
+    assert rates.expected([q], "strong")["q"] > space > rates.expected([q], "weak")["q"]
+    assert rates.offset("new-channel") == 0.0 and rates.expected([q], "new-channel")["q"] == space
+    assert rates.expected([q, other], "weak") == expected_rates([q, other], counts, "weak")

@@ -24,7 +24,7 @@ from bot.kernel.context import Context
 from bot.kernel.errors import AlreadyPosted, BadSetting, NotAllowed
 from bot.kernel.platform import IdempotentSends, NoticePlatform
 from bot.kernel.rounds import RoundCache
-from bot.kernel.selection import SpaceRates, pick_question
+from bot.kernel.selection import pick_question
 from bot.kernel.timing import local_date_of, next_post_after, post_instant, reveal_instant
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef, DueChannel, Question, Round, RoundKind, SpaceFilter
 from bot.packs.catalog import PackCatalog
@@ -148,7 +148,7 @@ class Posting:
 
     async def _pick(self, ref: ChannelRef, cfg: ChannelConfig, history: tuple[dict[str, int], str | None]) -> Question:
         candidates = unheld(await self.packs.candidates(cfg), await self.reports.held(ref.platform, ref.space_id))
-        rates = SpaceRates(await self.store.daily_answer_rates(ref.platform, ref.space_id))
+        rates = await self.store.daily_answer_rates(ref.platform, ref.space_id)
         question = pick_question(candidates, history[0], history[1], self.ctx.rng, rates.rate_for(ref.channel_id))
         if question is None:
             raise BadSetting("The question bank is empty.")
@@ -183,7 +183,6 @@ class Posting:
         except Exception as exc:  # raised in each of those channels' posts
             inputs, failed = {}, exc
         histories = {space: (got.counts, got.last) for space, got in inputs.items()}
-        tallies: dict[tuple[str, str], SpaceRates] = {}  # a space's answer rates, tallied once for its channels
         for item in items:
             cfg = item.config
             if cfg is None or cfg.paused or now - item.due.due_at > self.ctx.grace:
@@ -197,8 +196,8 @@ class Posting:
                     raise failed
                 counts, last = histories[space]
                 candidates = unheld(await self.packs.candidates(cfg), inputs[space].held)
-                rates = tallies.get(space) or tallies.setdefault(space, SpaceRates(inputs[space].rates))
-                question = pick_question(candidates, counts, last, self.ctx.rng, rates.rate_for(ref.channel_id))
+                rate = inputs[space].rates.rate_for(ref.channel_id)
+                question = pick_question(candidates, counts, last, self.ctx.rng, rate)
                 if question is None:
                     raise BadSetting("The question bank is empty.")
             except Exception as exc:  # raised for that channel alone, in its own post

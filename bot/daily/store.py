@@ -18,6 +18,7 @@ from bot.daily.values import (
     SendClaim,
 )
 from bot.kernel.scoring import Scorer
+from bot.kernel.selection import SpaceRates
 from bot.kernel.store import ChannelReads, RoundReads
 from bot.kernel.values import (
     ChannelConfig,
@@ -216,9 +217,8 @@ class StreakDates(Protocol):
 class QuestionRates(Protocol):
     """How a space answers each question: what aims the daily pick."""
 
-    async def daily_answer_rates(self, platform: str, space_id: str) -> list[tuple[str, str, int, int]]:
-        """Per channel and question, of the space's revealed daily rounds only: (channel id, question id,
-        answers, right answers)."""
+    async def daily_answer_rates(self, platform: str, space_id: str) -> SpaceRates:
+        """Answers and right answers of the space's revealed daily rounds only, per question and per channel."""
         ...
 
     async def daily_pick_inputs(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from bot.kernel.selection import SpaceRates
 from bot.kernel.values import Answer, ChannelConfig, ChannelRef, DueChannel, Round
 
 
@@ -93,4 +94,4 @@ class PickInputs:
     counts: dict[str, int]
     last: str | None
     held: set[str]
-    rates: list[tuple[str, str, int, int]]
+    rates: SpaceRates

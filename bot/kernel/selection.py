@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from bot.kernel.values import Difficulty, Question
 
@@ -102,40 +103,40 @@ def _sigmoid(x: float) -> float:
     return 1 / (1 + math.exp(-x))
 
 
+@dataclass(frozen=True)
 class SpaceRates:
-    """A space's daily answers (channel id, question id, answers, right answers, of revealed rounds), tallied
-    once: each of its channels' picks then works out the expected rates of just the questions it picks among."""
+    """A space's daily answers of revealed rounds, as (answers, right answers) per question and per channel
+    (the store keeps them as rounds are revealed): each of its channels' picks works out the expected rates
+    of just the questions it probes."""
 
-    def __init__(self, counts: Iterable[tuple[str, str, int, int]]) -> None:
-        self._questions: dict[str, list[int]] = {}
-        self._channels: dict[str, list[int]] = {}
-        questions, channels = self._questions, self._channels
-        for cid, qid, n, right in counts:  # (a row per channel and question: a busy space has thousands)
-            if (tally := questions.get(qid)) is None:
-                questions[qid] = [n, right]
-            else:
-                tally[0] += n
-                tally[1] += right
-            if (tally := channels.get(cid)) is None:
-                channels[cid] = [n, right]
-            else:
-                tally[0] += n
-                tally[1] += right
-        self._space = (sum(t[0] for t in channels.values()), sum(t[1] for t in channels.values()))
+    questions: dict[str, tuple[int, int]] = field(default_factory=dict)
+    channels: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    @classmethod
+    def tally(cls, counts: Iterable[tuple[str, str, int, int]]) -> SpaceRates:
+        """From rows of (channel id, question id, answers, right answers)."""
+        questions: dict[str, tuple[int, int]] = {}
+        channels: dict[str, tuple[int, int]] = {}
+        for cid, qid, n, right in counts:
+            q, c = questions.get(qid, (0, 0)), channels.get(cid, (0, 0))
+            questions[qid] = (q[0] + n, q[1] + right)
+            channels[cid] = (c[0] + n, c[1] + right)
+        return cls(questions, channels)
 
     def offset(self, channel_id: str | None) -> float:
         """How much better or worse (log-odds) the channel answers than the space, shrunk toward no difference
         while the channel has few answers."""
-        channel = self._channels.get(channel_id) if channel_id is not None else None
-        if not channel or not channel[0] or not self._space[0]:
+        channel = self.channels.get(channel_id) if channel_id is not None else None
+        if not channel or not channel[0]:
             return 0.0
-        space_rate = self._space[1] / self._space[0]
+        space = (sum(n for n, _ in self.channels.values()), sum(right for _, right in self.channels.values()))
+        space_rate = space[1] / space[0]
         return _logit(shrunk_rate(channel[1], channel[0], space_rate, CHANNEL_PRIOR_ANSWERS)) - _logit(space_rate)
 
     def rate_for(self, channel_id: str | None = None) -> RateOf:
         """A question's expected right rate for the channel: its rate across the space shrunk toward its
         label's prior, shifted by the channel's offset."""
-        offset, questions = self.offset(channel_id), self._questions
+        offset, questions = self.offset(channel_id), self.questions
 
         def rate(q: Question) -> float:
             n, right = questions.get(q.id, (0, 0))
@@ -154,4 +155,4 @@ def expected_rates(
     questions: Iterable[Question], counts: Iterable[tuple[str, str, int, int]], channel_id: str | None = None
 ) -> dict[str, float]:
     """Each question's expected right rate for a channel, from the space's daily answer `counts` (SpaceRates)."""
-    return SpaceRates(counts).expected(questions, channel_id)
+    return SpaceRates.tally(counts).expected(questions, channel_id)

@@ -78,6 +78,28 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
         ("round_id", "user_id"),
     ),
     (
+        "daily_question_rates",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("question_id", "text"),
+            ("answers", "int"),
+            ("right_answers", "int"),
+        ),
+        ("platform", "space_id", "question_id"),
+    ),
+    (
+        "daily_channel_rates",
+        (
+            ("platform", "text"),
+            ("space_id", "text"),
+            ("channel_id", "text"),
+            ("answers", "int"),
+            ("right_answers", "int"),
+        ),
+        ("platform", "space_id", "channel_id"),
+    ),
+    (
         "scores",
         (
             ("platform", "text"),

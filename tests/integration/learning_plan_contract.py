@@ -12,6 +12,7 @@ import datetime as dt
 
 from bot.daily.values import PickInputs
 from bot.kernel.scoring import score_daily_round
+from bot.kernel.selection import SpaceRates
 from bot.kernel.values import ChannelRef, Period, RoundKind, StreakState
 from bot.practice.values import CardMove, LearnerPlan, ReviewPrefs
 from tests.integration.contract_values import DAY, REF, REF2, T0, ans
@@ -218,9 +219,35 @@ class LearningPlanContract:
             assert got[(platform, space)] == PickInputs(counts, last, held, rates)
         assert got[("test", "space")].counts == {"q0": 2, "q1": 1} and got[("test", "space")].last == "q0"
         assert got[("test", "space")].held == {"q1"} and got[("test", "other")].held == {"q2"}
-        assert got[("test", "other")].rates == [("chan", "q2", 2, 1)]
-        assert got[("test", "empty")] == PickInputs({}, None, set(), [])
+        assert got[("test", "other")].rates == SpaceRates({"q2": (2, 1)}, {"chan": (2, 1)})
+        assert got[("test", "empty")] == PickInputs({}, None, set(), SpaceRates())
         assert await store.daily_pick_inputs([], 3) == {}
+
+    async def test_answer_rates_follow_each_kind_of_reveal_and_a_forgotten_learner(self, store):
+        """The store keeps the rates as rounds are revealed (one round, a batch) and as a learner's answers are
+        forgotten: always what the answer log of the space's revealed daily rounds says, each round once."""
+        first = await daily(store, 0, {"a", "b"}, {"c"})  # q0 on its own: 3 answers, 2 right
+        when = T0 + dt.timedelta(days=1)
+        closes = when + dt.timedelta(hours=1)
+        r1 = await store.claim_daily_round(REF, DAY + dt.timedelta(days=1), "q0", "tensors", when, closes)
+        r2 = await store.claim_daily_round(REF2, DAY + dt.timedelta(days=1), "q1", "tensors", when, closes)
+        await store.add_answers(
+            [ans(r1.id, "a", 0, correct=True, at=when), ans(r1.id, "c", 1, correct=False, at=when)]
+            + [ans(r2.id, "a", 0, correct=True, at=when)],
+            when,
+        )
+        assert await store.daily_answer_rates("test", "space") == SpaceRates({"q0": (3, 2)}, {"chan": (3, 2)})
+        revealed = await store.reveal_due_rounds([r1.id, r2.id], closes, score_daily_round, closes)
+        assert sorted(r.round.id for r in revealed) == sorted([r1.id, r2.id])
+        both = SpaceRates({"q0": (5, 3), "q1": (1, 1)}, {"chan": (5, 3), "chan-2": (1, 1)})
+        assert await store.daily_answer_rates("test", "space") == both
+        assert not await store.reveal_round(first, closes, score_daily_round)  # revealed already: counted once
+        assert await store.reveal_due_rounds([r1.id], closes, score_daily_round, closes) == []
+        assert await store.daily_answer_rates("test", "space") == both
+        await store.forget_learner("test", "space", "a")  # two right answers to q0, the only answer to q1
+        assert await store.daily_answer_rates("test", "space") == SpaceRates({"q0": (3, 1)}, {"chan": (3, 1)})
+        inputs = await store.daily_pick_inputs([("test", "space")], 3)
+        assert inputs[("test", "space")].rates == SpaceRates({"q0": (3, 1)}, {"chan": (3, 1)})
 
     async def test_answer_rates_count_revealed_daily_rounds_per_channel_and_question(self, store):
         await daily(store, 0, {"a", "b", "c"}, {"d"})
@@ -230,5 +257,6 @@ class LearningPlanContract:
         practice = await store.create_practice_round(REF, "ada", "q0", "tensors", T0)
         await store.add_answers([ans(practice.id, "ada", 0)], T0)
         assert await store.reveal_round(practice.id, T0, None)  # practice: not a daily answer
-        assert await store.daily_answer_rates("test", "space") == [("chan", "q0", 4, 3), ("chan-2", "q1", 2, 1)]
-        assert await store.daily_answer_rates("test", "other") == []
+        rates = await store.daily_answer_rates("test", "space")
+        assert rates == SpaceRates({"q0": (4, 3), "q1": (2, 1)}, {"chan": (4, 3), "chan-2": (2, 1)})
+        assert await store.daily_answer_rates("test", "other") == SpaceRates()

@@ -94,7 +94,7 @@ async def simulate(aim: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[list[flo
         round_ = await service.posting.post_scheduled(REF)
         assert round_ is not None
         rates = await store.daily_answer_rates("fake", "space-1")  # as the pick saw them (this round is open)
-        expected.append(expected_rates(bank.questions, rates, REF.channel_id)[round_.question_id])
+        expected.append(rates.expected(bank.questions, REF.channel_id)[round_.question_id])
         true.append(truth[round_.question_id])
         picked.append(round_.question_id)
         q = bank.get(round_.question_id)
@@ -176,7 +176,7 @@ def test_the_aim_picks_evenly_among_the_questions_in_the_band():
 def test_a_space_tallied_once_gives_each_channel_its_own_rates():
     q, other = make_question("q", difficulty=MEDIUM), make_question("o", difficulty=MEDIUM)
     counts = [("strong", "o", 100, 90), ("weak", "o", 100, 30), ("weak", "q", 10, 5), ("strong", "q", 10, 5)]
-    rates = SpaceRates(counts)
+    rates = SpaceRates.tally(counts)
     space = rates.expected([q])["q"]
     assert space == pytest.approx(shrunk_rate(10, 20, PRIORS[MEDIUM]))
     assert rates.expected([q], "strong")["q"] > space > rates.expected([q], "weak")["q"]

@@ -7,6 +7,7 @@ import datetime as dt
 from collections.abc import Sequence
 
 from bot.daily.values import PickInputs
+from bot.kernel.selection import SpaceRates
 from bot.kernel.values import RoundKind
 from tests.support.memory.tables import MemoryTables, daily_dates, in_space
 
@@ -20,7 +21,7 @@ class MemoryAim(MemoryTables):
         t = await self._db()
         return min(limit, len(daily_dates(t, platform, space_id, after, through + dt.timedelta(days=1))))
 
-    async def daily_answer_rates(self, platform: str, space_id: str) -> list[tuple[str, str, int, int]]:
+    async def daily_answer_rates(self, platform: str, space_id: str) -> SpaceRates:
         t = await self._db()
         counts: dict[tuple[str, str], list[int]] = {}
         for r in t.rounds.values():
@@ -30,7 +31,7 @@ class MemoryAim(MemoryTables):
                 tally = counts.setdefault((r.ref.channel_id, r.question_id), [0, 0])
                 tally[0] += 1
                 tally[1] += int(a.correct)
-        return [(c, q, n, right) for (c, q), (n, right) in sorted(counts.items())]
+        return SpaceRates.tally((c, q, n, right) for (c, q), (n, right) in counts.items())
 
     async def daily_pick_inputs(
         self, spaces: Sequence[tuple[str, str]], hold_at: int

@@ -220,6 +220,26 @@ the bot's; it used to start the answers' clock late by the start's length, which
 tick at 09:00:00 put into the "before 09:00" window (30.4 ms). Then: answer p99 27.7 ms, p99.9 59.5 ms,
 during 29.0 / before 3.9 = 7.4, last post 64.9 s, last reveal 60.6 s, core per channel 0.727 ms (this run's
 quiet day was the slowest of the night: 59.3 s for its sends), RSS 117 MB.
+
+Then (2026-12-06, a machine about 4x slower than the night before: a 10M-step Python loop in 1.0 s; one run
+per row, back to back): the bench picks from the shipped bank (520 questions; it had used a synthetic one of
+40), and its answers report whether their round was in the process's round cache. With the shipped bank the
+daily pick was the fan-out's largest CPU cost (every question's expected rate, per channel); a pick now works
+out the rates of the few questions it tries and reads rates kept per question and channel (migration 125).
+PostgreSQL, 10,000 channels, roles split (nice 10), main 04fb49c -> now:
+                          answer p99/p99.9 (ms)  p99 during/before   first/last post, last reveal (s)  core/ch
+  main 04fb49c            64.4 / 166.6           76.3 / 17.5 = 4.4   0.7 / 87.9, 81.2                  1.694 ms
+  now                     57.1 / 99.2            61.1 / 22.0 = 2.8   0.8 / 85.2, 80.6                  0.969 ms
+  now, one process        63.0 / 117.5           67.1 / 22.7 = 3.0   0.7 / 87.8, 82.2                  0.983 ms
+The quiet day's 20,000 sends: 77.3 -> 58.8 s (one process: 62.8 s); delivery CPU in the loaded minute 38.6 ->
+36.0 s; RSS 136 + 105 -> 135 + 108 MB (one process 119 MB). Answers whose round was not in the interactive
+process's cache (4,500-4,600 of 500,000 during the fan-out) had the same p99 as the others (67.9 vs 61.0 ms,
+77.2 vs 76.3 ms): on this machine the round reads do not set the tail, the shared cores do. SQLite, 1,000
+channels: p99 34.8 -> 30.3 ms, p99.9 80.4 -> 37.4 ms, last post 6.4 -> 5.3 s, core per channel 2.716 -> 0.972
+ms, RSS 93 -> 89 MB. The quiet day alone on PostgreSQL at 2,000 channels (two alternating pairs): 1.345 and
+1.283 -> 0.820 and 0.944 ms per channel. A space with a year of history (10 channels x 365 revealed daily
+rounds x 20 answers; 20 spaces): its pick inputs took 55 ms of wall time and 11 ms of this process's CPU
+before (3,650 rows from 73,000 answers), 5.3 ms and 2.3 ms now (530 rows).
 """
 
 from __future__ import annotations
@@ -232,7 +252,6 @@ import logging
 import random
 import time
 
-from bench.common import synthetic_bank
 from bench.daily_parts import (
     DEFAULT_URL,
     INSTANT,
@@ -241,6 +260,7 @@ from bench.daily_parts import (
     FakePlatform,
     RealTimeClock,
     channel_refs,
+    daily_bank,
     lane_ends,
     postgres_store,
     quantile,
@@ -276,7 +296,7 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
     sent: dict[tuple[str, str], dt.datetime] = {}
     opened: list[int] = list(hot)
     platforms = {name: FakePlatform(name, clock, sent, opened) for name in ("discord", "slack")}
-    service = bootstrap(store, synthetic_bank(), clock, dict(platforms), rng=random.Random(1))
+    service = bootstrap(store, daily_bank(), clock, dict(platforms), rng=random.Random(1))
     scheduler = DailyScheduler(service, clock)
     spaces = sorted({(r.platform, r.space_id) for r in refs})
     load = AnswerLoad(service, opened, spaces, args.rate, args.reads)
@@ -376,6 +396,13 @@ def print_answers(result: dict[str, float], errs: str) -> None:
     )
     windows = ("before 09:00", "during the fan-out", "after it")
     print("answer p99 by when they came: " + ", ".join(f"{k} {result[f'answer_p99_ms {k}']:.1f} ms" for k in windows))
+    print(
+        "during the fan-out, by the round cache: "
+        + ", ".join(
+            f"{k} {result[f'answers during, {k}']:,.0f} answers p99 {result[f'answer_p99_ms during, {k}']:.1f} ms"
+            for k in ("missed", "cached")
+        )
+    )
     print(
         f"leaderboard reads p99 {result['read_p99_ms']:.1f} ms; answer p99 during the fan-out / before 09:00: "
         f"{split_ratio(result):.2f} (target <= 2 with the roles split)"

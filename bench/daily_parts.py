@@ -8,6 +8,7 @@ import asyncio
 import collections
 import contextlib
 import datetime as dt
+import functools
 import gc
 import random
 import resource
@@ -18,8 +19,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
-from bench.common import synthetic_bank
 from bot.app.bootstrap import bootstrap
+from bot.bank.load import Bank, load_bank
 from bot.daily.values import PostFinish
 from bot.features import Features
 from bot.kernel.values import ChannelConfig, ChannelRef, NewAnswer, Period
@@ -34,6 +35,13 @@ CHANNELS_PER_SPACE = 10
 HOT_ROUNDS = 20  # rounds open all along (answers go to them and to today's rounds as they are posted)
 HOT_FOR = dt.timedelta(days=30)  # their promised reveal: after the quiet days (their answers are scored then)
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+@functools.cache
+def daily_bank() -> Bank:
+    """The shipped question bank (520 questions), as the bot runs it: a daily pick chooses among the whole
+    bank, so a smaller synthetic one made the fan-out look cheaper than it is."""
+    return load_bank()
 
 
 class RealTimeClock:
@@ -150,7 +158,7 @@ def channel_refs(n: int, discord_share: float) -> list[ChannelRef]:
 async def seed(store: Store, refs: list[ChannelRef], answers_per_round: int) -> list[int]:
     """Channels due at 09:00 with yesterday's round posted and answered, its reveal promised for 09:00; plus
     HOT_ROUNDS open rounds that stay open. Returns the hot rounds' ids."""
-    bank = synthetic_bank()
+    bank = daily_bank()
     yesterday = DAY1 - dt.timedelta(days=1)
     opened_at = INSTANT - dt.timedelta(days=1)
 
@@ -239,6 +247,7 @@ class AnswerLoad:
         self.rng = random.Random(2)
         self.latencies = array.array("d")  # 8 bytes an answer, not a float object each: the harness is not the bot
         self.planned_at = array.array("d")  # each answer's planned start, in seconds after 09:00 (the same order)
+        self.missed = array.array("b")  # 1: the answer's round was not in the process's round cache (the same order)
         self.errors: collections.Counter[str] = collections.Counter()
         self.reads: list[float] = []
         self.tasks: set[asyncio.Task[None]] = set()
@@ -246,8 +255,10 @@ class AnswerLoad:
 
     async def _answer(self, user: int, planned: float) -> None:
         loop = asyncio.get_running_loop()
+        round_id = self.rng.choice(self.opened)
+        self.missed.append(self.service.answers.rounds.get(round_id) is None)
         try:
-            await self.service.answers.submit_answer(self.rng.choice(self.opened), f"p{user}", user % 4)
+            await self.service.answers.submit_answer(round_id, f"p{user}", user % 4)
         except Exception as exc:  # closed rounds, duplicates: still a full trip through the core
             self.errors[type(exc).__name__] += 1
         self.latencies.append(loop.time() - planned)
@@ -296,6 +307,15 @@ class AnswerLoad:
         out.update(
             {f"answer_p99_ms {k}": v for k, v in window_p99(self.latencies, self.planned_at, fan_out_end).items()}
         )
+        during = [
+            (lat, m)
+            for lat, m, at in zip(self.latencies, self.missed, self.planned_at, strict=True)
+            if 0 <= at < fan_out_end
+        ]
+        for name, flag in (("missed", 1), ("cached", 0)):
+            picked = [lat for lat, m in during if m == flag]
+            out[f"answers during, {name}"] = float(len(picked))
+            out[f"answer_p99_ms during, {name}"] = quantile(picked, 0.99) * 1000
         return out
 
 
@@ -349,7 +369,7 @@ async def quiet_day(
     at = INSTANT + dt.timedelta(days=day)
     clock.jump(at - dt.timedelta(seconds=1))
     rng = random.Random(2 + day)
-    service = bootstrap(store, synthetic_bank(), clock, dict(platforms), rng=rng)
+    service = bootstrap(store, daily_bank(), clock, dict(platforms), rng=rng)
     gc.collect()
     cpu1 = time.process_time()
     t1 = time.perf_counter()

@@ -20,7 +20,6 @@ import sys
 import time
 from typing import Any
 
-from bench.common import synthetic_bank
 from bench.daily_parts import (
     INSTANT,
     LEAD,
@@ -28,6 +27,7 @@ from bench.daily_parts import (
     FakePlatform,
     RealTimeClock,
     channel_refs,
+    daily_bank,
     lane_ends,
     quiet_day,
     rss_mb,
@@ -88,7 +88,7 @@ async def worker(args: argparse.Namespace) -> None:
     clock = RealTimeClock(INSTANT - dt.timedelta(seconds=LEAD), args.t0)
     sent: dict[tuple[str, str], dt.datetime] = {}
     platforms = {name: FakePlatform(name, clock, sent, _Told()) for name in ("discord", "slack")}
-    service = bootstrap(store, synthetic_bank(), clock, dict(platforms), rng=random.Random(1))
+    service = bootstrap(store, daily_bank(), clock, dict(platforms), rng=random.Random(1))
     scheduler = DailyScheduler(service, clock)
     expected = 2 * len(refs)
     gc.collect()
@@ -173,7 +173,7 @@ async def interactive(args: argparse.Namespace) -> dict[str, dict[str, float]]:
         listening = asyncio.ensure_future(listen())
         clock = RealTimeClock(INSTANT - dt.timedelta(seconds=LEAD), t0)
         platforms = {name: FakePlatform(name, clock, {}, []) for name in ("discord", "slack")}
-        service = bootstrap(store, synthetic_bank(), clock, dict(platforms), rng=random.Random(1))
+        service = bootstrap(store, daily_bank(), clock, dict(platforms), rng=random.Random(1))
         spaces = sorted({(r.platform, r.space_id) for r in refs})
         load = AnswerLoad(service, opened, spaces, args.rate, args.reads)
         gc.collect()

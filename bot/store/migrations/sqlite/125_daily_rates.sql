@@ -1,7 +1,8 @@
 -- The daily pick's answer rates (issue 34): answers and right answers of a space's revealed daily rounds, per
 -- question and per channel. Triggers keep them as the answer log has them (a reveal adds its round's answers;
 -- a forgotten answer of a revealed daily round is taken off), so a pick reads a row per question and per
--- channel instead of every answer in the space's history.
+-- channel instead of every answer in the space's history. (A later migration that rebuilds `rounds` or
+-- `answers`, as 110 did, drops their triggers and must create them again.)
 CREATE TABLE daily_question_rates (
     platform      TEXT NOT NULL,
     space_id      TEXT NOT NULL,

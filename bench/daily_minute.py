@@ -231,10 +231,14 @@ PostgreSQL, 10,000 channels, roles split (nice 10), main 04fb49c -> now:
   main 04fb49c            64.4 / 166.6           76.3 / 17.5 = 4.4   0.7 / 87.9, 81.2                  1.694 ms
   now                     57.1 / 99.2            61.1 / 22.0 = 2.8   0.8 / 85.2, 80.6                  0.969 ms
   now, one process        63.0 / 117.5           67.1 / 22.7 = 3.0   0.7 / 87.8, 82.2                  0.983 ms
-The quiet day's 20,000 sends: 77.3 -> 58.8 s (one process: 62.8 s); delivery CPU in the loaded minute 38.6 ->
-36.0 s; RSS 136 + 105 -> 135 + 108 MB (one process 119 MB). Answers whose round was not in the interactive
-process's cache (4,500-4,600 of 500,000 during the fan-out) had the same p99 as the others (67.9 vs 61.0 ms,
-77.2 vs 76.3 ms): on this machine the round reads do not set the tail, the shared cores do. SQLite, 1,000
+  main 04fb49c (again)    56.6 / 148.2           61.6 / 13.4 = 4.6   0.8 / 92.0, 85.5                  1.568 ms
+  now (again)             52.0 / 126.1           58.2 / 12.0 = 4.9   0.7 / 83.7, 77.6                  0.976 ms
+The quiet day's 20,000 sends: 77.3 and 74.9 -> 58.8 and 59.8 s (one process: 62.8 s); delivery CPU in the
+loaded minute 38.6 and 39.8 -> 36.0 and 34.8 s; RSS 135-136 + 105-107 -> 135 + 106-108 MB (one process 119
+MB). The ratio swung between the two pairs (2.8 and 4.9 now, 4.4 and 4.6 before): no change in it can be told
+from these runs. Answers whose round was not in the interactive process's cache (4,300-4,700 of 500,000 during
+the fan-out, under 1%) had p99 of 67.9, 60.8, 77.2 and 79.4 ms against 61.0, 58.2, 76.3 and 61.5 ms for the
+others: on this machine the round reads do not set the tail, the shared cores do. SQLite, 1,000
 channels: p99 34.8 -> 30.3 ms, p99.9 80.4 -> 37.4 ms, last post 6.4 -> 5.3 s, core per channel 2.716 -> 0.972
 ms, RSS 93 -> 89 MB. The quiet day alone on PostgreSQL at 2,000 channels (two alternating pairs): 1.345 and
 1.283 -> 0.820 and 0.944 ms per channel. A space with a year of history (10 channels x 365 revealed daily

@@ -52,35 +52,26 @@ def pick_question(
     asked_counts: Mapping[str, int],
     last_asked: str | None,
     rng: random.Random,
-    expected: Mapping[str, float] | RateOf | None = None,
+    expected: RateOf | None = None,
 ) -> Question | None:
-    """Pick among the least-asked candidates (least_asked). With `expected` (question id -> expected right
-    rate, or a function giving a question's), only those in [AIM_LOW, AIM_HIGH] are picked from, or with none
-    in the band the ones closest to AIM: the no-repeat rule comes first, the aim only chooses among what it
+    """Pick among the least-asked candidates (least_asked). With `expected` (a question's expected right rate
+    for the channel, SpaceRates.rate_for), only those in [AIM_LOW, AIM_HIGH] are picked from, or with none in
+    the band the ones closest to AIM: the no-repeat rule comes first, the aim only chooses among what it
     allows. The pool is probed in a random order until a question in the band turns up (uniform among them),
     so a pick works out the rates of a few questions, not of the whole bank."""
     pool = least_asked(candidates, asked_counts, last_asked)
     if not pool or expected is None:
         return rng.choice(pool) if pool else None
-    rate = rate_function(expected)
     for k in range(len(pool)):  # a Fisher-Yates shuffle, stopped at the first question in the band
         j = rng.randrange(k, len(pool))
         pool[k], pool[j] = pool[j], pool[k]
-        if AIM_LOW <= rate(pool[k]) <= AIM_HIGH:
+        if AIM_LOW <= expected(pool[k]) <= AIM_HIGH:
             return pool[k]
-    return rng.choice(aimed(pool, rate))
+    return rng.choice(aimed(pool, expected))
 
 
-def rate_function(expected: Mapping[str, float] | RateOf) -> RateOf:
-    """`expected` as a function of the question; a question missing from a mapping has its label's prior."""
-    if callable(expected):
-        return expected
-    return lambda q: expected.get(q.id, PRIORS[q.difficulty])
-
-
-def aimed(pool: Sequence[Question], expected: Mapping[str, float] | RateOf) -> list[Question]:
+def aimed(pool: Sequence[Question], rate: RateOf) -> list[Question]:
     """The questions of `pool` whose expected rate lies in the band, or else the closest to AIM."""
-    rate = rate_function(expected)
     rates = [rate(q) for q in pool]
     inside = [q for q, r in zip(pool, rates, strict=True) if AIM_LOW <= r <= AIM_HIGH]
     if inside:
@@ -144,15 +135,3 @@ class SpaceRates:
             return _sigmoid(_logit(base) + offset) if offset else base
 
         return rate
-
-    def expected(self, questions: Iterable[Question], channel_id: str | None = None) -> dict[str, float]:
-        """Each question's expected right rate for the channel (rate_for)."""
-        rate = self.rate_for(channel_id)
-        return {q.id: rate(q) for q in questions}
-
-
-def expected_rates(
-    questions: Iterable[Question], counts: Iterable[tuple[str, str, int, int]], channel_id: str | None = None
-) -> dict[str, float]:
-    """Each question's expected right rate for a channel, from the space's daily answer `counts` (SpaceRates)."""
-    return SpaceRates.tally(counts).expected(questions, channel_id)

@@ -21,7 +21,6 @@ from bot.kernel.selection import (
     PRIORS,
     SpaceRates,
     aimed,
-    expected_rates,
     pick_question,
     shrunk_rate,
 )
@@ -29,6 +28,18 @@ from bot.kernel.values import Actor, ChannelRef, Difficulty, NewAnswer
 from bot.settings import ConfigChange
 from tests.support.fakes import FakePlatform, FixedClock, make_question
 from tests.support.memory_store import InMemoryStore
+
+
+def by_id(rates: dict[str, float]):
+    """Expected rates by question id as the pick's rate function (a question missing: its label's prior)."""
+    return lambda q: rates.get(q.id, PRIORS[q.difficulty])
+
+
+def expected_rates(questions, counts, channel_id=None) -> dict[str, float]:
+    """Each question's expected rate for the channel, from rows of (channel, question, answers, right)."""
+    rate = SpaceRates.tally(counts).rate_for(channel_id)
+    return {q.id: rate(q) for q in questions}
+
 
 REF = ChannelRef("fake", "space-1", "chan-1")
 ADMIN = Actor("admin", is_admin=True)
@@ -94,7 +105,7 @@ async def simulate(aim: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[list[flo
         round_ = await service.posting.post_scheduled(REF)
         assert round_ is not None
         rates = await store.daily_answer_rates("fake", "space-1")  # as the pick saw them (this round is open)
-        expected.append(rates.expected(bank.questions, REF.channel_id)[round_.question_id])
+        expected.append(rates.rate_for(REF.channel_id)(bank.get(round_.question_id)))
         true.append(truth[round_.question_id])
         picked.append(round_.question_id)
         q = bank.get(round_.question_id)
@@ -128,11 +139,11 @@ def test_the_aim_never_breaks_the_no_repeat_rule():
     hard, easy = make_question("h", difficulty=HARD), make_question("e", difficulty=EASY)
     rates = {"h": 0.1, "e": 0.7}
     # e was asked already: h, the only least-asked question, is picked however far from the aim it is
-    assert pick_question([hard, easy], {"e": 1}, None, random.Random(1), rates) is hard
-    assert pick_question([hard, easy], {}, None, random.Random(1), rates) is easy
+    assert pick_question([hard, easy], {"e": 1}, None, random.Random(1), by_id(rates)) is hard
+    assert pick_question([hard, easy], {}, None, random.Random(1), by_id(rates)) is easy
     # none in the band: the closest to 70%
-    assert [q.id for q in aimed([hard, easy], {"h": 0.3, "e": 0.95})] == ["e"]
-    assert [q.id for q in aimed([hard, easy], {})] == ["e"]  # labels' priors: 45% and 85%
+    assert [q.id for q in aimed([hard, easy], by_id({"h": 0.3, "e": 0.95}))] == ["e"]
+    assert [q.id for q in aimed([hard, easy], by_id({}))] == ["e"]  # labels' priors: 45% and 85%
 
 
 def test_expected_rates_shrink_toward_the_label_and_follow_the_channel():
@@ -166,19 +177,19 @@ def test_the_aim_picks_evenly_among_the_questions_in_the_band():
     questions = [make_question(q, difficulty=MEDIUM) for q in ("a", "b", "c", "d", "e")]
     rates = {"a": 0.1, "b": 0.6, "c": 0.95, "d": 0.8, "e": 0.3}
     rng = random.Random(7)
-    picks = Counter(pick_question(questions, {}, None, rng, rates).id for _ in range(3000))  # type: ignore[union-attr]
+    picks = Counter(pick_question(questions, {}, None, rng, by_id(rates)).id for _ in range(3000))  # type: ignore[union-attr]
     assert set(picks) == {"b", "d"}  # the only two in 55-85%
     assert 1350 < picks["b"] < 1650
     # none in the band: the closest to 70% (b and d asked already, so they are out of the pool)
-    assert pick_question(questions, {"b": 1, "d": 1}, None, rng, rates).id == "c"  # type: ignore[union-attr]
+    assert pick_question(questions, {"b": 1, "d": 1}, None, rng, by_id(rates)).id == "c"  # type: ignore[union-attr]
 
 
 def test_a_space_tallied_once_gives_each_channel_its_own_rates():
-    q, other = make_question("q", difficulty=MEDIUM), make_question("o", difficulty=MEDIUM)
+    q = make_question("q", difficulty=MEDIUM)
     counts = [("strong", "o", 100, 90), ("weak", "o", 100, 30), ("weak", "q", 10, 5), ("strong", "q", 10, 5)]
     rates = SpaceRates.tally(counts)
-    space = rates.expected([q])["q"]
+    space = rates.rate_for()(q)
     assert space == pytest.approx(shrunk_rate(10, 20, PRIORS[MEDIUM]))
-    assert rates.expected([q], "strong")["q"] > space > rates.expected([q], "weak")["q"]
-    assert rates.offset("new-channel") == 0.0 and rates.expected([q], "new-channel")["q"] == space
-    assert rates.expected([q, other], "weak") == expected_rates([q, other], counts, "weak")
+    assert rates.rate_for("strong")(q) > space > rates.rate_for("weak")(q)
+    assert rates.offset("new-channel") == 0.0 and rates.rate_for("new-channel")(q) == space
+    assert SpaceRates.tally(reversed(counts)) == rates  # the rows' order does not matter

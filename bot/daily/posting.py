@@ -24,7 +24,7 @@ from bot.kernel.context import Context
 from bot.kernel.errors import AlreadyPosted, BadSetting, NotAllowed
 from bot.kernel.platform import IdempotentSends, NoticePlatform
 from bot.kernel.rounds import RoundCache
-from bot.kernel.selection import pick_question
+from bot.kernel.selection import AskedCycle, pick_question
 from bot.kernel.timing import local_date_of, next_post_after, post_instant, reveal_instant
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef, DueChannel, Question, Round, RoundKind, SpaceFilter
 from bot.packs.catalog import PackCatalog
@@ -171,7 +171,7 @@ class Posting:
     async def open_due(self, items: Sequence[DuePost]) -> list[Opening | None]:
         """Claim the slots of the batch's channels that are to post now (running, within the grace), all in
         one store call, their questions picked in turn (what the picks read is read for the batch's spaces
-        at once, and a space's history kept up to date as its channels pick). Per channel: its claim, or
+        at once, and a space's history kept up to date as its channels pick: AskedCycle). Per channel: its claim, or
         None when run_due_post decides alone."""
         now = self.ctx.clock.now()
         out: list[Opening | None] = []
@@ -182,7 +182,10 @@ class Posting:
             inputs = await self.store.daily_pick_inputs([(c.ref.platform, c.ref.space_id) for c in posting], HOLD_AT)
         except Exception as exc:  # raised in each of those channels' posts
             inputs, failed = {}, exc
-        histories = {space: (got.counts, got.last) for space, got in inputs.items()}
+        cycles = {space: AskedCycle(got.counts, got.last) for space, got in inputs.items()}
+        # channels of a space with the same packs and filters draw from one candidate tuple: its cycle reuses
+        # the least-asked questions worked out for the first of them
+        drawn: dict[tuple[object, ...], tuple[Question, ...]] = {}
         for item in items:
             cfg = item.config
             if cfg is None or cfg.paused or now - item.due.due_at > self.ctx.grace:
@@ -194,16 +197,17 @@ class Posting:
             try:
                 if space not in inputs:
                     raise failed
-                counts, last = histories[space]
-                candidates = unheld(await self.packs.candidates(cfg), inputs[space].held)
+                key = (space, cfg.packs, cfg.topics, cfg.difficulties)
+                candidates = drawn.get(key)
+                if candidates is None:
+                    candidates = drawn[key] = unheld(await self.packs.candidates(cfg), inputs[space].held)
                 rate = inputs[space].rates.rate_for(ref.channel_id)
-                question = pick_question(candidates, counts, last, self.ctx.rng, rate)
+                question = cycles[space].pick(candidates, self.ctx.rng, rate)
                 if question is None:
                     raise BadSetting("The question bank is empty.")
             except Exception as exc:  # raised for that channel alone, in its own post
                 out.append(Opening(now, None, exc))
                 continue
-            histories[space] = ({**counts, question.id: counts.get(question.id, 0) + 1}, question.id)
             closes_at = reveal_instant(cfg, day, now)
             claim = DailyClaim(ref, day, question.id, question.topic, now, closes_at, now + self.ctx.send_lease)
             todo.append((len(out), claim, question))

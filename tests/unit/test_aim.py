@@ -19,9 +19,12 @@ from bot.kernel.selection import (
     AIM_HIGH,
     AIM_LOW,
     PRIORS,
+    AskedCycle,
     SpaceRates,
     aimed,
+    least_asked,
     pick_question,
+    probe,
     shrunk_rate,
 )
 from bot.kernel.values import Actor, ChannelRef, Difficulty, NewAnswer
@@ -83,10 +86,11 @@ async def simulate(aim: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[list[flo
     """A season of history (each question asked once, 25 answers each; the planted one 40), then 60 days of
     daily picks answered by 25 members from each question's true rate. Per pick: its expected and true rate."""
     if not aim:  # the pick as it was before: no expected rates
-        unaimed = pick_question
+        unaimed, pick = pick_question, AskedCycle.pick
         monkeypatch.setattr(
             "bot.daily.posting.pick_question", lambda c, counts, last, rng, _aim: unaimed(c, counts, last, rng)
         )
+        monkeypatch.setattr(AskedCycle, "pick", lambda self, candidates, rng, _aim=None: pick(self, candidates, rng))
     bank, truth = simulated_bank()
     rng = random.Random(31)
     store = InMemoryStore()
@@ -193,3 +197,63 @@ def test_a_space_tallied_once_gives_each_channel_its_own_rates():
     assert rates.rate_for("strong")(q) > space > rates.rate_for("weak")(q)
     assert rates.offset("new-channel") == 0.0 and rates.rate_for("new-channel")(q) == space
     assert SpaceRates.tally(reversed(counts)) == rates  # the rows' order does not matter
+
+
+def test_a_batch_cycle_picks_what_pick_question_allows_across_a_spaces_candidate_lists():
+    """AskedCycle (a space's picks in one batch) against least_asked worked out afresh before every pick:
+    each pick is in that pool, over several cycles of the bank and two channels' candidate lists in turn."""
+    questions = [make_question(f"q{i:02d}", difficulty=(EASY, MEDIUM, HARD)[i % 3]) for i in range(30)]
+    hard_only = tuple(q for q in questions if q.difficulty is HARD)
+    everything = tuple(questions)
+    rng = random.Random(3)
+    counts = {q.id: rng.randrange(3) for q in questions}
+    last: str | None = "q07"
+    cycle = AskedCycle(counts, last)
+    for step in range(200):
+        candidates = hard_only if step % 3 == 0 else everything
+        allowed = {q.id for q in least_asked(candidates, counts, last)}
+        picked = cycle.pick(candidates, rng, by_id({q.id: rng.random() for q in questions}))
+        assert picked is not None and picked.id in allowed, step
+        counts[picked.id] = counts.get(picked.id, 0) + 1
+        last = picked.id
+    assert cycle.counts == counts and cycle.last == last
+    assert max(counts.values()) - min(counts.values()) <= 3  # the cycles kept the bank even
+
+
+def test_a_batch_cycle_asks_each_question_once_before_any_again_and_never_the_last_twice():
+    questions = tuple(make_question(f"q{i}", difficulty=MEDIUM) for i in range(7))
+    cycle = AskedCycle({}, None)
+    rng = random.Random(11)
+    picks = [cycle.pick(questions, rng).id for _ in range(70)]  # type: ignore[union-attr]
+    for start in range(0, 70, 7):
+        assert sorted(picks[start : start + 7]) == sorted(q.id for q in questions)
+    assert all(a != b for a, b in zip(picks, picks[1:], strict=False))
+    assert AskedCycle({}, None).pick((), rng) is None
+    one = (questions[0],)
+    assert [AskedCycle({"q0": 4}, "q0").pick(one, rng) for _ in range(2)] == [questions[0]] * 2  # none other
+
+
+def test_the_probe_tries_questions_in_the_order_of_a_fisher_yates_shuffle_and_leaves_the_pool_as_it_was():
+    questions = [make_question(f"q{i:03d}", difficulty=MEDIUM) for i in range(50)]
+    rates = {q.id: 0.1 for q in questions} | {"q040": 0.7}
+    tried: list[str] = []
+
+    def rate(q):
+        tried.append(q.id)
+        return rates[q.id]
+
+    def shuffled(pool: list, rng: random.Random):  # the shuffle in place, as the probe did before
+        for k in range(len(pool)):
+            j = rng.randrange(k, len(pool))
+            pool[k], pool[j] = pool[j], pool[k]
+            yield pool[k].id
+
+    for seed in range(20):
+        tried.clear()
+        picked = questions[probe(questions, len(questions), random.Random(seed), rate)]
+        reference = list(shuffled(list(questions), random.Random(seed)))
+        assert picked.id == "q040" and tried == reference[: reference.index("q040") + 1]
+    assert [q.id for q in questions] == sorted(q.id for q in questions)  # the pool itself is not reordered
+    tried.clear()
+    assert probe(questions, 10, random.Random(1), rate) in range(10)  # none of the first 10 in the band
+    assert sorted(tried[:10]) == [f"q{i:03d}" for i in range(10)]  # only the first n were tried

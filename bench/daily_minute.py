@@ -244,6 +244,33 @@ ms, RSS 93 -> 89 MB. The quiet day alone on PostgreSQL at 2,000 channels (two al
 1.283 -> 0.820 and 0.944 ms per channel. A space with a year of history (10 channels x 365 revealed daily
 rounds x 20 answers; 20 spaces): its pick inputs took 55 ms of wall time and 11 ms of this process's CPU
 before (3,650 rows from 73,000 answers), 5.3 ms and 2.3 ms now (530 rows).
+
+Then (2026-12-06, a few hours later, a machine about twice as fast: the 10M-step loop in 0.53-0.70 s). Two
+changes to this benchmark, and one to the bot:
+- The seeded PostgreSQL database is analyzed (daily_parts.fresh_statistics), as autovacuum keeps a running
+  one. Without statistics the planner read every round of a platform for one space's pick inputs (3.6 ms
+  against 0.5 ms a read at 2,000 channels); the server's CPU per channel on the quiet day was 1.33-1.73 ms
+  without them and 0.68-0.82 ms with them (two alternating pairs of a quiet-day probe at 2,000 channels).
+- The split run's delivery process starts its scheduler START_LEAD s before the answers begin, as the one-
+  process run does. Until now its start (a catch-up over all 10,000 channels) ran inside the "before 09:00"
+  window: that window's p99 was 45.9-437.9 ms in three of four split runs (5.0-10.7 ms since), so the split's
+  ratio figures before this one were flattered.
+- The bot: a batch of due posts works out a space's least-asked questions once (AskedCycle), not per channel.
+PostgreSQL, 10,000 channels, roles split (nice 10), main ad62b8a (with this benchmark) against now, four
+pairs of single runs; the first two with the delivery start still inside the window, the last in reverse order:
+                          answer p99 (ms), during / before   last post (s)   core per channel
+  pair 1  main / now      72.8 (51.3 / 437.9) / 68.5 (69.6 / 57.6)   80.8 / 73.0   1.125 / 1.039 ms
+  pair 2  main / now      33.0 (34.3 / 6.8) / 41.7 (41.8 / 45.9)     70.2 / 73.8   1.161 / 0.847 ms
+  pair 3  main / now      26.8 (28.0 / 10.7) / 36.7 (38.9 / 5.9)     69.7 / 76.7   1.115 / 1.016 ms
+  pair 4  now / main      22.9 (23.8 / 5.0) / 31.5 (33.0 / 9.3)      65.5 / 70.5   0.781 / 0.742 ms
+Core per channel: 0.92, 0.73, 0.91 and 1.05 of main's. The answer p99 and the last post were better for main
+in pairs 2 and 3 and for now in pairs 1 and 4: no change in them is told from these runs. With the window clean the
+ratio was 2.6-6.6 (main 2.6 and 3.5, now 6.6 and 4.8). One process (now): p99 54.7 ms (58.7 during, 9.2 before),
+last post 96.0 s, core 0.926 ms, RSS 118 MB. SQLite, 1,000 channels, main -> now: p99 30.9 -> 27.0 ms, last
+post 6.5 -> 6.0 s, core per channel 1.073 -> 1.173 ms, RSS 92 -> 93 MB (no change beyond noise). RSS split:
+136-138 MB (interactive) and 95-104 MB (delivery). Tried and left out: the three kinds of send outcome in one
+PostgreSQL statement (one queue, one flush): 16% fewer statements, but its mixed shapes kept PostgreSQL
+planning it afresh on every call (0.6 ms), so the server spent more per channel, and this process no less.
 """
 
 from __future__ import annotations
@@ -260,6 +287,7 @@ from bench.daily_parts import (
     DEFAULT_URL,
     INSTANT,
     LEAD,
+    START_LEAD,
     AnswerLoad,
     FakePlatform,
     RealTimeClock,
@@ -282,8 +310,6 @@ from bot.app.scheduler import DailyScheduler
 from bot.kernel.context import DEFAULT_SEND_LEASE as SEND_LEASE
 from bot.store.ports import Store
 
-START_LEAD = 10.0  # seconds for the start before the answers' lead: 10,000 channels on PostgreSQL took about 4
-
 __all__ = ["DEFAULT_URL", "INSTANT", "channel_refs", "postgres_store", "seed", "sqlite_store"]
 
 
@@ -295,7 +321,7 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
     gc.collect()
     rss_seeded = rss_mb()
     # the start (its catch-up tick) runs before the lead, as a process started a while before 09:00 does, so
-    # the answers' 09:00 is the bot's 09:00 (START_LEAD, bench.daily_roles.START_AFTER in the split run)
+    # the answers' 09:00 is the bot's 09:00 (START_LEAD; the split run's delivery process starts as early)
     clock = RealTimeClock(INSTANT - dt.timedelta(seconds=LEAD + START_LEAD))
     sent: dict[tuple[str, str], dt.datetime] = {}
     opened: list[int] = list(hot)

@@ -30,6 +30,7 @@ from bot.store.sqlite import SqliteStore
 DAY1 = dt.date(2026, 12, 1)  # a Tuesday: "today" of the loaded run
 INSTANT = dt.datetime(2026, 12, 1, 9, tzinfo=dt.UTC)
 LEAD = 10.0  # seconds of load before 09:00
+START_LEAD = 10.0  # seconds for the bot's start before the load's: 10,000 channels on PostgreSQL took about 4
 CALL = 0.05  # every fake platform call takes this long
 CHANNELS_PER_SPACE = 10
 HOT_ROUNDS = 20  # rounds open all along (answers go to them and to today's rounds as they are posted)

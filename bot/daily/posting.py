@@ -171,8 +171,8 @@ class Posting:
     async def open_due(self, items: Sequence[DuePost]) -> list[Opening | None]:
         """Claim the slots of the batch's channels that are to post now (running, within the grace), all in
         one store call, their questions picked in turn (what the picks read is read for the batch's spaces
-        at once, and a space's history kept up to date as its channels pick: AskedCycle). Per channel: its claim, or
-        None when run_due_post decides alone."""
+        at once, and a space's history kept up to date as its channels pick: AskedCycle). Per channel: its
+        claim, or None when run_due_post decides alone."""
         now = self.ctx.clock.now()
         out: list[Opening | None] = []
         todo: list[tuple[int, DailyClaim, Question]] = []

@@ -29,19 +29,45 @@ CHANNEL_PRIOR_ANSWERS = 50  # a channel's own rate is shrunk toward the space's 
 RateOf = Callable[[Question], float]  # a question's expected right rate for the channel picking
 
 
+class _Fewest:
+    """A candidate list's least-asked questions (`fewest` times asked) and, once one is to be moved or taken
+    out by its id, each one's place in them. The candidates hold each question once."""
+
+    def __init__(self, candidates: Sequence[Question], counts: Mapping[str, int]) -> None:
+        self.candidates = candidates  # held, so its id() is not reused while this is kept
+        if counts:
+            asked = [counts.get(q.id, 0) for q in candidates]
+            self.fewest = min(asked, default=0)
+            self.members = [q for q, n in zip(candidates, asked, strict=True) if n == self.fewest]
+        else:
+            self.fewest, self.members = 0, list(candidates)
+        self._place: dict[str, int] | None = None
+
+    def place_of(self, question_id: str) -> int | None:
+        if self._place is None:
+            self._place = {q.id: i for i, q in enumerate(self.members)}
+        return self._place.get(question_id)
+
+    def swap(self, i: int, j: int) -> None:
+        members = self.members
+        members[i], members[j] = members[j], members[i]
+        if self._place is not None:
+            self._place[members[i].id], self._place[members[j].id] = i, j
+
+    def take(self, i: int) -> None:
+        """Take out the question at place i (the last one moves there)."""
+        self.swap(i, len(self.members) - 1)
+        gone = self.members.pop()
+        if self._place is not None:
+            del self._place[gone.id]
+
+
 def least_asked(
     candidates: Sequence[Question], asked_counts: Mapping[str, int], last_asked: str | None
 ) -> list[Question]:
     """The candidates asked the fewest times (a fresh cycle starts once all were asked equally often), without
     the question asked last when there is any other."""
-    if not candidates:
-        return []
-    if asked_counts:
-        counts = [asked_counts.get(q.id, 0) for q in candidates]
-        fewest = min(counts)
-        pool = [q for q, n in zip(candidates, counts, strict=True) if n == fewest]
-    else:
-        pool = list(candidates)
+    pool = _Fewest(candidates, asked_counts).members
     if len(pool) > 1 and last_asked is not None:
         pool = [q for q in pool if q.id != last_asked]
     return pool
@@ -90,39 +116,6 @@ def _aimed_places(rates: Sequence[float]) -> list[int]:
         return inside
     closest = min(abs(r - AIM) for r in rates)
     return [i for i, r in enumerate(rates) if abs(r - AIM) == closest]
-
-
-class _Fewest:
-    """A candidate list's least-asked questions (`fewest` times asked) and, once one is to be moved or taken
-    out by its id, each one's place in them. The candidates hold each question once."""
-
-    def __init__(self, candidates: Sequence[Question], counts: Mapping[str, int]) -> None:
-        self.candidates = candidates  # held, so its id() is not reused while this is kept
-        if counts:
-            asked = [counts.get(q.id, 0) for q in candidates]
-            self.fewest = min(asked, default=0)
-            self.members = [q for q, n in zip(candidates, asked, strict=True) if n == self.fewest]
-        else:
-            self.fewest, self.members = 0, list(candidates)
-        self._place: dict[str, int] | None = None
-
-    def place_of(self, question_id: str) -> int | None:
-        if self._place is None:
-            self._place = {q.id: i for i, q in enumerate(self.members)}
-        return self._place.get(question_id)
-
-    def swap(self, i: int, j: int) -> None:
-        members = self.members
-        members[i], members[j] = members[j], members[i]
-        if self._place is not None:
-            self._place[members[i].id], self._place[members[j].id] = i, j
-
-    def take(self, i: int) -> None:
-        """Take out the question at place i (the last one moves there)."""
-        self.swap(i, len(self.members) - 1)
-        gone = self.members.pop()
-        if self._place is not None:
-            del self._place[gone.id]
 
 
 class AskedCycle:

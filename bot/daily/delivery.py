@@ -204,6 +204,9 @@ class _Lane:
         self.failed: set[int] = set()  # reveals that raised: still due, not fetched again this tick
         self.active: set[int] = set()  # reveals in flight
         self.taken: dict[int, asyncio.Future[None]] = {}  # reveals this lane took: done once announced
+        # the same by channel: a post waits for its channel's reveals in flight, also those its claim no longer
+        # read as open (the store's reveal committed before the claim, the announcement not out yet)
+        self.taken_in: dict[tuple[str, str], list[asyncio.Future[None]]] = {}
         self.unsettled = 0  # of them, those not done yet (perhaps still open in the store)
         self.gate = SpaceGate()
 
@@ -244,7 +247,8 @@ class _Lane:
         loop = asyncio.get_running_loop()
         for round_ in rounds:
             if round_.id not in self.taken:
-                self.taken[round_.id] = loop.create_future()
+                future = self.taken[round_.id] = loop.create_future()
+                self.taken_in.setdefault((round_.ref.platform, round_.ref.channel_id), []).append(future)
                 self.unsettled += 1
 
     def _settle(self, ids: Sequence[int]) -> None:
@@ -318,7 +322,12 @@ class _Lane:
             ]
             mine = [r for r in due if r.id not in self.taken and r.id not in self.failed]
             self._take(mine)
-            waits = [self.taken[r.id] for r in due if r.id in self.taken]
+            waits = [
+                future
+                for item, _ in chunk
+                for future in self.taken_in.get((item.due.ref.platform, item.due.ref.channel_id), ())
+                if not future.done()
+            ]
             groups.append(_PostGroup(chunk, self._in_order(mine), waits))
         return groups
 

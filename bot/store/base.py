@@ -143,7 +143,8 @@ class SqlBase:
     async def _claim_due(
         self, due: str, lease: str, now: dt.datetime, lease_until: dt.datetime, limit: int, spaces: SpaceFilter | None
     ) -> list[DueChannel]:
-        """Claim channels whose `due` column has passed and whose `lease` is free (the daily post, the recap)."""
+        """Claim channels whose `due` column has passed and whose `lease` is free (the daily post, the recap):
+        the earliest due first, and among those due at one instant a space's channels together."""
         raise NotImplementedError
 
     async def _claim_sends(

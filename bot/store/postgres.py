@@ -237,7 +237,7 @@ class PostgresStore(PgDelivery, FeatureSql):
         rows = await self._fetch(
             f"UPDATE channels c SET {lease} = $1 FROM (SELECT platform, channel_id FROM channels "
             f"WHERE {due} IS NOT NULL AND {due} <= $2 AND NOT paused "
-            f"AND ({lease} IS NULL OR {lease} <= $2){where} ORDER BY {due} LIMIT $3 "
+            f"AND ({lease} IS NULL OR {lease} <= $2){where} ORDER BY {due}, platform, space_id, channel_id LIMIT $3 "
             "FOR UPDATE SKIP LOCKED) due WHERE c.platform = due.platform AND c.channel_id = due.channel_id "
             f"RETURNING c.platform, c.space_id, c.channel_id, c.{due}",
             lease_until,

@@ -209,7 +209,7 @@ class SqliteStore(FeatureSql):
         rows = await self._atomic(
             f"UPDATE channels SET {lease} = ? WHERE rowid IN (SELECT rowid FROM channels "
             f"WHERE {due} IS NOT NULL AND {due} <= ? AND paused = 0 "
-            f"AND ({lease} IS NULL OR {lease} <= ?){where} ORDER BY {due} LIMIT ?) "
+            f"AND ({lease} IS NULL OR {lease} <= ?){where} ORDER BY {due}, platform, space_id, channel_id LIMIT ?) "
             f"RETURNING platform, space_id, channel_id, {due}",
             (to_ts(lease_until), to_ts(now), to_ts(now), *params, limit),
         )

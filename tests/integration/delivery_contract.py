@@ -52,6 +52,28 @@ class DeliveryContract:
         await store.set_next_post(REF, None)
         assert await store.get_next_post(REF) is None
 
+    async def test_channels_due_at_one_instant_are_claimed_a_space_at_a_time(self, store):
+        # saved and scheduled interleaved across three spaces (as updates leave them in a table), claimed in
+        # space order: a batch of posts then holds whole spaces (one read of each space's pick inputs)
+        refs = [ChannelRef("slack", f"T{k % 3}", f"c{k}") for k in range(9)]
+        for ref in refs:
+            await store.save_channel(ChannelConfig(ref=ref))
+            await store.set_next_post(ref, T0)
+        await store.save_channel(ChannelConfig(ref=ChannelRef("slack", "T0", "early")))
+        await store.set_next_post(ChannelRef("slack", "T0", "early"), T0 - dt.timedelta(minutes=1))
+        lease = T0 + dt.timedelta(minutes=2)
+        first = await store.claim_due_channels(T0, lease, 4)
+        assert [(d.ref.space_id, d.ref.channel_id) for d in first] == [
+            ("T0", "early"),  # the earliest due first, whatever its space
+            ("T0", "c0"),
+            ("T0", "c3"),
+            ("T0", "c6"),
+        ]
+        second = await store.claim_due_posts(T0, lease, 3)
+        assert [d.due.ref.space_id for d in second] == ["T1"] * 3
+        third = await store.claim_due_channels(T0, lease, 10)
+        assert {d.ref.space_id for d in third} == {"T2"} and len(third) == 3
+
     async def test_claims_keep_to_the_spaces_given(self, store):
         from bot.kernel.values import SpaceFilter
 

@@ -37,16 +37,16 @@ class MemoryDelivery(MemoryTables):
     ) -> list[DueChannel]:
         t = await self._db()
         due = sorted(
-            (at, key)
+            (at, key[0], t.channels[key].ref.space_id, key[1], key)
             for key, at in t.next_post.items()
             if at <= now
             and not t.channels[key].paused
             and (key not in t.claimed or t.claimed[key] <= now)
             and (spaces is None or spaces(t.channels[key].ref))
         )[: max(limit, 0)]
-        for _, key in due:
+        for *_, key in due:
             t.claimed[key] = utc(lease_until)
-        return [DueChannel(t.channels[key].ref, at) for at, key in due]
+        return [DueChannel(t.channels[key].ref, at) for at, *_, key in due]
 
     async def _finish_due_channel(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
         t = await self._db()

@@ -43,16 +43,16 @@ class MemoryRecap(MemoryTables):
     ) -> list[DueChannel]:
         t = await self._db()
         due = sorted(
-            (at, key)
+            (at, key[0], t.channels[key].ref.space_id, key[1], key)
             for key, at in t.next_recap.items()
             if at <= now
             and not t.channels[key].paused
             and (key not in t.recap_claimed or t.recap_claimed[key] <= now)
             and (spaces is None or spaces(t.channels[key].ref))
         )[: max(limit, 0)]
-        for _, key in due:
+        for *_, key in due:
             t.recap_claimed[key] = utc(lease_until)
-        return [DueChannel(t.channels[key].ref, at) for at, key in due]
+        return [DueChannel(t.channels[key].ref, at) for at, *_, key in due]
 
     async def finish_due_recap(self, ref: ChannelRef, due_at: dt.datetime, next_at: dt.datetime | None) -> None:
         t = await self._db()

@@ -37,7 +37,7 @@ from bench.daily_parts import (
 )
 from bot.app.bootstrap import bootstrap
 from bot.app.config import Settings
-from bot.app.roles import yield_cpu
+from bot.app.roles import batching_of, yield_cpu
 from bot.app.scheduler import DailyScheduler
 
 ROLES = ("interactive", "delivery")
@@ -82,14 +82,16 @@ async def worker(args: argparse.Namespace) -> None:
     """The delivery process: the tick against the fake platforms, then the quiet days (core per channel)."""
     from bot.store.postgres import PostgresStore
 
-    yield_cpu(Settings(role="delivery", database_url=args.url, delivery_nice=args.delivery_nice))  # as `studybot` does
+    settings = Settings(role="delivery", database_url=args.url, delivery_nice=args.delivery_nice)
+    yield_cpu(settings)  # as `studybot` does, and its batches as `studybot` cuts them
+    batching = batching_of(settings)
     store = PostgresStore(args.url)
     await store.open()
     refs = channel_refs(args.channels, args.discord_share)
     clock = RealTimeClock(INSTANT - dt.timedelta(seconds=LEAD), args.t0)
     sent: dict[tuple[str, str], dt.datetime] = {}
     platforms = {name: FakePlatform(name, clock, sent, _Told()) for name in ("discord", "slack")}
-    service = bootstrap(store, daily_bank(), clock, dict(platforms), rng=random.Random(1))
+    service = bootstrap(store, daily_bank(), clock, dict(platforms), rng=random.Random(1), batching=batching)
     scheduler = DailyScheduler(service, clock)
     expected = 2 * len(refs)
     gc.collect()
@@ -119,8 +121,8 @@ async def worker(args: argparse.Namespace) -> None:
     rss_loaded = rss_mb()
     loaded_ok = len(posts) == len(refs)
     todo = expected if loaded_ok else 0
-    quiet_cpu, quiet_wall, quiet_done = await quiet_day(store, clock, platforms, sent, todo, 1)
-    bare_cpu, bare_wall, bare_done = await quiet_day(store, clock, platforms, sent, todo, 2)
+    quiet_cpu, quiet_wall, quiet_done = await quiet_day(store, clock, platforms, sent, todo, 1, batching)
+    bare_cpu, bare_wall, bare_done = await quiet_day(store, clock, platforms, sent, todo, 2, batching)
     await store.close()
     from bench.daily_minute import fan_out_figures
 

@@ -14,7 +14,7 @@ from bot.daily.answer_batcher import AnswerBatcher
 from bot.daily.answers import AnswerDesk
 from bot.daily.boards import Boards
 from bot.daily.channels import ChannelSettings
-from bot.daily.delivery import Delivery
+from bot.daily.delivery import ANSWERING_BATCHES, Batching, Delivery
 from bot.daily.outcomes import SendOutcomes
 from bot.daily.posting import Posting
 from bot.daily.reveals import Reveals
@@ -55,10 +55,12 @@ def bootstrap(
     *,
     learning: bool = True,
     send_lease: dt.timedelta = DEFAULT_SEND_LEASE,
+    batching: Batching = ANSWERING_BATCHES,
 ) -> Features:
     """Every feature of one process over `store`, ready for the adapters (add platforms with
     `features.context.platforms.add`). `send_lease`: how long a claimed post or reveal is this process's
-    (STUDYBOT_SEND_LEASE_SECONDS) before another process may take it up."""
+    (STUDYBOT_SEND_LEASE_SECONDS) before another process may take it up; `batching`: how the tick cuts its
+    reveals and posts (bot.app.roles.batching_of)."""
     ctx = Context(
         clock=clock,
         bank=bank,
@@ -98,7 +100,7 @@ def bootstrap(
         channels=channels,
         posting=posting,
         reveals=reveals,
-        delivery=Delivery(ctx, store, channels, posting, reveals, outcomes),
+        delivery=Delivery(ctx, store, channels, posting, reveals, outcomes, batching),
         answers=answers,
         boards=boards,
         practice=practice,

@@ -6,7 +6,8 @@
   posting through the platforms' REST APIs: no Discord gateway, no Slack listener, no dashboard (the
   /healthz and /metrics address stays when STUDYBOT_METRICS_PORT is set).
 
-A delivery process lowers its own CPU priority (STUDYBOT_DELIVERY_NICE, default 10: see yield_cpu), so on a
+A delivery process reveals and posts in larger batches than a process that answers (batching_of), and
+lowers its own CPU priority (STUDYBOT_DELIVERY_NICE, default 10: see yield_cpu), so on a
 host it shares with interactive processes the answers are run first.
 
 Any number of each may share one PostgreSQL store: the store decides who posts and reveals what (claims and
@@ -20,6 +21,7 @@ import logging
 import os
 
 from bot.app.config import Settings
+from bot.daily.delivery import ANSWERING_BATCHES, DELIVERY_BATCHES, Batching
 from bot.kernel.errors import StartupError
 
 log = logging.getLogger(__name__)
@@ -37,6 +39,12 @@ NO_CONSOLE = (
     "STUDYBOT_ROLE={role} needs a platform (DISCORD_TOKEN, or SLACK_BOT_TOKEN or SLACK_CLIENT_ID): the local "
     "console runs as one process, STUDYBOT_ROLE=all."
 )
+
+
+def batching_of(settings: Settings) -> Batching:
+    """How this process's tick cuts its work: a delivery process answers no one, so nothing of its own waits
+    behind its larger batches (bot.daily.delivery.DELIVERY_BATCHES); a process that answers keeps them small."""
+    return DELIVERY_BATCHES if settings.role == "delivery" else ANSWERING_BATCHES
 
 
 def runs_tick(settings: Settings) -> bool:

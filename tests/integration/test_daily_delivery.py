@@ -14,7 +14,10 @@ import random
 import pytest
 
 from bot.app.bootstrap import bootstrap
+from bot.app.config import Settings
+from bot.app.roles import batching_of
 from bot.app.scheduler import DailyScheduler
+from bot.daily.delivery import ANSWERING_BATCHES, DELIVERY_BATCHES, Batching
 from bot.kernel.errors import AlreadyPosted, NothingOpen
 from bot.kernel.values import Actor, ChannelRef
 from bot.store.sqlite import SqliteStore
@@ -71,8 +74,10 @@ class PlainScriptedPlatform(_Script, FakePlatform):
 class Process:
     """One bot process on a shared store: its own service, scheduler and (shared) platform."""
 
-    def __init__(self, store, clock: FixedClock, platform: FakePlatform) -> None:  # type: ignore[no-untyped-def]
-        self.service = bootstrap(store, make_bank(), clock, {"fake": platform}, rng=random.Random(4))
+    def __init__(  # type: ignore[no-untyped-def]
+        self, store, clock: FixedClock, platform: FakePlatform, batching: Batching = ANSWERING_BATCHES
+    ) -> None:
+        self.service = bootstrap(store, make_bank(), clock, {"fake": platform}, rng=random.Random(4), batching=batching)
         self.scheduler = DailyScheduler(self.service, clock)
 
     async def tick(self) -> bool:
@@ -506,5 +511,41 @@ async def test_a_tick_posts_while_it_still_reveals_and_each_channel_gets_its_rev
     for channel, round_id in yesterday.items():
         assert ("reveal", channel, round_id) in platform.log
         assert at[("reveal", channel)] < at[("post", channel)]  # a channel's reveal before its next question
+    await process.service.close()
+    await store.close()
+
+
+@pytest.mark.parametrize(("role", "size"), [("delivery", 30), ("all", 10), ("interactive", 10)])
+def test_a_delivery_process_cuts_its_tick_in_larger_batches(role, size):
+    batching = batching_of(Settings(role=role, database_url="postgresql://db.example/studybot"))
+    assert batching.size == size
+    assert batching.units * batching.size >= 30  # enough in flight to keep a lane's platform calls going
+
+
+@pytest.mark.parametrize("batching", [ANSWERING_BATCHES, DELIVERY_BATCHES])
+async def test_a_tick_reveals_in_batches_of_its_size_and_each_reveal_goes_before_the_channel_s_question(batching):
+    store, n = SqliteStore(":memory:"), 120  # 12 spaces of 10 channels, scheduled interleaved
+    await store.open()
+    sizes: list[list[str]] = []  # the spaces of each batch's rounds
+    reveal_due_rounds = store.reveal_due_rounds
+
+    async def recorded(round_ids, *args, **kwargs):  # type: ignore[no-untyped-def]
+        done = await reveal_due_rounds(round_ids, *args, **kwargs)
+        sizes.append([item.round.ref.space_id for item in done])
+        return done
+
+    store.reveal_due_rounds = recorded  # type: ignore[method-assign]
+    clock, platform = FixedClock(NINE - dt.timedelta(hours=1)), _Turns()
+    process = Process(store, clock, platform, batching)
+    for i in range(n):
+        await process.service.channels.configure(ADMIN, ChannelRef("fake", f"space-{i % 12:02d}", f"chan-{i}"))
+    clock.set(NINE)
+    await process.scheduler.tick()
+    clock.set(NINE + dt.timedelta(days=1))
+    platform.log.clear()
+    await process.scheduler.tick()
+    assert sum(map(len, sizes)) == n and max(map(len, sizes)) == batching.size  # none larger, some as large
+    at = {(kind, channel): i for i, (kind, channel, _) in enumerate(platform.log)}
+    assert all(at[("reveal", f"chan-{i}")] < at[("post", f"chan-{i}")] for i in range(n))
     await process.service.close()
     await store.close()

@@ -55,9 +55,10 @@ class Batching:
 # delivery process of its own on the same machine, the other process's answers too.
 ANSWERING_BATCHES = Batching(size=10, units=3)
 # A delivery process (STUDYBOT_ROLE=delivery): no answer of its own waits behind a batch, so its batches are
-# larger: fewer store trips per channel (PostgreSQL, quiet day, 2,000 channels: this process's CPU per channel
-# 0.66 -> 0.45-0.47 ms, the server's 0.64 -> 0.34-0.38 ms against ANSWERING_BATCHES).
-DELIVERY_BATCHES = Batching(size=30, units=2)
+# larger: fewer store trips per channel (PostgreSQL, quiet day, 2,000 channels, this process's CPU per channel
+# and the server's: 0.66 and 0.64 ms with ANSWERING_BATCHES, 0.46 and 0.36 ms with 30 a batch, 0.39 and 0.28 ms
+# with 50; 60 with one in flight was no cheaper). A claim takes WORK_BATCH channels at most.
+DELIVERY_BATCHES = Batching(size=50, units=2)
 REVEAL_BATCH = ANSWERING_BATCHES.size  # rounds a transaction in a process that answers (bench.reveal_batch)
 MAX_PER_TICK = 1_000_000  # a bound on the items one drain takes in a tick (it normally ends when none is due)
 

@@ -515,7 +515,7 @@ async def test_a_tick_posts_while_it_still_reveals_and_each_channel_gets_its_rev
     await store.close()
 
 
-@pytest.mark.parametrize(("role", "size"), [("delivery", 30), ("all", 10), ("interactive", 10)])
+@pytest.mark.parametrize(("role", "size"), [("delivery", 50), ("all", 10), ("interactive", 10)])
 def test_a_delivery_process_cuts_its_tick_in_larger_batches(role, size):
     batching = batching_of(Settings(role=role, database_url="postgresql://db.example/studybot"))
     assert batching.size == size

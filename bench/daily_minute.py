@@ -271,6 +271,38 @@ post 6.5 -> 6.0 s, core per channel 1.073 -> 1.173 ms, RSS 92 -> 93 MB (no chang
 136-138 MB (interactive) and 95-104 MB (delivery). Tried and left out: the three kinds of send outcome in one
 PostgreSQL statement (one queue, one flush): 16% fewer statements, but its mixed shapes kept PostgreSQL
 planning it afresh on every call (0.6 ms), so the server spent more per channel, and this process no less.
+
+Then (2026-12-06, later: a 10M-step loop in 0.48 s; one run per row, back to back). Three changes:
+- Due channels are claimed a space at a time (migration 126 orders channels_due by due instant, platform,
+  space and channel). The claim had taken ties in the table's order: a claim of about 14 channels held 12
+  spaces, so each batch read a dozen spaces' pick inputs and built a least-asked pool per channel (1,734
+  pools for 2,000 channels; 200 now). Quiet-day probe, 2,000 channels, this process / the server per channel:
+  0.71-0.75 / 0.79 ms -> 0.59-0.64 / 0.56-0.63 ms.
+- A delivery process (STUDYBOT_ROLE=delivery, bot.app.roles.batching_of) reveals and posts in batches of 50,
+  two in flight; a process that answers keeps 10, three in flight. The same probe, batch size / in flight:
+  10/3 0.66 / 0.64 ms, 20/2 0.49 / 0.41, 30/2 0.45-0.47 / 0.35-0.38, 40/2 0.41 / 0.29-0.32, 50/2 0.38-0.40 /
+  0.27-0.30, 60/1 0.38-0.39 / 0.26. Statements per channel: 1.11 at 10, 0.61 at 20.
+- The quiet days run a lane per platform, as the scheduler does. They ran one lane for both platforms, where
+  Discord's global limit held up the Slack sends: the quiet day's Slack lane took 57.8 s at 10,000 channels,
+  19.8 s now. The loaded minute always ran a lane per platform.
+Found on the way: with the claim in space order a post could go out before its channel's reveal (the reveal
+saved, its message still in flight, the claim no longer reading the round as open); the lane now waits for a
+channel's reveals in flight whatever the claim read (the in-memory store's variant of
+test_a_tick_posts_while_it_still_reveals... caught it).
+PostgreSQL, 10,000 channels, roles split (nice 10):
+                          answer p99/p99.9 (ms)  p99 during/before    last post, last reveal (s)  core/ch   deliv. CPU
+  main 66c4adc            70.6 / 98.2            74.1 / 7.6 = 9.8     65.6, 62.2                  0.811 ms  27.5 s
+  + claim by space        18.6 / 51.0            19.5 / 6.0 = 3.2     62.0, 61.0                  0.667 ms  26.5 s
+  + delivery batches 30/2 19.3 / 44.2            19.9 / 8.4 = 2.4     60.0, 58.9                  0.508 ms  25.8 s
+  + batches 50/2          21.5 / 34.0            22.2 / 11.1 = 2.0    49.3, 48.3                  0.387 ms  22.0 s
+  the same, again         24.4 / 46.4            25.4 / 5.5 = 4.6     53.9, 52.9                  0.418 ms  23.0 s
+RSS 137-140 MB (interactive) and 94-101 MB (delivery). The interactive process used 25.9-29.2 s of CPU in each.
+One process (now; batches of 10): p99 23.6 ms, p99.9 45.0 ms, during 24.5 / before 7.2 = 3.4, last post 67.8 s,
+core per channel 0.681 ms, RSS 116 MB. bench.answers core/raw 0.31 (134,683 answers/s). SQLite, 1,000 channels,
+two pairs (main 66c4adc with its own benchmark -> now): answer p99 16.0 and 16.1 -> 17.4 and 16.4 ms, last post
+4.2 and 4.2 -> 4.6 and 4.3 s, RSS 92 and 93 -> 100 and 98 MB, core per channel 0.695 and 0.689 -> 0.777 and
+0.774 ms. About 7 points of that 12% are this benchmark's lanes per platform (the SQLite quiet-day probe at
+1,000 channels, the same build: 0.66-0.67 ms in one lane, 0.71-0.73 ms in two); the rest is not told from noise.
 """
 
 from __future__ import annotations

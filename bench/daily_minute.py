@@ -296,7 +296,13 @@ PostgreSQL, 10,000 channels, roles split (nice 10):
   + delivery batches 30/2 19.3 / 44.2            19.9 / 8.4 = 2.4     60.0, 58.9                  0.508 ms  25.8 s
   + batches 50/2          21.5 / 34.0            22.2 / 11.1 = 2.0    49.3, 48.3                  0.387 ms  22.0 s
   the same, again         24.4 / 46.4            25.4 / 5.5 = 4.6     53.9, 52.9                  0.418 ms  23.0 s
-RSS 137-140 MB (interactive) and 94-101 MB (delivery). The interactive process used 25.9-29.2 s of CPU in each.
+  a last pair:
+  main 66c4adc            18.0 / 45.0            18.5 / 5.5 = 3.3     66.5, 62.8                  0.828 ms  27.3 s
+  now                     20.6 / 40.1            21.3 / 6.3 = 3.4     53.1, 52.1                  0.408 ms  22.6 s
+Core per channel 0.49-0.51 of main's, the last post 0.80 of it; the answer p99 swings more between runs of one
+build (main 18.0 and 70.6 ms) than between builds. The first post comes at 1.8-1.9 s (0.5-0.6 s before): the
+first group of 50 reveals its channels' rounds, answers scored, before it posts. RSS 137-141 MB (interactive)
+and 94-104 MB (delivery); the interactive process used 25.9-29.2 s of CPU in each.
 One process (now; batches of 10): p99 23.6 ms, p99.9 45.0 ms, during 24.5 / before 7.2 = 3.4, last post 67.8 s,
 core per channel 0.681 ms, RSS 116 MB. bench.answers core/raw 0.31 (134,683 answers/s). SQLite, 1,000 channels,
 two pairs (main 66c4adc with its own benchmark -> now): answer p99 16.0 and 16.1 -> 17.4 and 16.4 ms, last post

@@ -76,8 +76,7 @@ class PgDelivery(DeliverySql):
             cfg = stored.config_from_row(config)
             due = stored.due_channels([(cfg.ref.platform, cfg.ref.space_id, cfg.ref.channel_id, due_at)])[0]
             found.append(DuePost(due, cfg, tuple(_rounds(opened))))
-        # earliest first, as the claim of due channels returns them
-        return sorted(found, key=lambda d: (d.due.due_at, d.due.ref.platform, d.due.ref.channel_id))
+        return sorted(found, key=lambda d: stored.due_order(d.due))  # as the claim of due channels returns them
 
     async def finish_posts(self, items: Sequence[PostFinish]) -> None:
         if _repeats([i.round_id for i in items]):

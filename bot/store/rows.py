@@ -376,12 +376,14 @@ def board_key(board: Board) -> tuple[str, str, str, str]:
     return board.platform, board.space_id, board.period.value, board.period_key
 
 
+def due_order(due: DueChannel) -> tuple[dt.datetime, str, str, str]:
+    """The order due channels are claimed in (the due indexes' order): earliest first, a space's together."""
+    return (due.due_at, due.ref.platform, due.ref.space_id, due.ref.channel_id)
+
+
 def due_channels(rows: Any) -> list[DueChannel]:
-    """Claimed (platform, space, channel, due) rows, earliest first."""
-    return sorted(
-        (DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows),
-        key=lambda d: (d.due_at, d.ref.platform, d.ref.channel_id),
-    )
+    """Claimed (platform, space, channel, due) rows, in the order they were claimed (due_order)."""
+    return sorted((DueChannel(ChannelRef(r[0], r[1], r[2]), from_ts(r[3])) for r in rows), key=due_order)
 
 
 def answer_counts(asked: Iterable[Any], chosen: Iterable[Any]) -> list[tuple[str, int, tuple[int, ...], int]]:

@@ -220,6 +220,6 @@ class Board(NamedTuple):
     period_key: str
 
 
-# a round's points for one user on a board: (user id, points, correct as 0 or 1, when the user reached the new
-# total, or None when the round scored nothing for them)
-ScoreRow = tuple[str, int, int, dt.datetime | None]
+# points to add to one user's total on a board: (user id, points, correct answers, when the user reached the new
+# total or None when nothing scored, rounds answered); one round's, or the sum of a reveal batch's rounds
+ScoreRow = tuple[str, int, int, dt.datetime | None, int]

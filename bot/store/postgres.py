@@ -31,7 +31,7 @@ from bot.store.migrations import load_migrations
 from bot.store.postgres_delivery import PgDelivery
 from bot.store.postgres_settle import CHANNEL_COLUMNS, PgSettle
 from bot.store.rows import ROUND_COLUMNS, due_channels, ident, opened, round_from_row
-from bot.store.settle import answer_writes, reveal, sort_answers
+from bot.store.settle import answer_writes, reveal_all, sort_answers
 from bot.store.sql import FeatureSql
 from bot.store.turns import BackgroundSlots
 
@@ -299,7 +299,7 @@ class PostgresStore(PgDelivery, FeatureSql):
         async with self._settling() as tx:
             await tx.lock_rounds(ids)
             await tx.claim_batch(ids, at, lease_until, learn=learn)
-            done = [rid for rid in ids if await reveal(tx, rid, at, scorer, learn=learn)]
+            done = await reveal_all(tx, ids, at, scorer, learn=learn)
             return [tx.revealed(rid) for rid in done]
 
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:

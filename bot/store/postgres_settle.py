@@ -281,11 +281,13 @@ class PgSettle:
     async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
         written = await self.conn.fetch(
             "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered, "
-            "reached_at) SELECT $1, $2, $3, $4, u.user_id, u.points, u.correct, 1, u.at FROM "
-            "unnest($5::text[], $6::integer[], $7::integer[], $8::timestamptz[]) AS u(user_id, points, correct, at) "
+            "reached_at) SELECT $1, $2, $3, $4, u.user_id, u.points, u.correct, u.answered, u.at FROM "
+            "unnest($5::text[], $6::integer[], $7::integer[], $8::timestamptz[], $9::integer[]) "
+            "AS u(user_id, points, correct, at, answered) "
             "ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET "
             "points = scores.points + excluded.points, correct = scores.correct + excluded.correct, "
-            "answered = scores.answered + 1, reached_at = COALESCE(excluded.reached_at, scores.reached_at) "
+            "answered = scores.answered + excluded.answered, "
+            "reached_at = COALESCE(excluded.reached_at, scores.reached_at) "
             "RETURNING user_id, points, answered",
             *stored.board_key(board),
             *(list(column) for column in zip(*rows, strict=True)),

@@ -101,12 +101,14 @@ async def reveal(
     *,
     learn: bool = False,
     unsure: Collection[str] = (),
+    folds: ScoreFolds | None = None,
 ) -> bool:
     """Close a round once; a daily round with a scorer is also scored and folded into its space's
     leaderboards. With `learn`, the answers also update the learners' memory cards (`unsure`: users who
     marked their answer "not sure", besides the doubts stored with a daily round). False when it was
     already revealed (or does not exist). Any failure must roll the store's transaction back, so a failed
-    reveal changes nothing."""
+    reveal changes nothing. `folds`: the transaction's points still to fold into the boards (reveal_all
+    writes them once for all its rounds); without it this round's points are folded in at once."""
     round_ = await tx.claim_reveal(round_id, revealed_at)
     if round_ is None:
         return False
@@ -136,9 +138,24 @@ async def reveal(
         return True  # nothing to fold into the boards
     correct = {a.user_id: a.correct for a in answers}
     scored = {a.user_id: a.answered_at for a in answers if result.points.get(a.user_id, 0) > 0}
+    mine = ScoreFolds() if folds is None else folds
     for period, key in period_keys(round_.local_date):
-        await fold_scores(tx, Board(ref.platform, ref.space_id, period, key), result.points, correct, scored)
+        mine.add(Board(ref.platform, ref.space_id, period, key), result.points, correct, scored)
+    if folds is None:
+        await mine.write(tx)
     return True
+
+
+async def reveal_all(
+    tx: RevealTransaction, round_ids: Sequence[int], revealed_at: dt.datetime, scorer: Scorer | None, *, learn: bool
+) -> list[int]:
+    """Reveal each round (`reveal`) in this one transaction, their points folded into the boards once at the
+    end: a space's channels revealed together write each of its board rows once, not once per round. The
+    rounds revealed now, in the order given."""
+    folds = ScoreFolds()
+    done = [rid for rid in round_ids if await reveal(tx, rid, revealed_at, scorer, learn=learn, folds=folds)]
+    await folds.write(tx)
+    return done
 
 
 async def missed_dates(
@@ -226,25 +243,63 @@ def _card_order(key: CardKey) -> tuple[str, str, str, str]:
     return key.platform, key.space_id, key.user_id, key.question_id
 
 
-async def fold_scores(
-    tx: RevealTransaction,
-    board: Board,
-    points: dict[str, int],
-    correct: dict[str, bool],
-    scored: dict[str, dt.datetime],
-) -> None:
-    """Add a round's points to one leaderboard (with when each user who scored reached the new total) and
-    move its users between score buckets."""
-    if not points:
-        return
-    users = sorted(points)
-    rows = [(u, points[u], int(correct[u]), scored.get(u)) for u in users]  # KeyError: points for a non-answer
-    after = await tx.add_scores(board, rows)
-    # answered once: new to the board with this round
-    old = {u: total - points[u] for u, (total, answered) in after.items() if answered > 1}
-    moves = bucket_moves(old, points)
-    if moves:
-        await tx.move_buckets(board, moves)
+class _Fold:
+    """One user's points on one board, summed over the rounds folded so far."""
+
+    __slots__ = ("points", "correct", "rounds", "reached")
+
+    def __init__(self) -> None:
+        self.points = 0
+        self.correct = 0
+        self.rounds = 0
+        self.reached: dt.datetime | None = None
+
+
+class ScoreFolds:
+    """Rounds' points to fold into their boards, summed per board and user until `write`: each user's total
+    grows by the sum, their answered count by the rounds, and the time they reached it is their latest
+    answer that scored (None: the total's time stays)."""
+
+    def __init__(self) -> None:
+        self._boards: dict[Board, dict[str, _Fold]] = {}
+
+    def add(
+        self, board: Board, points: dict[str, int], correct: dict[str, bool], scored: dict[str, dt.datetime]
+    ) -> None:
+        """One round's points on one board (`correct` and `scored` by user, as `reveal` works them out)."""
+        users = self._boards.setdefault(board, {})
+        for uid, p in points.items():
+            fold = users.get(uid)
+            if fold is None:
+                fold = users[uid] = _Fold()
+            fold.points += p
+            fold.correct += int(correct[uid])  # KeyError: points for a non-answer
+            fold.rounds += 1
+            at = scored.get(uid)
+            if at is not None and (fold.reached is None or at > fold.reached):
+                fold.reached = at
+
+    async def write(self, tx: RevealTransaction) -> None:
+        """Add the sums to the boards (board by board, users in order) and move the users between their
+        boards' score buckets."""
+        boards, self._boards = self._boards, {}
+        for board in sorted(boards, key=_board_order):
+            folds = boards[board]
+            if not folds:
+                continue
+            users = sorted(folds)
+            rows = [(u, folds[u].points, folds[u].correct, folds[u].reached, folds[u].rounds) for u in users]
+            after = await tx.add_scores(board, rows)
+            points = {u: folds[u].points for u in users}
+            # new to the board with these rounds: answered no more than the rounds folded now
+            old = {u: total - points[u] for u, (total, answered) in after.items() if answered > folds[u].rounds}
+            moves = bucket_moves(old, points)
+            if moves:
+                await tx.move_buckets(board, moves)
+
+
+def _board_order(board: Board) -> tuple[str, str, str, str]:
+    return board.platform, board.space_id, board.period.value, board.period_key
 
 
 def accepts_answers(revealed_at: dt.datetime | None, closes_at: dt.datetime | None, now: dt.datetime) -> bool:
@@ -358,10 +413,10 @@ class RevealTransaction(Protocol):
         ...
 
     async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
-        """Add (user, points, correct as 0 or 1, reached) to the users' totals on a board, one more answered
-        each; each user's (points, answered) after. `reached`: when the user reached the new total (the
-        answer that scored), or None when it scored nothing and the total's time stays; a tie on points is
-        listed by who got there first."""
+        """Add (user, points, correct answers, reached, rounds answered) to the users' totals on a board;
+        each user's (points, answered) after. `reached`: when the user reached the new total (the answer
+        that scored), or None when it scored nothing and the total's time stays; a tie on points is listed
+        by who got there first."""
         ...
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:

@@ -17,7 +17,7 @@ from bot.kernel.scoring import Scorer
 from bot.kernel.values import SpaceFilter
 from bot.store.base import DueSends, Step
 from bot.store.rows import ANSWER_COLUMNS, ROUND_COLUMNS, round_from_row, to_ts
-from bot.store.settle import reveal
+from bot.store.settle import reveal_all
 from bot.store.sqlite_settle import SqliteSettle
 
 T = TypeVar("T")
@@ -91,7 +91,7 @@ def reveal_batch(
     their rows, answers and channels; all in one transaction."""
     with _Immediate(con):
         tx = SqliteSettle(con)
-        done = [rid for rid in round_ids if _run_now(reveal(tx, rid, revealed_at, scorer, learn=learn))]
+        done = _run_now(reveal_all(tx, round_ids, revealed_at, scorer, learn=learn))
         if not done:
             return [], [], {}, {}
         marks = ",".join("?" * len(done))

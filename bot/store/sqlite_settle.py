@@ -53,9 +53,9 @@ PENDING_MINE = PENDING_PRACTICE.format(
 # a round's rows on one board (`values`: a (?,?,?,?) per user), returning each user's new total and answer count
 ADD_SCORES_SQL = (
     "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered, reached_at) "
-    "SELECT ?, ?, ?, ?, column1, column2, column3, 1, column4 FROM (VALUES {values}) WHERE true "
+    "SELECT ?, ?, ?, ?, column1, column2, column3, column5, column4 FROM (VALUES {values}) WHERE true "
     "ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET points = points + excluded.points, "
-    "correct = correct + excluded.correct, answered = answered + 1, "
+    "correct = correct + excluded.correct, answered = answered + excluded.answered, "
     "reached_at = COALESCE(excluded.reached_at, reached_at) RETURNING user_id, points, answered"
 )
 
@@ -153,9 +153,9 @@ class SqliteSettle:
         after: dict[str, tuple[int, int]] = {}
         for chunk in chunks(rows, IN_CHUNK):
             params: list[object] = [*board_key(board)]
-            for uid, points, right, at in chunk:
-                params += (uid, points, right, None if at is None else to_ts(at))
-            values = ",".join(["(?,?,?,?)"] * len(chunk))
+            for uid, points, right, at, rounds in chunk:
+                params += (uid, points, right, None if at is None else to_ts(at), rounds)
+            values = ",".join(["(?,?,?,?,?)"] * len(chunk))
             for uid, total, answered in self.con.execute(ADD_SCORES_SQL.format(values=values), params).fetchall():
                 after[uid] = (int(total), int(answered))
         return after

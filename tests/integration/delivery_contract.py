@@ -282,16 +282,25 @@ class DeliveryContract:
                 for day in days
                 for period, key in period_keys(day)
             ]
+            ranks = [  # from the score buckets, which the batch moves once for its three rounds
+                await store.rank_of("test", space, period, key, u)
+                for day in days
+                for period, key in period_keys(day)
+                for u in ("ada", "bob", "cy")
+            ]
             cards = [
                 [(c.key.user_id, c.key.question_id, c.state, c.stability, c.due, c.reviews, c.confident_miss)]
                 for u in ("ada", "bob")
                 for c in await store.learner_cards("test", space, u)
             ]
-            return points, streaks, boards, cards
+            return points, streaks, boards, ranks, cards
 
         alone = await play("alone", batch=False)
         assert await play("batch", batch=True) == alone
         assert alone[1][0] is not None and alone[1][0].best >= 2
+        ada, bob = alone[3][-3:-1]  # all time: the round revealed first, then three (bob right in one)
+        assert (ada.rank, ada.answered, bob.rank, bob.points, bob.correct, bob.answered) == (1, 4, 2, 10, 1, 3)
+        assert alone[3][-1] is None  # cy answered nothing
 
     async def test_a_failed_batch_reveal_reveals_none_of_its_rounds(self, store):
         closes = T0 + dt.timedelta(hours=1)

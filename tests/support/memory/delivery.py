@@ -20,7 +20,7 @@ from bot.daily.values import (
 )
 from bot.kernel.scoring import Scorer
 from bot.kernel.values import ChannelRef, Round, RoundKind, SpaceFilter
-from bot.store.settle import reveal
+from bot.store.settle import reveal_all
 from tests.support.memory.tables import MemoryTables, Tables, utc
 
 
@@ -166,7 +166,7 @@ class MemoryDelivery(MemoryTables):
         if not round_ids:
             return []
         async with self._settling() as tx:
-            done = [rid for rid in round_ids if await reveal(tx, rid, revealed_at, scorer, learn=learn)]
+            done = await reveal_all(tx, round_ids, revealed_at, scorer, learn=learn)
         out = []
         for rid in done:
             claims = await self.claim_reveals(revealed_at, lease_until, 1, round_id=rid)

@@ -266,12 +266,12 @@ class Settle:
     async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
         tallies = self._table(self.t.scores, board)
         times = self._table(self.t.reached, board)
-        for uid, points, right, at in rows:
+        for uid, points, right, at, rounds in rows:
             old_points, old_correct, old_answered = tallies.get(uid, (0, 0, 0))
-            self._put(tallies, uid, (old_points + int(points), old_correct + right, old_answered + 1))
+            self._put(tallies, uid, (old_points + int(points), old_correct + right, old_answered + rounds))
             if at is not None:
                 self._put(times, uid, utc(at))
-        return {uid: (tallies[uid][0], tallies[uid][2]) for uid, _, _, _ in rows}
+        return {uid: (tallies[uid][0], tallies[uid][2]) for uid, *_ in rows}
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
         buckets = self._table(self.t.buckets, board)

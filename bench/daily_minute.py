@@ -309,6 +309,28 @@ two pairs (main 66c4adc with its own benchmark -> now): answer p99 16.0 and 16.1
 4.2 and 4.2 -> 4.6 and 4.3 s, RSS 92 and 93 -> 100 and 98 MB, core per channel 0.695 and 0.689 -> 0.777 and
 0.774 ms. About 7 points of that 12% are this benchmark's lanes per platform (the SQLite quiet-day probe at
 1,000 channels, the same build: 0.66-0.67 ms in one lane, 0.71-0.73 ms in two); the rest is not told from noise.
+
+Then (2026-12-06, a machine about half as fast: the 10M-step loop in 0.88 s; main 60390f2 against now, three
+pairs of single runs, PostgreSQL, 10,000 channels, roles split, nice 10). pg_stat_statements on a scratch server
+(bench.reveal_batch, 1,000 rounds of 20 answers) showed the scores upsert at 46% of the database's time of a
+scored reveal (1.56 ms a round, 78 us a row: every row update also writes the board's ranking index) and the
+score buckets at another 0.35 ms. A reveal batch now folds its rounds' points into each board once
+(bot.store.settle.ScoreFolds): 24,300 score rows instead of 60,000 for the 1,000 rounds, 0.46 ms a round for
+scores and buckets; this process's CPU per revealed round 3.12-3.17 -> 2.07-2.49 ms (two alternating pairs).
+                          answer p99 during / before (ms)   last post, last reveal (s)   delivery CPU in the minute
+  pair 1  main / now      53.6 / 10.8  /  1465.9 / 30.4      65.1, 64.0 / 54.8, 53.7      31.8 / 27.0 s
+  pair 2  now / main      42.2 / 17.5  /  316.8 / 16.8       40.2, 39.1 / 80.6, 79.5      21.4 / 36.1 s
+  pair 3  now / main      206.1 / 89.7 /  143.1 / 15.9       54.1, 53.0 / 72.4, 71.4      26.8 / 32.5 s
+The deadline is met in every run of now and in none of main's (last post 0.50-0.84 of main's in the same pair);
+the answers' p99 is not told from noise on this machine: the interactive process went into a backlog in pair 1
+(gen-0 collections of 0.6 s in 5 s while thousands of answers waited) and the "before 09:00" window alone
+ranged 10.8-89.7 ms with the loop's lag p99 under 2.5 ms and PostgreSQL at 0.4 cores (the server's commits,
+not this process). The split worker now starts its quiet days only after the answers stop: pair 2's fan-out
+ended at 40 s, and its quiet day had revealed the loaded day's rounds under the answers still arriving (70,214
+refused or closed, "after it" p99 8.8 s; not counted above). SQLite, 1,000 channels, main -> now: answer p99
+55.2 -> 36.1 ms, last post 8.2 -> 7.0 s, core per channel 1.319 -> 1.228 ms, the scoring day 40.6 -> 33.7 ms
+per channel, RSS 100 -> 98 MB. bench.answers core/raw 0.28 (main) and 0.29, 0.21 (now; the answer path is
+unchanged: this machine's noise).
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from typing import Any
 from bench.daily_parts import (
     INSTANT,
     LEAD,
+    SETTLED,
     START_LEAD,
     AnswerLoad,
     FakePlatform,
@@ -111,6 +112,9 @@ async def worker(args: argparse.Namespace) -> None:
     posts, reveals = sent_after(sent, refs, "post"), sent_after(sent, refs, "reveal")
     lanes = lane_ends(sent, refs)  # before the quiet days reuse `sent`
     _emit("loaded", {"fan_out_end": max(posts + reveals, default=0.0)})
+    # the quiet days reveal the loaded day's rounds: not while the other process still answers them (a fan-out
+    # done before the answers stop would otherwise lock their rounds and close them under the answers)
+    await asyncio.sleep(max(0.0, args.t0 + args.seconds + SETTLED - time.monotonic()))
     for _ in range(300):  # a tick still running finishes first
         if not scheduler._lock.locked():
             break

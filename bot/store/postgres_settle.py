@@ -97,6 +97,13 @@ class PgSettle:
         self._streaks: dict[tuple[str, str, str], StreakState | None] = {}  # None: known to have none
         self._doubts: dict[int, set[str]] = {}
         self._cards: dict[CardKey, LearnerCard | None] = {}
+        # a claimed batch's writes of points, streaks and cards wait for flush_writes (one statement each for
+        # the batch, not one per round); the caches above already hold what they write
+        self._defer = False
+        self._points: dict[tuple[int, str], int] = {}
+        self._streak_writes: dict[tuple[str, str, str], StreakState] = {}
+        self._card_writes: dict[CardKey, LearnerCard] = {}
+        self._events: list[ReviewEvent] = []
 
     async def lock_rounds(self, round_ids: Sequence[int]) -> None:
         """Lock a reveal batch's rounds in id order (as answer batches do, FOR SHARE), then their spaces in
@@ -109,7 +116,9 @@ class PgSettle:
         self, round_ids: Sequence[int], revealed_at: dt.datetime, lease_until: dt.datetime, *, learn: bool
     ) -> None:
         """Claim these rounds' reveals, and the reveal posts of those free to send (leased until
-        `lease_until`: see revealed()), and read their reveals' inputs (after lock_rounds)."""
+        `lease_until`: see revealed()), and read their reveals' inputs (after lock_rounds). Their reveals'
+        writes of points, streaks and cards then wait for flush_writes."""
+        self._defer = True
         self._batch.update(round_ids)
         for r in await self.conn.fetch(CLAIM_BATCH, revealed_at, list(round_ids), learn, lease_until):
             round_ = stored.round_from_row(r[:ROUND_WIDTH])
@@ -176,6 +185,7 @@ class PgSettle:
     async def answers(self, round_id: int) -> tuple[Answer, ...]:
         if round_id in self._answers:
             return self._answers[round_id]
+        await self.flush_writes()  # the read sees the points this transaction wrote
         rows = await self.conn.fetch(f"SELECT {stored.ANSWER_COLUMNS} FROM answers WHERE round_id = $1", round_id)
         return tuple(stored.answer_from_row(r) for r in rows)
 
@@ -200,6 +210,7 @@ class PgSettle:
         keys = [(ref.platform, ref.space_id, u) for u in users]
         if all(k in self._streaks for k in keys):
             return {k[2]: s for k in keys if (s := self._streaks[k]) is not None}
+        await self.flush_writes()  # the read sees what this transaction wrote
         # a join with unnest, not `user_id = ANY($3)`: a filter on a 10,000-element array is checked row by row
         return {
             r[0]: stored.streak_from_row(tuple(r)[1:])
@@ -229,29 +240,49 @@ class PgSettle:
                 dataclasses.replace(a, points=points[a.user_id]) if a.user_id in points else a
                 for a in self._answers[round_id]
             )
-        users = sorted(points)
-        await self.conn.execute(
-            "UPDATE answers AS a SET points = u.points FROM unnest($2::text[], $3::integer[]) "
-            "AS u(user_id, points) WHERE a.round_id = $1 AND a.user_id = u.user_id",
-            round_id,
-            users,
-            [points[u] for u in users],
-        )
+        self._points.update({(round_id, u): p for u, p in points.items()})
+        if not self._defer:
+            await self.flush_writes()
 
     async def write_streaks(self, ref: ChannelRef, streaks: dict[str, StreakState]) -> None:
-        self._streaks.update({(ref.platform, ref.space_id, u): s for u, s in streaks.items()})
-        users = sorted(streaks)
-        states = [streaks[u] for u in users]
+        written = {(ref.platform, ref.space_id, u): s for u, s in streaks.items()}
+        self._streaks.update(written)
+        self._streak_writes.update(written)
+        if not self._defer:
+            await self.flush_writes()
+
+    async def flush_writes(self) -> None:
+        """Write the points, streaks and cards (with their review log) kept back so far: a statement each."""
+        if self._points:
+            keys = sorted(self._points)
+            await self.conn.execute(
+                "UPDATE answers AS a SET points = u.points FROM unnest($1::bigint[], $2::text[], $3::integer[]) "
+                "AS u(round_id, user_id, points) WHERE a.round_id = u.round_id AND a.user_id = u.user_id",
+                [k[0] for k in keys],
+                [k[1] for k in keys],
+                [self._points[k] for k in keys],
+            )
+            self._points = {}
+        if self._streak_writes:
+            await self._upsert_streaks(self._streak_writes)
+            self._streak_writes = {}
+        if self._card_writes:
+            await self._upsert_cards(list(self._card_writes.values()), self._events)
+            self._card_writes, self._events = {}, []
+
+    async def _upsert_streaks(self, streaks: dict[tuple[str, str, str], StreakState]) -> None:
+        keys = sorted(streaks)
+        states = [streaks[k] for k in keys]
         await self.conn.execute(
             "INSERT INTO streaks (platform, space_id, user_id, current, best, last_date, kept, freezes, "
-            "freezes_used, frozen) SELECT $1, $2, u.* FROM unnest($3::text[], $4::integer[], $5::integer[], "
-            "$6::date[], $7::integer[], $8::integer[], $9::integer[], $10::integer[]) AS u "
+            "freezes_used, frozen) SELECT u.* FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], "
+            "$5::integer[], $6::date[], $7::integer[], $8::integer[], $9::integer[], $10::integer[]) AS u "
             "ON CONFLICT (platform, space_id, user_id) DO UPDATE SET current = excluded.current, "
             "best = excluded.best, last_date = excluded.last_date, kept = excluded.kept, "
             "freezes = excluded.freezes, freezes_used = excluded.freezes_used, frozen = excluded.frozen",
-            ref.platform,
-            ref.space_id,
-            users,
+            [k[0] for k in keys],
+            [k[1] for k in keys],
+            [k[2] for k in keys],
             [s.current for s in states],
             [s.best for s in states],
             [s.last_date for s in states],
@@ -322,6 +353,7 @@ class PgSettle:
         keys = [CardKey(platform, space_id, u, question_id) for u in users]
         if all(k in self._cards for k in keys):
             return {k.user_id: c for k in keys if (c := self._cards[k]) is not None}
+        await self.flush_writes()  # the read sees what this transaction wrote
         rows = await self.conn.fetch(
             f"SELECT {', '.join('c.' + c for c in stored.CARD_COLUMNS.split(', '))} FROM learner_cards c "
             "JOIN unnest($4::text[]) AS u(user_id) ON c.user_id = u.user_id "
@@ -338,7 +370,13 @@ class PgSettle:
             return
         latest = {card.key: card for card, _ in updates}
         self._cards.update(latest)
-        cols = list(zip(*(stored.card_values(card) for card in latest.values()), strict=True))
+        self._card_writes.update(latest)
+        self._events += [event for _, event in updates]
+        if not self._defer:
+            await self.flush_writes()
+
+    async def _upsert_cards(self, cards: Sequence[LearnerCard], events: Sequence[ReviewEvent]) -> None:
+        cols = list(zip(*(stored.card_values(card) for card in cards), strict=True))
         await self.conn.execute(
             f"INSERT INTO learner_cards ({stored.CARD_COLUMNS}) SELECT * FROM unnest($1::text[], $2::text[], "
             "$3::text[], $4::text[], $5::smallint[], $6::integer[], $7::float8[], $8::float8[], $9::timestamptz[], "
@@ -349,12 +387,12 @@ class PgSettle:
             "lapses = excluded.lapses, confident_miss = excluded.confident_miss",
             *(list(c) for c in cols),
         )
-        events = list(zip(*(stored.event_values(event) for _, event in updates), strict=True))
+        rows = list(zip(*(stored.event_values(event) for event in events), strict=True))
         await self.conn.execute(
             f"INSERT INTO review_log ({stored.EVENT_COLUMNS}) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], "
             "$4::text[], $5::timestamptz[], $6::smallint[], $7::boolean[], $8::timestamptz[], $9::float8[]) "
             "ON CONFLICT DO NOTHING",
-            *(list(c) for c in events),
+            *(list(c) for c in rows),
         )
 
     async def claim_practice(

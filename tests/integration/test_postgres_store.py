@@ -321,6 +321,42 @@ async def test_processes_revealing_batches_with_answers_coming_in_never_deadlock
             await s.close()
 
 
+async def test_a_reveal_batch_of_one_space_takes_as_many_statements_for_six_rounds_as_for_two(pg_url, monkeypatch):
+    """A batch's points, streaks, cards, review log and boards are written a statement each for the whole
+    batch (PgSettle.flush_writes, bot.store.settle.ScoreFolds), not once per round."""
+    store = PostgresStore(pg_url)
+    await store.open()
+    statements: list[str] = []
+    for name in ("execute", "fetch", "fetchrow", "fetchval", "executemany"):
+        method = getattr(asyncpg.connection.Connection, name)
+
+        def counted(self, query, *args, _method=method, **kwargs):  # type: ignore[no-untyped-def]
+            statements.append(query)
+            return _method(self, query, *args, **kwargs)
+
+        monkeypatch.setattr(asyncpg.connection.Connection, name, counted)
+    try:
+        closes = T0 + dt.timedelta(hours=1)
+        counts = []
+        for space, n in (("two", 2), ("six", 6)):
+            rounds = [
+                await store.claim_daily_round(ChannelRef("test", space, f"{space}-{i}"), DAY, f"q{i}", "t", T0, closes)
+                for i in range(n)
+            ]
+            for r in rounds:
+                await store.add_answers([NewAnswer(r.id, f"u{k}", 0, k % 2 == 0, T0) for k in range(20)], T0)
+            statements.clear()
+            got = await store.reveal_due_rounds([r.id for r in rounds], closes, score_daily_round, closes)
+            assert len(got) == n
+            counts.append(len(statements))
+        assert counts[0] == counts[1]
+        board = await store.leaderboard("test", "six", Period.ALL, "all", 30)
+        assert [(x.user_id, x.correct, x.answered) for x in board[:2]] == [("u0", 6, 6), ("u10", 6, 6)]
+        assert (await store.rank_of("test", "six", Period.ALL, "all", "u1")).rank == 11  # 10 right answerers above
+    finally:
+        await store.close()
+
+
 async def test_grouped_send_outcomes_and_answer_batches_never_deadlock(pg_url):
     """Two processes record batches of send outcomes (finish_posts, finish_reveals) in opposite orders while
     answer batches lock the same rounds: the outcomes are written in round order, as answers lock rounds,

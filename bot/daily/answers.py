@@ -7,6 +7,7 @@ feature that owns that kind (registered by the composition root), which builds t
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from typing import NoReturn, Protocol
 
@@ -82,6 +83,7 @@ class AnswerDesk:
         self.rounds = rounds
         self.batcher = batcher
         self._kinds: dict[RoundKind, KindAnswers] = {}
+        self._reading: dict[int, asyncio.Task[Round]] = {}  # rounds being read from the store, by id
 
     def register(self, kind: RoundKind, owner: KindAnswers) -> None:
         """The feature that replies to answers of rounds of `kind` (every kind but daily has one)."""
@@ -165,6 +167,20 @@ class AnswerDesk:
         return await self.submit_answer(round_.id, user_id, choice, sure=sure)
 
     async def _round(self, round_id: int) -> Round:
+        """A round not in memory, read once however many answers to it wait for the read (the first clicks on
+        a question just posted by another process all miss the cache at once)."""
+        reading = self._reading.get(round_id)
+        if reading is None:
+            reading = self._reading[round_id] = asyncio.ensure_future(self._read_round(round_id))
+            reading.add_done_callback(lambda done: self._read_done(round_id, done))
+        return await asyncio.shield(reading)  # one waiter cancelled does not cancel the others' read
+
+    def _read_done(self, round_id: int, done: asyncio.Task[Round]) -> None:
+        self._reading.pop(round_id, None)
+        if not done.cancelled():
+            done.exception()  # each waiter has it raised; retrieved here too, so no waiter left is no warning
+
+    async def _read_round(self, round_id: int) -> Round:
         round_ = await self.store.get_round(round_id)
         if round_ is None:
             raise UnknownRound("That question is not known here; it may have been posted by another bot.")

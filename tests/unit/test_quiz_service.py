@@ -107,6 +107,37 @@ async def test_concurrent_duplicate_answers_record_one(env):
     assert len(await store.round_answers(round_.id)) == 1
 
 
+async def test_answers_waiting_on_a_round_not_in_memory_share_one_read_of_it(env, monkeypatch):
+    """The first clicks on a question another process posted all miss this process's cache at once: the round
+    is read once for all of them, a waiter that gives up does not cancel the others' read, and an unknown
+    round is refused to each of them after one read."""
+    service, store, clock, _ = env
+    round_ = await _daily(service, clock)
+    service.answers.rounds.drop(round_.id)
+    reads: list[int] = []
+    real = store.get_round
+
+    async def counted(round_id):
+        reads.append(round_id)
+        await asyncio.sleep(0)  # the read takes a trip: the other answers arrive meanwhile
+        return await real(round_id)
+
+    monkeypatch.setattr(store, "get_round", counted)
+    quitter = asyncio.ensure_future(service.answers.submit_answer(round_.id, "quitter", 0))
+    others = [asyncio.ensure_future(service.answers.submit_answer(round_.id, f"u{i}", i % 4)) for i in range(20)]
+    await asyncio.sleep(0)
+    quitter.cancel()
+    results = await asyncio.gather(*others)
+    assert reads == [round_.id]
+    assert len(results) == 20 and len(await store.round_answers(round_.id)) == 20
+    assert service.answers.rounds.get(round_.id) is not None
+    unknown = await asyncio.gather(
+        *(service.answers.submit_answer(999, f"u{i}", 0) for i in range(5)), return_exceptions=True
+    )
+    assert reads == [round_.id, 999]
+    assert all(isinstance(r, UnknownRound) for r in unknown)
+
+
 async def test_answers_to_unknown_or_closed_rounds_are_refused(env):
     service, store, clock, _ = env
     with pytest.raises(UnknownRound):

@@ -423,6 +423,7 @@ class PgSettle:
         await self.conn.execute("UPDATE rounds SET learn_pending = NULL WHERE id = ANY($1::bigint[])", list(round_ids))
 
     async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
+        await self.flush_writes()  # the read sees what this transaction wrote
         rows = await self.conn.fetch(
             f"SELECT {', '.join('c.' + c for c in stored.CARD_COLUMNS.split(', '))} FROM learner_cards c "
             "JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) "

@@ -50,7 +50,7 @@ PENDING_MINE = PENDING_PRACTICE.format(
     learner="AND r.platform = ? AND r.space_id = ? AND r.user_id = ? ",
 )
 
-# a round's rows on one board (`values`: a (?,?,?,?) per user), returning each user's new total and answer count
+# rows to add to one board (`values`: a (?,?,?,?,?) per user), returning each user's new total and answer count
 ADD_SCORES_SQL = (
     "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered, reached_at) "
     "SELECT ?, ?, ?, ?, column1, column2, column3, column5, column4 FROM (VALUES {values}) WHERE true "

@@ -289,6 +289,16 @@ async def test_a_live_game_starts_at_once_on_an_interactive_process_and_a_delive
         assert started.ephemeral and "Live game on: 3 questions, 10 seconds each" in started.text
         await until(lambda: live_posts(), task)
         assert live_posts() == ["Live question 1 of 3"] and closes() == []
+        # the question is out; the game's next step (its close) is saved once Discord's answer is back: stop the
+        # process after that, not between the two (a crash there is another test's)
+        conn = await asyncpg.connect(pg)
+        try:
+            deadline = time.monotonic() + 10.0
+            while await conn.fetchval("SELECT step FROM live_games") != "close":
+                assert not task.done() and time.monotonic() < deadline, "the game's next step was not saved"
+                await asyncio.sleep(0.05)
+        finally:
+            await conn.close()
     conn = await asyncpg.connect(pg)
     try:
         assert await conn.fetchval("SELECT step FROM live_games") == "close"

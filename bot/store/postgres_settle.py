@@ -97,9 +97,8 @@ class PgSettle:
         self._streaks: dict[tuple[str, str, str], StreakState | None] = {}  # None: known to have none
         self._doubts: dict[int, set[str]] = {}
         self._cards: dict[CardKey, LearnerCard | None] = {}
-        # a claimed batch's writes of points, streaks and cards wait for flush_writes (one statement each for
-        # the batch, not one per round); the caches above already hold what they write
-        self._defer = False
+        # once a batch is claimed (`_batch`), its writes of points, streaks and cards wait for flush_writes (one
+        # statement each for the batch, not one per round); the caches above already hold what they write
         self._points: dict[tuple[int, str], int] = {}
         self._streak_writes: dict[tuple[str, str, str], StreakState] = {}
         self._card_writes: dict[CardKey, LearnerCard] = {}
@@ -118,7 +117,6 @@ class PgSettle:
         """Claim these rounds' reveals, and the reveal posts of those free to send (leased until
         `lease_until`: see revealed()), and read their reveals' inputs (after lock_rounds). Their reveals'
         writes of points, streaks and cards then wait for flush_writes."""
-        self._defer = True
         self._batch.update(round_ids)
         for r in await self.conn.fetch(CLAIM_BATCH, revealed_at, list(round_ids), learn, lease_until):
             round_ = stored.round_from_row(r[:ROUND_WIDTH])
@@ -241,14 +239,14 @@ class PgSettle:
                 for a in self._answers[round_id]
             )
         self._points.update({(round_id, u): p for u, p in points.items()})
-        if not self._defer:
+        if not self._batch:  # no claimed batch: written at once
             await self.flush_writes()
 
     async def write_streaks(self, ref: ChannelRef, streaks: dict[str, StreakState]) -> None:
         written = {(ref.platform, ref.space_id, u): s for u, s in streaks.items()}
         self._streaks.update(written)
         self._streak_writes.update(written)
-        if not self._defer:
+        if not self._batch:  # no claimed batch: written at once
             await self.flush_writes()
 
     async def flush_writes(self) -> None:
@@ -372,7 +370,7 @@ class PgSettle:
         self._cards.update(latest)
         self._card_writes.update(latest)
         self._events += [event for _, event in updates]
-        if not self._defer:
+        if not self._batch:  # no claimed batch: written at once
             await self.flush_writes()
 
     async def _upsert_cards(self, cards: Sequence[LearnerCard], events: Sequence[ReviewEvent]) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Awaitable, Callable, Collection, Coroutine, Sequence
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
 
 from bot.kernel.scoring import (
@@ -38,6 +39,7 @@ from bot.kernel.values import (
 )
 from bot.practice import memory as learning
 from bot.practice.memory import LEARN_BATCH, CardKey, LearnerCard, PendingAnswer, ReviewEvent
+from bot.store.rows import board_key
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -243,16 +245,14 @@ def _card_order(key: CardKey) -> tuple[str, str, str, str]:
     return key.platform, key.space_id, key.user_id, key.question_id
 
 
+@dataclass(slots=True)
 class _Fold:
     """One user's points on one board, summed over the rounds folded so far."""
 
-    __slots__ = ("points", "correct", "rounds", "reached")
-
-    def __init__(self) -> None:
-        self.points = 0
-        self.correct = 0
-        self.rounds = 0
-        self.reached: dt.datetime | None = None
+    points: int = 0
+    correct: int = 0
+    rounds: int = 0
+    reached: dt.datetime | None = None
 
 
 class ScoreFolds:
@@ -283,7 +283,7 @@ class ScoreFolds:
         """Add the sums to the boards (board by board, users in order) and move the users between their
         boards' score buckets."""
         boards, self._boards = self._boards, {}
-        for board in sorted(boards, key=_board_order):
+        for board in sorted(boards, key=board_key):
             folds = boards[board]
             if not folds:
                 continue
@@ -296,10 +296,6 @@ class ScoreFolds:
             moves = bucket_moves(old, points)
             if moves:
                 await tx.move_buckets(board, moves)
-
-
-def _board_order(board: Board) -> tuple[str, str, str, str]:
-    return board.platform, board.space_id, board.period.value, board.period_key
 
 
 def accepts_answers(revealed_at: dt.datetime | None, closes_at: dt.datetime | None, now: dt.datetime) -> bool:

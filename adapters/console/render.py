@@ -76,7 +76,7 @@ def leaderboard_text(card: LeaderboardCard) -> str:
 def stats_text(card: StatsCard) -> str:
     lines = [
         f"== Stats for {card.user_id} ==",
-        f"answered {card.answered} ({card.daily_answered} daily, {card.practice_answered} practice), "
+        f"answered {card.answered} ({card.kinds_text()}), "
         f"right {card.correct} ({100 * card.accuracy:.0f}%), {card.points} pts all time",
         f"streak {card.streak_text}",
     ]

@@ -209,9 +209,7 @@ def leaderboard_embed(card: LeaderboardCard, asker: str | None = None) -> discor
 
 def stats_embed(card: StatsCard) -> discord.Embed:
     embed = discord.Embed(title="Quiz stats", description=mention(card.user_id), colour=COLOUR)
-    embed.add_field(
-        name="Answered", value=f"{card.answered} ({card.daily_answered} daily, {card.practice_answered} practice)"
-    )
+    embed.add_field(name="Answered", value=f"{card.answered} ({card.kinds_text()})")
     embed.add_field(name="Accuracy", value=f"{100 * card.accuracy:.0f}% ({card.correct} right)")
     embed.add_field(name="Streak", value=card.streak_text)
     embed.add_field(name="Points (all time)", value=str(card.points))

@@ -280,8 +280,8 @@ def leaderboard_blocks(card: LeaderboardCard, names: Mapping[str, str] | None = 
 
 def stats_blocks(card: StatsCard) -> list[Block]:
     lines = [
-        f"{mention(card.user_id)}: answered {card.answered} ({card.daily_answered} daily, "
-        f"{card.practice_answered} practice), right {card.correct} ({100 * card.accuracy:.0f}%), "
+        f"{mention(card.user_id)}: answered {card.answered} ({card.kinds_text()}), "
+        f"right {card.correct} ({100 * card.accuracy:.0f}%), "
         f"*{card.points}* pts all time",
         f"Streak {card.streak_text}",
     ]

@@ -66,6 +66,13 @@ class StatsCard:
     freezes: int = 0  # streak freezes held
     freezes_used: int = 0  # in all
     frozen: int = 0  # used within the current streak (0: it never used one)
+    live_answered: int = 0  # in live games (bot.live)
+
+    def kinds_text(self, spec: str = "") -> str:
+        """The answers by kind, as /stats shows them: "3 daily, 1 practice", and ", 2 live" once there are
+        any. `spec` formats each count ("," groups thousands)."""
+        text = f"{self.daily_answered:{spec}} daily, {self.practice_answered:{spec}} practice"
+        return text + (f", {self.live_answered:{spec}} live" if self.live_answered else "")
 
     @property
     def streak_text(self) -> str:
@@ -116,26 +123,24 @@ def stats_card(
     points: int,
     missed: int = 0,
 ) -> StatsCard:
-    """Answered and correct by topic (daily and practice together), streaks (`missed`: the space's revealed
+    """Answered and correct by topic (daily, practice and live together), streaks (`missed`: the space's revealed
     daily dates since the learner's last right one, which held freezes bridge) and all-time points."""
     by_topic: dict[str, list[int]] = {}
-    daily = practice = 0
+    by_kind = dict.fromkeys(RoundKind, 0)
     for kind, t in rows:
         acc = by_topic.setdefault(t.topic, [0, 0])
         acc[0] += t.answered
         acc[1] += t.correct
-        if kind is RoundKind.DAILY:
-            daily += t.answered
-        else:
-            practice += t.answered
+        by_kind[kind] += t.answered
     topics = tuple(TopicStats(topic, a, c) for topic, (a, c) in sorted(by_topic.items()))
     shown = shown_streak(streak, latest_revealed, missed)
     return StatsCard(
         user_id=user_id,
         answered=sum(t.answered for t in topics),
         correct=sum(t.correct for t in topics),
-        daily_answered=daily,
-        practice_answered=practice,
+        daily_answered=by_kind[RoundKind.DAILY],
+        practice_answered=by_kind[RoundKind.PRACTICE],
+        live_answered=by_kind[RoundKind.LIVE],
         current_streak=shown.days,
         best_streak=shown.best,
         points=points,

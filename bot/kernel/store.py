@@ -67,8 +67,9 @@ class RoundReads(Protocol):
         """question_counts and last_question_id together (one trip: what the next pick needs)."""
         ...
 
-    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
-        """The questions open as daily rounds in a space (practice must not serve them)."""
+    async def open_channel_question_ids(self, platform: str, space_id: str) -> set[str]:
+        """The questions open in a space's channels: daily rounds not revealed yet and live questions not
+        closed yet (practice, reviews and live games must not serve them: their answers would show)."""
         ...
 
     async def get_answer(self, round_id: int, user_id: str) -> Answer | None: ...

@@ -4,7 +4,7 @@ Durable and shared by processes, like the daily round: `/quiz live` stores the g
 now; every process's tick (bot/app/scheduler.py) runs `run_due`, which claims due steps in the store with a
 lease (one process per step), does them and moves the game on with a compare-and-set:
 
-- post: pick the question (the channel's packs, never the space's open daily question, questions the space
+- post: pick the question (the channel's packs, never a question open in the space's channels, questions the space
   has not seen for 30 days first), store its round (kind live), post it, record its message and when it
   closes (the close is due then);
 - close: close the round (bot.store.settle: once, and the answers update the learners' memory cards), write
@@ -115,7 +115,7 @@ class LiveGames:
         if await self.store.running_live_game(ref) is not None:
             raise GameRunning(self._running_text(ref))
         pool = await self._pool(ref, topic)
-        hidden = await self.store.open_daily_question_ids(ref.platform, ref.space_id)
+        hidden = await self.store.open_channel_question_ids(ref.platform, ref.space_id)
         available = len([q for q in pool if q.id not in hidden])
         on = f" on {cards.topic_name(topic)}" if topic else ""
         if available < QUESTIONS_MIN:
@@ -373,14 +373,14 @@ class LiveGames:
         return [q for q in pool if q.topic == topic]
 
     async def _next_question(self, game: LiveGame, asked: set[str]) -> Question | None:
-        """Never the space's open daily question nor one this game asked; a question the space has not seen
-        for UNSEEN_DAYS first (at random), else the one it saw longest ago."""
+        """Never a question open in the space's channels (daily or another game's) nor one this game asked;
+        a question the space has not seen for UNSEEN_DAYS first (at random), else the one it saw longest ago."""
         ref = game.ref
         try:
             pool = await self._pool(ref, game.topic)
         except BadSetting:  # the topic left the channel's packs meanwhile
             return None
-        hidden = await self.store.open_daily_question_ids(ref.platform, ref.space_id)
+        hidden = await self.store.open_channel_question_ids(ref.platform, ref.space_id)
         candidates = sorted((q for q in pool if q.id not in hidden and q.id not in asked), key=lambda q: q.id)
         if not candidates:
             return None

@@ -153,7 +153,7 @@ async def question_table(
     hidden: Collection[str],
 ) -> tuple[QuestionStat, ...]:
     """Admins only: every question asked in the space with its statistics (revealed rounds only), less the
-    `hidden` ones (open as a daily round now: nothing of them shows before their reveal), by question id."""
+    `hidden` ones (open in a channel now, daily or live: nothing of them shows before their reveal), by question id."""
     require_admin(actor, "see the statistics of")
     own = await catalog.questions(
         platform, space_id, [n for n, _, _ in await catalog.store.list_packs(platform, space_id)]

@@ -20,9 +20,9 @@ class ReportCounts(Protocol):
 
 
 class OpenQuestions(Protocol):
-    """The questions open as daily rounds in a space (the store reads them)."""
+    """The questions open in a space's channels, daily and live (the store reads them)."""
 
-    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]: ...
+    async def open_channel_question_ids(self, platform: str, space_id: str) -> set[str]: ...
 
 
 class PackDesk:
@@ -37,10 +37,10 @@ class PackDesk:
         self.open_rounds = open_rounds
 
     async def question_table(self, actor: Actor, platform: str, space_id: str) -> tuple[QuestionStat, ...]:
-        """Admins only: every question asked in the space with its statistics, never one open as a daily round
-        now (its answers show only after its reveal)."""
+        """Admins only: every question asked in the space with its statistics, never one open in a channel
+        now, as a daily round or a live question (its answers show only after its reveal)."""
         counts = await self.reports.report_counts(platform, space_id)
-        hidden = await self.open_rounds.open_daily_question_ids(platform, space_id) if self.open_rounds else set()
+        hidden = await self.open_rounds.open_channel_question_ids(platform, space_id) if self.open_rounds else set()
         return await question_table(self.catalog, actor, platform, space_id, counts, hidden)
 
     async def question_stats(

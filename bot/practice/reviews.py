@@ -293,7 +293,7 @@ class Reviews:
 
     async def start(self, ref: ChannelRef, user_id: str, n: int = REVIEW_DEFAULT) -> QuestionCard | ReviewEmpty:
         learner_cards = await self.store.learner_cards(ref.platform, ref.space_id, user_id)
-        blocked = await self.store.open_daily_question_ids(ref.platform, ref.space_id)
+        blocked = await self.store.open_channel_question_ids(ref.platform, ref.space_id)
         blocked |= await self.reports.held(ref.platform, ref.space_id)  # held by reports: not asked
         pool = await self.practice.practice_pool(ref)
         today, tz = await self.ctx.space_today(ref.platform, ref.space_id)

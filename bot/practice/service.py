@@ -1,6 +1,6 @@
 """Practice: a private question for one learner at any time, never counting toward leaderboards and never a
-question open as a daily round in the space. Its answers are verdicts at once; each one updates the learner's
-memory card (written in the background by the batch, and before anything reads the learner's cards)."""
+question open in a channel of the space (daily or live). Its answers are verdicts at once; each one updates the
+learner's memory card (written in the background by the batch, and before anything reads the learner's cards)."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ class Practice:
         self, ref: ChannelRef, user_id: str, topic: str | None = None, difficulty: Difficulty | None = None
     ) -> QuestionCard:
         """A private question for one learner; it never counts toward leaderboards, and it is never a question
-        open as a daily round in the space. Without a topic it leans toward the learner's weakest topic now
+        open in a channel of the space, daily or live. Without a topic it leans toward the learner's weakest topic now
         and then."""
         pool = await self.practice_pool(ref)
         known = sorted({q.topic for q in pool})
@@ -91,8 +91,8 @@ class Practice:
             if difficulty is None:
                 raise BadSetting(f"There are no questions on {topic} yet.")
             raise BadSetting(f"There are no {difficulty.value} questions{f' on {topic}' if topic else ''} yet.")
-        # never a question that is open as a daily round in this space: it would give its answer away
-        live = await self.store.open_daily_question_ids(ref.platform, ref.space_id)
+        # never a question open in a channel of this space (daily or live): it would give its answer away
+        live = await self.store.open_channel_question_ids(ref.platform, ref.space_id)
         live |= await self.reports.held(ref.platform, ref.space_id)  # held by reports: not asked either
         rng = self.ctx.rng
         if topic is None and rng.random() < 0.5:
@@ -104,7 +104,7 @@ class Practice:
             candidates = tuple(q for q in candidates if q.id not in live)
             if not candidates:
                 raise BadSetting(
-                    f"The only {topic or 'practice'} questions are today's open daily question; "
+                    f"The only {topic or 'practice'} questions are open in a channel right now; "
                     "try another topic or come back after the reveal."
                 )
         counts, last = await self.store.question_history(ref.platform, ref.space_id, RoundKind.PRACTICE, user_id)

@@ -93,9 +93,9 @@ class RoundSql(SqlBase):
         last = max(rows, key=lambda r: int(r[2]))[0] if rows else None  # the question of the latest round
         return {r[0]: int(r[1]) for r in rows}, last
 
-    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+    async def open_channel_question_ids(self, platform: str, space_id: str) -> set[str]:
         rows = await self._read(
-            "SELECT question_id FROM rounds WHERE platform = ? AND space_id = ? AND kind = 'daily' "
+            "SELECT question_id FROM rounds WHERE platform = ? AND space_id = ? AND kind IN ('daily', 'live') "
             "AND revealed_at IS NULL",
             (platform, space_id),
         )

@@ -32,7 +32,7 @@ async def progress_report(features: Features, platform: str, space_id: str, user
     """The learner's progress in the space, from the same services as `/quiz stats`."""
     card = await features.boards.stats(platform, space_id, user_id)
     figures: list[tuple[str, str]] = [
-        ("Answers", f"{card.answered:,} ({card.daily_answered:,} daily, {card.practice_answered:,} practice)"),
+        ("Answers", f"{card.answered:,} ({card.kinds_text(',')})"),
         ("Correct", f"{card.correct:,} ({card.accuracy:.0%})" if card.answered else "none yet"),
         ("Streak", f"{card.current_streak} now, best {card.best_streak}"),
         ("Points (all time)", f"{card.points:,}"),

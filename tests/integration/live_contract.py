@@ -109,6 +109,15 @@ class LiveContract:
         assert await store.open_daily_rounds(REF) == []  # a live round is no daily round
         assert await store.question_counts("test", "space", RoundKind.DAILY) == {}
 
+    async def test_an_open_live_question_is_hidden_in_its_space_until_it_closes(self, store):
+        game = await store.start_live_game(new_game())
+        round_ = await posted_question(store, game.id, qid="q7")
+        await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        assert await store.open_channel_question_ids(REF.platform, REF.space_id) == {"q1", "q7"}
+        assert await store.open_channel_question_ids(REF.platform, "elsewhere") == set()
+        await store.reveal_round(round_.id, T0 + 20 * S, None, learn=False)  # the close
+        assert await store.open_channel_question_ids(REF.platform, REF.space_id) == {"q1"}
+
     async def test_a_recorded_post_sets_the_message_and_the_open_time_once(self, store):
         game = await store.start_live_game(new_game())
         round_ = await store.open_live_question(game.id, 0, "q1", "tensors", T0, T0 + 20 * S)

@@ -71,13 +71,13 @@ class RoundContract:
         assert await store.question_history("test", "space", RoundKind.PRACTICE, "bob") == ({"d": 1}, "d")
         assert await store.question_history("test", "other", RoundKind.DAILY) == ({}, None)
 
-    async def test_open_daily_question_ids_of_a_space(self, store):
+    async def test_open_channel_question_ids_of_a_space(self, store):
         r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
         await store.claim_daily_round(ChannelRef("test", "other", "c"), DAY, "q2", "tensors", T0, None)
         await store.create_practice_round(REF, "ada", "q3", "tensors", T0)
-        assert await store.open_daily_question_ids("test", "space") == {"q1"}
+        assert await store.open_channel_question_ids("test", "space") == {"q1"}
         await store.reveal_round(r.id, T0, None)
-        assert await store.open_daily_question_ids("test", "space") == set()
+        assert await store.open_channel_question_ids("test", "space") == set()
 
     async def test_a_round_without_a_promise_gets_one_once(self, store):
         r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)

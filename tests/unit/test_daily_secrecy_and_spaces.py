@@ -60,7 +60,7 @@ async def test_a_topic_whose_only_question_is_the_daily_one_says_so(service):
     )
     await small.channels.configure(ADMIN, REF, ConfigChange.of(topics=frozenset({"autograd"})))
     await small.posting.post_scheduled(REF, dt.date(2026, 12, 9))
-    with pytest.raises(BadSetting, match="today's open daily question"):
+    with pytest.raises(BadSetting, match="open in a channel right now"):
         await small.practice.start_practice(REF, "ada", "autograd")
     await small.close()
 

@@ -138,6 +138,28 @@ async def test_never_the_open_daily_question():
     assert len(asked) == 6 and daily.question_id not in asked
 
 
+async def test_practice_never_serves_the_question_open_in_a_live_game():
+    service, clock, platform = await env()  # three tensors questions
+    await service.live.start(REF, "ann", 3, "tensors", 10)
+    await service.live.run_due()
+    [(_, _, card)] = platform.posted
+    store = store_of(service)
+    open_id = (await store.get_round(card.round_id)).question_id
+    served = set()
+    for i in range(20):  # each a third of a chance to be the open one, were it not left out
+        practice = await service.practice.start_practice(REF, f"p{i}", "tensors")
+        served.add((await store.get_round(practice.round_id)).question_id)
+    assert open_id not in served and len(served) == 2
+    clock.advance(seconds=10)
+    await service.live.run_due()  # the close: the question may be practised again
+    assert (await store.get_round(card.round_id)).revealed_at is not None
+    served_after = {
+        (await store.get_round((await service.practice.start_practice(REF, f"q{i}", "tensors")).round_id)).question_id
+        for i in range(20)
+    }
+    assert open_id in served_after
+
+
 async def test_too_few_questions_beside_the_open_daily_one_make_no_game():
     service, _clock, _platform = await env()  # three tensors questions
     await service.channels.configure(ADMIN, REF, ConfigChange.of(timezone="UTC", topics=frozenset({"tensors"})))
@@ -349,6 +371,23 @@ async def test_a_live_round_is_its_own_kind():
     round_ = await store_of(service).get_round(platform.posted[0][2].round_id)
     assert round_.kind is RoundKind.LIVE and round_.message_id == f"msg-{round_.id}"
     assert platform.posted[0][2].kind is RoundKind.LIVE and not platform.posted[0][2].reactions
+
+
+async def test_stats_count_live_answers_as_live_not_as_practice():
+    service, clock, platform = await env()
+    await service.live.start(REF, "ann", 3, None, 10)
+
+    async def answer(card: QuestionCard) -> None:
+        clock.advance(seconds=1)
+        await service.answers.submit_answer(card.round_id, "ann", LETTERS.index(right_letter(card)))
+
+    await play(service, clock, platform, answer)
+    card = await service.practice.start_practice(REF, "ann")
+    await service.answers.submit_answer(card.round_id, "ann", LETTERS.index(right_letter(card)))
+    stats = await service.boards.stats(REF.platform, REF.space_id, "ann")
+    assert (stats.answered, stats.daily_answered, stats.practice_answered, stats.live_answered) == (4, 0, 1, 3)
+    assert stats.kinds_text() == "0 daily, 1 practice, 3 live"
+    assert stats.correct == 4
 
 
 async def test_the_teams_feature_gives_a_live_game_its_team_totals_by_the_best_three():

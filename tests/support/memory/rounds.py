@@ -11,6 +11,8 @@ from dataclasses import replace
 from bot.kernel.values import Answer, ChannelRef, Round, RoundKind
 from tests.support.memory.tables import MemoryTables, in_space, utc
 
+_CHANNEL_KINDS = (RoundKind.DAILY, RoundKind.LIVE)  # rounds asked in a channel, not privately
+
 
 def _same_channel(a: ChannelRef, b: ChannelRef) -> bool:
     """Channels are keyed by (platform, channel id), as in SQLite: the space id plays no part."""
@@ -113,12 +115,12 @@ class MemoryRounds(MemoryTables):
         counts = await self.question_counts(platform, space_id, kind, user_id)
         return counts, await self.last_question_id(platform, space_id, kind, user_id)
 
-    async def open_daily_question_ids(self, platform: str, space_id: str) -> set[str]:
+    async def open_channel_question_ids(self, platform: str, space_id: str) -> set[str]:
         t = await self._db()
         return {
             r.question_id
             for r in t.rounds.values()
-            if r.kind is RoundKind.DAILY and r.revealed_at is None and in_space(r, platform, space_id)
+            if r.kind in _CHANNEL_KINDS and r.revealed_at is None and in_space(r, platform, space_id)
         }
 
     async def latest_practice_round(self, platform: str, space_id: str, user_id: str) -> Round | None:

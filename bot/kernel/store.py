@@ -86,6 +86,10 @@ class ChannelReads(SpaceStore, Protocol):
 
     async def list_channels(self, platform: str | None = None) -> list[ChannelConfig]: ...
 
+    async def space_channels(self, platform: str, space_id: str) -> list[ChannelConfig]:
+        """The quiz channels of one space, by channel id."""
+        ...
+
 
 class BoardReads(Protocol):
     """Leaderboards, streaks and each learner's answers by topic (written only by the reveal)."""

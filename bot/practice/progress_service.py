@@ -23,6 +23,8 @@ class ProgressServiceStore(ProgressStore, PracticeStore, Protocol):
 class PracticePool(Protocol):
     async def practice_pool(self, ref: ChannelRef) -> tuple[Question, ...]: ...
 
+    async def space_practice_pool(self, platform: str, space_id: str) -> tuple[Question, ...]: ...
+
 
 class Progress:
     """One learner's report in a space: measured retention by week, recall of missed daily questions,
@@ -35,23 +37,35 @@ class Progress:
         self.plan: PlanFigures | None = None  # set by the composition root where interview-date plans run
 
     async def report(self, ref: ChannelRef, user_id: str, *, chart: bool = True) -> ProgressCard:
-        """The asker's own report in the channel's space (weeks in the space's timezone), with its chart as a
-        PNG drawn off the event loop (none when there is nothing to chart, or without `chart`)."""
-        now = self.ctx.now()
-        _today, tz = await self.ctx.space_today(ref.platform, ref.space_id)
-        counts = await self.store.learner_progress(ref.platform, ref.space_id, user_id, tz, now)
-        cards = await self.store.learner_cards(ref.platform, ref.space_id, user_id)
+        """The asker's own report in the channel's space (weeks in the space's timezone; topics of the
+        channel's packs), with its chart as a PNG drawn off the event loop (none when there is nothing to
+        chart, or without `chart`)."""
         pool = await self.practice.practice_pool(ref)
+        return await self._report(ref.platform, ref.space_id, user_id, pool, chart)
+
+    async def space_report(self, platform: str, space_id: str, user_id: str) -> ProgressCard:
+        """The report seen from the whole space (the dashboard): topics of the packs of all its quiz
+        channels; no chart (the dashboard draws its own)."""
+        pool = await self.practice.space_practice_pool(platform, space_id)
+        return await self._report(platform, space_id, user_id, pool, False)
+
+    async def _report(
+        self, platform: str, space_id: str, user_id: str, pool: tuple[Question, ...], chart: bool
+    ) -> ProgressCard:
+        now = self.ctx.now()
+        _today, tz = await self.ctx.space_today(platform, space_id)
+        counts = await self.store.learner_progress(platform, space_id, user_id, tz, now)
+        cards = await self.store.learner_cards(platform, space_id, user_id)
         topic_of = {q.id: q.topic for q in self.ctx.bank.questions} | {q.id: q.topic for q in pool}
         totals = Counter(q.topic for q in pool)
-        plan = await self.plan.plan_progress(ref.platform, ref.space_id, user_id, now) if self.plan else None
+        plan = await self.plan.plan_progress(platform, space_id, user_id, now) if self.plan else None
         card = ProgressCard(
             user_id,
             counts,
             topic_forecasts(cards, topic_of, totals, now),
             tz,
             plan,
-            practice_command=self.ctx.commands_of(ref.platform).practice,
+            practice_command=self.ctx.commands_of(platform).practice,
         )
         if not chart or card.empty:
             return card

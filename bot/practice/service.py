@@ -134,6 +134,13 @@ class Practice:
         found = await self.packs.questions(ref.platform, ref.space_id, cfg.packs, strict=False)
         return found or self.ctx.bank.questions
 
+    async def space_practice_pool(self, platform: str, space_id: str) -> tuple[Question, ...]:
+        """What practice draws from across the space's quiz channels (every question of their packs); the
+        shipped bank when they hold none. A space-wide view's pool (the dashboard's learning report)."""
+        names = {name for cfg in await self.store.space_channels(platform, space_id) for name in cfg.packs}
+        found = await self.packs.questions(platform, space_id, names, strict=False) if names else ()
+        return found or self.ctx.bank.questions
+
     def topics(self) -> tuple[str, ...]:
         """Every topic of the bank with its question counts."""
         return cards.topic_lines(self.ctx.bank.questions)

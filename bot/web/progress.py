@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from bot.features import Features
 from bot.kernel.topics import TOPICS
-from bot.kernel.values import ChannelRef
 from bot.web.charts import Bars, bars
 
 
@@ -68,7 +67,7 @@ async def progress_report(features: Features, platform: str, space_id: str, user
                 ),
             )
         )
-    # The space's learning report, as `/quiz progress` shows it (a space-wide view: the space's default packs).
-    learning = await features.progress.report(ChannelRef(platform, space_id, ""), user_id, chart=False)
+    # The space's learning report, as `/quiz progress` shows it, seen from the whole space (its channels' packs).
+    learning = await features.progress.space_report(platform, space_id, user_id)
     sections = tuple((s.heading, tuple(s.lines)) for s in learning.sections) if not learning.empty else ()
     return ProgressReport(tuple(figures), tuple(charts), empty=card.answered == 0, learning=sections)

@@ -10,6 +10,7 @@ from bot.kernel.cards import QuestionCard
 from bot.kernel.errors import BadSetting
 from bot.kernel.values import Difficulty
 from bot.settings import ConfigChange
+from bot.web.progress import progress_report
 from tests.support.packs import pack_csv, pack_rows
 from tests.unit.test_packs import ADMIN, REF, T0, service_on
 from tests.unit.test_packs import store as store  # noqa: F401  # the in-memory store fixture
@@ -46,3 +47,18 @@ async def test_practice_without_a_topic_stays_in_the_channels_packs(store) -> No
         card = await service.practice.start_practice(REF, "ann")
         assert (await store.get_round(card.round_id)).question_id.startswith("team/")  # type: ignore[union-attr]
         await service.answers.submit_answer(card.round_id, "ann", 0)
+
+
+async def test_the_dashboards_learning_report_covers_the_packs_of_the_spaces_channels(store) -> None:
+    service, _platform, _clock = service_on(store)
+    await service.catalog.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(6)), "csv", now=T0)
+    await service.channels.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
+    for i in range(3):  # the three team-lore questions, each seen once
+        card = await service.practice.start_practice(REF, "ann", "team-lore")
+        await service.answers.submit_answer(card.round_id, "ann", i % 4)
+    in_channel = await service.progress.report(REF, "ann", chart=False)
+    seen = {(t.topic, t.seen, t.total) for t in in_channel.topics}
+    assert ("team-lore", 3, 3) in seen
+    assert await service.progress.space_report("fake", "space-1", "ann") == in_channel
+    dashboard = await progress_report(service, "fake", "space-1", "ann")
+    assert any("team-lore" in line for _, lines in dashboard.learning for line in lines)

@@ -324,20 +324,25 @@ class PgSettle:
         return {r[0]: (int(r[1]), int(r[2])) for r in written}
 
     async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
-        await self.conn.execute(
-            "INSERT INTO score_buckets (platform, space_id, period, period_key, points, users) "
+        # the upsert names the buckets it emptied; only then a second statement deletes them (by key): most
+        # moves leave every bucket with someone in it, so most batches take one trip here, not two
+        emptied = await self.conn.fetch(
+            "WITH m AS (INSERT INTO score_buckets (platform, space_id, period, period_key, points, users) "
             "SELECT $1, $2, $3, $4, u.* FROM unnest($5::integer[], $6::integer[]) AS u "
             "ON CONFLICT (platform, space_id, period, period_key, points) DO UPDATE SET "
-            "users = score_buckets.users + excluded.users",
+            "users = score_buckets.users + excluded.users RETURNING points, users) "
+            "SELECT points FROM m WHERE users <= 0",
             *stored.board_key(board),
             [m[0] for m in moves],
             [m[1] for m in moves],
         )
-        await self.conn.execute(
-            "DELETE FROM score_buckets WHERE platform = $1 AND space_id = $2 AND period = $3 AND period_key = $4 "
-            "AND users <= 0",
-            *stored.board_key(board),
-        )
+        if emptied:
+            await self.conn.execute(
+                "DELETE FROM score_buckets WHERE platform = $1 AND space_id = $2 AND period = $3 "
+                "AND period_key = $4 AND points = ANY($5::integer[]) AND users <= 0",
+                *stored.board_key(board),
+                [r[0] for r in emptied],
+            )
 
     async def doubts(self, round_id: int) -> set[str]:
         if round_id in self._doubts:

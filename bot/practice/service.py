@@ -92,20 +92,20 @@ class Practice:
                 raise BadSetting(f"There are no questions on {topic} yet.")
             raise BadSetting(f"There are no {difficulty.value} questions{f' on {topic}' if topic else ''} yet.")
         # never a question open in a channel of this space (daily or live): it would give its answer away
-        live = await self.store.open_channel_question_ids(ref.platform, ref.space_id)
-        live |= await self.reports.held(ref.platform, ref.space_id)  # held by reports: not asked either
+        hidden = await self.store.open_channel_question_ids(ref.platform, ref.space_id)
+        hidden |= await self.reports.held(ref.platform, ref.space_id)  # held by reports: not asked either
         rng = self.ctx.rng
         if topic is None and rng.random() < 0.5:
             weak = (await self.boards.stats_without_memory(ref.platform, ref.space_id, user_id)).weakest_topic
             if weak is not None and weak.accuracy < 0.8:
                 weak_ones = matching(pool, weak.topic, levels)
-                candidates = tuple(q for q in weak_ones if q.id not in live) or candidates
-        if live:
-            candidates = tuple(q for q in candidates if q.id not in live)
+                candidates = tuple(q for q in weak_ones if q.id not in hidden) or candidates
+        if hidden:
+            candidates = tuple(q for q in candidates if q.id not in hidden)
             if not candidates:
                 raise BadSetting(
-                    f"The only {topic or 'practice'} questions are open in a channel right now; "
-                    "try another topic or come back after the reveal."
+                    f"The only {topic or 'practice'} questions are open in a channel right now (or held after a "
+                    "report); try another topic or come back after the reveal."
                 )
         counts, last = await self.store.question_history(ref.platform, ref.space_id, RoundKind.PRACTICE, user_id)
         question = pick_question(candidates, counts, last, rng)

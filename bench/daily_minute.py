@@ -341,22 +341,22 @@ fan-out 706.4 / 46.3 ms (now's run went into a backlog in its first seconds afte
 158.0 ms (164.5 during, 28.9 before), last post 85.2 s, core per channel 1.126 ms, 69.4 s of CPU in the loaded
 run, RSS 142 MB: on this machine one process is saturated.
 
-Then (2026-12-06 evening, a faster machine: the 10M-step loop in 0.23 s; one run per row, back to back).
-PostgreSQL, 10,000 channels, roles split (nice 10), three runs (b4a8ed0, then twice 426932b): answer p99 52.0, 22.7
-and 18.2 ms (p99.9 103.5, 45.9 and 39.3), during / before 09:00 62.9 / 4.5 = 14.0, 26.9 / 6.1 = 4.4 and 20.6 /
-5.3 = 3.9; last post 39.4-39.5 s, last reveal 29.4-29.5 s; core per channel 0.358-0.389 ms; delivery CPU in the
-loaded minute 12.3-12.8 s; RSS 129-130 + 104-105 MB. Then with the score buckets deleted only when emptied (1,000
-scored rounds in batches of 50: 1,807 -> 1,552 statements), a pair (426932b / 15d6029) and one more run of the
-latter: p99 19.1 / 21.7 and 27.1 ms, ratio 3.1 / 4.0 and 3.8, delivery CPU 13.5 / 13.9 and 14.4 s, core per
-channel 0.397 / 0.414 and 0.453 ms, last post 39.6 / 39.5 and 39.7 s (the interactive process's CPU, whose path
-did not change, went 26.8 / 28.8 and 28.5 s: the machine slowed over the session, and no change shows here).
-One process (b4a8ed0): p99 25.9 ms (27.9 / 5.6 = 5.0), last post 43.1 s, core 0.654 ms, RSS 120 MB. Sampling each process's CPU every second showed the machine at 1.8 of its 2
-cores in the fan-out's first 20 s (interactive 0.45, delivery 0.47, PostgreSQL 0.8-0.9 against 0.34 before), and
-one diagnostic run each gave ratios of 3.6 (the server at synchronous_commit=off), 4.8 (two answer batches in
-flight), 3.5 (delivery lanes at one batch in flight) and 3.2 (no card updates in the reveals): on two shared
-cores the ratio stays above 3 whatever the fan-out's shape. SQLite, 1,000 channels, two alternating pairs
-(426932b / 60390f2): p99 15.8 and 16.4 / 19.8 and 22.9 ms, core per channel 0.922 and 0.837 / 0.802 and 0.881 ms,
-last post 3.9 and 4.1 / 4.7 and 6.0 s, RSS 97-98 / 99-102 MB. bench.answers core/raw 0.31.
+Then (2026-12-06 evening, a faster machine: the 10M-step loop in 0.23 s; one run per row, back to back). PostgreSQL,
+10,000 channels, roles split (nice 10), three runs (b4a8ed0, then twice 426932b): answer p99 52.0, 22.7 and 18.2 ms
+(p99.9 103.5, 45.9 and 39.3), during / before 09:00 62.9 / 4.5 = 14.0, 26.9 / 6.1 = 4.4 and 20.6 / 5.3 = 3.9; last
+post 39.4-39.5 s, last reveal 29.4-29.5 s; core per channel 0.358-0.389 ms; delivery CPU in the loaded minute
+12.3-12.8 s; RSS 129-130 + 104-105 MB. Then with the score buckets deleted only when emptied (1,000 scored rounds in
+batches of 50: 1,807 -> 1,552 statements), a pair (426932b / 15d6029) and one more run of the latter: p99 19.1 /
+21.7 and 27.1 ms, ratio 3.1 / 4.0 and 3.8, delivery CPU 13.5 / 13.9 and 14.4 s, core per channel 0.397 / 0.414 and
+0.453 ms, last post 39.6 / 39.5 and 39.7 s (the interactive process's CPU, whose path did not change, went 26.8 /
+28.8 and 28.5 s: the machine slowed over the session, and no change shows here). One process (b4a8ed0): p99 25.9 ms
+(27.9 / 5.6 = 5.0), last post 43.1 s, core 0.654 ms, RSS 120 MB. Sampling each process's CPU every second showed the
+machine at 1.8 of its 2 cores in the fan-out's first 20 s (interactive 0.45, delivery 0.47, PostgreSQL 0.8-0.9
+against 0.34 before), and one diagnostic run each gave ratios of 3.6 (the server at synchronous_commit=off), 4.8
+(two answer batches in flight), 3.5 (delivery lanes at one batch in flight) and 3.2 (no card updates in the
+reveals): on two shared cores the ratio stays above 3 whatever the fan-out's shape. SQLite, 1,000 channels, two
+alternating pairs (426932b / 60390f2): p99 15.8 and 16.4 / 19.8 and 22.9 ms, core per channel 0.922 and 0.837 /
+0.802 and 0.881 ms, last post 3.9 and 4.1 / 4.7 and 6.0 s, RSS 97-98 / 99-102 MB. bench.answers core/raw 0.31.
 """
 
 from __future__ import annotations

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from bot.access.values import LinkGrant
-from bot.kernel.values import ChannelConfig
+from bot.kernel.store import SpaceChannels
 
 
-class AccessStore(Protocol):
+class AccessStore(SpaceChannels, Protocol):
     """One-time sign-in links, sign-in attempts, and the spaces (and their channels) the bot serves."""
 
     async def save_login_link(
@@ -31,8 +31,4 @@ class AccessStore(Protocol):
 
     async def served_spaces(self, platform: str, space_ids: Sequence[str]) -> set[str]:
         """Which of these spaces have a quiz channel (the bot serves them)."""
-        ...
-
-    async def space_channels(self, platform: str, space_id: str) -> list[ChannelConfig]:
-        """The quiz channels of one space, by channel id."""
         ...

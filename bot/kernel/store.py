@@ -79,16 +79,18 @@ class RoundReads(Protocol):
     async def latest_practice_round(self, platform: str, space_id: str, user_id: str) -> Round | None: ...
 
 
-class ChannelReads(SpaceStore, Protocol):
+class SpaceChannels(Protocol):
+    async def space_channels(self, platform: str, space_id: str) -> list[ChannelConfig]:
+        """The quiz channels of one space, by channel id."""
+        ...
+
+
+class ChannelReads(SpaceStore, SpaceChannels, Protocol):
     """What features read of channels' settings."""
 
     async def get_channel(self, ref: ChannelRef) -> ChannelConfig | None: ...
 
     async def list_channels(self, platform: str | None = None) -> list[ChannelConfig]: ...
-
-    async def space_channels(self, platform: str, space_id: str) -> list[ChannelConfig]:
-        """The quiz channels of one space, by channel id."""
-        ...
 
 
 class BoardReads(Protocol):

@@ -239,14 +239,17 @@ class PgSettle:
                 for a in self._answers[round_id]
             )
         self._points.update({(round_id, u): p for u, p in points.items()})
-        if not self._batch:  # no claimed batch: written at once
-            await self.flush_writes()
+        await self._flush_outside_batch()
 
     async def write_streaks(self, ref: ChannelRef, streaks: dict[str, StreakState]) -> None:
         written = {(ref.platform, ref.space_id, u): s for u, s in streaks.items()}
         self._streaks.update(written)
         self._streak_writes.update(written)
-        if not self._batch:  # no claimed batch: written at once
+        await self._flush_outside_batch()
+
+    async def _flush_outside_batch(self) -> None:
+        """Outside a claimed batch a write goes out at once; inside one it waits for flush_writes."""
+        if not self._batch:
             await self.flush_writes()
 
     async def flush_writes(self) -> None:
@@ -375,8 +378,7 @@ class PgSettle:
         self._cards.update(latest)
         self._card_writes.update(latest)
         self._events += [event for _, event in updates]
-        if not self._batch:  # no claimed batch: written at once
-            await self.flush_writes()
+        await self._flush_outside_batch()
 
     async def _upsert_cards(self, cards: Sequence[LearnerCard], events: Sequence[ReviewEvent]) -> None:
         cols = list(zip(*(stored.card_values(card) for card in cards), strict=True))

@@ -252,8 +252,18 @@ class AnswerLoad:
     """Answers at `rate` a second (to a random round of `opened`) and leaderboard reads at `reads` a second
     through one service, each timed from when it was planned, as an adapter starts a task per event."""
 
-    def __init__(self, service: Features, opened: list[int], spaces: list[tuple[str, str]], rate: int, reads: int):
+    def __init__(
+        self,
+        service: Features,
+        opened: list[int],
+        spaces: list[tuple[str, str]],
+        rate: int,
+        reads: int,
+        *,
+        users: str = "p",
+    ):
         self.service = service
+        self.users = users  # the answering people's ids: this prefix and a number
         self.opened = opened
         self.spaces = spaces
         self.rate = rate
@@ -272,7 +282,7 @@ class AnswerLoad:
         round_id = self.rng.choice(self.opened)
         self.missed.append(self.service.answers.rounds.get(round_id) is None)
         try:
-            await self.service.answers.submit_answer(round_id, f"p{user}", user % 4)
+            await self.service.answers.submit_answer(round_id, f"{self.users}{user}", user % 4)
         except Exception as exc:  # closed rounds, duplicates: still a full trip through the core
             self.errors[type(exc).__name__] += 1
         self.latencies.append(loop.time() - planned)

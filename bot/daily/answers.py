@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+from collections.abc import Sequence
 from typing import NoReturn, Protocol
 
 from bot.daily.answer_batcher import AnswerBatcher
@@ -28,6 +29,7 @@ from bot.kernel.errors import (
     StoreUnavailable,
     UnknownRound,
 )
+from bot.kernel.group_commit import GroupCommit
 from bot.kernel.outage import STORE_DOWN
 from bot.kernel.rounds import RoundCache
 from bot.kernel.store import ChannelReads, RoundReads
@@ -48,6 +50,7 @@ CLOSED = "This question is closed; its answer has been (or is about to be) revea
 NOT_HERE = "That question is not known here (it may be from another bot)."
 _DAILY = RoundKind.DAILY
 _RECORDED = AnswerStatus.RECORDED.value
+ROUNDS_PER_READ = 1000  # rounds not in memory, read in one trip at most
 
 
 class AnswerStore(RoundStore, ChannelReads, Protocol):
@@ -84,6 +87,9 @@ class AnswerDesk:
         self.batcher = batcher
         self._kinds: dict[RoundKind, KindAnswers] = {}
         self._reading: dict[int, asyncio.Task[Round]] = {}  # rounds being read from the store, by id
+        # the rounds missed at once (a restart under load, a burst of questions another process posted) are read
+        # together: one trip for all that queued meanwhile, one read in flight, not a trip and a connection each
+        self._round_reads = GroupCommit(self._read_rounds, ROUNDS_PER_READ, outage=ctx.outage, name="round read")
 
     def register(self, kind: RoundKind, owner: KindAnswers) -> None:
         """The feature that replies to answers of rounds of `kind` (every kind but daily has one)."""
@@ -181,12 +187,15 @@ class AnswerDesk:
             done.exception()  # each waiter has it raised; retrieved here too, so no waiter left is no warning
 
     async def _read_round(self, round_id: int) -> Round:
-        round_ = await self.store.get_round(round_id)
+        round_ = await self._round_reads.submit(round_id)
         if round_ is None:
             raise UnknownRound("That question is not known here; it may have been posted by another bot.")
         if round_.is_open:
             self.rounds.keep(round_)
         return round_
+
+    async def _read_rounds(self, round_ids: Sequence[int]) -> list[Round | None]:
+        return await self.store.get_rounds(round_ids)
 
     async def _closed_text(self, round_: Round) -> str:
         """What a late answer hears: when the question closed (channel time) and its answer."""
@@ -199,3 +208,4 @@ class AnswerDesk:
 
     async def close(self) -> None:
         await self.batcher.close()
+        await self._round_reads.close()

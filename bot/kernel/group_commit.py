@@ -85,7 +85,7 @@ def fail(waiters: Sequence[asyncio.Future[R]], exc: BaseException) -> None:
 
 class GroupCommit(CommitWorker, Generic[T, R]):
     """Queue items; the worker flushes what has queued (up to `max_batch`) with `flush`, which returns one
-    result per item in order."""
+    result per item in order (a write, or a read: the answers' round reads share one trip the same way)."""
 
     def __init__(
         self,
@@ -93,8 +93,9 @@ class GroupCommit(CommitWorker, Generic[T, R]):
         max_batch: int = 1000,
         *,
         outage: StoreOutage | None = None,
+        name: str = "group-commit",
     ) -> None:
-        super().__init__("group-commit")
+        super().__init__(name)
         self._flush = flush
         self._outage = outage  # the process's: a store outage is told once there, not once per batch
         self._max_batch = max_batch
@@ -116,7 +117,7 @@ class GroupCommit(CommitWorker, Generic[T, R]):
             results = await self._flush([item for item, _ in batch])
         except Exception as exc:  # noqa: BLE001 - every waiter must hear about the failure
             if self._outage is None or not self._outage.failed(exc):
-                log.exception("a group commit of %d items failed", len(batch))
+                log.exception("a %s of %d items failed", self._name, len(batch))
             fail(waiters, exc)
             return
         if self._outage is not None:

@@ -6,6 +6,7 @@ Each feature's own store Protocol (bot/<feature>/store.py) extends these with wh
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import Protocol
 
 from bot.kernel.scoring import LeaderboardRow
@@ -40,6 +41,10 @@ class RoundReads(Protocol):
     """What features read of rounds and their answers."""
 
     async def get_round(self, round_id: int) -> Round | None: ...
+
+    async def get_rounds(self, round_ids: Sequence[int]) -> list[Round | None]:
+        """The rounds of `round_ids`, in their order (None for an id not stored), in one trip."""
+        ...
 
     async def open_daily_rounds(self, ref: ChannelRef | None = None, *, unpromised: bool = False) -> list[Round]:
         """Daily rounds not revealed yet (in one channel, or everywhere); `unpromised`: only those stored

@@ -287,6 +287,14 @@ class PostgresStore(PgDelivery, FeatureSql):
         results, pending = sort_answers(answers, windows, now)
         return await answer_writes(answers, results, pending, inserted, self._stored_choices)
 
+    async def get_rounds(self, round_ids: Sequence[int]) -> list[Round | None]:
+        """RoundSql.get_rounds in one statement of one shape, however many ids (an array, not a list of marks)."""
+        rows = await self._fetch(
+            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = ANY($1::bigint[])", list(set(round_ids))
+        )
+        found = {round_.id: round_ for round_ in map(round_from_row, rows)}
+        return [found.get(rid) for rid in round_ids]
+
     async def _stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
         async with self._conn() as conn:
             return await PgSettle(conn).stored_choices(keys)

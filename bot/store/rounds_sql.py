@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from bot.kernel.values import (
     Answer,
@@ -18,6 +19,8 @@ from bot.store.rows import (
     asked_where,
     round_from_row,
 )
+
+ROUNDS_PER_READ = 500  # ids in one IN (...) list (SQLite allows 32,766 parameters a statement)
 
 
 class RoundSql(SqlBase):
@@ -50,6 +53,17 @@ class RoundSql(SqlBase):
     async def get_round(self, round_id: int) -> Round | None:
         row = await self._first(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = ?", (round_id,))
         return round_from_row(row) if row else None
+
+    async def get_rounds(self, round_ids: Sequence[int]) -> list[Round | None]:
+        found: dict[int, Round] = {}
+        unique = sorted(set(round_ids))
+        for k in range(0, len(unique), ROUNDS_PER_READ):
+            chunk = unique[k : k + ROUNDS_PER_READ]
+            marks = ",".join("?" * len(chunk))
+            for row in await self._read(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id IN ({marks})", chunk):
+                round_ = round_from_row(row)
+                found[round_.id] = round_
+        return [found.get(rid) for rid in round_ids]
 
     async def latest_daily_round(self, ref: ChannelRef) -> Round | None:
         row = await self._first(

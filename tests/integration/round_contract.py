@@ -9,6 +9,7 @@ import asyncio
 import datetime as dt
 
 from bot.kernel.values import ChannelRef, RoundKind
+from bot.store import rounds_sql
 from tests.integration.contract_values import DAY, REF, REF2, T0, ans
 
 
@@ -40,6 +41,19 @@ class RoundContract:
         assert (await store.round_by_message("test", "m-1")).id == r.id
         assert await store.round_by_message("other", "m-1") is None
         assert await store.get_round(r.id + 1000) is None
+
+    async def test_rounds_are_read_together_in_the_order_asked(self, store, monkeypatch):
+        """get_rounds: one round per id asked, in that order, None for an id not stored, the same round again
+        for an id asked twice; SQL stores split a long list (here into lists of two)."""
+        monkeypatch.setattr(rounds_sql, "ROUNDS_PER_READ", 2)
+        r1 = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        r2 = await store.create_practice_round(REF, "ada", "q2", "autograd", T0)
+        r3 = await store.claim_daily_round(REF2, DAY, "q3", "tensors", T0, T0 + dt.timedelta(days=1))
+        missing = r3.id + 1000
+        got = await store.get_rounds([r3.id, missing, r1.id, r2.id, r3.id])
+        assert got == [r3, None, r1, r2, r3]
+        assert got[2] == await store.get_round(r1.id) and got[1] is None
+        assert await store.get_rounds([]) == []
 
     async def test_open_and_latest_daily_rounds(self, store):
         r1 = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)

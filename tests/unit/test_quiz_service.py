@@ -114,28 +114,61 @@ async def test_answers_waiting_on_a_round_not_in_memory_share_one_read_of_it(env
     service, store, clock, _ = env
     round_ = await _daily(service, clock)
     service.answers.rounds.drop(round_.id)
-    reads: list[int] = []
-    real = store.get_round
+    reads: list[list[int]] = []
+    real = store.get_rounds
 
-    async def counted(round_id):
-        reads.append(round_id)
+    async def counted(round_ids):
+        reads.append(list(round_ids))
         await asyncio.sleep(0)  # the read takes a trip: the other answers arrive meanwhile
-        return await real(round_id)
+        return await real(round_ids)
 
-    monkeypatch.setattr(store, "get_round", counted)
+    monkeypatch.setattr(store, "get_rounds", counted)
     quitter = asyncio.ensure_future(service.answers.submit_answer(round_.id, "quitter", 0))
     others = [asyncio.ensure_future(service.answers.submit_answer(round_.id, f"u{i}", i % 4)) for i in range(20)]
     await asyncio.sleep(0)
     quitter.cancel()
     results = await asyncio.gather(*others)
-    assert reads == [round_.id]
+    assert reads == [[round_.id]]
     assert len(results) == 20 and len(await store.round_answers(round_.id)) == 20
     assert service.answers.rounds.get(round_.id) is not None
     unknown = await asyncio.gather(
         *(service.answers.submit_answer(999, f"u{i}", 0) for i in range(5)), return_exceptions=True
     )
-    assert reads == [round_.id, 999]
+    assert reads == [[round_.id], [999]]
     assert all(isinstance(r, UnknownRound) for r in unknown)
+
+
+async def test_many_rounds_missed_at_once_are_read_in_one_trip(env, monkeypatch):
+    """A restart under load (or a burst of questions another process posted): answers to 300 rounds this
+    process has not read arrive at once. The rounds are read together, not a trip (and a connection) each,
+    and every answer is recorded. A read that fails fails its answers' requests (nothing recorded), and the
+    next read works."""
+    service, store, clock, _ = env
+    question = service.context.bank.questions[0]
+    rounds = [
+        await store.create_practice_round(REF, f"u{i}", question.id, question.topic, clock.now()) for i in range(300)
+    ]
+    trips: list[list[int]] = []
+    real = store.get_rounds
+    failing = True
+
+    async def counted(round_ids):
+        trips.append(list(round_ids))
+        if failing:
+            raise ConnectionError("the store is down")
+        return await real(round_ids)
+
+    monkeypatch.setattr(store, "get_rounds", counted)
+    refused = await asyncio.gather(
+        *(service.answers.submit_answer(r.id, f"u{i}", 0) for i, r in enumerate(rounds[:3])), return_exceptions=True
+    )
+    assert [type(r) for r in refused] == [ConnectionError] * 3 and len(trips) == 1
+    assert [await store.round_answers(r.id) for r in rounds[:3]] == [[], [], []]
+    failing, trips[:] = False, []
+    results = await asyncio.gather(*(service.answers.submit_answer(r.id, f"u{i}", i % 4) for i, r in enumerate(rounds)))
+    assert len(trips) == 1 and sorted(trips[0]) == sorted(r.id for r in rounds)
+    assert [o.round_id for o in results] == [r.id for r in rounds]
+    assert [len(await store.round_answers(r.id)) for r in rounds] == [1] * 300
 
 
 async def test_answers_to_unknown_or_closed_rounds_are_refused(env):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
 
 from bot.kernel.values import Answer, ChannelRef, Round, RoundKind
@@ -66,6 +67,10 @@ class MemoryRounds(MemoryTables):
 
     async def get_round(self, round_id: int) -> Round | None:
         return (await self._db()).rounds.get(round_id)
+
+    async def get_rounds(self, round_ids: Sequence[int]) -> list[Round | None]:
+        t = await self._db()
+        return [t.rounds.get(rid) for rid in round_ids]
 
     async def open_daily_rounds(self, ref: ChannelRef | None = None, *, unpromised: bool = False) -> list[Round]:
         t = await self._db()

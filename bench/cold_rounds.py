@@ -17,11 +17,17 @@ Figures:
 
 Target: the cold run's first 5 s no worse than twice the warm p99, and no refusals.
 
-2026-12-06, a quiet machine of its own (10M-step Python loop 0.26 s), PostgreSQL, 10,000 rounds, one run each
-(the prototype script this benchmark grew from), before and after the rounds missed at once were read in one
-trip:
-- before, a read each: first 5 s p99 3,154 ms, 15,499 answers refused as Busy, p99 after them 212-321 ms;
-- after, read together: first 5 s p99 5 ms, none refused, p99 after them 6 ms.
+2026-12-06, a quiet machine of its own (10M-step Python loop 0.26 s), one run each of the defaults, before
+(each missed round read on its own, d49b40c with that line put back) and after (read together, d49b40c):
+
+                 cold: first 5 s p99, then     busy refusals   round reads: trips     warm p99
+  PostgreSQL     152.0 -> 6.8 ms, 18.4 -> 6.4   0 -> 0          10,000 -> 2,485        6.1 / 7.8 ms
+  SQLite         1,053 -> 7.0 ms, 19.1 -> 13.1  0 -> 0          10,000 -> 2,305        31.2 / 31.3 ms
+
+SQLite's warm run is slower than its cold one in both builds: it runs second, on a file that already holds
+the cold run's 200,000 answers (not looked into further).
+A first probe on PostgreSQL, with 20 answers already in each round: 3,154 ms and 15,499 refusals before,
+5 ms and none after.
 """
 
 from __future__ import annotations

@@ -47,6 +47,7 @@ def until_next_beat(now: dt.datetime, interval: dt.timedelta) -> dt.timedelta:
     return dt.timedelta(seconds=step - now.timestamp() % step)
 
 
+STEP_SLACK = dt.timedelta(seconds=1)  # the interval job's next run further ahead than interval + this: re-armed
 STOP_WAIT = 10.0  # seconds a stop waits for a cancelled tick to unwind (its open transactions roll back)
 LIVE_MIN_WAIT = 0.2  # seconds: the shortest live timer (a step due now, or leased by another process)
 
@@ -85,6 +86,7 @@ class DailyScheduler:
         self._live_run: asyncio.Task[None] | None = None  # a timer's live run in flight
         self._live_again = False  # woken while that run was in flight: it runs once more
         self._commands_only = False  # an interactive process: no tick and no live timers (serve_commands)
+        self._watchdog: asyncio.Task[None] | None = None  # re-arms the interval job after a clock step back
         service.live.wake = self.wake_live
 
     @property
@@ -122,6 +124,35 @@ class DailyScheduler:
             max_instances=1,
             misfire_grace_time=None,
         )
+        if self._watchdog is None or self._watchdog.done():
+            self._watchdog = asyncio.ensure_future(self._watch_clock_steps())
+
+    async def _watch_clock_steps(self) -> None:
+        """Once an interval (an asyncio sleep: elapsed time, which a clock step leaves alone), re-arm the
+        interval job if the host's clock stepped back (rearm_after_step_back)."""
+        while not self._stopping:
+            await asyncio.sleep(self.interval.total_seconds())
+            self.rearm_after_step_back()
+
+    def rearm_after_step_back(self) -> bool:
+        """APScheduler counts in the host's clock: after a tick it sets the next one an interval after that
+        tick's instant, so a clock stepped back (NTP correcting a fast clock, a VM snapshot restored) would hold
+        the tick back for as long as the step, and every post and reveal with it. The next run is never
+        more than an interval ahead otherwise; when it is, it is moved to the next beat. True if it was."""
+        if self._stopping or not self.scheduler.running:
+            return False
+        job = self.scheduler.get_job(TICK_JOB_ID)
+        now = dt.datetime.now(dt.UTC)
+        if job is None or job.next_run_time is None or job.next_run_time <= now + self.interval + STEP_SLACK:
+            return False
+        at = now + until_next_beat(self.clock.now(), self.interval)
+        log.warning(
+            "the host's clock stepped back (the next tick was %.0f s away): it is moved to %s",
+            (job.next_run_time - now).total_seconds(),
+            at.isoformat(timespec="seconds"),
+        )
+        job.modify(next_run_time=at)
+        return True
 
     async def _scheduled_tick(self) -> None:
         """The interval job: a tick, which a stop may cancel where it is; that is no error (see stop)."""
@@ -140,6 +171,8 @@ class DailyScheduler:
     def shutdown(self) -> None:
         """Tick no more, at once; a tick in flight is cancelled (`stop` also waits until it has unwound)."""
         self._stopping = True
+        if self._watchdog is not None:
+            self._watchdog.cancel()
         if self._live_timer is not None:
             self._live_timer.cancel()
             self._live_timer = None

@@ -60,3 +60,37 @@ async def test_the_interval_job_first_runs_on_the_clock_s_next_beat(tmp_path: Pa
         await scheduler.stop()
         await service.close()
         await store.close()
+
+
+async def test_a_clock_stepped_back_does_not_hold_the_tick_back(tmp_path: Path, caplog) -> None:
+    """APScheduler sets the next tick an interval after the last one by the host's clock, so a clock stepped
+    back an hour would leave the next tick an hour away. The scheduler moves it back to the next beat, once,
+    and says so; a job an interval away (the usual case) is left alone."""
+    store = SqliteStore(tmp_path / "bot.db")
+    await store.open()
+    clock = FixedClock(NINE - dt.timedelta(seconds=6))
+    service = bootstrap(store, make_bank(), clock, {"fake": FakePlatform()}, rng=random.Random(1))
+    scheduler = DailyScheduler(service, clock)
+    try:
+        await scheduler.start()
+        job = scheduler.scheduler.get_job(TICK_JOB_ID)
+        assert job is not None
+        usual = job.next_run_time
+        assert scheduler.rearm_after_step_back() is False
+        assert scheduler.scheduler.get_job(TICK_JOB_ID).next_run_time == usual
+        # the state a tick leaves when the host's clock then steps back an hour: its next run an hour ahead
+        scheduler.scheduler.modify_job(TICK_JOB_ID, next_run_time=dt.datetime.now(dt.UTC) + dt.timedelta(hours=1))
+        before = dt.datetime.now(dt.UTC)
+        with caplog.at_level("WARNING", logger="bot.app.scheduler"):
+            assert scheduler.rearm_after_step_back() is True
+        after = dt.datetime.now(dt.UTC)
+        moved = scheduler.scheduler.get_job(TICK_JOB_ID).next_run_time
+        # the clock reads 08:59:54: the next beat is 09:00:00, 6 s on by the host's clock
+        assert before + dt.timedelta(seconds=6) <= moved <= after + dt.timedelta(seconds=6)
+        assert len([r for r in caplog.records if "clock stepped back" in r.getMessage()]) == 1
+        assert scheduler.rearm_after_step_back() is False  # once: the job is an interval away again
+    finally:
+        await scheduler.stop()
+        await service.close()
+        await store.close()
+    assert scheduler.rearm_after_step_back() is False  # a stopped scheduler is left alone

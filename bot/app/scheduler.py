@@ -132,7 +132,10 @@ class DailyScheduler:
         interval job if the host's clock stepped back (rearm_after_step_back)."""
         while not self._stopping:
             await asyncio.sleep(self.interval.total_seconds())
-            self.rearm_after_step_back()
+            try:
+                self.rearm_after_step_back()
+            except Exception:  # noqa: BLE001 - the watch goes on; the next look may work
+                log.exception("checking the tick's timer for a clock step failed")
 
     def rearm_after_step_back(self) -> bool:
         """APScheduler counts in the host's clock: after a tick it sets the next one an interval after that

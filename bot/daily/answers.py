@@ -50,7 +50,7 @@ CLOSED = "This question is closed; its answer has been (or is about to be) revea
 NOT_HERE = "That question is not known here (it may be from another bot)."
 _DAILY = RoundKind.DAILY
 _RECORDED = AnswerStatus.RECORDED.value
-ROUNDS_PER_READ = 1000  # rounds not in memory, read in one trip at most
+MISSED_ROUNDS_PER_READ = 1000  # rounds not in memory, read in one trip at most
 
 
 class AnswerStore(RoundStore, ChannelReads, Protocol):
@@ -89,7 +89,7 @@ class AnswerDesk:
         self._reading: dict[int, asyncio.Task[Round]] = {}  # rounds being read from the store, by id
         # the rounds missed at once (a restart under load, a burst of questions another process posted) are read
         # together: one trip for all that queued meanwhile, one read in flight, not a trip and a connection each
-        self._round_reads = GroupCommit(self._read_rounds, ROUNDS_PER_READ, outage=ctx.outage, name="round read")
+        self._round_reads = GroupCommit(self._read_rounds, MISSED_ROUNDS_PER_READ, outage=ctx.outage, name="round read")
 
     def register(self, kind: RoundKind, owner: KindAnswers) -> None:
         """The feature that replies to answers of rounds of `kind` (every kind but daily has one)."""

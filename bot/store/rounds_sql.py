@@ -20,7 +20,7 @@ from bot.store.rows import (
     round_from_row,
 )
 
-ROUNDS_PER_READ = 500  # ids in one IN (...) list (SQLite allows 32,766 parameters a statement)
+IDS_PER_STATEMENT = 500  # ids in one IN (...) list (SQLite allows 32,766 parameters a statement)
 
 
 class RoundSql(SqlBase):
@@ -57,8 +57,8 @@ class RoundSql(SqlBase):
     async def get_rounds(self, round_ids: Sequence[int]) -> list[Round | None]:
         found: dict[int, Round] = {}
         unique = sorted(set(round_ids))
-        for k in range(0, len(unique), ROUNDS_PER_READ):
-            chunk = unique[k : k + ROUNDS_PER_READ]
+        for k in range(0, len(unique), IDS_PER_STATEMENT):
+            chunk = unique[k : k + IDS_PER_STATEMENT]
             marks = ",".join("?" * len(chunk))
             for row in await self._read(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id IN ({marks})", chunk):
                 round_ = round_from_row(row)

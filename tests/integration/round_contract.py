@@ -45,7 +45,7 @@ class RoundContract:
     async def test_rounds_are_read_together_in_the_order_asked(self, store, monkeypatch):
         """get_rounds: one round per id asked, in that order, None for an id not stored, the same round again
         for an id asked twice; SQL stores split a long list (here into lists of two)."""
-        monkeypatch.setattr(rounds_sql, "ROUNDS_PER_READ", 2)
+        monkeypatch.setattr(rounds_sql, "IDS_PER_STATEMENT", 2)
         r1 = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
         r2 = await store.create_practice_round(REF, "ada", "q2", "autograd", T0)
         r3 = await store.claim_daily_round(REF2, DAY, "q3", "tensors", T0, T0 + dt.timedelta(days=1))

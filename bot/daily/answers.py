@@ -155,22 +155,32 @@ class AnswerDesk:
     async def answer_by_reaction(self, platform: str, message_id: str, user_id: str, choice: int) -> AnswerOutcome:
         """A reaction on a posted question message answers the round that message belongs to, if the
         channel takes reaction answers. NotAQuestion: the message is no quiz question; ReactionsOff: the
-        channel has reaction answers switched off (adapters ignore the reaction in both cases)."""
-        round_ = await self.store.round_by_message(platform, message_id)
-        if round_ is None:
+        channel has reaction answers switched off (adapters ignore the reaction in both cases). The round and
+        the channel's setting are one read; the round read is kept for the next reactions to it."""
+        found = await self.store.reaction_round(platform, message_id)
+        if found is None:
             raise NotAQuestion("That message is not a quiz question.")
-        cfg = await self.store.get_channel(round_.ref)
-        if cfg is not None and not cfg.reactions:
+        round_, reactions = found
+        if not reactions:
             answer = self.ctx.commands_of(platform).answer
             raise ReactionsOff(f"Reaction answers are switched off in this channel; use the buttons or {answer}.")
+        self._known(round_)
         return await self.submit_answer(round_.id, user_id, choice)
 
     async def answer_in_channel(
         self, ref: ChannelRef, user_id: str, choice: int, *, sure: bool = True
     ) -> AnswerOutcome:
-        """A typed answer (`/quiz answer B`, Discord's `/answer`): goes to the channel's open daily question."""
+        """A typed answer (`/quiz answer B`, Discord's `/answer`): goes to the channel's open daily question
+        (one read: the channel's open rounds)."""
         round_ = await open_round_in(self.store, self.ctx, ref)
+        self._known(round_)
         return await self.submit_answer(round_.id, user_id, choice, sure=sure)
+
+    def _known(self, round_: Round) -> None:
+        """A round just read for an answer (by its message or its channel): kept if open, so the answer
+        itself reads it no second time."""
+        if round_.is_open and self.rounds.get(round_.id) is None:
+            self.rounds.keep(round_)
 
     async def _round(self, round_id: int) -> Round:
         """A round not in memory, read once however many answers to it wait for the read (the first clicks on

@@ -56,6 +56,11 @@ class RoundReads(Protocol):
         """The round whose question was posted as this platform message (for reactions)."""
         ...
 
+    async def reaction_round(self, platform: str, message_id: str) -> tuple[Round, bool] | None:
+        """round_by_message and whether its channel takes reaction answers (True for a channel not stored), in
+        one trip: what a reaction answer reads before its round's answers are written."""
+        ...
+
     async def question_counts(
         self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None
     ) -> dict[str, int]:

@@ -30,7 +30,7 @@ from bot.store.base import DueSends, Step, numbered
 from bot.store.migrations import load_migrations
 from bot.store.postgres_delivery import PgDelivery
 from bot.store.postgres_settle import CHANNEL_COLUMNS, PgSettle
-from bot.store.rows import ROUND_COLUMNS, due_channels, ident, opened, round_from_row
+from bot.store.rows import ROUND_COLUMNS, ROUND_COLUMNS_OF_R, due_channels, ident, opened, round_from_row
 from bot.store.settle import answer_writes, reveal_all, sort_answers
 from bot.store.sql import FeatureSql
 from bot.store.turns import BackgroundSlots
@@ -258,7 +258,7 @@ class PostgresStore(PgDelivery, FeatureSql):
             f"FROM (SELECT id, {what}_state AS prev_state FROM rounds WHERE {due.where('$2')} "
             f"AND ($4::bigint[] IS NULL OR id = ANY($4::bigint[])){where} ORDER BY id LIMIT $3 "
             "FOR UPDATE SKIP LOCKED) w "
-            f"WHERE r.id = w.id RETURNING {', '.join('r.' + c.strip() for c in ROUND_COLUMNS.split(','))}, "
+            f"WHERE r.id = w.id RETURNING {ROUND_COLUMNS_OF_R}, "
             f"r.{what}_attempts, r.{what}_doubts, w.prev_state",
             due.lease_until,
             due.now,

@@ -50,7 +50,6 @@ def claim_due_posts_sql(where: str) -> str:
     """Claim due channels (as bot.store.postgres._claim_due does) and return, per channel claimed, its due
     instant, its settings (rows.config_from_row's columns) and its open daily rounds, in id order. A space's
     channels due at one instant are claimed together (channels_due's order)."""
-    rounds = ", ".join(f"r.{c.strip()}" for c in stored.ROUND_COLUMNS.split(","))
     return (
         "WITH due AS (UPDATE channels c SET claimed_until = $1 FROM (SELECT platform AS due_platform, "
         "channel_id AS due_channel FROM channels WHERE next_post_at IS NOT NULL AND next_post_at <= $2 "
@@ -58,7 +57,7 @@ def claim_due_posts_sql(where: str) -> str:
         "ORDER BY next_post_at, platform, space_id, channel_id LIMIT $3 "
         "FOR UPDATE SKIP LOCKED) d WHERE c.platform = d.due_platform AND c.channel_id = d.due_channel "
         f"RETURNING c.next_post_at AS due_at, {CHANNEL_COLUMNS}) "
-        f"SELECT due.*, ARRAY(SELECT ROW({rounds}) FROM rounds r WHERE r.platform = due.platform "
+        f"SELECT due.*, ARRAY(SELECT ROW({stored.ROUND_COLUMNS_OF_R}) FROM rounds r WHERE r.platform = due.platform "
         "AND r.channel_id = due.channel_id AND r.revealed_at IS NULL AND r.kind = 'daily' ORDER BY r.id) FROM due"
     )
 

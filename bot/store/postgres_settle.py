@@ -52,7 +52,7 @@ CLAIM_BATCH = (
     "FROM (SELECT id AS claimed, reveal_state AS prev_state, "
     f"(kind = 'daily' AND {sendable('reveal', '$1')}) AS sends FROM rounds WHERE id = ANY($2::bigint[])) w "
     "WHERE r.id = w.claimed AND r.revealed_at IS NULL "
-    f"RETURNING {', '.join('r.' + c.strip() for c in stored.ROUND_COLUMNS.split(','))}, "
+    f"RETURNING {stored.ROUND_COLUMNS_OF_R}, "
     "r.reveal_attempts, r.reveal_doubts, w.prev_state, w.sends) "
     "SELECT c.*, "
     "(SELECT MAX(p.local_date) FROM rounds p WHERE p.platform = c.platform AND p.space_id = c.space_id "

@@ -15,6 +15,7 @@ from bot.store.base import SqlBase
 from bot.store.rows import (
     ANSWER_COLUMNS,
     ROUND_COLUMNS,
+    ROUND_COLUMNS_OF_R,
     answer_from_row,
     asked_where,
     round_from_row,
@@ -82,6 +83,18 @@ class RoundSql(SqlBase):
             (platform, message_id),
         )
         return round_from_row(row) if row else None
+
+    async def reaction_round(self, platform: str, message_id: str) -> tuple[Round, bool] | None:
+        row = await self._first(
+            f"SELECT {ROUND_COLUMNS_OF_R}, c.reactions FROM rounds r LEFT JOIN channels c "
+            "ON c.platform = r.platform AND c.channel_id = r.channel_id "
+            "WHERE r.platform = ? AND r.message_id = ? ORDER BY r.id DESC LIMIT 1",
+            (platform, message_id),
+        )
+        if row is None:
+            return None
+        reactions = row[len(row) - 1]
+        return round_from_row(row[: len(row) - 1]), reactions is None or bool(reactions)
 
     async def question_counts(
         self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None

@@ -29,6 +29,8 @@ ROUND_COLUMNS = (
     "id, kind, platform, space_id, channel_id, user_id, question_id, topic, local_date, opened_at, "
     "closes_at, revealed_at, message_id, post_state"
 )
+# the same, of a statement that names the rounds table `r` (joins, UPDATE ... FROM ... RETURNING)
+ROUND_COLUMNS_OF_R = ", ".join(f"r.{column.strip()}" for column in ROUND_COLUMNS.split(","))
 ANSWER_COLUMNS = "round_id, user_id, choice, correct, answered_at, points"
 # the column order of install_from_row
 INSTALL_COLUMNS = (

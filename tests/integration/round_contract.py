@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 
-from bot.kernel.values import ChannelRef, RoundKind
+from bot.kernel.values import ChannelConfig, ChannelRef, RoundKind
 from bot.store import rounds_sql
 from tests.integration.contract_values import DAY, REF, REF2, T0, ans
 
@@ -41,6 +41,19 @@ class RoundContract:
         assert (await store.round_by_message("test", "m-1")).id == r.id
         assert await store.round_by_message("other", "m-1") is None
         assert await store.get_round(r.id + 1000) is None
+
+    async def test_a_reaction_reads_its_round_and_its_channels_setting_together(self, store):
+        """reaction_round: the round posted as the message and whether its channel takes reaction answers
+        (yes for a channel not stored, as a new channel's default); None for a message of no round."""
+        r = await store.claim_daily_round(REF, DAY, "q1", "autograd", T0, None)
+        await store.set_message_id(r.id, "m-7")
+        assert await store.reaction_round("test", "m-7") == (await store.get_round(r.id), True)
+        await store.save_channel(ChannelConfig(ref=REF, reactions=False))
+        assert await store.reaction_round("test", "m-7") == (await store.get_round(r.id), False)
+        await store.save_channel(ChannelConfig(ref=REF, reactions=True))
+        assert await store.reaction_round("test", "m-7") == (await store.get_round(r.id), True)
+        assert await store.reaction_round("other", "m-7") is None
+        assert await store.reaction_round("test", "m-8") is None
 
     async def test_rounds_are_read_together_in_the_order_asked(self, store, monkeypatch):
         """get_rounds: one round per id asked, in that order, None for an id not stored, the same round again

@@ -409,6 +409,46 @@ async def test_reaction_answers_find_their_round_by_message(env):
         await service.answers.answer_by_reaction("fake", "not-a-question", "ada", 0)
 
 
+async def test_a_reaction_to_a_round_not_in_memory_costs_one_read(env, monkeypatch):
+    """A reaction to a question this process has not read (posted by another process, or before a restart):
+    its round and its channel's reaction setting come in one read, and the answer path reads nothing more (the
+    round is kept for the buttons' answers to it)."""
+    service, store, clock, _ = env
+    round_ = await _daily(service, clock)
+    service.answers.rounds.drop(round_.id)
+    stored = await store.get_round(round_.id)
+    reads: list[str] = []
+    for name in ("reaction_round", "get_round", "get_rounds", "get_channel", "round_by_message"):
+        monkeypatch.setattr(store, name, _counted(reads, name, getattr(store, name)))
+    await service.answers.answer_by_reaction("fake", f"msg-{round_.id}", "ada", 1)
+    assert reads == ["reaction_round"] and service.answers.rounds.get(round_.id) == stored
+    await service.answers.answer_by_reaction("fake", f"msg-{round_.id}", "bob", 2)
+    assert reads == ["reaction_round"] * 2
+    assert [(a.user_id, a.choice) for a in await store.round_answers(round_.id)] == [("ada", 1), ("bob", 2)]
+
+
+async def test_a_typed_answer_to_a_round_not_in_memory_costs_one_read(env, monkeypatch):
+    """`/quiz answer B` in a channel whose question this process has not read: the channel's open rounds are
+    the one read; the answer does not read the round again."""
+    service, store, clock, _ = env
+    round_ = await _daily(service, clock)
+    service.answers.rounds.drop(round_.id)
+    reads: list[str] = []
+    for name in ("open_daily_rounds", "get_round", "get_rounds", "get_channel"):
+        monkeypatch.setattr(store, name, _counted(reads, name, getattr(store, name)))
+    outcome = await service.answers.answer_in_channel(REF, "ada", 1)
+    assert outcome.round_id == round_.id and reads == ["open_daily_rounds"]
+    assert [(a.user_id, a.choice) for a in await store.round_answers(round_.id)] == [("ada", 1)]
+
+
+def _counted(reads: list[str], name: str, real):  # type: ignore[no-untyped-def]
+    async def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        reads.append(name)
+        return await real(*args, **kwargs)
+
+    return counted
+
+
 async def test_spaces_are_separate(env):
     service, _, clock, _ = env
     other = ChannelRef("fake", "space-2", "chan-9")

@@ -10,9 +10,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from bot.kernel.values import Answer, ChannelRef, Round, RoundKind
-from tests.support.memory.tables import MemoryTables, in_space, utc
+from tests.support.memory.tables import MemoryTables, Tables, in_space, utc
 
 _CHANNEL_KINDS = (RoundKind.DAILY, RoundKind.LIVE)  # rounds asked in a channel, not privately
+
+
+def _posted_as(t: Tables, platform: str, message_id: str) -> Round | None:
+    """The latest round posted as this message."""
+    return next(
+        (r for r in reversed(t.rounds.values()) if r.ref.platform == platform and r.message_id == message_id), None
+    )
 
 
 def _same_channel(a: ChannelRef, b: ChannelRef) -> bool:
@@ -94,11 +101,15 @@ class MemoryRounds(MemoryTables):
             t.rounds[round_id] = replace(t.rounds[round_id], message_id=message_id)
 
     async def round_by_message(self, platform: str, message_id: str) -> Round | None:
+        return _posted_as(await self._db(), platform, message_id)
+
+    async def reaction_round(self, platform: str, message_id: str) -> tuple[Round, bool] | None:
         t = await self._db()
-        return next(
-            (r for r in reversed(t.rounds.values()) if r.ref.platform == platform and r.message_id == message_id),
-            None,
-        )
+        round_ = _posted_as(t, platform, message_id)
+        if round_ is None:
+            return None
+        cfg = t.channels.get((round_.ref.platform, round_.ref.channel_id))
+        return round_, cfg is None or cfg.reactions
 
     async def question_counts(
         self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None

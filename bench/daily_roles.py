@@ -20,6 +20,8 @@ One run taken apart in 4 s bins (an instrumented copy of this script, not kept):
 - With no leaderboard reads (--reads 0) the p99 after the fan-out is back at its before-09:00 level (3.8 vs
   4.7 ms; add_answers p99 1.2-1.8 ms); with them it stays about twice as high. The reads' statements take
   0.02 ms in the server (EXPLAIN ANALYZE), but after 09:00 a read's three trips take 2-7 ms instead of 0.3-0.7.
+  py-spy of this process, 8 s each side: after 09:00 the reads hold 13% of its samples, most in the socket
+  send of their statements (a woken server process taking the core from it, it seems), against none before.
 Tried, no better within the noise (single runs): two answer batches in flight instead of one (fan-out p99
 15.1 and 19.3 vs 13.4 ms); shared_buffers 1 GB instead of 128 MB (a scratch server: 26.7 ms, the tail after
 the fan-out unchanged); the delivery process held to one background connection instead of seven (10.8 ms,

@@ -51,6 +51,7 @@ NOT_HERE = "That question is not known here (it may be from another bot)."
 _DAILY = RoundKind.DAILY
 _RECORDED = AnswerStatus.RECORDED.value
 MISSED_ROUNDS_PER_READ = 1000  # rounds not in memory, read in one trip at most
+REACTIONS_PER_READ = 1000  # reactions whose rounds and channel settings are read in one trip at most
 
 
 class AnswerStore(RoundStore, ChannelReads, Protocol):
@@ -90,6 +91,9 @@ class AnswerDesk:
         # the rounds missed at once (a restart under load, a burst of questions another process posted) are read
         # together: one trip for all that queued meanwhile, one read in flight, not a trip and a connection each
         self._round_reads = GroupCommit(self._read_rounds, MISSED_ROUNDS_PER_READ, outage=ctx.outage, name="round read")
+        self._reaction_reads = GroupCommit(
+            self._read_reactions, REACTIONS_PER_READ, outage=ctx.outage, name="reaction read"
+        )
 
     def register(self, kind: RoundKind, owner: KindAnswers) -> None:
         """The feature that replies to answers of rounds of `kind` (every kind but daily has one)."""
@@ -156,8 +160,9 @@ class AnswerDesk:
         """A reaction on a posted question message answers the round that message belongs to, if the
         channel takes reaction answers. NotAQuestion: the message is no quiz question; ReactionsOff: the
         channel has reaction answers switched off (adapters ignore the reaction in both cases). The round and
-        the channel's setting are one read; the round read is kept for the next reactions to it."""
-        found = await self.store.reaction_round(platform, message_id)
+        the channel's setting are one read, shared by every reaction that came meanwhile (a burst of reactions
+        to many questions is one trip), and the round read is kept for the answer path."""
+        found = await self._reaction_reads.submit((platform, message_id))
         if found is None:
             raise NotAQuestion("That message is not a quiz question.")
         round_, reactions = found
@@ -207,6 +212,9 @@ class AnswerDesk:
     async def _read_rounds(self, round_ids: Sequence[int]) -> list[Round | None]:
         return await self.store.get_rounds(round_ids)
 
+    async def _read_reactions(self, messages: Sequence[tuple[str, str]]) -> list[tuple[Round, bool] | None]:
+        return await self.store.reaction_rounds(messages)
+
     async def _closed_text(self, round_: Round) -> str:
         """What a late answer hears: when the question closed (channel time) and its answer."""
         question = self.ctx.bank.get(round_.question_id)
@@ -219,3 +227,4 @@ class AnswerDesk:
     async def close(self) -> None:
         await self.batcher.close()
         await self._round_reads.close()
+        await self._reaction_reads.close()

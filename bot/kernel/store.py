@@ -56,9 +56,10 @@ class RoundReads(Protocol):
         """The round whose question was posted as this platform message (for reactions)."""
         ...
 
-    async def reaction_round(self, platform: str, message_id: str) -> tuple[Round, bool] | None:
-        """round_by_message and whether its channel takes reaction answers (True for a channel not stored), in
-        one trip: what a reaction answer reads before its round's answers are written."""
+    async def reaction_rounds(self, messages: Sequence[tuple[str, str]]) -> list[tuple[Round, bool] | None]:
+        """For each (platform, message id), in the order asked: round_by_message and whether its channel takes
+        reaction answers (True for a channel not stored), or None; in one trip per platform. What reaction
+        answers read before their answers are written."""
         ...
 
     async def question_counts(

@@ -30,6 +30,7 @@ from bot.store.base import DueSends, Step, numbered
 from bot.store.migrations import load_migrations
 from bot.store.postgres_delivery import PgDelivery
 from bot.store.postgres_settle import CHANNEL_COLUMNS, PgSettle
+from bot.store.rounds_sql import REACTION_ROUNDS, by_platform, reaction_rows
 from bot.store.rows import ROUND_COLUMNS, ROUND_COLUMNS_OF_R, due_channels, ident, opened, round_from_row
 from bot.store.settle import answer_writes, reveal_all, sort_answers
 from bot.store.sql import FeatureSql
@@ -294,6 +295,14 @@ class PostgresStore(PgDelivery, FeatureSql):
         )
         found = {round_.id: round_ for round_ in map(round_from_row, rows)}
         return [found.get(rid) for rid in round_ids]
+
+    async def reaction_rounds(self, messages: Sequence[tuple[str, str]]) -> list[tuple[Round, bool] | None]:
+        """RoundSql.reaction_rounds with one statement of one shape per platform (an array of message ids)."""
+        found: dict[tuple[str, str], tuple[Round, bool]] = {}
+        for platform, ids in by_platform(messages).items():
+            sql = f"{numbered(REACTION_ROUNDS)} AND r.message_id = ANY($2::text[]) ORDER BY r.id"
+            found.update(reaction_rows(await self._fetch(sql, platform, ids)))
+        return [found.get(message) for message in messages]
 
     async def _stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
         async with self._conn() as conn:

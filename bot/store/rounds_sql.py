@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from bot.kernel.values import (
     Answer,
@@ -22,6 +23,31 @@ from bot.store.rows import (
 )
 
 IDS_PER_STATEMENT = 500  # ids in one IN (...) list (SQLite allows 32,766 parameters a statement)
+# the rounds posted as messages of one platform, each with its channel's reaction setting (NULL: not stored);
+# a statement adds which messages and orders by id (a message posted again belongs to its latest round)
+REACTION_ROUNDS = (
+    f"SELECT {ROUND_COLUMNS_OF_R}, c.reactions FROM rounds r LEFT JOIN channels c "
+    "ON c.platform = r.platform AND c.channel_id = r.channel_id WHERE r.platform = ? AND r.message_id IS NOT NULL"
+)
+
+
+def by_platform(messages: Sequence[tuple[str, str]]) -> dict[str, list[str]]:
+    """(platform, message id) pairs as each platform's distinct message ids."""
+    ids: dict[str, set[str]] = {}
+    for platform, message_id in messages:
+        ids.setdefault(platform, set()).add(message_id)
+    return {platform: sorted(each) for platform, each in ids.items()}
+
+
+def reaction_rows(rows: Iterable[Any]) -> dict[tuple[str, str], tuple[Round, bool]]:
+    """REACTION_ROUNDS' rows (in id order) by (platform, message id): the latest round of each, and whether its
+    channel takes reaction answers."""
+    found: dict[tuple[str, str], tuple[Round, bool]] = {}
+    for row in rows:
+        round_ = round_from_row(row[: len(row) - 1])
+        reactions = row[len(row) - 1]
+        found[(round_.ref.platform, str(round_.message_id))] = (round_, reactions is None or bool(reactions))
+    return found
 
 
 class RoundSql(SqlBase):
@@ -84,17 +110,17 @@ class RoundSql(SqlBase):
         )
         return round_from_row(row) if row else None
 
-    async def reaction_round(self, platform: str, message_id: str) -> tuple[Round, bool] | None:
-        row = await self._first(
-            f"SELECT {ROUND_COLUMNS_OF_R}, c.reactions FROM rounds r LEFT JOIN channels c "
-            "ON c.platform = r.platform AND c.channel_id = r.channel_id "
-            "WHERE r.platform = ? AND r.message_id = ? ORDER BY r.id DESC LIMIT 1",
-            (platform, message_id),
-        )
-        if row is None:
-            return None
-        reactions = row[len(row) - 1]
-        return round_from_row(row[: len(row) - 1]), reactions is None or bool(reactions)
+    async def reaction_rounds(self, messages: Sequence[tuple[str, str]]) -> list[tuple[Round, bool] | None]:
+        found: dict[tuple[str, str], tuple[Round, bool]] = {}
+        for platform, ids in by_platform(messages).items():
+            for k in range(0, len(ids), IDS_PER_STATEMENT):
+                chunk = ids[k : k + IDS_PER_STATEMENT]
+                marks = ",".join("?" * len(chunk))
+                rows = await self._read(
+                    f"{REACTION_ROUNDS} AND r.message_id IN ({marks}) ORDER BY r.id", (platform, *chunk)
+                )
+                found.update(reaction_rows(rows))
+        return [found.get(message) for message in messages]
 
     async def question_counts(
         self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None

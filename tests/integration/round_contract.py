@@ -42,18 +42,31 @@ class RoundContract:
         assert await store.round_by_message("other", "m-1") is None
         assert await store.get_round(r.id + 1000) is None
 
-    async def test_a_reaction_reads_its_round_and_its_channels_setting_together(self, store):
-        """reaction_round: the round posted as the message and whether its channel takes reaction answers
-        (yes for a channel not stored, as a new channel's default); None for a message of no round."""
-        r = await store.claim_daily_round(REF, DAY, "q1", "autograd", T0, None)
-        await store.set_message_id(r.id, "m-7")
-        assert await store.reaction_round("test", "m-7") == (await store.get_round(r.id), True)
+    async def test_reactions_read_their_rounds_and_channel_settings_together(self, store, monkeypatch):
+        """reaction_rounds: per (platform, message), in the order asked, the latest round posted as it and
+        whether its channel takes reaction answers (yes for a channel not stored, a new channel's default);
+        None for a message of no round or of another platform. SQL stores split a long list (here into
+        lists of two)."""
+        monkeypatch.setattr(rounds_sql, "IDS_PER_STATEMENT", 2)
+        r1 = await store.claim_daily_round(REF, DAY, "q1", "autograd", T0, None)
+        r2 = await store.claim_daily_round(REF2, DAY, "q2", "tensors", T0, None)
+        r3 = await store.create_practice_round(REF, "ada", "q3", "autograd", T0)
+        for r, message in ((r1, "m-1"), (r2, "m-2"), (r3, "m-3")):
+            await store.set_message_id(r.id, message)
+        one, two, three = [await store.get_round(r.id) for r in (r1, r2, r3)]
+        await store.save_channel(ChannelConfig(ref=REF2, reactions=False))
+        asked = [("test", "m-2"), ("test", "m-9"), ("test", "m-1"), ("other", "m-1"), ("test", "m-3"), ("test", "m-2")]
+        assert await store.reaction_rounds(asked) == [
+            (two, False),
+            None,
+            (one, True),
+            None,
+            (three, True),
+            (two, False),
+        ]
         await store.save_channel(ChannelConfig(ref=REF, reactions=False))
-        assert await store.reaction_round("test", "m-7") == (await store.get_round(r.id), False)
-        await store.save_channel(ChannelConfig(ref=REF, reactions=True))
-        assert await store.reaction_round("test", "m-7") == (await store.get_round(r.id), True)
-        assert await store.reaction_round("other", "m-7") is None
-        assert await store.reaction_round("test", "m-8") is None
+        assert await store.reaction_rounds([("test", "m-1")]) == [(one, False)]
+        assert await store.reaction_rounds([]) == []
 
     async def test_rounds_are_read_together_in_the_order_asked(self, store, monkeypatch):
         """get_rounds: one round per id asked, in that order, None for an id not stored, the same round again

@@ -65,7 +65,7 @@ class TestChannels(ChannelContract):
 
 
 class TestRounds(RoundContract):
-    store = _store(MemoryRounds, MemoryPractice, MemoryDelivery)
+    store = _store(MemoryRounds, MemoryPractice, MemoryDelivery, MemoryChannels)  # reactions read channels
 
 
 class TestBoards(BoardContract):

@@ -17,6 +17,7 @@ from bot.kernel.errors import (
     AlreadyPosted,
     BadSetting,
     NotAllowed,
+    NotAQuestion,
     NothingOpen,
     RoundClosed,
     UnknownRound,
@@ -412,19 +413,31 @@ async def test_reaction_answers_find_their_round_by_message(env):
 async def test_a_reaction_to_a_round_not_in_memory_costs_one_read(env, monkeypatch):
     """A reaction to a question this process has not read (posted by another process, or before a restart):
     its round and its channel's reaction setting come in one read, and the answer path reads nothing more (the
-    round is kept for the buttons' answers to it)."""
+    round is kept for the buttons' answers to it). Reactions to many such questions at once share one read."""
     service, store, clock, _ = env
     round_ = await _daily(service, clock)
     service.answers.rounds.drop(round_.id)
     stored = await store.get_round(round_.id)
     reads: list[str] = []
-    for name in ("reaction_round", "get_round", "get_rounds", "get_channel", "round_by_message"):
+    for name in ("reaction_rounds", "get_round", "get_rounds", "get_channel", "round_by_message"):
         monkeypatch.setattr(store, name, _counted(reads, name, getattr(store, name)))
     await service.answers.answer_by_reaction("fake", f"msg-{round_.id}", "ada", 1)
-    assert reads == ["reaction_round"] and service.answers.rounds.get(round_.id) == stored
+    assert reads == ["reaction_rounds"] and service.answers.rounds.get(round_.id) == stored
     await service.answers.answer_by_reaction("fake", f"msg-{round_.id}", "bob", 2)
-    assert reads == ["reaction_round"] * 2
+    assert reads == ["reaction_rounds"] * 2
     assert [(a.user_id, a.choice) for a in await store.round_answers(round_.id)] == [("ada", 1), ("bob", 2)]
+    question = service.context.bank.questions[0]
+    others = [await store.create_practice_round(REF, "cy", question.id, question.topic, clock.now()) for _ in range(5)]
+    for other in others:
+        await store.set_message_id(other.id, f"p-{other.id}")
+    reads.clear()
+    results = await asyncio.gather(
+        *(service.answers.answer_by_reaction("fake", f"p-{r.id}", "cy", 0) for r in others),
+        service.answers.answer_by_reaction("fake", "not-a-question", "cy", 0),
+        return_exceptions=True,
+    )
+    assert reads == ["reaction_rounds"] and isinstance(results[-1], NotAQuestion)
+    assert [len(await store.round_answers(r.id)) for r in others] == [1] * 5
 
 
 async def test_a_typed_answer_to_a_round_not_in_memory_costs_one_read(env, monkeypatch):

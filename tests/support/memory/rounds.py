@@ -103,13 +103,14 @@ class MemoryRounds(MemoryTables):
     async def round_by_message(self, platform: str, message_id: str) -> Round | None:
         return _posted_as(await self._db(), platform, message_id)
 
-    async def reaction_round(self, platform: str, message_id: str) -> tuple[Round, bool] | None:
+    async def reaction_rounds(self, messages: Sequence[tuple[str, str]]) -> list[tuple[Round, bool] | None]:
         t = await self._db()
-        round_ = _posted_as(t, platform, message_id)
-        if round_ is None:
-            return None
-        cfg = t.channels.get((round_.ref.platform, round_.ref.channel_id))
-        return round_, cfg is None or cfg.reactions
+        found: list[tuple[Round, bool] | None] = []
+        for platform, message_id in messages:
+            round_ = _posted_as(t, platform, message_id)
+            cfg = t.channels.get((round_.ref.platform, round_.ref.channel_id)) if round_ else None
+            found.append((round_, cfg is None or cfg.reactions) if round_ else None)
+        return found
 
     async def question_counts(
         self, platform: str, space_id: str, kind: RoundKind, user_id: str | None = None

@@ -90,9 +90,11 @@ class AnswerDesk:
         self._reading: dict[int, asyncio.Task[Round]] = {}  # rounds being read from the store, by id
         # the rounds missed at once (a restart under load, a burst of questions another process posted) are read
         # together: one trip for all that queued meanwhile, one read in flight, not a trip and a connection each
-        self._round_reads = GroupCommit(self._read_rounds, MISSED_ROUNDS_PER_READ, outage=ctx.outage, name="round read")
+        self._round_reads = GroupCommit(
+            self._read_rounds, MISSED_ROUNDS_PER_READ, outage=ctx.outage, name="round read", writes=False
+        )
         self._reaction_reads = GroupCommit(
-            self._read_reactions, REACTIONS_PER_READ, outage=ctx.outage, name="reaction read"
+            self._read_reactions, REACTIONS_PER_READ, outage=ctx.outage, name="reaction read", writes=False
         )
 
     def register(self, kind: RoundKind, owner: KindAnswers) -> None:

@@ -85,7 +85,9 @@ def fail(waiters: Sequence[asyncio.Future[R]], exc: BaseException) -> None:
 
 class GroupCommit(CommitWorker, Generic[T, R]):
     """Queue items; the worker flushes what has queued (up to `max_batch`) with `flush`, which returns one
-    result per item in order (a write, or a read: the answers' round reads share one trip the same way)."""
+    result per item in order (a write, or a read: the answers' round reads share one trip the same way).
+    `writes=False` for reads: a read that works does not tell `outage` the store is back (it may still refuse
+    writes, a disk full or read-only)."""
 
     def __init__(
         self,
@@ -94,8 +96,10 @@ class GroupCommit(CommitWorker, Generic[T, R]):
         *,
         outage: StoreOutage | None = None,
         name: str = "group-commit",
+        writes: bool = True,
     ) -> None:
         super().__init__(name)
+        self._writes = writes
         self._flush = flush
         self._outage = outage  # the process's: a store outage is told once there, not once per batch
         self._max_batch = max_batch
@@ -120,6 +124,6 @@ class GroupCommit(CommitWorker, Generic[T, R]):
                 log.exception("a %s of %d items failed", self._name, len(batch))
             fail(waiters, exc)
             return
-        if self._outage is not None:
+        if self._outage is not None and self._writes:
             self._outage.recovered()
         settle(waiters, results)

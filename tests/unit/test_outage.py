@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
 import aiohttp
@@ -14,6 +15,7 @@ import asyncpg
 import pytest
 
 from bot.kernel.errors import StoreUnavailable
+from bot.kernel.group_commit import GroupCommit
 from bot.kernel.outage import StoreOutage, describe, is_outage
 from bot.store.postgres import PostgresStore
 
@@ -137,3 +139,22 @@ async def test_closing_stops_the_probe() -> None:
     await asyncio.sleep(0.05)
     await outage.close()
     assert outage.down  # still down: nothing recorded; the probe is gone with the process
+
+
+async def test_a_group_read_that_works_does_not_end_an_outage_a_group_write_does() -> None:
+    """A store that reads but cannot write (a disk full, a read-only file): the answers' shared reads of
+    rounds go through, and must not tell the process the store is back; the next write that works does."""
+    outage = StoreOutage()
+    assert outage.failed(sqlite3.OperationalError("attempt to write a readonly database"))
+
+    async def echo(items: Sequence[int]) -> list[int]:
+        return list(items)
+
+    reads = GroupCommit(echo, outage=outage, name="round read", writes=False)
+    writes = GroupCommit(echo, outage=outage)
+    assert await asyncio.gather(reads.submit(1), reads.submit(2)) == [1, 2]
+    assert outage.down
+    assert await writes.submit(3) == 3
+    assert not outage.down
+    await reads.close()
+    await writes.close()

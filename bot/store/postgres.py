@@ -30,7 +30,6 @@ from bot.store.base import DueSends, Step, numbered
 from bot.store.migrations import load_migrations
 from bot.store.postgres_delivery import PgDelivery
 from bot.store.postgres_settle import CHANNEL_COLUMNS, PgSettle
-from bot.store.rounds_sql import REACTION_ROUNDS, by_platform, reaction_rows
 from bot.store.rows import ROUND_COLUMNS, ROUND_COLUMNS_OF_R, due_channels, ident, opened, round_from_row
 from bot.store.settle import answer_writes, reveal_all, sort_answers
 from bot.store.sql import FeatureSql
@@ -288,21 +287,14 @@ class PostgresStore(PgDelivery, FeatureSql):
         results, pending = sort_answers(answers, windows, now)
         return await answer_writes(answers, results, pending, inserted, self._stored_choices)
 
-    async def get_rounds(self, round_ids: Sequence[int]) -> list[Round | None]:
-        """RoundSql.get_rounds in one statement of one shape, however many ids (an array, not a list of marks)."""
-        rows = await self._fetch(
-            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id = ANY($1::bigint[])", list(set(round_ids))
-        )
-        found = {round_.id: round_ for round_ in map(round_from_row, rows)}
-        return [found.get(rid) for rid in round_ids]
-
-    async def reaction_rounds(self, messages: Sequence[tuple[str, str]]) -> list[tuple[Round, bool] | None]:
-        """RoundSql.reaction_rounds with one statement of one shape per platform (an array of message ids)."""
-        found: dict[tuple[str, str], tuple[Round, bool]] = {}
-        for platform, ids in by_platform(messages).items():
-            sql = f"{numbered(REACTION_ROUNDS)} AND r.message_id = ANY($2::text[]) ORDER BY r.id"
-            found.update(reaction_rows(await self._fetch(sql, platform, ids)))
-        return [found.get(message) for message in messages]
+    async def _read_among(
+        self, sql: str, params: Sequence[Any], column: str, values: Sequence[Any], kind: str
+    ) -> list[Any]:
+        """RoundSql._read_among in one statement of one shape, however many values (an array, not a list of
+        marks: asyncpg's statement cache keeps one statement)."""
+        if not values:
+            return []
+        return await self._read(sql.format(among=f"{column} = ANY(?::{kind}[])"), (*params, list(values)))
 
     async def _stored_choices(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], int]:
         async with self._conn() as conn:

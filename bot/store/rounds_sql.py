@@ -24,10 +24,11 @@ from bot.store.rows import (
 
 IDS_PER_STATEMENT = 500  # ids in one IN (...) list (SQLite allows 32,766 parameters a statement)
 # the rounds posted as messages of one platform, each with its channel's reaction setting (NULL: not stored);
-# a statement adds which messages and orders by id (a message posted again belongs to its latest round)
+# {among}: which messages (RoundSql._read_among)
 REACTION_ROUNDS = (
     f"SELECT {ROUND_COLUMNS_OF_R}, c.reactions FROM rounds r LEFT JOIN channels c "
-    "ON c.platform = r.platform AND c.channel_id = r.channel_id WHERE r.platform = ? AND r.message_id IS NOT NULL"
+    "ON c.platform = r.platform AND c.channel_id = r.channel_id "
+    "WHERE r.platform = ? AND r.message_id IS NOT NULL AND {among}"
 )
 
 
@@ -40,13 +41,15 @@ def by_platform(messages: Sequence[tuple[str, str]]) -> dict[str, list[str]]:
 
 
 def reaction_rows(rows: Iterable[Any]) -> dict[tuple[str, str], tuple[Round, bool]]:
-    """REACTION_ROUNDS' rows (in id order) by (platform, message id): the latest round of each, and whether its
-    channel takes reaction answers."""
+    """REACTION_ROUNDS' rows by (platform, message id): the latest round of each (a message posted again belongs
+    to its latest round), and whether its channel takes reaction answers."""
     found: dict[tuple[str, str], tuple[Round, bool]] = {}
     for row in rows:
         round_ = round_from_row(row[: len(row) - 1])
         reactions = row[len(row) - 1]
-        found[(round_.ref.platform, str(round_.message_id))] = (round_, reactions is None or bool(reactions))
+        key = (round_.ref.platform, str(round_.message_id))
+        if key not in found or found[key][0].id < round_.id:
+            found[key] = (round_, reactions is None or bool(reactions))
     return found
 
 
@@ -82,15 +85,22 @@ class RoundSql(SqlBase):
         return round_from_row(row) if row else None
 
     async def get_rounds(self, round_ids: Sequence[int]) -> list[Round | None]:
-        found: dict[int, Round] = {}
-        unique = sorted(set(round_ids))
-        for k in range(0, len(unique), IDS_PER_STATEMENT):
-            chunk = unique[k : k + IDS_PER_STATEMENT]
-            marks = ",".join("?" * len(chunk))
-            for row in await self._read(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id IN ({marks})", chunk):
-                round_ = round_from_row(row)
-                found[round_.id] = round_
+        sql = f"SELECT {ROUND_COLUMNS} FROM rounds WHERE {{among}}"
+        rows = await self._read_among(sql, (), "id", sorted(set(round_ids)), "bigint")
+        found = {round_.id: round_ for round_ in map(round_from_row, rows)}
         return [found.get(rid) for rid in round_ids]
+
+    async def _read_among(
+        self, sql: str, params: Sequence[Any], column: str, values: Sequence[Any], kind: str
+    ) -> list[Any]:
+        """The rows of `sql` (`params`, then the values) whose `{among}` is `column` among `values`: here in IN
+        lists of IDS_PER_STATEMENT; PostgreSQL reads them with one array of `kind` (its element type)."""
+        rows: list[Any] = []
+        for k in range(0, len(values), IDS_PER_STATEMENT):
+            chunk = values[k : k + IDS_PER_STATEMENT]
+            among = f"{column} IN ({','.join('?' * len(chunk))})"
+            rows += await self._read(sql.format(among=among), (*params, *chunk))
+        return rows
 
     async def latest_daily_round(self, ref: ChannelRef) -> Round | None:
         row = await self._first(
@@ -113,13 +123,9 @@ class RoundSql(SqlBase):
     async def reaction_rounds(self, messages: Sequence[tuple[str, str]]) -> list[tuple[Round, bool] | None]:
         found: dict[tuple[str, str], tuple[Round, bool]] = {}
         for platform, ids in by_platform(messages).items():
-            for k in range(0, len(ids), IDS_PER_STATEMENT):
-                chunk = ids[k : k + IDS_PER_STATEMENT]
-                marks = ",".join("?" * len(chunk))
-                rows = await self._read(
-                    f"{REACTION_ROUNDS} AND r.message_id IN ({marks}) ORDER BY r.id", (platform, *chunk)
-                )
-                found.update(reaction_rows(rows))
+            found.update(
+                reaction_rows(await self._read_among(REACTION_ROUNDS, (platform,), "r.message_id", ids, "text"))
+            )
         return [found.get(message) for message in messages]
 
     async def question_counts(

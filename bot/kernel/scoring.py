@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -223,3 +223,7 @@ class Board(NamedTuple):
 # points to add to one user's total on a board: (user id, points, correct answers, when the user reached the new
 # total or None when nothing scored, rounds answered); one round's, or the sum of a reveal batch's rounds
 ScoreRow = tuple[str, int, int, dt.datetime | None, int]
+# a reveal batch's score rows by board (boards in key order, each user once a board), and its score bucket
+# moves by board: (points total, change in users)
+BoardRows = Mapping[Board, Sequence[ScoreRow]]
+BoardMoves = Mapping[Board, Sequence[tuple[int, int]]]

@@ -11,7 +11,7 @@ from collections.abc import Collection, Sequence
 import asyncpg
 
 from bot.daily.values import RevealedRound, SendClaim
-from bot.kernel.scoring import Board, ScoreRow
+from bot.kernel.scoring import Board, BoardMoves, BoardRows
 from bot.kernel.values import Answer, ChannelConfig, ChannelRef, NewAnswer, Round, RoundKind, StreakState
 from bot.practice.memory import CardKey, LearnerCard, PendingAnswer, ReviewEvent
 from bot.store import rows as stored
@@ -310,41 +310,48 @@ class PgSettle:
         )
         return min(limit, len(taken | {r[0] for r in rows}))
 
-    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
+    async def add_scores(self, boards: BoardRows) -> dict[Board, dict[str, tuple[int, int]]]:
+        # every board of the batch in one statement (rows in board and user order: the order rows are locked in)
+        keys = [(stored.board_key(board), row) for board, rows in boards.items() for row in rows]
         written = await self.conn.fetch(
             "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered, "
-            "reached_at) SELECT $1, $2, $3, $4, u.user_id, u.points, u.correct, u.answered, u.at FROM "
-            "unnest($5::text[], $6::integer[], $7::integer[], $8::timestamptz[], $9::integer[]) "
-            "AS u(user_id, points, correct, at, answered) "
+            "reached_at) SELECT u.platform, u.space_id, u.period, u.period_key, u.user_id, u.points, u.correct, "
+            "u.answered, u.at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], "
+            "$6::integer[], $7::integer[], $8::timestamptz[], $9::integer[]) "
+            "AS u(platform, space_id, period, period_key, user_id, points, correct, at, answered) "
             "ON CONFLICT (platform, space_id, period, period_key, user_id) DO UPDATE SET "
             "points = scores.points + excluded.points, correct = scores.correct + excluded.correct, "
             "answered = scores.answered + excluded.answered, "
             "reached_at = COALESCE(excluded.reached_at, scores.reached_at) "
-            "RETURNING user_id, points, answered",
-            *stored.board_key(board),
-            *(list(column) for column in zip(*rows, strict=True)),
+            "RETURNING platform, space_id, period, period_key, user_id, points, answered",
+            *(list(column) for column in zip(*(key for key, _row in keys), strict=True)),
+            *(list(column) for column in zip(*(row for _key, row in keys), strict=True)),
         )
-        return {r[0]: (int(r[1]), int(r[2])) for r in written}
+        by_key = {stored.board_key(board): board for board in boards}
+        after: dict[Board, dict[str, tuple[int, int]]] = {board: {} for board in boards}
+        for r in written:
+            after[by_key[(r[0], r[1], r[2], r[3])]][r[4]] = (int(r[5]), int(r[6]))
+        return after
 
-    async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
-        # the upsert names the buckets it emptied; only then a second statement deletes them (by key): most
-        # moves leave every bucket with someone in it, so most batches take one trip here, not two
+    async def move_buckets(self, moves: BoardMoves) -> None:
+        # one upsert for every board; it names the buckets it emptied, and only then a second statement deletes
+        # them (by key): most moves leave every bucket with someone in it, so most batches take one trip here
+        rows = [(*stored.board_key(board), *change) for board, changes in moves.items() for change in changes]
+        columns = [list(column) for column in zip(*rows, strict=True)]
         emptied = await self.conn.fetch(
             "WITH m AS (INSERT INTO score_buckets (platform, space_id, period, period_key, points, users) "
-            "SELECT $1, $2, $3, $4, u.* FROM unnest($5::integer[], $6::integer[]) AS u "
+            "SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::integer[]) "
             "ON CONFLICT (platform, space_id, period, period_key, points) DO UPDATE SET "
-            "users = score_buckets.users + excluded.users RETURNING points, users) "
-            "SELECT points FROM m WHERE users <= 0",
-            *stored.board_key(board),
-            [m[0] for m in moves],
-            [m[1] for m in moves],
+            "users = score_buckets.users + excluded.users RETURNING platform, space_id, period, period_key, points, "
+            "users) SELECT platform, space_id, period, period_key, points FROM m WHERE users <= 0",
+            *columns,
         )
         if emptied:
             await self.conn.execute(
-                "DELETE FROM score_buckets WHERE platform = $1 AND space_id = $2 AND period = $3 "
-                "AND period_key = $4 AND points = ANY($5::integer[]) AND users <= 0",
-                *stored.board_key(board),
-                [r[0] for r in emptied],
+                "DELETE FROM score_buckets WHERE (platform, space_id, period, period_key, points) IN "
+                "(SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[])) "
+                "AND users <= 0",
+                *(list(column) for column in zip(*emptied, strict=True)),
             )
 
     async def doubts(self, round_id: int) -> set[str]:

@@ -19,9 +19,10 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
 from bot.kernel.scoring import (
     FREEZES_MAX,
     Board,
+    BoardMoves,
+    BoardRows,
     RevealInput,
     Scorer,
-    ScoreRow,
     bucket_moves,
     needs_missed,
     period_keys,
@@ -280,22 +281,27 @@ class ScoreFolds:
                 fold.reached = at
 
     async def write(self, tx: RevealTransaction) -> None:
-        """Add the sums to the boards (board by board, users in order) and move the users between their
-        boards' score buckets."""
+        """Add the sums to the boards (every board in one call, boards and users in order), then move the
+        users between their boards' score buckets (one more call)."""
         boards, self._boards = self._boards, {}
-        for board in sorted(boards, key=board_key):
+        rows: BoardRows = {
+            board: [(u, f[u].points, f[u].correct, f[u].reached, f[u].rounds) for u in sorted(f)]
+            for board, f in sorted(boards.items(), key=lambda item: board_key(item[0]))
+            if f
+        }
+        if not rows:
+            return
+        totals = await tx.add_scores(rows)
+        moves: dict[Board, list[tuple[int, int]]] = {}
+        for board, after in totals.items():
             folds = boards[board]
-            if not folds:
-                continue
-            users = sorted(folds)
-            rows = [(u, folds[u].points, folds[u].correct, folds[u].reached, folds[u].rounds) for u in users]
-            after = await tx.add_scores(board, rows)
-            points = {u: folds[u].points for u in users}
+            points = {u: folds[u].points for u in folds}
             # new to the board with these rounds: answered no more than the rounds folded now
             old = {u: total - points[u] for u, (total, answered) in after.items() if answered > folds[u].rounds}
-            moves = bucket_moves(old, points)
-            if moves:
-                await tx.move_buckets(board, moves)
+            if changes := bucket_moves(old, points):
+                moves[board] = changes
+        if moves:
+            await tx.move_buckets(moves)
 
 
 def accepts_answers(revealed_at: dt.datetime | None, closes_at: dt.datetime | None, now: dt.datetime) -> bool:
@@ -408,15 +414,15 @@ class RevealTransaction(Protocol):
         """Store these users' new streaks in the space."""
         ...
 
-    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
-        """Add (user, points, correct answers, reached, rounds answered) to the users' totals on a board;
-        each user's (points, answered) after. `reached`: when the user reached the new total (the answer
-        that scored), or None when it scored nothing and the total's time stays; a tie on points is listed
-        by who got there first."""
+    async def add_scores(self, boards: BoardRows) -> dict[Board, dict[str, tuple[int, int]]]:
+        """Add (user, points, correct answers, reached, rounds answered) to the users' totals on each board
+        (boards in key order, each user once a board); each board's users' (points, answered) after.
+        `reached`: when the user reached the new total (the answer that scored), or None when it scored
+        nothing and the total's time stays; a tie on points is listed by who got there first."""
         ...
 
-    async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
-        """Add (points total, change in users) to a board's score buckets; drop the buckets left empty."""
+    async def move_buckets(self, moves: BoardMoves) -> None:
+        """Add (points total, change in users) to each board's score buckets; drop the buckets left empty."""
         ...
 
     async def doubts(self, round_id: int) -> set[str]:

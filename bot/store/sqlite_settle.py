@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterable, Sequence
 from sqlite3 import Connection
 from typing import Any, TypeVar
 
-from bot.kernel.scoring import Board, ScoreRow
+from bot.kernel.scoring import Board, BoardMoves, BoardRows, ScoreRow
 from bot.kernel.values import Answer, ChannelRef, NewAnswer, Round, StreakState
 from bot.practice.memory import CardKey, LearnerCard, PendingAnswer, ReviewEvent
 from bot.store.base import PENDING_PRACTICE
@@ -149,7 +149,10 @@ class SqliteSettle:
         ).fetchall()
         return len(rows)
 
-    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
+    async def add_scores(self, boards: BoardRows) -> dict[Board, dict[str, tuple[int, int]]]:
+        return {board: self._add_scores(board, rows) for board, rows in boards.items()}
+
+    def _add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
         after: dict[str, tuple[int, int]] = {}
         for chunk in chunks(rows, IN_CHUNK):
             params: list[object] = [*board_key(board)]
@@ -160,16 +163,16 @@ class SqliteSettle:
                 after[uid] = (int(total), int(answered))
         return after
 
-    async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
+    async def move_buckets(self, moves: BoardMoves) -> None:
         self.con.executemany(
             "INSERT INTO score_buckets (platform, space_id, period, period_key, points, users) VALUES (?,?,?,?,?,?) "
             "ON CONFLICT (platform, space_id, period, period_key, points) DO UPDATE SET users = users + excluded.users",
-            [(*board_key(board), *move) for move in moves],
+            [(*board_key(board), *move) for board, changes in moves.items() for move in changes],
         )
-        self.con.execute(
+        self.con.executemany(
             "DELETE FROM score_buckets WHERE platform = ? AND space_id = ? AND period = ? AND period_key = ? "
             "AND users <= 0",
-            board_key(board),
+            [board_key(board) for board in moves],
         )
 
     async def doubts(self, round_id: int) -> set[str]:

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 
-from bot.kernel.scoring import RevealInput, RevealResult, score_daily_round
+from bot.kernel.scoring import RevealInput, RevealResult, period_keys, score_daily_round
 from bot.kernel.values import ChannelRef, NewAnswer, Period, PracticeAnswer
 from bot.store.migrations import load_migrations
 from bot.store.postgres import PostgresStore, redact
@@ -321,9 +321,11 @@ async def test_processes_revealing_batches_with_answers_coming_in_never_deadlock
             await s.close()
 
 
-async def test_a_reveal_batch_of_one_space_takes_as_many_statements_for_six_rounds_as_for_two(pg_url, monkeypatch):
+async def test_a_reveal_batch_takes_as_many_statements_for_six_rounds_in_three_spaces_as_for_two_in_one(
+    pg_url, monkeypatch
+):
     """A batch's points, streaks, cards, review log and boards are written a statement each for the whole
-    batch (PgSettle.flush_writes, bot.store.settle.ScoreFolds), not once per round."""
+    batch (PgSettle.flush_writes, bot.store.settle.ScoreFolds), not once per round, space or board."""
     store = PostgresStore(pg_url)
     await store.open()
     statements: list[str] = []
@@ -338,9 +340,11 @@ async def test_a_reveal_batch_of_one_space_takes_as_many_statements_for_six_roun
     try:
         closes = T0 + dt.timedelta(hours=1)
         counts = []
-        for space, n in (("two", 2), ("six", 6)):
+        for space, n, spaces in (("two", 2, 1), ("six", 6, 3)):
             rounds = [
-                await store.claim_daily_round(ChannelRef("test", space, f"{space}-{i}"), DAY, f"q{i}", "t", T0, closes)
+                await store.claim_daily_round(
+                    ChannelRef("test", f"{space}{i % spaces or ''}", f"{space}-{i}"), DAY, f"q{i}", "t", T0, closes
+                )
                 for i in range(n)
             ]
             for r in rounds:
@@ -350,9 +354,14 @@ async def test_a_reveal_batch_of_one_space_takes_as_many_statements_for_six_roun
             assert len(got) == n
             counts.append(len(statements))
         assert counts[0] == counts[1]
-        board = await store.leaderboard("test", "six", Period.ALL, "all", 30)
-        assert [(x.user_id, x.correct, x.answered) for x in board[:2]] == [("u0", 6, 6), ("u10", 6, 6)]
-        assert (await store.rank_of("test", "six", Period.ALL, "all", "u1")).rank == 11  # 10 right answerers above
+        week_key = dict(period_keys(DAY))[Period.WEEK]
+        for name in ("six", "six1", "six2"):  # two rounds each: the boards of each space, no other's
+            board = await store.leaderboard("test", name, Period.ALL, "all", 30)
+            assert len(board) == 20
+            assert [(x.user_id, x.correct, x.answered) for x in board[:2]] == [("u0", 2, 2), ("u10", 2, 2)]
+            assert (await store.rank_of("test", name, Period.ALL, "all", "u1")).rank == 11  # 10 right above
+            week = await store.leaderboard("test", name, Period.WEEK, week_key, 30)
+            assert [(x.user_id, x.points) for x in week] == [(x.user_id, x.points) for x in board]
     finally:
         await store.close()
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from bot.installs.values import WorkspaceInstall
-from bot.kernel.scoring import Board, ScoreRow
+from bot.kernel.scoring import Board, BoardMoves, BoardRows, ScoreRow
 from bot.kernel.values import Answer, ChannelConfig, ChannelRef, NewAnswer, Period, Round, RoundKind, StreakState
 from bot.live.values import LiveGame, LiveQuestion, Standing
 from bot.practice.memory import CardKey, LearnerCard, PendingAnswer, ReviewEvent
@@ -263,7 +263,10 @@ class Settle:
     async def daily_dates_between(self, ref: ChannelRef, after: dt.date, before: dt.date, limit: int) -> int:
         return min(limit, len(daily_dates(self.t, ref.platform, ref.space_id, after, before)))
 
-    async def add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
+    async def add_scores(self, boards: BoardRows) -> dict[Board, dict[str, tuple[int, int]]]:
+        return {board: self._add_scores(board, rows) for board, rows in boards.items()}
+
+    def _add_scores(self, board: Board, rows: Sequence[ScoreRow]) -> dict[str, tuple[int, int]]:
         tallies = self._table(self.t.scores, board)
         times = self._table(self.t.reached, board)
         for uid, points, right, at, rounds in rows:
@@ -273,14 +276,15 @@ class Settle:
                 self._put(times, uid, utc(at))
         return {uid: (tallies[uid][0], tallies[uid][2]) for uid, *_ in rows}
 
-    async def move_buckets(self, board: Board, moves: Sequence[tuple[int, int]]) -> None:
-        buckets = self._table(self.t.buckets, board)
-        for total, change in moves:
-            users = buckets.get(total, 0) + change
-            if users > 0:
-                self._put(buckets, total, users)
-            elif total in buckets:
-                self._put(buckets, total, _GONE)
+    async def move_buckets(self, moves: BoardMoves) -> None:
+        for board, changes in moves.items():
+            buckets = self._table(self.t.buckets, board)
+            for total, change in changes:
+                users = buckets.get(total, 0) + change
+                if users > 0:
+                    self._put(buckets, total, users)
+                elif total in buckets:
+                    self._put(buckets, total, _GONE)
 
     async def doubts(self, round_id: int) -> set[str]:
         return {user for (rid, user) in self.t.doubts if rid == round_id}

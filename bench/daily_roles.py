@@ -27,6 +27,25 @@ Tried, no better within the noise (single runs): two answer batches in flight in
 the fan-out unchanged); the delivery process held to one background connection instead of seven (10.8 ms,
 ratio 2.8, its quiet days twice as long). What is left is the machine: the fan-out's WAL and the two
 processes' CPU on the same two cores and disk as the answers.
+
+Then (2026-12-06, later; the same kind of machine, fresh). Six plain runs at 47f1e08: before 09:00 3.6-15.5
+ms, during the fan-out 23.9-63.4 ms, ratio 3.7-6.7. vmstat: before 09:00 the machine is 30-40% busy; during
+the fan-out 90-95% (run queue 3-8 on two cores) for about 22 s, then back to about 50%.
+- --reads 0 against 50 (3,000 channels, one run each): after the fan-out 11.7 vs 12.7 ms. The effect of the
+  reads seen before did not show again.
+- py-spy of the delivery process during the fan-out: half its samples in reveal batches; 23% (self) in the
+  socket sends of statements, 9% in asyncpg's encoding. By caller: the cards' upsert 8%, the boards' scores
+  and bucket statements 11% (two statements a board: fixed since, see bench.reveal_batch), flush 3%.
+- The fan-out's WAL by relation (pg_walinspect over the fan-out of a 3,000-channel run, 12 s, 130 MB with
+  the answers' own): the answers' inserts about 4 MB/s (two index entries and a speculative-insert confirm
+  each, and a LOCK of their round: the batch's FOR SHARE, one per distinct round a batch, so more after 09:00
+  when answers spread over the new rounds than over the 20 hot rounds before). The fan-out's share, about
+  23 KB a channel: learner cards and the review log about 20 MB each (inserts, confirms, primary keys), the
+  answers' points about 17 MB (almost no update is HOT: its page has no room, so each also writes a LOCK and two
+  index entries), the scores about 12 MB.
+- Tried, no better: the delivery process at nice 19 instead of 10 (fan-out 35.2 ms; it finished no later,
+  so its own CPU is not what the answers wait for); one reveal batch and one post group in flight per lane
+  instead of two (33.7 ms, the posts no later: Discord's lane is rate-bound).
 """
 
 from __future__ import annotations

@@ -36,6 +36,13 @@ CALL = 0.05  # every fake platform call takes this long
 CHANNELS_PER_SPACE = 10
 HOT_ROUNDS = 20  # rounds open all along (answers go to them and to today's rounds as they are posted)
 HOT_FOR = dt.timedelta(days=30)  # their promised reveal: after the quiet days (their answers are scored then)
+# the leaderboards a running community has before the loaded day: its all-time board, this month's and the two
+# past weeks' (this week's first reveal is 09:00's: DAY1 is a Tuesday), each with BOARD_USERS learners a space
+HISTORY_BOARDS = (("all", "all"), ("month", "2026-11"), ("week", "2026-W47"), ("week", "2026-W48"))
+BOARD_USERS = 50
+BOARD_KEY = ("platform", "space_id", "period", "period_key")
+SCORE_COLUMNS = (*BOARD_KEY, "user_id", "points", "correct", "answered", "reached_at")
+BUCKET_COLUMNS = (*BOARD_KEY, "points", "users")
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/test"
 
 
@@ -159,7 +166,8 @@ def channel_refs(n: int, discord_share: float) -> list[ChannelRef]:
 
 async def seed(store: Store, refs: list[ChannelRef], answers_per_round: int) -> list[int]:
     """Channels due at 09:00 with yesterday's round posted and answered, its reveal promised for 09:00; plus
-    HOT_ROUNDS open rounds that stay open. Returns the hot rounds' ids."""
+    HOT_ROUNDS open rounds that stay open, and the spaces' leaderboards of the past weeks (seed_boards).
+    Returns the hot rounds' ids."""
     bank = daily_bank()
     yesterday = DAY1 - dt.timedelta(days=1)
     opened_at = INSTANT - dt.timedelta(days=1)
@@ -196,8 +204,52 @@ async def seed(store: Store, refs: list[ChannelRef], answers_per_round: int) -> 
                 batch = []
     if batch:
         await store.add_answers(batch, at)
+    await seed_boards(store, sorted({(r.platform, r.space_id) for r in refs} | {("slack", "Thot")}))
     await fresh_statistics(store)
     return hot
+
+
+def board_rows(
+    spaces: Sequence[tuple[str, str]], stored: Callable[[dt.datetime], object]
+) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    """(scores rows, score_buckets rows) of the HISTORY_BOARDS of these spaces: BOARD_USERS learners each,
+    yesterday's answerers (u0, u1, ...) among them, points as a board's would be; `stored` writes a reached_at."""
+    rng = random.Random(7)
+    scores: list[tuple[object, ...]] = []
+    buckets: list[tuple[object, ...]] = []
+    for platform, space in spaces:
+        for period, key in HISTORY_BOARDS:
+            top = {"all": 4000, "month": 1200, "week": 300}[period]
+            users = collections.Counter()
+            for n in range(BOARD_USERS):
+                user = f"u{n}" if n < 20 else f"h{n}"
+                answered = rng.randint(1, top // 10)
+                correct = rng.randint(0, answered)
+                points = correct * 10
+                reached = INSTANT - dt.timedelta(days=2, minutes=rng.randint(0, 60 * 24 * 7))
+                scores.append((platform, space, period, key, user, points, correct, answered, stored(reached)))
+                users[points] += 1
+            buckets += [(platform, space, period, key, points, n) for points, n in sorted(users.items())]
+    return scores, buckets
+
+
+async def seed_boards(store: Store, spaces: Sequence[tuple[str, str]]) -> None:
+    """Leaderboards with a history (board_rows), written as `studybot db copy` writes rows. A store with empty
+    boards read them as nothing (PostgreSQL's planner, told by ANALYZE the table was empty, kept a full scan for
+    the leaderboard reads prepared before 09:00, and every read then scanned all the boards the fan-out wrote)."""
+    from bot.store.postgres import PostgresStore
+    from bot.store.rows import to_ts
+
+    if not isinstance(store, SqliteStore | PostgresStore):
+        raise TypeError(f"no bulk import on {type(store).__name__}")
+    # asyncpg takes datetimes; SQLite stores the text
+    scores, buckets = board_rows(spaces, to_ts if isinstance(store, SqliteStore) else (lambda t: t))
+
+    async def batches() -> AsyncIterator[tuple[str, Sequence[str], list[tuple[object, ...]]]]:
+        yield "scores", SCORE_COLUMNS, scores
+        yield "score_buckets", BUCKET_COLUMNS, buckets
+
+    await store.import_rows(batches())
 
 
 async def fresh_statistics(store: Store) -> None:

@@ -165,6 +165,7 @@ async def worker(args: argparse.Namespace) -> None:
     rss_loaded = rss_mb()
     loaded_ok = len(posts) == len(refs)
     todo = expected if loaded_ok else 0
+    scored = await store.count_rows(["answers"])  # the loaded day's answers, which day 1 reveals (as one process)
     quiet_cpu, quiet_wall, quiet_done = await quiet_day(store, clock, platforms, sent, todo, 1, batching)
     bare_cpu, bare_wall, bare_done = await quiet_day(store, clock, platforms, sent, todo, 2, batching)
     await store.close()
@@ -176,7 +177,7 @@ async def worker(args: argparse.Namespace) -> None:
         | {
             "core_ms_per_channel": bare_cpu / len(refs) * 1000 if bare_done else float("nan"),
             "scoring_day_ms_per_channel": quiet_cpu / len(refs) * 1000 if quiet_done else float("nan"),
-            "answers_per_loaded_round": float("nan"),
+            "answers_per_loaded_round": (scored["answers"] - args.answers_per_round * len(refs)) / len(refs),
             "quiet_wall_s": quiet_wall,
             "bare_wall_s": bare_wall,
             "quiet_done": quiet_done,
@@ -207,6 +208,7 @@ async def interactive(args: argparse.Namespace) -> dict[str, dict[str, float]]:
         argv = [sys.executable, "-m", "bench.daily_minute", "--worker", "delivery", "--url", url, "--t0", repr(t0)]
         argv += ["--store", "postgres", "--channels", str(args.channels), "--seconds", str(args.seconds)]
         argv += ["--discord-share", str(args.discord_share), "--delivery-nice", str(args.delivery_nice)]
+        argv += ["--answers-per-round", str(args.answers_per_round)]
         proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE)
         told: dict[str, Any] = {}
 

@@ -51,3 +51,41 @@ async def test_the_fake_platforms_limits_let_go_of_channels_whose_window_has_pas
     await limits.wait([("channel", "c0", 5, 5.0), ("global", "", 50, 1.0)])
     limits.sweep(now[0])
     assert sorted(limits._calls) == [("channel", "c0"), ("global", "")]
+
+
+def test_the_seeded_boards_history_counts_every_learner_once_in_its_buckets():
+    from bench.daily_parts import BOARD_USERS, HISTORY_BOARDS, board_rows
+
+    spaces = [("slack", "T1"), ("discord", "4194304000")]
+    scores, buckets = board_rows(spaces, lambda t: t)
+    assert len(scores) == len(spaces) * len(HISTORY_BOARDS) * BOARD_USERS
+    by_board: dict[tuple[object, ...], dict[object, int]] = {}
+    for platform, space, period, key, _user, points, *_ in scores:
+        counts = by_board.setdefault((platform, space, period, key), {})
+        counts[points] = counts.get(points, 0) + 1
+    assert {b[:4] for b in buckets} == set(by_board)
+    for platform, space, period, key, points, users in buckets:
+        assert by_board[(platform, space, period, key)][points] == users
+    assert {row[4] for row in scores} >= {f"u{n}" for n in range(20)}  # yesterday's answerers have a history
+    assert all(row[3] != "2026-W49" for row in scores)  # this week's board starts at 09:00's reveal
+
+
+async def test_the_seeded_boards_are_read_as_the_bot_reads_them(tmp_path):
+    from bench.daily_parts import board_rows, seed_boards
+    from bot.kernel.values import Period
+    from bot.store.sqlite import SqliteStore
+
+    store = SqliteStore(tmp_path / "bench.db")
+    await store.open()
+    try:
+        await seed_boards(store, [("slack", "T1")])
+        scores, _ = board_rows([("slack", "T1")], lambda t: t)
+        week = sorted((row[5], row[4]) for row in scores if row[3] == "2026-W48")
+        points, user = week[0]  # the lowest score: everyone with more is above it
+        mine = await store.rank_of("slack", "T1", Period.WEEK, "2026-W48", user)
+        assert mine is not None and mine.points == points
+        assert mine.rank == 1 + sum(1 for p, _ in week if p > points)
+        top = await store.leaderboard("slack", "T1", Period.ALL, "all", 10)
+        assert len(top) == 10 and top[0].points == max(row[5] for row in scores if row[2] == "all")
+    finally:
+        await store.close()

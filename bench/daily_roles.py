@@ -46,6 +46,26 @@ the fan-out 90-95% (run queue 3-8 on two cores) for about 22 s, then back to abo
 - Tried, no better: the delivery process at nice 19 instead of 10 (fan-out 35.2 ms; it finished no later,
   so its own CPU is not what the answers wait for); one reveal batch and one post group in flight per lane
   instead of two (33.7 ms, the posts no later: Discord's lane is rate-bound).
+Then (2026-12-06, evening; main 14ee855, the same kind of machine). CPU per process and its server backends,
+sampled from /proc every 0.5 s, and the server's statements (pg_stat_statements, auto_explain) over a run:
+- The leaderboard reads ran a full scan of the scores table after 09:00: the benchmark's boards were empty when
+  it was analyzed and when the reads were first prepared, and the cached plan kept the scan as the fan-out
+  filled the boards (2.2 ms a read in the server during the fan-out, 0.25 ms after it, against 0.01 ms
+  before). This process's server backends went from 0.28 of a core before 09:00 to 0.5-0.8 after it, and the
+  p99 after the fan-out stayed at 8-16 ms. A running community has boards (and autovacuum's ANALYZE), so the
+  seed now writes the spaces' past boards (seed_boards). Since: the backends at 0.30-0.39 of a core all along,
+  the p99 after the fan-out 6.9-7.5 ms against 4.7-6.6 ms before 09:00, the reads' p99 16-24 ms (30-51).
+- What is left is the two cores: during the fan-out (about 20 s) the delivery process and its backends take
+  about one core (0.5 + 0.5), this process and its backends 0.8-0.9 (the answers, the reads and the load that
+  fires them), so the machine runs at 1.8-2.0 of 2 cores and the answers queue. Split runs since: ratio 4.2
+  and 10.2 (fan-out p99 27.5 and 50.8 ms); one process at 10,000 channels, same code: 7.4 and 8.5.
+- Tried, no better (single runs): the delivery process held to one background connection (fan-out 36.1 and
+  18.9 ms before the seed fix: it still used 0.9 of a core, its quiet days took 108-146 s instead of 39-52);
+  the delivery's store work paced to 40% of its time (a sleep after each batch, not kept: 46.4 ms after the
+  seed fix, the fan-out spread over 49 s, so the answers shared the cores for longer, and the day that scores
+  60 answers a round took 101-130 s); without the answers' FOR SHARE of their rounds (29.6 ms: the foreign
+  key's check locks them too). An answer batch's server time (a probe, 60 answers a batch): about 17 us an
+  answer to 20 rounds, 23 us to 10,000; the foreign key's check of the round is 3-5 us of it.
 """
 
 from __future__ import annotations

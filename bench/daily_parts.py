@@ -40,9 +40,6 @@ HOT_FOR = dt.timedelta(days=30)  # their promised reveal: after the quiet days (
 # past weeks' (this week's first reveal is 09:00's: DAY1 is a Tuesday), each with BOARD_USERS learners a space
 HISTORY_BOARDS = (("all", "all"), ("month", "2026-11"), ("week", "2026-W47"), ("week", "2026-W48"))
 BOARD_USERS = 50
-BOARD_KEY = ("platform", "space_id", "period", "period_key")
-SCORE_COLUMNS = (*BOARD_KEY, "user_id", "points", "correct", "answered", "reached_at")
-BUCKET_COLUMNS = (*BOARD_KEY, "points", "users")
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/test"
 
 
@@ -237,6 +234,7 @@ async def seed_boards(store: Store, spaces: Sequence[tuple[str, str]]) -> None:
     """Leaderboards with a history (board_rows), written as `studybot db copy` writes rows. A store with empty
     boards read them as nothing (PostgreSQL's planner, told by ANALYZE the table was empty, kept a full scan for
     the leaderboard reads prepared before 09:00, and every read then scanned all the boards the fan-out wrote)."""
+    from bot.store.copy_tables import TABLES
     from bot.store.postgres import PostgresStore
     from bot.store.rows import to_ts
 
@@ -244,10 +242,11 @@ async def seed_boards(store: Store, spaces: Sequence[tuple[str, str]]) -> None:
         raise TypeError(f"no bulk import on {type(store).__name__}")
     # asyncpg takes datetimes; SQLite stores the text
     scores, buckets = board_rows(spaces, to_ts if isinstance(store, SqliteStore) else (lambda t: t))
+    columns = {name: [column for column, _kind in spec] for name, spec, _order in TABLES}  # as `db copy` has them
 
     async def batches() -> AsyncIterator[tuple[str, Sequence[str], list[tuple[object, ...]]]]:
-        yield "scores", SCORE_COLUMNS, scores
-        yield "score_buckets", BUCKET_COLUMNS, buckets
+        yield "scores", columns["scores"], scores
+        yield "score_buckets", columns["score_buckets"], buckets
 
     await store.import_rows(batches())
 

@@ -10,7 +10,9 @@ process's CPU time per round: on SQLite that includes the connection's thread (t
 PostgreSQL it leaves out the server's. Min and median over the repeats; the machines here are noisy, so
 compare two builds by alternating their runs. On SQLite it also counts the virtual machine instructions
 per round (SQLite's progress handler), a figure no noise moves: it follows the statements' work, though
-not all of it (an index kept up to date costs inside one instruction).
+not all of it (an index kept up to date costs inside one instruction). On PostgreSQL it counts the WAL bytes
+per round (the server's insert position before and after), which no noise moves either: every answer's
+commit waits for the WAL before it to reach the disk, so the reveals' WAL is what the answers queue behind.
 
 Measured 2026-12-02 (SQLite, 1,000 rounds of 20 answers), main before and after the scores upsert took over
 writing when each total was reached and migration 072 dropped scores_top: SQLite VM instructions per round
@@ -26,6 +28,15 @@ instead of two a board, three boards a space. --batch 50 (a delivery process's b
 statements -> 2): median 0.968 and 0.858 -> 0.728 and 0.723 ms per round (about 0.8). --batch 10 (one
 space, 6 -> 2): 1.058 and 1.131 -> 1.018 and 1.005 ms (about 0.93). SQLite: the same VM instructions per
 round (5,305), as its statements did not change.
+
+2026-12-06 (PostgreSQL, 1,000 rounds of 30 answers, --batch 50): 41,119 WAL bytes per round. By relation and
+record (pg_walinspect over 300 rounds, 40,705 bytes a round): the learner cards' and the review log's inserts,
+their primary keys and speculative-insert confirms about 20 KB (half); the answers' points about 9 KB (each
+update goes to another page, so it writes the update, a LOCK and an entry in both indexes); the scores and
+their buckets about 8 KB (an upsert that updates also writes a LOCK). Tried, not kept: the answers at
+fillfactor 80, so the points' update could stay on its page (HOT): 39,864 bytes per round (0.97), as only 22%
+of the updates were HOT. A batch updates every answer on a page in one transaction, so the page would need
+room for all of them (fillfactor 50: the largest table twice its size).
 """
 
 from __future__ import annotations
@@ -46,9 +57,19 @@ from bot.store.sqlite import SqliteStore
 VM_EVERY = 100  # SQLite calls the progress handler once per this many virtual machine instructions
 
 
+async def wal_position(store: object) -> int:
+    """PostgreSQL's WAL insert position in bytes (0 on SQLite): two readings give the WAL written between."""
+    if isinstance(store, SqliteStore):
+        return 0
+    from bot.store.postgres import PostgresStore  # asyncpg is the postgres extra's
+
+    assert isinstance(store, PostgresStore)
+    return int(await store.pool.fetchval("SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn"))
+
+
 async def one_repeat(args: argparse.Namespace) -> tuple[float, float]:
-    """(CPU seconds, SQLite VM instructions) per round revealed, on a freshly seeded database (the count
-    is 0 on PostgreSQL)."""
+    """(CPU seconds, SQLite VM instructions or PostgreSQL WAL bytes) per round revealed, on a freshly seeded
+    database."""
     make = sqlite_store() if args.store == "sqlite" else postgres_store(args.url)
     async with make as store:
         await seed(store, channel_refs(args.rounds, 0.1), args.answers)
@@ -63,15 +84,18 @@ async def one_repeat(args: argparse.Namespace) -> tuple[float, float]:
 
         if isinstance(store, SqliteStore):
             await store.db.call(sqlite3.Connection.set_progress_handler, count, VM_EVERY)
+        wal = await wal_position(store)
         cpu = time.process_time()
         revealed = 0
         for k in range(0, len(ids), args.batch):
             done = await store.reveal_due_rounds(ids[k : k + args.batch], at, score_daily_round, at + SEND_LEASE)
             revealed += len(done)
         cpu = time.process_time() - cpu
+        wal = await wal_position(store) - wal
         if revealed != args.rounds:
             raise SystemExit(f"revealed {revealed} of {args.rounds} rounds")
-        return cpu / revealed, steps * VM_EVERY / revealed
+        work = steps * VM_EVERY if isinstance(store, SqliteStore) else wal
+        return cpu / revealed, work / revealed
 
 
 async def main() -> None:
@@ -90,7 +114,8 @@ async def main() -> None:
     args = parser.parse_args()
     runs = [await one_repeat(args) for _ in range(args.repeat)]
     cpu = [c for c, _ in runs]
-    vm = f"; SQLite VM instructions per round {runs[0][1]:,.0f}" if args.store == "sqlite" else ""
+    unit = "SQLite VM instructions" if args.store == "sqlite" else "PostgreSQL WAL bytes"
+    vm = f"; {unit} per round {statistics.median(c for _, c in runs):,.0f}"
     print(
         f"{args.store}: {args.rounds:,} rounds of {args.answers} answers, {args.batch} a transaction: CPU per "
         f"round min {min(cpu) * 1000:.3f} ms, median {statistics.median(cpu) * 1000:.3f} ms ({args.repeat} repeats)"

@@ -1,0 +1,35 @@
+"""bench.reveal_batch's PostgreSQL figure: the WAL a reveal writes, read from the server's insert position
+(SQLite has none and counts its virtual machine's instructions instead)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bench.reveal_batch import wal_position
+from bot.kernel.values import ChannelConfig, ChannelRef
+from bot.store.postgres import PostgresStore
+from bot.store.sqlite import SqliteStore
+from tests.integration.test_postgres_store import throwaway_database
+
+
+async def test_the_wal_position_moves_by_what_a_write_logs_and_is_zero_on_sqlite(tmp_path):
+    async with throwaway_database("studybot_bench_wal") as url:
+        store = PostgresStore(url)
+        await store.open()
+        try:
+            before = await wal_position(store)
+            for n in range(20):
+                ref = ChannelRef("discord", "space1", f"channel{n}")
+                await store.save_channel(ChannelConfig(ref=ref, post_time=dt.time(9, 0)))
+            after = await wal_position(store)
+        finally:
+            await store.close()
+    assert before > 0
+    assert after - before > 20 * 100  # twenty channel rows, each logged with its key (the server is shared,
+    # so other work can only add to it)
+    sqlite = SqliteStore(tmp_path / "studybot.db")
+    await sqlite.open()
+    try:
+        assert await wal_position(sqlite) == 0
+    finally:
+        await sqlite.close()

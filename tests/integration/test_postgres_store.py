@@ -2,7 +2,9 @@
 between answer batches and reveals, several processes scoring one space).
 
 Each test gets a throwaway database (CREATE DATABASE studybot_test_<random>, dropped afterwards) on the
-server named by STUDYBOT_TEST_POSTGRES_URL (default postgresql://postgres@127.0.0.1:5432/postgres).
+server named by STUDYBOT_TEST_POSTGRES_URL (default postgresql://postgres@127.0.0.1:5432/postgres), except
+the contract's tests: they share one database migrated once for this module, emptied before each test
+(clean_database), as creating and migrating a database took about half a second a test.
 When that server is not reachable these tests FAIL with a message saying so; they never skip.
 """
 
@@ -15,14 +17,16 @@ import os
 import random
 import secrets
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from graphlib import TopologicalSorter
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
 
 from bot.kernel.scoring import RevealInput, RevealResult, period_keys, score_daily_round
-from bot.kernel.values import ChannelRef, NewAnswer, Period, PracticeAnswer
+from bot.kernel.values import ChannelConfig, ChannelRef, NewAnswer, Period, PracticeAnswer
 from bot.store.migrations import load_migrations
 from bot.store.postgres import PostgresStore, redact
 from bot.store.postgres_settle import LOCK_SPACE
@@ -84,11 +88,117 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
     try:
         yield database_url(server, name)
     finally:
-        conn = await _admin_connection(server)
+        await _drop_database(server, name)
+
+
+async def _drop_database(server: str, name: str) -> None:
+    conn = await _admin_connection(server)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
+KEPT = "schema_migrations"  # the one table a migrated database has rows in
+
+
+async def _migrated_database(server: str, name: str) -> None:
+    conn = await _admin_connection(server)
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    store = PostgresStore(database_url(server, name))
+    await store.open()
+    try:
+        filled = [
+            t for t in await store.list_tables() if t != KEPT and await store.pool.fetchval(f'SELECT 1 FROM "{t}"')
+        ]
+    finally:
+        await store.close()
+    assert not filled, f"a migration leaves rows in {filled}: clean_database would delete them"
+
+
+@pytest.fixture(scope="module")
+def contract_database() -> Iterator[str]:
+    """The URL of a database migrated once for this module's contract tests (clean_database empties it before
+    each). It is created and dropped in a thread of its own, away from the tests' event loops."""
+    server = server_url()
+    name = f"studybot_test_contract_{secrets.token_hex(6)}"
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, _migrated_database(server, name)).result()
         try:
-            await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            yield database_url(server, name)
         finally:
-            await conn.close()
+            thread.submit(asyncio.run, _drop_database(server, name)).result()
+
+
+async def _emptying(conn: asyncpg.Connection) -> str:
+    """One transaction that leaves the database as migrated: every table but KEPT emptied, referencing tables
+    before the tables they reference, and every sequence back at its start."""
+    tables = await conn.fetch("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+    referenced_by: dict[str, set[str]] = {t: set() for (t,) in tables if t != KEPT}
+    references = await conn.fetch(
+        "SELECT child.relname, parent.relname FROM pg_constraint c JOIN pg_class child ON child.oid = c.conrelid "
+        "JOIN pg_class parent ON parent.oid = c.confrelid JOIN pg_namespace n ON n.oid = child.relnamespace "
+        "WHERE c.contype = 'f' AND n.nspname = current_schema()"
+    )
+    for child, parent in references:
+        if child != parent and parent in referenced_by:
+            referenced_by[parent].add(child)
+    sequences = await conn.fetch("SELECT sequencename FROM pg_sequences WHERE schemaname = current_schema()")
+    steps = [f'DELETE FROM "{t}";' for t in TopologicalSorter(referenced_by).static_order()]
+    steps += [f'ALTER SEQUENCE "{q}" RESTART;' for (q,) in sequences]
+    return "BEGIN; " + " ".join(steps) + " COMMIT;"
+
+
+async def empty_database(url: str) -> None:
+    """The database as freshly migrated: the connections left on it are ended, then every table is emptied
+    and every sequence restarted (a few milliseconds, where a new database and its migrations take about
+    half a second)."""
+    conn = await asyncpg.connect(url, timeout=5)
+    try:
+        await conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        await conn.execute(await _emptying(conn))
+    finally:
+        await conn.close()
+
+
+@pytest.fixture
+async def clean_database(contract_database: str) -> str:
+    """The contract database, emptied for one test."""
+    await empty_database(contract_database)
+    return contract_database
+
+
+async def test_the_contract_database_emptied_is_as_freshly_migrated(contract_database):
+    store = PostgresStore(contract_database)
+    await store.open()
+    try:
+        version = await store.schema_version()
+        r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        await store.add_answers([NewAnswer(r.id, "ada", 1, True, T0)], T0)
+        await store.save_channel(ChannelConfig(ref=REF))
+    finally:
+        await store.close()
+    left = await asyncpg.connect(contract_database)  # a failed test's transaction, never ended
+    await left.execute("BEGIN; LOCK TABLE rounds IN SHARE MODE")
+    await asyncio.wait_for(empty_database(contract_database), 10)  # ends it rather than waiting on it
+    await left.close()
+    store = PostgresStore(contract_database)
+    await store.open()
+    try:
+        tables = [t for t in await store.list_tables() if t != KEPT]
+        assert "answers" in tables and "rounds" in tables
+        assert [t for t in tables if await store.pool.fetchval(f'SELECT 1 FROM "{t}"')] == []
+        assert await store.schema_version() == version
+        again = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
+        assert again.id == r.id == 1  # the identity restarted
+    finally:
+        await store.close()
 
 
 class TestPostgresStore(
@@ -116,27 +226,25 @@ class TestPostgresStore(
     ProgressProcessContract,
 ):
     @pytest.fixture
-    async def store(self):
-        async with throwaway_database() as url:
-            store = PostgresStore(url)
-            await store.open()
-            yield store
-            await store.close()
+    async def store(self, clean_database):
+        store = PostgresStore(clean_database)
+        await store.open()
+        yield store
+        await store.close()
 
     @pytest.fixture
-    async def reopen(self):
-        async with throwaway_database() as url:
-            opened: list[PostgresStore] = []
+    async def reopen(self, clean_database):
+        opened: list[PostgresStore] = []
 
-            async def _open() -> PostgresStore:
-                store = PostgresStore(url)
-                await store.open()
-                opened.append(store)
-                return store
+        async def _open() -> PostgresStore:
+            store = PostgresStore(clean_database)
+            await store.open()
+            opened.append(store)
+            return store
 
-            yield _open
-            for store in opened:
-                await store.close()
+        yield _open
+        for store in opened:
+            await store.close()
 
 
 @pytest.fixture

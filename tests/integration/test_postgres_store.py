@@ -80,21 +80,18 @@ async def throwaway_database(prefix: str = "studybot_test", server: str | None =
     """Create an empty database for one test and drop it afterwards; yields its URL."""
     server = server or server_url()
     name = f"{prefix}_{secrets.token_hex(6)}"
-    conn = await _admin_connection(server)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
+    await _admin(server, f'CREATE DATABASE "{name}"')
     try:
         yield database_url(server, name)
     finally:
-        await _drop_database(server, name)
+        await _admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-async def _drop_database(server: str, name: str) -> None:
+async def _admin(server: str, sql: str) -> None:
+    """One statement on the server's own database (creating or dropping a test's database)."""
     conn = await _admin_connection(server)
     try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await conn.execute(sql)
     finally:
         await conn.close()
 
@@ -103,11 +100,7 @@ KEPT = "schema_migrations"  # the one table a migrated database has rows in
 
 
 async def _migrated_database(server: str, name: str) -> None:
-    conn = await _admin_connection(server)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
+    await _admin(server, f'CREATE DATABASE "{name}"')
     store = PostgresStore(database_url(server, name))
     await store.open()
     try:
@@ -130,7 +123,7 @@ def contract_database() -> Iterator[str]:
         try:
             yield database_url(server, name)
         finally:
-            thread.submit(asyncio.run, _drop_database(server, name)).result()
+            thread.submit(asyncio.run, _admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')).result()
 
 
 async def _emptying(conn: asyncpg.Connection) -> str:
@@ -175,6 +168,7 @@ async def clean_database(contract_database: str) -> str:
 
 
 async def test_the_contract_database_emptied_is_as_freshly_migrated(contract_database):
+    await empty_database(contract_database)  # whatever ran before, this test starts from an empty database
     store = PostgresStore(contract_database)
     await store.open()
     try:

@@ -66,6 +66,12 @@ sampled from /proc every 0.5 s, and the server's statements (pg_stat_statements,
   60 answers a round took 101-130 s); without the answers' FOR SHARE of their rounds (29.6 ms: the foreign
   key's check locks them too). An answer batch's server time (a probe, 60 answers a batch): about 17 us an
   answer to 20 rounds, 23 us to 10,000; the foreign key's check of the round is 3-5 us of it.
+Then (2026-12-06, night; main 0515802 and after). The disk's share, measured apart from the CPU: a reveal
+batch of 50 rounds of 30 answers writes about 2 MB of WAL (41 KB a round, half of it the learner cards and
+the review log: bench.reveal_batch), and beside 17 MB/s of WAL in such transactions a one-row commit's p99 is
+5.4-6.7 ms instead of 1.1-1.6 (1.9-3.2 ms in transactions of 400 KB; bench.commit_beside_wal). That is 4-5 ms
+of the answers' 27-51 ms p99 during the fan-out: the rest is the two cores. The answers at fillfactor 80 (so
+the points' update could stay on its page) cut the reveal's WAL by only 3%: see bench.reveal_batch.
 """
 
 from __future__ import annotations

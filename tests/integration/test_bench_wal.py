@@ -1,10 +1,15 @@
-"""bench.reveal_batch's PostgreSQL figure: the WAL a reveal writes, read from the server's insert position
-(SQLite has none and counts its virtual machine's instructions instead)."""
+"""The benchmarks' WAL figures on PostgreSQL: bench.reveal_batch's WAL a reveal writes, read from the server's
+insert position (SQLite has none and counts its virtual machine's instructions instead), and
+bench.commit_beside_wal's commits timed beside a writer of WAL (its parts, for a fraction of a second)."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 
+import asyncpg
+
+from bench.commit_beside_wal import TABLES, commit_latencies, write_wal
 from bench.reveal_batch import wal_position
 from bot.kernel.values import ChannelConfig, ChannelRef
 from bot.store.postgres import PostgresStore
@@ -33,3 +38,21 @@ async def test_the_wal_position_moves_by_what_a_write_logs_and_is_zero_on_sqlite
         assert await wal_position(sqlite) == 0
     finally:
         await sqlite.close()
+
+
+async def test_the_commit_benchmark_times_its_commits_beside_a_writer_of_wal():
+    async with throwaway_database("studybot_bench_wal") as url:
+        conn = await asyncpg.connect(url)
+        try:
+            await conn.execute(TABLES)
+            stop = asyncio.Event()
+            writer = asyncio.create_task(write_wal(url, 2e6, 50, stop))
+            taken = await commit_latencies(url, 0.3)
+            stop.set()
+            rate = await writer
+            rows = await conn.fetchval("SELECT count(*) FROM bulk")
+            answers = await conn.fetchval("SELECT count(*) FROM answer_like")
+        finally:
+            await conn.close()
+    assert len(taken) == answers > 0 and all(t > 0 for t in taken)
+    assert rows > 1000 and rate > 0  # the writer wrote past its own measure of a row's WAL

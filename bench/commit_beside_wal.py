@@ -29,11 +29,16 @@ import time
 import asyncpg
 
 from bench.daily_parts import quantile
-from bench.postgres import DEFAULT_URL, throwaway_database
+from bench.postgres import DEFAULT_URL, throwaway_database, wal_insert_position
 
 EVERY = 0.005  # seconds between two answer commits
 PAD = 200  # characters a written row carries (about 265 WAL bytes a row)
+PROBE = 1000  # rows first written to measure a row's WAL
 TABLES = "CREATE TABLE bulk (id int, pad text); CREATE TABLE answer_like (id int, u text, at timestamptz)"
+
+
+def _insert(rows: int) -> str:
+    return f"INSERT INTO bulk SELECT g, repeat('x', {PAD}) FROM generate_series(1, {rows}) g"
 
 
 async def write_wal(url: str, rate: float, size: float, stop: asyncio.Event) -> float:
@@ -41,28 +46,19 @@ async def write_wal(url: str, rate: float, size: float, stop: asyncio.Event) -> 
     the WAL bytes a second it wrote."""
     conn = await asyncpg.connect(url)
     try:
-        per_row = await _wal_bytes(
-            conn, f"INSERT INTO bulk SELECT g, repeat('x', {PAD}) FROM generate_series(1, 1000) g"
-        )
+        before = await wal_insert_position(conn)
+        await conn.execute(_insert(PROBE))
+        per_row = (await wal_insert_position(conn) - before) / PROBE
         rows = max(1, round(size * 1000 / per_row))
-        statement = f"INSERT INTO bulk SELECT g, repeat('x', {PAD}) FROM generate_series(1, {rows}) g"
-        start = await conn.fetchval("SELECT pg_current_wal_insert_lsn()")
+        start = await wal_insert_position(conn)
         began = due = time.perf_counter()
         while not stop.is_set():
-            await conn.execute(statement)
+            await conn.execute(_insert(rows))
             due += rows * per_row / rate
             await asyncio.sleep(max(0.0, due - time.perf_counter()))
-        written = await conn.fetchval("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1)", start)
-        return float(written) / (time.perf_counter() - began)
+        return (await wal_insert_position(conn) - start) / (time.perf_counter() - began)
     finally:
         await conn.close()
-
-
-async def _wal_bytes(conn: asyncpg.Connection, statement: str) -> float:
-    """WAL bytes a row of `statement` (1,000 rows) writes."""
-    start = await conn.fetchval("SELECT pg_current_wal_insert_lsn()")
-    await conn.execute(statement)
-    return float(await conn.fetchval("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1)", start)) / 1000
 
 
 async def commit_latencies(url: str, seconds: float) -> list[float]:

@@ -65,6 +65,11 @@ async def throwaway_database(server: str) -> AsyncIterator[str]:
             await admin.close()
 
 
+async def wal_insert_position(db: asyncpg.Pool | asyncpg.Connection) -> int:
+    """The server's WAL insert position in bytes: two readings give the WAL written between them."""
+    return int(await db.fetchval("SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn"))
+
+
 async def postgres_service(url: str) -> tuple[Features, PostgresStore]:
     """The PostgreSQL variant of bench.common.sqlite_service."""
     store = PostgresStore(url)

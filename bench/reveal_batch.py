@@ -61,10 +61,11 @@ async def wal_position(store: object) -> int:
     """PostgreSQL's WAL insert position in bytes (0 on SQLite): two readings give the WAL written between."""
     if isinstance(store, SqliteStore):
         return 0
-    from bot.store.postgres import PostgresStore  # asyncpg is the postgres extra's
+    from bench.postgres import wal_insert_position  # asyncpg is the postgres extra's
+    from bot.store.postgres import PostgresStore
 
     assert isinstance(store, PostgresStore)
-    return int(await store.pool.fetchval("SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn"))
+    return await wal_insert_position(store.pool)
 
 
 async def one_repeat(args: argparse.Namespace) -> tuple[float, float]:
@@ -115,11 +116,11 @@ async def main() -> None:
     runs = [await one_repeat(args) for _ in range(args.repeat)]
     cpu = [c for c, _ in runs]
     unit = "SQLite VM instructions" if args.store == "sqlite" else "PostgreSQL WAL bytes"
-    vm = f"; {unit} per round {statistics.median(c for _, c in runs):,.0f}"
+    work = f"; {unit} per round {statistics.median(c for _, c in runs):,.0f}"
     print(
         f"{args.store}: {args.rounds:,} rounds of {args.answers} answers, {args.batch} a transaction: CPU per "
         f"round min {min(cpu) * 1000:.3f} ms, median {statistics.median(cpu) * 1000:.3f} ms ({args.repeat} repeats)"
-        f"{vm}"
+        f"{work}"
     )
 
 

@@ -24,6 +24,7 @@ from bot.bank.load import Bank, load_bank
 from bot.daily.delivery import ANSWERING_BATCHES, Batching
 from bot.daily.values import PostFinish
 from bot.features import Features
+from bot.kernel.rounds import ROUND_CACHE_SIZE
 from bot.kernel.values import ChannelConfig, ChannelRef, NewAnswer, Period, SpaceFilter
 from bot.store.ports import Store
 from bot.store.sqlite import SqliteStore
@@ -438,16 +439,19 @@ async def quiet_day(
     expected: int,
     day: int,
     batching: Batching = ANSWERING_BATCHES,
+    round_cache: int = ROUND_CACHE_SIZE,
 ) -> tuple[float, float, int]:
     """(CPU s, wall s, sends) of day `day`'s fan-out with nothing else going on (the tick's work run back to
     back, no 15 s wait between ticks, in a lane per platform as the scheduler runs it: in one lane, Discord's
     global limit held up the Slack channels' sends, and the waits' retries added to the CPU), cut in batches as
-    the process's role cuts them (`batching`)."""
+    the process's role cuts them (`batching`), keeping as many rounds in memory as its role does (`round_cache`)."""
     sent.clear()
     at = INSTANT + dt.timedelta(days=day)
     clock.jump(at - dt.timedelta(seconds=1))
     rng = random.Random(2 + day)
-    service = bootstrap(store, daily_bank(), clock, dict(platforms), rng=rng, batching=batching)
+    service = bootstrap(
+        store, daily_bank(), clock, dict(platforms), rng=rng, batching=batching, round_cache=round_cache
+    )
     gc.collect()
     cpu1 = time.process_time()
     t1 = time.perf_counter()

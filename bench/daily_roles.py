@@ -104,7 +104,7 @@ from bench.daily_parts import (
 )
 from bot.app.bootstrap import bootstrap
 from bot.app.config import Settings
-from bot.app.roles import batching_of, yield_cpu
+from bot.app.roles import batching_of, round_cache_of, yield_cpu
 from bot.app.scheduler import DailyScheduler
 
 ROLES = ("interactive", "delivery")
@@ -158,7 +158,10 @@ async def worker(args: argparse.Namespace) -> None:
     clock = RealTimeClock(INSTANT - dt.timedelta(seconds=LEAD), args.t0)
     sent: dict[tuple[str, str], dt.datetime] = {}
     platforms = {name: FakePlatform(name, clock, sent, _Told()) for name in ("discord", "slack")}
-    service = bootstrap(store, daily_bank(), clock, dict(platforms), rng=random.Random(1), batching=batching)
+    kept = round_cache_of(settings)
+    service = bootstrap(
+        store, daily_bank(), clock, dict(platforms), rng=random.Random(1), batching=batching, round_cache=kept
+    )
     scheduler = DailyScheduler(service, clock)
     expected = 2 * len(refs)
     gc.collect()
@@ -192,8 +195,8 @@ async def worker(args: argparse.Namespace) -> None:
     loaded_ok = len(posts) == len(refs)
     todo = expected if loaded_ok else 0
     scored = await store.count_rows(["answers"])  # the loaded day's answers, which day 1 reveals (as one process)
-    quiet_cpu, quiet_wall, quiet_done = await quiet_day(store, clock, platforms, sent, todo, 1, batching)
-    bare_cpu, bare_wall, bare_done = await quiet_day(store, clock, platforms, sent, todo, 2, batching)
+    quiet_cpu, quiet_wall, quiet_done = await quiet_day(store, clock, platforms, sent, todo, 1, batching, kept)
+    bare_cpu, bare_wall, bare_done = await quiet_day(store, clock, platforms, sent, todo, 2, batching, kept)
     await store.close()
     from bench.daily_minute import fan_out_figures
 

@@ -25,7 +25,7 @@ from bot.kernel.context import DEFAULT_SEND_LEASE, Context, QuestionBank
 from bot.kernel.metrics import Metrics
 from bot.kernel.outage import StoreOutage
 from bot.kernel.platform import ChatPlatform, Platforms
-from bot.kernel.rounds import RoundCache
+from bot.kernel.rounds import ROUND_CACHE_SIZE, RoundCache
 from bot.kernel.values import RoundKind
 from bot.live.service import LiveGames
 from bot.mydata.service import MyData
@@ -56,11 +56,13 @@ def bootstrap(
     learning: bool = True,
     send_lease: dt.timedelta = DEFAULT_SEND_LEASE,
     batching: Batching = ANSWERING_BATCHES,
+    round_cache: int = ROUND_CACHE_SIZE,
 ) -> Features:
     """Every feature of one process over `store`, ready for the adapters (add platforms with
     `features.context.platforms.add`). `send_lease`: how long a claimed post or reveal is this process's
     (STUDYBOT_SEND_LEASE_SECONDS) before another process may take it up; `batching`: how the tick cuts its
-    reveals and posts (bot.app.roles.batching_of)."""
+    reveals and posts (bot.app.roles.batching_of); `round_cache`: how many open rounds the process keeps in
+    memory for its answers (bot.app.roles.round_cache_of: none in a process that answers no one)."""
     ctx = Context(
         clock=clock,
         bank=bank,
@@ -74,7 +76,7 @@ def bootstrap(
             probe=lambda: store.remember_once(OUTAGE_PROBE, secrets.token_hex(8), clock.now(), PROBE_KEEP)
         ),
     )
-    rounds = RoundCache()
+    rounds = RoundCache(round_cache)
     catalog = PackCatalog(store, lambda: ctx.bank)
     reports = ReportDesk(ctx, store)
     seasons = Seasons(ctx, store)

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from bot.app import retry_logs
 from bot.app.bootstrap import bootstrap
 from bot.app.config import Settings, redact_url
-from bot.app.roles import adapters_of, batching_of, check_start, runs_tick, web_settings, yield_cpu
+from bot.app.roles import adapters_of, batching_of, check_start, round_cache_of, runs_tick, web_settings, yield_cpu
 from bot.app.runtime import tune_gc
 from bot.app.scheduler import DailyScheduler
 from bot.bank.load import DEFAULT_BANK_DIR, Bank, BankError, load_bank, validate
@@ -210,7 +210,13 @@ async def run_bot(settings: Settings) -> int:
                 return 1
             clock = await clock_for(store)
             service = bootstrap(
-                store, bank, clock, metrics=metrics, send_lease=settings.send_lease, batching=batching_of(settings)
+                store,
+                bank,
+                clock,
+                metrics=metrics,
+                send_lease=settings.send_lease,
+                batching=batching_of(settings),
+                round_cache=round_cache_of(settings),
             )
             stack.push_async_callback(service.close)  # commits the answers still in flight
             if web is not None:

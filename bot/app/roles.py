@@ -23,6 +23,7 @@ import os
 from bot.app.config import Settings
 from bot.daily.delivery import ANSWERING_BATCHES, DELIVERY_BATCHES, Batching
 from bot.kernel.errors import StartupError
+from bot.kernel.rounds import ROUND_CACHE_SIZE
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,13 @@ def batching_of(settings: Settings) -> Batching:
     """How this process's tick cuts its work: a delivery process answers no one, so nothing of its own waits
     behind its larger batches (bot.daily.delivery.DELIVERY_BATCHES); a process that answers keeps them small."""
     return DELIVERY_BATCHES if settings.role == "delivery" else ANSWERING_BATCHES
+
+
+def round_cache_of(settings: Settings) -> int:
+    """How many open rounds this process keeps in memory so an answer needs no read (bot.kernel.rounds): a
+    delivery process answers no one, so it keeps none of the rounds it posts (at 10,000 channels about 7 MB
+    less at the end of the fan-out); the others keep ROUND_CACHE_SIZE."""
+    return 0 if settings.role == "delivery" else ROUND_CACHE_SIZE
 
 
 def runs_tick(settings: Settings) -> bool:

@@ -17,7 +17,8 @@ ROUND_CACHE_SIZE = 16_384
 
 
 class RoundCache:
-    """A bounded map of round id -> round (the oldest entry goes first)."""
+    """A bounded map of round id -> round (the oldest entry goes first); of size 0 it keeps nothing (a process
+    that answers no one: bot.app.roles.round_cache_of)."""
 
     def __init__(self, size: int = ROUND_CACHE_SIZE) -> None:
         self._size = size
@@ -27,7 +28,9 @@ class RoundCache:
         return self._rounds.get(round_id)
 
     def keep(self, round_: Round) -> None:
-        if len(self._rounds) >= self._size:
+        if self._size <= 0:
+            return
+        if len(self._rounds) >= self._size and round_.id not in self._rounds:
             self._rounds.pop(next(iter(self._rounds)))
         self._rounds[round_.id] = round_
 

@@ -3,6 +3,7 @@ tests/adapters/discord/test_process_roles.py and tests/integration/test_roles_cl
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import subprocess
 import sys
@@ -11,8 +12,10 @@ import pytest
 
 from bot.app.cli import _starters
 from bot.app.config import Settings
-from bot.app.roles import check_start, runs_tick, web_settings
+from bot.app.roles import check_start, round_cache_of, runs_tick, web_settings
 from bot.kernel.errors import StartupError
+from bot.kernel.rounds import ROUND_CACHE_SIZE, RoundCache
+from bot.kernel.values import ChannelRef, Round, RoundKind
 
 PG = "postgresql://bot@127.0.0.1:5432/studybot"
 
@@ -134,3 +137,31 @@ print(os.getpriority(os.PRIO_PROCESS, 0) - before)
 def test_only_a_delivery_process_lowers_its_cpu_priority(env: list[str], lowered: int) -> None:
     done = subprocess.run([sys.executable, "-c", _NICE_PROBE, *env], capture_output=True, text=True, check=True)
     assert int(done.stdout) == min(lowered, 19 - os.getpriority(os.PRIO_PROCESS, 0))
+
+
+@pytest.mark.parametrize(
+    ("role", "kept"), [("all", ROUND_CACHE_SIZE), ("interactive", ROUND_CACHE_SIZE), ("delivery", 0)]
+)
+def test_a_delivery_process_keeps_no_rounds_in_memory(role: str, kept: int) -> None:
+    assert round_cache_of(settings(STUDYBOT_ROLE=role)) == kept
+
+
+def _round(round_id: int) -> Round:
+    return Round(
+        round_id,
+        RoundKind.DAILY,
+        ChannelRef("fake", "s", "c"),
+        "q1",
+        "tensors",
+        dt.datetime(2026, 12, 7, tzinfo=dt.UTC),
+    )
+
+
+def test_the_round_cache_keeps_its_newest_rounds_and_of_size_0_none() -> None:
+    cache = RoundCache(2)
+    for i in (1, 2, 1, 3):  # keeping a kept round again replaces it and drops no other
+        cache.keep(_round(i))
+    assert [r.id for r in cache] == [2, 3]
+    none = RoundCache(0)
+    none.keep(_round(1))
+    assert none.get(1) is None and list(none) == []

@@ -108,6 +108,26 @@ async def test_concurrent_duplicate_answers_record_one(env):
     assert len(await store.round_answers(round_.id)) == 1
 
 
+async def test_a_process_that_keeps_no_rounds_posts_and_reveals_and_its_answers_read_the_round():
+    """A delivery process keeps none of the rounds it posts in memory (bot.app.roles.round_cache_of): the post,
+    an answer (read from the store) and the reveal work as in a process that keeps them."""
+    store = InMemoryStore()
+    await store.open()
+    clock, platform = FixedClock(MONDAY_9), FakePlatform()
+    service = bootstrap(store, make_bank(), clock, {"fake": platform}, rng=random.Random(7), round_cache=0)
+    await service.channels.configure(ADMIN, REF, ConfigChange.of(timezone="UTC"))
+    round_ = await _daily(service, clock)
+    assert platform.posted and service.answers.rounds.get(round_.id) is None
+    await service.answers.submit_answer(round_.id, "ada", _right(service, round_))
+    assert service.answers.rounds.get(round_.id) is None
+    assert [a.user_id for a in await store.round_answers(round_.id)] == ["ada"]
+    clock.set(MONDAY_9 + dt.timedelta(days=1))
+    await service.posting.post_scheduled(REF)
+    assert (await store.get_round(round_.id)).revealed_at is not None
+    await service.close()
+    await store.close()
+
+
 async def test_answers_waiting_on_a_round_not_in_memory_share_one_read_of_it(env, monkeypatch):
     """The first clicks on a question another process posted all miss this process's cache at once: the round
     is read once for all of them, a waiter that gives up does not cancel the others' read, and an unknown

@@ -104,7 +104,7 @@ from bench.daily_parts import (
 )
 from bot.app.bootstrap import bootstrap
 from bot.app.config import Settings
-from bot.app.roles import batching_of, round_cache_of, yield_cpu
+from bot.app.roles import batching_of, connection_name, round_cache_of, yield_cpu
 from bot.app.scheduler import DailyScheduler
 
 ROLES = ("interactive", "delivery")
@@ -152,7 +152,7 @@ async def worker(args: argparse.Namespace) -> None:
     settings = Settings(role="delivery", database_url=args.url, delivery_nice=args.delivery_nice)
     yield_cpu(settings)  # as `studybot` does, and its batches as `studybot` cuts them
     batching = batching_of(settings)
-    store = PostgresStore(args.url)
+    store = PostgresStore(args.url, application_name=connection_name(settings))  # as `studybot` names it
     await store.open()
     refs = channel_refs(args.channels, args.discord_share)
     clock = RealTimeClock(INSTANT - dt.timedelta(seconds=LEAD), args.t0)
@@ -227,7 +227,7 @@ async def interactive(args: argparse.Namespace) -> dict[str, dict[str, float]]:
     if args.store != "postgres":
         raise SystemExit("--roles needs --store postgres (SQLite keeps one process)")
     async with throwaway_database(args.url) as url:
-        store = PostgresStore(url)
+        store = PostgresStore(url, application_name="studybot-interactive")
         await store.open()
         refs = channel_refs(args.channels, args.discord_share)
         t_seed = time.perf_counter()

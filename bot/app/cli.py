@@ -18,7 +18,16 @@ from typing import Any, TypeVar
 from bot.app import retry_logs
 from bot.app.bootstrap import bootstrap
 from bot.app.config import Settings, redact_url
-from bot.app.roles import adapters_of, batching_of, check_start, round_cache_of, runs_tick, web_settings, yield_cpu
+from bot.app.roles import (
+    adapters_of,
+    batching_of,
+    check_start,
+    connection_name,
+    round_cache_of,
+    runs_tick,
+    web_settings,
+    yield_cpu,
+)
 from bot.app.runtime import tune_gc
 from bot.app.scheduler import DailyScheduler
 from bot.bank.load import DEFAULT_BANK_DIR, Bank, BankError, load_bank, validate
@@ -90,9 +99,10 @@ async def clock_for(store: Store) -> Clock:
     return SystemClock()
 
 
-async def open_store(url: str, *, migrate: bool = True) -> Store:
-    """The store for `url`, opened; any failure is one StartupError line (the store closes what it opened)."""
-    store = store_for_url(url)
+async def open_store(url: str, *, migrate: bool = True, name: str | None = None) -> Store:
+    """The store for `url`, opened (`name`: its PostgreSQL connections' application_name); any failure is one
+    StartupError line (the store closes what it opened)."""
+    store = store_for_url(url, application_name=name)
     try:
         await store.open(migrate=migrate)
     except StartupError:
@@ -193,7 +203,7 @@ async def run_bot(settings: Settings) -> int:
         owns = _owner(settings)
         async with contextlib.AsyncExitStack() as stack:
             # what can fail fast (the store, the port) is opened before the bank's longer load
-            store = await open_store(settings.database_url)
+            store = await open_store(settings.database_url, name=connection_name(settings))
             stack.push_async_callback(store.close)
             metrics = Metrics()
             schedulers: list[DailyScheduler] = []

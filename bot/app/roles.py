@@ -50,9 +50,15 @@ def batching_of(settings: Settings) -> Batching:
 
 def round_cache_of(settings: Settings) -> int:
     """How many open rounds this process keeps in memory so an answer needs no read (bot.kernel.rounds): a
-    delivery process answers no one, so it keeps none of the rounds it posts (at 10,000 channels about 7 MB
+    delivery process answers no one, so it keeps none of the rounds it posts (at 10,000 channels about 6 MB
     less at the end of the fan-out); the others keep ROUND_CACHE_SIZE."""
     return 0 if settings.role == "delivery" else ROUND_CACHE_SIZE
+
+
+def connection_name(settings: Settings) -> str:
+    """The application_name of this process's PostgreSQL connections, so pg_stat_activity tells the roles
+    apart: studybot (all), studybot-interactive, studybot-delivery."""
+    return "studybot" if settings.role == "all" else f"studybot-{settings.role}"
 
 
 def runs_tick(settings: Settings) -> bool:

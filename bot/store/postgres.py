@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 
 POOL_MIN, POOL_MAX = 1, 10
+APPLICATION_NAME = "studybot"  # a process of role all; the split roles add theirs (bot.app.roles.connection_name)
 FOREGROUND_CONNECTIONS = 3  # of the pool, never taken by background work (answers and reads go on)
 # advisory lock keys (two int4 keys): a namespace of ours, then 0 or a hash of the space (bot.store.postgres_settle
 # has the scoring's)
@@ -83,8 +84,11 @@ class PostgresStore(PgDelivery, FeatureSql):
     native_values = True  # asyncpg takes datetimes, booleans and times as they are
     text_order = ' COLLATE "C"'  # byte order, as SQLite sorts text
 
-    def __init__(self, url: str, *, min_size: int = POOL_MIN, max_size: int = POOL_MAX) -> None:
+    def __init__(
+        self, url: str, *, min_size: int = POOL_MIN, max_size: int = POOL_MAX, application_name: str = APPLICATION_NAME
+    ) -> None:
         self.url = url
+        self.application_name = application_name  # how pg_stat_activity names this process's connections
         self._min_size = min_size
         self._max_size = max_size
         self._pool: asyncpg.Pool | None = None
@@ -103,7 +107,7 @@ class PostgresStore(PgDelivery, FeatureSql):
                 min_size=self._min_size,
                 max_size=self._max_size,
                 reset=_keep_session,
-                server_settings={"application_name": "studybot", "jit": "off"},
+                server_settings={"application_name": self.application_name, "jit": "off"},
             )
         except (OSError, asyncpg.PostgresError) as exc:
             raise ConnectionError(f"cannot connect to PostgreSQL at {redact(self.url)}: {exc}") from exc

@@ -6,8 +6,9 @@ from bot.kernel.errors import StartupError
 from bot.store.ports import Store
 
 
-def store_for_url(url: str) -> Store:
-    """sqlite:///path (the embedded default) or postgresql://... (the scale-out store)."""
+def store_for_url(url: str, *, application_name: str | None = None) -> Store:
+    """sqlite:///path (the embedded default) or postgresql://... (the scale-out store), whose connections carry
+    `application_name` when given (a process's role: bot.app.roles.connection_name)."""
     if url.startswith("sqlite:"):
         from bot.store.sqlite import SqliteStore
 
@@ -20,7 +21,7 @@ def store_for_url(url: str) -> Store:
                 f"STUDYBOT_DATABASE_URL is a PostgreSQL URL but asyncpg is not installed ({exc}): "
                 "pip install 'studybot[postgres]'"
             ) from None
-        return PostgresStore(url)
+        return PostgresStore(url) if application_name is None else PostgresStore(url, application_name=application_name)
     scheme = url.split(":", 1)[0]
     raise StartupError(f"STUDYBOT_DATABASE_URL={scheme}://... is not accepted: use sqlite:///file.db or postgresql://")
 

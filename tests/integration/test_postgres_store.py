@@ -25,6 +25,8 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 
+from bot.app.config import Settings
+from bot.app.roles import connection_name
 from bot.kernel.scoring import RevealInput, RevealResult, period_keys, score_daily_round
 from bot.kernel.values import ChannelConfig, ChannelRef, NewAnswer, Period, PracticeAnswer
 from bot.store.migrations import load_migrations
@@ -537,6 +539,22 @@ async def test_store_for_url_picks_postgres_and_errors_hide_the_password():
         await store.open()
     assert "127.0.0.1:1" in str(info.value) and "s3cret" not in str(info.value)
     assert "s3cret" not in repr(store)
+
+
+@pytest.mark.parametrize(
+    ("role", "name"), [("all", "studybot"), ("interactive", "studybot-interactive"), ("delivery", "studybot-delivery")]
+)
+async def test_pg_stat_activity_tells_the_processes_roles_apart(contract_database, role, name):
+    settings = Settings(role=role, database_url=contract_database)
+    store = store_for_url(contract_database, application_name=connection_name(settings))
+    await store.open()
+    assert isinstance(store, PostgresStore)
+    async with store.pool.acquire() as conn:
+        mine = await conn.fetchrow(
+            "SELECT application_name, current_setting('jit') AS jit FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+        )
+    await store.close()
+    assert (mine["application_name"], mine["jit"]) == (name, "off")
 
 
 async def test_an_unreachable_server_fails_the_tests_instead_of_skipping():

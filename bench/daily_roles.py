@@ -72,6 +72,19 @@ the review log: bench.reveal_batch), and beside 17 MB/s of WAL in such transacti
 5.4-6.7 ms instead of 1.1-1.6 (1.9-3.2 ms in transactions of 400 KB; bench.commit_beside_wal). That is 4-5 ms
 of the answers' 27-51 ms p99 during the fan-out: the rest is the two cores. The answers at fillfactor 80 (so
 the points' update could stay on its page) cut the reveal's WAL by only 3%: see bench.reveal_batch.
+Then (2026-12-07; main 5ed9d58, a noisy machine: steal time, seeding 14-48 s). Plain split runs: ratio 3.0,
+4.5, 5.3, 7.1, 7.2 and 11.9 (before 09:00 5.0-31.5 ms, during the fan-out 22.3-129.8 ms). Two causes ruled out:
+- CPU priority of the delivery's server backends: with its PostgreSQL backends also at nice 10 (reniced from
+  outside by an ad hoc script; a client cannot do it), ratios 3.8, 3.8 and 8.5, against 5.3 and 7.2 in the
+  plain runs between them.
+- Checkpoints: at the server's default max_wal_size (1 GB) the seed and the fan-out start one every 20-25 s
+  ("checkpoints are occurring too frequently" in the server's log), and each makes the next write of every page
+  a full-page image. With max_wal_size 16 GB (set for two runs, then reset) no checkpoint ran during the
+  minute: ratios 5.9 and 5.4.
+pg_stat_activity sampled every 20 ms in one plain run: the answers' statement waited on WALSync in about 40% of
+its samples before 09:00 and 50-60% during the fan-out (the delivery's statements active in about 60% of the
+samples then). With one answer batch in flight at a time, an answer that arrives during a slow flush waits for
+it and then for its own batch's flush, so the flush's share of the p99 is about twice the 4-5 ms above.
 """
 
 from __future__ import annotations

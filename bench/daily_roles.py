@@ -84,7 +84,8 @@ Then (2026-12-07; main 5ed9d58, a noisy machine: steal time, seeding 14-48 s). P
 pg_stat_activity sampled every 20 ms in one plain run: the answers' statement waited on WALSync in about 40% of
 its samples before 09:00 and 50-60% during the fan-out (the delivery's statements active in about 60% of the
 samples then). With one answer batch in flight at a time, an answer that arrives during a slow flush waits for
-it and then for its own batch's flush, so the flush's share of the p99 is about twice the 4-5 ms above.
+it and then for its own batch's flush, so the flush can count up to twice in one answer's wait (not measured
+apart).
 """
 
 from __future__ import annotations

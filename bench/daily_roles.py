@@ -241,7 +241,8 @@ async def interactive(args: argparse.Namespace) -> dict[str, dict[str, float]]:
     if args.store != "postgres":
         raise SystemExit("--roles needs --store postgres (SQLite keeps one process)")
     async with throwaway_database(args.url) as url:
-        store = PostgresStore(url, application_name="studybot-interactive")
+        named = connection_name(Settings(role="interactive", database_url=url))
+        store = PostgresStore(url, application_name=named)
         await store.open()
         refs = channel_refs(args.channels, args.discord_share)
         t_seed = time.perf_counter()

@@ -15,13 +15,13 @@ def store_for_url(url: str, *, application_name: str | None = None) -> Store:
         return SqliteStore(sqlite_path(url))
     if url.startswith(("postgresql://", "postgres://")):
         try:
-            from bot.store.postgres import PostgresStore
+            from bot.store.postgres import APPLICATION_NAME, PostgresStore
         except ImportError as exc:
             raise StartupError(
                 f"STUDYBOT_DATABASE_URL is a PostgreSQL URL but asyncpg is not installed ({exc}): "
                 "pip install 'studybot[postgres]'"
             ) from None
-        return PostgresStore(url) if application_name is None else PostgresStore(url, application_name=application_name)
+        return PostgresStore(url, application_name=application_name or APPLICATION_NAME)
     scheme = url.split(":", 1)[0]
     raise StartupError(f"STUDYBOT_DATABASE_URL={scheme}://... is not accepted: use sqlite:///file.db or postgresql://")
 

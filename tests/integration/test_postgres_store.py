@@ -101,14 +101,17 @@ async def _admin(server: str, sql: str) -> None:
 KEPT = "schema_migrations"  # the one table a migrated database has rows in
 
 
+async def _filled_tables(store: PostgresStore) -> list[str]:
+    """The tables but KEPT that hold a row."""
+    return [t for t in await store.list_tables() if t != KEPT and await store.pool.fetchval(f'SELECT 1 FROM "{t}"')]
+
+
 async def _migrated_database(server: str, name: str) -> None:
     await _admin(server, f'CREATE DATABASE "{name}"')
     store = PostgresStore(database_url(server, name))
     await store.open()
     try:
-        filled = [
-            t for t in await store.list_tables() if t != KEPT and await store.pool.fetchval(f'SELECT 1 FROM "{t}"')
-        ]
+        filled = await _filled_tables(store)
     finally:
         await store.close()
     assert not filled, f"a migration leaves rows in {filled}: clean_database would delete them"
@@ -189,7 +192,7 @@ async def test_the_contract_database_emptied_is_as_freshly_migrated(contract_dat
     try:
         tables = [t for t in await store.list_tables() if t != KEPT]
         assert "answers" in tables and "rounds" in tables
-        assert [t for t in tables if await store.pool.fetchval(f'SELECT 1 FROM "{t}"')] == []
+        assert await _filled_tables(store) == []
         assert await store.schema_version() == version
         again = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, None)
         assert again.id == r.id == 1  # the identity restarted

@@ -26,6 +26,7 @@ from bot.daily.values import PostFinish
 from bot.features import Features
 from bot.kernel.rounds import ROUND_CACHE_SIZE
 from bot.kernel.values import ChannelConfig, ChannelRef, NewAnswer, Period, SpaceFilter
+from bot.practice.memory import LEARN_ROUNDS
 from bot.store.ports import Store
 from bot.store.sqlite import SqliteStore
 
@@ -431,6 +432,15 @@ def lane_ends(sent: dict[tuple[str, str], dt.datetime], refs: list[ChannelRef]) 
     return ends
 
 
+async def write_marked_cards(store: Store) -> int:
+    """Write every daily round's card updates still marked (Store.learn_rounds back to back, as the tick does
+    with no rests); how many rounds."""
+    written = 0
+    while done := await store.learn_rounds(LEARN_ROUNDS):
+        written += done
+    return written
+
+
 async def quiet_day(
     store: Store,
     clock: RealTimeClock,
@@ -441,7 +451,8 @@ async def quiet_day(
     batching: Batching = ANSWERING_BATCHES,
     round_cache: int = ROUND_CACHE_SIZE,
 ) -> tuple[float, float, int]:
-    """(CPU s, wall s, sends) of day `day`'s fan-out with nothing else going on (the tick's work run back to
+    """(CPU s, wall s, sends) of day `day`'s fan-out with nothing else going on, its card updates included (the
+    tick's work run back to
     back, no 15 s wait between ticks, in a lane per platform as the scheduler runs it: in one lane, Discord's
     global limit held up the Slack channels' sends, and the waits' retries added to the CPU), cut in batches as
     the process's role cuts them (`batching`), keeping as many rounds in memory as its role does (`round_cache`)."""
@@ -460,6 +471,7 @@ async def quiet_day(
     while len(sent) < expected and time.perf_counter() - t1 < 120:
         await service.delivery.run_due_work(lanes)
         await asyncio.sleep(0.01)
+    await write_marked_cards(store)  # the reveals' card updates, which the tick writes after them
     cpu = time.process_time() - cpu1
     wall = time.perf_counter() - t1 - 1.0
     await service.close()

@@ -115,6 +115,7 @@ from bench.daily_parts import (
     rss_mb,
     seed,
     sent_after,
+    write_marked_cards,
 )
 from bot.app.bootstrap import bootstrap
 from bot.app.config import Settings
@@ -208,6 +209,10 @@ async def worker(args: argparse.Namespace) -> None:
     rss_loaded = rss_mb()
     loaded_ok = len(posts) == len(refs)
     todo = expected if loaded_ok else 0
+    # the loaded day's reveals' card updates the ticks had not written yet (they rest between transactions)
+    cards_cpu = time.process_time()
+    cards_left = await write_marked_cards(store)
+    cards_cpu = time.process_time() - cards_cpu
     scored = await store.count_rows(["answers"])  # the loaded day's answers, which day 1 reveals (as one process)
     quiet_cpu, quiet_wall, quiet_done = await quiet_day(store, clock, platforms, sent, todo, 1, batching, kept)
     bare_cpu, bare_wall, bare_done = await quiet_day(store, clock, platforms, sent, todo, 2, batching, kept)
@@ -226,6 +231,8 @@ async def worker(args: argparse.Namespace) -> None:
             "quiet_done": quiet_done,
             "bare_done": bare_done,
             "loaded_cpu_s": loaded_cpu,
+            "cards_left_rounds": cards_left,
+            "cards_left_cpu_s": cards_cpu,
             "rss_mb": rss_mb(),
             "rss_loaded_mb": rss_loaded,
         }
@@ -310,6 +317,8 @@ async def main(args: argparse.Namespace) -> None:
         return
     print(
         f"delivery process: CPU of the loaded minute {theirs['loaded_cpu_s']:.1f} s, RSS high-water mark "
-        f"{theirs['rss_mb']:.0f} MB ({theirs['rss_loaded_mb']:.0f} MB after the loaded minute)"
+        f"{theirs['rss_mb']:.0f} MB ({theirs['rss_loaded_mb']:.0f} MB after the loaded minute); then the card "
+        f"updates of {theirs['cards_left_rounds']:,} rounds its ticks had not written, "
+        f"{theirs['cards_left_cpu_s']:.1f} s"
     )
     print_fan_out(theirs, 2 * args.channels)

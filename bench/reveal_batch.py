@@ -49,9 +49,11 @@ import statistics
 import time
 
 from bench.daily_minute import DEFAULT_URL, INSTANT, channel_refs, postgres_store, seed, sqlite_store
+from bench.daily_parts import write_marked_cards
 from bot.daily.delivery import DELIVERY_BATCHES, REVEAL_BATCH
 from bot.kernel.context import DEFAULT_SEND_LEASE as SEND_LEASE
 from bot.kernel.scoring import score_daily_round
+from bot.practice.memory import LEARN_ROUNDS
 from bot.store.sqlite import SqliteStore
 
 VM_EVERY = 100  # SQLite calls the progress handler once per this many virtual machine instructions
@@ -68,9 +70,9 @@ async def wal_position(store: object) -> int:
     return await wal_insert_position(store.pool)
 
 
-async def one_repeat(args: argparse.Namespace) -> tuple[float, float]:
+async def one_repeat(args: argparse.Namespace) -> tuple[float, float, float, float]:
     """(CPU seconds, SQLite VM instructions or PostgreSQL WAL bytes) per round revealed, on a freshly seeded
-    database."""
+    database; then the same of their card updates, which the tick writes after the reveals (learn_rounds)."""
     make = sqlite_store() if args.store == "sqlite" else postgres_store(args.url)
     async with make as store:
         await seed(store, channel_refs(args.rounds, 0.1), args.answers)
@@ -96,7 +98,12 @@ async def one_repeat(args: argparse.Namespace) -> tuple[float, float]:
         if revealed != args.rounds:
             raise SystemExit(f"revealed {revealed} of {args.rounds} rounds")
         work = steps * VM_EVERY if isinstance(store, SqliteStore) else wal
-        return cpu / revealed, work / revealed
+        steps, wal, cards_cpu = 0, await wal_position(store), time.process_time()
+        if await write_marked_cards(store) != revealed:
+            raise SystemExit("not every revealed round was marked for its card updates")
+        cards_cpu = time.process_time() - cards_cpu
+        cards_work = steps * VM_EVERY if isinstance(store, SqliteStore) else await wal_position(store) - wal
+        return cpu / revealed, work / revealed, cards_cpu / revealed, cards_work / revealed
 
 
 async def main() -> None:
@@ -114,14 +121,20 @@ async def main() -> None:
     parser.add_argument("--url", default=DEFAULT_URL, help="PostgreSQL server (a throwaway database is made)")
     args = parser.parse_args()
     runs = [await one_repeat(args) for _ in range(args.repeat)]
-    cpu = [c for c, _ in runs]
     unit = "SQLite VM instructions" if args.store == "sqlite" else "PostgreSQL WAL bytes"
-    work = f"; {unit} per round {statistics.median(c for _, c in runs):,.0f}"
-    print(
-        f"{args.store}: {args.rounds:,} rounds of {args.answers} answers, {args.batch} a transaction: CPU per "
-        f"round min {min(cpu) * 1000:.3f} ms, median {statistics.median(cpu) * 1000:.3f} ms ({args.repeat} repeats)"
-        f"{work}"
-    )
+    for what, cpu, work in (
+        (f"{args.batch} a transaction", [r[0] for r in runs], [r[1] for r in runs]),
+        (
+            f"then their card updates (a space, at most {LEARN_ROUNDS} rounds, a transaction)",
+            [r[2] for r in runs],
+            [r[3] for r in runs],
+        ),
+    ):
+        print(
+            f"{args.store}: {args.rounds:,} rounds of {args.answers} answers, {what}: CPU per round min "
+            f"{min(cpu) * 1000:.3f} ms, median {statistics.median(cpu) * 1000:.3f} ms ({args.repeat} repeats); "
+            f"{unit} per round {statistics.median(work):,.0f}"
+        )
 
 
 if __name__ == "__main__":

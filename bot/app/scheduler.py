@@ -234,6 +234,10 @@ class DailyScheduler:
             await self._run_live()
         except Exception as exc:
             self._failed(exc, "live games failed")
+        try:  # last: the day's reveals' card updates wait for everything that is due at an instant
+            await self.service.practice.write_round_card_updates()
+        except Exception as exc:
+            self._failed(exc, "daily card updates failed")
 
     def _failed(self, exc: Exception, what: str) -> None:
         """A store outage is told once by the process's StoreOutage (not once per tick); anything else is

@@ -19,6 +19,7 @@ DESIRED_RETENTION = 0.9
 
 
 LEARN_BATCH = 200  # practice answers' card updates written per transaction (Store.learn_practice)
+LEARN_ROUNDS = 50  # daily rounds' card updates written per transaction, of one space (Store.learn_rounds)
 
 
 _SCHEDULER = Scheduler(

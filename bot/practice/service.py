@@ -4,7 +4,9 @@ learner's memory card (written in the background by the batch, and before anythi
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -26,7 +28,7 @@ from bot.kernel.topics import TOPICS
 from bot.kernel.values import LETTERS, ChannelRef, Difficulty, PracticeAnswer, Question, Round, RoundKind
 from bot.packs.catalog import BANK_PACK, PackCatalog
 from bot.practice.cards import ReviewEmpty, ReviewNote
-from bot.practice.memory import LEARN_BATCH
+from bot.practice.memory import LEARN_BATCH, LEARN_ROUNDS
 from bot.practice.plans import Plans
 from bot.practice.reviews import REVIEW_DEFAULT, REVIEW_MAX, ReviewDay, Reviews, learning_stats
 from bot.practice.store import PracticeServiceStore
@@ -36,6 +38,9 @@ from bot.reports.service import ReportDesk
 
 def matching(questions: Sequence[Question], topic: str | None, levels: frozenset[Difficulty]) -> tuple[Question, ...]:
     return tuple(q for q in questions if (topic is None or q.topic == topic) and (not levels or q.difficulty in levels))
+
+
+ROUND_CARDS_BUDGET = 5.0  # s of a tick (15 s) spent on the daily rounds' card updates, rests included
 
 
 class Practice:
@@ -230,6 +235,24 @@ class Practice:
         a crash or an outage, on any process, is written here)."""
         while await self.store.learn_practice(LEARN_BATCH) >= LEARN_BATCH:
             pass
+
+    async def write_round_card_updates(self, budget: float = ROUND_CARDS_BUDGET) -> int:
+        """Write the card updates of daily rounds the tick revealed (marked at their reveal, so the 09:00
+        fan-out writes half the WAL and takes half the CPU it did), a space a transaction, oldest first, for
+        about `budget` seconds (the rest waits for the next tick). After each transaction it rests as long as
+        that took, so the answers coming meanwhile share the machine with half of it. A learner's marked
+        rounds are written before anything reads their cards (the store does that), so this is only ever
+        late, never wrong. How many rounds were written."""
+        written = 0
+        end = time.monotonic() + budget
+        while True:
+            began = time.monotonic()
+            done = await self.store.learn_rounds(LEARN_ROUNDS)
+            written += done
+            took = time.monotonic() - began
+            if not done or time.monotonic() + took >= end:
+                return written
+            await asyncio.sleep(took)
 
     # ---- memory (the stats card's part) ------------------------------------------------------------
 

@@ -36,8 +36,15 @@ class PracticeStore(Protocol):
         (platform, space, user) only) in one transaction, and unmark them; how many were written."""
         ...
 
-    # learner memory (bot.learning): cards are written by reveal_round and learn_practice, read here (a
-    # learner's marked practice answers are written first, so a read always sees every acknowledged answer)
+    async def learn_rounds(self, limit: int, learner: tuple[str, str, str] | None = None) -> int:
+        """Write the card updates of up to `limit` daily rounds marked at their reveal by the tick (all of one
+        space, oldest first; `learner`: only rounds that (platform, space, user) answered) in one transaction,
+        and unmark them; how many rounds."""
+        ...
+
+    # learner memory (bot.learning): cards are written by reveal_round, learn_rounds and learn_practice, read
+    # here (a learner's marked rounds and practice answers are written first, so a read always sees every
+    # acknowledged answer)
     async def learner_cards(self, platform: str, space_id: str, user_id: str) -> list[LearnerCard]:
         """Every memory card of one learner in a space, by question id."""
         ...

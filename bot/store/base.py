@@ -100,8 +100,12 @@ PENDING_PRACTICE = (
 )
 
 
+# whether a learner has a marked practice answer, or answered a daily round marked for its card updates, in
+# the space (each through its partial index)
 PENDING_OF_LEARNER = (
-    "SELECT 1 FROM rounds WHERE learn_pending IS NOT NULL AND platform = ? AND space_id = ? AND user_id = ? LIMIT 1"
+    "SELECT 1 FROM rounds WHERE learn_pending IS NOT NULL AND platform = ?1 AND space_id = ?2 AND user_id = ?3 "
+    "UNION ALL SELECT 1 FROM rounds r WHERE r.cards_pending IS NOT NULL AND r.platform = ?1 AND r.space_id = ?2 "
+    "AND EXISTS (SELECT 1 FROM answers a WHERE a.round_id = r.id AND a.user_id = ?3) LIMIT 1"
 )
 
 

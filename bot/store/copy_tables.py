@@ -62,6 +62,7 @@ TABLES: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]], ...] = (
             ("reveal_due_at", "ts"),
             ("reveal_doubts", "int"),
             ("learn_pending", "int"),
+            ("cards_pending", "int"),
         ),
         ("id",),
     ),

@@ -103,7 +103,8 @@ class LearnerSql(SqlBase):
         raise NotImplementedError  # bot.store.settle.SettlingStore
 
     async def _settled(self, platform: str, space_id: str, user_id: str) -> None:
-        """Before a learner's cards are read: their marked practice answers are written into them."""
+        """Before a learner's cards are read: their marked daily rounds and practice answers are written into
+        them."""
         if await self._read(PENDING_OF_LEARNER, (platform, space_id, user_id)):
             await self.settle_learner(platform, space_id, user_id)
 

@@ -308,11 +308,12 @@ class PostgresStore(PgDelivery, FeatureSql):
         self, ids: Sequence[int], at: dt.datetime, scorer: Scorer | None, lease_until: dt.datetime, learn: bool
     ) -> list[RevealedRound]:
         """The batch's locks and its claim (with the claim of their reveal posts) in two statements
-        (PgSettle.lock_rounds, claim_batch), then its reveals' writes: a statement each for the batch's points,
-        streaks, cards and review log (PgSettle.flush_writes), and its boards'."""
+        (PgSettle.lock_rounds, claim_batch, which also marks the daily rounds for their card updates), then its
+        reveals' writes: a statement each for the batch's points and streaks (PgSettle.flush_writes), and its
+        boards'."""
         async with self._settling() as tx:
             await tx.lock_rounds(ids)
-            await tx.claim_batch(ids, at, lease_until, learn=learn)
+            await tx.claim_batch(ids, at, lease_until, learn=False, mark_cards=learn)
             done = await reveal_all(tx, ids, at, scorer, learn=learn)
             await tx.flush_writes()
             return [tx.revealed(rid) for rid in done]

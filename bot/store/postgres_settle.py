@@ -26,7 +26,7 @@ CHANNEL_COLUMNS = (
 # advisory lock keys (two int4 keys): a namespace of ours, then 0 or a hash of the space (bot.store.postgres
 # has the others)
 LOCK_SPACE = 0x53420002
-LOCK_LEARNING = 0x53420071  # one writer of practice card updates at a time (bot.store.settle.learn_practice)
+LOCK_LEARNING = 0x53420071  # one writer of marked card updates at a time (learn_practice, learn_rounds)
 
 ROUND_WIDTH = len(stored.ROUND_COLUMNS.split(","))
 # A reveal batch's locks in one statement: its rounds FOR UPDATE in id order, then (the GROUP BY reads them
@@ -41,14 +41,17 @@ LOCK_ROUNDS = (
 # Claim a reveal batch's rounds, with their reveal posts (as DueSends("reveal") claims them: a lease until
 # $4), and read, per round claimed, what its reveal reads: the space's latest revealed daily date before the
 # round's (as it stood before this statement's claims), its answers, their streaks, its doubts, their cards
-# ($3: with learning) and its channel's settings (rows.config_from_row).
+# ($3: with learning now) and its channel's settings (rows.config_from_row). $5: the answered daily rounds are
+# marked for their card updates (bot.store.settle.learn_rounds writes them after the fan-out).
 _SEND = "w.sends"
 CLAIM_BATCH = (
     "WITH c AS (UPDATE rounds r SET revealed_at = $1, "
     f"reveal_state = CASE WHEN {_SEND} THEN 'sending' ELSE r.reveal_state END, "
     f"reveal_attempts = r.reveal_attempts + CASE WHEN {_SEND} THEN 1 ELSE 0 END, "
     f"reveal_due_at = CASE WHEN {_SEND} THEN $4 ELSE r.reveal_due_at END, "
-    f"reveal_doubts = r.reveal_doubts + CASE WHEN {_SEND} AND w.prev_state = 'sending' THEN 1 ELSE 0 END "
+    f"reveal_doubts = r.reveal_doubts + CASE WHEN {_SEND} AND w.prev_state = 'sending' THEN 1 ELSE 0 END, "
+    "cards_pending = CASE WHEN $5 AND r.kind = 'daily' AND EXISTS (SELECT 1 FROM answers a WHERE a.round_id = r.id) "
+    "THEN 1 ELSE r.cards_pending END "
     "FROM (SELECT id AS claimed, reveal_state AS prev_state, "
     f"(kind = 'daily' AND {sendable('reveal', '$1')}) AS sends FROM rounds WHERE id = ANY($2::bigint[])) w "
     "WHERE r.id = w.claimed AND r.revealed_at IS NULL "
@@ -71,6 +74,21 @@ CLAIM_BATCH = (
     f"(SELECT true AS found, {CHANNEL_COLUMNS} FROM channels WHERE platform = c.platform "
     "AND channel_id = c.channel_id) ch ON true"
 )
+# The daily rounds of one space marked for their card updates, oldest first ($3 of them; $4: only those that
+# user answered), each with what update_learner_memory reads: its answers, its doubts and their cards.
+ROUNDS_TO_LEARN = (
+    f"WITH r AS (SELECT {stored.ROUND_COLUMNS} FROM rounds WHERE cards_pending IS NOT NULL AND platform = $1 "
+    "AND space_id = $2 AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM answers a WHERE a.round_id = rounds.id "
+    "AND a.user_id = $4)) ORDER BY id LIMIT $3) "
+    "SELECT r.*, "
+    f"ARRAY(SELECT ROW({', '.join('a.' + col for col in stored.ANSWER_COLUMNS.split(', '))}) FROM answers a "
+    "WHERE a.round_id = r.id ORDER BY a.answered_at, a.user_id), "
+    "ARRAY(SELECT d.user_id FROM answer_doubts d WHERE d.round_id = r.id), "
+    f"ARRAY(SELECT ROW({', '.join('k.' + col for col in stored.CARD_COLUMNS.split(', '))}) FROM answers a "
+    "JOIN learner_cards k ON k.platform = r.platform AND k.space_id = r.space_id AND k.user_id = a.user_id "
+    "AND k.question_id = r.question_id WHERE a.round_id = r.id) "
+    "FROM r ORDER BY r.id"
+)
 
 
 class PgSettle:
@@ -89,6 +107,7 @@ class PgSettle:
         self._claimed: dict[int, Round] = {}  # those it claimed (as revealed now)
         self._sends: dict[int, SendClaim] = {}  # the reveal posts it claimed
         self._untaken: set[int] = set()  # those claimed but not yet taken by claim_reveal
+        self._marked: set[int] = set()  # those the claim marked for their card updates
         self._taken: dict[tuple[str, str], list[dt.date]] = {}  # daily dates taken so far, by space
         self._before: dict[tuple[str, str, dt.date], dt.date | None] = {}  # previous dates before the batch
         self._answers: dict[int, tuple[Answer, ...]] = {}
@@ -112,19 +131,29 @@ class PgSettle:
         self._locked.update((r[0], r[1]) for r in rows)
 
     async def claim_batch(
-        self, round_ids: Sequence[int], revealed_at: dt.datetime, lease_until: dt.datetime, *, learn: bool
+        self,
+        round_ids: Sequence[int],
+        revealed_at: dt.datetime,
+        lease_until: dt.datetime,
+        *,
+        learn: bool,
+        mark_cards: bool = False,
     ) -> None:
         """Claim these rounds' reveals, and the reveal posts of those free to send (leased until
         `lease_until`: see revealed()), and read their reveals' inputs (after lock_rounds). Their reveals'
-        writes of points, streaks and cards then wait for flush_writes."""
+        writes of points, streaks and cards then wait for flush_writes. `learn`: their cards are read (for
+        updates now); `mark_cards`: the daily rounds are marked for their card updates instead."""
         self._batch.update(round_ids)
-        for r in await self.conn.fetch(CLAIM_BATCH, revealed_at, list(round_ids), learn, lease_until):
+        rows = await self.conn.fetch(CLAIM_BATCH, revealed_at, list(round_ids), learn, lease_until, mark_cards)
+        for r in rows:
             round_ = stored.round_from_row(r[:ROUND_WIDTH])
             attempts, send_doubts, prev_state, sends, previous, answers, streaks, doubts, cards, found, *config = r[
                 ROUND_WIDTH:
             ]
             ref = round_.ref
             self._claimed[round_.id] = round_
+            if mark_cards and round_.kind is RoundKind.DAILY and answers:
+                self._marked.add(round_.id)
             if sends:
                 self._sends[round_.id] = SendClaim(round_, int(attempts), prev_state == "sending", int(send_doubts))
             self._untaken.add(round_.id)
@@ -433,6 +462,37 @@ class PgSettle:
 
     async def clear_pending(self, round_ids: Sequence[int]) -> None:
         await self.conn.execute("UPDATE rounds SET learn_pending = NULL WHERE id = ANY($1::bigint[])", list(round_ids))
+
+    async def mark_cards_pending(self, round_id: int) -> None:
+        if round_id not in self._marked:  # (claim_batch marked its daily rounds)
+            await self.conn.execute("UPDATE rounds SET cards_pending = 1 WHERE id = $1", round_id)
+
+    async def space_to_learn(self) -> tuple[str, str] | None:
+        row = await self.conn.fetchrow("SELECT platform, space_id FROM rounds WHERE cards_pending IS NOT NULL LIMIT 1")
+        return None if row is None else (row[0], row[1])
+
+    async def rounds_to_learn(self, platform: str, space_id: str, limit: int, user_id: str | None) -> list[Round]:
+        """One statement reads the rounds and what their card updates read; the updates then wait for
+        clear_cards_pending (one statement for the cards, one for the review log)."""
+        found: list[Round] = []
+        for r in await self.conn.fetch(ROUNDS_TO_LEARN, platform, space_id, limit, user_id):
+            round_ = stored.round_from_row(r[:ROUND_WIDTH])
+            answers, doubts, cards = r[ROUND_WIDTH:]
+            self._batch.add(round_.id)  # its writes wait for the flush
+            self._answers[round_.id] = tuple(stored.answer_from_row(a) for a in answers)
+            self._doubts[round_.id] = set(doubts)
+            ref = round_.ref
+            self._cards.update({CardKey(ref.platform, ref.space_id, a[1], round_.question_id): None for a in answers})
+            self._cards.update({c.key: c for c in map(stored.card_from_row, cards)})
+            found.append(round_)
+        return found
+
+    async def clear_cards_pending(self, round_ids: Sequence[int]) -> None:
+        await self.flush_writes()
+        if round_ids:
+            await self.conn.execute(
+                "UPDATE rounds SET cards_pending = NULL WHERE id = ANY($1::bigint[])", list(round_ids)
+            )
 
     async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
         await self.flush_writes()  # the read sees what this transaction wrote

@@ -39,7 +39,7 @@ from bot.kernel.values import (
     StreakState,
 )
 from bot.practice import memory as learning
-from bot.practice.memory import LEARN_BATCH, CardKey, LearnerCard, PendingAnswer, ReviewEvent
+from bot.practice.memory import LEARN_BATCH, LEARN_ROUNDS, CardKey, LearnerCard, PendingAnswer, ReviewEvent
 from bot.store.rows import board_key
 
 P = ParamSpec("P")
@@ -79,8 +79,14 @@ class SettlingStore:
     async def learn_practice(self, limit: int, learner: tuple[str, str, str] | None = None) -> int:
         return await self._settle(learn_practice, limit, learner)
 
+    async def learn_rounds(self, limit: int, learner: tuple[str, str, str] | None = None) -> int:
+        return await self._settle(learn_rounds, limit, learner)
+
     async def settle_learner(self, platform: str, space_id: str, user_id: str) -> None:
-        """Write this learner's marked practice answers into their cards (before their cards are read)."""
+        """Write this learner's marked daily rounds and practice answers into their cards (before their cards
+        are read)."""
+        while await self.learn_rounds(LEARN_ROUNDS, (platform, space_id, user_id)) >= LEARN_ROUNDS:
+            pass
         while await self.learn_practice(LEARN_BATCH, (platform, space_id, user_id)) >= LEARN_BATCH:
             pass
 
@@ -105,13 +111,16 @@ async def reveal(
     learn: bool = False,
     unsure: Collection[str] = (),
     folds: ScoreFolds | None = None,
+    defer_cards: bool = False,
 ) -> bool:
     """Close a round once; a daily round with a scorer is also scored and folded into its space's
     leaderboards. With `learn`, the answers also update the learners' memory cards (`unsure`: users who
-    marked their answer "not sure", besides the doubts stored with a daily round). False when it was
+    marked their answer "not sure", besides the doubts stored with a daily round); with `defer_cards` too, a
+    daily round is only marked for them (learn_rounds writes them later). False when it was
     already revealed (or does not exist). Any failure must roll the store's transaction back, so a failed
     reveal changes nothing. `folds`: the transaction's points still to fold into the boards (reveal_all
     writes them once for all its rounds); without it this round's points are folded in at once."""
+    defer = defer_cards and not unsure
     round_ = await tx.claim_reveal(round_id, revealed_at)
     if round_ is None:
         return False
@@ -120,7 +129,9 @@ async def reveal(
             await update_learner_memory(tx, round_, await tx.answers(round_id), frozenset(unsure))
         return True
     if scorer is None or round_.kind is not RoundKind.DAILY or round_.local_date is None:
-        if learn:
+        if learn and defer and round_.kind is RoundKind.DAILY:
+            await tx.mark_cards_pending(round_id)
+        elif learn:
             await update_learner_memory(tx, round_, await tx.answers(round_id), frozenset(unsure))
         return True
     ref = round_.ref
@@ -135,7 +146,10 @@ async def reveal(
         await tx.write_points(round_id, result.points)
     if result.streaks:
         await tx.write_streaks(ref, result.streaks)
-    if learn:
+    if learn and defer:
+        if answers:  # (a round nobody answered updates no card)
+            await tx.mark_cards_pending(round_id)
+    elif learn:
         await update_learner_memory(tx, round_, answers, frozenset(unsure))
     if not result.points:
         return True  # nothing to fold into the boards
@@ -150,13 +164,24 @@ async def reveal(
 
 
 async def reveal_all(
-    tx: RevealTransaction, round_ids: Sequence[int], revealed_at: dt.datetime, scorer: Scorer | None, *, learn: bool
+    tx: RevealTransaction,
+    round_ids: Sequence[int],
+    revealed_at: dt.datetime,
+    scorer: Scorer | None,
+    *,
+    learn: bool,
+    defer_cards: bool = True,
 ) -> list[int]:
     """Reveal each round (`reveal`) in this one transaction, their points folded into the boards once at the
     end: a space's channels revealed together write each of its board rows once, not once per round. The
+    daily rounds' card updates are deferred (`defer_cards`: learn_rounds writes them after the fan-out). The
     rounds revealed now, in the order given."""
     folds = ScoreFolds()
-    done = [rid for rid in round_ids if await reveal(tx, rid, revealed_at, scorer, learn=learn, folds=folds)]
+    done = [
+        rid
+        for rid in round_ids
+        if await reveal(tx, rid, revealed_at, scorer, learn=learn, folds=folds, defer_cards=defer_cards)
+    ]
     await folds.write(tx)
     return done
 
@@ -230,6 +255,23 @@ async def learn_practice(tx: RevealTransaction, limit: int, learner: tuple[str, 
     await tx.write_cards(updates)
     await tx.clear_pending([p.round_id for p in pending])
     return len(pending)
+
+
+async def learn_rounds(tx: RevealTransaction, limit: int, learner: tuple[str, str, str] | None = None) -> int:
+    """Write the card updates of up to `limit` daily rounds marked at their reveal, all of one space, oldest
+    round first, and unmark them; how many rounds. `learner`: (platform, space, user): only rounds they
+    answered. One process at a time (lock_learning), under the space's scoring lock, so a forget-me of one of
+    their learners has finished (its answers are gone, and no card of theirs is written) or waits for this."""
+    await tx.lock_learning()
+    space = learner[:2] if learner is not None else await tx.space_to_learn()
+    if space is None:
+        return 0
+    await tx.lock_space(ChannelRef(space[0], space[1], ""))
+    rounds = await tx.rounds_to_learn(space[0], space[1], limit, learner[2] if learner is not None else None)
+    for round_ in rounds:
+        await update_learner_memory(tx, round_, await tx.answers(round_.id))
+    await tx.clear_cards_pending([r.id for r in rounds])
+    return len(rounds)
 
 
 def _review(
@@ -448,7 +490,24 @@ class RevealTransaction(Protocol):
         ...
 
     async def lock_learning(self) -> None:
-        """Wait until no other process is writing practice card updates (learn_practice)."""
+        """Wait until no other process is writing marked card updates (learn_practice, learn_rounds)."""
+        ...
+
+    async def mark_cards_pending(self, round_id: int) -> None:
+        """Mark a daily round revealed in this transaction, and answered, for its card updates (learn_rounds)."""
+        ...
+
+    async def space_to_learn(self) -> tuple[str, str] | None:
+        """(platform, space) of some daily round marked for its card updates; None when none is."""
+        ...
+
+    async def rounds_to_learn(self, platform: str, space_id: str, limit: int, user_id: str | None) -> list[Round]:
+        """Up to `limit` daily rounds of the space marked for their card updates, oldest first; `user_id`: only
+        those that user answered."""
+        ...
+
+    async def clear_cards_pending(self, round_ids: Sequence[int]) -> None:
+        """Unmark these daily rounds (the last step of learn_rounds: their card updates are written by its end)."""
         ...
 
     async def pending_practice(self, limit: int, learner: tuple[str, str, str] | None) -> list[PendingAnswer]:

@@ -50,6 +50,18 @@ PENDING_MINE = PENDING_PRACTICE.format(
     learner="AND r.platform = ? AND r.space_id = ? AND r.user_id = ? ",
 )
 
+# the daily rounds of one space marked for their card updates (through their partial index), oldest first;
+# the second: only those one user answered
+TO_LEARN = (
+    f"SELECT {ROUND_COLUMNS} FROM rounds INDEXED BY rounds_cards_pending WHERE cards_pending IS NOT NULL "
+    "AND platform = ? AND space_id = ? ORDER BY id LIMIT ?"
+)
+TO_LEARN_OF = (
+    f"SELECT {ROUND_COLUMNS} FROM rounds INDEXED BY rounds_cards_pending WHERE cards_pending IS NOT NULL "
+    "AND platform = ? AND space_id = ? AND EXISTS (SELECT 1 FROM answers a WHERE a.round_id = rounds.id "
+    "AND a.user_id = ?) ORDER BY id LIMIT ?"
+)
+
 # rows to add to one board (`values`: a (?,?,?,?,?) per user), returning each user's new total and answer count
 ADD_SCORES_SQL = (
     "INSERT INTO scores (platform, space_id, period, period_key, user_id, points, correct, answered, reached_at) "
@@ -230,6 +242,26 @@ class SqliteSettle:
 
     async def clear_pending(self, round_ids: Sequence[int]) -> None:
         await self._rows_in("UPDATE rounds SET learn_pending = NULL WHERE id IN ({marks})", (), round_ids)
+
+    async def mark_cards_pending(self, round_id: int) -> None:
+        self.con.execute("UPDATE rounds SET cards_pending = 1 WHERE id = ?", (round_id,))
+
+    async def space_to_learn(self) -> tuple[str, str] | None:
+        row = self.con.execute(
+            "SELECT platform, space_id FROM rounds INDEXED BY rounds_cards_pending WHERE cards_pending IS NOT NULL "
+            "LIMIT 1"
+        ).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    async def rounds_to_learn(self, platform: str, space_id: str, limit: int, user_id: str | None) -> list[Round]:
+        if user_id is None:
+            rows = self.con.execute(TO_LEARN, (platform, space_id, limit)).fetchall()
+        else:
+            rows = self.con.execute(TO_LEARN_OF, (platform, space_id, user_id, limit)).fetchall()
+        return [round_from_row(r) for r in rows]
+
+    async def clear_cards_pending(self, round_ids: Sequence[int]) -> None:
+        await self._rows_in("UPDATE rounds SET cards_pending = NULL WHERE id IN ({marks})", (), round_ids)
 
     async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
         found: dict[CardKey, LearnerCard] = {}

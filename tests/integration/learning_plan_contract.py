@@ -185,6 +185,45 @@ class LearningPlanContract:
         # day 7 missed: the freeze bridged it (day 8); day 9 missed without one: broken (day 10)
         assert (ada.kept, ada.freezes, ada.freezes_used, ada.current) == (1, 0, 1, 1)
 
+    # ---- the daily rounds' card updates, written after the tick's reveals ---------------------------
+
+    async def test_a_reveal_batch_marks_its_daily_rounds_and_their_cards_are_written_later_once(self, store):
+        other = ChannelRef("test", "other", "chan-o")  # (a channel id is one channel of its platform)
+        closes = T0 + dt.timedelta(hours=1)
+        rounds = []
+        for ref, question, users in ((REF, "q1", ("ada", "bo")), (REF2, "q2", ("bo",)), (other, "q1", ("ada",))):
+            r = await store.claim_daily_round(ref, DAY, question, "tensors", T0, closes)
+            await store.add_answers([ans(r.id, u, 0, correct=u == "ada", at=T0) for u in users], T0)
+            rounds.append(r.id)
+        silent = await store.claim_daily_round(ChannelRef("test", "other", "chan-o2"), DAY, "q3", "tensors", T0, closes)
+        ids = [*rounds, silent.id]
+        assert len(await store.reveal_due_rounds(ids, closes, score_daily_round, closes)) == 4
+        assert await store.learn_rounds(50, ("test", "space", "cy")) == 0  # cy answered none of them
+        # a read of ada's cards in the space first writes the marked rounds she answered there (one)
+        [card] = await store.learner_cards("test", "space", "ada")
+        assert (card.key.question_id, card.reviews, card.lapses) == ("q1", 1, 0)
+        # the tick writes the rest, a space a call: bo's q2 in `space`, then ada's q1 in `other` (the round
+        # nobody answered there was not marked); then nothing is left, and the rounds revealed again mark nothing
+        assert (await store.learn_rounds(50), await store.learn_rounds(50)) == (1, 1)
+        assert await store.learn_rounds(50) == 0
+        assert await store.reveal_due_rounds(ids, closes, score_daily_round, closes) == []
+        assert await store.learn_rounds(50) == 0
+        bo = {c.key.question_id: c for c in await store.learner_cards("test", "space", "bo")}
+        assert sorted(bo) == ["q1", "q2"] and all(c.reviews == 1 and c.lapses == 1 for c in bo.values())
+        [elsewhere] = await store.learner_cards("test", "other", "ada")
+        assert elsewhere.key.question_id == "q1" and elsewhere.reviews == 1  # each card reviewed once
+        assert len(await store.review_events("test", "space", "ada")) == 1
+
+    async def test_a_learner_forgotten_before_the_card_updates_loses_theirs_and_keeps_the_others(self, store):
+        closes = T0 + dt.timedelta(hours=1)
+        r = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, closes)
+        await store.add_answers([ans(r.id, "ada", 0, at=T0), ans(r.id, "bo", 0, at=T0)], T0)
+        assert len(await store.reveal_due_rounds([r.id], closes, score_daily_round, closes)) == 1
+        await store.forget_learner("test", "space", "ada")  # writes the round's cards first, then forgets hers
+        assert await store.learn_rounds(50) == 0
+        assert await store.learner_cards("test", "space", "ada") == []
+        assert [c.key.question_id for c in await store.learner_cards("test", "space", "bo")] == ["q1"]
+
     async def test_missed_daily_dates_count_revealed_daily_dates_of_the_space_once_each(self, store):
         await daily(store, 0, {"ada"})
         await daily(store, 1, set())

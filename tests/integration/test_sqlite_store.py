@@ -10,7 +10,7 @@ import pytest
 from bot.store.base import PENDING_OF_LEARNER
 from bot.store.migrations import load_migrations
 from bot.store.sqlite import SqliteStore, split_sql
-from bot.store.sqlite_settle import PENDING_ALL, PENDING_MINE
+from bot.store.sqlite_settle import PENDING_ALL, PENDING_MINE, TO_LEARN, TO_LEARN_OF
 from tests.integration.access_contract import AccessContract
 from tests.integration.install_contract import InstallationContract
 from tests.integration.learner_data_contract import LearnerDataContract
@@ -393,7 +393,7 @@ async def test_the_top_of_a_board_is_read_in_the_index_order_without_statistics(
         await store.close()
 
 
-async def test_the_practice_marks_are_read_through_their_partial_index_not_a_scan_of_every_round(tmp_path):
+async def test_the_learning_marks_are_read_through_their_partial_indexes_not_a_scan_of_every_round(tmp_path):
     store = SqliteStore(tmp_path / "s.db")
     await store.open()
     await store.close()
@@ -402,7 +402,10 @@ async def test_the_practice_marks_are_read_through_their_partial_index_not_a_sca
         plan = " ".join(row[3] for row in con.execute("EXPLAIN QUERY PLAN " + sql, params))
         assert "USING INDEX rounds_learn_pending" in plan, plan
     plan = " ".join(row[3] for row in con.execute("EXPLAIN QUERY PLAN " + PENDING_OF_LEARNER, ("p", "s", "u")))
-    assert "USING INDEX rounds_learn_pending" in plan
+    assert "USING INDEX rounds_learn_pending" in plan and "USING INDEX rounds_cards_pending" in plan, plan
+    for sql, params in ((TO_LEARN, ("p", "s", 5)), (TO_LEARN_OF, ("p", "s", "u", 5))):  # the daily rounds' marks
+        plan = " ".join(row[3] for row in con.execute("EXPLAIN QUERY PLAN " + sql, params))
+        assert "USING INDEX rounds_cards_pending (platform=? AND space_id=?)" in plan, plan
     con.close()
 
 

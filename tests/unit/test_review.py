@@ -240,6 +240,38 @@ async def test_a_daily_answer_marked_not_sure_is_rated_hard_at_the_reveal(env):
     assert row.points > 0  # not sure changes no score
 
 
+async def test_the_tick_reveals_the_daily_round_and_then_writes_its_card_updates_doubts_included(env):
+    service, store, clock = env
+    await service.channels.configure(SETUP, REF, ConfigChange.of(timezone="UTC"))
+    round_ = await service.posting.post_scheduled(REF)
+    right = right_choice(service, round_.question_id)
+    await service.answers.answer_in_channel(REF, "ada", right, sure=False)
+    await service.answers.submit_answer(round_.id, "bo", (right + 1) % 4)
+    assert round_.closes_at is not None
+    clock.set(round_.closes_at + dt.timedelta(minutes=1))
+    await DailyScheduler(service, clock).tick()
+    assert (await store.get_round(round_.id)).revealed_at is not None
+    assert await store.learn_rounds(50) == 0  # the tick wrote them after its reveals: nothing is left marked
+    [event] = await store.review_events("fake", "space-1", "ada")
+    assert (event.rating, event.sure) == (2, False)  # "not sure", stored with the round, still counts
+    [card] = await store.learner_cards("fake", "space-1", "bo")
+    assert card.lapses == 1 and card.confident_miss
+
+
+async def test_the_card_updates_stop_at_their_budget_and_the_next_tick_goes_on(env):
+    service, store, clock = env
+    now, closes = clock.now(), clock.now() + dt.timedelta(minutes=5)
+    ids = []
+    for k, space in enumerate(("space-1", "space-2", "space-3")):
+        r = await store.claim_daily_round(ChannelRef("fake", space, f"c{k}"), now.date(), "q1", "autograd", now, closes)
+        await store.add_answers([NewAnswer(r.id, "ada", 0, True, now)], now)
+        ids.append(r.id)
+    assert len(await store.reveal_due_rounds(ids, closes, None, closes)) == 3
+    assert await service.practice.write_round_card_updates(budget=0.0) == 1  # one transaction (a space), then stop
+    assert await service.practice.write_round_card_updates() == 2  # the next tick: the other two spaces
+    assert await service.practice.write_round_card_updates() == 0
+
+
 # ---- pure rules ------------------------------------------------------------------------------------
 
 

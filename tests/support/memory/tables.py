@@ -92,6 +92,7 @@ class Tables:
     review_log: dict[tuple[CardKey, dt.datetime], ReviewEvent] = field(default_factory=dict)
     doubts: dict[tuple[int, str], bool] = field(default_factory=dict)  # (round id, user): marked "not sure"
     learn_pending: dict[int, bool] = field(default_factory=dict)  # practice round -> sure, card update to write
+    cards_pending: dict[int, bool] = field(default_factory=dict)  # daily round -> True: its card updates to write
     live_games: dict[int, LiveGame] = field(default_factory=dict)  # bot.live: id -> game
     live_claims: dict[int, dt.datetime] = field(default_factory=dict)  # game id -> lease end
     live_questions: dict[tuple[int, int], LiveQuestion] = field(default_factory=dict)  # (game, position)
@@ -331,6 +332,34 @@ class Settle:
         for rid in round_ids:
             if rid in self.t.learn_pending:
                 self._put(self.t.learn_pending, rid, _GONE)
+
+    async def mark_cards_pending(self, round_id: int) -> None:
+        self._put(self.t.cards_pending, round_id, True)
+
+    async def space_to_learn(self) -> tuple[str, str] | None:
+        for rid in sorted(self.t.cards_pending):
+            if rid in self.t.rounds:  # (a round deleted since leaves its mark behind here, unlike a table row)
+                ref = self.t.rounds[rid].ref
+                return ref.platform, ref.space_id
+        return None
+
+    async def rounds_to_learn(self, platform: str, space_id: str, limit: int, user_id: str | None) -> list[Round]:
+        found: list[Round] = []
+        for rid in sorted(self.t.cards_pending):
+            round_ = self.t.rounds.get(rid)
+            if round_ is None or (round_.ref.platform, round_.ref.space_id) != (platform, space_id):
+                continue
+            if user_id is not None and user_id not in self.t.answers.get(rid, {}):
+                continue
+            found.append(round_)
+            if len(found) == limit:
+                break
+        return found
+
+    async def clear_cards_pending(self, round_ids: Sequence[int]) -> None:
+        for rid in round_ids:
+            if rid in self.t.cards_pending:
+                self._put(self.t.cards_pending, rid, _GONE)
 
     async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
         return {k: self.t.cards[k] for k in keys if k in self.t.cards}

@@ -260,8 +260,9 @@ async def learn_practice(tx: RevealTransaction, limit: int, learner: tuple[str, 
 async def learn_rounds(tx: RevealTransaction, limit: int, learner: tuple[str, str, str] | None = None) -> int:
     """Write the card updates of up to `limit` daily rounds marked at their reveal, all of one space, oldest
     round first, and unmark them; how many rounds. `learner`: (platform, space, user): only rounds they
-    answered. One process at a time (lock_learning), under the space's scoring lock, so a forget-me of one of
-    their learners has finished (its answers are gone, and no card of theirs is written) or waits for this."""
+    answered. One writer of marked card updates at a time (lock_learning: no practice card update reads a card
+    this is writing), under the space's scoring lock, so a forget-me of one of their learners has finished (its
+    answers are gone, and no card of theirs is written) or waits for this."""
     await tx.lock_learning()
     space = learner[:2] if learner is not None else await tx.space_to_learn()
     if space is None:

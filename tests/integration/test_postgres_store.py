@@ -711,6 +711,55 @@ async def test_two_processes_writing_practice_card_updates_write_each_once_in_or
             await s.close()
 
 
+async def test_two_processes_writing_daily_card_updates_beside_a_forget_me_write_each_once(pg_url):
+    """Both processes write the revealed daily rounds' card updates at once (one space a transaction, one
+    process at a time) while a third forgets a learner of one space: every other answer is rated once, in
+    day order (one card is met on four days), the forgotten learner keeps no card, and no mark is left."""
+    stores = [PostgresStore(pg_url, max_size=4) for _ in range(3)]
+    for s in stores:
+        await s.open()
+    try:
+        first = stores[0]
+        users = ("ann", "bob", "cy")
+        ids = []
+        for day in range(4):
+            when = T0 + dt.timedelta(days=day)
+            for k in range(6):  # six spaces, a channel each; every day the same question
+                ref = ChannelRef("test", f"space-{k}", f"c{k}")
+                r = await first.claim_daily_round(ref, DAY + dt.timedelta(days=day), "q1", "t", when, None)
+                await first.add_answers([NewAnswer(r.id, u, 0, (day + k) % 2 == 0, when) for u in users], when)
+                ids.append(r.id)
+        closes = T0 + dt.timedelta(days=5)
+        for k in range(0, len(ids), 6):  # a day a batch, in day order
+            assert len(await first.reveal_due_rounds(ids[k : k + 6], closes, score_daily_round, closes)) == 6
+
+        async def drain(store: PostgresStore) -> int:
+            total = 0
+            while done := await store.learn_rounds(3):
+                total += done
+            return total
+
+        written = await asyncio.gather(
+            drain(stores[0]), drain(stores[1]), stores[2].forget_learner("test", "space-2", "bob")
+        )
+        # 20 to 24: the forget-me first writes the rounds of bob's space that the others have not written yet
+        assert 20 <= written[0] + written[1] <= 24
+        assert await first.pool.fetchval("SELECT COUNT(*) FROM rounds WHERE cards_pending IS NOT NULL") == 0
+        for k in range(6):
+            for user in users:
+                cards = await first.learner_cards("test", f"space-{k}", user)
+                if (k, user) == (2, "bob"):
+                    assert cards == []
+                    continue
+                [card] = cards
+                assert (card.reviews, card.lapses) == (4, 2)  # four days, two of them wrong: each once
+                events = await first.review_events("test", f"space-{k}", user)
+                assert [e.reviewed_at for e in events] == [T0 + dt.timedelta(days=d) for d in range(4)]
+    finally:
+        for s in stores:
+            await s.close()
+
+
 async def test_background_work_never_holds_the_whole_pool_so_an_answer_batch_gets_a_connection(pg_url):
     """The 09:00 fan-out runs as background work (bot.priority): however many of its transactions are open,
     FOREGROUND_CONNECTIONS of the pool stay free for answers and reads."""

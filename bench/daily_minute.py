@@ -370,6 +370,7 @@ import random
 import time
 
 from bench.daily_parts import (
+    BIN,
     DEFAULT_URL,
     INSTANT,
     LEAD,
@@ -527,6 +528,8 @@ def print_answers(result: dict[str, float], errs: str) -> None:
             for k in ("missed", "cached")
         )
     )
+    bins = sorted((int(k.rsplit(" ", 1)[1]), v) for k, v in result.items() if k.startswith("p99 bin "))
+    print(f"answer p99 by {BIN:g} s of the fan-out: " + ", ".join(f"{k * BIN:g}s {v:.1f} ms" for k, v in bins))
     print(
         f"leaderboard reads p99 {result['read_p99_ms']:.1f} ms; answer p99 during the fan-out / before 09:00: "
         f"{split_ratio(result):.2f} (target <= 2 with the roles split)"

@@ -389,6 +389,7 @@ class AnswerLoad:
             for lat, m, at in zip(self.latencies, self.missed, self.planned_at, strict=True)
             if 0 <= at < fan_out_end
         ]
+        out.update(p99_by_bin(self.latencies, self.planned_at, fan_out_end))
         for name, flag in (("missed", 1), ("cached", 0)):
             picked = [lat for lat, m in during if m == flag]
             out[f"answers during, {name}"] = float(len(picked))
@@ -411,6 +412,19 @@ def window_p99(latencies: Sequence[float], planned_at: Sequence[float], fan_out_
         name: quantile([lat for lat, at in zip(latencies, planned_at, strict=True) if lo <= at < hi], 0.99) * 1000
         for name, (lo, hi) in windows.items()
     }
+
+
+BIN = 5.0  # s: the width of the bins of p99_by_bin
+
+
+def p99_by_bin(latencies: Sequence[float], planned_at: Sequence[float], fan_out_end: float) -> dict[str, float]:
+    """Answer p99 (ms) per BIN s from 09:00 to the end of the fan-out ("p99 bin 0": 09:00:00 to 09:00:05, ...), to
+    see where in the fan-out its tail comes from."""
+    bins: dict[int, list[float]] = collections.defaultdict(list)
+    for lat, at in zip(latencies, planned_at, strict=True):
+        if 0 <= at < fan_out_end:
+            bins[int(at // BIN)].append(lat)
+    return {f"p99 bin {k}": quantile(v, 0.99) * 1000 for k, v in sorted(bins.items())}
 
 
 def split_ratio(figures: dict[str, float]) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.daily_parts import split_ratio, window_p99
+from bench.daily_parts import p99_by_bin, split_ratio, window_p99
 from bench.daily_roles import event, parse_roles
 
 
@@ -34,6 +34,13 @@ def test_the_answer_p99_is_taken_by_when_each_answer_came_and_the_ratio_is_durin
     assert figures["after it"] == pytest.approx(3.0)
     ratio = split_ratio({f"answer_p99_ms {k}": v for k, v in figures.items()})
     assert ratio == pytest.approx(25.0)
+
+
+def test_the_fan_outs_p99_by_bin_takes_each_answer_in_the_bin_it_came_in_and_none_outside():
+    latencies = [0.001] * 10 + [0.004] * 10 + [0.009] * 10 + [0.5]
+    planned = [0.5] * 10 + [5.0] * 10 + [11.0] * 10 + [-1.0]  # the last: before 09:00, in no bin
+    assert p99_by_bin(latencies, planned, 12.0) == {"p99 bin 0": 1.0, "p99 bin 1": 4.0, "p99 bin 2": 9.0}
+    assert p99_by_bin(latencies, planned, 10.0) == {"p99 bin 0": 1.0, "p99 bin 1": 4.0}  # after the fan-out: none
 
 
 async def test_the_fake_platforms_limits_let_go_of_channels_whose_window_has_passed(monkeypatch):

@@ -97,7 +97,10 @@ MB; the last post and reveal no later. Its ticks wrote about 4,000 rounds' card 
 of each tick, resting between transactions); the other 6,000 took 2.9-3.0 s of CPU after it (cards_left).
 Where in the fan-out the tail is (a fourth run of the change, the answers' p99 by 5 s of it, now printed): 25.8,
 19.6, 21.5, 16.4 and 12.6 ms over the first 25 s (the Slack lane's 9,000 reveals and posts, done by 23 s), then
-6.5-7.2 ms while only Discord's rate-bound lane was left (before 09:00: 7.5 ms; ratio 2.52).
+6.5-7.2 ms while only Discord's rate-bound lane was left (before 09:00: 7.5 ms; ratio 2.52). Tried, one run,
+not kept: the delivery process resting after each reveal transaction and each post group's question picks as
+long as they took: p99 29.5, 17.4, 21.6, 22.7 and 19.7 ms in the same bins, ratio 3.16, the last reveal no
+later (28.4 s): the lanes' pace is the platforms' rate limits, so the rests only spread the same work thinner.
 """
 
 from __future__ import annotations

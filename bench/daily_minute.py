@@ -445,9 +445,7 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
     scored = await store.count_rows(["answers"])
     loaded_ok = len(posts) == len(refs)  # the quiet days are not measured when the loaded day did not finish
     # the loaded day's reveals' card updates the ticks had not written yet (they rest between transactions)
-    cards_cpu = time.process_time()
-    cards_left = await write_marked_cards(store)
-    cards_cpu = time.process_time() - cards_cpu
+    cards_left, cards_cpu = await write_marked_cards(store)
     # day 2 reveals the loaded day's rounds (scoring their answers and updating the learners' cards);
     # day 3 reveals day 2's rounds, which nobody answered: the fan-out's own cost (post + reveal)
     quiet_cpu, quiet_wall, quiet_done = await quiet_day(store, clock, platforms, sent, expected if loaded_ok else 0, 1)

@@ -225,9 +225,7 @@ async def worker(args: argparse.Namespace) -> None:
     loaded_ok = len(posts) == len(refs)
     todo = expected if loaded_ok else 0
     # the loaded day's reveals' card updates the ticks had not written yet (they rest between transactions)
-    cards_cpu = time.process_time()
-    cards_left = await write_marked_cards(store)
-    cards_cpu = time.process_time() - cards_cpu
+    cards_left, cards_cpu = await write_marked_cards(store)
     scored = await store.count_rows(["answers"])  # the loaded day's answers, which day 1 reveals (as one process)
     quiet_cpu, quiet_wall, quiet_done = await quiet_day(store, clock, platforms, sent, todo, 1, batching, kept)
     bare_cpu, bare_wall, bare_done = await quiet_day(store, clock, platforms, sent, todo, 2, batching, kept)

@@ -125,7 +125,7 @@ class Answer:
     choice: int
     correct: bool
     answered_at: dt.datetime
-    points: int | None = None  # set when the round is revealed
+    points: int | None = None  # set when its round is revealed and it earned points (None: none, or not yet)
 
 
 class AnswerStatus(StrEnum):

@@ -142,8 +142,9 @@ async def reveal(
     missed = await missed_dates(tx, ref, round_.local_date, previous, answers, streaks)
     speed = await tx.speed_bonus(ref)
     result = scorer(RevealInput(round_, answers, previous, streaks, speed, missed))
-    if result.points:
-        await tx.write_points(round_id, result.points)
+    earned = {user: points for user, points in result.points.items() if points}
+    if earned:  # an answer that earned nothing keeps None: a third of a reveal's WAL was those updates
+        await tx.write_points(round_id, earned)
     if result.streaks:
         await tx.write_streaks(ref, result.streaks)
     if learn and defer:
@@ -450,7 +451,7 @@ class RevealTransaction(Protocol):
         ...
 
     async def write_points(self, round_id: int, points: dict[str, int]) -> None:
-        """Set the points of these users' answers to the round."""
+        """Set the points of these users' answers to the round (only answers that earned some are given)."""
         ...
 
     async def write_streaks(self, ref: ChannelRef, streaks: dict[str, StreakState]) -> None:

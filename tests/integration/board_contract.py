@@ -31,7 +31,7 @@ class BoardContract:
         assert results.count(True) == 1 and len(calls) == 1
         assert {a.user_id for a in calls[0].answers} == {"ada", "bob"}
         assert (await store.get_answer(r.id, "ada")).points == 10
-        assert (await store.get_answer(r.id, "bob")).points == 0
+        assert (await store.get_answer(r.id, "bob")).points is None  # a wrong answer earns nothing: not written
         rows = await store.leaderboard("test", "space", Period.ALL, "all", 10)
         assert [(x.rank, x.user_id, x.points, x.correct, x.answered) for x in rows] == [
             (1, "ada", 10, 1, 1),

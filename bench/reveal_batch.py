@@ -37,6 +37,13 @@ their buckets about 8 KB (an upsert that updates also writes a LOCK). Tried, not
 fillfactor 80, so the points' update could stay on its page (HOT): 39,864 bytes per round (0.97), as only 22%
 of the updates were HOT. A batch updates every answer on a page in one transaction, so the page would need
 room for all of them (fillfactor 50: the largest table twice its size).
+
+2026-12-07 (PostgreSQL, 1,000 rounds of 30 answers, --batch 50, one run of each build, 3 repeats): a reveal
+writes the points of the answers that earned some, and leaves the others' points NULL (in this benchmark a
+quarter of the answers are right, so three quarters of the points' updates went). WAL per revealed round
+20,600 -> 13,871 bytes (0.67); CPU per round, median 0.600 -> 0.491 ms. Their card updates, later, unchanged
+(20,690 bytes). A community whose answers are right more often saves less: the updates left are one per
+right answer.
 """
 
 from __future__ import annotations

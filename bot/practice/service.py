@@ -41,7 +41,6 @@ def matching(questions: Sequence[Question], topic: str | None, levels: frozenset
 
 
 ROUND_CARDS_BUDGET = 5.0  # s of a tick (15 s) spent on the daily rounds' card updates, rests included
-ROUND_CARDS_REST = 3.0  # after each of their transactions, a rest this many times as long as it took
 
 
 class Practice:
@@ -240,11 +239,10 @@ class Practice:
     async def write_round_card_updates(self, budget: float = ROUND_CARDS_BUDGET) -> int:
         """Write the card updates of daily rounds the tick revealed (marked at their reveal, so the 09:00
         fan-out writes half the WAL and takes half the CPU it did), a space a transaction, oldest first, for
-        about `budget` seconds (the rest waits for the next tick). After each transaction it rests three times
-        as long as that took (ROUND_CARDS_REST), so the answers coming meanwhile share the machine and the
-        WAL with a quarter of it: ten thousand rounds' updates take a few ticks. A learner's marked rounds are
-        written before anything reads their cards (the store does that), so this is only ever late, never
-        wrong. How many rounds were written."""
+        about `budget` seconds (the rest waits for the next tick). After each transaction it rests as long as
+        that took, so the answers coming meanwhile share the machine with half of it. A learner's marked
+        rounds are written before anything reads their cards (the store does that), so this is only ever
+        late, never wrong. How many rounds were written."""
         written = 0
         end = time.monotonic() + budget
         while True:
@@ -252,10 +250,9 @@ class Practice:
             done = await self.store.learn_rounds(LEARN_ROUNDS)
             written += done
             took = time.monotonic() - began
-            rest = took * ROUND_CARDS_REST
-            if not done or time.monotonic() + rest >= end:
+            if not done or time.monotonic() + took >= end:
                 return written
-            await asyncio.sleep(rest)
+            await asyncio.sleep(took)
 
     # ---- memory (the stats card's part) ------------------------------------------------------------
 

@@ -101,6 +101,16 @@ Where in the fan-out the tail is (a fourth run of the change, the answers' p99 b
 not kept: the delivery process resting after each reveal transaction and each post group's question picks as
 long as they took: p99 29.5, 17.4, 21.6, 22.7 and 19.7 ms in the same bins, ratio 3.16, the last reveal no
 later (28.4 s): the lanes' pace is the platforms' rate limits, so the rests only spread the same work thinner.
+Then (2026-12-07, later; a much noisier machine: the p50 before 09:00 2.8-4.7 ms from run to run, single 5 s
+bins of 125-188 ms in runs of either build). A reveal writes only the points answers earned (wrong answers' stay
+NULL): 13.9 KB of WAL a revealed round instead of 20.6 (bench.reveal_batch). Three alternating pairs, 2e3bb46
+-> the change: during the fan-out 39.6, 34.3, 55.2 -> 26.6, 69.8, 30.6 ms; ratio 7.99, 3.12, 3.73 -> 2.83, 8.83,
+3.13. No difference these runs can show. Tried, not kept: the delivery's pool at five connections (two
+background slots; ratio 4.08 and 3.76 against 4.55 plain: the Slack lane no slower, 22-25 s); that and each
+background connection resting as long as its statement took (2.74, then 8.90 with a p50 of 10.6 ms; the Slack
+lane's last send 35.0 and 48.6 s after 09:00, and the quiet day that scores 60 answers a round 131 s instead
+of 73); the tick's card updates resting three times as long as each transaction (answers' p99 after the
+fan-out 8.9-17.5 ms against 14.8-15.4, more updates left for later ticks).
 """
 
 from __future__ import annotations

@@ -143,7 +143,7 @@ async def reveal(
     speed = await tx.speed_bonus(ref)
     result = scorer(RevealInput(round_, answers, previous, streaks, speed, missed))
     earned = {user: points for user, points in result.points.items() if points}
-    if earned:  # an answer that earned nothing keeps None: a third of a reveal's WAL was those updates
+    if earned:  # an answer that earned nothing keeps None (those updates were a third of bench.reveal_batch's WAL)
         await tx.write_points(round_id, earned)
     if result.streaks:
         await tx.write_streaks(ref, result.streaks)

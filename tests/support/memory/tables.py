@@ -329,9 +329,7 @@ class Settle:
         return found
 
     async def clear_pending(self, round_ids: Sequence[int]) -> None:
-        for rid in round_ids:
-            if rid in self.t.learn_pending:
-                self._put(self.t.learn_pending, rid, _GONE)
+        self._unmark(self.t.learn_pending, round_ids)
 
     async def mark_cards_pending(self, round_id: int) -> None:
         self._put(self.t.cards_pending, round_id, True)
@@ -357,9 +355,13 @@ class Settle:
         return found
 
     async def clear_cards_pending(self, round_ids: Sequence[int]) -> None:
+        self._unmark(self.t.cards_pending, round_ids)
+
+    def _unmark(self, marks: dict[int, bool], round_ids: Sequence[int]) -> None:
+        """Drop these rounds' marks (learn_pending, cards_pending), as a column set to NULL."""
         for rid in round_ids:
-            if rid in self.t.cards_pending:
-                self._put(self.t.cards_pending, rid, _GONE)
+            if rid in marks:
+                self._put(marks, rid, _GONE)
 
     async def cards_of(self, keys: Sequence[CardKey]) -> dict[CardKey, LearnerCard]:
         return {k: self.t.cards[k] for k in keys if k in self.t.cards}

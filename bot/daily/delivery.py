@@ -39,15 +39,20 @@ T = TypeVar("T")
 
 WORK_BATCH = 50  # due channels or rounds claimed at most in one trip
 SEND_CAP = 50  # items (each one or two platform calls) in flight per platform lane
+# answers a reveal batch holds at most: a batch's transaction holds about 800 bytes an answer at its peak and its
+# reveal posts about 250 until they are out (PostgreSQL, 50 rounds of 2,000 answers: 81 and 25 MB)
+REVEAL_ANSWERS = 5_000
 
 
 @dataclass(frozen=True)
 class Batching:
     """How a lane cuts its work: `size` due rounds revealed in one store transaction (and due channels posted
-    in one group), `units` reveal batches and post groups each in flight at once."""
+    in one group), `units` reveal batches and post groups each in flight at once. A batch also holds at most
+    `answers` answers (a round with more is revealed alone): a batch's memory grows with its answers."""
 
     size: int
     units: int
+    answers: int = REVEAL_ANSWERS
 
 
 # A process that answers too (STUDYBOT_ROLE=all): about SEND_CAP items in flight, as when reveals and posts took
@@ -95,21 +100,43 @@ async def drain(
             await asyncio.wait(pending)
 
 
-def by_whole_spaces(items: Sequence[T], space: Callable[[T], Hashable], size: int) -> list[list[T]]:
-    """Cut `items` (in space order: a space's items next to each other) into chunks of at most `size` that
-    hold whole spaces; only a space with more than `size` items is cut, into chunks of its own. Two chunks
-    then rarely share a space, so two reveal batches seldom wait for one space's lock."""
+def by_whole_spaces(
+    items: Sequence[T],
+    space: Callable[[T], Hashable],
+    size: int,
+    weigh: Callable[[T], int] = lambda _: 0,
+    budget: int | None = None,
+) -> list[list[T]]:
+    """Cut `items` (in space order: a space's items next to each other) into chunks of at most `size` items
+    that weigh at most `budget` together (an item heavier than that is a chunk alone) and hold whole spaces;
+    only a space that does not fit in one chunk is cut, into chunks of its own. Two chunks then rarely share
+    a space, so two reveal batches seldom wait for one space's lock."""
+
+    def fits(count: int, weight: int) -> bool:
+        return count <= size and (budget is None or weight <= budget)
+
     chunks: list[list[T]] = []
     current: list[T] = []
+    load = 0
     for _, group in itertools.groupby(items, key=space):
         whole = list(group)
-        if len(current) + len(whole) > size and current:
+        weights = [weigh(item) for item in whole]
+        if current and not fits(len(current) + len(whole), load + sum(weights)):
             chunks.append(current)
-            current = []
-        if len(whole) > size:  # cut: its chunks wait for each other (SpaceGate), so none takes another space
-            chunks.extend(whole[i : i + size] for i in range(0, len(whole), size))
+            current, load = [], 0
+        if not fits(len(whole), sum(weights)):  # cut: its chunks wait for each other (SpaceGate)
+            part: list[T] = []
+            held = 0
+            for item, weight in zip(whole, weights, strict=True):
+                if part and not fits(len(part) + 1, held + weight):
+                    chunks.append(part)
+                    part, held = [], 0
+                part.append(item)
+                held += weight
+            chunks.append(part)
             continue
         current.extend(whole)
+        load += sum(weights)
     if current:
         chunks.append(current)
     return chunks
@@ -226,6 +253,7 @@ class _Lane:
         # read as open (the store's reveal committed before the claim, the announcement not out yet)
         self.taken_in: dict[tuple[str, str], list[asyncio.Future[None]]] = {}
         self.unsettled = 0  # of them, those not done yet (perhaps still open in the store)
+        self.answers: dict[int, int] = {}  # due rounds' answers, as counted (a closed round takes no more)
         self.gate = SpaceGate()
 
     async def run(self) -> None:
@@ -254,12 +282,20 @@ class _Lane:
         return sorted(rounds, key=lambda r: (r.ref.platform, r.ref.space_id, r.closes_at or self.now, r.id))
 
     async def _due_reveal_batches(self, n: int, busy: int) -> list[list[Round]]:
-        size = self.d.batching.size
-        rounds = self._in_order(await self._due_reveals(n * size, 0))
-        chunks = by_whole_spaces(rounds, _space_of, size)
+        rounds = self._in_order(await self._due_reveals(n * self.d.batching.size, 0))
+        chunks = (await self._batches(rounds))[:n]  # the rest are still due: a later fetch reads them again
         for chunk in chunks:
             self._take(chunk)
         return chunks
+
+    async def _batches(self, rounds: Sequence[Round]) -> list[list[Round]]:
+        """Rounds (in order) cut into reveal batches of whole spaces, by rounds and by answers."""
+        uncounted = [r.id for r in rounds if r.id not in self.answers]
+        if uncounted:
+            counts = await self.d.store.answer_counts(uncounted)
+            self.answers.update((rid, counts.get(rid, 0)) for rid in uncounted)
+        batching = self.d.batching
+        return by_whole_spaces(rounds, _space_of, batching.size, lambda r: self.answers[r.id], batching.answers)
 
     def _take(self, rounds: Sequence[Round]) -> None:
         """Mark rounds as this lane's to reveal (before any await: neither drain takes them again)."""
@@ -355,7 +391,8 @@ class _Lane:
 
     async def _post_group(self, group: _PostGroup) -> None:
         if group.reveal:
-            await self._reveal_batch(group.reveal)
+            for batch in await self._batches(group.reveal):
+                await self._reveal_batch(batch)
         if group.waits:
             await asyncio.wait(group.waits)
         await asyncio.gather(*(self._post(item) for item in group.items))

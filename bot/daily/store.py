@@ -137,6 +137,10 @@ class DeliveryStore(UptimeStore, Protocol):
         """Open daily rounds whose promised reveal instant has passed."""
         ...
 
+    async def answer_counts(self, round_ids: Sequence[int]) -> dict[int, int]:
+        """How many answers each of these rounds holds (a round with none is left out)."""
+        ...
+
     async def claim_reveals(
         self,
         now: dt.datetime,

@@ -178,6 +178,11 @@ class RoundSql(SqlBase):
         )
         return [answer_from_row(r) for r in rows]
 
+    async def answer_counts(self, round_ids: Sequence[int]) -> dict[int, int]:
+        sql = "SELECT round_id, COUNT(*) FROM answers WHERE {among} GROUP BY round_id"
+        rows = await self._read_among(sql, (), "round_id", round_ids, "bigint")
+        return {int(r[0]): int(r[1]) for r in rows}
+
     async def mark_unsure(self, round_id: int, user_id: str) -> None:
         await self._atomic(
             "INSERT INTO answer_doubts (round_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING", (round_id, user_id)

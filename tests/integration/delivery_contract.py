@@ -155,6 +155,16 @@ class DeliveryContract:
         await store.finish_reveals([RevealFinish(r.id, "sent")])
         assert await store.claim_reveals(lease + dt.timedelta(days=1), lease, 10) == []
 
+    async def test_answer_counts_of_the_rounds_asked(self, store):
+        closes = T0 + dt.timedelta(hours=1)
+        r1 = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, closes)
+        r2 = await store.claim_daily_round(REF2, DAY, "q1", "tensors", T0, closes)
+        r3 = await store.claim_daily_round(REF, DAY + dt.timedelta(days=1), "q2", "tensors", T0, closes)
+        await store.add_answers([ans(r1.id, u) for u in ("ada", "bob", "cy")] + [ans(r2.id, "ada")], T0)
+        assert await store.answer_counts([r1.id, r2.id, r3.id, r1.id]) == {r1.id: 3, r2.id: 1}  # none: left out
+        assert await store.answer_counts([r2.id]) == {r2.id: 1}
+        assert await store.answer_counts([]) == {}
+
     # ---- the same durable work by the batch (the tick's fan-out) -----------------------------------
     async def test_due_posts_are_claimed_by_the_batch_with_their_settings_and_open_rounds(self, store):
 

@@ -549,3 +549,42 @@ async def test_a_tick_reveals_in_batches_of_its_size_and_each_reveal_goes_before
     assert all(at[("reveal", f"chan-{i}")] < at[("post", f"chan-{i}")] for i in range(n))
     await process.service.close()
     await store.close()
+
+
+@pytest.mark.parametrize("make_store", [InMemoryStore, lambda: SqliteStore(":memory:")])
+async def test_a_tick_reveals_in_batches_that_hold_at_most_its_answers(make_store):
+    """A batch's memory grows with its answers: the lane cuts batches by answers too, a round with more answers
+    than a batch may hold is revealed alone, and each reveal still goes before the channel's question."""
+    store, n, batching = make_store(), 24, Batching(size=10, units=2, answers=40)
+    await store.open()
+    batches: list[list[int]] = []  # the answers of each batch's rounds
+    reveal_due_rounds = store.reveal_due_rounds
+
+    async def recorded(round_ids, *args, **kwargs):  # type: ignore[no-untyped-def]
+        done = await reveal_due_rounds(round_ids, *args, **kwargs)
+        batches.append([len(item.answers) for item in done])
+        return done
+
+    store.reveal_due_rounds = recorded  # type: ignore[method-assign]
+    clock, platform = FixedClock(NINE - dt.timedelta(hours=1)), _Turns()
+    process = Process(store, clock, platform, batching)
+    refs = [ChannelRef("fake", f"space-{i % 3}", f"chan-{i}") for i in range(n)]
+    for ref in refs:
+        await process.service.channels.configure(ADMIN, ref)
+    clock.set(NINE)
+    await process.scheduler.tick()
+    clock.set(NINE + dt.timedelta(minutes=5))
+    answers = {ref.channel_id: (i % 4) * 9 + (45 if i == 3 else 0) for i, ref in enumerate(refs)}  # 0 to 72
+    for ref in refs:
+        for user in range(answers[ref.channel_id]):
+            await process.service.answers.answer_in_channel(ref, f"user-{user}", user % 4)
+    clock.set(NINE + dt.timedelta(days=1))
+    platform.log.clear()
+    await process.scheduler.tick()
+    assert sorted(a for batch in batches for a in batch) == sorted(answers.values())  # each round revealed once
+    assert all(len(batch) == 1 or sum(batch) <= batching.answers for batch in batches)
+    assert [72] in batches and max(map(len, batches)) > 1  # cut by answers, yet not one round a batch
+    at = {(kind, channel): i for i, (kind, channel, _) in enumerate(platform.log)}
+    assert all(at[("reveal", ref.channel_id)] < at[("post", ref.channel_id)] for ref in refs)
+    await process.service.close()
+    await store.close()

@@ -1,5 +1,5 @@
-"""How a delivery lane cuts reveals into batches by whole spaces, and holds a space for one batch at a time
-(bot.daily.delivery.by_whole_spaces, SpaceGate)."""
+"""How a delivery lane cuts reveals into batches by whole spaces (and by answers), and holds a space for one
+batch at a time (bot.daily.delivery.by_whole_spaces, SpaceGate)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,26 @@ def test_chunks_hold_whole_spaces_and_keep_the_order(items: str, size: int, chun
     assert ["".join(_space(x) for x in chunk) for chunk in got] == chunks
     assert [x for chunk in got for x in chunk] == tagged  # every item once, in order
     assert all(len(chunk) <= size for chunk in got)
+
+
+@pytest.mark.parametrize(
+    ("items", "weights", "chunks"),
+    [
+        ("aab", [1, 1, 2], ["aab"]),  # as heavy as the budget: one chunk
+        ("aabb", [2, 2, 1, 1], ["aa", "bb"]),  # b does not fit with a: not cut to fill the first chunk
+        ("abc", [9, 1, 1], ["a", "bc"]),  # a round heavier than the budget is a batch alone
+        ("aaab", [2, 3, 1, 1], ["a", "aa", "b"]),  # a space that does not fit is cut, into its own chunks
+        ("abbbc", [0, 4, 4, 0, 0], ["a", "b", "bb", "c"]),
+        ("aaaaa", [0, 0, 0, 0, 0], ["aaa", "aa"]),  # the size still holds when nothing weighs
+    ],
+)
+def test_chunks_also_hold_at_most_the_budget(items: str, weights: list[int], chunks: list[str]) -> None:
+    tagged = [f"{s}{i}" for i, s in enumerate(items)]
+    weight = dict(zip(tagged, weights, strict=True))
+    got = by_whole_spaces(tagged, _space, 3, weight.__getitem__, budget=4)
+    assert ["".join(_space(x) for x in chunk) for chunk in got] == chunks
+    assert [x for chunk in got for x in chunk] == tagged
+    assert all(len(chunk) == 1 or sum(map(weight.__getitem__, chunk)) <= 4 for chunk in got)
 
 
 async def test_batches_sharing_a_space_run_one_after_another_and_others_at_once() -> None:

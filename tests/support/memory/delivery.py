@@ -127,6 +127,10 @@ class MemoryDelivery(MemoryTables):
         ]
         return sorted(due, key=lambda r: (r.closes_at, r.id))[: max(limit, 0)]
 
+    async def answer_counts(self, round_ids: Sequence[int]) -> dict[int, int]:
+        t = await self._db()
+        return {rid: len(t.answers[rid]) for rid in set(round_ids) if t.answers.get(rid)}
+
     async def claim_reveals(
         self,
         now: dt.datetime,

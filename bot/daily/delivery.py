@@ -6,7 +6,8 @@ once; a failure of one item never stops the others. Each platform is a lane of i
 limits never hold up another's), and in a lane about SEND_CAP reveals and posts together are in flight:
 more are claimed as slots free, so a claim's lease starts when its work does, and a tick with thousands of
 channels due drains them all. A lane's reveals and posts run side by side; a channel's post waits only for
-the reveal of its own due rounds (see _Lane).
+the reveal of its own due rounds (see _Lane). A reveal batch is cut by rounds and by their answers (Batching),
+so a busy day's batches take no more memory than a quiet day's.
 """
 
 from __future__ import annotations
@@ -292,7 +293,11 @@ class _Lane:
         """Rounds (in order) cut into reveal batches of whole spaces, by rounds and by answers."""
         uncounted = [r.id for r in rounds if r.id not in self.answers]
         if uncounted:
-            counts = await self.d.store.answer_counts(uncounted)
+            try:
+                counts = await self.d.store.answer_counts(uncounted)
+            except Exception:  # the reveal itself meets a store that fails, and handles it
+                log.warning("counting the answers of %d due rounds failed", len(uncounted), exc_info=True)
+                counts = {}
             self.answers.update((rid, counts.get(rid, 0)) for rid in uncounted)
         batching = self.d.batching
         return by_whole_spaces(rounds, _space_of, batching.size, lambda r: self.answers[r.id], batching.answers)

@@ -588,3 +588,29 @@ async def test_a_tick_reveals_in_batches_that_hold_at_most_its_answers(make_stor
     assert all(at[("reveal", ref.channel_id)] < at[("post", ref.channel_id)] for ref in refs)
     await process.service.close()
     await store.close()
+
+
+async def test_a_tick_whose_answer_count_fails_still_reveals_and_posts_every_channel(caplog):
+    store, n = InMemoryStore(), 12
+    await store.open()
+
+    async def failing(round_ids):  # type: ignore[no-untyped-def]
+        raise ConnectionError("the database went away")
+
+    clock, platform = FixedClock(NINE - dt.timedelta(hours=1)), _Turns()
+    process = Process(store, clock, platform, Batching(size=5, units=2, answers=10))
+    refs = [ChannelRef("fake", f"space-{i % 2}", f"chan-{i}") for i in range(n)]
+    for ref in refs:
+        await process.service.channels.configure(ADMIN, ref)
+    clock.set(NINE)
+    await process.scheduler.tick()
+    store.answer_counts = failing  # type: ignore[method-assign]
+    clock.set(NINE + dt.timedelta(days=1))
+    platform.log.clear()
+    with caplog.at_level(logging.WARNING, logger="bot.daily.delivery"):
+        await process.scheduler.tick()
+    kinds = sorted((kind, channel) for kind, channel, _ in platform.log)
+    assert kinds == sorted([("post", r.channel_id) for r in refs] + [("reveal", r.channel_id) for r in refs])
+    assert any("counting the answers of" in r.getMessage() for r in caplog.records)
+    await process.service.close()
+    await store.close()

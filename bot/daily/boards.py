@@ -43,8 +43,7 @@ class Boards:
         `public`: to be posted in the channel (the adapter shows names without notifying anyone)."""
         today, _tz = await self.ctx.space_today(platform, space_id)
         key = dict(period_keys(today))[period]
-        rows = await self.store.leaderboard(platform, space_id, period, key, LEADERBOARD_SIZE)
-        me = await self.store.rank_of(platform, space_id, period, key, asker) if asker else None
+        rows, me = await self.store.board_and_rank(platform, space_id, period, key, LEADERBOARD_SIZE, asker)
         card = cards.leaderboard_card(period, today, key, rows, me)
         return replace(card, public=True) if public else card
 

@@ -115,6 +115,12 @@ class BoardReads(Protocol):
         self, platform: str, space_id: str, period: Period, period_key: str, user_id: str
     ) -> LeaderboardRow | None: ...
 
+    async def board_and_rank(
+        self, platform: str, space_id: str, period: Period, period_key: str, limit: int, user_id: str | None
+    ) -> tuple[list[LeaderboardRow], LeaderboardRow | None]:
+        """leaderboard and rank_of(user_id) read together, in one trip (no user: no rank)."""
+        ...
+
     # stats
     async def user_topic_stats(
         self, platform: str, space_id: str, user_id: str

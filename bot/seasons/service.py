@@ -185,10 +185,9 @@ class Seasons:
                 "This month's leaderboard shows it so far."
             )
         archive = await store.season_archive(platform, space_id, season)
-        rows = await store.leaderboard(platform, space_id, Period.MONTH, season, BOARD_SIZE)
+        rows, me = await store.board_and_rank(platform, space_id, Period.MONTH, season, BOARD_SIZE, asker)
         if not rows and (archive is None or not archive.rows):
             raise NoSeason(f"No season results for {label} ({season}): no one scored in a daily question that month.")
-        me = await store.rank_of(platform, space_id, Period.MONTH, season, asker) if asker else None
         if archive is None:
             note = "Not archived yet: the season is archived with the first daily post of the next month."
         else:

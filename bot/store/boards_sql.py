@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 
-from bot.kernel.scoring import LeaderboardRow
+from bot.kernel.scoring import LeaderboardRow, ranked
 from bot.kernel.values import (
     Period,
     RoundKind,
@@ -18,9 +19,48 @@ from bot.store.rows import (
     streak_from_row,
 )
 
+# the top of a board in its order: user_id, points, correct, answered, reached_at; its ? marks: platform,
+# space_id, period, period_key, limit (an engine may name its index: SqliteStore)
+TOP_SQL = (
+    "SELECT user_id, points, correct, answered, reached_at FROM scores WHERE platform = ? AND space_id = ? "
+    "AND period = ? AND period_key = ? ORDER BY points DESC, reached_at NULLS LAST, user_id LIMIT ?"
+)
+
+
+@functools.cache
+def board_and_rank_sql(top: str) -> str:
+    """One statement: the top of a board (`top`: as TOP_SQL), then one user's row (? marks: the same four as
+    the top's and the user) with the users above them, from the buckets (part 1; the top is part 0)."""
+    return (
+        f"SELECT 0 AS part, t.*, 0 AS above FROM ({top}) t UNION ALL "
+        "SELECT 1, s.user_id, s.points, s.correct, s.answered, s.reached_at, (SELECT COALESCE(SUM(b.users), 0) "
+        "FROM score_buckets b WHERE b.platform = s.platform AND b.space_id = s.space_id AND b.period = s.period "
+        "AND b.period_key = s.period_key AND b.points > s.points) FROM scores s WHERE s.platform = ? "
+        "AND s.space_id = ? AND s.period = ? AND s.period_key = ? AND s.user_id = ? "
+        "ORDER BY 1, 3 DESC, 6 NULLS LAST, 2"
+    )
+
 
 class BoardSql(SqlBase):
     """Leaderboard ranks, streaks and a learner's answers by topic."""
+
+    top_sql = TOP_SQL
+
+    async def leaderboard(
+        self, platform: str, space_id: str, period: Period, period_key: str, limit: int
+    ) -> list[LeaderboardRow]:
+        rows = await self._read(self.top_sql, (platform, space_id, period.value, period_key, limit))
+        return ranked(r[:4] for r in rows)
+
+    async def board_and_rank(
+        self, platform: str, space_id: str, period: Period, period_key: str, limit: int, user_id: str | None
+    ) -> tuple[list[LeaderboardRow], LeaderboardRow | None]:
+        if user_id is None:
+            return await self.leaderboard(platform, space_id, period, period_key, limit), None
+        board = (platform, space_id, period.value, period_key)
+        rows = await self._read(board_and_rank_sql(self.top_sql), (*board, limit, *board, user_id))
+        mine = [LeaderboardRow(int(r[6]) + 1, user_id, int(r[2]), int(r[3]), int(r[4])) for r in rows if r[0] == 1]
+        return ranked(r[1:5] for r in rows if r[0] == 0), (mine[0] if mine else None)
 
     async def rank_of(
         self, platform: str, space_id: str, period: Period, period_key: str, user_id: str

@@ -24,8 +24,8 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 
 from bot.daily.values import RevealedRound, SendClaim
-from bot.kernel.scoring import LeaderboardRow, Scorer, ranked
-from bot.kernel.values import AnswerWrite, ChannelRef, DueChannel, NewAnswer, Period, Round, SpaceFilter
+from bot.kernel.scoring import Scorer
+from bot.kernel.values import AnswerWrite, ChannelRef, DueChannel, NewAnswer, Round, SpaceFilter
 from bot.store.base import DueSends, Step, numbered
 from bot.store.migrations import load_migrations
 from bot.store.postgres_delivery import PgDelivery
@@ -328,22 +328,6 @@ class PostgresStore(PgDelivery, FeatureSql):
             *params,
         )
         return [round_from_row(r) for r in rows]
-
-    # ---- leaderboards ----------------------------------------------------------------------------
-
-    async def leaderboard(
-        self, platform: str, space_id: str, period: Period, period_key: str, limit: int
-    ) -> list[LeaderboardRow]:
-        rows = await self._fetch(
-            "SELECT user_id, points, correct, answered FROM scores WHERE platform = $1 AND space_id = $2 "
-            "AND period = $3 AND period_key = $4 ORDER BY points DESC, reached_at NULLS LAST, user_id LIMIT $5",
-            platform,
-            space_id,
-            period.value,
-            period_key,
-            limit,
-        )
-        return ranked(rows)
 
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 

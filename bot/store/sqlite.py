@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from bot.daily.values import RevealedRound, SendClaim
-from bot.kernel.scoring import LeaderboardRow, Scorer, ranked
-from bot.kernel.values import ChannelRef, DueChannel, Period, Round, SpaceFilter
+from bot.kernel.scoring import Scorer
+from bot.kernel.values import ChannelRef, DueChannel, Round, SpaceFilter
 from bot.store import sqlite_in_thread as in_thread
 from bot.store.base import DueSends, Step
 from bot.store.migrations import load_migrations
@@ -49,7 +49,7 @@ T = TypeVar("T")
 # the top of a board in the index's order (the first rows, then ties sorted): without `INDEXED BY`, a database
 # without statistics (just migrated, or bulk-loaded, before an ANALYZE) sorts every row of the period
 LEADERBOARD_SQL = (
-    "SELECT user_id, points, correct, answered FROM scores INDEXED BY scores_top_reached "
+    "SELECT user_id, points, correct, answered, reached_at FROM scores INDEXED BY scores_top_reached "
     "WHERE platform = ? AND space_id = ? AND period = ? AND period_key = ? "
     "ORDER BY points DESC, reached_at IS NULL, reached_at, user_id LIMIT ?"
 )
@@ -68,6 +68,7 @@ class SqliteStore(FeatureSql):
     """Store port on SQLite (the embedded default)."""
 
     channel_columns = CHANNEL_COLUMNS
+    top_sql = LEADERBOARD_SQL
     native_values = False  # timestamps as ISO text, flags as 0/1, the time as HH:MM
     text_order = ""  # SQLite compares text byte by byte already
 
@@ -247,14 +248,6 @@ class SqliteStore(FeatureSql):
             )
             for row in revealed
         ]
-
-    # ---- leaderboards ----------------------------------------------------------------------------
-
-    async def leaderboard(
-        self, platform: str, space_id: str, period: Period, period_key: str, limit: int
-    ) -> list[LeaderboardRow]:
-        rows = await self._read(LEADERBOARD_SQL, (platform, space_id, period.value, period_key, limit))
-        return ranked(rows)
 
     # ---- bulk export and import (`studybot db copy`) ---------------------------------------------
 

@@ -109,6 +109,27 @@ class BoardContract:
         assert [row.user_id for row in top] == [row.user_id for row in everyone[:10]]
         assert all(row.rank == 1 + sum(1 for p in totals.values() if p > row.points) for row in top)
 
+    async def test_a_board_and_a_rank_read_together_are_the_two_read_apart(self, store):
+        rng = random.Random(5)
+        users = [f"u{i:02d}" for i in range(30)]
+        for day in range(4):
+            r = await store.claim_daily_round(REF, DAY + dt.timedelta(days=day), f"q{day}", "tensors", T0, None)
+            who = rng.sample(users, 20)
+            answered = [T0 + dt.timedelta(seconds=rng.randrange(60)) for _ in who]
+            await store.add_answers(
+                [ans(r.id, u, at=at, correct=rng.random() < 0.5) for u, at in zip(who, answered, strict=True)], T0
+            )
+            await store.reveal_round(r.id, T0, score_daily_round)
+        board = ("test", "space", Period.ALL, "all")
+        everyone = await store.leaderboard(*board, 100)
+        assert len({row.points for row in everyone}) < len(everyone)  # ties, so the order within them counts
+        for limit in (5, 100):
+            top = await store.leaderboard(*board, limit)
+            for user in (everyone[0].user_id, everyone[-1].user_id, "never-answered"):
+                assert await store.board_and_rank(*board, limit, user) == (top, await store.rank_of(*board, user))
+            assert await store.board_and_rank(*board, limit, None) == (top, None)
+        assert await store.board_and_rank("test", "elsewhere", Period.ALL, "all", 10, users[0]) == ([], None)
+
     async def test_ranks_stay_right_when_a_round_has_more_answers_than_one_statement_takes(self, store):
         users = [f"u{i:04d}" for i in range(1200)]  # SQLite writes a board's scores 500 users a statement
         for day in range(2):

@@ -381,6 +381,7 @@ async def test_writes_wait_for_a_held_checkpoint_pass_a_bounded_time(tmp_path, m
 async def test_the_top_of_a_board_is_read_in_the_index_order_without_statistics(tmp_path):
     """A database without statistics (just migrated or bulk-loaded) still reads a board's top rows from
     the index instead of sorting every row of the period (16 ms at 100,000 users)."""
+    from bot.store.boards_sql import board_and_rank_sql
     from bot.store.sqlite import LEADERBOARD_SQL
 
     store = SqliteStore(tmp_path / "board.db")
@@ -389,6 +390,11 @@ async def test_the_top_of_a_board_is_read_in_the_index_order_without_statistics(
         plan = await store._read("EXPLAIN QUERY PLAN " + LEADERBOARD_SQL, ("slack", "T", "week", "2026-W49", 10))
         details = " | ".join(str(row[3]) for row in plan)
         assert "scores_top_reached" in details and "USE TEMP B-TREE FOR ORDER BY" not in details, details
+        # the same top read with an asker's rank (one statement): the top still from the index
+        board = ("slack", "T", "week", "2026-W49")
+        plan = await store._read("EXPLAIN QUERY PLAN " + board_and_rank_sql(LEADERBOARD_SQL), (*board, 10, *board, "u"))
+        details = " | ".join(str(row[3]) for row in plan)
+        assert "INDEX scores_top_reached" in details, details
     finally:
         await store.close()
 

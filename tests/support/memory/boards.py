@@ -43,6 +43,12 @@ class MemoryBoards(MemoryTables):
         above = sum(n for total, n in buckets.items() if total > points)
         return LeaderboardRow(above + 1, user_id, points, correct, answered)
 
+    async def board_and_rank(
+        self, platform: str, space_id: str, period: Period, period_key: str, limit: int, user_id: str | None
+    ) -> tuple[list[LeaderboardRow], LeaderboardRow | None]:
+        board = await self.leaderboard(platform, space_id, period, period_key, limit)
+        return board, await self.rank_of(platform, space_id, period, period_key, user_id) if user_id else None
+
     async def user_topic_stats(self, platform: str, space_id: str, user_id: str) -> list[tuple[RoundKind, TopicStats]]:
         t = await self._db()
         counts: dict[tuple[str, RoundKind], tuple[int, int]] = {}

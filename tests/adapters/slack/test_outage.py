@@ -181,7 +181,7 @@ async def test_a_store_failing_under_a_listener_gets_the_private_note_too(
     try:
         round_ = await slack.daily_round()
         store = slack.store
-        real_board, real_add = store.leaderboard, store.add_answers
+        real_board, real_add = store.board_and_rank, store.add_answers
 
         async def io_error(*args: object, **kwargs: object) -> object:
             raise sqlite3.OperationalError("disk I/O error")
@@ -200,9 +200,9 @@ async def test_a_store_failing_under_a_listener_gets_the_private_note_too(
             await asyncio.sleep(0.05)
         assert "locked in" in (await slack.reply(await slack.click(round_.id, 1))).args["text"]
 
-        store.leaderboard = io_error  # type: ignore[method-assign]
+        store.board_and_rank = io_error  # type: ignore[method-assign]
         assert (await slack.reply(await slack.command("leaderboard week"))).args["text"] == STORE_DOWN  # /quiz
-        store.leaderboard = real_board  # type: ignore[method-assign]
+        store.board_and_rank = real_board  # type: ignore[method-assign]
         for _ in range(100):
             if not outage.down:
                 break
@@ -211,9 +211,9 @@ async def test_a_store_failing_under_a_listener_gets_the_private_note_too(
         async def bug(*args: object, **kwargs: object) -> object:
             raise KeyError("a bug")
 
-        store.leaderboard = bug  # type: ignore[method-assign]
+        store.board_and_rank = bug  # type: ignore[method-assign]
         assert "Something went wrong" in (await slack.reply(await slack.command("leaderboard week"))).args["text"]
-        store.leaderboard = real_board  # type: ignore[method-assign]
+        store.board_and_rank = real_board  # type: ignore[method-assign]
     finally:
         await slack.close()
     loud = [(r.name, r.levelname, bool(r.exc_info)) for r in caplog.records if r.levelno >= logging.WARNING]

@@ -284,6 +284,7 @@ async def interactive(args: argparse.Namespace) -> dict[str, dict[str, float]]:
         t_seed = time.perf_counter()
         opened = await seed(store, refs, args.answers_per_round)
         seeded = time.perf_counter() - t_seed
+        rss_seed = rss_mb()  # the seed's own high-water mark: this process seeds before it answers
         t0 = time.monotonic() + START_AFTER + START_LEAD  # the answers' start (LEAD s before 09:00)
         argv = [sys.executable, "-m", "bench.daily_minute", "--worker", "delivery", "--url", url, "--t0", repr(t0)]
         argv += ["--store", "postgres", "--channels", str(args.channels), "--seconds", str(args.seconds)]
@@ -316,7 +317,12 @@ async def interactive(args: argparse.Namespace) -> dict[str, dict[str, float]]:
         await load.run(args.seconds, lambda: "loaded" in told, args.seconds + 60)
         cpu = time.process_time() - cpu0
         fan_out_end = float(told.get("loaded", {}).get("fan_out_end", 0.0))
-        mine = load.figures(fan_out_end) | {"loaded_cpu_s": cpu, "rss_mb": rss_mb(), "seed_s": seeded}
+        mine = load.figures(fan_out_end) | {
+            "loaded_cpu_s": cpu,
+            "rss_mb": rss_mb(),
+            "rss_seed_mb": rss_seed,
+            "seed_s": seeded,
+        }
         mine["errors"] = sum(load.errors.values())
         await service.close()
         await proc.wait()
@@ -339,7 +345,10 @@ async def main(args: argparse.Namespace) -> None:
         f"({args.discord_share:.0%} Discord), {args.seconds:g} s at {args.rate:,} answers/s + {args.reads} reads/s "
         f"(seeded in {mine['seed_s']:.1f} s), STUDYBOT_DELIVERY_NICE={args.delivery_nice}"
     )
-    print(f"interactive process: CPU {mine['loaded_cpu_s']:.1f} s, RSS high-water mark {mine['rss_mb']:.0f} MB")
+    print(
+        f"interactive process: CPU {mine['loaded_cpu_s']:.1f} s, RSS high-water mark {mine['rss_mb']:.0f} MB "
+        f"({mine['rss_seed_mb']:.0f} MB at the end of the seed, which this process runs first)"
+    )
     print_answers(mine, f"{mine['errors']:,.0f}")
     if not theirs:
         print("delivery process: no figures (it failed; see its output above)")

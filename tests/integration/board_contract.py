@@ -14,6 +14,22 @@ from bot.kernel.values import Period, RoundKind, StreakState
 from tests.integration.contract_values import DAY, REF, T0, ans
 
 
+async def random_days(  # type: ignore[no-untyped-def]
+    store, rng: random.Random, *, users: int, days: int, each_day: int, right: float, spread: int = 0
+) -> None:
+    """`days` daily rounds, each answered by `each_day` of `users` users at random (right with chance
+    `right`, within `spread` seconds of T0), then revealed and scored."""
+    everyone = [f"u{i:02d}" for i in range(users)]
+    for day in range(days):
+        r = await store.claim_daily_round(REF, DAY + dt.timedelta(days=day), f"q{day}", "tensors", T0, None)
+        answers = []
+        for user in rng.sample(everyone, each_day):
+            at = T0 + dt.timedelta(seconds=rng.randrange(spread)) if spread else T0
+            answers.append(ans(r.id, user, at=at, correct=rng.random() < right))
+        await store.add_answers(answers, T0)
+        await store.reveal_round(r.id, T0, score_daily_round)
+
+
 class BoardContract:
     """A reveal happens once and folds its points into the week, month and all-time boards; ranks count
     the users above."""
@@ -91,13 +107,7 @@ class BoardContract:
         assert [(k, t.topic, t.answered, t.correct) for k, t in stats] == [(RoundKind.PRACTICE, "tensors", 1, 1)]
 
     async def test_ranks_match_a_brute_force_count(self, store):
-        rng = random.Random(3)
-        users = [f"u{i:02d}" for i in range(40)]
-        for day in range(6):
-            r = await store.claim_daily_round(REF, DAY + dt.timedelta(days=day), f"q{day}", "tensors", T0, None)
-            who = rng.sample(users, 25)
-            await store.add_answers([ans(r.id, u, correct=rng.random() < 0.6) for u in who], T0)
-            await store.reveal_round(r.id, T0, score_daily_round)
+        await random_days(store, random.Random(3), users=40, days=6, each_day=25, right=0.6)
         everyone = await store.leaderboard("test", "space", Period.ALL, "all", 1000)
         totals = {row.user_id: row.points for row in everyone}
         assert [row.points for row in everyone] == sorted(totals.values(), reverse=True)
@@ -110,16 +120,8 @@ class BoardContract:
         assert all(row.rank == 1 + sum(1 for p in totals.values() if p > row.points) for row in top)
 
     async def test_a_board_and_a_rank_read_together_are_the_two_read_apart(self, store):
-        rng = random.Random(5)
-        users = [f"u{i:02d}" for i in range(30)]
-        for day in range(4):
-            r = await store.claim_daily_round(REF, DAY + dt.timedelta(days=day), f"q{day}", "tensors", T0, None)
-            who = rng.sample(users, 20)
-            answered = [T0 + dt.timedelta(seconds=rng.randrange(60)) for _ in who]
-            await store.add_answers(
-                [ans(r.id, u, at=at, correct=rng.random() < 0.5) for u, at in zip(who, answered, strict=True)], T0
-            )
-            await store.reveal_round(r.id, T0, score_daily_round)
+        # answers spread over a minute, so ties on points are broken by who reached them first
+        await random_days(store, random.Random(5), users=30, days=4, each_day=20, right=0.5, spread=60)
         board = ("test", "space", Period.ALL, "all")
         everyone = await store.leaderboard(*board, 100)
         assert len({row.points for row in everyone}) < len(everyone)  # ties, so the order within them counts
@@ -128,7 +130,7 @@ class BoardContract:
             for user in (everyone[0].user_id, everyone[-1].user_id, "never-answered"):
                 assert await store.board_and_rank(*board, limit, user) == (top, await store.rank_of(*board, user))
             assert await store.board_and_rank(*board, limit, None) == (top, None)
-        assert await store.board_and_rank("test", "elsewhere", Period.ALL, "all", 10, users[0]) == ([], None)
+        assert await store.board_and_rank("test", "elsewhere", Period.ALL, "all", 10, everyone[0].user_id) == ([], None)
 
     async def test_ranks_stay_right_when_a_round_has_more_answers_than_one_statement_takes(self, store):
         users = [f"u{i:04d}" for i in range(1200)]  # SQLite writes a board's scores 500 users a statement

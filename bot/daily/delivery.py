@@ -122,10 +122,11 @@ def by_whole_spaces(
     for _, group in itertools.groupby(items, key=space):
         whole = list(group)
         weights = [weigh(item) for item in whole]
-        if current and not fits(len(current) + len(whole), load + sum(weights)):
+        total = sum(weights)
+        if current and not fits(len(current) + len(whole), load + total):
             chunks.append(current)
             current, load = [], 0
-        if not fits(len(whole), sum(weights)):  # cut: its chunks wait for each other (SpaceGate)
+        if not fits(len(whole), total):  # cut: its chunks wait for each other (SpaceGate)
             part: list[T] = []
             held = 0
             for item, weight in zip(whole, weights, strict=True):
@@ -137,7 +138,7 @@ def by_whole_spaces(
             chunks.append(part)
             continue
         current.extend(whole)
-        load += sum(weights)
+        load += total
     if current:
         chunks.append(current)
     return chunks

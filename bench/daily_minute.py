@@ -392,7 +392,7 @@ from bench.daily_parts import (
     write_marked_cards,
 )
 from bot.app.bootstrap import bootstrap
-from bot.app.config import DEFAULT_DELIVERY_NICE
+from bot.app.config import DEFAULT_DELIVERY_NICE, DEFAULT_DELIVERY_RATE
 from bot.app.runtime import tune_gc
 from bot.app.scheduler import DailyScheduler
 from bot.kernel.context import DEFAULT_SEND_LEASE as SEND_LEASE
@@ -570,6 +570,9 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--roles", default="", help="interactive,delivery: the fan-out in a second process")
     parser.add_argument(
         "--delivery-nice", type=int, default=DEFAULT_DELIVERY_NICE, help="with --roles: STUDYBOT_DELIVERY_NICE"
+    )
+    parser.add_argument(
+        "--delivery-rate", type=int, default=DEFAULT_DELIVERY_RATE, help="with --roles: STUDYBOT_DELIVERY_RATE"
     )
     parser.add_argument("--worker", default="", help=argparse.SUPPRESS)  # the split run's delivery process
     parser.add_argument("--t0", type=float, default=0.0, help=argparse.SUPPRESS)  # its monotonic start

@@ -117,6 +117,20 @@ high-water mark 592 -> 94 MB, its loaded-day reveals 81.8 -> 77.3 ms of CPU per 
 10,000 channels, d37232a -> the change (no batch reaches 5,000 there): during the fan-out 16.3, 14.8 -> 15.0,
 16.8 ms; ratio 2.66, 3.53 -> 3.77, 4.01; quiet-day CPU per channel 0.366, 0.349 -> 0.358, 0.394 ms; RSS 119-121
 MB in all. No difference either way.
+Then (2026-12-07, later; a noisy machine: plain runs' bins of 5 s up to 130 ms). Where the answers wait during
+the fan-out (pg_stat_activity every 5 ms, one run): their statement in WALSync in 30% of its samples before
+09:00, 55-65% during the fan-out (and 5-10% more waiting for another's flush), 45% after it; row locks in 8 of
+28,670 samples (an answer to a round whose post the delivery process was just finishing), so not the locks.
+pg_stat_wal by the second: before 09:00 3.6 MB/s of WAL in about 680 flushes a second; during the fan-out
+8-15 MB/s in 230-530 (each flush waits longer: the two cores are full, and a flush's waiter must get one back).
+So the fan-out's pace is what the answers feel, and a delivery process now paces itself: STUDYBOT_DELIVERY_RATE,
+450 posts and reveals a second by default (bot.daily.pace; the Slack lane's 18,000 sends take 44 s instead of
+20-21, the last post 44.4 s after 09:00 instead of 39.3). Runs one after the other, during the fan-out / ratio:
+unpaced 31.4 ms / 6.66, 28.9 / 6.26, 36.4 / 8.04 (and 50.7 / 10.57 with the sampler running); paced 13.6 / 3.10,
+16.3 / 3.38 (and one run with a stall of about a second at 40 s, 555 ms in that bin, 11.5-23.2 ms in the others).
+Paced, the bins are even (8-22 ms), and the floor is the p99 after the fan-out (9.2-9.4 ms, against 4.4-4.8
+before 09:00), when the answers spread over 10,000 rounds and the ticks write the card updates: the ratio's 2
+is still not met on this machine.
 """
 
 from __future__ import annotations
@@ -195,7 +209,9 @@ async def worker(args: argparse.Namespace) -> None:
     """The delivery process: the tick against the fake platforms, then the quiet days (core per channel)."""
     from bot.store.postgres import PostgresStore
 
-    settings = Settings(role="delivery", database_url=args.url, delivery_nice=args.delivery_nice)
+    settings = Settings(
+        role="delivery", database_url=args.url, delivery_nice=args.delivery_nice, delivery_rate=args.delivery_rate
+    )
     yield_cpu(settings)  # as `studybot` does, and its batches as `studybot` cuts them
     batching = batching_of(settings)
     store = PostgresStore(args.url, application_name=connection_name(settings))  # as `studybot` names it
@@ -289,6 +305,7 @@ async def interactive(args: argparse.Namespace) -> dict[str, dict[str, float]]:
         argv = [sys.executable, "-m", "bench.daily_minute", "--worker", "delivery", "--url", url, "--t0", repr(t0)]
         argv += ["--store", "postgres", "--channels", str(args.channels), "--seconds", str(args.seconds)]
         argv += ["--discord-share", str(args.discord_share), "--delivery-nice", str(args.delivery_nice)]
+        argv += ["--delivery-rate", str(args.delivery_rate)]
         argv += ["--answers-per-round", str(args.answers_per_round)]
         proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE)
         told: dict[str, Any] = {}
@@ -343,7 +360,8 @@ async def main(args: argparse.Namespace) -> None:
     print(
         f"--- postgres, roles interactive + delivery in two processes: {args.channels:,} channels "
         f"({args.discord_share:.0%} Discord), {args.seconds:g} s at {args.rate:,} answers/s + {args.reads} reads/s "
-        f"(seeded in {mine['seed_s']:.1f} s), STUDYBOT_DELIVERY_NICE={args.delivery_nice}"
+        f"(seeded in {mine['seed_s']:.1f} s), STUDYBOT_DELIVERY_NICE={args.delivery_nice}, "
+        f"STUDYBOT_DELIVERY_RATE={args.delivery_rate}"
     )
     print(
         f"interactive process: CPU {mine['loaded_cpu_s']:.1f} s, RSS high-water mark {mine['rss_mb']:.0f} MB "

@@ -32,6 +32,10 @@ MAX_TICK_SECONDS = 300  # a tick longer than this would make a settings change w
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 ROLES = ("all", "interactive", "delivery")  # STUDYBOT_ROLE: what one process of the bot does
 DEFAULT_DELIVERY_NICE = 10  # STUDYBOT_DELIVERY_NICE: a delivery process's CPU priority below the others'
+# STUDYBOT_DELIVERY_RATE: the posts and reveals a second a delivery process starts at most (bot.daily.pace): 10,000
+# channels' 20,000 in about 45 s, inside the minute the posts may take (bench.daily_minute --roles)
+DEFAULT_DELIVERY_RATE = 450
+MAX_DELIVERY_RATE = 1_000_000
 SHARD_AUTO = "auto"  # STUDYBOT_SHARD_COUNT=auto: Discord's recommended count, asked at start
 SECRET_KEY_HELP = (
     "STUDYBOT_SECRET_KEY must be a Fernet key (44 characters of URL-safe base64 encoding 32 random bytes); "
@@ -52,6 +56,9 @@ ACCEPTED: dict[str, str] = {
     "STUDYBOT_SHARD_COUNT": "a whole number of shards, 1 or more, or auto (Discord's recommended count)",
     "STUDYBOT_ROLE": "all (the default: one process does everything), interactive or delivery",
     "STUDYBOT_DELIVERY_NICE": "a whole number from 0 (off) to 19 (default 10)",
+    "STUDYBOT_DELIVERY_RATE": (
+        "a whole number of posts and reveals a second up to 1000000, or 0 for no limit (default 450)"
+    ),
     "STUDYBOT_SHARD_IDS": "shard numbers, comma separated or a range, such as 0,1 or 0-3",
     "STUDYBOT_HTTP_HOST": "an IP address or host name to listen on, such as 0.0.0.0",
     "STUDYBOT_HTTP_PORT": "a port number from 0 to 65535 (default 3000)",
@@ -177,6 +184,8 @@ class Settings(BaseSettings):
     role: str = Field(default="all", validation_alias="STUDYBOT_ROLE")
     # how far a delivery process lowers its own CPU priority (a nice increment; bot.app.roles.yield_cpu)
     delivery_nice: int = Field(default=DEFAULT_DELIVERY_NICE, validation_alias="STUDYBOT_DELIVERY_NICE")
+    # how many posts and reveals a second a delivery process starts at most (0: no limit; bot.daily.pace)
+    delivery_rate: int = Field(default=DEFAULT_DELIVERY_RATE, validation_alias="STUDYBOT_DELIVERY_RATE")
     # which of the shard_count shards this process runs (empty: all); the Discord adapter checks the range
     shard_ids: Annotated[tuple[int, ...], NoDecode] = Field(default=(), validation_alias="STUDYBOT_SHARD_IDS")
     http_host: str = Field(default="0.0.0.0", validation_alias="STUDYBOT_HTTP_HOST")
@@ -298,6 +307,11 @@ class Settings(BaseSettings):
     @classmethod
     def _nice(cls, value: Any) -> int:
         return _whole(value, low=0, high=19)
+
+    @field_validator("delivery_rate", mode="before")
+    @classmethod
+    def _rate(cls, value: Any) -> int:
+        return _whole(value, low=0, high=MAX_DELIVERY_RATE)
 
     @field_validator("console_timezone", mode="before")
     @classmethod

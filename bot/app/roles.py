@@ -6,9 +6,10 @@
   posting through the platforms' REST APIs: no Discord gateway, no Slack listener, no dashboard (the
   /healthz and /metrics address stays when STUDYBOT_METRICS_PORT is set).
 
-A delivery process reveals and posts in larger batches than a process that answers (batching_of), and
-lowers its own CPU priority (STUDYBOT_DELIVERY_NICE, default 10: see yield_cpu), so on a
-host it shares with interactive processes the answers are run first.
+A delivery process reveals and posts in larger batches than a process that answers (batching_of), paces
+them (STUDYBOT_DELIVERY_RATE posts and reveals a second at most) and lowers its own CPU priority
+(STUDYBOT_DELIVERY_NICE, default 10: see yield_cpu), so on a host it shares with interactive processes the
+answers are run first.
 
 Any number of each may share one PostgreSQL store: the store decides who posts and reveals what (claims and
 send leases), so a process may die anywhere and another takes its work up. SQLite keeps one `all` process
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+from dataclasses import replace
 
 from bot.app.config import Settings
 from bot.daily.delivery import ANSWERING_BATCHES, DELIVERY_BATCHES, Batching
@@ -44,8 +46,11 @@ NO_CONSOLE = (
 
 def batching_of(settings: Settings) -> Batching:
     """How this process's tick cuts its work: a delivery process answers no one, so nothing of its own waits
-    behind its larger batches (bot.daily.delivery.DELIVERY_BATCHES); a process that answers keeps them small."""
-    return DELIVERY_BATCHES if settings.role == "delivery" else ANSWERING_BATCHES
+    behind its larger batches (bot.daily.delivery.DELIVERY_BATCHES), and it paces them to
+    STUDYBOT_DELIVERY_RATE posts and reveals a second (bot.daily.pace); a process that answers keeps them small."""
+    if settings.role == "delivery":
+        return replace(DELIVERY_BATCHES, rate=settings.delivery_rate)
+    return ANSWERING_BATCHES
 
 
 def round_cache_of(settings: Settings) -> int:

@@ -7,7 +7,8 @@ limits never hold up another's), and in a lane about SEND_CAP reveals and posts 
 more are claimed as slots free, so a claim's lease starts when its work does, and a tick with thousands of
 channels due drains them all. A lane's reveals and posts run side by side; a channel's post waits only for
 the reveal of its own due rounds (see _Lane). A reveal batch is cut by rounds and by their answers (Batching),
-so a busy day's batches take no more memory than a quiet day's.
+so a busy day's batches take no more memory than a quiet day's. A delivery process paces the starts of its
+batches and groups (bot.daily.pace), so its fan-out leaves the answers beside it their share of the machine.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import TypeVar
 
 from bot.daily.channels import ChannelSettings
 from bot.daily.outcomes import SendOutcomes, retry_delay
+from bot.daily.pace import Pace
 from bot.daily.posting import Opening, Posting
 from bot.daily.reveals import Reveals
 from bot.daily.store import DeliveryStore
@@ -49,11 +51,13 @@ REVEAL_ANSWERS = 5_000
 class Batching:
     """How a lane cuts its work: `size` due rounds revealed in one store transaction (and due channels posted
     in one group), `units` reveal batches and post groups each in flight at once. A batch also holds at most
-    `answers` answers (a round with more is revealed alone): a batch's memory grows with its answers."""
+    `answers` answers (a round with more is revealed alone): a batch's memory grows with its answers. `rate`
+    paces them (bot.daily.pace; a delivery process's STUDYBOT_DELIVERY_RATE)."""
 
     size: int
     units: int
     answers: int = REVEAL_ANSWERS
+    rate: float = 0.0  # posts and reveals this process starts a second at most (Pace); 0: no pace
 
 
 # A process that answers too (STUDYBOT_ROLE=all): about SEND_CAP items in flight, as when reveals and posts took
@@ -220,6 +224,7 @@ class Delivery:
         self.posting = posting
         self.reveals = reveals
         self.outcomes = outcomes
+        self.pace = Pace(batching.rate)  # one for the process's lanes together
 
     def heartbeat(self, elapsed: Callable[[], float] | None = None) -> Heartbeat:
         """A new process's heartbeat over this store (bot.daily.uptime); its scheduler beats once per tick."""
@@ -247,7 +252,6 @@ class _Lane:
         self.d = delivery
         self.spaces = spaces
         self.now = delivery.ctx.clock.now()
-        self.lease = self.now + delivery.ctx.send_lease
         self.failed: set[int] = set()  # reveals that raised: still due, not fetched again this tick
         self.active: set[int] = set()  # reveals in flight
         self.taken: dict[int, asyncio.Future[None]] = {}  # reveals this lane took: done once announced
@@ -261,16 +265,20 @@ class _Lane:
     async def run(self) -> None:
         await together(self._reveals(), self._posts())
 
+    def _lease(self) -> dt.datetime:
+        """A claim's lease, from when it is taken: a long (or paced) tick's later claims get their whole lease."""
+        return self.d.ctx.clock.now() + self.d.ctx.send_lease
+
     async def _reveals(self) -> None:
-        store, now, lease, spaces = self.d.store, self.now, self.lease, self.spaces
+        store, now, spaces = self.d.store, self.now, self.spaces
         await drain(self._due_reveal_batches, self._reveal_batch, self.d.batching.units)
-        await drain(lambda n, _b: store.claim_reveals(now, lease, n, spaces=spaces), self._resend_reveal)
+        await drain(lambda n, _b: store.claim_reveals(now, self._lease(), n, spaces=spaces), self._resend_reveal)
 
     async def _posts(self) -> None:
-        store, now, lease, spaces = self.d.store, self.now, self.lease, self.spaces
+        store, now, spaces = self.d.store, self.now, self.spaces
         # a skipped day may leave a later one due within the grace: the drain takes it in the same tick
         await drain(self._due_post_groups, self._post_group, self.d.batching.units)
-        await drain(lambda n, _b: store.claim_posts(now, lease, n, spaces=spaces), self._resend_post)
+        await drain(lambda n, _b: store.claim_posts(now, self._lease(), n, spaces=spaces), self._resend_post)
 
     # ---- reveals -------------------------------------------------------------------------------------
 
@@ -331,6 +339,7 @@ class _Lane:
 
     async def _reveal_batch(self, chunk: list[Round]) -> None:
         ctx, ids = self.d.ctx, [r.id for r in chunk]
+        await self.d.pace.take(len(ids))
         self.active.update(ids)
         try:
             async with self.gate.holding(map(_space_of, chunk)):
@@ -375,7 +384,7 @@ class _Lane:
         them), then posts."""
         size = self.d.batching.size
         items = await self.d.store.claim_due_posts(
-            self.now, self.lease, min(n * size, max(size, WORK_BATCH)), self.spaces
+            self.now, self._lease(), min(n * size, max(size, WORK_BATCH)), self.spaces
         )
         openings = await self.d.posting.open_due(items)
         pairs = sorted(zip(items, openings, strict=True), key=_pair_space)
@@ -401,6 +410,7 @@ class _Lane:
                 await self._reveal_batch(batch)
         if group.waits:
             await asyncio.wait(group.waits)
+        await self.d.pace.take(len(group.items))
         await asyncio.gather(*(self._post(item) for item in group.items))
 
     async def _post(self, item: tuple[DuePost, Opening | None]) -> None:

@@ -10,6 +10,7 @@ import asyncio
 import datetime as dt
 import logging
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -18,6 +19,7 @@ from bot.app.config import Settings
 from bot.app.roles import batching_of
 from bot.app.scheduler import DailyScheduler
 from bot.daily.delivery import ANSWERING_BATCHES, DELIVERY_BATCHES, Batching
+from bot.daily.pace import Pace
 from bot.kernel.errors import AlreadyPosted, NothingOpen
 from bot.kernel.values import Actor, ChannelRef
 from bot.store.sqlite import SqliteStore
@@ -586,6 +588,61 @@ async def test_a_tick_reveals_in_batches_that_hold_at_most_its_answers(make_stor
     assert [72] in batches and max(map(len, batches)) > 1  # cut by answers, yet not one round a batch
     at = {(kind, channel): i for i, (kind, channel, _) in enumerate(platform.log)}
     assert all(at[("reveal", ref.channel_id)] < at[("post", ref.channel_id)] for ref in refs)
+    await process.service.close()
+    await store.close()
+
+
+async def test_a_paced_tick_starts_every_post_and_reveal_at_the_rate_and_still_posts_them_all():
+    """STUDYBOT_DELIVERY_RATE: a delivery process's tick starts its reveal batches and post groups at most `rate`
+    items a second (a fake monotonic clock, moved by the pace's own waits): every post and reveal goes through
+    the pace, none is dropped, and the fan-out is spread over the time they take at that rate."""
+    store, n, rate = InMemoryStore(), 120, 0.5  # slow enough that a tick outlasts a claim's lease
+    await store.open()
+    clock, platform = FixedClock(NINE - dt.timedelta(hours=1)), _Turns()
+    process = Process(store, clock, platform, replace(DELIVERY_BATCHES, rate=rate))
+    lease = process.service.context.send_lease
+    elapsed, started = [0.0], []
+
+    async def sleep(seconds: float) -> None:
+        elapsed[0] += seconds
+        clock.set(clock.now() + dt.timedelta(seconds=seconds))  # the bot's clock moves on as the pace waits
+        await asyncio.sleep(0)  # the others go on meanwhile, as on a real wait
+
+    leases: list[dt.timedelta] = []  # each post claim's lease, from when it was taken
+    claim_due_posts = store.claim_due_posts
+
+    async def claimed(now, lease_until, *args):  # type: ignore[no-untyped-def]
+        leases.append(lease_until - clock.now())
+        return await claim_due_posts(now, lease_until, *args)
+
+    store.claim_due_posts = claimed  # type: ignore[method-assign]
+
+    pace = process.service.delivery.pace = Pace(rate, monotonic=lambda: elapsed[0], sleep=sleep)
+    assert process.service.delivery.batching.rate == rate
+    take = pace.take
+
+    async def counted(items: int) -> None:
+        started.append(items)
+        await take(items)
+
+    pace.take = counted  # type: ignore[method-assign]
+    refs = [ChannelRef("fake", f"space-{i % 12:02d}", f"chan-{i}") for i in range(n)]
+    for ref in refs:
+        await process.service.channels.configure(ADMIN, ref)
+    for day, items in ((0, n), (1, 2 * n)):  # the first day posts; the next reveals and posts
+        clock.set(NINE + dt.timedelta(days=day))
+        platform.log.clear()
+        leases.clear()
+        started.clear()
+        elapsed[0] += 86_400.0  # a day between the ticks
+        began = elapsed[0]
+        await process.scheduler.tick()
+        assert sorted(c for kind, c, _ in platform.log if kind == "post") == sorted(r.channel_id for r in refs)
+        assert len(platform.log) == items and sum(started) == items and max(started) <= DELIVERY_BATCHES.size
+        # the last start came after all the others' items at `rate` a second
+        assert elapsed[0] - began == pytest.approx((items - started[-1]) / rate)
+        # the tick outlasts a lease, yet every claim gets its whole lease from when it is taken
+        assert elapsed[0] - began > lease.total_seconds() and leases and set(leases) == {lease}
     await process.service.close()
     await store.close()
 

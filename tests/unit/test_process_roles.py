@@ -12,7 +12,7 @@ import pytest
 
 from bot.app.cli import _starters
 from bot.app.config import Settings
-from bot.app.roles import check_start, round_cache_of, runs_tick, web_settings
+from bot.app.roles import batching_of, check_start, round_cache_of, runs_tick, web_settings
 from bot.kernel.errors import StartupError
 from bot.kernel.rounds import ROUND_CACHE_SIZE, RoundCache
 from bot.kernel.values import ChannelRef, Round, RoundKind
@@ -109,6 +109,28 @@ def test_a_bad_delivery_nice_names_the_variable_the_value_and_what_is_accepted(r
         settings(STUDYBOT_DELIVERY_NICE=raw)
     assert str(exc.value) == (
         f"STUDYBOT_DELIVERY_NICE={raw} is not accepted: use a whole number from 0 (off) to 19 (default 10)."
+    )
+
+
+@pytest.mark.parametrize(("raw", "rate"), [(None, 450), ("0", 0), (" 2000 ", 2000)])
+def test_delivery_rate_defaults_to_450_and_0_is_no_limit(raw: str | None, rate: int) -> None:
+    env = {"STUDYBOT_DELIVERY_RATE": raw} if raw is not None else {}
+    s = settings(STUDYBOT_ROLE="delivery", **env)
+    assert s.delivery_rate == rate and batching_of(s).rate == rate
+
+
+@pytest.mark.parametrize("role", ["all", "interactive"])
+def test_only_a_delivery_process_paces_its_tick(role: str) -> None:
+    assert batching_of(settings(STUDYBOT_ROLE=role, STUDYBOT_DELIVERY_RATE="100")).rate == 0
+
+
+@pytest.mark.parametrize("raw", ["-1", "fast", "2.5", "1000001"])
+def test_a_bad_delivery_rate_names_the_variable_the_value_and_what_is_accepted(raw: str) -> None:
+    with pytest.raises(StartupError) as exc:
+        settings(STUDYBOT_DELIVERY_RATE=raw)
+    assert str(exc.value) == (
+        f"STUDYBOT_DELIVERY_RATE={raw} is not accepted: use a whole number of posts and reveals a second up to "
+        "1000000, or 0 for no limit (default 450)."
     )
 
 

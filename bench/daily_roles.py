@@ -128,6 +128,8 @@ So the fan-out's pace is what the answers feel, and a delivery process now paces
 20-21, the last post 44.4 s after 09:00 instead of 39.3). Runs one after the other, during the fan-out / ratio:
 unpaced 31.4 ms / 6.66, 28.9 / 6.26, 36.4 / 8.04 (and 50.7 / 10.57 with the sampler running); paced 13.6 / 3.10,
 16.3 / 3.38 (and one run with a stall of about a second at 40 s, 555 ms in that bin, 11.5-23.2 ms in the others).
+A later pair on a busier machine (seeding 41-46 s instead of 13-28): paced 24.7 / 4.76, unpaced 49.1 / 5.11 (its
+p99 before 09:00 9.6 ms).
 Paced, the bins are even (8-22 ms), and the floor is the p99 after the fan-out (9.2-9.4 ms, against 4.4-4.8
 before 09:00), when the answers spread over 10,000 rounds and the ticks write the card updates: the ratio's 2
 is still not met on this machine.

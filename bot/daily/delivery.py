@@ -339,9 +339,9 @@ class _Lane:
 
     async def _reveal_batch(self, chunk: list[Round]) -> None:
         ctx, ids = self.d.ctx, [r.id for r in chunk]
-        await self.d.pace.take(len(ids))
         self.active.update(ids)
         try:
+            await self.d.pace.take(len(ids))  # (inside: a stop while it waits still settles the batch's rounds)
             async with self.gate.holding(map(_space_of, chunk)):
                 at = ctx.clock.now()
                 try:

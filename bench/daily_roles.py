@@ -125,7 +125,7 @@ pg_stat_wal by the second: before 09:00 3.6 MB/s of WAL in about 680 flushes a s
 8-15 MB/s in 230-530 (each flush waits longer: the two cores are full, and a flush's waiter must get one back).
 So the fan-out's pace is what the answers feel, and a delivery process now paces itself: STUDYBOT_DELIVERY_RATE,
 450 posts and reveals a second by default (bot.daily.pace; the Slack lane's 18,000 sends take 44 s instead of
-20-21, the last post 44.4 s after 09:00 instead of 39.3). Runs one after the other, during the fan-out / ratio:
+20-27, the last post 44.4 s after 09:00 instead of 39.3-39.8). Runs one after the other, during the fan-out / ratio:
 unpaced 31.4 ms / 6.66, 28.9 / 6.26, 36.4 / 8.04 (and 50.7 / 10.57 with the sampler running); paced 13.6 / 3.10,
 16.3 / 3.38 (and one run with a stall of about a second at 40 s, 555 ms in that bin, 11.5-23.2 ms in the others).
 A later pair on a busier machine (seeding 41-46 s instead of 13-28): paced 24.7 / 4.76, unpaced 49.1 / 5.11 (its

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+from collections.abc import Sequence
+from typing import Any
 
 from bot.kernel.scoring import LeaderboardRow, ranked
 from bot.kernel.values import (
@@ -27,18 +29,28 @@ TOP_SQL = (
 )
 
 
+# one user's row of a board, as TOP_SQL's columns, and the users above them, from the buckets (one statement, one
+# snapshot); its ? marks: platform, space_id, period, period_key, user_id
+RANK_SQL = (
+    "SELECT s.user_id, s.points, s.correct, s.answered, s.reached_at, (SELECT COALESCE(SUM(b.users), 0) "
+    "FROM score_buckets b WHERE b.platform = s.platform AND b.space_id = s.space_id AND b.period = s.period "
+    "AND b.period_key = s.period_key AND b.points > s.points) AS above FROM scores s WHERE s.platform = ? "
+    "AND s.space_id = ? AND s.period = ? AND s.period_key = ? AND s.user_id = ?"
+)
+
+
 @functools.cache
 def board_and_rank_sql(top: str) -> str:
-    """One statement: the top of a board (`top`: as TOP_SQL), then one user's row (? marks: the same four as
-    the top's and the user) with the users above them, from the buckets (part 1; the top is part 0)."""
+    """One statement: the top of a board (`top`: as TOP_SQL; part 0), then RANK_SQL's row (part 1)."""
     return (
-        f"SELECT 0 AS part, t.*, 0 AS above FROM ({top}) t UNION ALL "
-        "SELECT 1, s.user_id, s.points, s.correct, s.answered, s.reached_at, (SELECT COALESCE(SUM(b.users), 0) "
-        "FROM score_buckets b WHERE b.platform = s.platform AND b.space_id = s.space_id AND b.period = s.period "
-        "AND b.period_key = s.period_key AND b.points > s.points) FROM scores s WHERE s.platform = ? "
-        "AND s.space_id = ? AND s.period = ? AND s.period_key = ? AND s.user_id = ? "
+        f"SELECT 0 AS part, t.*, 0 AS above FROM ({top}) t UNION ALL SELECT 1, r.* FROM ({RANK_SQL}) r "
         "ORDER BY 1, 3 DESC, 6 NULLS LAST, 2"
     )
+
+
+def _ranked_user(row: Sequence[Any]) -> LeaderboardRow:
+    """RANK_SQL's row as a leaderboard row."""
+    return LeaderboardRow(int(row[5]) + 1, str(row[0]), int(row[1]), int(row[2]), int(row[3]))
 
 
 class BoardSql(SqlBase):
@@ -59,24 +71,14 @@ class BoardSql(SqlBase):
             return await self.leaderboard(platform, space_id, period, period_key, limit), None
         board = (platform, space_id, period.value, period_key)
         rows = await self._read(board_and_rank_sql(self.top_sql), (*board, limit, *board, user_id))
-        mine = [LeaderboardRow(int(r[6]) + 1, user_id, int(r[2]), int(r[3]), int(r[4])) for r in rows if r[0] == 1]
+        mine = [_ranked_user(r[1:]) for r in rows if r[0] == 1]
         return ranked(r[1:5] for r in rows if r[0] == 0), (mine[0] if mine else None)
 
     async def rank_of(
         self, platform: str, space_id: str, period: Period, period_key: str, user_id: str
     ) -> LeaderboardRow | None:
-        # one statement, one snapshot: the user's score and the users above it in the buckets
-        row = await self._first(
-            "SELECT s.points, s.correct, s.answered, (SELECT COALESCE(SUM(b.users), 0) FROM score_buckets b "
-            "WHERE b.platform = s.platform AND b.space_id = s.space_id AND b.period = s.period "
-            "AND b.period_key = s.period_key AND b.points > s.points) "
-            "FROM scores s WHERE s.platform = ? AND s.space_id = ? AND s.period = ? AND s.period_key = ? "
-            "AND s.user_id = ?",
-            (platform, space_id, period.value, period_key, user_id),
-        )
-        if row is None:
-            return None
-        return LeaderboardRow(int(row[3]) + 1, user_id, int(row[0]), int(row[1]), int(row[2]))
+        row = await self._first(RANK_SQL, (platform, space_id, period.value, period_key, user_id))
+        return None if row is None else _ranked_user(row)
 
     async def user_topic_stats(self, platform: str, space_id: str, user_id: str) -> list[tuple[RoundKind, TopicStats]]:
         rows = await self._read(

@@ -10,7 +10,9 @@ lease runs out, and another process takes over.
 
 Live games (bot.live) are stored with each step's due instant and run by the same tick; as their steps come
 seconds apart, a process that knows a step is due before its next tick also sets a timer for it (and a game
-started or stopped here wakes it at once). Any process may take any step; the store decides which.
+started or stopped here wakes it at once). A game started in another process is found by a watch that looks
+in the store every LIVE_WATCH seconds, beside the tick, so a long tick (the 09:00 fan-out) holds no game back.
+Any process may take any step; the store decides which.
 
 Discord shards claim only their guilds: `owns` (adapters.discord.sharding.channel_owner) is a SpaceFilter the store
 turns into SQL; each process claims only the platforms it runs.
@@ -21,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -50,6 +52,7 @@ def until_next_beat(now: dt.datetime, interval: dt.timedelta) -> dt.timedelta:
 STEP_SLACK = dt.timedelta(seconds=1)  # the interval job's next run further ahead than interval + this: re-armed
 STOP_WAIT = 10.0  # seconds a stop waits for a cancelled tick to unwind (its open transactions roll back)
 LIVE_MIN_WAIT = 0.2  # seconds: the shortest live timer (a step due now, or leased by another process)
+LIVE_WATCH = 5.0  # seconds (elapsed): how often a ticking process looks in the store for live steps due
 
 
 class DailyScheduler:
@@ -65,6 +68,7 @@ class DailyScheduler:
         scheduler: AsyncIOScheduler | None = None,
         tick: dt.timedelta = TICK,
         elapsed: Callable[[], float] | None = None,
+        watch_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.service = service
         self.clock = clock
@@ -87,6 +91,8 @@ class DailyScheduler:
         self._live_again = False  # woken while that run was in flight: it runs once more
         self._commands_only = False  # an interactive process: no tick and no live timers (serve_commands)
         self._watchdog: asyncio.Task[None] | None = None  # re-arms the interval job after a clock step back
+        self._live_watch: asyncio.Task[None] | None = None  # looks for live steps every LIVE_WATCH seconds
+        self._watch_sleep = watch_sleep  # the live watch's wait (elapsed time; for tests, a fake)
         service.live.wake = self.wake_live
 
     @property
@@ -107,6 +113,8 @@ class DailyScheduler:
         self._started = True
         await self.service.posting.schedule_unscheduled(self.spaces)
         await self.recaps.schedule_unscheduled(self.spaces)
+        if self._live_watch is None or self._live_watch.done():
+            self._live_watch = asyncio.ensure_future(self._watch_live())
         await self.tick()
         if not self.scheduler.running:
             self.scheduler.start()
@@ -174,8 +182,9 @@ class DailyScheduler:
     def shutdown(self) -> None:
         """Tick no more, at once; a tick in flight is cancelled (`stop` also waits until it has unwound)."""
         self._stopping = True
-        if self._watchdog is not None:
-            self._watchdog.cancel()
+        for watch in (self._watchdog, self._live_watch):
+            if watch is not None:
+                watch.cancel()
         if self._live_timer is not None:
             self._live_timer.cancel()
             self._live_timer = None
@@ -281,6 +290,15 @@ class DailyScheduler:
         delay = max(LIVE_MIN_WAIT, (at - self.clock.now()).total_seconds())
         if delay < self.interval.total_seconds():
             self._live_timer = asyncio.get_running_loop().call_later(delay, self._fire_live)
+
+    async def _watch_live(self) -> None:
+        """Every LIVE_WATCH seconds, the live games' due steps, beside whatever the tick is doing. A game
+        started in another process (an interactive one) is known here only from the store: this sees its
+        next step within that time, also while this process's 09:00 tick spends a minute posting, and arms
+        its timer. A run in flight (a timer's) is not doubled: it runs once more instead."""
+        while not self._stopping:
+            await self._watch_sleep(LIVE_WATCH)
+            self._fire_live()
 
     def _fire_live(self) -> None:
         self._live_timer = None

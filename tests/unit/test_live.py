@@ -7,14 +7,15 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import random
+from dataclasses import dataclass, field
 
 import pytest
 
 from bot.app.bootstrap import bootstrap
-from bot.app.scheduler import DailyScheduler
+from bot.app.scheduler import LIVE_WATCH, DailyScheduler
 from bot.kernel.cards import QuestionCard
 from bot.kernel.errors import AlreadyAnswered, BadSetting, NotAllowed, NothingOpen, RoundClosed
-from bot.kernel.values import LETTERS, Actor, Period, RoundKind
+from bot.kernel.values import LETTERS, Actor, ChannelRef, Period, RoundKind
 from bot.live.values import GameRunning, LiveStep, live_points
 from bot.settings import ConfigChange
 from tests.support.fakes import REF, FixedClock, make_bank, store_of
@@ -410,3 +411,79 @@ async def test_the_teams_feature_gives_a_live_game_its_team_totals_by_the_best_t
     assert sorted(line.split(":")[0].split(". ", 1)[1] for line in final.teams) == ["Blue", "Red"]
     red = next(line for line in final.teams if "Red" in line)
     assert red.endswith("(2 members)") and final.teams[0].startswith("1. ")
+
+
+@dataclass
+class HeldDaily(LiveRecorder):
+    """A platform whose daily questions wait at the send until released: a 09:00 tick as long as the test wants.
+    Live questions go out at once."""
+
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+    held: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def post_question(self, ref: ChannelRef, card: QuestionCard) -> str:
+        if card.kind is RoundKind.DAILY:
+            self.held.set()
+            await self.release.wait()
+        return await super().post_question(ref, card)
+
+
+async def until(done, turns: int = 200) -> None:
+    for _ in range(turns):
+        if done():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("never happened")
+
+
+async def test_a_delivery_process_takes_a_game_started_elsewhere_while_its_long_tick_posts():
+    """The game starts in an interactive process (which posts its first question at once and keeps no timers)
+    while the delivery process's 09:00 tick waits on a slow daily post. The delivery process's live watch finds
+    the close in the store on its next look and does it then, not when the tick ends."""
+    store = InMemoryStore()
+    await store.open()
+    clock = FixedClock(T0 - 60 * S)
+    looks: asyncio.Queue[None] = asyncio.Queue()
+
+    async def next_look(seconds: float) -> None:
+        assert seconds == LIVE_WATCH
+        await looks.get()
+
+    slow = HeldDaily(clock)
+    delivery = bootstrap(store, BANK, clock, {"fake": slow}, rng=random.Random(8))
+    interactive, _, platform = await env(store, clock)
+    daily_channel = ChannelRef("fake", "space-1", "chan-daily")
+    await interactive.channels.configure(ADMIN, daily_channel, ConfigChange.of(timezone="UTC"))  # 09:00 daily
+    front = DailyScheduler(interactive, clock)
+    front.serve_commands()
+    back = DailyScheduler(delivery, clock, watch_sleep=next_look)
+    await back.start()  # 08:59: nothing due yet
+    clock.set(T0)
+    ticking = asyncio.ensure_future(back.tick())
+    try:
+        await until(slow.held.is_set)  # the tick is at the daily post, and stays there
+        await interactive.live.start(REF, "ann", 3, None, 10)
+        # the interactive process posted question 1 (its run of the due steps over)
+        await until(lambda: front._live_run is not None and front._live_run.done())
+        assert len(platform.posted) == 1
+        clock.advance(seconds=10)  # its close is due
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert slow.closed == [] and platform.closed == []  # nobody knows yet: the interactive process keeps no timer
+        looks.put_nowait(None)  # the delivery process's watch looks in the store
+        await until(lambda: len(slow.closed) == 1)
+        assert not ticking.done() and slow.closed[0][0] == T0 + 10 * S
+        # the next question is due 4 s after the close: the watch's run armed a timer for it
+        await until(lambda: back._live_run is not None and back._live_run.done())
+        timer = back._live_timer
+        assert isinstance(timer, asyncio.TimerHandle)
+        assert 3 < timer.when() - asyncio.get_running_loop().time() <= 4
+        clock.advance(seconds=4)
+        looks.put_nowait(None)  # (the watch's next look, here before the timer: either posts it, once)
+        await until(lambda: len(slow.posted) == 1)
+        assert slow.posted[0][2].kind is RoundKind.LIVE and not ticking.done()
+    finally:
+        slow.release.set()
+        await ticking
+        await back.stop()
+    assert [card.kind for _, _, card in slow.posted] == [RoundKind.LIVE, RoundKind.DAILY]

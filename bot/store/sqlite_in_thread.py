@@ -28,7 +28,6 @@ CHANNEL_COLUMNS = (
     "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs, champion_role, manager_role, "
     "ping_role, ping_group"
 )
-_CHANNEL_ROW = f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = ? AND channel_id = ?"
 
 # what reveal_batch returns: the revealed rounds' rows (in the order given), the claims of their reveal posts,
 # and each revealed round's answer rows and channel row (None: no channel)
@@ -99,14 +98,28 @@ def reveal_batch(
         order = {rid: i for i, rid in enumerate(done)}
         revealed.sort(key=lambda r: order[int(r[0])])
         claims = _claim_sends(con, DueSends("reveal", revealed_at, lease_until, len(done), done))
-        answers = {
-            rid: con.execute(
-                f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ? ORDER BY answered_at, user_id", (rid,)
-            ).fetchall()
-            for rid in done
-        }
-        configs = {int(r[0]): con.execute(_CHANNEL_ROW, (r[2], r[4])).fetchone() for r in revealed}
+        answers: dict[int, list[Any]] = {rid: [] for rid in done}
+        for row in con.execute(
+            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id IN ({marks}) ORDER BY round_id, answered_at, user_id",
+            done,
+        ):
+            answers[int(row[0])].append(row)
+        channels = _channel_rows(con, {(str(r[2]), str(r[4])) for r in revealed})
+        configs = {int(r[0]): channels.get((str(r[2]), str(r[4]))) for r in revealed}
     return revealed, claims, answers, configs
+
+
+def _channel_rows(con: Connection, refs: set[tuple[str, str]]) -> dict[tuple[str, str], Any]:
+    """The channel rows of these (platform, channel id) pairs, one statement a platform."""
+    out: dict[tuple[str, str], Any] = {}
+    for platform in sorted({p for p, _ in refs}):
+        ids = sorted(c for p, c in refs if p == platform)
+        rows = con.execute(
+            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = ? AND channel_id IN ({','.join('?' * len(ids))})",
+            (platform, *ids),
+        )
+        out.update(((str(row[0]), str(row[1])), row) for row in rows)
+    return out
 
 
 def _run_now(coro: Coroutine[Any, Any, T]) -> T:

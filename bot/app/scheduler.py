@@ -315,8 +315,8 @@ class DailyScheduler:
             self._live_again = False
             try:
                 await self._run_live()
-            except Exception:
-                log.exception("live games failed")
+            except Exception as exc:  # a store outage is told once (the watch runs every LIVE_WATCH s)
+                self._failed(exc, "live games failed")
             again = self._live_again
 
     def wake_live(self) -> None:

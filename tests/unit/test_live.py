@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import logging
 import random
 from dataclasses import dataclass, field
 
@@ -14,7 +15,7 @@ import pytest
 from bot.app.bootstrap import bootstrap
 from bot.app.scheduler import LIVE_WATCH, DailyScheduler
 from bot.kernel.cards import QuestionCard
-from bot.kernel.errors import AlreadyAnswered, BadSetting, NotAllowed, NothingOpen, RoundClosed
+from bot.kernel.errors import AlreadyAnswered, BadSetting, NotAllowed, NothingOpen, RoundClosed, StoreUnavailable
 from bot.kernel.values import LETTERS, Actor, ChannelRef, Period, RoundKind
 from bot.live.values import GameRunning, LiveStep, live_points
 from bot.settings import ConfigChange
@@ -487,3 +488,34 @@ async def test_a_delivery_process_takes_a_game_started_elsewhere_while_its_long_
         await ticking
         await back.stop()
     assert [card.kind for _, _, card in slow.posted] == [RoundKind.LIVE, RoundKind.DAILY]
+
+
+async def test_the_live_watch_tells_a_store_outage_once(caplog):
+    """The watch looks every 5 s whether a game runs or not: a database that is down is told once by the
+    process's outage reporter, not with a traceback at every look."""
+    store = InMemoryStore()
+    await store.open()
+    looks: asyncio.Queue[None] = asyncio.Queue()
+
+    async def next_look(seconds: float) -> None:
+        await looks.get()
+
+    service, clock, _ = await env(store)
+    scheduler = DailyScheduler(service, clock, watch_sleep=next_look)
+    await scheduler.start()
+
+    async def down(*args, **kwargs):
+        raise StoreUnavailable("the database is down")
+
+    store.claim_live_games = down  # type: ignore[method-assign]
+    try:
+        with caplog.at_level("DEBUG"):
+            for _ in range(3):
+                looks.put_nowait(None)
+                await until(lambda: scheduler._live_run is not None and scheduler._live_run.done() and looks.empty())
+        told = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        assert [r.getMessage().split(" (")[0] for r in told] == ["the database is unavailable"]
+        assert not any(r.exc_info for r in told)
+        assert service.context.outage.down
+    finally:
+        await scheduler.stop()

@@ -1,6 +1,7 @@
 """Live games on the in-memory store with a fixed clock: a game runs to its podium, speed scores, one game per
 channel, stop, question choice (never the open daily question; unseen for 30 days first), memory cards, a
-process that dies mid-game, failed sends, and the pace of the channel's messages."""
+process that dies mid-game, failed sends, the pace of the channel's messages, and the scheduler's live watch (a
+game started in another process, taken up beside a long tick; a store outage told once)."""
 
 from __future__ import annotations
 

@@ -301,7 +301,9 @@ class DailyScheduler:
             self._fire_live()
 
     def _fire_live(self) -> None:
-        self._live_timer = None
+        if self._live_timer is not None:  # a watch's look or a wake comes before the armed timer: the run re-arms
+            self._live_timer.cancel()  # (a no-op when it is that timer firing)
+            self._live_timer = None
         if self._stopping:
             return
         if self._live_run is not None and not self._live_run.done():

@@ -483,6 +483,7 @@ async def test_a_delivery_process_takes_a_game_started_elsewhere_while_its_long_
         clock.advance(seconds=4)
         looks.put_nowait(None)  # (the watch's next look, here before the timer: either posts it, once)
         await until(lambda: len(slow.posted) == 1)
+        assert timer.cancelled()  # the look ran the step: the timer armed for it does not run it again
         assert slow.posted[0][2].kind is RoundKind.LIVE and not ticking.done()
     finally:
         slow.release.set()

@@ -37,12 +37,18 @@ from bot.store.rows import (
 )
 from bot.store.settle import SettleTransaction
 from bot.store.sql import FeatureSql
+from bot.store.sqlite_batch_settle import CHANNEL_COLUMNS
 from bot.store.sqlite_checkpointer import Checkpointer
-from bot.store.sqlite_in_thread import CHANNEL_COLUMNS
 from bot.store.sqlite_thread import SqliteThread
 from bot.store.turns import ConnectionTurns
 
 log = logging.getLogger(__name__)
+
+# The due work is read through its partial indexes, named (INDEXED BY): with a lane's `platform IN (...)` and
+# no statistics (a database is never analyzed) the planner took an index on the platform instead, reading
+# every round or channel of the platform, the whole history, at each tick (bench.daily_minute's quiet day:
+# a due-reveal read cost 1.1 ms at 4,000 rounds, 0.05 ms through its index).
+DUE_INDEX = {"next_post_at": "channels_due", "next_recap_at": "channels_recap_due"}
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -208,7 +214,7 @@ class SqliteStore(FeatureSql):
         """Claim channels whose `due` column has passed and whose `lease` is free (the daily post, the recap)."""
         where, params = in_thread.space_sql(spaces)
         rows = await self._atomic(
-            f"UPDATE channels SET {lease} = ? WHERE rowid IN (SELECT rowid FROM channels "
+            f"UPDATE channels SET {lease} = ? WHERE rowid IN (SELECT rowid FROM channels INDEXED BY {DUE_INDEX[due]} "
             f"WHERE {due} IS NOT NULL AND {due} <= ? AND paused = 0 "
             f"AND ({lease} IS NULL OR {lease} <= ?){where} ORDER BY {due}, platform, space_id, channel_id LIMIT ?) "
             f"RETURNING platform, space_id, channel_id, {due}",
@@ -224,8 +230,9 @@ class SqliteStore(FeatureSql):
     async def due_reveals(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Round]:
         where, params = in_thread.space_sql(spaces)
         rows = await self._read(
-            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE kind = 'daily' AND revealed_at IS NULL "
-            f"AND closes_at IS NOT NULL AND closes_at <= ?{where} ORDER BY closes_at, id LIMIT ?",
+            f"SELECT {ROUND_COLUMNS} FROM rounds INDEXED BY rounds_reveal_due WHERE kind = 'daily' "
+            f"AND revealed_at IS NULL AND closes_at IS NOT NULL AND closes_at <= ?{where} "
+            "ORDER BY closes_at, id LIMIT ?",
             (to_ts(now), *params, limit),
         )
         return [round_from_row(r) for r in rows]

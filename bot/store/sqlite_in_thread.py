@@ -16,18 +16,12 @@ from bot.daily.values import SendClaim
 from bot.kernel.scoring import Scorer
 from bot.kernel.values import SpaceFilter
 from bot.store.base import DueSends, Step
-from bot.store.rows import ANSWER_COLUMNS, ROUND_COLUMNS, round_from_row, to_ts
+from bot.store.rows import ROUND_COLUMNS, round_from_row, to_ts
 from bot.store.settle import reveal_all
+from bot.store.sqlite_batch_settle import SqliteBatchSettle
 from bot.store.sqlite_settle import SqliteSettle
 
 T = TypeVar("T")
-
-# the column order of rows.config_from_row (named, as migrations may add columns in any order)
-CHANNEL_COLUMNS = (
-    "platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions, "
-    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs, champion_role, manager_role, "
-    "ping_role, ping_group"
-)
 
 # what reveal_batch returns: the revealed rounds' rows (in the order given), the claims of their reveal posts,
 # and each revealed round's answer rows and channel row (None: no channel)
@@ -86,40 +80,20 @@ def reveal_batch(
     learn: bool,
     lease_until: dt.datetime,
 ) -> RevealedRows:
-    """Reveal each round (bot.store.settle.reveal), then claim the reveal posts of those revealed and read
-    their rows, answers and channels; all in one transaction."""
+    """Reveal each round (bot.store.settle.reveal), then claim the reveal posts of those revealed; all in one
+    transaction. The revealed rounds' rows, answers and channels are those the reveals read and wrote
+    (SqliteBatchSettle)."""
     with _Immediate(con):
-        tx = SqliteSettle(con)
+        tx = SqliteBatchSettle(con)
+        tx.read_batch(round_ids)
         done = _run_now(reveal_all(tx, round_ids, revealed_at, scorer, learn=learn))
         if not done:
             return [], [], {}, {}
-        marks = ",".join("?" * len(done))
-        revealed = con.execute(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE id IN ({marks})", done).fetchall()
-        order = {rid: i for i, rid in enumerate(done)}
-        revealed.sort(key=lambda r: order[int(r[0])])
+        revealed = [tx.claimed_rows[rid] for rid in done]
         claims = _claim_sends(con, DueSends("reveal", revealed_at, lease_until, len(done), done))
-        answers: dict[int, list[Any]] = {rid: [] for rid in done}
-        for row in con.execute(
-            f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id IN ({marks}) ORDER BY round_id, answered_at, user_id",
-            done,
-        ):
-            answers[int(row[0])].append(row)
-        channels = _channel_rows(con, {(str(r[2]), str(r[4])) for r in revealed})
-        configs = {int(r[0]): channels.get((str(r[2]), str(r[4]))) for r in revealed}
+        answers = {rid: tx.answer_rows[rid] for rid in done}
+        configs = {rid: tx.channel_rows.get((str(r[2]), str(r[4]))) for rid, r in zip(done, revealed, strict=True)}
     return revealed, claims, answers, configs
-
-
-def _channel_rows(con: Connection, refs: set[tuple[str, str]]) -> dict[tuple[str, str], Any]:
-    """The channel rows of these (platform, channel id) pairs, one statement a platform."""
-    out: dict[tuple[str, str], Any] = {}
-    for platform in sorted({p for p, _ in refs}):
-        ids = sorted(c for p, c in refs if p == platform)
-        rows = con.execute(
-            f"SELECT {CHANNEL_COLUMNS} FROM channels WHERE platform = ? AND channel_id IN ({','.join('?' * len(ids))})",
-            (platform, *ids),
-        )
-        out.update(((str(row[0]), str(row[1])), row) for row in rows)
-    return out
 
 
 def _run_now(coro: Coroutine[Any, Any, T]) -> T:
@@ -153,7 +127,10 @@ def claim_sends_sql(due: DueSends) -> tuple[str, tuple[object, ...], str]:
     if due.round_ids is not None:
         cond += f" AND id IN ({','.join('?' * len(due.round_ids))})"
         args += due.round_ids
-    select = f"SELECT id, {what}_state FROM rounds WHERE {cond} ORDER BY id LIMIT ?"
+    # through the partial index of the sends to retry (see sqlite.DUE_INDEX); `force` asks for the rounds
+    # that index leaves out (given up)
+    indexed = "" if due.force else f" INDEXED BY rounds_{what}_work"
+    select = f"SELECT id, {what}_state FROM rounds{indexed} WHERE {cond} ORDER BY id LIMIT ?"
     update = (
         f"UPDATE rounds SET {what}_state = 'sending', {what}_attempts = {what}_attempts + 1, "
         f"{what}_due_at = ?, {what}_doubts = {what}_doubts + ({what}_state = 'sending') "

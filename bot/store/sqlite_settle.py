@@ -72,6 +72,10 @@ ADD_SCORES_SQL = (
 )
 
 
+# a round's reveal claimed once (its row as revealed; none when it was revealed already)
+CLAIM_REVEAL = f"UPDATE rounds SET revealed_at = ? WHERE id = ? AND revealed_at IS NULL RETURNING {ROUND_COLUMNS}"
+
+
 def chunks(items: Sequence[T], size: int) -> Iterable[Sequence[T]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
@@ -93,10 +97,7 @@ class SqliteSettle:
         return rows
 
     async def claim_reveal(self, round_id: int, revealed_at: dt.datetime) -> Round | None:
-        rows = self.con.execute(
-            f"UPDATE rounds SET revealed_at = ? WHERE id = ? AND revealed_at IS NULL RETURNING {ROUND_COLUMNS}",
-            (to_ts(revealed_at), round_id),
-        ).fetchall()
+        rows = self.con.execute(CLAIM_REVEAL, (to_ts(revealed_at), round_id)).fetchall()
         return round_from_row(rows[0]) if rows else None
 
     async def lock_space(self, ref: ChannelRef) -> None:

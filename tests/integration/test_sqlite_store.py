@@ -491,3 +491,39 @@ async def test_a_database_that_cannot_be_opened_gives_sqlites_error_and_leaves_n
     for thread in set(threading.enumerate()) - before:
         thread.join(5)
         assert not thread.is_alive(), thread.name
+
+
+async def test_a_lanes_due_work_is_read_through_its_partial_indexes_not_every_round_of_its_platform(tmp_path):
+    """A tick's lane asks for its platform's due work (`platform IN (...)`); on a database without statistics
+    the planner took the platform's index for that, reading the platform's whole history at every tick. Each
+    statement the claims and the due-reveal read run goes through the index of the work due instead."""
+    import datetime as dt
+
+    from bot.kernel.values import SpaceFilter
+
+    store = SqliteStore(tmp_path / "due.db")
+    await store.open()
+    seen: list[str] = []
+    try:
+        await store._db.call(lambda con: con.set_trace_callback(seen.append))
+        now = dt.datetime(2026, 12, 7, 9, tzinfo=dt.UTC)
+        later = now + dt.timedelta(minutes=2)
+        lane = SpaceFilter(platforms=("slack",), shard_count=2, shard_ids=(0,))
+        await store.claim_due_channels(now, later, 10, lane)
+        await store.claim_due_recaps(now, later, 10, lane)
+        await store.due_reveals(now, 10, lane)
+        await store.claim_posts(now, later, 10, spaces=lane)
+        await store.claim_reveals(now, later, 10, spaces=lane)
+        await store._db.call(lambda con: con.set_trace_callback(None))
+        reads = [sql for sql in seen if "INDEXED BY" in sql or "platform IN" in sql]
+        plans = {
+            sql: " | ".join(row[3] for row in await store._read("EXPLAIN QUERY PLAN " + sql.split(" RETURNING ")[0]))
+            for sql in reads
+        }
+    finally:
+        await store.close()
+    wanted = ["channels_due", "channels_recap_due", "rounds_reveal_due", "rounds_post_work", "rounds_reveal_work"]
+    for index in wanted:
+        named = [plan for sql, plan in plans.items() if f"INDEXED BY {index} " in sql]
+        assert len(named) == 1 and f"USING INDEX {index}" in named[0], (index, plans)
+    assert len(plans) == len(wanted), plans  # every statement of a lane names the index of its work

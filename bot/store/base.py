@@ -119,6 +119,10 @@ class SqlBase:
 
     text_order: str  # appended to a text column in ORDER BY so both engines sort it byte by byte
 
+    # the enabled reminders with a next instant, as the engine's partial index reminders_due names them (SQLite
+    # through that index by name: for a lane's `platform IN (...)` its planner scanned every reminder instead)
+    due_reminders_sql: str
+
     async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         raise NotImplementedError
 

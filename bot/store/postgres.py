@@ -83,6 +83,7 @@ class PostgresStore(PgDelivery, FeatureSql):
     channel_columns = CHANNEL_COLUMNS
     native_values = True  # asyncpg takes datetimes, booleans and times as they are
     text_order = ' COLLATE "C"'  # byte order, as SQLite sorts text
+    due_reminders_sql = "reminders WHERE enabled AND next_at IS NOT NULL"
 
     def __init__(
         self, url: str, *, min_size: int = POOL_MIN, max_size: int = POOL_MAX, application_name: str = APPLICATION_NAME

@@ -78,7 +78,7 @@ class ReminderSql(SqlBase):
     async def due_reminders(self, now: dt.datetime, limit: int, spaces: SpaceFilter | None = None) -> list[Reminder]:
         where, params = self._space_filter(spaces, 3)
         rows = await self._read(
-            f"SELECT {REMINDER_COLUMNS} FROM reminders WHERE enabled AND next_at IS NOT NULL AND next_at <= ?1"
+            f"SELECT {REMINDER_COLUMNS} FROM {self.due_reminders_sql} AND next_at <= ?1"
             f"{where} ORDER BY next_at, platform, space_id, user_id LIMIT ?2",
             (self._ts(now), limit, *params),
         )

@@ -77,6 +77,7 @@ class SqliteStore(FeatureSql):
     top_sql = LEADERBOARD_SQL
     native_values = False  # timestamps as ISO text, flags as 0/1, the time as HH:MM
     text_order = ""  # SQLite compares text byte by byte already
+    due_reminders_sql = "reminders INDEXED BY reminders_due WHERE enabled = 1 AND next_at IS NOT NULL"
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)

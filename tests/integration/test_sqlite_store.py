@@ -495,8 +495,8 @@ async def test_a_database_that_cannot_be_opened_gives_sqlites_error_and_leaves_n
 
 async def test_a_lanes_due_work_is_read_through_its_partial_indexes_not_every_round_of_its_platform(tmp_path):
     """A tick's lane asks for its platform's due work (`platform IN (...)`); on a database without statistics
-    the planner took the platform's index for that, reading the platform's whole history at every tick. Each
-    statement the claims and the due-reveal read run goes through the index of the work due instead."""
+    the planner took the platform's index for that, reading the platform's whole history (or every reminder)
+    at every tick. Each statement of the claims and the due reads goes through the index of the work due."""
     import datetime as dt
 
     from bot.kernel.values import SpaceFilter
@@ -514,6 +514,7 @@ async def test_a_lanes_due_work_is_read_through_its_partial_indexes_not_every_ro
         await store.due_reveals(now, 10, lane)
         await store.claim_posts(now, later, 10, spaces=lane)
         await store.claim_reveals(now, later, 10, spaces=lane)
+        await store.due_reminders(now, 10, lane)
         await store._db.call(lambda con: con.set_trace_callback(None))
         reads = [sql for sql in seen if "INDEXED BY" in sql or "platform IN" in sql]
         plans = {
@@ -522,7 +523,14 @@ async def test_a_lanes_due_work_is_read_through_its_partial_indexes_not_every_ro
         }
     finally:
         await store.close()
-    wanted = ["channels_due", "channels_recap_due", "rounds_reveal_due", "rounds_post_work", "rounds_reveal_work"]
+    wanted = [
+        "channels_due",
+        "channels_recap_due",
+        "rounds_reveal_due",
+        "rounds_post_work",
+        "rounds_reveal_work",
+        "reminders_due",
+    ]
     for index in wanted:
         named = [plan for sql, plan in plans.items() if f"INDEXED BY {index} " in sql]
         assert len(named) == 1 and f"USING INDEX {index}" in named[0], (index, plans)

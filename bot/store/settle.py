@@ -130,7 +130,8 @@ async def reveal(
         return True
     if scorer is None or round_.kind is not RoundKind.DAILY or round_.local_date is None:
         if learn and defer and round_.kind is RoundKind.DAILY:
-            await tx.mark_cards_pending(round_id)
+            if await tx.answers(round_id):  # (a round nobody answered updates no card, as below)
+                await tx.mark_cards_pending(round_id)
         elif learn:
             await update_learner_memory(tx, round_, await tx.answers(round_id), frozenset(unsure))
         return True

@@ -312,6 +312,17 @@ class DeliveryContract:
         assert (ada.rank, ada.answered, bob.rank, bob.points, bob.correct, bob.answered) == (1, 4, 2, 10, 1, 3)
         assert alone[3][-1] is None  # cy answered nothing
 
+    async def test_a_batch_without_a_scorer_marks_only_answered_daily_rounds_for_their_card_updates(self, store):
+        closes = T0 + dt.timedelta(hours=1)
+        answered = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, closes)
+        quiet = await store.claim_daily_round(REF2, DAY, "q2", "tensors", T0, closes)
+        await store.add_answers([ans(answered.id, "ada")], T0)
+        got = await store.reveal_due_rounds([answered.id, quiet.id], closes, None, closes)
+        assert [g.round.id for g in got] == [answered.id, quiet.id]
+        assert await store.learn_rounds(10) == 1  # the answered round's cards; the quiet one was never marked
+        assert await store.learn_rounds(10) == 0
+        assert [c.key.question_id for c in await store.learner_cards("test", "space", "ada")] == ["q1"]
+
     async def test_a_failed_batch_reveal_reveals_none_of_its_rounds(self, store):
         closes = T0 + dt.timedelta(hours=1)
         r1 = await store.claim_daily_round(REF, DAY, "q1", "tensors", T0, closes)

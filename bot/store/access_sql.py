@@ -75,8 +75,9 @@ class AccessSql(SqlBase):
         return {str(r[0]) for r in rows}
 
     async def space_channels(self, platform: str, space_id: str) -> list[ChannelConfig]:
+        # sorted here, not by ORDER BY channel_id: for that order SQLite's planner read every channel of the
+        # platform instead of the space's own (channels_space); ids compare by code point, as by byte in UTF-8
         rows = await self._read(
-            f"SELECT {self.channel_columns} FROM channels WHERE platform = ? AND space_id = ? ORDER BY channel_id",
-            (platform, space_id),
+            f"SELECT {self.channel_columns} FROM channels WHERE platform = ? AND space_id = ?", (platform, space_id)
         )
-        return [config_from_row(r) for r in rows]
+        return sorted(map(config_from_row, rows), key=lambda c: c.ref.channel_id)

@@ -59,15 +59,17 @@ class RoundSql(SqlBase):
     async def open_daily_rounds(self, ref: ChannelRef | None = None, *, unpromised: bool = False) -> list[Round]:
         only = " AND closes_at IS NULL" if unpromised else ""
         if ref is None:
+            # sorted here, not by ORDER BY id: for that order SQLite's planner read every round (the whole
+            # history) instead of the partial index of the open ones
             rows = await self._read(
-                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE revealed_at IS NULL AND kind = 'daily'{only} ORDER BY id"
+                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE revealed_at IS NULL AND kind = 'daily'{only}"
             )
-        else:
-            rows = await self._read(
-                f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND channel_id = ? "
-                f"AND revealed_at IS NULL AND kind = 'daily'{only} ORDER BY id",
-                (ref.platform, ref.channel_id),
-            )
+            return sorted(map(round_from_row, rows), key=lambda r: r.id)
+        rows = await self._read(
+            f"SELECT {ROUND_COLUMNS} FROM rounds WHERE platform = ? AND channel_id = ? "
+            f"AND revealed_at IS NULL AND kind = 'daily'{only} ORDER BY id",
+            (ref.platform, ref.channel_id),
+        )
         return [round_from_row(r) for r in rows]
 
     async def create_practice_round(

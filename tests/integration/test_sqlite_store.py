@@ -535,3 +535,23 @@ async def test_a_lanes_due_work_is_read_through_its_partial_indexes_not_every_ro
         named = [plan for sql, plan in plans.items() if f"INDEXED BY {index} " in sql]
         assert len(named) == 1 and f"USING INDEX {index}" in named[0], (index, plans)
     assert len(plans) == len(wanted), plans  # every statement of a lane names the index of its work
+
+
+async def test_the_open_rounds_and_a_spaces_channels_are_read_through_their_indexes(tmp_path):
+    """Asked in id (or channel id) order, SQLite's planner read every round of the history (or every channel
+    of the platform) to skip a sort; the stores sort those few rows themselves."""
+    store = SqliteStore(tmp_path / "open.db")
+    await store.open()
+    seen: list[str] = []
+    try:
+        await store._db.call(lambda con: con.set_trace_callback(seen.append))
+        await store.open_daily_rounds()
+        await store.open_daily_rounds(unpromised=True)
+        await store.space_channels("slack", "T1")
+        await store._db.call(lambda con: con.set_trace_callback(None))
+        plans = [" | ".join(row[3] for row in await store._read("EXPLAIN QUERY PLAN " + sql)) for sql in seen]
+    finally:
+        await store.close()
+    assert len(plans) == 3, plans
+    assert all("INDEX rounds_reveal_due" in plan for plan in plans[:2]), plans
+    assert "INDEX channels_space (platform=? AND space_id=?)" in plans[2], plans

@@ -46,9 +46,10 @@ log = logging.getLogger(__name__)
 
 # The due work is read through its partial indexes, named (INDEXED BY): with a lane's `platform IN (...)` and
 # no statistics (a database is never analyzed) the planner took an index on the platform instead, reading
-# every round or channel of the platform, the whole history, at each tick (bench.daily_minute's quiet day:
-# a due-reveal read cost 1.1 ms at 4,000 rounds, 0.05 ms through its index).
+# every round or channel of the platform, the whole history, at each tick (a due-reveal read cost 1.1 ms at
+# 4,000 rounds, 0.05 ms through its index; bench.daily_history shows the tick's cost by day).
 DUE_INDEX = {"next_post_at": "channels_due", "next_recap_at": "channels_recap_due"}
+
 P = ParamSpec("P")
 T = TypeVar("T")
 

@@ -16,6 +16,7 @@ from bot.kernel.values import Answer, ChannelConfig, ChannelRef, NewAnswer, Roun
 from bot.practice.memory import CardKey, LearnerCard, PendingAnswer, ReviewEvent
 from bot.store import rows as stored
 from bot.store.base import PENDING_PRACTICE, numbered, sendable
+from bot.store.settle import latest_date
 
 # the column order of rows.config_from_row, with the time rendered as HH:MM like the SQLite text
 CHANNEL_COLUMNS = (
@@ -218,7 +219,6 @@ class PgSettle:
 
     async def previous_date(self, ref: ChannelRef, before: dt.date) -> dt.date | None:
         space = (ref.platform, ref.space_id)
-        taken = [d for d in self._taken.get(space, ()) if d < before]  # claimed by this batch so far
         key = (*space, before)
         if key in self._before:
             day = self._before[key]
@@ -231,7 +231,7 @@ class PgSettle:
                 before,
                 list(self._untaken),
             )
-        return max([*taken, day] if day is not None else taken, default=None)
+        return latest_date(self._taken.get(space, ()), before, day)
 
     async def streaks(self, ref: ChannelRef, users: Sequence[str]) -> dict[str, StreakState]:
         keys = [(ref.platform, ref.space_id, u) for u in users]

@@ -11,7 +11,7 @@ and one method per store.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Awaitable, Callable, Collection, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
@@ -186,6 +186,12 @@ async def reveal_all(
     ]
     await folds.write(tx)
     return done
+
+
+def latest_date(taken: Iterable[dt.date], before: dt.date, stored: dt.date | None) -> dt.date | None:
+    """A reveal batch's previous_date: the latest daily date before `before` among those its rounds claimed so
+    far (`taken`) and the one stored before the batch (`stored`: read leaving the batch's rounds out)."""
+    return max([d for d in taken if d < before] + ([stored] if stored is not None else []), default=None)
 
 
 async def missed_dates(

@@ -37,8 +37,8 @@ from bot.store.rows import (
 )
 from bot.store.settle import SettleTransaction
 from bot.store.sql import FeatureSql
-from bot.store.sqlite_batch_settle import CHANNEL_COLUMNS
 from bot.store.sqlite_checkpointer import Checkpointer
+from bot.store.sqlite_settle import CHANNEL_COLUMNS
 from bot.store.sqlite_thread import SqliteThread
 from bot.store.turns import ConnectionTurns
 

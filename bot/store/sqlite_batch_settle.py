@@ -17,14 +17,9 @@ from typing import Any
 
 from bot.kernel.values import Answer, ChannelRef, Round, RoundKind
 from bot.store.rows import ANSWER_COLUMNS, answer_from_row, parse_date, round_from_row, to_ts
-from bot.store.sqlite_settle import CLAIM_REVEAL, SqliteSettle
+from bot.store.settle import latest_date
+from bot.store.sqlite_settle import CHANNEL_COLUMNS, CLAIM_REVEAL, SqliteSettle
 
-# the column order of rows.config_from_row (named, as migrations may add columns in any order)
-CHANNEL_COLUMNS = (
-    "platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions, "
-    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs, champion_role, manager_role, "
-    "ping_role, ping_group"
-)
 SPEED_BONUS = CHANNEL_COLUMNS.split(", ").index("speed_bonus")
 POINTS = ANSWER_COLUMNS.split(", ").index("points")
 
@@ -86,9 +81,7 @@ class SqliteBatchSettle(SqliteSettle):
         key = (ref.platform, ref.space_id, before)
         if key not in self._before:
             return await super().previous_date(ref, before)
-        taken = [d for d in self._taken.get((ref.platform, ref.space_id), ()) if d < before]
-        day = self._before[key]
-        return max([*taken, day] if day is not None else taken, default=None)
+        return latest_date(self._taken.get((ref.platform, ref.space_id), ()), before, self._before[key])
 
     async def speed_bonus(self, ref: ChannelRef) -> bool:
         row = self.channel_rows.get((ref.platform, ref.channel_id))

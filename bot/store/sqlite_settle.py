@@ -72,6 +72,13 @@ ADD_SCORES_SQL = (
 )
 
 
+# the column order of rows.config_from_row (named, as migrations may add columns in any order)
+CHANNEL_COLUMNS = (
+    "platform, channel_id, space_id, post_time, timezone, weekdays, topics, difficulties, paused, reactions, "
+    "answer_window_s, speed_bonus, updated_at, ping_winners, recap_day, threads, packs, champion_role, manager_role, "
+    "ping_role, ping_group"
+)
+
 # a round's reveal claimed once (its row as revealed; none when it was revealed already)
 CLAIM_REVEAL = f"UPDATE rounds SET revealed_at = ? WHERE id = ? AND revealed_at IS NULL RETURNING {ROUND_COLUMNS}"
 

@@ -51,7 +51,7 @@ from bot.seasons.values import SeasonCard
 from bot.settings import ConfigChange
 from bot.suggestions.service import SuggestionsCard
 from bot.teams.cards import TeamBoardCard
-from bot.text.commands import HELP, parse_quiz
+from bot.text.commands import HELP, as_quiz_line, parse_quiz
 from bot.text.runner import (
     HelpReply,
     ImportAsked,
@@ -77,6 +77,7 @@ CONSOLE_HELP = (
 console:
 /quiz as NAME [admin]          act as another person (admins may change settings)
 A, B, C or D [?]               answer the live, practice or review question (? : not sure)
+/stats, /leaderboard, /review ...   as on Discord: the same as /quiz stats, /quiz leaderboard ...
 /help, /quit"""
 )
 
@@ -275,6 +276,8 @@ class ConsoleChannel:
                 await self._answer_practice(*answer)
             elif lowered.split()[0] in {"/quiz", "quiz"}:
                 await self._quiz(line)
+            elif (quiz_line := as_quiz_line(line)) is not None:  # /stats, /leaderboard ... as on Discord
+                await self._quiz(quiz_line)
             else:
                 self.say(f"Not a command: {echo(repr(line))}. Type /help for the list, /quit to leave.")
         except QuizError as exc:

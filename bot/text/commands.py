@@ -411,6 +411,31 @@ def parse_live(rest: list[str]) -> LiveStart | LiveStop:
     return LiveStart(numbers[0] if numbers else None, topic, numbers[1] if len(numbers) > 1 else None)
 
 
+# the commands Discord also offers on their own (/stats, /leaderboard ...): the same words as /quiz's
+TOP_LEVEL = (
+    "answer",
+    "export",
+    "forget-me",
+    "leaderboard",
+    "packs",
+    "plan",
+    "progress",
+    "remind",
+    "review",
+    "stats",
+    "suggest",
+)
+
+
+def as_quiz_line(line: str) -> str | None:
+    """`/stats me` typed as Discord's own command, as the /quiz line it stands for (`/quiz stats me`); None
+    when the line does not start with one of those commands."""
+    first, _, rest = line.strip().partition(" ")
+    if not first.startswith("/") or first[1:].lower() not in TOP_LEVEL:
+        return None
+    return f"/quiz {first[1:].lower()} {rest}".rstrip()
+
+
 def parse_quiz(text: str) -> Command:
     """Parse what follows `/quiz` (or a whole line starting with /quiz)."""
     suggest = _SUGGEST.match(text)

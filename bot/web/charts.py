@@ -9,6 +9,10 @@ import io
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 BLUE = "#0072B2"  # Okabe-Ito, as bot/recap/chart.py
 ORANGE = "#E69F00"
@@ -37,39 +41,48 @@ def _label(value: float, percent: bool) -> str:
     return f"{100 * value:.0f}%" if percent else f"{value:g}"
 
 
-def _draw(chart: Bars) -> bytes:
+def figure(chart: Bars) -> Figure:
+    """The chart as a matplotlib Figure on the Agg canvas (no display)."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     labels = [label for label, _ in chart.rows] or ["(none yet)"]
     values = [value for _, value in chart.rows] or [0.0]
     height = max(3.0, 0.45 * len(labels) + 1.5) if chart.horizontal else 4.0
+    fig = Figure(figsize=(8, height), dpi=100, facecolor="white", layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    if chart.horizontal:
+        bars = ax.barh(labels[::-1], values[::-1], color=BLUE, edgecolor=INK, linewidth=0.6)
+        ax.set_xlabel(chart.unit)
+    else:
+        bars = ax.bar(labels, values, color=BLUE, edgecolor=INK, linewidth=0.6)
+        ax.set_ylabel(chart.unit)
+    value_axis = ax.xaxis if chart.horizontal else ax.yaxis
+    ax.bar_label(
+        bars, labels=[_label(v, chart.percent) for v in (values[::-1] if chart.horizontal else values)], padding=3
+    )
+    if chart.percent:
+        (ax.set_xlim if chart.horizontal else ax.set_ylim)(0, 1.05)
+        ticks = [0, 0.25, 0.5, 0.75, 1.0]
+        value_axis.set_ticks(ticks, [f"{int(100 * t)}%" for t in ticks])
+    elif all(float(v).is_integer() for v in values):  # counts: no tick at 0.25 answers
+        value_axis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_title(chart.title, fontweight="bold", loc="left")
+    for text in (*ax.get_xticklabels(), *ax.get_yticklabels()):
+        text.set_parse_math(False)  # a `$` in a topic stays a dollar sign
+    return fig
+
+
+def _draw(chart: Bars) -> bytes:
+    import matplotlib
+
     with matplotlib.rc_context({"font.size": 12, "axes.spines.top": False, "axes.spines.right": False}):
-        fig = Figure(figsize=(8, height), dpi=100, facecolor="white", layout="constrained")
-        FigureCanvasAgg(fig)
-        ax = fig.add_subplot()
-        if chart.horizontal:
-            bars = ax.barh(labels[::-1], values[::-1], color=BLUE, edgecolor=INK, linewidth=0.6)
-            ax.set_xlabel(chart.unit)
-            if chart.percent:
-                ax.set_xlim(0, 1.05)
-        else:
-            bars = ax.bar(labels, values, color=BLUE, edgecolor=INK, linewidth=0.6)
-            ax.set_ylabel(chart.unit)
-            if chart.percent:
-                ax.set_ylim(0, 1.05)
-        ax.bar_label(
-            bars, labels=[_label(v, chart.percent) for v in (values[::-1] if chart.horizontal else values)], padding=3
-        )
-        if chart.percent:
-            ticks = [0, 0.25, 0.5, 0.75, 1.0]
-            (ax.set_xticks if chart.horizontal else ax.set_yticks)(ticks, [f"{int(100 * t)}%" for t in ticks])
-        ax.set_title(chart.title, fontweight="bold", loc="left")
-        for text in (*ax.get_xticklabels(), *ax.get_yticklabels()):
-            text.set_parse_math(False)  # a `$` in a topic stays a dollar sign
+        fig = figure(chart)
         out = io.BytesIO()
         fig.savefig(out, format="png", dpi=100, facecolor="white")
     return out.getvalue()

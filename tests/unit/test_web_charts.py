@@ -1,0 +1,38 @@
+"""The dashboard's bar charts: their value axis reads as what the bars count."""
+
+from __future__ import annotations
+
+from bot.web.charts import Bars, draw_now, figure
+
+
+def _ticks(chart: Bars) -> list[float]:
+    fig = figure(chart)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    return list(ax.get_xticks() if chart.horizontal else ax.get_yticks())
+
+
+def test_a_chart_of_counts_has_whole_number_ticks() -> None:
+    weeks = Bars("Participation", "answers", (("01 Dec", 2.0), ("08 Dec", 0.0), ("15 Dec", 1.0)))
+    ticks = _ticks(weeks)
+    assert ticks and all(float(t).is_integer() for t in ticks), ticks
+    assert 2.0 in ticks
+
+
+def test_a_horizontal_chart_of_counts_too() -> None:
+    ticks = _ticks(Bars("Asked", "questions", (("autograd", 3.0), ("tensors", 1.0)), horizontal=True))
+    assert ticks and all(float(t).is_integer() for t in ticks), ticks
+
+
+def test_a_chart_of_shares_keeps_its_percent_ticks() -> None:
+    shares = Bars("Accuracy", "share right", (("autograd", 0.5), ("tensors", 1.0)), percent=True, horizontal=True)
+    assert _ticks(shares) == [0, 0.25, 0.5, 0.75, 1.0]
+
+
+def test_a_chart_of_fractional_values_keeps_fractional_ticks() -> None:
+    ticks = _ticks(Bars("Average", "answers a day", (("mon", 0.4), ("tue", 0.7))))
+    assert any(not float(t).is_integer() for t in ticks), ticks
+
+
+def test_the_chart_draws_as_a_png() -> None:
+    assert draw_now(Bars("Participation", "answers", (("01 Dec", 2.0),))).startswith(b"\x89PNG\r\n\x1a\n")

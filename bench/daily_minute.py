@@ -368,6 +368,7 @@ import gc
 import logging
 import random
 import time
+from typing import Any
 
 from bench.daily_parts import (
     BIN,
@@ -387,8 +388,10 @@ from bench.daily_parts import (
     rss_mb,
     seed,
     sent_after,
+    server_wal,
     split_ratio,
     sqlite_store,
+    wal_figures,
     write_marked_cards,
 )
 from bot.app.bootstrap import bootstrap
@@ -426,7 +429,9 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
     if late > 0:
         print(f"(the start took {late + START_LEAD:.1f} s: the answers' 09:00 is {late:.1f} s after the bot's)")
     await asyncio.sleep(max(0.0, -late))
+    wal0 = await server_wal(store)
     await load.run(args.seconds, lambda: len(sent) >= expected, args.seconds + 60)
+    wal = wal_figures(wal0, await server_wal(store), len(refs))
     loaded_cpu = time.process_time() - cpu0
     rss_loaded = rss_mb()
     posts, reveals = sent_after(sent, refs, "post"), sent_after(sent, refs, "reveal")
@@ -457,6 +462,7 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
     result.update(
         fan_out_figures(posts, reveals, len(refs))
         | lanes
+        | wal
         | {
             "core_ms_per_channel": bare_cpu / len(refs) * 1000 if bare_done else float("nan"),
             "scoring_day_ms_per_channel": quiet_cpu / len(refs) * 1000 if quiet_done else float("nan"),
@@ -484,6 +490,7 @@ async def run(store: Store, label: str, args: argparse.Namespace) -> dict[str, f
         f"{args.reads} reads/s (seeded in {seeded:.1f} s)"
     )
     print_answers(result, errs)
+    print_wal(result)
     print_fan_out(result, expected)
     print(
         f"CPU of the whole loaded run (answers, reads, fan-out) per channel: "
@@ -532,6 +539,15 @@ def print_answers(result: dict[str, float], errs: str) -> None:
         f"leaderboard reads p99 {result['read_p99_ms']:.1f} ms; answer p99 during the fan-out / before 09:00: "
         f"{split_ratio(result):.2f} (target <= 2 with the roles split)"
     )
+
+
+def print_wal(result: dict[str, Any]) -> None:
+    """PostgreSQL: the server's WAL and checkpoints in the loaded minute (a checkpoint there shows in the tail)."""
+    if "wal_mb" in result:
+        print(
+            f"the server in the loaded minute: {result['wal_mb']:,.0f} MB of WAL ({result['wal_kb_per_channel']:.1f} "
+            f"KB a channel), {result['checkpoints']:.0f} checkpoints (max_wal_size {result['max_wal_size']})"
+        )
 
 
 def print_fan_out(result: dict[str, float], expected: int) -> None:

@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from bot.app.bootstrap import bootstrap
 from bot.bank.load import Bank, load_bank
@@ -262,6 +263,36 @@ async def fresh_statistics(store: Store) -> None:
 
     if isinstance(store, PostgresStore):
         await store.pool.execute("ANALYZE")
+
+
+async def server_wal(store: Store) -> dict[str, Any]:
+    """On PostgreSQL: the WAL the server has written so far (bytes), the checkpoints it has begun and its
+    max_wal_size; nothing on SQLite. A checkpoint in the measured minute makes the next change to each page a
+    full image in the WAL, which the answers' commits wait for (docs/operations.md)."""
+    from bot.store.postgres import PostgresStore
+
+    if not isinstance(store, PostgresStore):
+        return {}
+    from bench.postgres import checkpoints_begun, wal_insert_position  # asyncpg is the postgres extra's
+
+    return {
+        "wal": await wal_insert_position(store.pool),
+        "checkpoints": await checkpoints_begun(store.pool),
+        "max_wal_size": await store.pool.fetchval("SHOW max_wal_size"),
+    }
+
+
+def wal_figures(before: dict[str, Any], after: dict[str, Any], channels: int) -> dict[str, Any]:
+    """The server's WAL and checkpoints between two server_wal readings (nothing on SQLite)."""
+    if not before:
+        return {}
+    wal = after["wal"] - before["wal"]
+    return {
+        "wal_mb": wal / 1e6,
+        "wal_kb_per_channel": wal / 1e3 / channels,
+        "checkpoints": after["checkpoints"] - before["checkpoints"],
+        "max_wal_size": after["max_wal_size"],
+    }
 
 
 def quantile(values: list[float], q: float) -> float:

@@ -150,6 +150,22 @@ the delivery process instead of 50 (smaller transactions beside the answers' com
 against d5ed2ec): during the fan-out 10.4 and 9.7 ms against 9.0 and 6.8, ratio 2.94 and 2.61 against 2.40 and
 1.88, the last reveal 43.6 s after 09:00 instead of 33.4, and quiet-day CPU per channel 0.42-0.43 ms instead of
 0.37-0.38.
+Then (2026-12-07, a new session on a slow, noisy machine: the 10-million-step loop in 0.30 s; main a74e6ad, runs
+one after the other). Split: answer p99 17.1 and 12.1 ms, p99.9 53.6 and 36.3 ms, during the fan-out / before
+09:00 16.3 / 5.2 = 3.14 and 12.9 / 5.3 = 2.41, after it 47.5 and 8.6 ms; core per channel 0.53 ms; RSS 143 + 120
+MB; the last post 44.4 s after 09:00. One process (no --roles): p99 22.4 ms, 25.8 / 5.0 = 5.20, the last post
+39.4 s, core 0.70 ms, RSS 121 MB. Looked at, none the cause of the tail:
+- No daily card updates within the minute (ROUND_CARDS_BUDGET 0, not kept): after the fan-out 6.0 ms, ratio
+  2.64; but the second plain run's 8.6 ms showed the first's 47.5 was not the card updates.
+- gc.callbacks in this process: two generation-2 collections in the run, none over 17 ms, in a run with one 5 s
+  bin at 209 ms.
+- Checkpoints: the minute wrote 378 MB of WAL (now printed), and at max_wal_size 1 GB the server starts one
+  every 540 MB or so, but its log put every checkpoint of these runs after the loaded minute (the quiet days'
+  scoring writes most of the WAL). At 8 GB (ALTER SYSTEM for one run, reset after) none ran at all: p99 13.0 ms,
+  p99.9 20.3, ratio 3.28. A CHECKPOINT after the seed (not kept) gave 446 MB in the minute (each page's first
+  change after it written whole) and a ratio of 3.18.
+- The last run (378 MB, no checkpoint) fell into a backlog from 15 s to 35 s after 09:00 (5 s bins up to 776
+  ms, ratio 143): the machine, as in the earlier runs that did.
 """
 
 from __future__ import annotations
@@ -179,6 +195,8 @@ from bench.daily_parts import (
     rss_mb,
     seed,
     sent_after,
+    server_wal,
+    wal_figures,
     write_marked_cards,
 )
 from bot.app.bootstrap import bootstrap
@@ -350,15 +368,21 @@ async def interactive(args: argparse.Namespace) -> dict[str, dict[str, float]]:
         gc.collect()
         await asyncio.sleep(max(0.0, t0 - time.monotonic()))
         cpu0 = time.process_time()
+        wal0 = await server_wal(store)
         await load.run(args.seconds, lambda: "loaded" in told, args.seconds + 60)
+        wal = wal_figures(wal0, await server_wal(store), len(refs))
         cpu = time.process_time() - cpu0
         fan_out_end = float(told.get("loaded", {}).get("fan_out_end", 0.0))
-        mine = load.figures(fan_out_end) | {
-            "loaded_cpu_s": cpu,
-            "rss_mb": rss_mb(),
-            "rss_seed_mb": rss_seed,
-            "seed_s": seeded,
-        }
+        mine = (
+            load.figures(fan_out_end)
+            | wal
+            | {
+                "loaded_cpu_s": cpu,
+                "rss_mb": rss_mb(),
+                "rss_seed_mb": rss_seed,
+                "seed_s": seeded,
+            }
+        )
         mine["errors"] = sum(load.errors.values())
         await service.close()
         await proc.wait()
@@ -372,7 +396,7 @@ async def main(args: argparse.Namespace) -> None:
         await worker(args)
         return
     parse_roles(args.roles)
-    from bench.daily_minute import print_answers, print_fan_out
+    from bench.daily_minute import print_answers, print_fan_out, print_wal
 
     figures = await interactive(args)
     mine, theirs = figures["interactive"], figures["delivery"]
@@ -387,6 +411,7 @@ async def main(args: argparse.Namespace) -> None:
         f"({mine['rss_seed_mb']:.0f} MB at the end of the seed, which this process runs first)"
     )
     print_answers(mine, f"{mine['errors']:,.0f}")
+    print_wal(mine)
     if not theirs:
         print("delivery process: no figures (it failed; see its output above)")
         return

@@ -70,6 +70,14 @@ async def wal_insert_position(db: asyncpg.Pool | asyncpg.Connection) -> int:
     return int(await db.fetchval("SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn"))
 
 
+async def checkpoints_begun(db: asyncpg.Pool | asyncpg.Connection) -> int:
+    """The checkpoints the server has begun since its statistics were reset (timed and requested): two readings
+    tell whether one began between them. The counts moved to pg_stat_checkpointer in PostgreSQL 17."""
+    if int(await db.fetchval("SHOW server_version_num")) >= 170000:
+        return int(await db.fetchval("SELECT num_timed + num_requested FROM pg_stat_checkpointer"))
+    return int(await db.fetchval("SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter"))
+
+
 async def postgres_service(url: str) -> tuple[Features, PostgresStore]:
     """The PostgreSQL variant of bench.common.sqlite_service."""
     store = PostgresStore(url)

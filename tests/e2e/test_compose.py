@@ -129,6 +129,19 @@ def test_the_bot_has_time_to_stop_gracefully(compose):
     assert m and int(m.group(1)) > 10, grace
 
 
+def test_postgres_has_room_for_the_busiest_minutes_wal_between_checkpoints(compose):
+    """The 09:00 minute wrote 378 MB of WAL at 10,000 channels (bench.daily_minute); at PostgreSQL's default
+    max_wal_size (1 GB) a checkpoint starts about every 540 MB, so most such minutes would hold one."""
+    command = compose["services"]["postgres"]["command"]
+    assert command[0] == "postgres" and command[1::2] == ["-c"] * (len(command) // 2)
+    settings = dict(arg.split("=", 1) for arg in command[2::2])
+    assert set(settings) == {"max_wal_size", "checkpoint_timeout"}
+    size = re.fullmatch(r"(\d+)GB", settings["max_wal_size"])
+    assert size and int(size.group(1)) >= 4, settings
+    timeout = re.fullmatch(r"(\d+)min", settings["checkpoint_timeout"])
+    assert timeout and 5 <= int(timeout.group(1)) <= 60, settings
+
+
 def test_postgres_keeps_its_data_in_a_named_volume(compose):
     volumes = compose["services"]["postgres"]["volumes"]
     named = [v.split(":", 1)[0] for v in volumes if v.split(":", 1)[1] == "/var/lib/postgresql/data"]

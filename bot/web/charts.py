@@ -70,8 +70,10 @@ def figure(chart: Bars) -> Figure:
         (ax.set_xlim if chart.horizontal else ax.set_ylim)(0, 1.05)
         ticks = [0, 0.25, 0.5, 0.75, 1.0]
         value_axis.set_ticks(ticks, [f"{int(100 * t)}%" for t in ticks])
-    elif all(float(v).is_integer() for v in values):  # counts: no tick at 0.25 answers
+    elif all(float(v).is_integer() for v in values):  # counts: no tick at 0.25 answers, and none below 0
         value_axis.set_major_locator(MaxNLocator(integer=True))
+        limits = ax.set_xlim if chart.horizontal else ax.set_ylim
+        limits(0, None if max(values) > 0 else 1)  # all zero: 0 to 1, not -0.05 to 0.05
     ax.set_title(chart.title, fontweight="bold", loc="left")
     for text in (*ax.get_xticklabels(), *ax.get_yticklabels()):
         text.set_parse_math(False)  # a `$` in a topic stays a dollar sign

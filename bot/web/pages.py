@@ -79,8 +79,9 @@ async def participation_png(request: web.Request) -> web.Response:
 # ---- channel settings -----------------------------------------------------------------------------
 
 
-def setting_fields(values: dict[str, str], errors: dict[str, str]) -> list[dict[str, Any]]:
-    """The settings form, generated from the one settings table (bot/settings.py)."""
+def setting_fields(values: dict[str, str], errors: dict[str, str], platform: str) -> list[dict[str, Any]]:
+    """The settings form, generated from the one settings table (bot/settings.py): the settings of the
+    channel's platform, as `/quiz config show` lists them (no Slack user group on a Discord channel)."""
     return [
         {
             "setting": s,
@@ -90,6 +91,7 @@ def setting_fields(values: dict[str, str], errors: dict[str, str]) -> list[dict[
             "choices": s.choices,
         }
         for s in SETTINGS
+        if s.applies_to(platform)
     ]
 
 
@@ -108,7 +110,7 @@ async def channel_page(request: web.Request) -> web.Response:
         space=space,
         channel=cfg,
         card=card,
-        fields=setting_fields(current_values(cfg), {}),
+        fields=setting_fields(current_values(cfg), {}, cfg.ref.platform),
         message=message,
         problem=None,
     )
@@ -121,10 +123,11 @@ async def channel_save(request: web.Request) -> web.Response:
     cfg = await space.channel(request.match_info["channel"])
     form = await request.post()
     before = current_values(cfg)
-    typed = {s.word: str(form.get(s.word, before[s.word])).strip() for s in SETTINGS}
+    shown = [s for s in SETTINGS if s.applies_to(cfg.ref.platform)]  # another platform's setting is never taken
+    typed = {s.word: str(form.get(s.word, before[s.word])).strip() for s in shown}
     errors: dict[str, str] = {}
     changed: dict[str, Any] = {}
-    for s in SETTINGS:
+    for s in shown:
         if typed[s.word] == before[s.word]:
             continue
         try:
@@ -153,7 +156,7 @@ async def channel_save(request: web.Request) -> web.Response:
         space=space,
         channel=cfg,
         card=card,
-        fields=setting_fields(typed, errors),
+        fields=setting_fields(typed, errors, cfg.ref.platform),
         message=message,
         problem=problem,
     )

@@ -224,6 +224,20 @@ def test_a_form_without_its_csrf_token_gets_403(dash: Dashboard, page: Page):
     assert "time 09:00" in dash.console_says("/quiz config show")  # nothing changed
 
 
+def test_a_channel_shows_only_its_platforms_settings_and_takes_no_other(dash: Dashboard, page: Page):
+    sign_in(page, dash)
+    page.get_by_role("link", name="terminal").click()
+    expect(page.get_by_label("time", exact=True)).to_be_visible()
+    for other in ("ping group", "champion role", "manager role", "ping role"):  # Slack's and Discord's own
+        expect(page.get_by_label(other, exact=True)).to_have_count(0)
+    token = page.locator("#content input[name=csrf]").get_attribute("value")
+    url = dash.url + "/s/console/local/channels/terminal"
+    sent = page.request.post(url, form={"csrf": token or "", "ping_group": "S0123ABC", "manager_role": "42"})
+    assert sent.status == 200 and "Nothing changed." in sent.text()
+    saved = dash.run(dash.store.get_channel(ChannelRef("console", "local", "terminal")))
+    assert saved is not None and saved.ping_group is None and saved.manager_role is None
+
+
 def test_readable_at_375_px_by_keyboard_without_javascript(dash: Dashboard, browser: Browser):
     context = browser.new_context(viewport={"width": 375, "height": 800}, java_script_enabled=False)
     small = context.new_page()

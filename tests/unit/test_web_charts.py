@@ -16,7 +16,14 @@ def test_a_chart_of_counts_has_whole_number_ticks() -> None:
     weeks = Bars("Participation", "answers", (("01 Dec", 2.0), ("08 Dec", 0.0), ("15 Dec", 1.0)))
     ticks = _ticks(weeks)
     assert ticks and all(float(t).is_integer() for t in ticks), ticks
-    assert 2.0 in ticks
+    assert 2.0 in ticks and min(ticks) == 0.0
+
+
+def test_a_chart_of_nothing_yet_counts_from_zero_in_whole_numbers() -> None:
+    for horizontal in (False, True):
+        weeks = Bars("Participation", "answers", (("01 Dec", 0.0), ("08 Dec", 0.0)), horizontal=horizontal)
+        ticks = _ticks(weeks)
+        assert ticks == [0.0, 1.0], ticks
 
 
 def test_a_horizontal_chart_of_counts_too() -> None:

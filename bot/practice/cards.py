@@ -16,8 +16,9 @@ class ReviewEmpty:
     text: str
 
 
-def review_title(position: int, total: int, topic: str) -> str:
-    return f"Review {position}/{total}: {TOPICS.get(topic, topic)}"
+def review_title(position: int, total: int, topic: str, *, unseen: bool = False) -> str:
+    """`unseen`: nothing was due, so the review brings questions of the learner's weak topics not seen yet."""
+    return f"Review {position}/{total}{' (new to you)' if unseen else ''}: {TOPICS.get(topic, topic)}"
 
 
 def review_score_text(right: int, total: int) -> str:

@@ -324,7 +324,8 @@ class Reviews:
         if len(self._sessions) >= SESSIONS_KEPT:
             self._sessions.pop(next(iter(self._sessions)))
         self._sessions[card.round_id] = session
-        return replace(card, title=cards.review_title(session.position, len(session.plan), question.topic))
+        title = cards.review_title(session.position, len(session.plan), question.topic, unseen=kind is None)
+        return replace(card, title=title)
 
     async def after_answer(self, round_id: int, correct: bool) -> tuple[QuestionCard | None, str | None]:
         """The next question of the review this round belongs to, or its score after the last one."""

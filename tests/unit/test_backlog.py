@@ -96,7 +96,7 @@ async def test_with_a_limit_of_5_and_30_due_a_review_serves_5_that_day_confident
     assert learning_lines(stats.learning)[0] == "Reviews: 5 today (at most 5 a day)"  # never "30 due"
 
     first = await service.practice.start_review(REF, "ada", 20)  # asks for 20: the limit gives 5
-    assert not isinstance(first, ReviewEmpty) and first.title.startswith("Review 1/5")
+    assert not isinstance(first, ReviewEmpty) and first.title.startswith("Review 1/5: ")  # due cards, not new ones
     served = await answer_review(service, store, first, "ada")
     assert len(served) == 5 and set(served[:3]) == confident  # the confident misses first
     assert (await service.practice.reviews_today(REF, "ada")).served == 5

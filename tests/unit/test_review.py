@@ -170,7 +170,7 @@ async def test_with_nothing_due_a_review_serves_the_weakest_topics_unseen_questi
     seen = {c.key.question_id for c in await store.learner_cards("fake", "space-1", "ada")}
     round_ = await store.get_round(result.round_id)
     assert round_.question_id not in seen
-    assert result.title.startswith("Review 1/2")
+    assert result.title.startswith("Review 1/2 (new to you): ")  # nothing was due: it says so
 
 
 async def test_a_review_count_outside_1_to_20_is_refused(env):

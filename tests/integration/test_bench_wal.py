@@ -20,26 +20,36 @@ from tests.integration.test_postgres_store import throwaway_database
 
 
 async def test_the_wal_position_moves_by_what_a_write_logs_and_is_zero_on_sqlite(tmp_path):
+    """bench.reveal_batch's WAL position, and bench.daily_minute's line on the server in the loaded minute (its
+    WAL and the checkpoints begun in it)."""
     async with throwaway_database("studybot_bench_wal") as url:
         store = PostgresStore(url)
         await store.open()
         try:
-            before = await wal_position(store)
+            before, server_before = await wal_position(store), await server_wal(store)
             for n in range(20):
                 ref = ChannelRef("discord", "space1", f"channel{n}")
                 await store.save_channel(ChannelConfig(ref=ref, post_time=dt.time(9, 0)))
             after = await wal_position(store)
+            await store.pool.execute("CHECKPOINT")
+            figures = wal_figures(server_before, await server_wal(store), 20)
         finally:
             await store.close()
     assert before > 0
     assert after - before > 20 * 100  # twenty channel rows, each logged with its key (the server is shared,
     # so other work can only add to it)
+    assert figures["wal_mb"] * 1e6 > 20 * 100  # the same rows, read by the other reading
+    assert figures["wal_kb_per_channel"] == pytest.approx(figures["wal_mb"] * 1e3 / 20)
+    assert figures["checkpoints"] >= 1  # the CHECKPOINT
+    assert figures["max_wal_size"].endswith("B")  # as the server shows it: 1GB, 4GB
     sqlite = SqliteStore(tmp_path / "studybot.db")
     await sqlite.open()
     try:
         assert await wal_position(sqlite) == 0
+        assert await server_wal(sqlite) == {}
     finally:
         await sqlite.close()
+    assert wal_figures({}, {}, 20) == {}
 
 
 async def test_the_commit_benchmark_times_its_commits_beside_a_writer_of_wal():
@@ -58,30 +68,3 @@ async def test_the_commit_benchmark_times_its_commits_beside_a_writer_of_wal():
             await conn.close()
     assert len(taken) == answers > 0 and all(t > 0 for t in taken)
     assert rows > 1000 and rate > 0  # the writer wrote past its own measure of a row's WAL
-
-
-async def test_the_minutes_wal_and_checkpoints_are_read_from_the_server_and_are_nothing_on_sqlite(tmp_path):
-    """bench.daily_minute's line on the server in the loaded minute: its WAL and the checkpoints begun in it."""
-    async with throwaway_database("studybot_bench_wal") as url:
-        store = PostgresStore(url)
-        await store.open()
-        try:
-            before = await server_wal(store)
-            for n in range(20):
-                await store.save_channel(ChannelConfig(ref=ChannelRef("discord", "s", f"c{n}"), post_time=dt.time(9)))
-            await store.pool.execute("CHECKPOINT")
-            figures = wal_figures(before, await server_wal(store), 20)
-        finally:
-            await store.close()
-    assert figures["wal_mb"] > 20 * 100 / 1e6 and figures["wal_kb_per_channel"] == pytest.approx(
-        figures["wal_mb"] * 1e3 / 20
-    )
-    assert figures["checkpoints"] >= 1  # the CHECKPOINT (the server is shared: others can only add to it)
-    assert figures["max_wal_size"].endswith("B")  # as the server shows it: 1GB, 4GB
-    sqlite = SqliteStore(tmp_path / "studybot.db")
-    await sqlite.open()
-    try:
-        assert await server_wal(sqlite) == {}
-    finally:
-        await sqlite.close()
-    assert wal_figures({}, {}, 20) == {}

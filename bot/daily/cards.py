@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
+from bot.kernel.cards import more
 from bot.kernel.scoring import shown_streak
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import (
@@ -20,13 +21,16 @@ from bot.kernel.values import (
 
 
 @dataclass(frozen=True)
-class TopicMastery:
-    """How well a learner remembers a topic: mean predicted recall of the seen questions, and coverage."""
+class TopicMemory:
+    """How well a learner remembers a topic: the mean predicted recall of its seen questions now and some days
+    on with no more answers (both None while too few are seen to say), and how many of its questions were seen."""
 
     topic: str
-    retrievability: float  # 0..1, mean over the seen questions
     seen: int
-    total: int  # the topic's questions in the bank
+    total: int  # the topic's questions in the packs
+    now: float | None  # 0..1; None: `needs` more questions seen first
+    later: float | None
+    needs: int = 0  # questions still to see before `now` and `later` are shown
 
 
 @dataclass(frozen=True)
@@ -36,9 +40,11 @@ class LearningStats:
     due_now: int
     due_tomorrow: int  # due after now and by the end of tomorrow (the space's local time)
     next_due: dt.datetime | None
-    mastery: tuple[TopicMastery, ...] = ()
+    mastery: tuple[TopicMemory, ...] = ()
+    forecast_days: int = 30  # how far on `TopicMemory.later` looks
     sure_answers: int = 0  # answers given without "not sure"
     sure_right: int = 0
+    rate_from: int = 1  # sure answers before `calibration` is given as a rate
     timezone: str = "UTC"  # the space's, for showing when the next review is due
     today: int = 0  # reviews still to do today: the share within the learner's daily limit (and plan)
     limit: int | None = None  # the learner's daily limit (None: none applied)
@@ -47,8 +53,8 @@ class LearningStats:
 
     @property
     def calibration(self) -> float | None:
-        """How often an answer given "sure" was right (None before any)."""
-        return self.sure_right / self.sure_answers if self.sure_answers else None
+        """How often an answer given "sure" was right (None before `rate_from` such answers, and before any)."""
+        return self.sure_right / self.sure_answers if self.sure_answers >= max(1, self.rate_from) else None
 
 
 @dataclass(frozen=True)
@@ -166,9 +172,15 @@ def learning_lines(stats: LearningStats) -> tuple[str, ...]:
             lines[0] += "; today's are done, the rest wait for the coming days"
     lines += stats.plan
     for m in stats.mastery:
-        lines.append(
-            f"Memory of {TOPICS.get(m.topic, m.topic)}: {100 * m.retrievability:.0f}% ({m.seen} of {m.total} seen)"
-        )
-    if stats.calibration is not None:
-        lines.append(f"When sure: right {stats.sure_right} of {stats.sure_answers} ({100 * stats.calibration:.0f}%)")
+        name, seen = TOPICS.get(m.topic, m.topic), f"{m.seen} of {m.total} seen"
+        if m.now is None or m.later is None:
+            lines.append(f"Memory of {name}: {seen}; needs {more(m.needs, 'question')} seen")
+        else:
+            lines.append(f"Memory of {name}: {m.now:.0%} now, {m.later:.0%} in {stats.forecast_days} days ({seen})")
+    if stats.sure_answers:
+        sure = f"When sure: right {stats.sure_right} of {stats.sure_answers}"
+        if stats.calibration is None:
+            lines.append(f"{sure}; a rate needs {more(stats.rate_from - stats.sure_answers, 'answer')}")
+        else:
+            lines.append(f"{sure} ({stats.calibration:.0%})")
     return tuple(lines)

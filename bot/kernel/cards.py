@@ -262,3 +262,8 @@ def topic_lines(questions: Iterable[Question]) -> tuple[str, ...]:
         n = sum(per.values())
         lines.append(f"{topic}: {TOPICS.get(topic, topic)}, {n} question{'' if n == 1 else 's'} ({split})")
     return tuple(lines)
+
+
+def more(n: int, what: str) -> str:
+    """How many more of something: 1 more review, 2 more reviews, 2 more misses."""
+    return f"{n} more {what}" if n == 1 else f"{n} more {what}{'es' if what.endswith('s') else 's'}"

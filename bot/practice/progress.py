@@ -17,11 +17,14 @@ Nothing here reads points or leaderboards.
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
+from bot.daily.cards import TopicMemory
+from bot.kernel.values import Question
 from bot.practice.memory import DESIRED_RETENTION, LearnerCard, ReviewEvent, retrievability
 
 TARGET = DESIRED_RETENTION  # the retention the scheduler aims at
@@ -140,21 +143,6 @@ class ProgressCounts:
         return self.sure.answered + self.unsure.answered
 
 
-@dataclass(frozen=True)
-class TopicForecast:
-    """Memory of one topic: mean predicted recall of its seen questions now and in FORECAST_DAYS days."""
-
-    topic: str
-    seen: int
-    total: int  # the topic's questions in the channel's packs
-    now: float | None  # None: fewer than MIN_TOPIC seen
-    later: float | None
-
-    @property
-    def needs(self) -> int:
-        return max(0, MIN_TOPIC - self.seen)
-
-
 class ProgressStore(Protocol):
     """What the learning report reads: every count of it, from the store in one place."""
 
@@ -241,11 +229,22 @@ def count_misses(facts: Iterable[MissFact], tz: str, through: dt.date | None = N
     return MissRecall(len(missed), len(back), sum(1 for _, right in back.values() if right))
 
 
+def memory_by_topic(
+    cards: Sequence[LearnerCard], bank: Sequence[Question], pool: Sequence[Question], now: dt.datetime
+) -> tuple[TopicMemory, ...]:
+    """Memory by topic (`topic_forecasts`) as the learning report and the stats card show it: the cards of the
+    shipped bank's questions and of `pool`'s (the packs practice draws from), a topic's total its questions in
+    `pool`."""
+    topic_of = {q.id: q.topic for q in bank} | {q.id: q.topic for q in pool}
+    return topic_forecasts(cards, topic_of, Counter(q.topic for q in pool), now)
+
+
 def topic_forecasts(
     cards: Sequence[LearnerCard], topic_of: Mapping[str, str], totals: Mapping[str, int], now: dt.datetime
-) -> tuple[TopicForecast, ...]:
+) -> tuple[TopicMemory, ...]:
     """Memory by topic of the learner's cards (questions of `topic_of` only): the topics with enough seen
-    questions first, the weakest in 30 days first; then the others by name."""
+    questions (MIN_TOPIC, or all of a smaller topic) first, the weakest in 30 days first; then the others by
+    name."""
     later_at = now + dt.timedelta(days=FORECAST_DAYS)
     recall: dict[str, list[tuple[float, float]]] = {}
     for card in cards:
@@ -254,14 +253,16 @@ def topic_forecasts(
             recall.setdefault(topic, []).append((retrievability(card, now), retrievability(card, later_at)))
     found = []
     for topic, values in recall.items():
-        enough = len(values) >= MIN_TOPIC
+        total = totals.get(topic, len(values))
+        needs = max(0, min(MIN_TOPIC, total) - len(values))  # a smaller topic: all of it
         found.append(
-            TopicForecast(
+            TopicMemory(
                 topic,
                 len(values),
-                totals.get(topic, len(values)),
-                sum(v for v, _ in values) / len(values) if enough else None,
-                sum(v for _, v in values) / len(values) if enough else None,
+                total,
+                sum(v for v, _ in values) / len(values) if not needs else None,
+                sum(v for _, v in values) / len(values) if not needs else None,
+                needs,
             )
         )
     return tuple(sorted(found, key=lambda t: (t.later is None, t.later or 0.0, t.topic)))

@@ -11,6 +11,8 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot.daily.cards import TopicMemory
+from bot.kernel.cards import more
 from bot.kernel.topics import TOPICS
 from bot.practice.progress import (
     COMEBACK_DAYS,
@@ -23,7 +25,6 @@ from bot.practice.progress import (
     BucketTally,
     ProgressCounts,
     Tally,
-    TopicForecast,
 )
 
 TITLE = "Your progress"
@@ -70,7 +71,7 @@ class ProgressCard:
 
     user_id: str
     counts: ProgressCounts
-    topics: tuple[TopicForecast, ...]
+    topics: tuple[TopicMemory, ...]
     timezone: str
     plan: PlanProgress | None = None
     png: bytes | None = None
@@ -129,11 +130,6 @@ def pct(share: float) -> str:
 
 def of(tally: Tally) -> str:
     return f"{tally.right} of {tally.answered} right"
-
-
-def more(n: int, what: str) -> str:
-    """How many more of something: 1 more review, 2 more reviews, 2 more misses."""
-    return f"{n} more {what}" if n == 1 else f"{n} more {what}{'es' if what.endswith('s') else 's'}"
 
 
 def rate_text(tally: Tally, least: int, what: str) -> str:

@@ -4,14 +4,13 @@ the memory forecast from the learner's cards; an interview-date plan adds its fi
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import replace
 from typing import Protocol
 
 from bot.kernel.context import Context
 from bot.kernel.drawing import draw_off_loop
 from bot.kernel.values import ChannelRef, Question
-from bot.practice.progress import ProgressStore, topic_forecasts
+from bot.practice.progress import ProgressStore, memory_by_topic
 from bot.practice.progress_cards import PlanFigures, ProgressCard
 from bot.practice.store import PracticeStore
 
@@ -56,13 +55,11 @@ class Progress:
         _today, tz = await self.ctx.space_today(platform, space_id)
         counts = await self.store.learner_progress(platform, space_id, user_id, tz, now)
         cards = await self.store.learner_cards(platform, space_id, user_id)
-        topic_of = {q.id: q.topic for q in self.ctx.bank.questions} | {q.id: q.topic for q in pool}
-        totals = Counter(q.topic for q in pool)
         plan = await self.plan.plan_progress(platform, space_id, user_id, now) if self.plan else None
         card = ProgressCard(
             user_id,
             counts,
-            topic_forecasts(cards, topic_of, totals, now),
+            memory_by_topic(cards, self.ctx.bank.questions, pool, now),
             tz,
             plan,
             practice_command=self.ctx.commands_of(platform).practice,

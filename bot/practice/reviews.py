@@ -12,7 +12,7 @@ from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from bot.daily.boards import Boards
-from bot.daily.cards import LearningStats, TopicMastery
+from bot.daily.cards import LearningStats, TopicMemory
 from bot.kernel.cards import QuestionCard
 from bot.kernel.context import Context
 from bot.kernel.errors import BadSetting
@@ -29,7 +29,7 @@ from bot.practice.backlog import (
     todays_share,
 )
 from bot.practice.cards import ReviewEmpty, ReviewNote
-from bot.practice.memory import LearnerCard, ReviewEvent, next_due, retrievability
+from bot.practice.memory import LearnerCard, ReviewEvent, next_due
 from bot.practice.plans import (
     Plans,
     daily_target,
@@ -39,6 +39,7 @@ from bot.practice.plans import (
     plan_questions,
     plan_retention,
 )
+from bot.practice.progress import FORECAST_DAYS, MIN_RATE, memory_by_topic
 from bot.practice.store import PracticeServiceStore
 from bot.practice.values import PAUSE_MAX_DAYS, REVIEW_LIMIT_MAX, ReviewPrefs, ServedKind
 from bot.reports.service import ReportDesk
@@ -108,33 +109,27 @@ def learning_stats(
     now: dt.datetime,
     tz: str,
     day: ReviewDay | None = None,
+    memory: tuple[TopicMemory, ...] | None = None,
 ) -> LearningStats:
     """Reviews today (`day`: the share within the learner's limit; without it every due card), due by the
-    end of tomorrow (local time in `tz`), recall by topic and calibration."""
+    end of tomorrow (local time in `tz`) among the cards of `questions` (what reviews may ask), memory by topic
+    (`memory`, as the learning report has it; without it over `questions`) and calibration."""
     zone = ZoneInfo(tz)
     after_tomorrow = dt.datetime.combine(now.astimezone(zone).date() + dt.timedelta(days=2), dt.time(), zone)
-    in_bank = {q.id: q.topic for q in questions}
-    mine = [c for c in learner_cards if c.key.question_id in in_bank]
+    asked = {q.id for q in questions}
+    mine = [c for c in learner_cards if c.key.question_id in asked]
     due_now = sum(1 for c in mine if c.due <= now)
     due_tomorrow = sum(1 for c in mine if now < c.due < after_tomorrow)
-    totals: dict[str, int] = {}
-    for q in questions:
-        totals[q.topic] = totals.get(q.topic, 0) + 1
-    recall: dict[str, list[float]] = {}
-    for c in mine:
-        recall.setdefault(in_bank[c.key.question_id], []).append(retrievability(c, now))
-    mastery = tuple(
-        TopicMastery(topic, sum(values) / len(values), len(values), totals[topic])
-        for topic, values in sorted(recall.items())
-    )
     sure = [e for e in events if e.sure]
     return LearningStats(
         due_now=due_now,
         due_tomorrow=due_tomorrow,
         next_due=next_due(mine),
-        mastery=mastery,
+        mastery=memory_by_topic(mine, (), questions, now) if memory is None else memory,
+        forecast_days=FORECAST_DAYS,
         sure_answers=len(sure),
         sure_right=sum(1 for e in sure if e.rating > 1),
+        rate_from=MIN_RATE,
         timezone=tz,
         today=due_now if day is None else day.today,
         limit=None if day is None else day.limit,

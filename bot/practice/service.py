@@ -30,6 +30,7 @@ from bot.packs.catalog import BANK_PACK, PackCatalog
 from bot.practice.cards import ReviewEmpty, ReviewNote
 from bot.practice.memory import LEARN_BATCH, LEARN_ROUNDS
 from bot.practice.plans import Plans
+from bot.practice.progress import memory_by_topic
 from bot.practice.reviews import REVIEW_DEFAULT, REVIEW_MAX, ReviewDay, Reviews, learning_stats
 from bot.practice.store import PracticeServiceStore
 from bot.practice.values import ServedKind
@@ -259,10 +260,13 @@ class Practice:
     async def learning(self, platform: str, space_id: str, user_id: str, tz: str) -> LearningStats:
         """The learner's memory in the space: today's reviews (within their limit), a plan, recall by topic,
         calibration."""
-        day = await self.reviews.day(platform, space_id, user_id, await self.space_pool(platform, space_id))
+        space = await self.space_pool(platform, space_id)
+        day = await self.reviews.day(platform, space_id, user_id, space)
         learner_cards = await self.store.learner_cards(platform, space_id, user_id)
         events = await self.store.review_events(platform, space_id, user_id)
-        stats = learning_stats(learner_cards, events, self.ctx.bank.questions, self.ctx.now(), tz, day)
+        now, pool = self.ctx.now(), await self.space_practice_pool(platform, space_id)
+        memory = memory_by_topic(learner_cards, self.ctx.bank.questions, pool, now)
+        stats = learning_stats(learner_cards, events, space, now, tz, day, memory)
         plan = await self.plans.status(platform, space_id, user_id)
         return replace(stats, plan=plan.lines() if plan is not None else ())
 

@@ -59,9 +59,13 @@ async def progress_report(features: Features, platform: str, space_id: str, user
             (
                 "memory",
                 bars(
-                    "Memory by topic (predicted recall now)",
+                    f"Memory by topic in {memory.forecast_days} days if you stop (predicted recall)",
                     "predicted recall",
-                    [(f"{_topic(m.topic)} ({m.seen}/{m.total})", m.retrievability) for m in memory.mastery],
+                    [
+                        (f"{_topic(m.topic)} ({m.seen}/{m.total})", m.later)
+                        for m in memory.mastery
+                        if m.later is not None
+                    ],
                     percent=True,
                     horizontal=True,
                 ),

@@ -32,8 +32,10 @@ async def test_practice_from_an_own_pack_then_review_its_miss(store) -> None:
     outcome = await service.answers.submit_answer(card.round_id, "ann", wrong)
     assert outcome.verdict is not None and not outcome.verdict.correct
 
-    # two days later the miss is due: the review asks that pack question again
+    # two days later the miss is due (the stats card counts it): the review asks that pack question again
     clock.set(T0 + dt.timedelta(days=2))
+    learning = (await service.boards.stats("fake", "space-1", "ann")).learning
+    assert learning is not None and learning.due_now == 1
     review = await service.practice.start_review(REF, "ann", 1)
     assert isinstance(review, QuestionCard) and review.prompt == card.prompt
     assert (await store.get_round(review.round_id)).question_id == round_.question_id  # type: ignore[union-attr]
@@ -62,3 +64,18 @@ async def test_the_dashboards_learning_report_covers_the_packs_of_the_spaces_cha
     assert await service.progress.space_report("fake", "space-1", "ann") == in_channel
     dashboard = await progress_report(service, "fake", "space-1", "ann")
     assert any("team-lore" in line for _, lines in dashboard.learning for line in lines)
+    # its memory chart, like the report, shows a topic from 3 questions seen: in 30 days, as the report says
+    card = await service.practice.start_practice(REF, "ann", "team-lore-2")
+    await service.answers.submit_answer(card.round_id, "ann", 0)
+    report = await service.progress.space_report("fake", "space-1", "ann")
+    later = {t.topic: t.later for t in report.topics}
+    assert later["team-lore"] is not None and later["team-lore-2"] is None
+    charts = dict((await progress_report(service, "fake", "space-1", "ann")).charts)
+    assert charts["memory"].title == "Memory by topic in 30 days if you stop (predicted recall)"
+    assert charts["memory"].rows == (("team-lore (3/3)", later["team-lore"]),)
+    stats = await service.boards.stats("fake", "space-1", "ann")  # /quiz stats: the same memory
+    assert stats.learning is not None
+    assert [(m.topic, m.seen, m.later) for m in stats.learning.mastery] == [
+        ("team-lore", 3, later["team-lore"]),
+        ("team-lore-2", 1, None),
+    ]

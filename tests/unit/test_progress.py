@@ -161,22 +161,26 @@ def test_the_card_says_what_each_figure_counts_and_never_guesses():
 def test_topics_need_three_seen_questions_and_the_weakest_in_thirty_days_comes_first():
     t0 = dt.datetime(2026, 3, 1, 9, tzinfo=UTC)
     cards = []
-    for i, (topic, right) in enumerate([("a", True)] * 3 + [("b", False)] * 3 + [("c", True)] * 2):
+    seen = [("a", True)] * 3 + [("b", False)] * 3 + [("c", True)] * 2 + [("d", False)] * 2
+    for i, (topic, right) in enumerate(seen):
         card, _ = review(None, CardKey("t", "s", "u", f"{topic}{i}"), right, sure=True, at=t0)
         cards.append(card)
     topic_of = {c.key.question_id: c.key.question_id[0] for c in cards}
-    found = topic_forecasts(cards, topic_of | {"gone": "a"}, {"a": 10, "b": 3}, t0 + dt.timedelta(days=1))
-    assert [t.topic for t in found] == ["b", "a", "c"]  # b was missed: weakest; c has too few for a number
-    b, a, c = found
-    assert (b.seen, b.total, a.seen, a.total, c.seen, c.total) == (3, 3, 3, 10, 2, 2)
+    totals = {"a": 10, "b": 3, "c": 5, "d": 2}
+    found = topic_forecasts(cards, topic_of | {"gone": "a"}, totals, t0 + dt.timedelta(days=1))
+    # b and d were missed: weakest; d has two questions, both seen, so it has a number; c has too few of its 5
+    assert [t.topic for t in found] == ["b", "d", "a", "c"]
+    b, d, a, c = found
+    assert (b.seen, b.total, a.seen, a.total, c.seen, c.total, d.seen, d.total) == (3, 3, 3, 10, 2, 5, 2, 2)
     assert b.later is not None and a.later is not None and b.later < a.later and a.later < a.now  # type: ignore[operator]
+    assert d.now is not None and d.later is not None and d.needs == 0
     assert c.now is None and c.later is None and c.needs == MIN_TOPIC - 2
 
 
 def test_the_alt_text_stays_short_with_many_topics():
-    from bot.practice.progress import TopicForecast
+    from bot.daily.cards import TopicMemory
 
-    topics = tuple(TopicForecast(f"topic-{i:02d}-" + "x" * 30, 5, 9, 0.9, 0.6) for i in range(40))
+    topics = tuple(TopicMemory(f"topic-{i:02d}-" + "x" * 30, 5, 9, 0.9, 0.6) for i in range(40))
     card = ProgressCard("ada", counts_of(sure=Tally(3, 2)), topics, "UTC")
     assert len(progress_alt_text(card)) <= 1000
     assert "… and 30 more topics." in card.text()

@@ -319,9 +319,20 @@ def test_learning_stats_count_due_now_and_tomorrow_mastery_and_calibration():
     monday_10 = MONDAY_9 + dt.timedelta(hours=1)
     assert learning_stats([right], [e3], questions, monday_10, "UTC").due_tomorrow == 0
     assert learning_stats([right], [e3], questions, monday_10, "Pacific/Kiritimati").due_tomorrow == 1
-    assert [(m.topic, m.seen, m.total) for m in stats.mastery] == [("autograd", 3, 4), ("tensors", 1, 1)]
-    assert all(0 < m.retrievability <= 1 for m in stats.mastery)
-    assert (stats.sure_answers, stats.sure_right, stats.calibration) == (3, 1, 1 / 3)
+    # as /quiz progress: a topic's memory from 3 questions seen (all of a smaller topic), now and in 30 days
+    assert [(m.topic, m.seen, m.total, m.needs) for m in stats.mastery] == [("autograd", 3, 4, 0), ("tensors", 1, 1, 0)]
+    autograd, tensors = stats.mastery
+    assert autograd.now is not None and autograd.later is not None and 0 < autograd.later < autograd.now <= 1
+    assert tensors.now is not None and tensors.later is not None
+    few = learning_stats([miss], [e1], questions, at, "UTC")
+    assert [(m.topic, m.seen, m.needs, m.now, m.later) for m in few.mastery] == [("autograd", 1, 2, None, None)]
+    assert "Memory of Autograd: 1 of 4 seen; needs 2 more questions seen" in learning_lines(few)
+    # calibration is a rate from 10 sure answers, as in /quiz progress; before that, the count
+    assert (stats.sure_answers, stats.sure_right, stats.calibration) == (3, 1, None)
     lines = learning_lines(stats)
     assert lines[0] == "Reviews: 2 today"  # the share, never the whole debt (no limit given here)
-    assert "When sure: right 1 of 3 (33%)" in lines
+    assert "When sure: right 1 of 3; a rate needs 7 more answers" in lines
+    assert f"Memory of Autograd: {autograd.now:.0%} now, {autograd.later:.0%} in 30 days (3 of 4 seen)" in lines
+    sure = [review(None, k(f"q{i % 4}"), i % 2 == 0, sure=True, at=MONDAY_9)[1] for i in range(10)]
+    assert learning_stats([miss], sure, questions, at, "UTC").calibration == 0.5
+    assert "When sure: right 5 of 10 (50%)" in learning_lines(learning_stats([miss], sure, questions, at, "UTC"))

@@ -45,7 +45,8 @@ class LiveCloseCard:
 
 @dataclass(frozen=True)
 class LiveFinalCard:
-    """The end of a game: the podium (top three) and the full table, with team totals when teams exist."""
+    """The end of a game: the podium (the top three who scored) and the full table, with team totals when teams
+    exist."""
 
     game_id: int
     title: str
@@ -145,11 +146,12 @@ def table_lines(rows: tuple[Placed, ...], name: NameOf | None = None) -> tuple[s
 
 
 def podium_lines(card: LiveFinalCard, name: NameOf | None = None) -> tuple[str, ...]:
+    """The medals of the podium (only players who scored), or a line saying nobody did."""
     name = name or _plain
     return tuple(
         f"{MEDALS[min(p.rank, PODIUM) - 1]} {name(p.standing.user_id)}: {points_text(p.standing.points)}"
         for p in card.podium
-    )
+    ) or ("Nobody scored; no podium this time.",)
 
 
 def final_text(card: LiveFinalCard, name: NameOf | None = None) -> str:

@@ -335,7 +335,8 @@ class LiveGames:
         title = "Live game: final results" + (
             f" (stopped after {asked} question{'s' if asked != 1 else ''})" if stopped else ""
         )
-        card = LiveFinalCard(game.id, title, table[: cards.PODIUM], table, asked, stopped, teams)
+        podium = tuple(p for p in table[: cards.PODIUM] if p.standing.points > 0)  # no medal for 0 points
+        card = LiveFinalCard(game.id, title, podium, table, asked, stopped, teams)
         platform = self.ctx.platforms[ref.platform]
         if isinstance(platform, LivePlatform):
             try:

@@ -18,6 +18,7 @@ from bot.app.scheduler import LIVE_WATCH, DailyScheduler
 from bot.kernel.cards import QuestionCard
 from bot.kernel.errors import AlreadyAnswered, BadSetting, NotAllowed, NothingOpen, RoundClosed, StoreUnavailable
 from bot.kernel.values import LETTERS, Actor, ChannelRef, Period, RoundKind
+from bot.live.cards import final_text
 from bot.live.values import GameRunning, LiveStep, live_points
 from bot.settings import ConfigChange
 from tests.support.fakes import REF, FixedClock, make_bank, store_of
@@ -65,7 +66,7 @@ async def test_a_game_of_five_with_three_players_runs_to_its_podium():
     rounds = [card.round_id for _, _, card in platform.posted]
     assert [card.round_id for _, _, card in platform.closed] == rounds  # each closed once, in order
     [(_, _, final)] = platform.finals
-    assert [(p.rank, p.standing.user_id) for p in final.podium] == [(1, "ann"), (2, "bob"), (3, "cat")]
+    assert [(p.rank, p.standing.user_id) for p in final.podium] == [(1, "ann"), (2, "bob")]  # cat scored 0
     assert [p.standing.user_id for p in final.table] == ["ann", "bob", "cat"]
     ann, bob, cat = (p.standing for p in final.table)
     assert (ann.right, bob.right, cat.right, cat.points) == (5, 5, 0, 0)
@@ -84,6 +85,24 @@ async def test_a_game_of_five_with_three_players_runs_to_its_podium():
     ]
     assert board.me is not None and board.me.rank == 3
     assert await store.leaderboard("fake", REF.space_id, Period.ALL, "all", 10) == []  # the daily boards untouched
+
+
+async def test_a_game_nobody_scored_in_has_no_podium_but_its_full_table():
+    service, clock, platform = await env()
+    await service.live.start(REF, "ann", 3, None, 10)
+
+    async def answer(card: QuestionCard) -> None:
+        for who in ("ann", "bob"):
+            await service.answers.submit_answer(card.round_id, who, LETTERS.index(wrong_letter(card)))
+
+    await play(service, clock, platform, answer)
+    [(_, _, final)] = platform.finals
+    assert final.podium == () and [p.standing.points for p in final.table] == [0, 0]
+    text = final_text(final)
+    assert "Nobody scored; no podium this time." in text and "🥇" not in text
+    assert "1. ann: 0 pts (0 of 3 right)" in text and "1. bob: 0 pts (0 of 3 right)" in text
+    board = await service.live.board("fake", REF.space_id, "ann")
+    assert [p.standing.wins for p in board.rows] == [0, 0]  # nobody won it either
 
 
 async def test_a_right_answer_scores_more_the_sooner_it_comes():

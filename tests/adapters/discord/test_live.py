@@ -69,6 +69,7 @@ async def test_a_live_game_of_five_with_three_players_runs_to_its_podium(
     assert podium["title"] == "Live game: final results" and table["title"] == "Full table"
     order = [table["description"].index(f"<@{u.id}>") for u in (fake.alice, fake.bob, fake.ada)]
     assert order == sorted(order)  # alice, bob, ada: the faster right answers scored more
+    assert f"🥈 <@{fake.bob.id}>" in podium["description"] and f"<@{fake.ada.id}>" not in podium["description"]
     [sent] = [r for r in fake.requests_to("POST", r"/messages$") if len((r.body or {}).get("embeds") or []) == 2]
     assert sent.body["allowed_mentions"]["parse"] == []  # nobody notified
 

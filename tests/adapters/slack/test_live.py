@@ -57,6 +57,8 @@ async def test_a_live_game_of_five_with_three_players_runs_to_its_podium(slack: 
     table = texts(final)
     assert "Podium" in table and "Full table" in table and "<@" not in table  # named, nobody notified
     assert table.index("u0ann") < table.index("u0bob") < table.index("u0admin")  # by points
+    podium = table[table.index("Podium") : table.index("Full table")]
+    assert "u0bob" in podium and "u0admin" not in podium  # no medal for 0 points
 
     standings = {s.user_id: s for s in await slack.store.live_board("slack", slack.ref.space_id, 10)}
     assert standings[ANN].points > standings[BOB].points > standings[ADMIN].points == 0  # faster scores more

@@ -181,6 +181,8 @@ async def leaderboards(request: web.Request) -> web.Response:
     period_text = request.query.get("period", "week")
     period = Period(period_text) if period_text in {p.value for p in Period} else Period.WEEK
     board = await features.boards.leaderboard(space.platform, space.id, period, space.actor.user_id)
+    teams = await features.teams.board(space.platform, space.id, period, space.actor.user_id)
+    live = await features.live.board(space.platform, space.id, space.actor.user_id)
     today, _tz = await features.context.space_today(space.platform, space.id)
     seasons = []
     first = today.replace(day=1)
@@ -194,12 +196,15 @@ async def leaderboards(request: web.Request) -> web.Response:
             season = await features.seasons.board(space.platform, space.id, season_text, space.actor.user_id)
         except (NoSeason, BadSetting) as exc:
             season_note = exc.message
-    ids = [r.user_id for r in board.rows] + ([r.user_id for r in season.rows] if season else [])
+    ids = [r.user_id for r in board.rows] + [p.standing.user_id for p in live.rows]
+    ids += [r.user_id for r in season.rows] if season else []
     return render(
         request,
         "leaderboards.html",
         space=space,
         board=board,
+        teams=teams,
+        live=live,
         period=period,
         periods=list(Period),
         seasons=seasons,

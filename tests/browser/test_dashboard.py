@@ -178,9 +178,10 @@ def test_an_admin_resolves_a_report(dash: Dashboard, page: Page):
 
 
 def test_my_progress_shows_its_charts_with_text_alternatives(dash: Dashboard, page: Page):
-    for _ in range(3):  # a topic's memory is charted from 3 questions seen
-        dash.console_says("/quiz practice autograd")
-        dash.console_says("A")
+    for topic in ("tensors", "autograd", "modules"):  # a topic's memory is charted from 3 questions seen: the
+        for _ in range(3):  # three of each topic but the open daily question's (practice never serves it)
+            dash.console_says(f"/quiz practice {topic}")
+            dash.console_says("A")
     dash.run(dash.features.practice.write_card_updates())
     sign_in(page, dash)
     page.get_by_role("link", name="My progress").click()
@@ -196,8 +197,28 @@ def test_my_progress_shows_its_charts_with_text_alternatives(dash: Dashboard, pa
     expect(page.get_by_role("heading", name="Learning report")).to_be_visible()
     expect(page.get_by_role("heading", name="Calibration", exact=True)).to_be_visible()
     docs_shot(page, "my-progress")
+
+
+def test_the_leaderboards_show_the_team_board_and_the_live_board(dash: Dashboard, page: Page):
+    sign_in(page, dash)
     page.goto(dash.url + "/s/console/local/leaderboards")
-    expect(page.get_by_role("heading", name="Leaderboards")).to_be_visible()
+    expect(page.get_by_text("No teams here yet: create one with /quiz team create NAME.")).to_be_visible()
+    expect(page.get_by_text("No live games played here yet.")).to_be_visible()
+    assert "Team Torchers is created" in dash.console_says("/quiz team create Torchers")
+    assert "Live game on: 3 questions" in dash.console_says("/quiz live 3")
+    for _ in range(20):  # the game's steps as the tick runs them, each when it is due, and an answer to each
+        due = dash.run(dash.features.live.run_due())
+        dash.console_says("A")  # the open question's (the first locks); between questions, nothing to answer
+        if due is None:
+            break
+        dash.clock.set(max(due, dash.clock.now()))
+    assert "Live game: final results" in dash.out.getvalue()
+    page.goto(dash.url + "/s/console/local/leaderboards?period=month")
+    teams = page.get_by_role("table", name=re.compile("A team scores the daily points of its best 3 members"))
+    expect(teams.get_by_role("row", name=re.compile("Torchers"))).to_contain_text("best 1 of 1")
+    live = page.get_by_role("table", name=re.compile("Live games: points and games won"))
+    expect(live.get_by_role("row", name=re.compile("you"))).to_contain_text(re.compile(r"of 1$"))
+    expect(page.get_by_role("heading", name="Teams: November 2026")).to_be_visible()
     docs_shot(page, "leaderboards")
 
 

@@ -304,7 +304,9 @@ SETTINGS: tuple[Setting, ...] = (
         "ping group",
         platform="slack",
     ),
-    Setting("paused", "paused", (), parse_on_off, _on_off, "no daily post while paused", "on", "", "paused"),
+    Setting(
+        "paused", "paused", (), parse_on_off, _on_off, "no daily post while paused", "on", "", "paused", choices=ON_OFF
+    ),
 )
 
 # the /quizconfig subcommands made of settings: name, description, how the card joins its settings

@@ -26,3 +26,10 @@ def test_a_slack_channel_has_its_user_group_and_no_discord_roles() -> None:
 def test_the_console_has_only_the_settings_every_platform_shares() -> None:
     shared = {s.word for s in SETTINGS if not s.platform}
     assert _names("console") == shared and {"time", "tz", "paused"} <= shared
+
+
+def test_every_on_off_setting_is_a_choice_of_on_and_off_paused_too() -> None:
+    fields = {field["name"]: field for field in setting_fields({}, {}, "discord")}
+    on_off = {name for name, field in fields.items() if field["choices"] == ("on", "off")}
+    assert {"paused", "reactions", "speed", "ping_winners", "threads"} <= on_off
+    assert fields["time"]["choices"] == ()  # a free value stays a text field

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
-from bot.kernel.values import LETTERS, Actor
+from bot.kernel.values import LETTERS, Actor, Question
 from bot.packs.catalog import BANK_PACK, PackCatalog, require_admin
 
 FLAG_MIN_ANSWERS = 30  # flags need at least this many answers
@@ -197,3 +197,43 @@ async def question_stats(
     flagged = flagged_in_order(answered)
     reported = sorted((s for s in stats if s.reports), key=lambda s: (-s.reports, s.question_id))[:LISTED]
     return QuestionStatsCard(pack, tuple(hardest), flagged, tuple(reported))
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    """One question of the space as an admin checks it: the question, its pack, its statistics (None: never
+    revealed here) and its open reports; while it is open in a channel, its answer and figures wait."""
+
+    question: Question
+    pack: str
+    stat: QuestionStat | None
+    reports: int
+    open_now: bool  # open in a channel now (daily or live): nothing of its answer shows before its reveal
+
+
+async def question_view(
+    catalog: PackCatalog,
+    actor: Actor,
+    platform: str,
+    space_id: str,
+    question_id: str,
+    reports: Mapping[str, int],
+    hidden: Collection[str],
+) -> QuestionView | None:
+    """Admins only: one question of the shipped bank or of the space's own packs (None: no such question here)."""
+    require_admin(actor, "see the questions of")
+    pack = question_id.split("/", 1)[0] if "/" in question_id else BANK_PACK
+    if pack == BANK_PACK:
+        found: Iterable[Question] = catalog.bank.questions
+    else:
+        found = await catalog.questions(platform, space_id, [pack], strict=False)
+    question = next((q for q in found if q.id == question_id), None)
+    if question is None:
+        return None
+    open_now = question_id in hidden
+    stat = None
+    if not open_now:
+        for qid, asked, chosen, correct in await catalog.store.question_answer_counts(platform, space_id):
+            if qid == question_id:
+                stat = QuestionStat(qid, asked, chosen, correct, question.answer, reports.get(qid, 0))
+    return QuestionView(question, pack, stat, reports.get(question_id, 0), open_now)

@@ -10,7 +10,14 @@ from bot.kernel.parsing import check_pack_name
 from bot.kernel.values import Actor, ChannelRef
 from bot.packs.catalog import ImportResult, PackCatalog, PackFile, require_admin
 from bot.packs.files import Format
-from bot.packs.question_stats import QuestionStat, QuestionStatsCard, question_stats, question_table
+from bot.packs.question_stats import (
+    QuestionStat,
+    QuestionStatsCard,
+    QuestionView,
+    question_stats,
+    question_table,
+    question_view,
+)
 
 
 class ReportCounts(Protocol):
@@ -42,6 +49,13 @@ class PackDesk:
         counts = await self.reports.report_counts(platform, space_id)
         hidden = await self.open_rounds.open_channel_question_ids(platform, space_id) if self.open_rounds else set()
         return await question_table(self.catalog, actor, platform, space_id, counts, hidden)
+
+    async def question(self, actor: Actor, platform: str, space_id: str, question_id: str) -> QuestionView | None:
+        """Admins only: one question of the space (the shipped bank or its own packs) with its statistics and open
+        reports; its answer and figures wait while it is open in a channel. None: no such question here."""
+        counts = await self.reports.report_counts(platform, space_id)
+        hidden = await self.open_rounds.open_channel_question_ids(platform, space_id) if self.open_rounds else set()
+        return await question_view(self.catalog, actor, platform, space_id, question_id, counts, hidden)
 
     async def question_stats(
         self, actor: Actor, platform: str, space_id: str, pack: str | None = None

@@ -1,6 +1,6 @@
 """Admins' pages of a space: packs (upload with every problem beside its question and field, preview as
-players see the questions, use per channel, download), the reports and suggestions queues, and question
-statistics. The same services as the chat commands decide and notify."""
+players see the questions, use per channel, download), the reports and suggestions queues, question
+statistics and a page for each question. The same services as the chat commands decide and notify."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from aiohttp import web
 from aiohttp.web_request import FileField
 
 from bot.kernel.errors import BadSuggestion, PackError, QuizError
+from bot.kernel.topics import TOPICS
 from bot.kernel.values import LETTERS
 from bot.packs.catalog import BANK_PACK
 from bot.packs.files import MAX_UPLOAD_BYTES, format_of, pack_name_of
@@ -281,6 +282,27 @@ async def question_stats(request: web.Request) -> web.Response:
     )
 
 
+async def question_page(request: web.Request) -> web.Response:
+    """One question as an admin checks it (linked from the statistics and the reports): its text, choices, answer
+    and explanation, its figures and open reports; while it is open in a channel, only what players see."""
+    space = space_of(request, admin=True)
+    view = await space.features.packs.question(space.actor, space.platform, space.id, request.match_info["qid"])
+    if view is None:
+        raise web.HTTPNotFound()
+    q, stat = view.question, view.stat
+    choices = [
+        {
+            "letter": LETTERS[i],
+            "text": text,
+            "right": i == q.answer,
+            "why": q.why_wrong[i] if i < len(q.why_wrong) and i != q.answer else "",
+            "chosen": stat.answers[i] if stat is not None and i < len(stat.answers) else None,
+        }
+        for i, text in enumerate(q.choices)
+    ]
+    return render(request, "question.html", space=space, view=view, choices=choices, topic=TOPICS.get(q.topic, q.topic))
+
+
 def add_routes(app: web.Application, base: str) -> None:
     app.router.add_get(base + "/packs", packs)
     app.router.add_post(base + "/packs", upload)
@@ -291,3 +313,4 @@ def add_routes(app: web.Application, base: str) -> None:
     app.router.add_post(base + "/reports/{id}", resolve)
     app.router.add_post(base + "/suggestions/{id}/{verb:approve|reject}", decide)
     app.router.add_get(base + "/questions", question_stats)
+    app.router.add_get(base + "/questions/{qid:.+}", question_page)

@@ -177,6 +177,41 @@ def test_an_admin_resolves_a_report(dash: Dashboard, page: Page):
     assert "Reports: none open" in dash.console_says("/quiz admin reports")
 
 
+def test_a_reported_question_has_its_page_and_its_answer_waits_for_the_reveal(dash: Dashboard, page: Page):
+    dash.console_says("/quiz as ann")
+    dash.console_says("/quiz answer B")
+    dash.console_says("/quiz report wrong B is right")  # today's daily question, still open
+    dash.console_says("/quiz as you")
+    sign_in(page, dash)
+    page.goto(dash.url + "/s/console/local/queues")
+    page.get_by_role("heading", name=re.compile(r"Report #1:")).get_by_role("link").click()
+    heading = page.get_by_role("heading", level=1)
+    expect(heading).to_have_text(re.compile(r"^Question [a-z]+-\d$"))
+    qid = heading.inner_text().removeprefix("Question ")
+    question = next(q for q in dash.features.context.bank.questions if q.id == qid)
+    expect(page.get_by_text(question.prompt)).to_be_visible()
+    expect(page.get_by_role("status")).to_contain_text("Open in a channel now")
+    expect(page.get_by_text("(right)")).to_have_count(0)  # nothing of its answer or topic before the reveal
+    expect(page.get_by_text(re.compile(r"(Tensors|Autograd|nn.Module)"))).to_have_count(0)
+    expect(page.get_by_text(question.explanation)).to_have_count(0)
+    expect(page.get_by_text("1 open: resolve them in Reports and suggestions")).to_be_visible()
+
+    assert "Reveal" in dash.console_says("/quiz config reveal")
+    page.reload()
+    right = page.get_by_role("listitem").filter(has_text="(right)")
+    expect(right).to_have_count(1)
+    expect(right).to_contain_text(question.choices[question.answer])
+    expect(page.get_by_text(question.explanation)).to_be_visible()
+    chose_b = "(1 chose it)" if question.answer_letter != "B" else "(right) (1 chose it)"
+    expect(page.get_by_role("listitem").filter(has_text=question.choices[1])).to_contain_text(chose_b)
+    expect(page.get_by_text(re.compile(r"Asked 1 time here, 1 answer, (0|100)% right"))).to_be_visible()
+    docs_shot(page, "question")
+    page.goto(dash.url + "/s/console/local/questions")
+    expect(page.get_by_role("link", name=qid)).to_have_attribute("href", f"/s/console/local/questions/{qid}")
+    assert page.goto(dash.url + "/s/console/local/questions/theirs/q-1").status == 404  # no such pack here
+    assert page.goto(dash.url + "/s/console/local/questions/no-such-question").status == 404
+
+
 def test_my_progress_shows_its_charts_with_text_alternatives(dash: Dashboard, page: Page):
     for topic in ("tensors", "autograd", "modules"):  # a topic's memory is charted from 3 questions seen: the
         for _ in range(3):  # three of each topic but the open daily question's (practice never serves it)

@@ -133,3 +133,27 @@ async def test_todays_open_question_shows_in_no_statistic_before_its_reveal(stor
     assert [(s.question_id, s.answered) for s in after.hardest if s.question_id == today.question_id] == [
         (today.question_id, 4)
     ]
+    # the question's own page (the dashboard's): nothing of its answers while it is open, its figures after
+    view = await service.packs.question(ADMIN, "fake", "space-1", today.question_id)
+    assert view is not None and view.stat is not None and view.stat.answered == 4 and not view.open_now
+
+
+async def test_a_questions_page_waits_for_its_reveal_and_stays_in_its_space(store) -> None:
+    service, _platform, _clock = service_on(store)
+    await service.catalog.import_pack(ADMIN, "fake", "space-1", "team", pack_csv(pack_rows(2)), "csv", now=T0)
+    await service.channels.configure(ADMIN, REF, ConfigChange.parse([("packs", "team")]))
+    today = await service.posting.post_scheduled(REF)
+    assert today is not None
+    await service.answers.submit_answer(today.id, "ann", B)
+    view = await service.packs.question(ADMIN, "fake", "space-1", today.question_id)
+    assert view is not None and view.open_now and view.stat is None and view.pack == "team"
+    assert await service.reveals.reveal_round(today.id) is not None
+    view = await service.packs.question(ADMIN, "fake", "space-1", today.question_id)
+    assert view is not None and not view.open_now and view.stat is not None and view.stat.answers[B] == 1
+    bank = service.catalog.bank.questions[0]
+    shipped = await service.packs.question(ADMIN, "fake", "space-1", bank.id)
+    assert shipped is not None and shipped.pack == "pytorch" and shipped.question == bank and shipped.stat is None
+    assert await service.packs.question(ADMIN, "fake", "space-2", today.question_id) is None  # another space's pack
+    assert await service.packs.question(ADMIN, "fake", "space-1", "team/no-such") is None
+    with pytest.raises(Exception, match="Only members who can manage"):
+        await service.packs.question(Actor("m", False), "fake", "space-1", today.question_id)

@@ -19,6 +19,8 @@ from bot.kernel.values import (
     weakest_topic,
 )
 
+MEMORY_LINES = 5  # topics the stats card names (a Discord field holds 1,024 characters; /quiz progress names 10)
+
 
 @dataclass(frozen=True)
 class TopicMemory:
@@ -171,12 +173,15 @@ def learning_lines(stats: LearningStats) -> tuple[str, ...]:
         elif count == 0 and stats.due_now:
             lines[0] += "; today's are done, the rest wait for the coming days"
     lines += stats.plan
-    for m in stats.mastery:
+    for m in stats.mastery[:MEMORY_LINES]:  # the weakest in 30 days first (the learning report's order)
         name, seen = TOPICS.get(m.topic, m.topic), f"{m.seen} of {m.total} seen"
         if m.now is None or m.later is None:
             lines.append(f"Memory of {name}: {seen}; needs {more(m.needs, 'question')} seen")
         else:
             lines.append(f"Memory of {name}: {m.now:.0%} now, {m.later:.0%} in {stats.forecast_days} days ({seen})")
+    if len(stats.mastery) > MEMORY_LINES:
+        left = len(stats.mastery) - MEMORY_LINES
+        lines.append(f"… and {left} more topic{'s' if left != 1 else ''} in your progress report")
     if stats.sure_answers:
         sure = f"When sure: right {stats.sure_right} of {stats.sure_answers}"
         if stats.calibration is None:

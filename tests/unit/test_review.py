@@ -9,10 +9,11 @@ import pytest
 
 from bot.app.bootstrap import bootstrap
 from bot.app.scheduler import DailyScheduler
-from bot.daily.cards import StatsCard, learning_lines
+from bot.daily.cards import LearningStats, StatsCard, TopicMemory, learning_lines
 from bot.features import Features
 from bot.kernel import cards
 from bot.kernel.errors import BadSetting
+from bot.kernel.topics import TOPICS
 from bot.kernel.values import LETTERS, ChannelRef, Difficulty, NewAnswer, Period, PracticeAnswer, RoundKind, TopicStats
 from bot.practice.cards import ReviewEmpty
 from bot.practice.memory import CardKey, review
@@ -336,3 +337,15 @@ def test_learning_stats_count_due_now_and_tomorrow_mastery_and_calibration():
     sure = [review(None, k(f"q{i % 4}"), i % 2 == 0, sure=True, at=MONDAY_9)[1] for i in range(10)]
     assert learning_stats([miss], sure, questions, at, "UTC").calibration == 0.5
     assert "When sure: right 5 of 10 (50%)" in learning_lines(learning_stats([miss], sure, questions, at, "UTC"))
+
+
+def test_the_stats_card_names_five_topics_of_memory_the_weakest_first_and_counts_the_rest():
+    topics = sorted(TOPICS, key=lambda t: -len(TOPICS[t]))[:7]  # the longest names
+    memory = tuple(TopicMemory(t, 3, 20, 0.9, 0.1 * i, 0) for i, t in enumerate(topics))
+    lines = learning_lines(LearningStats(0, 0, None, memory, sure_answers=12, sure_right=9, rate_from=10))
+    shown = [line for line in lines if line.startswith("Memory of")]
+    assert shown == [
+        f"Memory of {TOPICS[t]}: 90% now, {10 * i}% in 30 days (3 of 20 seen)" for i, t in enumerate(topics[:5])
+    ]
+    assert "… and 2 more topics in your progress report" in lines and "When sure: right 9 of 12 (75%)" in lines
+    assert len("\n".join(lines)) <= 1024  # one Discord embed field

@@ -88,7 +88,8 @@ class QuestionStat:
 
     def line(self) -> str:
         wrong = self.common_wrong
-        text = f"{self.question_id}: asked {self.asked}, {self.answered} answers, {self.correct_share:.0%} correct" + (
+        answers = f"{self.answered} answer{'s' if self.answered != 1 else ''}"
+        text = f"{self.question_id}: asked {self.asked}, {answers}, {self.correct_share:.0%} correct" + (
             f", most chosen wrong {wrong[0]} ({wrong[1]:.0%})" if wrong else ""
         )
         text += f", {self.reports} report{'s' if self.reports != 1 else ''}"

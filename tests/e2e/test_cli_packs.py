@@ -133,7 +133,7 @@ def test_the_console_lists_and_uses_an_imported_pack(tmp_path):
     assert "There is no pack nope in this space" in out
     before, after = out.split("Question stats (every pack)")[1:]
     assert before.startswith("\nNo answers yet.")  # today's question stays hidden until its reveal
-    assert after.startswith("\nHardest:\n") and ": asked 1, 1 answers" in after
+    assert after.startswith("\nHardest:\n") and ": asked 1, 1 answer," in after
 
 
 def test_the_console_imports_and_exports_a_pack_and_practises_from_it(tmp_path):

@@ -100,7 +100,7 @@ async def test_the_ten_hardest_the_most_reported_and_the_flagged(store) -> None:
     ]
     assert [(s.question_id, s.reports) for s in card.reported] == [("team/team-5", 3), ("team/team-1", 1)]
     text = card.text
-    assert "Most reported:\nteam/team-5: asked 1, 1 answers, 100% correct, 3 reports" in text
+    assert "Most reported:\nteam/team-5: asked 1, 1 answer, 100% correct, 3 reports" in text
     assert "Check these:\nteam/team-0: asked 1, 31 answers, 13% correct, most chosen wrong C (87%), 0 reports" in text
     with pytest.raises(Exception, match="Only members who can manage"):
         await question_stats(service.catalog, Actor("m", False), "fake", "space-1")

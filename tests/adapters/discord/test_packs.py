@@ -96,7 +96,7 @@ async def test_quizadmin_question_stats(bot: StudyBotClient, fake: FakeDiscord, 
     assert await core.service.reveals.reveal_round(round_.id) is not None
     shown = await fake.reply(await fake.slash(fake.ada, "quizadmin", "question-stats"))
     assert shown.ephemeral and shown.text.startswith("Question stats (every pack)")
-    assert f"{round_.question_id}: asked 1, 1 answers" in shown.text.replace("\\", "")
+    assert f"{round_.question_id}: asked 1, 1 answer," in shown.text.replace("\\", "")
 
 
 async def test_practice_offers_and_serves_the_topics_of_the_channels_packs(

@@ -174,7 +174,7 @@ async def test_admin_question_stats(slack: SlackHarness) -> None:
     assert "Question stats (pytorch)" in texts(hidden) and round_.question_id not in texts(hidden)  # still open
     assert await slack.service.reveals.reveal_round(round_.id) is not None
     shown = await slack.reply(await slack.command("admin question-stats pytorch", user=ADMIN))
-    assert "Question stats (pytorch)" in texts(shown) and f"{round_.question_id}: asked 1, 1 answers" in texts(shown)
+    assert "Question stats (pytorch)" in texts(shown) and f"{round_.question_id}: asked 1, 1 answer," in texts(shown)
     unknown = await slack.reply(await slack.command("admin imprt", user=ADMIN))
     assert "Did you mean `/quiz admin import`?" in texts(unknown)
 

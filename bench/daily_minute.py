@@ -518,6 +518,14 @@ def fan_out_figures(posts: list[float], reveals: list[float], channels: int) -> 
     }
 
 
+def _cache_part(result: dict[str, float], kind: str) -> str:
+    """`missed 9,730 answers p99 58.3 ms`, or `missed no answers` (no p99 of nothing)."""
+    count = result[f"answers during, {kind}"]
+    if not count:
+        return f"{kind} no answers"
+    return f"{kind} {count:,.0f} answers p99 {result[f'answer_p99_ms during, {kind}']:.1f} ms"
+
+
 def print_answers(result: dict[str, float], errs: str) -> None:
     print(
         f"answers: {result['answers']:,.0f}  p50 {result['answer_p50_ms']:.1f} ms  p99 {result['answer_p99_ms']:.1f} "
@@ -526,13 +534,7 @@ def print_answers(result: dict[str, float], errs: str) -> None:
     )
     windows = ("before 09:00", "during the fan-out", "after it")
     print("answer p99 by when they came: " + ", ".join(f"{k} {result[f'answer_p99_ms {k}']:.1f} ms" for k in windows))
-    print(
-        "during the fan-out, by the round cache: "
-        + ", ".join(
-            f"{k} {result[f'answers during, {k}']:,.0f} answers p99 {result[f'answer_p99_ms during, {k}']:.1f} ms"
-            for k in ("missed", "cached")
-        )
-    )
+    print("during the fan-out, by the round cache: " + ", ".join(_cache_part(result, k) for k in ("missed", "cached")))
     bins = sorted((int(k.rsplit(" ", 1)[1]), v) for k, v in result.items() if k.startswith("p99 bin "))
     print(f"answer p99 by {BIN:g} s of the fan-out: " + ", ".join(f"{k * BIN:g}s {v:.1f} ms" for k, v in bins))
     print(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from bench.daily_minute import _cache_part
 from bench.daily_parts import p99_by_bin, split_ratio, window_p99
 from bench.daily_roles import event, parse_roles
 
@@ -96,3 +97,10 @@ async def test_the_seeded_boards_are_read_as_the_bot_reads_them(tmp_path):
         assert len(top) == 10 and top[0].points == max(row[5] for row in scores if row[2] == "all")
     finally:
         await store.close()
+
+
+def test_the_round_caches_line_says_no_answers_instead_of_a_p99_of_nothing():
+    result = {"answers during, missed": 0.0, "answer_p99_ms during, missed": float("nan")}
+    result |= {"answers during, cached": 9730.0, "answer_p99_ms during, cached": 58.25}
+    assert _cache_part(result, "missed") == "missed no answers"
+    assert _cache_part(result, "cached") == "cached 9,730 answers p99 58.2 ms"

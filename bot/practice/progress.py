@@ -254,7 +254,8 @@ def topic_forecasts(
     found = []
     for topic, values in recall.items():
         total = totals.get(topic, len(values))
-        needs = max(0, min(MIN_TOPIC, total) - len(values))  # a smaller topic: all of it
+        least = min(MIN_TOPIC, totals[topic]) if topic in totals else MIN_TOPIC  # a smaller topic: all of it
+        needs = max(0, least - len(values))
         found.append(
             TopicMemory(
                 topic,

@@ -171,6 +171,9 @@ def test_topics_need_three_seen_questions_and_the_weakest_in_thirty_days_comes_f
     # b and d were missed: weakest; d has two questions, both seen, so it has a number; c has too few of its 5
     assert [t.topic for t in found] == ["b", "d", "a", "c"]
     b, d, a, c = found
+    # a topic without a total (not in the packs counted) needs the usual three, not "all of it"
+    unknown = topic_forecasts(cards, topic_of, {"a": 10}, t0 + dt.timedelta(days=1))
+    assert {t.topic: t.needs for t in unknown} == {"a": 0, "b": 0, "c": 1, "d": 1}
     assert (b.seen, b.total, a.seen, a.total, c.seen, c.total, d.seen, d.total) == (3, 3, 3, 10, 2, 5, 2, 2)
     assert b.later is not None and a.later is not None and b.later < a.later and a.later < a.now  # type: ignore[operator]
     assert d.now is not None and d.later is not None and d.needs == 0

@@ -166,6 +166,14 @@ MB; the last post 44.4 s after 09:00. One process (no --roles): p99 22.4 ms, 25.
   change after it written whole) and a ratio of 3.18.
 - The last run (378 MB, no checkpoint) fell into a backlog from 15 s to 35 s after 09:00 (5 s bins up to 776
   ms, ratio 143): the machine, as in the earlier runs that did.
+Then (2026-12-07, evening; a new machine, the 10-million-step loop in 0.26 s; main 1155935 and later, whose
+changes touch neither the answers nor the fan-out). Split, three runs: answer p99 52.5, 14.3 and 16.4 ms, p99.9
+175.3, 25.0 and 36.1 ms; during the fan-out / before 09:00 56.7 / 15.0 = 3.78 (a checkpoint in the minute, and
+a before-09:00 p99 three times the others'), 15.3 / 5.1 = 3.02 and 16.2 / 6.4 = 2.51; core per channel 0.456,
+0.494 and 0.487 ms; RSS 144-145 + 119-120 MB; the last post 44.4-44.6 s, the last reveal 33.5-33.7 s after
+09:00. One process, two runs between them: p99 37.7 and 67.0 ms, ratios 6.18 and 10.03, core 0.73 and 0.87 ms,
+RSS 119-121 MB. The split holds p99 and p99.9 under their targets in the two runs without a checkpoint, and
+its ratio is a third to a quarter of one process's; the 2 is still not met on this machine.
 """
 
 from __future__ import annotations

@@ -155,6 +155,10 @@ def test_a_broken_pack_shows_its_field_error_then_imports_once_fixed(dash: Dashb
     expect(page.get_by_role("status")).to_contain_text("terminal now draws from pytorch, team")
     docs_shot(page, "pack-preview")
     assert "packs pytorch,team" in dash.console_says("/quiz config show")
+    page.get_by_role("link", name="team/q1").click()  # the question's own page: its answer for the admin
+    expect(page.get_by_role("heading", name="Question team/q1")).to_be_visible()
+    expect(page.get_by_role("listitem").filter(has_text="(right)")).to_have_count(1)
+    expect(page.get_by_role("link", name="team", exact=True)).to_have_attribute("href", "/s/console/local/packs/team")
     with page.expect_download() as download:
         page.goto(dash.url + "/s/console/local/packs")
         page.get_by_role("link", name="YAML").click()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
@@ -159,6 +159,24 @@ def stats_card(
     )
 
 
+def memory_lines(
+    memory: Sequence[TopicMemory], limit: int, days: int, *, prefix: str = "", end: str = "", rest: str = ""
+) -> list[str]:
+    """The first `limit` topics' memory (`Autograd: 96% now, 61% in 30 days (3 of 24 seen)`, or how many more
+    questions a topic needs), then how many topics are left; each line starts with `prefix` and ends with `end`."""
+    lines = []
+    for m in memory[:limit]:
+        name, seen = TOPICS.get(m.topic, m.topic), f"{m.seen} of {m.total} seen"
+        if m.now is None or m.later is None:
+            lines.append(f"{prefix}{name}: {seen}; needs {more(m.needs, 'question')} seen{end}")
+        else:
+            lines.append(f"{prefix}{name}: {m.now:.0%} now, {m.later:.0%} in {days} days ({seen}){end}")
+    if len(memory) > limit:
+        left = len(memory) - limit
+        lines.append(f"… and {left} more topic{'s' if left != 1 else ''}{rest}{end}")
+    return lines
+
+
 def learning_lines(stats: LearningStats) -> tuple[str, ...]:
     """The memory part of /stats: today's reviews (today's share, never the whole debt), a plan, recall by
     topic, and how often a "sure" answer was right."""
@@ -173,15 +191,9 @@ def learning_lines(stats: LearningStats) -> tuple[str, ...]:
         elif count == 0 and stats.due_now:
             lines[0] += "; today's are done, the rest wait for the coming days"
     lines += stats.plan
-    for m in stats.mastery[:MEMORY_LINES]:  # the weakest in 30 days first (the learning report's order)
-        name, seen = TOPICS.get(m.topic, m.topic), f"{m.seen} of {m.total} seen"
-        if m.now is None or m.later is None:
-            lines.append(f"Memory of {name}: {seen}; needs {more(m.needs, 'question')} seen")
-        else:
-            lines.append(f"Memory of {name}: {m.now:.0%} now, {m.later:.0%} in {stats.forecast_days} days ({seen})")
-    if len(stats.mastery) > MEMORY_LINES:
-        left = len(stats.mastery) - MEMORY_LINES
-        lines.append(f"… and {left} more topic{'s' if left != 1 else ''} in your progress report")
+    lines += memory_lines(
+        stats.mastery, MEMORY_LINES, stats.forecast_days, prefix="Memory of ", rest=" in your progress report"
+    )
     if stats.sure_answers:
         sure = f"When sure: right {stats.sure_right} of {stats.sure_answers}"
         if stats.calibration is None:

@@ -11,7 +11,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Protocol
 
-from bot.daily.cards import TopicMemory
+from bot.daily.cards import TopicMemory, memory_lines
 from bot.kernel.cards import more
 from bot.kernel.topics import TOPICS
 from bot.practice.progress import (
@@ -101,7 +101,7 @@ class ProgressCard:
             ProgressSection(f"Missed daily questions, {COMEBACK_DAYS}+ days later", miss_lines(self.counts)),
             ProgressSection("Calibration", calibration_lines(self.counts)),
             ProgressSection(
-                f"Memory by topic (predicted recall now → in {FORECAST_DAYS} days if you stop)", topic_lines(self)
+                f"Memory by topic (predicted recall now and in {FORECAST_DAYS} days if you stop)", topic_lines(self)
             ),
         ]
         if self.plan is not None:
@@ -215,17 +215,7 @@ def topic_name(topic: str) -> str:
 def topic_lines(card: ProgressCard) -> tuple[str, ...]:
     if not card.topics:
         return ("No question seen yet.",)
-    lines = []
-    for t in card.topics[:MAX_TOPIC_LINES]:
-        seen = f"{t.seen} of {t.total} questions seen"
-        if t.now is None or t.later is None:
-            lines.append(f"{topic_name(t.topic)}: {seen}; needs {more(t.needs, 'question')} seen.")
-        else:
-            lines.append(f"{topic_name(t.topic)}: {pct(t.now)} → {pct(t.later)} ({seen}).")
-    if len(card.topics) > MAX_TOPIC_LINES:
-        left = len(card.topics) - MAX_TOPIC_LINES
-        lines.append(f"… and {left} more topic{'s' if left != 1 else ''}.")
-    return tuple(lines)
+    return tuple(memory_lines(card.topics, MAX_TOPIC_LINES, FORECAST_DAYS, end="."))
 
 
 def plan_lines(plan: PlanProgress) -> tuple[str, ...]:

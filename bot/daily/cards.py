@@ -104,12 +104,20 @@ class StatsCard:
         return weakest_topic(self.by_topic)
 
 
-def skipped_text(cfg: ChannelConfig, due_at: dt.datetime, commands: CommandNames) -> str:
-    """The channel's note when the bot was down past the grace at the time of a daily post."""
-    local = due_at.astimezone(ZoneInfo(cfg.timezone))
+def skipped_text(cfg: ChannelConfig, missed: Sequence[dt.datetime], commands: CommandNames) -> str:
+    """The channel's note when the bot was down past the grace at the time of one daily post or more (`missed`:
+    their instants, in order)."""
+    zone = ZoneInfo(cfg.timezone)
+    first, last = missed[0].astimezone(zone), missed[-1].astimezone(zone)
+    if len(missed) == 1:
+        return (
+            f"The bot was offline at {first:%H:%M} ({cfg.timezone}) on {first:%a %d %b}, so that day's question "
+            f"was not posted. An admin can post it now with {commands.post_now}."
+        )
     return (
-        f"The bot was offline at {local:%H:%M} ({cfg.timezone}) on {local:%a %d %b}, so that day's question "
-        f"was not posted. An admin can post it now with {commands.post_now}."
+        f"The bot was offline at the posting time ({first:%H:%M}, {cfg.timezone}) on {len(missed)} days, from "
+        f"{first:%a %d %b} to {last:%a %d %b}, so their questions were not posted. An admin can post one now with "
+        f"{commands.post_now}."
     )
 
 

@@ -25,7 +25,7 @@ from bot.kernel.errors import AlreadyPosted, BadSetting, NotAllowed
 from bot.kernel.platform import IdempotentSends, NoticePlatform
 from bot.kernel.rounds import RoundCache
 from bot.kernel.selection import AskedCycle, pick_question
-from bot.kernel.timing import local_date_of, next_post_after, post_instant, reveal_instant
+from bot.kernel.timing import local_date_of, missed_posts, next_post_after, post_instant, reveal_instant
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef, DueChannel, Question, Round, RoundKind, SpaceFilter
 from bot.packs.catalog import PackCatalog
 from bot.reports.service import HOLD_AT, ReportDesk
@@ -368,7 +368,8 @@ class Posting:
             latest = await self.store.latest_daily_round(cfg.ref)
             if latest is None or latest.local_date is None or latest.local_date < day:
                 commands = self.ctx.commands_of(cfg.ref.platform)
-                told = await self._tell(cfg, daily_cards.skipped_text(cfg, due.due_at, commands))
+                missed = missed_posts(cfg, due.due_at, now - self.ctx.grace)
+                told = await self._tell(cfg, daily_cards.skipped_text(cfg, missed, commands))
                 # the channel was told in plain words; the log keeps the details (a warning if it was not told)
                 log.log(
                     logging.INFO if told else logging.WARNING,

@@ -77,6 +77,18 @@ def next_post_after(cfg: ChannelConfig, after: dt.datetime) -> dt.datetime | Non
     return None
 
 
+def missed_posts(cfg: ChannelConfig, first: dt.datetime, through: dt.datetime, most: int = 1000) -> list[dt.datetime]:
+    """The scheduled posts from `first` (itself one) to `through` included, in order: the posts of the days a
+    bot that was down missed (at most `most` of them)."""
+    found = [first]
+    while len(found) < most:
+        after = next_post_after(cfg, found[-1])
+        if after is None or after > through:
+            break
+        found.append(after)
+    return found
+
+
 def last_post_at_or_before(cfg: ChannelConfig, now: dt.datetime) -> dt.datetime | None:
     """The most recent scheduled post that is not in the future (UTC); None without weekdays."""
     for day in _days_from(cfg, now, -1):

@@ -89,6 +89,22 @@ async def test_a_day_missed_while_offline_is_told_in_plain_words_once():
     assert "skipped the daily post" not in text and "WARNING" not in text  # no log lines in the transcript
 
 
+async def test_several_days_missed_while_offline_are_told_in_one_note_naming_them():
+    console, service, out = await console_at(
+        dt.datetime(2026, 12, 7, 20, 0, tzinfo=dt.UTC), timezone="UTC", weekdays=frozenset(range(5))
+    )
+    service.context.clock.set(dt.datetime(2026, 12, 14, 9, 30, tzinfo=dt.UTC))  # Monday, within the grace
+    scheduler = DailyScheduler(service, service.context.clock)
+    await scheduler.catch_up()
+    await console.start()
+    await scheduler.tick()
+    text = out.getvalue()
+    # Tuesday to Friday missed; the weekend is no posting day; Monday's question goes out
+    assert text.count("The bot was offline") == 1
+    assert "on 4 days, from Tue 08 Dec to Fri 11 Dec, so their questions were not posted" in text
+    assert text.count("== Daily PyTorch question, Mon 14 Dec 2026") == 1
+
+
 async def test_a_day_missed_past_the_grace_is_skipped_in_the_console_too():
     """Issue 28 item 8: the console says what the daily loop did (skipped, told) and does not post that day
     by itself; what the note offers (an admin posts it now) then works."""

@@ -304,7 +304,8 @@ def test_readable_at_375_px_by_keyboard_without_javascript(dash: Dashboard, brow
     try:
         small.goto(dash.link())
         small.get_by_role("button", name="Sign in").click()  # a plain form: no script needed
-        for path in ("", "/channels/terminal", "/packs", "/queues", "/questions", "/leaderboards", "/progress"):
+        pages = ("", "/channels/terminal", "/packs", "/queues", "/questions", "/questions/tensors-1", "/leaderboards")
+        for path in (*pages, "/progress"):
             small.goto(dash.url + "/s/console/local" + path)
             width = small.evaluate("document.documentElement.scrollWidth")
             assert width <= 375, (path, width)

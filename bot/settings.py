@@ -408,7 +408,7 @@ def card_lines(card: ConfigCard) -> tuple[str, ...]:
     ]
     lines = [line for line in lines if line]
     if c.paused:
-        lines.append("paused")
+        lines.append("paused: no daily question is posted here until it is resumed")
     else:
         lines.append(f"next post {card.next_post:%Y-%m-%d %H:%M %Z}" if card.next_post else "")
     return tuple(lines)

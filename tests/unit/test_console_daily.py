@@ -36,8 +36,10 @@ async def test_a_paused_console_posts_nothing_at_start():
     await DailyScheduler(service, service.context.clock).catch_up()
     await console.start()
     assert "== Daily PyTorch question" not in out.getvalue()
-    assert "paused" in out.getvalue()
+    assert "The daily question is paused here; an admin turns it on with /quiz config resume." in out.getvalue()
     assert await store_of(service).latest_daily_round(CONSOLE_REF) is None
+    await console.handle("/quiz config show")
+    assert "paused: no daily question is posted here until it is resumed" in out.getvalue()
 
 
 async def test_a_console_on_a_day_off_posts_nothing_and_says_when(tmp_path):

@@ -140,7 +140,7 @@ class QuizAdmin(app_commands.Group):
             service = bot_of(interaction).service
             card = await service.reports.queue(await actor_of(interaction), ref.platform, ref.space_id, RESOLVE_HINT)
             # the reporter is named (nobody is notified: replies allow no mentions); their words are plain text
-            return Reply(card.render(plain, who=lambda user: f"<@{user}>")[:2000])
+            return Reply(card.render(plain, who=lambda user: f"<@{user}>", limit=2000))
 
         await respond(interaction, work(), defer_after=bot_of(interaction).defer_after)
 

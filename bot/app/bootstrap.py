@@ -78,7 +78,7 @@ def bootstrap(
     )
     rounds = RoundCache(round_cache)
     catalog = PackCatalog(store, lambda: ctx.bank)
-    reports = ReportDesk(ctx, store)
+    reports = ReportDesk(ctx, store, catalog)
     seasons = Seasons(ctx, store)
     recaps = Recaps(ctx, store, seasons)
     channels = ChannelSettings(ctx, store, catalog, seasons)

@@ -193,6 +193,13 @@ class PackCatalog:
             return found
         return self.bank.filtered(cfg.topics, cfg.difficulties) or self.bank.questions
 
+    async def question(self, platform: str, space_id: str, question_id: str) -> Question | None:
+        """One question of the shipped bank or of the space's own packs, as it reads now (None: none such)."""
+        if not is_pack_question(question_id):
+            return self.bank.get(question_id)
+        body = await self._body(platform, space_id, question_id)
+        return question_from_body(question_id.split("/", 1)[0], body) if body is not None else None
+
     # ---- the question a round posted --------------------------------------------------------------
 
     async def _body(self, platform: str, space_id: str, question_id: str) -> str | None:

@@ -223,14 +223,10 @@ async def question_view(
 ) -> QuestionView | None:
     """Admins only: one question of the shipped bank or of the space's own packs (None: no such question here)."""
     require_admin(actor, "see the questions of")
-    pack = question_id.split("/", 1)[0] if "/" in question_id else BANK_PACK
-    if pack == BANK_PACK:
-        found: Iterable[Question] = catalog.bank.questions
-    else:
-        found = await catalog.questions(platform, space_id, [pack], strict=False)
-    question = next((q for q in found if q.id == question_id), None)
+    question = await catalog.question(platform, space_id, question_id)
     if question is None:
         return None
+    pack = question_id.split("/", 1)[0] if "/" in question_id else BANK_PACK
     open_now = question_id in hidden
     stat = None
     if not open_now:

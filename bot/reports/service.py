@@ -19,13 +19,14 @@ import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from bot.kernel.context import Context
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting, NotAllowed, ReportRefused, UnknownRound
 from bot.kernel.parsing import ROUND_ID_MAX
-from bot.kernel.values import Actor, ChannelRef, Round, RoundKind
+from bot.kernel.values import Actor, ChannelRef, Question, Round, RoundKind
 from bot.packs.catalog import BANK_PACK
 from bot.reports.store import ReportDeskStore
 from bot.reports.values import NewReport, Report, ReportReason, ReportWrite
@@ -43,6 +44,9 @@ QUEUE_SHOWN = 10  # open reports listed at once (oldest first)
 
 
 QUEUE_TEXT = 160  # characters of a report's text the queue shows
+
+
+QUEUE_PROMPT = 100  # characters of a reported question's prompt the queue shows
 
 
 ACTIONS = ("keep", "hold", "edit")
@@ -115,16 +119,20 @@ class ReportsCard:
     open_counts: tuple[tuple[str, int], ...]  # question id -> open reports
     held: tuple[str, ...]  # question ids held from selection
     resolve_hint: str = "/quiz admin resolve ID keep|hold|edit"
+    prompts: tuple[tuple[str, str], ...] = ()  # question id -> its prompt, for the reports listed
 
-    def render(self, escape: Callable[[str], str] = str, who: Callable[[str], str] = str) -> str:
-        """The queue as one text: `escape` makes member text plain on the platform, `who` names a reporter."""
-        counts = dict(self.open_counts)
+    def render(
+        self, escape: Callable[[str], str] = str, who: Callable[[str], str] = str, limit: int | None = None
+    ) -> str:
+        """The queue as one text: `escape` makes member text plain on the platform, `who` names a reporter;
+        within `limit` characters, the reports that do not fit are counted instead of cut off."""
+        counts, prompts = dict(self.open_counts), dict(self.prompts)
         total = len(self.reports) + self.more
-        lines = [f"Reports: {total} open" if total else "Reports: none open"]
+        entries = []
         for r in self.reports:
             held = " (held)" if r.question_id in self.held else ""
             words = echo(r.text, QUEUE_TEXT) if r.text else "(no text)"
-            lines.append(
+            entry = (
                 escape(
                     f"#{r.id} {r.question_id}{held} [{REASON_LABELS[r.reason]}], "
                     f"{counts.get(r.question_id, 1)} open on it, {r.created_at:%Y-%m-%d}, by "
@@ -132,26 +140,43 @@ class ReportsCard:
                 + who(r.reporter)
                 + escape(f": {words}")
             )
-        if self.more:
-            lines.append(f"... and {self.more} more (resolve these first)")
+            if r.question_id in prompts:
+                entry += "\n" + escape(f"    Q: {echo(prompts[r.question_id], QUEUE_PROMPT)}")
+            entries.append(entry)
+        tail = []
         quiet = [q for q in self.held if q not in counts]
         if quiet:
-            lines.append(escape("Held without open reports: " + ", ".join(quiet[:20])))
+            tail.append(escape("Held without open reports: " + ", ".join(quiet[:20])))
         if total or quiet:
-            lines.append(escape(f"Resolve with {self.resolve_hint}"))
-        return "\n".join(lines)
+            tail.append(escape(f"Resolve with {self.resolve_hint}"))
+        shown = len(entries)
+        while True:
+            more = self.more + len(entries) - shown
+            lines = [f"Reports: {total} open" if total else "Reports: none open", *entries[:shown]]
+            lines += [f"... and {more} more (resolve these first)"] if more else []
+            text = "\n".join([*lines, *tail])
+            if limit is None or len(text) <= limit or shown == 0:
+                return text if limit is None else text[:limit]
+            shown -= 1
 
     @property
     def text(self) -> str:
         return self.render()
 
 
+class QuestionLookup(Protocol):
+    """One question of a space as it reads now (the packs' catalog provides it)."""
+
+    async def question(self, platform: str, space_id: str, question_id: str) -> Question | None: ...
+
+
 class ReportDesk:
     """Members report a question's problems, admins see the queue and resolve it."""
 
-    def __init__(self, ctx: Context, store: ReportDeskStore) -> None:
+    def __init__(self, ctx: Context, store: ReportDeskStore, questions: QuestionLookup | None = None) -> None:
         self.ctx = ctx
         self.store = store
+        self.questions = questions
 
     async def report_counts(self, platform: str, space_id: str) -> dict[str, int]:
         """Open reports per question id in the space."""
@@ -234,8 +259,20 @@ class ReportDesk:
             max(0, total_open - len(open_reports)),
             tuple(sorted((q, still) for q, (_, still) in counts.items() if still)),
             tuple(sorted(held)),
+            prompts=await self._prompts(platform, space_id, {r.question_id for r in open_reports}),
         )
         return card if resolve_hint is None else replace(card, resolve_hint=resolve_hint)
+
+    async def _prompts(self, platform: str, space_id: str, question_ids: set[str]) -> tuple[tuple[str, str], ...]:
+        """The prompts of the reported questions still in the space (never their answers: one may be open)."""
+        if self.questions is None:
+            return ()
+        found = []
+        for question_id in sorted(question_ids):
+            question = await self.questions.question(platform, space_id, question_id)
+            if question is not None:
+                found.append((question_id, " ".join(question.prompt.split())))
+        return tuple(found)
 
     async def find(self, actor: Actor, platform: str, space_id: str, report_id: int) -> Report | None:
         """Admins only: the space's report with this number (None: no such report in this space)."""

@@ -213,6 +213,26 @@ async def test_the_queue_lists_open_reports_as_plain_text(env):
     assert "[wrong answer]" in marked
 
 
+async def test_the_queue_shows_each_reported_questions_prompt_never_its_answer_and_fits_a_limit(env):
+    service, store, _ = env
+    rid = await practice_of(service, "ann")
+    round_ = await store.get_round(rid)
+    assert round_ is not None
+    question = next(q for q in make_bank(per_topic=2).questions if q.id == round_.question_id)
+    await service.reports.report_round("ann", rid, WRONG, "B is right")
+    text = (await service.reports.queue(ADMIN, "fake", "space-1")).text
+    assert f"    Q: {question.prompt}" in text.split("\n")
+    assert question.explanation not in text and question.choices[question.answer] not in text
+    for user in ("bo", "cy", "di", "ed"):  # four more reports, each of another question
+        await service.reports.report_round(user, await practice_of(service, user), WRONG, "x" * 150)
+    card = await service.reports.queue(ADMIN, "fake", "space-1")
+    full = card.render()
+    assert full.count("    Q: ") == 5 and "more (resolve these first)" not in full
+    short = card.render(limit=len(full) - 1)  # one report fewer fits: it is counted, the hint stays
+    assert len(short) < len(full) and short.count("    Q: ") == 4
+    assert "... and 1 more (resolve these first)" in short and short.endswith("keep|hold|edit")
+
+
 async def test_typed_report_takes_the_latest_of_daily_and_own_practice(env):
     service, store, _ = env
     with pytest.raises(BadSetting, match="no question to report"):

@@ -62,12 +62,13 @@ def add_pack_cli(bank_sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
 
 
-async def _reports(args: argparse.Namespace, store: Any) -> int:
-    """`studybot bank reports`: the queue, or resolve one report (the service's own rules, as an admin)."""
+async def _reports(args: argparse.Namespace, store: Any, bank: Bank) -> int:
+    """`studybot bank reports`: the queue (with the reported questions' prompts), or resolve one report (the
+    service's own rules, as an admin)."""
     if (args.resolve is None) != (args.action is None):
         print("give --resolve ID and --action keep|hold|edit together", file=sys.stderr)
         return 2
-    service = bootstrap(store, Bank(()), SystemClock())
+    service = bootstrap(store, bank, SystemClock())
     platform, space_id = args.space
     try:
         if args.resolve is not None:
@@ -84,12 +85,12 @@ async def _run(args: argparse.Namespace, settings: Settings) -> int:
     store = store_for_url(settings.database_url)
     await store.open()
     try:
-        catalog = PackCatalog(
-            store, load_bank(settings.bank_dir, strict=False) if args.bank_command == "question-stats" else Bank(())
-        )  # the shipped bank plays no part in importing a space's packs
+        reads_bank = args.bank_command in ("question-stats", "reports")  # not for a space's packs alone
+        bank = load_bank(settings.bank_dir, strict=False) if reads_bank else Bank(())
+        catalog = PackCatalog(store, bank)
         platform, space_id = args.space
         if args.bank_command == "reports":
-            return await _reports(args, store)
+            return await _reports(args, store, bank)
         if args.bank_command == "question-stats":
             card = await question_stats(catalog, OPERATOR, platform, space_id, args.pack)
             print(card.text)

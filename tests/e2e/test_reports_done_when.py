@@ -31,7 +31,7 @@ from tests.adapters.slack.test_pack_files import submit as submit_import
 from tests.adapters.slack.test_reports import open_form as open_report_form
 from tests.adapters.slack.test_reports import submit as submit_report
 from tests.e2e.test_console_review import take
-from tests.support.fakes import FixedClock, make_bank
+from tests.support.fakes import FixedClock, make_bank, write_bank_files
 
 ROOT = Path(__file__).resolve().parents[2]
 fake, core, bot = loopback.fake, loopback.core, loopback.bot  # the Discord loopback fixtures
@@ -75,9 +75,34 @@ def thirty_question_csv() -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-def studybot(*args: str, db: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, STUDYBOT_DATABASE_URL=db, STUDYBOT_LOG_LEVEL="WARNING", PYTHONPATH=str(ROOT))
+def studybot(*args: str, db: str, **env_vars: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, STUDYBOT_DATABASE_URL=db, STUDYBOT_LOG_LEVEL="WARNING", PYTHONPATH=str(ROOT), **env_vars)
     return subprocess.run([sys.executable, "-m", "bot", *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+async def test_the_clis_queue_shows_a_reported_bank_questions_prompt(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    store = SqliteStore(path)
+    await store.open()
+    bank = make_bank()
+    service = bootstrap(store, bank, FixedClock(dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC)))
+    out = io.StringIO()
+    console = ConsoleChannel(service, stdout=out)
+    try:
+        await console.start()  # today's question, from the bank
+        await console.handle("/quiz as alice")
+        await console.handle("/quiz report unclear which one?")
+        latest = await store.latest_daily_round(CONSOLE_REF)
+        assert latest is not None and "/" not in latest.question_id  # the bank's, not a pack's
+    finally:
+        await service.close()
+    prompt = next(q.prompt for q in bank.questions if q.id == latest.question_id)
+    folder = write_bank_files(tmp_path / "bank", bank)
+    listed = studybot(
+        "bank", "reports", "--space", "console:local", db=f"sqlite:///{path}", STUDYBOT_BANK_DIR=str(folder)
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert f"#1 {latest.question_id} [unclear]" in listed.stdout and f"\n    Q: {prompt}\n" in listed.stdout
 
 
 async def test_done_when_on_the_console(tmp_path: Path) -> None:
@@ -122,10 +147,12 @@ async def test_done_when_on_the_console(tmp_path: Path) -> None:
         queue = take(out)
         assert "Reports: 1 open" in queue
         assert f"#1 {latest.question_id} [wrong answer], 1 open on it, 2026-12-02, by alice: the deploy moved" in queue
+        assert "\n    Q: Which service owns step" in queue  # the question's prompt, to judge the report by
 
         listed = studybot("bank", "reports", "--space", "console:local", db=db)
         assert listed.returncode == 0, listed.stderr
         assert listed.stdout.startswith(f"Reports: 1 open\n#1 {latest.question_id} [wrong answer]")
+        assert "\n    Q: Which service owns step" in listed.stdout  # the CLI reads the space's packs too
         edited = studybot("bank", "reports", "--space", "console:local", "--resolve", "1", "--action", "edit", db=db)
         assert edited.returncode == 0 and "export the pack onboarding" in edited.stdout
         assert await service.reports.held("console", "local") == {latest.question_id}

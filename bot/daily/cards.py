@@ -195,7 +195,7 @@ def learning_lines(stats: LearningStats) -> tuple[str, ...]:
         count = stats.today
         lines = [f"Reviews: {count} today" + (f" (at most {stats.limit} a day)" if stats.limit is not None else "")]
         if count == 0 and stats.due_now == 0 and stats.next_due is not None:
-            lines[0] += f"; next {stats.next_due.astimezone(ZoneInfo(tz)):%a %d %b %H:%M}"
+            lines[0] += f"; next {stats.next_due.astimezone(ZoneInfo(tz)):%a %d %b %H:%M} ({tz})"
         elif count == 0 and stats.due_now:
             lines[0] += "; today's are done, the rest wait for the coming days"
     lines += stats.plan

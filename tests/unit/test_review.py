@@ -349,3 +349,9 @@ def test_the_stats_card_names_five_topics_of_memory_the_weakest_first_and_counts
     ]
     assert "… and 2 more topics in your progress report" in lines and "When sure: right 9 of 12 (75%)" in lines
     assert len("\n".join(lines)) <= 1024  # one Discord embed field
+
+
+def test_the_next_review_is_told_in_the_spaces_timezone_and_says_which():
+    nine_utc = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
+    stats = LearningStats(0, 1, nine_utc, timezone="Asia/Tokyo")
+    assert learning_lines(stats)[0] == "Reviews: 0 today; next Mon 02 Mar 18:00 (Asia/Tokyo)"

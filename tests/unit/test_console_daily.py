@@ -31,6 +31,16 @@ async def console_at(moment: dt.datetime, **settings: object) -> tuple[ConsoleCh
     return console, service, out
 
 
+async def back_online(console: ConsoleChannel, service: Features, out: io.StringIO, at: dt.datetime) -> str:
+    """The bot started again at `at`: its catch-up, the console's start and one tick; what the console said."""
+    service.context.clock.set(at)
+    scheduler = DailyScheduler(service, service.context.clock)
+    await scheduler.catch_up()
+    await console.start()
+    await scheduler.tick()
+    return out.getvalue()
+
+
 async def test_a_paused_console_posts_nothing_at_start():
     console, service, out = await console_at(dt.datetime(2026, 12, 8, 8, 6, tzinfo=dt.UTC), paused=True)
     await DailyScheduler(service, service.context.clock).catch_up()
@@ -80,12 +90,8 @@ async def test_a_day_missed_while_offline_is_told_in_plain_words_once():
         dt.datetime(2026, 12, 7, 20, 0, tzinfo=dt.UTC),  # 05:00 in Tokyo
         **{"timezone": "Asia/Tokyo", "post_time": dt.time(9, 0)},
     )
-    service.context.clock.set(dt.datetime(2026, 12, 8, 3, 0, 1, tzinfo=dt.UTC))  # 12:00:01 in Tokyo: 3 h late
-    scheduler = DailyScheduler(service, service.context.clock)
-    await scheduler.catch_up()
-    await console.start()
-    await scheduler.tick()
-    text = out.getvalue()
+    # back at 12:00:01 in Tokyo: 3 h late
+    text = await back_online(console, service, out, dt.datetime(2026, 12, 8, 3, 0, 1, tzinfo=dt.UTC))
     assert text.count("The bot was offline at 09:00 (Asia/Tokyo) on Tue 08 Dec") == 1
     assert "/quiz config post-now" in text
     assert "skipped the daily post" not in text and "WARNING" not in text  # no log lines in the transcript
@@ -95,12 +101,8 @@ async def test_several_days_missed_while_offline_are_told_in_one_note_naming_the
     console, service, out = await console_at(
         dt.datetime(2026, 12, 7, 20, 0, tzinfo=dt.UTC), timezone="UTC", weekdays=frozenset(range(5))
     )
-    service.context.clock.set(dt.datetime(2026, 12, 14, 9, 30, tzinfo=dt.UTC))  # Monday, within the grace
-    scheduler = DailyScheduler(service, service.context.clock)
-    await scheduler.catch_up()
-    await console.start()
-    await scheduler.tick()
-    text = out.getvalue()
+    # back on Monday, within the grace
+    text = await back_online(console, service, out, dt.datetime(2026, 12, 14, 9, 30, tzinfo=dt.UTC))
     # Tuesday to Friday missed; the weekend is no posting day; Monday's question goes out
     assert text.count("The bot was offline") == 1
     assert "on 4 days, from Tue 08 Dec to Fri 11 Dec, so their questions were not posted" in text
@@ -111,12 +113,8 @@ async def test_a_day_missed_past_the_grace_is_skipped_in_the_console_too():
     """Issue 28 item 8: the console says what the daily loop did (skipped, told) and does not post that day
     by itself; what the note offers (an admin posts it now) then works."""
     console, service, out = await console_at(dt.datetime(2026, 12, 7, 20, 0, tzinfo=dt.UTC), timezone="UTC")
-    service.context.clock.set(dt.datetime(2026, 12, 8, 11, 0, 1, tzinfo=dt.UTC))  # down from 09:00: 2 h late, grace 1 h
-    scheduler = DailyScheduler(service, service.context.clock)
-    await scheduler.catch_up()
-    await console.start()
-    await scheduler.tick()
-    text = out.getvalue()
+    # back 2 h after 09:00, beyond the grace of 1 h
+    text = await back_online(console, service, out, dt.datetime(2026, 12, 8, 11, 0, 1, tzinfo=dt.UTC))
     assert text.count("The bot was offline at 09:00 (UTC) on Tue 08 Dec, so that day's question was not posted") == 1
     assert "No daily question is open; the next one comes Wed 09 Dec 09:00 (UTC)." in text
     assert "== Daily PyTorch question" not in text

@@ -210,6 +210,7 @@ class QuestionView:
     stat: QuestionStat | None
     reports: int
     open_now: bool  # open in a channel now (daily or live): nothing of its answer shows before its reveal
+    held: bool = False  # not asked in the space until an admin keeps it (open reports, or an admin's hold)
 
 
 async def question_view(

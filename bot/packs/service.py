@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Protocol
 
 from bot.kernel.context import Context
@@ -21,9 +22,12 @@ from bot.packs.question_stats import (
 
 
 class ReportCounts(Protocol):
-    """Open reports per question id in a space (the reports feature provides them)."""
+    """Open reports per question id in a space, and the questions held there (the reports feature provides
+    them)."""
 
     async def report_counts(self, platform: str, space_id: str) -> dict[str, int]: ...
+
+    async def held(self, platform: str, space_id: str) -> set[str]: ...
 
 
 class OpenQuestions(Protocol):
@@ -55,7 +59,8 @@ class PackDesk:
         reports; its answer and figures wait while it is open in a channel. None: no such question here."""
         counts = await self.reports.report_counts(platform, space_id)
         hidden = await self.open_rounds.open_channel_question_ids(platform, space_id) if self.open_rounds else set()
-        return await question_view(self.catalog, actor, platform, space_id, question_id, counts, hidden)
+        view = await question_view(self.catalog, actor, platform, space_id, question_id, counts, hidden)
+        return replace(view, held=question_id in await self.reports.held(platform, space_id)) if view else None
 
     async def question_stats(
         self, actor: Actor, platform: str, space_id: str, pack: str | None = None

@@ -174,11 +174,14 @@ def test_an_admin_resolves_a_report(dash: Dashboard, page: Page):
     expect(page.get_by_role("heading", name=re.compile(r"Report #1:"))).to_be_visible()
     expect(page.get_by_text("the prompt has a typo")).to_be_visible()
     docs_shot(page, "reports-and-suggestions")
+    qid = page.get_by_role("heading", name=re.compile(r"Report #1:")).get_by_role("link").inner_text()
     page.get_by_label("Resolve with").select_option("hold")
     page.get_by_role("button", name="Resolve #1").click()
     expect(page.get_by_role("status")).to_contain_text("1 open report(s) on question")
     expect(page.get_by_text("No open reports.")).to_be_visible()
     assert "Reports: none open" in dash.console_says("/quiz admin reports")
+    page.goto(f"{dash.url}/s/console/local/questions/{qid}")  # its page says it is held
+    expect(page.get_by_text("Held here: the daily question, practice and reviews skip it")).to_be_visible()
 
 
 def test_a_reported_question_has_its_page_and_its_answer_waits_for_the_reveal(dash: Dashboard, page: Page):
@@ -199,6 +202,7 @@ def test_a_reported_question_has_its_page_and_its_answer_waits_for_the_reveal(da
     expect(page.get_by_text(re.compile(r"(Tensors|Autograd|nn.Module)"))).to_have_count(0)
     expect(page.get_by_text(question.explanation)).to_have_count(0)
     expect(page.get_by_text("1 open: resolve them in Reports and suggestions")).to_be_visible()
+    expect(page.get_by_text("Held here")).to_have_count(0)  # one report does not hold it
 
     assert "Reveal" in dash.console_says("/quiz config reveal")
     page.reload()

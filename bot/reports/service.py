@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Protocol
 from zoneinfo import ZoneInfo
@@ -165,9 +165,11 @@ class ReportsCard:
 
 
 class QuestionLookup(Protocol):
-    """One question of a space as it reads now (the packs' catalog provides it)."""
+    """The questions of a space's packs as they read now (the packs' catalog provides them)."""
 
-    async def question(self, platform: str, space_id: str, question_id: str) -> Question | None: ...
+    async def questions(
+        self, platform: str, space_id: str, names: Iterable[str], *, strict: bool = True
+    ) -> tuple[Question, ...]: ...
 
 
 class ReportDesk:
@@ -264,15 +266,13 @@ class ReportDesk:
         return card if resolve_hint is None else replace(card, resolve_hint=resolve_hint)
 
     async def _prompts(self, platform: str, space_id: str, question_ids: set[str]) -> tuple[tuple[str, str], ...]:
-        """The prompts of the reported questions still in the space (never their answers: one may be open)."""
-        if self.questions is None:
+        """The prompts of the reported questions still in the space (never their answers: one may be open), their
+        packs read once."""
+        if self.questions is None or not question_ids:
             return ()
-        found = []
-        for question_id in sorted(question_ids):
-            question = await self.questions.question(platform, space_id, question_id)
-            if question is not None:
-                found.append((question_id, " ".join(question.prompt.split())))
-        return tuple(found)
+        packs = {pack_of(question_id) for question_id in question_ids}
+        found = await self.questions.questions(platform, space_id, packs, strict=False)
+        return tuple(sorted((q.id, " ".join(q.prompt.split())) for q in found if q.id in question_ids))
 
     async def find(self, actor: Actor, platform: str, space_id: str, report_id: int) -> Report | None:
         """Admins only: the space's report with this number (None: no such report in this space)."""

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
+
+from bot.kernel.echo import echo
 
 TOPICS: dict[str, str] = {
     "tensors": "Tensors and dtypes",
@@ -43,3 +46,12 @@ def known_topics(given: object = None, room: int = 150) -> str:
     if len(listed) > room:
         listed = listed[: listed.rfind(", ", 0, room)] + f", ... ({len(TOPICS)} in all)"
     return f"{hint}known: {listed}"
+
+
+def not_a_topic(said: str, known: Iterable[str], where: str = "here", listing: str = "topics: {}.") -> str:
+    """The error for a topic nobody has: what was typed, the closest of `known` when one is close (a typo such as
+    autgrad), then all of them (sorted) as `listing` words them."""
+    names = sorted(set(known))
+    close = difflib.get_close_matches(said.lower(), names, n=1, cutoff=0.7)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f"'{echo(said)}' is not a topic {where}{hint}; {listing.format(', '.join(names))}"

@@ -29,9 +29,9 @@ from typing import Protocol
 
 from bot.kernel.cards import AnswerOutcome
 from bot.kernel.context import Context
-from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting, NotAllowed, NothingOpen
 from bot.kernel.rounds import RoundCache
+from bot.kernel.topics import not_a_topic
 from bot.kernel.values import LETTERS, Actor, ChannelRef, Question, Round, SpaceFilter
 from bot.live import cards
 from bot.live.cards import Fastest, LiveBoardCard, LiveCloseCard, LiveFinalCard, LivePlatform
@@ -370,7 +370,7 @@ class LiveGames:
             return list(pool)
         topics = sorted({q.topic for q in pool})
         if topic not in topics:
-            raise BadSetting(f"'{echo(topic)}' is not a topic here; topics: {', '.join(topics)}.")
+            raise BadSetting(not_a_topic(topic, topics))
         return [q for q in pool if q.topic == topic]
 
     async def _next_question(self, game: LiveGame, asked: set[str]) -> Question | None:

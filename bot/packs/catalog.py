@@ -17,6 +17,7 @@ from typing import Any
 from bot.kernel.context import QuestionBank
 from bot.kernel.errors import BadSetting, NotAllowed, PackBusy, PackError, PackExists, UnknownRound
 from bot.kernel.parsing import check_pack_name
+from bot.kernel.topics import not_a_topic
 from bot.kernel.values import Actor, ChannelConfig, Question, Round
 from bot.packs.files import (
     MAX_UPLOAD_BYTES,
@@ -185,8 +186,7 @@ class PackCatalog:
             known = sorted({q.topic for q in every})
             for topic in sorted(cfg.topics - set(known)):
                 raise BadSetting(
-                    f"'{topic}' is not a topic of this channel's packs: use any of "
-                    f"{', '.join(known)} (comma-separated) or all."
+                    not_a_topic(topic, known, "of this channel's packs", "use any of {} (comma-separated) or all.")
                 )
         found = filtered(every, cfg)
         if found or strict:

@@ -21,6 +21,7 @@ from bot.kernel.context import Context
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting
 from bot.kernel.timing import resolve_local
+from bot.kernel.topics import not_a_topic
 from bot.kernel.values import ChannelRef, Question
 from bot.practice.memory import DESIRED_RETENTION, LearnerCard, retrievability
 from bot.practice.progress_cards import PlanProgress
@@ -221,9 +222,7 @@ class Plans:
         known = sorted({q.topic for q in pool})
         unknown = [t for t in topics if t not in known]
         if unknown:
-            raise BadSetting(
-                f"'{echo(unknown[0])}' is not a topic here; topics: {', '.join(known)}. Nothing was changed."
-            )
+            raise BadSetting(f"{not_a_topic(unknown[0], known)} Nothing was changed.")
         plan = LearnerPlan(ref.platform, ref.space_id, user_id, ref.channel_id, day, tuple(topics), self.ctx.now())
         await self.store.save_plan(plan)
         status = await self.status(ref.platform, ref.space_id, user_id)

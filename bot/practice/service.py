@@ -18,13 +18,12 @@ from bot.kernel import cards
 from bot.kernel.cards import AnswerOutcome, QuestionCard
 from bot.kernel.context import Context
 from bot.kernel.drain import Drain
-from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting, NothingOpen
 from bot.kernel.group_commit import GroupCommit
 from bot.kernel.priority import background
 from bot.kernel.rounds import RoundCache
 from bot.kernel.selection import pick_question
-from bot.kernel.topics import TOPICS
+from bot.kernel.topics import TOPICS, not_a_topic
 from bot.kernel.values import LETTERS, ChannelRef, Difficulty, PracticeAnswer, Question, Round, RoundKind
 from bot.packs.catalog import BANK_PACK, PackCatalog
 from bot.practice.cards import ReviewEmpty, ReviewNote
@@ -90,7 +89,7 @@ class Practice:
         pool = await self.practice_pool(ref)
         known = sorted({q.topic for q in pool})
         if topic is not None and topic not in known and topic not in TOPICS:  # a bank topic: "none yet" below
-            raise BadSetting(f"'{echo(topic)}' is not a topic here; topics: {', '.join(known)}.")
+            raise BadSetting(not_a_topic(topic, known))
         levels = frozenset({difficulty}) if difficulty else frozenset()
         candidates = matching(pool, topic, levels)
         if not candidates:

@@ -19,7 +19,6 @@ ROOT = Path(__file__).resolve().parents[2]
 def run_console(tmp_path: Path, lines: list[str], db: str = "bot.db") -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "SLACK_", "STUDYBOT_"))}
     env["STUDYBOT_DATABASE_URL"] = f"sqlite:///{tmp_path / db}"
-    env["PYTHONPATH"] = str(ROOT)  # this checkout's bot, not an installed copy (the cwd is tmp_path)
     env["STUDYBOT_BANK_DIR"] = str(write_bank_files(tmp_path / "bank", make_bank()))
     env["PYTHONPATH"] = str(ROOT)  # this checkout's code, not whichever one the venv has installed
     proc = subprocess.run(
@@ -81,6 +80,7 @@ def test_practice_and_bad_input(tmp_path):
             "A",
             "B",
             "/quiz practice astrology",
+            "/quiz practice autgrad",
             "/quiz config time 25:00",
             "/quiz config tz Mars/Base",
             "/quiz config days someday",
@@ -97,7 +97,8 @@ def test_practice_and_bad_input(tmp_path):
     assert "== Practice: Autograd" in out
     assert re.search(r"\(private to you\) (Correct!|Not quite: the answer is [ABCD]\.)", out)
     assert "You have no open practice question" in out
-    assert "'astrology' is not a topic" in out
+    assert "'astrology' is not a topic here; topics: " in out  # nothing close: no guess
+    assert "'autgrad' is not a topic here (did you mean autograd?); topics: " in out  # a typo: the closest topic
     assert "'25:00' is not a time: use 24-hour HH:MM" in out
     assert "'Mars/Base' is not an IANA timezone" in out
     assert "'someday' is not a list of days" in out

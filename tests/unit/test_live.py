@@ -141,7 +141,10 @@ async def test_a_topic_must_be_one_of_the_channels_and_few_questions_make_a_shor
     service, clock, platform = await env()
     with pytest.raises(BadSetting) as refused:
         await service.live.start(REF, "ann", 5, "quantum")
-    assert "'quantum' is not a topic here" in refused.value.message
+    assert "'quantum' is not a topic here; topics: " in refused.value.message
+    with pytest.raises(BadSetting) as typo:
+        await service.live.start(REF, "ann", 5, "tensor")
+    assert "'tensor' is not a topic here (did you mean tensors?)" in typo.value.message
     reply = await service.live.start(REF, "ann", 10, "autograd")
     assert "3 questions" in reply and "only 3" in reply
     await play(service, clock, platform)

@@ -278,6 +278,10 @@ async def test_topics_of_own_packs_filter_and_unknown_ones_are_refused(store):
         await service.channels.configure(ADMIN, REF, ConfigChange.parse([("topics", "team-lore")]))  # pytorch only
     with pytest.raises(BadSetting, match="'cooking' is not a topic of this channel's packs"):
         await service.channels.configure(ADMIN, REF, ConfigChange.parse([("packs", "team"), ("topics", "cooking")]))
+    with pytest.raises(
+        BadSetting, match=r"'team-lre' is not a topic of this channel's packs \(did you mean team-lore\?\)"
+    ):
+        await service.channels.configure(ADMIN, REF, ConfigChange.parse([("packs", "team"), ("topics", "team-lre")]))
     await service.channels.configure(ADMIN, REF, ConfigChange.parse([("packs", "team"), ("topics", "Team-Lore")]))
     round_ = await service.posting.post_scheduled(REF)
     assert round_ is not None and round_.topic == "team-lore"

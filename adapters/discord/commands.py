@@ -13,7 +13,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord.answers import outcome_reply
-from adapters.discord.limits import NO_PINGS, fit_content
+from adapters.discord.limits import NO_PINGS, fit_choices, fit_content
 from adapters.discord.live import board_embed, live_command
 from adapters.discord.markdown import escape
 from adapters.discord.mydata import send_export, send_forget_prompt
@@ -29,7 +29,7 @@ from adapters.discord.views import question_view
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting
 from bot.kernel.outage import STORE_DOWN
-from bot.kernel.parsing import parse_choice, parse_period
+from bot.kernel.parsing import parse_choice, parse_period, parse_timezone, suggest_timezones
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import LETTERS, Difficulty
 from bot.practice.cards import ReviewEmpty
@@ -196,22 +196,33 @@ def member_commands() -> list[app_commands.Command]:
 
     @app_commands.command(name="remind", description="A private nudge once a day: reviews due, today's question")
     @app_commands.describe(
-        state="on: a direct message at most once a day; off: no more reminders",
-        time="When, as 24-hour HH:MM in the server's quiz timezone (default 09:00)",
+        state="on: a direct message at most once a day; off: no more reminders; left out: how they are set",
+        time="When, as 24-hour HH:MM (default: as before, else 09:00)",
+        timezone="The IANA timezone the time is read in (default: as before, else the server's quiz timezone)",
     )
     @app_commands.choices(state=REMIND_CHOICES)
     @personal
     async def remind(
-        interaction: discord.Interaction, state: str, time: app_commands.Range[str, 1, 20] | None = None
+        interaction: discord.Interaction,
+        state: str | None = None,
+        time: app_commands.Range[str, 1, 20] | None = None,
+        timezone: app_commands.Range[str, 1, 60] | None = None,
     ) -> None:
         async def work() -> Reply:
-            on = parse_remind_state(state)
-            at = parse_remind_time(time) if on else None
             ref = learner_ref(interaction)  # a server's, or outside one the learner's own space (its reviews)
-            card = await bot_of(interaction).service.reminders.set(ref, str(interaction.user.id), on, at)
-            return Reply(card.text)
+            reminders, user = bot_of(interaction).service.reminders, str(interaction.user.id)
+            if state is None and time is None and timezone is None:
+                return Reply((await reminders.show(ref, user)).text)
+            on = parse_remind_state(state or "on")
+            at = parse_remind_time(time) if on and time else None
+            zone = parse_timezone(timezone) if on and timezone else None
+            return Reply((await reminders.set(ref, user, on, at, zone)).text)
 
         await _run(interaction, work)
+
+    @remind.autocomplete("timezone")
+    async def remind_zones(interaction: discord.Interaction, current: str) -> list[Choice[str]]:
+        return fit_choices(suggest_timezones(current[:60]))
 
     @app_commands.command(name="answer", description="Answer today's question in this channel")
     @app_commands.describe(

@@ -43,6 +43,7 @@ COMMANDS = CommandNames(
     season_board="/leaderboard season:{season}",
     review="/review",
     remind="/remind",
+    remind_at="/remind time:{time} timezone:{zone}",
     team="/team action:{action}",
     team_named="/team action:{action} name:{name}",
     live="/live",

@@ -190,6 +190,7 @@ class CommandNames:
     season_board: str = "/quiz leaderboard season {season}"  # {season}: the season id, e.g. 2026-11
     review: str = "/quiz review"
     remind: str = "/quiz remind"
+    remind_at: str = "/quiz remind on {time} {zone}"  # {time}: HH:MM, {zone}: an IANA timezone
     team: str = "/quiz team {action}"  # {action}: create, join, leave, list, rename or remove
     team_named: str = "/quiz team {action} {name}"
     live: str = "/quiz live"

@@ -1,8 +1,9 @@
 """Opt-in nudges: at most one private message a day per learner and space, at the learner's chosen time.
 
-`/quiz remind on [HH:MM]` (Discord `/remind`) stores a reminder for (platform, space, user): the channel it
-was turned on in, the local time (default 09:00) and the timezone it is read in (the learner's own when the
-platform knows it, else the channel's quiz timezone, else the space's, else UTC). Its row carries the next
+`/quiz remind on [HH:MM] [timezone]` (Discord `/remind`) stores a reminder for (platform, space, user): the
+channel it was turned on in, the local time (default: the reminder's own, else 09:00) and the timezone it is read
+in (the one given, else the learner's own when the platform knows it, else the one the reminder had, else the
+channel's quiz timezone, else the space's, else UTC). `/quiz remind` alone shows it. Its row carries the next
 due instant, like a channel's next post, so a restart or another process picks it up.
 
 Every process's tick reads the due reminders; the store's claim of (user, local date) decides which one
@@ -89,6 +90,15 @@ def reminder_text(due: int, review_command: str, waiting: bool, reveal_at: dt.da
     return "Reminder from studybot\n" + "\n".join(lines)
 
 
+def _other_zone(remind_at: str, at: dt.time, platform: object) -> str:
+    """How to have the time read in another timezone, where the platform does not tell the bot a member's own
+    (Discord, the console); nothing where it does (Slack's profile timezone)."""
+    if isinstance(platform, TimezonePlatform):
+        return ""
+    example = remind_at.format(time=f"{at:%H:%M}", zone="America/New_York")
+    return f"Another timezone: {example} (any IANA name). "
+
+
 class ReviewsToday(Protocol):
     """What a reminder tells of reviews: the learner's share today (the practice feature provides it)."""
 
@@ -103,7 +113,11 @@ class Reminders:
         self.store = store
         self.reviews = reviews
 
-    async def set(self, ref: ChannelRef, user_id: str, on: bool, at: dt.time | None = None) -> RemindCard:
+    async def set(
+        self, ref: ChannelRef, user_id: str, on: bool, at: dt.time | None = None, timezone: str | None = None
+    ) -> RemindCard:
+        """Turn the learner's reminder on (at `at` in `timezone`; either left out: the reminder's own, else 09:00
+        and the learner's zone as `_timezone` finds it) or off."""
         store, now = self.store, self.ctx.clock.now()
         names = self.ctx.commands_of(ref.platform)
         existing = await store.get_reminder(ref.platform, ref.space_id, user_id)
@@ -111,22 +125,43 @@ class Reminders:
             if existing is not None and existing.enabled:
                 await store.disable_reminder(ref.platform, ref.space_id, user_id)
             return RemindCard(f"Reminders are off. Turn them on again with {names.remind} on.", False)
-        tz = await self._timezone(ref, user_id)
-        when = at or DEFAULT_TIME
+        tz = timezone or await self._timezone(ref, user_id, existing)
+        when = at or (existing.at if existing is not None else DEFAULT_TIME)
         reminder = Reminder(
             ref.platform, ref.space_id, user_id, ref.channel_id, when, tz, True, next_reminder_at(when, tz, now)
         )
         await store.save_reminder(reminder)
         log.info("reminders on for %s/%s user %s at %s %s", ref.platform, ref.space_id, user_id, when, tz)
+        hint = _other_zone(names.remind_at, when, self.ctx.platforms.get(ref.platform))
         return RemindCard(
             f"Reminders are on: at {when:%H:%M} ({tz}) I will send you a private message on days when reviews "
             f"are due or today's question is waiting for your answer, at most once a day. "
-            f"Turn them off with {names.remind} off.",
+            f"{hint}Turn them off with {names.remind} off.",
             True,
         )
 
-    async def _timezone(self, ref: ChannelRef, user_id: str) -> str:
-        """The learner's own timezone when the platform knows it, else the channel's, the space's or UTC."""
+    async def show(self, ref: ChannelRef, user_id: str) -> RemindCard:
+        """The learner's reminder in this space: on (when, in which zone, the next one) or off, and how to change it."""
+        names = self.ctx.commands_of(ref.platform)
+        reminder = await self.store.get_reminder(ref.platform, ref.space_id, user_id)
+        if reminder is None or not reminder.enabled or reminder.next_at is None:
+            return RemindCard(
+                f"Reminders are off. {names.remind} on sends you a private message at 09:00 on days when reviews "
+                f"are due or today's question is waiting for your answer; "
+                f"{names.remind_at.format(time='07:30', zone='Europe/Berlin')} sets the time and the timezone.",
+                False,
+            )
+        hint = _other_zone(names.remind_at, reminder.at, self.ctx.platforms.get(ref.platform))
+        return RemindCard(
+            f"Reminders are on: at {reminder.at:%H:%M} ({reminder.timezone}), the next one "
+            f"{local_text(reminder.next_at, reminder.timezone)} if there is something to say. "
+            f"{hint}Turn them off with {names.remind} off.",
+            True,
+        )
+
+    async def _timezone(self, ref: ChannelRef, user_id: str, existing: Reminder | None = None) -> str:
+        """The learner's own timezone when the platform knows it, else the one the reminder has (given before),
+        else the channel's, the space's or UTC."""
         platform = self.ctx.platforms.get(ref.platform)
         if isinstance(platform, TimezonePlatform):
             try:
@@ -136,6 +171,8 @@ class Reminders:
                 own = None
             if own and _known_zone(own):
                 return str(own)
+        if existing is not None:
+            return existing.timezone
         cfg = await self.store.get_channel(ref)
         if cfg is not None and cfg.ref.space_id == ref.space_id:
             return cfg.timezone

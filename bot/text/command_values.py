@@ -50,8 +50,9 @@ class PlanCommand:
 
 @dataclass(frozen=True)
 class Remind:
-    on: bool
-    at: dt.time | None = None  # None: the default time (bot.reminders.DEFAULT_TIME)
+    on: bool | None  # None: show the reminder
+    at: dt.time | None = None  # None: the reminder's own time, else the default (bot.reminders.DEFAULT_TIME)
+    timezone: str | None = None  # an IANA name; None: the learner's own, the reminder's or the channel's
 
 
 @dataclass(frozen=True)

@@ -6,12 +6,13 @@ accepted) and the caller turns the result into service calls.
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import re
 
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting
-from bot.kernel.parsing import PACK_NAME, parse_choice, parse_number, parse_period, parse_season
+from bot.kernel.parsing import PACK_NAME, parse_choice, parse_number, parse_period, parse_season, parse_timezone
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import Difficulty, Period
 from bot.packs.files import TOPIC_PATTERN
@@ -63,8 +64,8 @@ _USER_HELP = """\
 /quiz review [n]               due reviews (1-20, default 5); limit N, pause DAYS, resume
 /quiz plan DATE [topics]|off   an interview-date plan
 /quiz topics                   the topics and how many questions each has
-/quiz remind on [HH:MM]        a private nudge once a day (default 09:00, your timezone): reviews due,
-                               today's question not answered yet; /quiz remind off stops it
+/quiz remind on [HH:MM] [tz]   a private nudge once a day (default 09:00, your timezone): reviews due,
+                               today's question not answered yet; /quiz remind shows it, off stops it
 /quiz answer B                 answer today's question in this channel (add ? if not sure: /quiz answer B ?)
 /quiz leaderboard [teams] [week|month|all] [public]   (public: in the channel)
 /quiz leaderboard season 2026-11   a month's season: its archived top three and its board
@@ -336,14 +337,28 @@ def parse_review_count(rest: list[str]) -> Review:
 
 _SUGGEST = re.compile(r"^\s*(?:/?quiz\s+)?suggest(?:\s+(.*))?$", re.S | re.I)
 _ADMIN_USE = "Use /quiz admin suggestions, /quiz admin approve ID or /quiz admin reject ID reason."
-REMIND_USAGE = "Use /quiz remind on, /quiz remind on 08:30 (24-hour HH:MM) or /quiz remind off. Nothing was changed."
+REMIND_USAGE = (
+    "Use /quiz remind on, /quiz remind on 08:30 (24-hour HH:MM), /quiz remind on 08:30 Europe/Berlin, "
+    "/quiz remind off or /quiz remind (how it is set). Nothing was changed."
+)
 
 
 def parse_remind(rest: list[str]) -> Remind:
-    """`remind on [HH:MM]` or `remind off`."""
+    """`remind` (show it), `remind on [HH:MM] [timezone]` (either order) or `remind off`."""
     head = rest[0].lower() if rest else ""
-    if head == "on" and len(rest) <= 2:
-        return Remind(True, parse_remind_time(rest[1]) if len(rest) == 2 else None)
+    if not rest or (head in {"show", "status"} and len(rest) == 1):
+        return Remind(None)
+    if head == "on" and len(rest) <= 3:
+        at: dt.time | None = None
+        zone: str | None = None
+        for word in rest[1:]:
+            if at is None and word[:1].isdigit():  # a time, or its specific error (no zone starts with a digit)
+                at = parse_remind_time(word)
+            elif zone is None and not word[:1].isdigit():
+                zone = parse_timezone(word)
+            else:
+                raise BadSetting(REMIND_USAGE)
+        return Remind(True, at, zone)
     if head == "off" and len(rest) == 1:
         return Remind(False)
     raise BadSetting(REMIND_USAGE)

@@ -207,8 +207,10 @@ async def run_command(service: Features, source: TextSource, command: Command) -
             return NoteReply((await service.practice.plans.set(ref, user, day, topics)).text)
         case PlanCommand():
             return NoteReply((await service.practice.plans.show(ref, user)).text)
-        case Remind(on=on, at=at):
-            return await service.reminders.set(ref, user, on, at)
+        case Remind(on=on, at=at, timezone=zone):
+            if on is None:
+                return await service.reminders.show(ref, user)
+            return await service.reminders.set(ref, user, on, at, zone)
         case ShowTopics():
             return TopicsReply(await service.practice.topics_in(ref))
         case ShowLeaderboard(period=period):

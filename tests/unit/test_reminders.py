@@ -75,9 +75,13 @@ def test_the_text_grammar_of_remind():
     assert parse_quiz("/quiz remind on") == Remind(True, None)
     assert parse_quiz("remind on 08:30") == Remind(True, dt.time(8, 30))
     assert parse_quiz("remind OFF") == Remind(False, None)
+    assert parse_quiz("remind") == parse_quiz("/quiz remind status") == Remind(None)  # show it
+    assert parse_quiz("remind on america/new_york 07:15") == Remind(True, dt.time(7, 15), "America/New_York")
+    assert parse_quiz("remind on UTC") == Remind(True, None, "UTC")
     for bad, says in (
         ("remind on 8h", "not a reminder time"),
-        ("remind", "remind on"),
+        ("remind on 08:00 Mars/Base", "'Mars/Base' is not an IANA timezone"),
+        ("remind on UTC Europe/Paris", "remind on"),
         ("remind maybe", "remind on"),
         ("remind off 09:00", "remind off"),
         ("remind on 09:00 10:00", "remind on"),
@@ -254,3 +258,25 @@ async def test_a_failed_send_is_logged_not_retried_that_day_and_reminders_stay_o
     clock.set(utc(2026, 12, 3, 8, 0))
     await service.reminders.run_due()
     assert len(platform.direct) == 1
+
+
+async def test_a_timezone_given_is_kept_and_remind_alone_shows_the_reminder(env):
+    service, store, clock, platform = env
+    shown = await service.reminders.show(REF, "max")
+    assert (
+        not shown.enabled
+        and "Reminders are off" in shown.text
+        and "/quiz remind on 07:30 Europe/Berlin sets the time" in shown.text
+    )
+    card = await service.reminders.set(REF, "max", True, dt.time(7, 30), "America/New_York")
+    assert "07:30 (America/New_York)" in card.text
+    assert (await store.get_reminder("fake", "space-1", "max")).next_at == utc(2026, 12, 1, 12, 30)
+    await service.reminders.set(REF, "max", False)
+    again = await service.reminders.set(REF, "max", True)  # on again: its own time and zone, not 09:00 Berlin
+    assert "07:30 (America/New_York)" in again.text
+    shown = await service.reminders.show(REF, "max")
+    assert shown.enabled and "at 07:30 (America/New_York), the next one Tue 01 Dec 07:30" in shown.text
+    moved = await service.reminders.set(REF, "max", True, dt.time(6, 0))  # a new time, the same zone
+    assert "06:00 (America/New_York)" in moved.text
+    platform.timezones["max"] = "Asia/Tokyo"  # a platform that knows the member's own zone: it wins
+    assert "06:00 (Asia/Tokyo)" in (await service.reminders.set(REF, "max", True)).text

@@ -188,6 +188,7 @@ NEW_COMMANDS = {
 NEW_STRING_OPTIONS = {
     ("remind", None, "state"),
     ("remind", None, "time"),
+    ("remind", None, "timezone"),
     ("leaderboard", None, "season"),
     ("quizconfig", "recap", "champion_role"),
     ("quizadmin", "import", "pack"),

@@ -81,3 +81,25 @@ async def test_remind_off_and_a_bad_time(bot: StudyBotClient, fake: FakeDiscord,
     stored = await core.store.get_reminder("discord", fake.guild_id, fake.alice.id)
     assert stored is not None and not stored.enabled and stored.at == dt.time(7, 15)
     assert START < NEXT_MORNING
+
+
+async def test_remind_with_a_timezone_of_ones_own_and_remind_alone_shows_it(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
+    await configure_channel(core, fake, timezone="Europe/Berlin")
+    off = await fake.reply(await fake.slash(fake.alice, "remind"))
+    assert off.ephemeral and "Reminders are off" in off.text
+    assert "/remind time:07:30 timezone:Europe/Berlin sets the time" in off.text
+    suggested = await fake.autocomplete(fake.alice, "remind", None, "timezone", timezone="new_y")
+    await fake.wait_for(lambda: suggested.callback is not None, "the timezone suggestions")
+    assert "America/New_York" in [c["value"] for c in suggested.callback["data"]["choices"]]  # type: ignore[index]
+    bad = await fake.reply(await fake.slash(fake.alice, "remind", state="on", timezone="Mars/Base"))
+    assert "'Mars/Base' is not an IANA timezone" in bad.text
+    assert await core.store.get_reminder("discord", fake.guild_id, fake.alice.id) is None
+    on = await fake.reply(await fake.slash(fake.alice, "remind", time="06:45", timezone="america/new_york"))
+    assert "Reminders are on: at 06:45 (America/New_York)" in on.text
+    assert "Another timezone: /remind time:06:45 timezone:America/New_York" in on.text
+    stored = await core.store.get_reminder("discord", fake.guild_id, fake.alice.id)
+    assert stored is not None and stored.timezone == "America/New_York" and stored.at == dt.time(6, 45)
+    shown = await fake.reply(await fake.slash(fake.alice, "remind"))
+    assert "Reminders are on: at 06:45 (America/New_York), the next one" in shown.text

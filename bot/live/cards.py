@@ -3,6 +3,7 @@ question's message), the final podium and table, and the space's live board; wit
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -99,9 +100,20 @@ def question_card(round_: Round, question: Question, position: int, total: int, 
     )
 
 
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)[.!?](?=\s)")
+
+
 def short(text: str, limit: int = EXPLANATION_MAX) -> str:
+    """The explanation as the close shows it: whole, or its first sentences that fit in `limit` (when they
+    make at least half of it), else cut at a word with an ellipsis; never in the middle of a word."""
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    if len(text) <= limit:
+        return text
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, limit)]
+    if ends and ends[-1] >= limit // 2:
+        return text[: ends[-1]]
+    cut = text.rfind(" ", 0, limit)
+    return text[: cut if cut > 0 else limit - 1].rstrip(" ,;:.") + "…"
 
 
 def points_text(points: int) -> str:

@@ -18,7 +18,7 @@ from bot.app.scheduler import LIVE_WATCH, DailyScheduler
 from bot.kernel.cards import QuestionCard
 from bot.kernel.errors import AlreadyAnswered, BadSetting, NotAllowed, NothingOpen, RoundClosed, StoreUnavailable
 from bot.kernel.values import LETTERS, Actor, ChannelRef, Period, RoundKind
-from bot.live.cards import final_text
+from bot.live.cards import EXPLANATION_MAX, final_text, short
 from bot.live.values import GameRunning, LiveStep, live_points
 from bot.settings import ConfigChange
 from tests.support.fakes import REF, FixedClock, make_bank, store_of
@@ -543,3 +543,15 @@ async def test_the_live_watch_tells_a_store_outage_once(caplog):
         assert service.context.outage.down
     finally:
         await scheduler.stop()
+
+
+def test_a_long_explanation_is_cut_at_a_sentence_else_at_a_word():
+    first = "Backward reads the saved output, e.g. of sigmoid, and checks its version counter. "
+    second = "The in-place op is allowed on a non-leaf; " + "write a copy instead of changing it in place " * 6
+    assert short(first + "Short.") == first + "Short."  # it fits: whole
+    assert short(first * 3 + second) == (first * 3).strip()  # whole sentences (the e.g. is not an end)
+    assert len(first * 3) <= EXPLANATION_MAX
+    cut = short("A " + "long clause without an end " * 20)
+    assert cut.endswith("end…") and len(cut) <= EXPLANATION_MAX  # no sentence fits: at a word
+    at_word = short(first + second)  # one sentence, under half the room: at a word
+    assert at_word.endswith("…") and (first + second)[len(at_word) - 1] == " " and len(at_word) <= EXPLANATION_MAX

@@ -140,6 +140,10 @@ class Reminders:
             True,
         )
 
+    async def mine(self, platform: str, space_id: str, user_id: str) -> Reminder | None:
+        """The learner's reminder in this space, on or off (None: never turned on)."""
+        return await self.store.get_reminder(platform, space_id, user_id)
+
     async def show(self, ref: ChannelRef, user_id: str) -> RemindCard:
         """The learner's reminder in this space: on (when, in which zone, the next one) or off, and how to change it."""
         names = self.ctx.commands_of(ref.platform)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import textwrap
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+TITLE_WIDTH = 70  # characters a line of a chart's title holds (bold, 12 pt, 8 inches wide)
 BLUE = "#0072B2"  # Okabe-Ito, as bot/recap/chart.py
 ORANGE = "#E69F00"
 INK = "#222222"
@@ -74,7 +76,9 @@ def figure(chart: Bars) -> Figure:
         value_axis.set_major_locator(MaxNLocator(integer=True))
         limits = ax.set_xlim if chart.horizontal else ax.set_ylim
         limits(0, None if max(values) > 0 else 1)  # all zero: 0 to 1, not -0.05 to 0.05
-    ax.set_title(chart.title, fontweight="bold", loc="left")
+    # the title on the figure, from its left edge: above the axes it would start after the longest topic name
+    # and run out of the picture; wrapped, so a long one breaks between words instead
+    fig.suptitle(textwrap.fill(chart.title, TITLE_WIDTH), x=0.01, ha="left", fontweight="bold", fontsize="medium")
     for text in (*ax.get_xticklabels(), *ax.get_yticklabels()):
         text.set_parse_math(False)  # a `$` in a topic stays a dollar sign
     return fig

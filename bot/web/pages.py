@@ -1,6 +1,6 @@
-"""Every member's pages: the spaces they may see, a space's overview, leaderboards and seasons, My progress
-(charts, export of misses, forget-me); admins' channel settings. The admins' packs, queues and question
-statistics are in admin_pages.py."""
+"""Every member's pages: the spaces they may see, a space's overview, leaderboards and seasons; admins' channel
+settings. My progress is in progress_pages.py; the admins' packs, queues and question statistics in
+admin_pages.py."""
 
 from __future__ import annotations
 
@@ -10,14 +10,12 @@ from zoneinfo import ZoneInfo
 
 from aiohttp import web
 
-from bot.kernel.errors import BadSetting, NoSeason, NothingToExport, QuizError
+from bot.kernel.errors import BadSetting, NoSeason, QuizError
 from bot.kernel.platform import NamePlatform
 from bot.kernel.values import Period
-from bot.mydata.forget import FORGET_WHAT
 from bot.settings import BY_KEY, SETTINGS, ConfigChange
-from bot.web import admin_pages
+from bot.web import admin_pages, progress_pages
 from bot.web.charts import Bars, bars, draw
-from bot.web.progress import progress_report
 from bot.web.render import render, session_of
 from bot.web.spaces import Space, space_of
 
@@ -215,64 +213,6 @@ async def leaderboards(request: web.Request) -> web.Response:
     )
 
 
-# ---- my progress ----------------------------------------------------------------------------------
-
-
-async def progress(request: web.Request) -> web.Response:
-    space = space_of(request)
-    report = await progress_report(space.features, space.platform, space.id, space.actor.user_id)
-    return render(request, "progress.html", space=space, report=report, forget_what=FORGET_WHAT, done=None)
-
-
-async def progress_png(request: web.Request) -> web.Response:
-    space = space_of(request)
-    report = await progress_report(space.features, space.platform, space.id, space.actor.user_id)
-    chart = dict(report.charts).get(request.match_info["chart"])
-    if chart is None:
-        raise web.HTTPNotFound()
-    return web.Response(body=await draw(chart), content_type=PNG)
-
-
-async def export(request: web.Request) -> web.Response:
-    """The learner's own misses as a CSV or an Anki file (the same export as `/quiz export`)."""
-    space = space_of(request)
-    kind = request.match_info["kind"]
-    try:
-        done = await space.features.mydata.export_misses(space.platform, space.id, space.actor.user_id)
-    except NothingToExport as exc:
-        report = await progress_report(space.features, space.platform, space.id, space.actor.user_id)
-        return render(request, "progress.html", space=space, report=report, forget_what=FORGET_WHAT, done=exc.message)
-    wanted = [f for f in done.files if (f.name.endswith(".csv") if kind == "csv" else not f.name.endswith(".csv"))]
-    if kind not in ("csv", "anki") or not wanted:
-        raise web.HTTPNotFound()
-    file = wanted[0]
-    return web.Response(
-        body=file.data,
-        content_type=file.mime.split(";")[0],
-        headers={"Content-Disposition": f'attachment; filename="{file.name}"'},
-    )
-
-
-async def forget(request: web.Request) -> web.Response:
-    """Forget-me, confirmed by its own form: the same deletion as `/quiz forget-me confirm`."""
-    space = space_of(request)
-    form = await request.post()
-    if form.get("confirm") != "yes":
-        report = await progress_report(space.features, space.platform, space.id, space.actor.user_id)
-        return render(
-            request,
-            "progress.html",
-            status=400,
-            space=space,
-            report=report,
-            forget_what=FORGET_WHAT,
-            done="Tick the box to confirm; nothing was deleted.",
-        )
-    done = await space.features.mydata.forget_me(space.platform, space.id, space.actor.user_id)
-    report = await progress_report(space.features, space.platform, space.id, space.actor.user_id)
-    return render(request, "progress.html", space=space, report=report, forget_what=FORGET_WHAT, done=done.text)
-
-
 def add_routes(app: web.Application) -> None:
     app.router.add_get("/", home)
     base = "/s/{platform}/{space}"
@@ -281,8 +221,5 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get(base + "/channels/{channel}", channel_page)
     app.router.add_post(base + "/channels/{channel}", channel_save)
     app.router.add_get(base + "/leaderboards", leaderboards)
-    app.router.add_get(base + "/progress", progress)
-    app.router.add_get(base + "/progress/{chart}.png", progress_png)
-    app.router.add_get(base + "/progress/export/{kind}", export)
-    app.router.add_post(base + "/progress/forget", forget)
+    progress_pages.add_routes(app, base)
     admin_pages.add_routes(app, base)

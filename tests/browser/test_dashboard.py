@@ -242,6 +242,31 @@ def test_my_progress_shows_its_charts_with_text_alternatives(dash: Dashboard, pa
     docs_shot(page, "my-progress")
 
 
+def test_reminders_set_on_my_progress_are_the_ones_remind_shows_in_the_chat(dash: Dashboard, page: Page):
+    sign_in(page, dash)
+    page.get_by_role("link", name="My progress").click()
+    reminders = page.locator("section", has=page.get_by_role("heading", name="Reminders"))
+    expect(reminders).to_contain_text("Reminders are off.")
+    expect(page.get_by_label("Today's question from")).to_have_value("terminal")
+    page.get_by_label("Send reminders").select_option("on")
+    page.get_by_label("Time", exact=True).fill("07:30")
+    page.get_by_label("Timezone").fill("Mars/Base")
+    page.get_by_role("button", name="Save reminders").click()
+    expect(page.get_by_role("alert")).to_contain_text("'Mars/Base' is not an IANA timezone")
+    expect(page.get_by_label("Timezone")).to_have_value("Mars/Base")  # what was typed stays, to correct it
+    assert "Reminders are off" in dash.console_says("/quiz remind")  # nothing saved
+    page.get_by_label("Timezone").fill("america/new_york")
+    page.get_by_role("button", name="Save reminders").click()
+    expect(page.get_by_role("status")).to_have_text("Saved.")
+    expect(reminders).to_contain_text("Reminders are on: at 07:30 (America/New_York); the next one")
+    assert "Reminders are on: at 07:30 (America/New_York)" in dash.console_says("/quiz remind")
+    dash.console_says("/quiz remind off")
+    page.reload()
+    expect(reminders).to_contain_text("Reminders are off.")
+    expect(page.get_by_label("Time", exact=True)).to_have_value("07:30")  # off keeps what to turn back on
+    expect(page.get_by_label("Send reminders")).to_have_value("off")
+
+
 def test_the_leaderboards_show_the_team_board_and_the_live_board(dash: Dashboard, page: Page):
     sign_in(page, dash)
     page.goto(dash.url + "/s/console/local/leaderboards")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from matplotlib.text import Text
+
 from bot.web.charts import Bars, draw_now, figure
 
 
@@ -43,3 +45,16 @@ def test_a_chart_of_fractional_values_keeps_fractional_ticks() -> None:
 
 def test_the_chart_draws_as_a_png() -> None:
     assert draw_now(Bars("Participation", "answers", (("01 Dec", 2.0),))).startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_a_long_title_beside_long_topic_names_stays_whole_within_the_picture() -> None:
+    title = "Memory by topic in 30 days if you stop (predicted recall)"
+    rows = (("Extending PyTorch: custom ops, autograd functions and gradient checks (3/3)", 0.53), ("Autograd", 0.6))
+    fig = figure(Bars(title, "predicted recall", rows, percent=True, horizontal=True))
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    picture = fig.bbox
+    titles = [t for t in fig.findobj(Text) if "Memory" in t.get_text()]
+    assert [" ".join(t.get_text().split()) for t in titles] == [title]
+    box = titles[0].get_window_extent(renderer)
+    assert picture.x0 <= box.x0 and box.x1 <= picture.x1 and box.y1 <= picture.y1, (box, picture)

@@ -1,0 +1,154 @@
+"""My progress: the learner's charts and learning report, their reminders, the export of their misses and
+forget-me, each through the same feature services as the chat's /quiz progress, remind, export and forget-me."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from bot.kernel.errors import BadSetting, NothingToExport
+from bot.kernel.parsing import parse_timezone, suggest_timezones
+from bot.kernel.timing import local_text
+from bot.kernel.values import ChannelConfig
+from bot.mydata.forget import FORGET_WHAT
+from bot.reminders.service import DEFAULT_TIME, parse_remind_time
+from bot.reminders.values import Reminder
+from bot.web.charts import draw
+from bot.web.progress import progress_report
+from bot.web.render import render
+from bot.web.spaces import Space, space_of
+
+PNG = "image/png"
+
+
+async def _page(
+    request: web.Request,
+    space: Space,
+    *,
+    done: str | None = None,
+    status: int = 200,
+    form: dict[str, str] | None = None,
+    problem: str | None = None,
+    saved: bool = False,
+) -> web.Response:
+    """The page, with what was just done (`done`), or the reminders' form as typed and what is wrong with it."""
+    features, user = space.features, space.actor.user_id
+    report = await progress_report(features, space.platform, space.id, user)
+    reminder = await features.reminders.mine(space.platform, space.id, user)
+    channels = await space.channels()
+    return render(
+        request,
+        "progress.html",
+        status=status,
+        space=space,
+        report=report,
+        forget_what=FORGET_WHAT,
+        done=done,
+        reminder_now=reminder_now(reminder),
+        reminder=form or reminder_form(reminder, channels),
+        reminder_problem=problem,
+        saved_reminders=saved,
+        channels=channels,
+        zones=suggest_timezones("", limit=1000),
+    )
+
+
+def reminder_now(reminder: Reminder | None) -> str:
+    """One line: on (when, in which zone, the next one) or off."""
+    if reminder is None or not reminder.enabled or reminder.next_at is None:
+        return "Reminders are off."
+    return (
+        f"Reminders are on: at {reminder.at:%H:%M} ({reminder.timezone}); the next one "
+        f"{local_text(reminder.next_at, reminder.timezone)}."
+    )
+
+
+def reminder_form(reminder: Reminder | None, channels: list[ChannelConfig]) -> dict[str, str]:
+    """The form's values: the reminder's own, else 09:00 in the first channel's timezone."""
+    if reminder is not None:
+        return {
+            "state": "on" if reminder.enabled else "off",
+            "time": f"{reminder.at:%H:%M}",
+            "timezone": reminder.timezone,
+            "channel": reminder.channel_id,
+        }
+    first = channels[0] if channels else None
+    return {
+        "state": "off",
+        "time": f"{DEFAULT_TIME:%H:%M}",
+        "timezone": first.timezone if first else "UTC",
+        "channel": first.ref.channel_id if first else "",
+    }
+
+
+async def progress(request: web.Request) -> web.Response:
+    return await _page(request, space_of(request), saved=request.query.get("saved") == "reminders")
+
+
+async def progress_png(request: web.Request) -> web.Response:
+    space = space_of(request)
+    report = await progress_report(space.features, space.platform, space.id, space.actor.user_id)
+    chart = dict(report.charts).get(request.match_info["chart"])
+    if chart is None:
+        raise web.HTTPNotFound()
+    return web.Response(body=await draw(chart), content_type=PNG)
+
+
+async def save_reminders(request: web.Request) -> web.Response:
+    """The learner's reminder set as `/quiz remind on HH:MM ZONE` (or off) sets it, from the channel picked
+    (its daily question is the one a reminder mentions); a bad time or zone changes nothing."""
+    space = space_of(request)
+    posted = await request.post()
+    form = {k: str(posted.get(k, "")).strip() for k in ("state", "time", "timezone", "channel")}
+    on = form["state"] == "on"
+    try:
+        at = parse_remind_time(form["time"]) if on else None
+        zone = parse_timezone(form["timezone"]) if on and form["timezone"] else None
+    except BadSetting as exc:
+        return await _page(request, space, status=400, form=form, problem=exc.message)
+    reminders = space.features.reminders
+    existing = await reminders.mine(space.platform, space.id, space.actor.user_id)
+    if existing is not None and form["channel"] in ("", existing.channel_id):
+        ref = existing.ref  # where it was turned on (a channel of the space's, or a direct message)
+    elif form["channel"]:
+        ref = (await space.channel(form["channel"])).ref  # 404 for a channel of another space
+    else:
+        ref = space.ref()
+    await reminders.set(ref, space.actor.user_id, on, at, zone)
+    raise web.HTTPSeeOther(f"{space.base}/progress?saved=reminders#reminders")
+
+
+async def export(request: web.Request) -> web.Response:
+    """The learner's own misses as a CSV or an Anki file (the same export as `/quiz export`)."""
+    space = space_of(request)
+    kind = request.match_info["kind"]
+    try:
+        done = await space.features.mydata.export_misses(space.platform, space.id, space.actor.user_id)
+    except NothingToExport as exc:
+        return await _page(request, space, done=exc.message)
+    wanted = [f for f in done.files if (f.name.endswith(".csv") if kind == "csv" else not f.name.endswith(".csv"))]
+    if kind not in ("csv", "anki") or not wanted:
+        raise web.HTTPNotFound()
+    file = wanted[0]
+    return web.Response(
+        body=file.data,
+        content_type=file.mime.split(";")[0],
+        headers={"Content-Disposition": f'attachment; filename="{file.name}"'},
+    )
+
+
+async def forget(request: web.Request) -> web.Response:
+    """Forget-me, confirmed by its own form: the same deletion as `/quiz forget-me confirm`."""
+    space = space_of(request)
+    form = await request.post()
+    if form.get("confirm") != "yes":
+        return await _page(request, space, status=400, done="Tick the box to confirm; nothing was deleted.")
+    done = await space.features.mydata.forget_me(space.platform, space.id, space.actor.user_id)
+    return await _page(request, space, done=done.text)
+
+
+def add_routes(app: web.Application, base: str) -> None:
+    app.router.add_get(base + "/progress", progress)
+    app.router.add_get(base + "/progress/{chart}.png", progress_png)
+    app.router.add_get(base + "/progress/export/{kind}", export)
+    app.router.add_post(base + "/progress/forget", forget)
+    app.router.add_post(base + "/progress/reminders", save_reminders)

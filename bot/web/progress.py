@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.features import Features
+from bot.kernel.timing import local_text
 from bot.kernel.topics import TOPICS
+from bot.practice.values import REVIEW_LIMIT_DEFAULT
 from bot.web.charts import Bars, bars
 
 
@@ -21,6 +23,9 @@ class ProgressReport:
     charts: tuple[tuple[str, Bars], ...]  # (name in the URL, chart)
     empty: bool
     learning: tuple[tuple[str, tuple[str, ...]], ...] = ()  # the learning report's sections: (heading, lines)
+    review_limit: int = REVIEW_LIMIT_DEFAULT  # reviews a day at most
+    reviews_today: int = 0  # still to do today, within the limit
+    paused_until: str | None = None  # a vacation hold running: until when, in the space's time
 
 
 def _topic(name: str) -> str:
@@ -74,4 +79,15 @@ async def progress_report(features: Features, platform: str, space_id: str, user
     # The space's learning report, as `/quiz progress` shows it, seen from the whole space (its channels' packs).
     learning = await features.progress.space_report(platform, space_id, user_id)
     sections = tuple((s.heading, tuple(s.lines)) for s in learning.sections) if not learning.empty else ()
-    return ProgressReport(tuple(figures), tuple(charts), empty=card.answered == 0, learning=sections)
+    paused = None
+    if memory is not None and memory.paused_until is not None:
+        paused = f"{local_text(memory.paused_until, memory.timezone)} ({memory.timezone})"
+    return ProgressReport(
+        tuple(figures),
+        tuple(charts),
+        empty=card.answered == 0,
+        learning=sections,
+        review_limit=(memory.limit if memory is not None else None) or REVIEW_LIMIT_DEFAULT,
+        reviews_today=memory.today if memory is not None else 0,
+        paused_until=paused,
+    )

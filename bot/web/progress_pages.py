@@ -1,15 +1,18 @@
-"""My progress: the learner's charts and learning report, their reminders, the export of their misses and
-forget-me, each through the same feature services as the chat's /quiz progress, remind, export and forget-me."""
+"""My progress: the learner's charts and learning report, their review limit and vacation hold, their reminders,
+the export of their misses and forget-me, each through the same feature services as the chat's /quiz progress,
+review limit|pause|resume, remind, export and forget-me."""
 
 from __future__ import annotations
 
 from aiohttp import web
 
+from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting, NothingToExport
-from bot.kernel.parsing import parse_timezone, suggest_timezones
+from bot.kernel.parsing import parse_number, parse_timezone, suggest_timezones
 from bot.kernel.timing import local_text
 from bot.kernel.values import ChannelConfig
 from bot.mydata.forget import FORGET_WHAT
+from bot.practice.values import PAUSE_MAX_DAYS, REVIEW_LIMIT_MAX
 from bot.reminders.service import DEFAULT_TIME, parse_remind_time
 from bot.reminders.values import Reminder
 from bot.web.charts import draw
@@ -28,7 +31,8 @@ async def _page(
     status: int = 200,
     form: dict[str, str] | None = None,
     problem: str | None = None,
-    saved: bool = False,
+    saved: str | None = None,
+    reviews_problem: str | None = None,
 ) -> web.Response:
     """The page, with what was just done (`done`), or the reminders' form as typed and what is wrong with it."""
     features, user = space.features, space.actor.user_id
@@ -46,7 +50,8 @@ async def _page(
         reminder_now=reminder_now(reminder),
         reminder=form or reminder_form(reminder, channels),
         reminder_problem=problem,
-        saved_reminders=saved,
+        saved=saved,
+        reviews_problem=reviews_problem,
         channels=channels,
         zones=suggest_timezones("", limit=1000),
     )
@@ -81,7 +86,8 @@ def reminder_form(reminder: Reminder | None, channels: list[ChannelConfig]) -> d
 
 
 async def progress(request: web.Request) -> web.Response:
-    return await _page(request, space_of(request), saved=request.query.get("saved") == "reminders")
+    saved = request.query.get("saved")
+    return await _page(request, space_of(request), saved=saved if saved in ("reminders", "reviews") else None)
 
 
 async def progress_png(request: web.Request) -> web.Response:
@@ -115,6 +121,38 @@ async def save_reminders(request: web.Request) -> web.Response:
         ref = space.ref()
     await reminders.set(ref, space.actor.user_id, on, at, zone)
     raise web.HTTPSeeOther(f"{space.base}/progress?saved=reminders#reminders")
+
+
+async def save_reviews(request: web.Request) -> web.Response:
+    """The learner's daily review limit, or a vacation hold started or ended, as `/quiz review limit N`,
+    `pause DAYS` and `resume` do it; a bad number changes nothing."""
+    space = space_of(request)
+    posted = await request.post()
+    action, user = str(posted.get("action", "")), space.actor.user_id
+    practice = space.features.practice
+    channels = await space.channels()
+    ref = channels[0].ref if channels else space.ref()  # the pool a review day is counted in
+    try:
+        if action == "limit":
+            await practice.review_limit(ref, user, _count(posted.get("limit"), "limit"))
+        elif action == "pause":
+            await practice.pause_reviews(ref, user, _count(posted.get("days"), "pause"))
+        elif action == "resume":
+            await practice.resume_reviews(ref, user)
+        else:
+            raise web.HTTPBadRequest(text="Unknown action.")
+    except BadSetting as exc:
+        return await _page(request, space, status=400, reviews_problem=exc.message)
+    raise web.HTTPSeeOther(f"{space.base}/progress?saved=reviews#reviews")
+
+
+def _count(value: object, what: str) -> int:
+    """A whole number typed in the form; BadSetting (its range is the service's to check) when it is none."""
+    number = parse_number(str(value or "").strip(), max_digits=4)
+    if number is None:
+        span = f"1 to {REVIEW_LIMIT_MAX} reviews a day" if what == "limit" else f"1 to {PAUSE_MAX_DAYS} days"
+        raise BadSetting(f"'{echo(value, 20)}' is not a whole number: use {span}. Nothing was changed.")
+    return number
 
 
 async def export(request: web.Request) -> web.Response:
@@ -152,3 +190,4 @@ def add_routes(app: web.Application, base: str) -> None:
     app.router.add_get(base + "/progress/export/{kind}", export)
     app.router.add_post(base + "/progress/forget", forget)
     app.router.add_post(base + "/progress/reminders", save_reminders)
+    app.router.add_post(base + "/progress/reviews", save_reviews)

@@ -267,6 +267,32 @@ def test_reminders_set_on_my_progress_are_the_ones_remind_shows_in_the_chat(dash
     expect(page.get_by_label("Send reminders")).to_have_value("off")
 
 
+def test_a_review_limit_and_a_pause_set_on_my_progress_hold_in_the_chat(dash: Dashboard, page: Page):
+    sign_in(page, dash)
+    page.get_by_role("link", name="My progress").click()
+    reviews = page.locator("section", has=page.get_by_role("heading", name="Reviews", exact=True))
+    expect(reviews).to_contain_text("At most 20 reviews a day; 0 to do today.")
+    page.get_by_label("Reviews a day").fill("500")
+    page.get_by_role("button", name="Save the limit").click()
+    expect(page.get_by_role("alert")).to_have_text("A daily review limit is 1 to 100. Nothing was changed.")
+    page.get_by_label("Reviews a day").fill("five")
+    page.get_by_role("button", name="Save the limit").click()
+    expect(page.get_by_role("alert")).to_contain_text("'five' is not a whole number: use 1 to 100 reviews a day.")
+    assert "at most 20 a day" in dash.console_says("/quiz stats")  # nothing saved
+    page.get_by_label("Reviews a day").fill("5")
+    page.get_by_role("button", name="Save the limit").click()
+    expect(page.get_by_role("status")).to_have_text("Saved.")
+    expect(reviews).to_contain_text("At most 5 reviews a day")
+    assert "at most 5 a day" in dash.console_says("/quiz stats")
+    page.get_by_label("Pause for (days)").fill("10")
+    page.get_by_role("button", name="Pause reviews").click()
+    expect(reviews).to_contain_text("Your reviews are paused until Thu 10 Dec")
+    assert "paused until" in dash.console_says("/quiz stats")
+    page.get_by_role("button", name="Resume reviews now").click()
+    expect(reviews).to_contain_text("At most 5 reviews a day")
+    assert "Your reviews are not paused." in dash.console_says("/quiz review resume")
+
+
 def test_the_leaderboards_show_the_team_board_and_the_live_board(dash: Dashboard, page: Page):
     sign_in(page, dash)
     page.goto(dash.url + "/s/console/local/leaderboards")

@@ -149,8 +149,9 @@ class Reminders:
         names = self.ctx.commands_of(ref.platform)
         reminder = await self.store.get_reminder(ref.platform, ref.space_id, user_id)
         if reminder is None or not reminder.enabled or reminder.next_at is None:
+            at = f"{reminder.at:%H:%M} ({reminder.timezone})" if reminder is not None else f"{DEFAULT_TIME:%H:%M}"
             return RemindCard(
-                f"Reminders are off. {names.remind} on sends you a private message at 09:00 on days when reviews "
+                f"Reminders are off. {names.remind} on sends you a private message at {at} on days when reviews "
                 f"are due or today's question is waiting for your answer; "
                 f"{names.remind_at.format(time='07:30', zone='Europe/Berlin')} sets the time and the timezone.",
                 False,

@@ -29,12 +29,13 @@ async def _page(
     *,
     done: str | None = None,
     status: int = 200,
-    form: dict[str, str] | None = None,
-    problem: str | None = None,
-    saved: str | None = None,
+    reminder_typed: dict[str, str] | None = None,
+    reminder_problem: str | None = None,
     reviews_problem: str | None = None,
+    saved: str | None = None,
 ) -> web.Response:
-    """The page, with what was just done (`done`), or the reminders' form as typed and what is wrong with it."""
+    """The page, with what was just done (`done`), which form was just saved (`saved`: reminders or reviews), or
+    a form's problem (and the reminders' form as typed, to correct it)."""
     features, user = space.features, space.actor.user_id
     report = await progress_report(features, space.platform, space.id, user)
     reminder = await features.reminders.mine(space.platform, space.id, user)
@@ -48,8 +49,8 @@ async def _page(
         forget_what=FORGET_WHAT,
         done=done,
         reminder_now=reminder_now(reminder),
-        reminder=form or reminder_form(reminder, channels),
-        reminder_problem=problem,
+        reminder=reminder_typed or reminder_form(reminder, channels),
+        reminder_problem=reminder_problem,
         saved=saved,
         reviews_problem=reviews_problem,
         channels=channels,
@@ -110,7 +111,7 @@ async def save_reminders(request: web.Request) -> web.Response:
         at = parse_remind_time(form["time"]) if on else None
         zone = parse_timezone(form["timezone"]) if on and form["timezone"] else None
     except BadSetting as exc:
-        return await _page(request, space, status=400, form=form, problem=exc.message)
+        return await _page(request, space, status=400, reminder_typed=form, reminder_problem=exc.message)
     reminders = space.features.reminders
     existing = await reminders.mine(space.platform, space.id, space.actor.user_id)
     if existing is not None and form["channel"] in ("", existing.channel_id):

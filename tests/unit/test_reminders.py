@@ -272,6 +272,8 @@ async def test_a_timezone_given_is_kept_and_remind_alone_shows_the_reminder(env)
     assert "07:30 (America/New_York)" in card.text
     assert (await store.get_reminder("fake", "space-1", "max")).next_at == utc(2026, 12, 1, 12, 30)
     await service.reminders.set(REF, "max", False)
+    off = await service.reminders.show(REF, "max")
+    assert not off.enabled and "/quiz remind on sends you a private message at 07:30 (America/New_York)" in off.text
     again = await service.reminders.set(REF, "max", True)  # on again: its own time and zone, not 09:00 Berlin
     assert "07:30 (America/New_York)" in again.text
     shown = await service.reminders.show(REF, "max")

@@ -1,8 +1,10 @@
-"""My progress: the learner's charts and learning report, their review limit and vacation hold, their reminders,
-the export of their misses and forget-me, each through the same feature services as the chat's /quiz progress,
-review limit|pause|resume, remind, export and forget-me."""
+"""My progress: the learner's charts and learning report, their review limit and vacation hold, their interview
+plan, their reminders, the export of their misses and forget-me, each through the same feature services as the
+chat's /quiz progress, review limit|pause|resume, plan, remind, export and forget-me."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from aiohttp import web
 
@@ -10,8 +12,9 @@ from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting, NothingToExport
 from bot.kernel.parsing import parse_number, parse_timezone, suggest_timezones
 from bot.kernel.timing import local_text
-from bot.kernel.values import ChannelConfig
+from bot.kernel.values import ChannelConfig, ChannelRef
 from bot.mydata.forget import FORGET_WHAT
+from bot.practice.plans import parse_plan_date
 from bot.practice.values import PAUSE_MAX_DAYS, REVIEW_LIMIT_MAX
 from bot.reminders.service import DEFAULT_TIME, parse_remind_time
 from bot.reminders.values import Reminder
@@ -23,23 +26,26 @@ from bot.web.spaces import Space, space_of
 PNG = "image/png"
 
 
+FORMS = ("reviews", "plan", "reminders")  # the page's settings forms, each saved on its own
+
+
 async def _page(
     request: web.Request,
     space: Space,
     *,
     done: str | None = None,
     status: int = 200,
-    reminder_typed: dict[str, str] | None = None,
-    reminder_problem: str | None = None,
-    reviews_problem: str | None = None,
     saved: str | None = None,
+    problem: tuple[str, str] | None = None,
+    reminder_typed: dict[str, str] | None = None,
 ) -> web.Response:
-    """The page, with what was just done (`done`), which form was just saved (`saved`: reminders or reviews), or
-    a form's problem (and the reminders' form as typed, to correct it)."""
+    """The page, with what was just done (`done`), which form was just saved (`saved`, one of FORMS), or a
+    form's problem (`problem`: the form and its message; the reminders' form as typed, to correct it)."""
     features, user = space.features, space.actor.user_id
     report = await progress_report(features, space.platform, space.id, user)
     reminder = await features.reminders.mine(space.platform, space.id, user)
     channels = await space.channels()
+    form, message = problem or ("", "")
     return render(
         request,
         "progress.html",
@@ -48,14 +54,43 @@ async def _page(
         report=report,
         forget_what=FORGET_WHAT,
         done=done,
+        saved=saved,
+        problems={form: message} if problem else {},
         reminder_now=reminder_now(reminder),
         reminder=reminder_typed or reminder_form(reminder, channels),
-        reminder_problem=reminder_problem,
-        saved=saved,
-        reviews_problem=reviews_problem,
+        plan=await plan_view(space, channels),
         channels=channels,
         zones=suggest_timezones("", limit=1000),
     )
+
+
+@dataclass(frozen=True)
+class PlanView:
+    """The plan form: the plan's status lines (none: no plan), its date and topics, and the topics to pick from."""
+
+    lines: tuple[str, ...]
+    date: str
+    chosen: tuple[str, ...]
+    topics: tuple[str, ...]
+
+
+async def _plan_ref(space: Space, channels: list[ChannelConfig]) -> ChannelRef:
+    """Where a plan is made: the channel of the plan running (its packs), else the space's first channel."""
+    active = await space.features.practice.plans.active(space.platform, space.id, space.actor.user_id)
+    if active is not None:
+        return active[0].ref
+    return channels[0].ref if channels else space.ref()
+
+
+async def plan_view(space: Space, channels: list[ChannelConfig]) -> PlanView:
+    plans, user = space.features.practice.plans, space.actor.user_id
+    active = await plans.active(space.platform, space.id, user)
+    status = await plans.status(space.platform, space.id, user)
+    topics = await space.features.practice.practice_topics(await _plan_ref(space, channels))
+    if active is None or status is None:
+        return PlanView((), "", (), topics)
+    plan = active[0]
+    return PlanView(status.lines(), plan.plan_date.isoformat(), plan.topics, topics)
 
 
 def reminder_now(reminder: Reminder | None) -> str:
@@ -88,7 +123,7 @@ def reminder_form(reminder: Reminder | None, channels: list[ChannelConfig]) -> d
 
 async def progress(request: web.Request) -> web.Response:
     saved = request.query.get("saved")
-    return await _page(request, space_of(request), saved=saved if saved in ("reminders", "reviews") else None)
+    return await _page(request, space_of(request), saved=saved if saved in FORMS else None)
 
 
 async def progress_png(request: web.Request) -> web.Response:
@@ -111,7 +146,7 @@ async def save_reminders(request: web.Request) -> web.Response:
         at = parse_remind_time(form["time"]) if on else None
         zone = parse_timezone(form["timezone"]) if on and form["timezone"] else None
     except BadSetting as exc:
-        return await _page(request, space, status=400, reminder_typed=form, reminder_problem=exc.message)
+        return await _page(request, space, status=400, problem=("reminders", exc.message), reminder_typed=form)
     reminders = space.features.reminders
     existing = await reminders.mine(space.platform, space.id, space.actor.user_id)
     if existing is not None and form["channel"] in ("", existing.channel_id):
@@ -143,7 +178,7 @@ async def save_reviews(request: web.Request) -> web.Response:
         else:
             raise web.HTTPBadRequest(text="Unknown action.")
     except BadSetting as exc:
-        return await _page(request, space, status=400, reviews_problem=exc.message)
+        return await _page(request, space, status=400, problem=("reviews", exc.message))
     raise web.HTTPSeeOther(f"{space.base}/progress?saved=reviews#reviews")
 
 
@@ -154,6 +189,27 @@ def _count(value: object, what: str) -> int:
         span = f"1 to {REVIEW_LIMIT_MAX} reviews a day" if what == "limit" else f"1 to {PAUSE_MAX_DAYS} days"
         raise BadSetting(f"'{echo(value, 20)}' is not a whole number: use {span}. Nothing was changed.")
     return number
+
+
+async def save_plan(request: web.Request) -> web.Response:
+    """An interview-date plan made (its date and topics) or dropped, as `/quiz plan DATE [topics]` and
+    `/quiz plan off` do; a bad date changes nothing."""
+    space = space_of(request)
+    posted = await request.post()
+    action, user = str(posted.get("action", "")), space.actor.user_id
+    plans = space.features.practice.plans
+    try:
+        if action == "save":
+            day = parse_plan_date(str(posted.get("date", "")))
+            topics = tuple(dict.fromkeys(str(t).strip().lower() for t in posted.getall("topics", [])))
+            await plans.set(await _plan_ref(space, await space.channels()), user, day, topics)
+        elif action == "off":
+            await plans.off(space.ref(), user)
+        else:
+            raise web.HTTPBadRequest(text="Unknown action.")
+    except BadSetting as exc:
+        return await _page(request, space, status=400, problem=("plan", exc.message))
+    raise web.HTTPSeeOther(f"{space.base}/progress?saved=plan#plan")
 
 
 async def export(request: web.Request) -> web.Response:
@@ -192,3 +248,4 @@ def add_routes(app: web.Application, base: str) -> None:
     app.router.add_post(base + "/progress/forget", forget)
     app.router.add_post(base + "/progress/reminders", save_reminders)
     app.router.add_post(base + "/progress/reviews", save_reviews)
+    app.router.add_post(base + "/progress/plan", save_plan)

@@ -293,6 +293,29 @@ def test_a_review_limit_and_a_pause_set_on_my_progress_hold_in_the_chat(dash: Da
     assert "Your reviews are not paused." in dash.console_says("/quiz review resume")
 
 
+def test_an_interview_plan_made_on_my_progress_is_the_one_quiz_plan_shows(dash: Dashboard, page: Page):
+    sign_in(page, dash)
+    page.get_by_role("link", name="My progress").click()
+    plan = page.locator("section", has=page.get_by_role("heading", name="Interview plan"))
+    expect(plan).to_contain_text("No plan.")
+    page.get_by_label("Interview date").fill("2026-11-01")  # before today
+    page.get_by_role("button", name="Save the plan").click()
+    expect(page.get_by_role("alert")).to_contain_text("2026-11-01 is not after today")
+    assert "You have no plan here" in dash.console_says("/quiz plan")  # nothing saved
+    page.get_by_label("Interview date").fill("2027-01-15")
+    page.get_by_role("checkbox", name="autograd").check()
+    page.get_by_role("checkbox", name="tensors").check()
+    page.get_by_role("button", name="Save the plan").click()
+    expect(page.get_by_role("status")).to_have_text("Saved.")
+    expect(plan).to_contain_text("Plan for Fri 15 Jan 2027 (autograd, tensors)")
+    assert "Plan for Fri 15 Jan 2027 (autograd, tensors)" in dash.console_says("/quiz plan")
+    expect(page.get_by_role("checkbox", name="autograd")).to_be_checked()
+    expect(page.get_by_label("Interview date")).to_have_value("2027-01-15")
+    page.get_by_role("button", name="Drop the plan").click()
+    expect(plan).to_contain_text("No plan.")
+    assert "You have no plan here" in dash.console_says("/quiz plan")
+
+
 def test_the_leaderboards_show_the_team_board_and_the_live_board(dash: Dashboard, page: Page):
     sign_in(page, dash)
     page.goto(dash.url + "/s/console/local/leaderboards")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import discord
 
 from adapters.discord.markdown import code_block, escape
@@ -71,6 +73,13 @@ def _question_body(
     return clip("\n\n".join([*parts, choice_text]), limit)
 
 
+def discord_time(at: dt.datetime) -> str:
+    """An instant as Discord's timestamp markup: each member reads it in their own timezone, with how long
+    until it ("Tuesday 8 December 2026 09:00 (in 23 hours)")."""
+    stamp = int(at.timestamp())
+    return f"<t:{stamp}:F> (<t:{stamp}:R>)"
+
+
 def question_embed(card: QuestionCard) -> discord.Embed:
     embed = discord.Embed(
         title=clip(card.title, TITLE_MAX),
@@ -81,8 +90,9 @@ def question_embed(card: QuestionCard) -> discord.Embed:
         how = "Click A-D. Only you see this question and your result; practice never counts toward the leaderboard."
     else:
         how = "Click A-D below" + (", or react with 🇦-🇩" if card.reactions else "") + ". Only you see your choice."
-        if card.reveal_note:
-            how += "\n" + card.reveal_note
+        note = card.reveal_text(discord_time)
+        if note:
+            how += "\n" + note
     embed.add_field(name="How to answer", value=clip(how, FIELD_MAX), inline=False)
     topic = TOPICS.get(card.topic, card.topic)
     meta = (topic, card.difficulty.value, f"question #{card.round_id}")

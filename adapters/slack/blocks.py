@@ -3,6 +3,7 @@ reveal message, practice verdicts, leaderboards, stats, settings, help and the A
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -150,6 +151,12 @@ def report_button(round_id: int) -> Block:
     }
 
 
+def slack_time(at: dt.datetime) -> str:
+    """An instant as Slack's date markup: each member reads it in their own timezone ("Tomorrow at 09:00");
+    clients that cannot format it show the fallback, in UTC."""
+    return f"<!date^{int(at.timestamp())}^{{date_short_pretty}} at {{time}}|{at.astimezone(dt.UTC):%a %d %b %H:%M} UTC>"
+
+
 def question_blocks(card: QuestionCard) -> list[Block]:
     """A daily or practice question: prompt, code, choices, A-D buttons (and, in practice, a "not sure"
     row) and when the reveal comes."""
@@ -163,7 +170,7 @@ def question_blocks(card: QuestionCard) -> list[Block]:
     if card.kind is RoundKind.PRACTICE:
         blocks.append(context("Practice: only you see this and it never counts toward leaderboards.", meta))
     else:
-        blocks.append(context(card.reveal_note or "", REACTION_HELP if card.reactions else "", meta))
+        blocks.append(context(card.reveal_text(slack_time) or "", REACTION_HELP if card.reactions else "", meta))
     return blocks
 
 

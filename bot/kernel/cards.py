@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
@@ -67,6 +67,7 @@ class QuestionCard:
     difficulty: Difficulty
     code: str | None = None
     reveal_note: str | None = None  # "Answers are revealed at ..." for daily rounds
+    reveal_at: dt.datetime | None = None  # the promised reveal instant the note names (None: no such instant)
     reactions: bool = False
     ping_role: str | None = None  # Discord: the role a daily question mentions (the channel's ping_role)
     ping_group: str | None = None  # Slack: the user group a daily question mentions (the channel's ping_group)
@@ -74,6 +75,13 @@ class QuestionCard:
     @property
     def lettered_choices(self) -> tuple[tuple[str, str], ...]:
         return tuple(zip(LETTERS, self.choices, strict=True))
+
+    def reveal_text(self, show: Callable[[dt.datetime], str]) -> str | None:
+        """The reveal note with its instant as `show` writes it: a platform's own timestamp, which each reader
+        sees in their own timezone (Discord's <t:...>, Slack's <!date^...>), instead of the channel's."""
+        if self.reveal_at is None:
+            return self.reveal_note
+        return REVEAL_AT.format(when=show(self.reveal_at))
 
 
 @dataclass(frozen=True)
@@ -114,6 +122,9 @@ class LeaderboardCard:
 NO_SCORES = "No scores yet: answers count once their question is revealed."
 
 
+REVEAL_AT = "One answer each; it locks. The answer is revealed {when}."  # {when}: the promised instant
+
+
 def question_card(round_: Round, question: Question, cfg: ChannelConfig | None) -> QuestionCard:
     """A daily question (with when its answer is revealed) or a private practice question."""
     if round_.kind is RoundKind.PRACTICE:
@@ -123,6 +134,7 @@ def question_card(round_: Round, question: Question, cfg: ChannelConfig | None) 
         kind = "Daily question" if "/" in round_.question_id else "Daily PyTorch question"
         title = f"{kind}, {round_.local_date:%a %d %b %Y}"
         note = reveal_note(round_, cfg)
+    daily = round_.kind is not RoundKind.PRACTICE
     return QuestionCard(
         round_id=round_.id,
         kind=round_.kind,
@@ -133,6 +145,7 @@ def question_card(round_: Round, question: Question, cfg: ChannelConfig | None) 
         difficulty=question.difficulty,
         code=question.code,
         reveal_note=note,
+        reveal_at=round_.closes_at if daily else None,
         reactions=bool(cfg and cfg.reactions and round_.kind is RoundKind.DAILY),
         ping_role=cfg.ping_role if cfg and round_.kind is RoundKind.DAILY else None,
         ping_group=cfg.ping_group if cfg and round_.kind is RoundKind.DAILY else None,
@@ -145,7 +158,7 @@ def reveal_note(round_: Round, cfg: ChannelConfig | None) -> str:
     at = round_.closes_at
     if at is None:
         return "One answer each; it locks. The answer is revealed when an admin reveals it."
-    return f"One answer each; it locks. The answer is revealed {at.astimezone(tz):%a %d %b %H:%M} ({tz})."
+    return REVEAL_AT.format(when=f"{at.astimezone(tz):%a %d %b %H:%M} ({tz})")
 
 
 def closed_text(closed_at: dt.datetime, timezone: str, answer_letter: str) -> str:

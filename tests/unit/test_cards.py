@@ -59,11 +59,15 @@ def test_question_card_says_when_the_answer_comes() -> None:
     )
     assert windowed.title == "Daily PyTorch question, Mon 30 Nov 2026" and not windowed.reactions
     assert windowed.reveal_note == "One answer each; it locks. The answer is revealed Mon 30 Nov 13:00 (Europe/Berlin)."
+    stamp = windowed.reveal_text(lambda at: f"<{at:%H:%M} UTC>")  # a platform's own timestamp markup
+    assert stamp == "One answer each; it locks. The answer is revealed <12:00 UTC>."
     paused = cards.question_card(DAILY, question, ChannelConfig(ref=REF, paused=True))
     assert paused.reveal_note == "One answer each; it locks. The answer is revealed when an admin reveals it."
+    assert paused.reveal_text(str) == paused.reveal_note  # no instant promised (DAILY has none): the note
     mine = Round(2, RoundKind.PRACTICE, REF, "q-1", "tensors", T0, user_id="ann")
     practice = cards.question_card(mine, question, None)
     assert practice.title == "Practice: Tensors and dtypes" and practice.reveal_note is None
+    assert practice.reveal_text(str) is None
     own = Round(3, RoundKind.DAILY, REF, "onboarding/deploy-3", "deploy", T0, dt.date(2026, 11, 30))
     assert cards.question_card(own, question, None).title == "Daily question, Mon 30 Nov 2026"  # a team's own pack
 

@@ -32,6 +32,11 @@ async def test_daily_post_reaches_the_channel_with_buttons_and_reactions(
     bot_reactions = [emoji for mid, emoji, user in fake.reactions_added if mid == message["id"] and user == fake.bot.id]
     assert bot_reactions == [EMOJI[x] for x in LETTERS]
     assert (await core.store.get_round(round_id)).message_id == message["id"]  # type: ignore[union-attr]
+    closes_at = (await core.store.get_round(round_id)).closes_at  # type: ignore[union-attr]
+    assert closes_at is not None  # the reveal time as Discord's timestamp: each member reads it in their own zone
+    how = [f["value"] for f in embed["fields"] if f["name"] == "How to answer"][0]
+    stamp = int(closes_at.timestamp())
+    assert f"The answer is revealed <t:{stamp}:F> (<t:{stamp}:R>)." in how
 
 
 async def test_no_reactions_are_added_when_reaction_answers_are_off(

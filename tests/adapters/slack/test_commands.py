@@ -175,6 +175,9 @@ async def test_post_now_posts_the_daily_question_with_buttons(slack: SlackHarnes
     assert post.args["channel"] == CHANNEL
     assert buttons(post) == [f"studybot.answer.{round_.id}.{i}" for i in range(4)]
     assert ":one: *A.*" in texts(post) and "The answer is revealed" in texts(post)
+    assert round_.closes_at is not None  # each member reads the reveal time in their own timezone
+    stamp = int(round_.closes_at.timestamp())
+    assert f"The answer is revealed <!date^{stamp}^{{date_short_pretty}} at {{time}}|" in texts(post)
     assert round_.message_id == f"{CHANNEL}:1700000000.000001"
 
     again = await slack.reply(await slack.command("config post-now", user=ADMIN))

@@ -89,12 +89,17 @@ def assert_within_limits(call: Call) -> None:
 
 def assert_pings_nobody(call: Call) -> None:
     """Only links Slack would render quietly or for people the message is about: <@U...> of a known member
-    (a leaderboard, a stats card) and <#C...> channels; no broadcast, no user group, no foreign link."""
+    (a leaderboard, a stats card), <#C...> channels and <!date^...> times (a daily question's reveal); no
+    broadcast, no user group, no foreign link."""
     assert not call.args.get("link_names"), call.method
     for text in message_texts(call.args):
         for inner in _LINK.findall(text):
             target = inner.split("|", 1)[0]
-            ok = (target.startswith("@") and target[1:] in KNOWN_PEOPLE) or re.fullmatch(r"#C[A-Z0-9]+", target)
+            ok = (
+                (target.startswith("@") and target[1:] in KNOWN_PEOPLE)
+                or re.fullmatch(r"#C[A-Z0-9]+", target)
+                or re.fullmatch(r"!date\^\d+\^\{date_short_pretty\} at \{time\}", target)
+            )
             assert ok, (call.method, inner[:80])
 
 

@@ -11,7 +11,7 @@ from bot.kernel.values import Actor
 from tests.adapters.slack.harness import ADMIN, ANN, BOB, CHANNEL, SlackHarness, texts
 
 GROUP = "S0LEARNERS"
-MENTION = re.compile(r"<[@!#]")
+MENTION = re.compile(r"<(?:[@#]|!(?!date\^))")  # a <!date^...> time is no mention
 
 
 async def test_team_commands_and_the_team_board(slack: SlackHarness) -> None:

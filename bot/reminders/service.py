@@ -75,10 +75,12 @@ def local_date_in(moment: dt.datetime, tz: str) -> dt.date:
     return moment.astimezone(ZoneInfo(tz)).date()
 
 
-def reminder_text(due: int, review_command: str, waiting: bool, reveal_at: dt.datetime | None, tz: str) -> str | None:
+def reminder_text(
+    due: int, review_command: str, waiting: bool, reveal_at: dt.datetime | None, tz: str, stop: str = ""
+) -> str | None:
     """The day's nudge: today's share of reviews (`due`: within the learner's daily limit, never the whole
-    debt) and/or today's unanswered question (revealed at `reveal_at`, read in `tz`); None when there is
-    nothing to say."""
+    debt) and/or today's unanswered question (revealed at `reveal_at`, read in `tz`), then `stop` (how to
+    change or stop them); None when there is nothing to say."""
     lines = []
     if due:
         lines.append(f"You have {due} review{'s' if due != 1 else ''} today: start with {review_command}.")
@@ -87,7 +89,7 @@ def reminder_text(due: int, review_command: str, waiting: bool, reveal_at: dt.da
         lines.append(f"Today's question is still waiting for your answer{when}.")
     if not lines:
         return None
-    return "Reminder from studybot\n" + "\n".join(lines)
+    return "\n".join(["Reminder from studybot", *lines, *([stop] if stop else [])])
 
 
 def _other_zone(remind_at: str, at: dt.time, platform: object) -> str:
@@ -268,8 +270,12 @@ class Reminders:
             if await store.get_answer(round_.id, reminder.user_id) is None:
                 waiting, reveal_at = True, round_.closes_at
                 break
-        review = self.ctx.commands_of(reminder.platform).review
-        return reminder_text(due, review, waiting, reveal_at, reminder.timezone)
+        names = self.ctx.commands_of(reminder.platform)
+        stop = (
+            f"(You get this at {reminder.at:%H:%M} ({reminder.timezone}) because reminders are on: "
+            f"{names.remind} off stops them, {names.remind} shows them.)"
+        )
+        return reminder_text(due, names.review, waiting, reveal_at, reminder.timezone, stop)
 
 
 def _who(reminder: Reminder) -> tuple[str, str, str]:

@@ -30,6 +30,8 @@ async def test_remind_in_the_console():
     clock.set(dt.datetime(2026, 12, 9, 7, 30, tzinfo=dt.UTC))
     await DailyScheduler(service, clock).tick()
     assert f"(direct message to {user}) Reminder from studybot\nYou have 1 review today" in out.getvalue()
+    stop = "(You get this at 07:30 (UTC) because reminders are on: /quiz remind off stops them, /quiz remind shows"
+    assert stop in out.getvalue()  # every reminder says how to stop them
     await console.handle("/quiz remind off")
     assert "Reminders are off" in out.getvalue()
     await service.close()

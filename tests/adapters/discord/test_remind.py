@@ -48,6 +48,7 @@ async def test_remind_on_then_the_dm_arrives_next_morning_once(
     await scheduler.tick()
     [dm] = await fake.wait_for(lambda: fake.dms(fake.alice), "the reminder DM")
     assert "1 review today" in dm and "/review" in dm and "/quiz review" not in dm
+    assert "(You get this at 11:00 (Europe/Berlin) because reminders are on: /remind off stops them" in dm
     core.clock.advance(hours=2)
     await scheduler.tick()
     assert len(fake.dms(fake.alice)) == 1

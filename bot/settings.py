@@ -25,6 +25,7 @@ from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting
 from bot.kernel.parsing import (
     DAY_NAMES,
+    days_text,
     parse_champion_role,
     parse_difficulties,
     parse_manager_role,
@@ -142,7 +143,7 @@ SETTINGS: tuple[Setting, ...] = (
         "days",
         ("weekdays",),
         parse_weekdays,
-        lambda v: ",".join(DAY_NAMES[d] for d in sorted(v)),
+        days_text,
         "posting days: mon-fri, mon,wed,fri, weekdays, weekends or daily",
         "mon-fri",
         "schedule",

@@ -80,6 +80,25 @@ def parse_weekdays(text: str) -> frozenset[int]:
     return frozenset(days)
 
 
+def days_text(days: frozenset[int] | set[int]) -> str:
+    """Posting days as people write them and `parse_weekdays` reads them back: daily, else runs of three days
+    or more as a range (mon-fri) and the others by name (mon-wed,sat)."""
+    if len(days) == 7:
+        return "daily"
+    parts: list[str] = []
+    run: list[int] = []
+    for day in [*sorted(days), None]:
+        if day is not None and run and day == run[-1] + 1:
+            run.append(day)
+            continue
+        if len(run) >= 3:
+            parts.append(f"{DAY_NAMES[run[0]]}-{DAY_NAMES[run[-1]]}")
+        else:
+            parts += [DAY_NAMES[d] for d in run]
+        run = [day] if day is not None else []
+    return ",".join(parts)
+
+
 def _day_index(token: str) -> int | None:
     """mon or monday (or any prefix of at least three letters) -> 0."""
     token = token.strip()

@@ -170,7 +170,7 @@ def test_an_admin_resolves_a_report(dash: Dashboard, page: Page):
     assert "is in the admins' queue" in dash.console_says("/quiz report typo the prompt has a typo")
     dash.console_says("/quiz as you")
     sign_in(page, dash)
-    page.get_by_role("link", name="Reports and suggestions").click()
+    page.get_by_role("link", name="1 open report and 0 suggestions waiting").click()  # the overview's count
     expect(page.get_by_role("heading", name=re.compile(r"Report #1:"))).to_be_visible()
     expect(page.get_by_text("the prompt has a typo")).to_be_visible()
     docs_shot(page, "reports-and-suggestions")
@@ -180,6 +180,8 @@ def test_an_admin_resolves_a_report(dash: Dashboard, page: Page):
     expect(page.get_by_role("status")).to_contain_text("1 open report(s) on question")
     expect(page.get_by_text("No open reports.")).to_be_visible()
     assert "Reports: none open" in dash.console_says("/quiz admin reports")
+    page.get_by_role("link", name="Overview").click()
+    expect(page.get_by_text("Nothing waits for you: no open reports, no suggestions to review")).to_be_visible()
     page.goto(f"{dash.url}/s/console/local/questions/{qid}")  # its page says it is held
     expect(page.get_by_text("Held here: the daily question, practice and reviews skip it")).to_be_visible()
 

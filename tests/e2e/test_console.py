@@ -108,7 +108,7 @@ def test_practice_and_bad_input(tmp_path):
     assert "'leaderbord' is not a /quiz command. Did you mean `/quiz leaderboard`?" in out
     usage = "Usage: /quiz as NAME [admin]\nAct as another person here (with admin, one who may change the settings)."
     assert out.count(usage) == 2 and "'as' is not a /quiz command" not in out  # /quiz as and /as with no name
-    assert "time 09:00 tz UTC days mon,tue,wed,thu,fri,sat,sun" in out  # the bad settings changed nothing
+    assert "time 09:00 tz UTC days daily" in out  # the bad settings changed nothing
     assert "/quiz as NAME [admin]" in out  # /help; and EOF ends the session cleanly
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from pathlib import Path
 
 import pytest
 
 from bot.kernel.errors import BadSetting
+from bot.kernel.parsing import days_text, parse_weekdays
 from bot.kernel.values import ChannelConfig, ChannelRef
 from bot.settings import DOCS, SETTINGS, ConfigChange, docs_table, listed, lookup, rewrite, stale_docs
 from bot.text.command_values import Configure, ShowHelp
@@ -82,3 +84,15 @@ def test_rewrite_replaces_only_the_marked_block() -> None:
     new = rewrite(text)
     assert new.startswith("intro\n") and new.endswith(f"{END}\nafter\n") and "old" not in new
     assert rewrite("no markers") == "no markers" and len(DOCS) == 3
+
+
+def test_posting_days_read_as_people_write_them_and_parse_back_to_the_same_days() -> None:
+    every = [frozenset(c) for r in range(1, 8) for c in itertools.combinations(range(7), r)]
+    assert len(every) == 127 and all(parse_weekdays(days_text(days)) == days for days in every)
+    assert [days_text(frozenset(d)) for d in ((0, 1, 2, 3, 4, 5, 6), (0, 1, 2, 3, 4), (5, 6), (0, 2, 4))] == [
+        "daily",
+        "mon-fri",
+        "sat,sun",
+        "mon,wed,fri",
+    ]
+    assert days_text(frozenset({0, 1, 2, 5})) == "mon-wed,sat"  # a run of three or more is a range

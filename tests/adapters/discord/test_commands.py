@@ -89,7 +89,7 @@ async def test_quizconfig_schedule_pause_resume_show(bot: StudyBotClient, fake: 
     await fake.reply(await fake.slash(fake.ada, "quizconfig", "resume"))
     assert not (await core.store.get_channel(ref)).paused  # type: ignore[union-attr]
     shown = await fake.reply(await fake.slash(fake.ada, "quizconfig", "show"))
-    assert shown.ephemeral and "time 07:30 tz Europe/Berlin days mon,tue,wed,thu,fri" in shown.text
+    assert shown.ephemeral and "time 07:30 tz Europe/Berlin days mon-fri" in shown.text
 
 
 async def test_quizconfig_schedule_for_another_channel(bot: StudyBotClient, fake: FakeDiscord, core: Core) -> None:

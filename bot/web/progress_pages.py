@@ -74,19 +74,23 @@ class PlanView:
     topics: tuple[str, ...]
 
 
+def _first_ref(space: Space, channels: list[ChannelConfig]) -> ChannelRef:
+    """The space's first channel (its packs make the pool reviews and plans draw from), else the space itself."""
+    return channels[0].ref if channels else space.ref()
+
+
 async def _plan_ref(space: Space, channels: list[ChannelConfig]) -> ChannelRef:
     """Where a plan is made: the channel of the plan running (its packs), else the space's first channel."""
     active = await space.features.practice.plans.active(space.platform, space.id, space.actor.user_id)
-    if active is not None:
-        return active[0].ref
-    return channels[0].ref if channels else space.ref()
+    return active[0].ref if active is not None else _first_ref(space, channels)
 
 
 async def plan_view(space: Space, channels: list[ChannelConfig]) -> PlanView:
     plans, user = space.features.practice.plans, space.actor.user_id
     active = await plans.active(space.platform, space.id, user)
-    status = await plans.status(space.platform, space.id, user)
-    topics = await space.features.practice.practice_topics(await _plan_ref(space, channels))
+    status = await plans.status(space.platform, space.id, user) if active is not None else None
+    ref = active[0].ref if active is not None else _first_ref(space, channels)
+    topics = await space.features.practice.practice_topics(ref)
     if active is None or status is None:
         return PlanView((), "", (), topics)
     plan = active[0]
@@ -166,8 +170,7 @@ async def save_reviews(request: web.Request) -> web.Response:
     posted = await request.post()
     action, user = str(posted.get("action", "")), space.actor.user_id
     practice = space.features.practice
-    channels = await space.channels()
-    ref = channels[0].ref if channels else space.ref()  # the pool a review day is counted in
+    ref = _first_ref(space, await space.channels())  # the pool a review day is counted in
     try:
         if action == "limit":
             await practice.review_limit(ref, user, _count(posted.get("limit"), "limit"))

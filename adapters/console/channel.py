@@ -300,6 +300,9 @@ class ConsoleChannel:
             self._said_outcome(outcome)
             return
         round_id = self.practice.pop(self.user, None)
+        if round_id is None and await self.service.live.running(self._ref):  # between two live questions
+            self.say(f"(private to {self.user}) That live question is closed: answer the next one when it comes.")
+            return
         if round_id is None:
             self.say("You have no open practice question: /quiz gives you one (daily answers: /quiz answer B).")
             return

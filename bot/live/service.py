@@ -150,6 +150,10 @@ class LiveGames:
         self._nudge()
         return "Live game stopped: the final table so far is in the channel."
 
+    async def running(self, ref: ChannelRef) -> bool:
+        """Whether a live game runs in the channel now (between its questions too)."""
+        return await self.store.running_live_game(ref) is not None
+
     async def open_round(self, ref: ChannelRef) -> Round | None:
         """The question of the channel's game that is open for answers now, if any (typed answers)."""
         game = await self.store.running_live_game(ref)

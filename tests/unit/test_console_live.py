@@ -89,3 +89,23 @@ async def test_live_stop_in_the_console_ends_with_the_table_so_far():
     assert text.count(": closed ==") == 1
     await channel.handle("C")  # no live question now: A-D is for practice again
     assert "You have no open practice question" in out.getvalue()
+
+
+async def test_a_letter_typed_between_two_live_questions_is_told_the_question_closed():
+    channel, service, clock, out = await console()
+    await channel.handle("/quiz live 3 10")
+
+    async def step() -> None:  # the game's next due step, with the clock moved to it
+        next_due = await service.live.run_due()
+        assert next_due is not None
+        clock.set(max(next_due, clock.now()))
+        await service.live.run_due()
+
+    while await service.live.open_round(CONSOLE_REF) is None:
+        await step()  # question 1 opens
+    await step()  # question 1 closes; question 2 comes a few seconds later
+    assert await service.live.open_round(CONSOLE_REF) is None and await service.live.running(CONSOLE_REF)
+    await channel.handle("B")
+    text = out.getvalue()
+    assert "(private to you) That live question is closed: answer the next one when it comes." in text
+    assert "You have no open practice question" not in text

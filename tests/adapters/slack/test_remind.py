@@ -1,6 +1,7 @@
 """Reminders on Slack through the real bolt app: `/quiz remind on 08:30` reads the member's timezone from
 users.info (the stub), and at 08:30 there the DM goes out via conversations.open + chat.postMessage; a
-member Slack will not let the bot message gets reminders switched off; a bad time changes nothing."""
+member Slack will not let the bot message gets reminders switched off; a bad time changes nothing; a
+timezone given wins over the profile's, and `/quiz remind` alone shows the reminder."""
 
 from __future__ import annotations
 
@@ -70,3 +71,18 @@ async def test_remind_bad_input_and_off(slack: SlackHarness) -> None:
     assert "Reminders are off" in texts(off)
     stored = await slack.store.get_reminder("slack", TEAM_ID, ANN)
     assert stored is not None and not stored.enabled and stored.at == dt.time(9, 0)
+
+
+async def test_a_timezone_given_wins_over_the_profiles_and_remind_alone_shows_it(slack: SlackHarness) -> None:
+    slack.stub.users[ANN]["tz"] = "America/Los_Angeles"
+    shown = await slack.reply(await slack.command("remind"))
+    assert shown.args["response_type"] == "ephemeral" and "Reminders are off" in texts(shown)
+    given = await slack.reply(await slack.command("remind on Asia/Tokyo 07:00"))
+    assert "Reminders are on: at 07:00 (Asia/Tokyo)" in texts(given)
+    assert "Another timezone" not in texts(given)  # Slack tells the bot the member's own: no hint needed
+    stored = await slack.store.get_reminder("slack", TEAM_ID, ANN)
+    assert stored is not None and stored.next_at == dt.datetime(2025, 3, 5, 22, 0, tzinfo=dt.UTC)  # 07:00 Tokyo
+    shown = await slack.reply(await slack.command("remind"))
+    assert "Reminders are on: at 07:00 (Asia/Tokyo), the next one Thu 06 Mar 07:00" in texts(shown)
+    again = await slack.reply(await slack.command("remind on"))  # none given: the profile's zone, after a move
+    assert "Reminders are on: at 07:00 (America/Los_Angeles)" in texts(again)

@@ -9,7 +9,7 @@ import discord
 from adapters.discord.markdown import code_block, escape
 from bot.daily.cards import StatsCard, learning_lines
 from bot.kernel import cards
-from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard, RevealCard
+from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard, RevealCard, TimeMarks
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import LETTERS, RoundKind
 from bot.packs.catalog import PacksCard
@@ -229,10 +229,11 @@ def stats_embed(card: StatsCard) -> discord.Embed:
         ]
         embed.add_field(name="By topic", value=clip("\n".join(rows), FIELD_MAX), inline=False)
     if card.learning is not None:
-        memory = "\n".join(learning_lines(card.learning))
+        times = TimeMarks(discord_time)  # each member reads the next review's time in their own timezone
+        memory = "\n".join(learning_lines(card.learning, times.mark))
         if card.learning.today:
             memory += "\nReview them with /review"
-        embed.add_field(name="Memory", value=clip(escape(memory), FIELD_MAX), inline=False)
+        embed.add_field(name="Memory", value=clip(times.fill(escape(memory)), FIELD_MAX), inline=False)
     weak = card.weakest_topic
     if weak is not None:
         embed.set_footer(text=f"Weakest topic: {TOPICS.get(weak.topic, weak.topic)}. Try /quiz topic:{weak.topic}")

@@ -13,7 +13,7 @@ from adapters.slack.mrkdwn import clip as clip_mrkdwn
 from adapters.slack.mrkdwn import code_block, escape
 from bot.daily.cards import StatsCard, learning_lines
 from bot.kernel import cards
-from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard, RevealCard
+from bot.kernel.cards import AnswerOutcome, LeaderboardCard, QuestionCard, RevealCard, TimeMarks
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import LETTERS, RoundKind
 from bot.settings import ConfigCard
@@ -299,7 +299,8 @@ def stats_blocks(card: StatsCard) -> list[Block]:
     if weak is not None:
         blocks.append(context(f"Weakest topic: {weak.topic}; try `/quiz practice {weak.topic}`"))
     if card.learning is not None:
-        blocks.append(section(escape("\n".join(learning_lines(card.learning)))))
+        times = TimeMarks(slack_time)  # each member reads the next review's time in their own timezone
+        blocks.append(section(times.fill(escape("\n".join(learning_lines(card.learning, times.mark))))))
         if card.learning.today:
             blocks.append(context("`/quiz review` to review them now"))
     return blocks

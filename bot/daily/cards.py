@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
@@ -185,17 +185,23 @@ def memory_lines(
     return lines
 
 
-def learning_lines(stats: LearningStats) -> tuple[str, ...]:
+def learning_lines(stats: LearningStats, show_time: Callable[[dt.datetime], str] | None = None) -> tuple[str, ...]:
     """The memory part of /stats: today's reviews (today's share, never the whole debt), a plan, recall by
-    topic, and how often a "sure" answer was right."""
+    topic, and how often a "sure" answer was right. Instants as `show_time` writes them (a platform's own
+    timestamp, read in each member's timezone), else in the space's timezone."""
     tz = stats.timezone
+
+    def local(at: dt.datetime) -> str:
+        return f"{at.astimezone(ZoneInfo(tz)):%a %d %b %H:%M} ({tz})"
+
+    when = show_time or local
     if stats.paused_until is not None:
-        lines = [f"Reviews paused until {stats.paused_until.astimezone(ZoneInfo(tz)):%a %d %b %H:%M} ({tz})"]
+        lines = [f"Reviews paused until {when(stats.paused_until)}"]
     else:
         count = stats.today
         lines = [f"Reviews: {count} today" + (f" (at most {stats.limit} a day)" if stats.limit is not None else "")]
         if count == 0 and stats.due_now == 0 and stats.next_due is not None:
-            lines[0] += f"; next {stats.next_due.astimezone(ZoneInfo(tz)):%a %d %b %H:%M} ({tz})"
+            lines[0] += f"; next {when(stats.next_due)}"
         elif count == 0 and stats.due_now:
             lines[0] += "; today's are done, the rest wait for the coming days"
     lines += stats.plan

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -120,6 +121,22 @@ class LeaderboardCard:
 
 
 NO_SCORES = "No scores yet: answers count once their question is revealed."
+
+
+class TimeMarks:
+    """Instants kept apart from a text's escaping: `mark` stands in for each one (a NUL-delimited number, which
+    typed text never holds), and `fill` puts the platform's own markup for it back once the text is escaped."""
+
+    def __init__(self, show: Callable[[dt.datetime], str]) -> None:
+        self._show = show
+        self._marks: list[str] = []
+
+    def mark(self, at: dt.datetime) -> str:
+        self._marks.append(self._show(at))
+        return f"\x00{len(self._marks) - 1}\x00"
+
+    def fill(self, text: str) -> str:
+        return re.sub("\x00(\\d+)\x00", lambda m: self._marks[int(m.group(1))], text)
 
 
 REVEAL_AT = "One answer each; it locks. The answer is revealed {when}."  # {when}: the promised instant

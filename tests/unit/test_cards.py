@@ -103,3 +103,11 @@ def test_the_reveal_explains_the_most_chosen_wrong_choice() -> None:
     assert tie.common_wrong is not None and tie.common_wrong[0] == "A"  # a tie goes to the earlier letter
     everyone_right = cards.reveal_card(DAILY, question, [answer("a", 2, 1)])
     assert everyone_right.common_wrong is None and cards.common_wrong_text(everyone_right) == ""
+
+
+def test_time_marks_keep_a_platforms_markup_out_of_the_texts_escaping() -> None:
+    times = cards.TimeMarks(lambda at: f"<t:{int(at.timestamp())}:F>")
+    text = f"Topic <b> & more; next {times.mark(T0)}, then {times.mark(T0 + dt.timedelta(days=1))}"
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")  # as Slack's escape does
+    stamp = int(T0.timestamp())
+    assert times.fill(escaped) == f"Topic &lt;b&gt; &amp; more; next <t:{stamp}:F>, then <t:{stamp + 86400}:F>"

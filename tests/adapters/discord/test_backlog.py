@@ -4,6 +4,7 @@ serves a review), /plan with a date and topics, and /stats with today's share an
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from adapters.discord.app import StudyBotClient
 from bot.kernel.values import NewAnswer
@@ -87,3 +88,19 @@ async def test_plan_with_a_date_and_topics_shows_coverage_and_a_daily_target(
     off = await fake.reply(await fake.slash(fake.alice, "plan", date="off"))
     assert off.text == "Your plan is off."
     assert await core.store.learner_plan("discord", fake.guild_id, fake.alice.id) is None
+
+
+async def test_stats_give_the_next_review_and_a_pause_as_discord_timestamps(
+    bot: StudyBotClient, fake: FakeDiscord, core: Core
+) -> None:
+    await core.service.channels.configure(SETUP, channel_ref(fake), ConfigChange.of(timezone="Europe/Berlin"))
+    await plant_misses(core, fake, 1)  # due a day after START: nothing today yet
+    cards = await core.store.learner_cards("discord", fake.guild_id, fake.alice.id)
+    stamp = int(min(c.due for c in cards).timestamp())
+    stats = await fake.reply(await fake.slash(fake.alice, "stats"))
+    memory = [f["value"] for f in stats.embeds[0]["fields"] if f["name"] == "Memory"][0]
+    assert f"Reviews: 0 today (at most 20 a day); next <t:{stamp}:F> (<t:{stamp}:R>)" in memory  # each reader's zone
+    await fake.reply(await fake.slash(fake.alice, "review", pause=3))
+    stats = await fake.reply(await fake.slash(fake.alice, "stats"))
+    memory = [f["value"] for f in stats.embeds[0]["fields"] if f["name"] == "Memory"][0]
+    assert re.match(r"Reviews paused until <t:(\d+):F> \(<t:\1:R>\)", memory), memory

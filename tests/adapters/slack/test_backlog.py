@@ -40,3 +40,17 @@ async def test_review_settings_plan_and_stats_through_the_quiz_command(slack: Sl
     assert "Plan for Thu 20 Mar 2025 (autograd)" in texts(await slack.reply(await slack.command("plan")))
     assert "is not a date" in texts(await slack.reply(await slack.command("plan 20/03/2025")))
     assert "Your plan is off." in texts(await slack.reply(await slack.command("plan off")))
+
+
+async def test_stats_give_the_next_review_as_a_slack_date(slack: SlackHarness) -> None:
+    await slack.service.channels.configure(Actor("setup", True), slack.ref, ConfigChange.of(timezone="UTC"))
+    q = slack.service.context.bank.questions[0]
+    round_ = await slack.store.create_practice_round(slack.ref, ANN, q.id, q.topic, START)
+    await slack.store.add_answers([NewAnswer(round_.id, ANN, (q.answer + 1) % 4, False, START)], START)
+    assert await slack.store.reveal_round(round_.id, START, None)  # a miss, due a day later: nothing today yet
+    [card] = await slack.store.learner_cards("slack", TEAM_ID, ANN)
+    stamp = int(card.due.timestamp())
+    stats = await slack.reply(await slack.command("stats"))
+    shown = texts(stats)
+    assert f"Reviews: 0 today (at most 20 a day); next <!date^{stamp}^{{date_short_pretty}} at {{time}}|" in shown
+    assert "\x00" not in shown  # no stand-in left behind

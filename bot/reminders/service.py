@@ -134,7 +134,8 @@ class Reminders:
         )
         await store.save_reminder(reminder)
         log.info("reminders on for %s/%s user %s at %s %s", ref.platform, ref.space_id, user_id, when, tz)
-        hint = _other_zone(names.remind_at, when, self.ctx.platforms.get(ref.platform))
+        first = timezone is None and existing is None  # a zone the member did not choose: say how to
+        hint = _other_zone(names.remind_at, when, self.ctx.platforms.get(ref.platform)) if first else ""
         return RemindCard(
             f"Reminders are on: at {when:%H:%M} ({tz}) I will send you a private message on days when reviews "
             f"are due or today's question is waiting for your answer, at most once a day. "

@@ -97,9 +97,12 @@ async def test_remind_with_a_timezone_of_ones_own_and_remind_alone_shows_it(
     bad = await fake.reply(await fake.slash(fake.alice, "remind", state="on", timezone="Mars/Base"))
     assert "'Mars/Base' is not an IANA timezone" in bad.text
     assert await core.store.get_reminder("discord", fake.guild_id, fake.alice.id) is None
+    first = await fake.reply(await fake.slash(fake.bob, "remind", state="on"))  # no zone chosen: the server's
+    assert "at 09:00 (Europe/Berlin)" in first.text
+    assert "Another timezone: /remind time:09:00 timezone:America/New_York (any IANA name)" in first.text
     on = await fake.reply(await fake.slash(fake.alice, "remind", time="06:45", timezone="america/new_york"))
     assert "Reminders are on: at 06:45 (America/New_York)" in on.text
-    assert "Another timezone: /remind time:06:45 timezone:America/New_York" in on.text
+    assert "Another timezone" not in on.text  # the member chose one: no hint
     stored = await core.store.get_reminder("discord", fake.guild_id, fake.alice.id)
     assert stored is not None and stored.timezone == "America/New_York" and stored.at == dt.time(6, 45)
     shown = await fake.reply(await fake.slash(fake.alice, "remind"))

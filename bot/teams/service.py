@@ -15,7 +15,7 @@ from bot.kernel.scoring import period_keys
 from bot.kernel.values import Actor, ChannelRef, Period
 from bot.teams.cards import TeamBoardCard, list_text
 from bot.teams.store import TeamServiceStore
-from bot.teams.values import TeamOutcome, TeamRefused, TeamTotal, TeamWrite, team_key, team_name, team_totals
+from bot.teams.values import Team, TeamOutcome, TeamRefused, TeamTotal, TeamWrite, team_key, team_name, team_totals
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +82,11 @@ class Teams:
         if teams:
             hint = f"Join one with {self._command(ref.platform, 'join', 'NAME')}, or create one."
         return list_text(teams, mine, hint)
+
+    async def roster(self, platform: str, space_id: str, user_id: str) -> tuple[list[Team], Team | None]:
+        """The space's teams (with their member counts) and the member's own: what the dashboard's team forms
+        offer."""
+        return await self.store.list_teams(platform, space_id), await self.store.team_of(platform, space_id, user_id)
 
     def _admin(self, actor: Actor, what: str) -> None:
         if not actor.is_admin:

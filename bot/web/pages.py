@@ -174,12 +174,20 @@ async def _names(space: Space, user_ids: list[str]) -> dict[str, str]:
 
 
 async def leaderboards(request: web.Request) -> web.Response:
-    space = space_of(request)
+    return await _leaderboards_page(request, space_of(request))
+
+
+async def _leaderboards_page(
+    request: web.Request, space: Space, *, done: str | None = None, problem: str | None = None, status: int = 200
+) -> web.Response:
+    """The boards of the period asked for, the space's teams (with the member's own and their forms), the live
+    board and a past season; `done` or `problem`: what a team form just did or why it did nothing."""
     features = space.features
     period_text = request.query.get("period", "week")
     period = Period(period_text) if period_text in {p.value for p in Period} else Period.WEEK
     board = await features.boards.leaderboard(space.platform, space.id, period, space.actor.user_id)
     teams = await features.teams.board(space.platform, space.id, period, space.actor.user_id)
+    every_team, my_team = await features.teams.roster(space.platform, space.id, space.actor.user_id)
     live = await features.live.board(space.platform, space.id, space.actor.user_id)
     today, _tz = await features.context.space_today(space.platform, space.id)
     seasons = []
@@ -199,9 +207,14 @@ async def leaderboards(request: web.Request) -> web.Response:
     return render(
         request,
         "leaderboards.html",
+        status=status,
         space=space,
         board=board,
         teams=teams,
+        every_team=every_team,
+        my_team=my_team,
+        team_done=done,
+        team_problem=problem,
         live=live,
         period=period,
         periods=list(Period),
@@ -213,6 +226,32 @@ async def leaderboards(request: web.Request) -> web.Response:
     )
 
 
+async def team_action(request: web.Request) -> web.Response:
+    """A team created, joined or left (any member), renamed or removed (admins: the service checks), as
+    `/quiz team ...` does it; the page then says what happened, or why nothing did."""
+    space = space_of(request)
+    form = await request.post()
+    action = str(form.get("action", ""))
+    name, new_name = str(form.get("name", "")), str(form.get("new_name", ""))
+    teams, ref, user = space.features.teams, space.ref(), space.actor.user_id
+    try:
+        if action == "create":
+            done = await teams.create(ref, user, name)
+        elif action == "join":
+            done = await teams.join(ref, user, name)
+        elif action == "leave":
+            done = await teams.leave(ref, user)
+        elif action == "rename":
+            done = await teams.rename(space.actor, ref, name, new_name)
+        elif action == "remove":
+            done = await teams.remove(space.actor, ref, name)
+        else:
+            raise web.HTTPBadRequest(text="Unknown action.")
+    except QuizError as exc:
+        return await _leaderboards_page(request, space, problem=exc.message, status=400)
+    return await _leaderboards_page(request, space, done=done)
+
+
 def add_routes(app: web.Application) -> None:
     app.router.add_get("/", home)
     base = "/s/{platform}/{space}"
@@ -221,5 +260,6 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get(base + "/channels/{channel}", channel_page)
     app.router.add_post(base + "/channels/{channel}", channel_save)
     app.router.add_get(base + "/leaderboards", leaderboards)
+    app.router.add_post(base + "/teams", team_action)
     progress_pages.add_routes(app, base)
     admin_pages.add_routes(app, base)

@@ -76,6 +76,17 @@ def test_login_with_discord_against_a_loopback_fake(dash: Dashboard, page: Page)
     expect(page.get_by_role("heading", name="Overview")).to_be_visible()
     expect(page.get_by_role("link", name="Packs")).to_have_count(0)  # a member only
     assert page.goto(dash.url + "/s/discord/222/packs").status == 403
+    dash.run(dash.features.teams.create(ChannelRef("discord", "222", "c2"), "someone", "Night Owls"))
+    page.goto(dash.url + "/s/discord/222/leaderboards")
+    expect(page.get_by_role("button", name="Join", exact=True)).to_be_visible()  # a member joins teams here
+    expect(page.get_by_role("heading", name="Manage teams")).to_have_count(0)  # but manages none
+    token = page.locator("input[name=csrf]").first.get_attribute("value")
+    forged = page.request.post(
+        dash.url + "/s/discord/222/teams", form={"csrf": token or "", "action": "remove", "name": "Night Owls"}
+    )
+    assert forged.status == 400 and "Only members who can manage this server" in forged.text()
+    teams, _mine = dash.run(dash.features.teams.roster("discord", "222", "someone"))
+    assert [t.name for t in teams] == ["Night Owls"]  # the core refused it: still there
 
 
 def test_sign_in_with_slack_against_a_loopback_fake(dash: Dashboard, page: Page):
@@ -339,6 +350,38 @@ def test_the_leaderboards_show_the_team_board_and_the_live_board(dash: Dashboard
     expect(live.get_by_role("row", name=re.compile("you"))).to_contain_text(re.compile(r"of 1$"))
     expect(page.get_by_role("heading", name="Teams: November 2026")).to_be_visible()
     docs_shot(page, "leaderboards")
+
+
+def test_members_create_join_and_leave_teams_and_an_admin_renames_and_removes_them(dash: Dashboard, page: Page):
+    sign_in(page, dash)
+    page.goto(dash.url + "/s/console/local/leaderboards")
+    mine = page.locator("section", has=page.get_by_role("heading", name="Your team"))
+    expect(mine).to_contain_text("You are in no team.")
+    page.get_by_label("New team's name").fill("<@everyone>")
+    page.get_by_role("button", name="Create and join").click()
+    expect(page.get_by_role("alert")).to_contain_text("cannot be a team name")
+    assert "No teams here yet" in dash.console_says("/quiz team list")  # nothing made
+    page.get_by_label("New team's name").fill("Gradient Descenders")
+    page.get_by_role("button", name="Create and join").click()
+    expect(page.get_by_role("status")).to_contain_text("Team Gradient Descenders is created, and you are in it.")
+    assert "You are in Gradient Descenders." in dash.console_says("/quiz team list")
+    page.get_by_role("button", name="Leave Gradient Descenders").click()
+    expect(page.get_by_role("status")).to_contain_text("You left team Gradient Descenders.")
+    dash.console_says("/quiz as ann")
+    dash.console_says("/quiz team create Torchers")
+    dash.console_says("/quiz as you")
+    page.goto(dash.url + "/s/console/local/leaderboards")
+    page.get_by_label("Team", exact=True).select_option("Torchers")
+    page.get_by_role("button", name="Join", exact=True).click()
+    expect(page.get_by_role("status")).to_contain_text("You joined team Torchers.")
+    expect(mine).to_contain_text("You are in Torchers (2 members).")
+    page.get_by_label("Rename Torchers to").fill("Torch Bearers")
+    page.get_by_role("button", name="Rename", exact=True).click()
+    expect(page.get_by_role("status")).to_contain_text("Team Torchers is now called Torch Bearers.")
+    assert "- Torch Bearers: 2 members" in dash.console_says("/quiz team list")
+    page.get_by_role("button", name="Remove Torch Bearers").click()
+    expect(page.get_by_role("status")).to_contain_text("Team Torch Bearers is removed")
+    assert "No teams here yet" in dash.console_says("/quiz team list")
 
 
 def test_another_spaces_ids_get_404(dash: Dashboard, page: Page):

@@ -167,6 +167,8 @@ def validate(form: SuggestionForm) -> PackQuestionSpec:
     if level not in {d.value for d in Difficulty}:
         raise bad("difficulty", f"'{echo(level, 20)}' is not a difficulty: use easy, medium or hard")
     answer = form.answer.strip().upper().rstrip(")")
+    if not answer:
+        raise bad("answer", "give the letter of the right choice: A, B, C or D")
     if answer not in LETTERS:
         raise bad("answer", f"'{echo(form.answer.strip(), 10)}' is not a choice: give the letter A, B, C or D")
     reference = (form.reference or "").strip() or DEFAULT_REFERENCE

@@ -384,6 +384,30 @@ def test_members_create_join_and_leave_teams_and_an_admin_renames_and_removes_th
     assert "No teams here yet" in dash.console_says("/quiz team list")
 
 
+def test_a_member_suggests_a_question_and_a_broken_field_is_named_beside_it(dash: Dashboard, page: Page):
+    sign_in(page, dash)
+    page.get_by_role("link", name="Suggest a question").click()
+    page.get_by_label("Topic").fill("autograd")
+    page.get_by_label("Question").fill("What does x.grad hold after y.backward() for y = 3 * x?")
+    for letter, text in zip("ABCD", ("tensor(3.)", "tensor(1.)", "None", "tensor(0.)"), strict=True):
+        page.get_by_label(letter, exact=True).fill(text)
+    page.get_by_label("Explanation").fill("backward() stores dy/dx, which is 3, in x.grad.")
+    page.get_by_role("button", name="Suggest it").click()  # no right choice picked
+    expect(page.get_by_role("alert")).to_have_text("Your suggestion was not saved: correct the field marked below.")
+    expect(page.get_by_label("Right choice")).to_have_attribute("aria-invalid", "true")
+    expect(page.get_by_label("Right choice")).to_have_accessible_description(
+        re.compile("give the letter of the right choice: A, B, C or D")
+    )
+    docs_shot(page, "suggest")
+    expect(page.get_by_label("Question")).to_have_value("What does x.grad hold after y.backward() for y = 3 * x?")
+    assert "No suggestions are waiting" in dash.console_says("/quiz admin suggestions")  # nothing stored
+    page.get_by_label("Right choice").select_option("A")
+    page.get_by_role("button", name="Suggest it").click()
+    expect(page.get_by_role("status")).to_contain_text("Thanks! Your question is suggestion #1")
+    expect(page.get_by_label("Question")).to_have_value("")  # a fresh form for the next one
+    assert "What does x.grad hold after y.backward()" in dash.console_says("/quiz admin suggestions")
+
+
 def test_another_spaces_ids_get_404(dash: Dashboard, page: Page):
     add_channel(dash, ChannelRef("discord", "999", "theirs"))
     sign_in(page, dash)
@@ -428,7 +452,7 @@ def test_readable_at_375_px_by_keyboard_without_javascript(dash: Dashboard, brow
         small.goto(dash.link())
         small.get_by_role("button", name="Sign in").click()  # a plain form: no script needed
         pages = ("", "/channels/terminal", "/packs", "/queues", "/questions", "/questions/tensors-1", "/leaderboards")
-        for path in (*pages, "/progress"):
+        for path in (*pages, "/progress", "/suggest"):
             small.goto(dash.url + "/s/console/local" + path)
             width = small.evaluate("document.documentElement.scrollWidth")
             assert width <= 375, (path, width)
@@ -438,8 +462,13 @@ def test_readable_at_375_px_by_keyboard_without_javascript(dash: Dashboard, brow
         small.keyboard.press("Tab")
         outline = small.evaluate("getComputedStyle(document.activeElement).outlineStyle")
         assert outline == "solid"
-        for field in small.locator("main input:not([type=hidden]), main select").all():
-            field_id = field.get_attribute("id")
-            assert small.locator(f"label[for='{field_id}']").count() == 1, field_id
+        dash.console_says("/quiz team create Torchers")  # so the leaderboards show their team forms
+        for path in ("/channels/terminal", "/progress", "/suggest", "/leaderboards"):  # every field has its label
+            small.goto(dash.url + "/s/console/local" + path)
+            fields = small.locator("main input:not([type=hidden]), main select, main textarea").all()
+            assert fields, path
+            for field in fields:
+                field_id = field.get_attribute("id")
+                assert small.locator(f"label[for='{field_id}']").count() == 1, (path, field_id)
     finally:
         context.close()

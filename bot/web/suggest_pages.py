@@ -54,7 +54,7 @@ async def suggest(request: web.Request) -> web.Response:
     stored then, and the form keeps what was typed."""
     space = space_of(request)
     posted = await request.post()
-    typed = {name: str(posted.get(name, "")) for name in FIELDS}
+    typed = {name: str(posted.get(name, "")).replace("\r\n", "\n") for name in FIELDS}  # a textarea's CR LF
     form = SuggestionForm(
         topic=typed["topic"],
         prompt=typed["prompt"],

@@ -4,6 +4,7 @@ field errors, a report resolved, My progress, another space's id, and a form wit
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -389,6 +390,7 @@ def test_a_member_suggests_a_question_and_a_broken_field_is_named_beside_it(dash
     page.get_by_role("link", name="Suggest a question").click()
     page.get_by_label("Topic").fill("autograd")
     page.get_by_label("Question").fill("What does x.grad hold after y.backward() for y = 3 * x?")
+    page.get_by_label("Code (optional)").fill("x = torch.tensor(2.0, requires_grad=True)\n(3 * x).backward()")
     for letter, text in zip("ABCD", ("tensor(3.)", "tensor(1.)", "None", "tensor(0.)"), strict=True):
         page.get_by_label(letter, exact=True).fill(text)
     page.get_by_label("Explanation").fill("backward() stores dy/dx, which is 3, in x.grad.")
@@ -406,6 +408,9 @@ def test_a_member_suggests_a_question_and_a_broken_field_is_named_beside_it(dash
     expect(page.get_by_role("status")).to_contain_text("Thanks! Your question is suggestion #1")
     expect(page.get_by_label("Question")).to_have_value("")  # a fresh form for the next one
     assert "What does x.grad hold after y.backward()" in dash.console_says("/quiz admin suggestions")
+    pending = dash.run(dash.store.get_suggestion("console", "local", 1))
+    assert pending is not None  # the code keeps one line break where the textarea sent CR LF
+    assert json.loads(pending.body)["code"] == "x = torch.tensor(2.0, requires_grad=True)\n(3 * x).backward()"
 
 
 def test_another_spaces_ids_get_404(dash: Dashboard, page: Page):

@@ -97,21 +97,63 @@ def current_values(config: Any) -> dict[str, str]:
     return {s.word: s.render(getattr(config, s.key)) for s in SETTINGS}
 
 
-async def channel_page(request: web.Request) -> web.Response:
-    space = space_of(request, admin=True)
-    cfg = await space.channel(request.match_info["channel"])
+ACTED = {  # what a channel's action button did (the page it redirects to says it)
+    "posted": "Posted today's question in this channel.",
+    "revealed": "Revealed the channel's open question: its answer and explanation are in the channel.",
+}
+
+
+async def _channel_view(
+    request: web.Request,
+    space: Space,
+    cfg: Any,
+    *,
+    fields: Any = None,
+    message: str | None = None,
+    problem: str | None = None,
+    status: int = 200,
+) -> web.Response:
+    """A channel's page: its settings now, the form (as saved, or as typed with each field's problem), and what
+    was just done or why nothing was."""
     card = await space.features.channels.show_config(cfg.ref)
-    message = "Saved. " + "; ".join(line for line in card.lines if line) if request.query.get("saved") else None
     return render(
         request,
         "channel.html",
+        status=status,
         space=space,
         channel=cfg,
         card=card,
-        fields=setting_fields(current_values(cfg), {}, cfg.ref.platform),
+        fields=fields if fields is not None else setting_fields(current_values(cfg), {}, cfg.ref.platform),
         message=message,
-        problem=None,
+        problem=problem,
     )
+
+
+async def channel_page(request: web.Request) -> web.Response:
+    space = space_of(request, admin=True)
+    cfg = await space.channel(request.match_info["channel"])
+    message = None
+    if request.query.get("saved"):
+        card = await space.features.channels.show_config(cfg.ref)
+        message = "Saved. " + "; ".join(line for line in card.lines if line)
+    return await _channel_view(request, space, cfg, message=ACTED.get(request.query.get("done", ""), message))
+
+
+async def channel_act(request: web.Request) -> web.Response:
+    """An admin posts today's question now, or reveals the open one early: the same `post_now` and `reveal_now`
+    as `/quiz config post-now` and `/quiz config reveal`; what refuses (already posted, nothing open) is said."""
+    space = space_of(request, admin=True)
+    cfg = await space.channel(request.match_info["channel"])
+    action = request.match_info["action"]
+    try:
+        if action == "post-now":
+            await space.features.posting.post_now(space.actor, cfg.ref)
+        else:
+            await space.features.reveals.reveal_now(space.actor, cfg.ref)
+    except QuizError as exc:
+        return await _channel_view(request, space, cfg, problem=exc.message, status=400)
+    done = "posted" if action == "post-now" else "revealed"
+    raise web.HTTPSeeOther(f"{space.base}/channels/{cfg.ref.channel_id}?done={done}")
 
 
 async def channel_save(request: web.Request) -> web.Response:
@@ -146,18 +188,8 @@ async def channel_save(request: web.Request) -> web.Response:
         problem, status = "Nothing was saved: correct the fields marked below.", 400
     else:
         message = "Nothing changed."
-    card = await space.features.channels.show_config(cfg.ref)
-    return render(
-        request,
-        "channel.html",
-        status=status,
-        space=space,
-        channel=cfg,
-        card=card,
-        fields=setting_fields(typed, errors, cfg.ref.platform),
-        message=message,
-        problem=problem,
-    )
+    fields = setting_fields(typed, errors, cfg.ref.platform)
+    return await _channel_view(request, space, cfg, fields=fields, message=message, problem=problem, status=status)
 
 
 # ---- leaderboards and seasons ---------------------------------------------------------------------
@@ -259,6 +291,7 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get(base + "/charts/participation.png", participation_png)
     app.router.add_get(base + "/channels/{channel}", channel_page)
     app.router.add_post(base + "/channels/{channel}", channel_save)
+    app.router.add_post(base + "/channels/{channel}/{action:post-now|reveal}", channel_act)
     app.router.add_get(base + "/leaderboards", leaderboards)
     app.router.add_post(base + "/teams", team_action)
     progress_pages.add_routes(app, base)

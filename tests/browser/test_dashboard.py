@@ -133,6 +133,21 @@ def test_a_channel_time_changed_here_shows_in_the_consoles_config_show_and_back(
     expect(page.get_by_label("tz", exact=True)).to_have_value("Europe/Berlin")
 
 
+def test_an_admin_posts_and_reveals_from_the_channel_page_as_the_chat_commands_do(dash: Dashboard, page: Page):
+    sign_in(page, dash)
+    page.get_by_role("link", name="terminal").click()
+    page.get_by_role("button", name="Post today's question now").click()  # the console posted it at start
+    expect(page.get_by_role("alert")).to_contain_text("already")
+    page.get_by_role("button", name="Reveal the open question now").click()
+    expect(page.get_by_role("status")).to_have_text(
+        "Revealed the channel's open question: its answer and explanation are in the channel."
+    )
+    assert "== Reveal #" in dash.out.getvalue()  # the channel (the console) got the reveal
+    page.get_by_role("button", name="Reveal the open question now").click()
+    expect(page.get_by_role("alert")).to_be_visible()  # nothing open now: said, nothing done
+    assert dash.out.getvalue().count("== Reveal #") == 1
+
+
 BROKEN = """questions:
   - id: q1
     topic: lore
@@ -442,7 +457,7 @@ def test_a_channel_shows_only_its_platforms_settings_and_takes_no_other(dash: Da
     expect(page.get_by_label("time", exact=True)).to_be_visible()
     for other in ("ping group", "champion role", "manager role", "ping role"):  # Slack's and Discord's own
         expect(page.get_by_label(other, exact=True)).to_have_count(0)
-    token = page.locator("#content input[name=csrf]").get_attribute("value")
+    token = page.locator("#content input[name=csrf]").first.get_attribute("value")
     url = dash.url + "/s/console/local/channels/terminal"
     sent = page.request.post(url, form={"csrf": token or "", "ping_group": "S0123ABC", "manager_role": "42"})
     assert sent.status == 200 and "Nothing changed." in sent.text()

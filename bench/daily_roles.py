@@ -174,6 +174,12 @@ a before-09:00 p99 three times the others'), 15.3 / 5.1 = 3.02 and 16.2 / 6.4 = 
 09:00. One process, two runs between them: p99 37.7 and 67.0 ms, ratios 6.18 and 10.03, core 0.73 and 0.87 ms,
 RSS 119-121 MB. The split holds p99 and p99.9 under their targets in the two runs without a checkpoint, and
 its ratio is a third to a quarter of one process's; the 2 is still not met on this machine.
+Then (2026-12-07, night; a new machine, the loop in 0.27 s; main 490e790, split / one process / split, one after
+the other): answer p99 14.5 / 26.2 / 14.2 ms, p99.9 55.2 (a checkpoint after the fan-out) / 62.4 / 23.3 ms;
+during the fan-out / before 09:00 13.2 / 4.2 = 3.17, 32.5 / 8.4 = 3.86 and 15.2 / 5.0 = 3.04; core per channel
+0.373 / 0.786 / 0.604 ms (the same code: the machine's noise); RSS 145 + 120, 120 and 144 + 120 MB; the last post
+44.4 / 39.6 / 44.4 s and the last reveal 33.5 / 33.3 / 33.5 s after 09:00. As before: under the p99 target
+split, about half of one process's, and three times its own before-09:00 level.
 """
 
 from __future__ import annotations

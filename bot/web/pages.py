@@ -1,6 +1,6 @@
-"""Every member's pages: the spaces they may see, a space's overview, leaderboards and seasons; admins' channel
-settings. My progress is in progress_pages.py; the admins' packs, queues and question statistics in
-admin_pages.py."""
+"""Every member's pages: the spaces they may see, a space's overview, leaderboards, teams and seasons; admins'
+channel settings, post now and reveal now. My progress is in progress_pages.py, Suggest a question in
+suggest_pages.py; the admins' packs, queues and question statistics in admin_pages.py."""
 
 from __future__ import annotations
 

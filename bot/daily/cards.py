@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 from bot.kernel.cards import more
 from bot.kernel.scoring import shown_streak
+from bot.kernel.timing import local_text
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import (
     ChannelConfig,
@@ -192,7 +193,7 @@ def learning_lines(stats: LearningStats, show_time: Callable[[dt.datetime], str]
     tz = stats.timezone
 
     def local(at: dt.datetime) -> str:
-        return f"{at.astimezone(ZoneInfo(tz)):%a %d %b %H:%M} ({tz})"
+        return f"{local_text(at, tz)} ({tz})"
 
     when = show_time or local
     if stats.paused_until is not None:

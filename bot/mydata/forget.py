@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 FORGET_WHAT = (
     "This deletes everything studybot keeps about you in this workspace or server: your answers (daily, "
@@ -30,22 +30,14 @@ class Forgotten:
     reminders: int = 0
     suggestions: int = 0  # their suggested questions (pending or decided)
     reports: int = 0  # their reports of problems with questions (open or resolved)
+    teams: int = 0  # their team membership
+    live: int = 0  # their live-game standing
+    seasons: int = 0  # their places in archived seasons
+    review_settings: int = 0  # their review limit or pause, and their interview plan
 
     @property
     def anything(self) -> bool:
-        return any(
-            (
-                self.answers,
-                self.rounds,
-                self.cards,
-                self.reviews,
-                self.scores,
-                self.streaks,
-                self.reminders,
-                self.suggestions,
-                self.reports,
-            )
-        )
+        return any(getattr(self, f.name) for f in fields(self))
 
 
 @dataclass(frozen=True)
@@ -75,6 +67,12 @@ def forgotten_text(f: Forgotten) -> str:
         f"{f.cards} memory card{'s' if f.cards != 1 else ''}",
         f"{f.reviews} review log entr{'ies' if f.reviews != 1 else 'y'}",
     ]
+    parts += [f"{f.suggestions} suggested question{'s' if f.suggestions != 1 else ''}"] if f.suggestions else []
+    parts += [f"{f.reports} report{'s' if f.reports != 1 else ''}"] if f.reports else []
+    parts += ["your reminders"] if f.reminders else []
+    parts += ["your team membership"] if f.teams else []
+    parts += ["your review settings and plan"] if f.review_settings else []
+    parts += ["your live-game points"] if f.live else []
     return (
         f"Done: deleted {', '.join(parts)}, your streak and your leaderboard points here. "
         "Leaderboards no longer list you; anything you answer from now on starts afresh."

@@ -68,7 +68,7 @@ FORGET: tuple[tuple[str, str], ...] = (
     # their reports of problems with questions (a hold an admin chose stays: it does not name them)
     ("reports", "DELETE FROM question_reports WHERE platform = ?1 AND space_id = ?2 AND reporter = ?3"),
     # their places in the space's archived seasons (the season stays, with the others' places)
-    ("", f"DELETE FROM season_places WHERE {_MINE}"),
+    ("seasons", f"DELETE FROM season_places WHERE {_MINE}"),
     *FORGET_REMINDERS,
     *FORGET_TEAMS,
     *FORGET_LIVE,
@@ -139,6 +139,6 @@ class LearnerSql(SqlBase):
             await tx.lock_space(ChannelRef(platform, space_id, ""))
             for what, sql, params in forget_steps(platform, space_id, user_id):
                 changed = await tx.run(sql, params)
-                if what:
-                    counts[what] = changed
+                if what:  # several statements may count one thing
+                    counts[what] = counts.get(what, 0) + changed
         return Forgotten(**counts)

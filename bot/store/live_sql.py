@@ -25,7 +25,7 @@ _RUNNING = "step <> 'done'"
 # forget-me (bot.store.learner_sql): the learner's place on the space's live board goes too (their answers go
 # with every other answer of theirs)
 FORGET_LIVE: tuple[tuple[str, str], ...] = (
-    ("", "DELETE FROM live_scores WHERE platform = ?1 AND space_id = ?2 AND user_id = ?3"),
+    ("live", "DELETE FROM live_scores WHERE platform = ?1 AND space_id = ?2 AND user_id = ?3"),
 )
 
 

@@ -15,9 +15,9 @@ from bot.store.rows import ROUND_COLUMNS, from_ts, parse_date, round_from_row
 _MINE = "platform = ?1 AND space_id = ?2 AND user_id = ?3"
 # forget-me (bot.store.learner_sql): the learner's review settings, plan and served days go too
 FORGET_REVIEWS: tuple[tuple[str, str], ...] = (
-    ("", f"DELETE FROM review_days WHERE {_MINE}"),
-    ("", f"DELETE FROM learner_plans WHERE {_MINE}"),
-    ("", f"DELETE FROM review_prefs WHERE {_MINE}"),
+    ("", f"DELETE FROM review_days WHERE {_MINE}"),  # which reviews they were given a day: their rounds go too
+    ("review_settings", f"DELETE FROM learner_plans WHERE {_MINE}"),
+    ("review_settings", f"DELETE FROM review_prefs WHERE {_MINE}"),
 )
 PREFS_COLUMNS = "daily_limit, paused_at, paused_until, resumed_at"
 PLAN_COLUMNS = "platform, space_id, user_id, channel_id, plan_date, topics, started_at"

@@ -28,7 +28,7 @@ _COUNT = (
 # what /quiz forget-me deletes of teams (bot.store.learner_sql.FORGET: ?1 platform, ?2 space, ?3 user): the
 # learner's membership, and a team they were the last member of
 FORGET_TEAMS: tuple[tuple[str, str], ...] = (
-    ("", "DELETE FROM team_members WHERE platform = ?1 AND space_id = ?2 AND user_id = ?3"),
+    ("teams", "DELETE FROM team_members WHERE platform = ?1 AND space_id = ?2 AND user_id = ?3"),
     (
         "",
         "DELETE FROM teams WHERE platform = ?1 AND space_id = ?2 AND NOT EXISTS (SELECT 1 FROM team_members m "

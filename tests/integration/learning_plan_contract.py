@@ -132,7 +132,8 @@ class LearningPlanContract:
         await store.set_review_limit("test", "space", "bob", 6)
         await store.save_plan(LearnerPlan("test", "space", "ada", "chan", dt.date(2027, 1, 20), (), T0))
         await store.open_review_round(REF, "ada", "q1", "tensors", T0, DAY, "review")
-        await store.forget_learner("test", "space", "ada")
+        gone = await store.forget_learner("test", "space", "ada")
+        assert gone.review_settings == 2  # the limit and the plan
         assert await store.review_prefs("test", "space", "ada") == ReviewPrefs()
         assert await store.learner_plan("test", "space", "ada") is None
         assert await store.served_reviews("test", "space", "ada", DAY) == []

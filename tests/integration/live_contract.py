@@ -200,7 +200,8 @@ class LiveContract:
     async def test_forget_me_takes_the_learners_live_board_row(self, store):
         game = await store.start_live_game(new_game())
         await store.finish_live_game(game.id, T0, [Standing("ann", 900, 1, 1), Standing("bob", 500, 1, 1)], {"ann"})
-        await store.forget_learner("test", "space", "ann")
+        gone = await store.forget_learner("test", "space", "ann")
+        assert gone.live == 1 and gone.anything
         assert [s.user_id for s in await store.live_board("test", "space", 10)] == ["bob"]
         assert await store.live_standing("test", "space", "ann") is None
 

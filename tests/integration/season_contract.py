@@ -58,7 +58,7 @@ class SeasonContract:
         await _day(store, OTHER, NOV, [("ann", True, 1)])
         await store.archive_season("test", "space", "2026-11", DEC1)
         await store.archive_season("test", "other-space", "2026-11", DEC1)
-        await store.forget_learner("test", "space", "ann")
+        assert (await store.forget_learner("test", "space", "ann")).seasons == 1
         assert [r.user_id for r in (await store.season_archive("test", "space", "2026-11")).rows] == ["bob"]
         assert [r.user_id for r in (await store.season_archive("test", "other-space", "2026-11")).rows] == ["ann"]
 

@@ -134,8 +134,10 @@ class TeamContract:
     async def test_forget_me_takes_the_learner_out_of_their_team(self, store):
         await _team(store, "Green Tea", "ann", "bob")
         await _team(store, "Solo", "ann-2")
-        await store.forget_learner("test", "space", "ann")
+        gone = await store.forget_learner("test", "space", "ann")
+        assert gone.teams == 1 and gone.anything  # a membership alone is something to delete (and to say so)
         await store.forget_learner("test", "space", "ann-2")
+        assert (await store.forget_learner("test", "space", "ann")).teams == 0
         assert [(m.name, m.user_id) for m in await store.team_roster("test", "space")] == [("Green Tea", "bob")]
         assert [t.name for t in await store.list_teams("test", "space")] == ["Green Tea"]  # Solo went with ann-2
 

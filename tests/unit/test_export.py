@@ -19,7 +19,7 @@ from bot.features import Features
 from bot.kernel.errors import BadSetting, NothingToExport
 from bot.kernel.values import Actor, Period
 from bot.mydata.export import CSV_COLUMNS, MissesExport, anki_field
-from bot.mydata.forget import FORGET_WHAT, ForgetDone, ForgetPrompt
+from bot.mydata.forget import FORGET_WHAT, ForgetDone, ForgetPrompt, Forgotten, forgotten_text
 from bot.settings import ConfigChange
 from bot.text.command_values import Export, ForgetMe, ShowHelp
 from bot.text.commands import parse_quiz
@@ -201,3 +201,17 @@ async def test_forget_me_confirmed_takes_the_learner_off_the_boards_in_that_spac
     assert len(await store.learner_cards(OTHER_SPACE.platform, OTHER_SPACE.space_id, "ada")) == 1
     again = await service.mydata.forget_me(REF.platform, REF.space_id, "ada")
     assert "nothing of yours to delete" in again.text
+
+
+def test_what_forget_me_deleted_is_said_even_when_it_was_only_a_team_or_a_setting():
+    assert "nothing of yours" in forgotten_text(Forgotten())
+    for only, named in (
+        (Forgotten(teams=1), "your team membership"),
+        (Forgotten(review_settings=2), "your review settings and plan"),
+        (Forgotten(live=1), "your live-game points"),
+        (Forgotten(reminders=1), "your reminders"),
+        (Forgotten(suggestions=2), "2 suggested questions"),
+        (Forgotten(seasons=1), "Done: deleted 0 answers"),
+    ):
+        text = forgotten_text(only)
+        assert text.startswith("Done: deleted") and named in text, (only, text)

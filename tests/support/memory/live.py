@@ -241,5 +241,5 @@ class MemoryLive(MemoryTables):
     async def forget_learner(self, platform: str, space_id: str, user_id: str) -> Forgotten:
         forgotten: Forgotten = await super().forget_learner(platform, space_id, user_id)  # type: ignore[misc]
         t = await self._db()
-        t.live_scores.pop((platform, space_id, user_id), None)  # their place on the space's live board
-        return forgotten
+        live = t.live_scores.pop((platform, space_id, user_id), None)  # their place on the space's live board
+        return replace(forgotten, live=int(live is not None))

@@ -68,11 +68,12 @@ class MemoryMyData(MemoryTables):
         for k in reviews:
             del t.review_log[k]
         streak = t.streaks.pop((platform, space_id, user_id), None)
+        places = 0
         for key, archive in list(t.seasons.items()):  # their places in archived seasons of the space
             if key[:2] == (platform, space_id):
-                t.seasons[key] = dataclasses.replace(
-                    archive, rows=tuple(r for r in archive.rows if r.user_id != user_id)
-                )
+                kept = tuple(r for r in archive.rows if r.user_id != user_id)
+                places += len(archive.rows) - len(kept)
+                t.seasons[key] = dataclasses.replace(archive, rows=kept)
         suggested = [
             sid
             for sid, s in t.suggestions.items()
@@ -92,8 +93,8 @@ class MemoryMyData(MemoryTables):
             k == team and (p, s) == (platform, space_id) for (p, s, _), k in t.team_members.items()
         ):
             t.teams.pop((platform, space_id, team), None)
-        t.review_prefs.pop((platform, space_id, user_id), None)
-        t.plans.pop((platform, space_id, user_id), None)
+        prefs = t.review_prefs.pop((platform, space_id, user_id), None)
+        plan = t.plans.pop((platform, space_id, user_id), None)
         t.review_days = {rid: d for rid, d in t.review_days.items() if d[:3] != (platform, space_id, user_id)}
         return Forgotten(
             answers,
@@ -105,4 +106,7 @@ class MemoryMyData(MemoryTables):
             reminders,
             suggestions=len(suggested),
             reports=len(reported),
+            teams=int(team is not None),
+            seasons=places,
+            review_settings=int(prefs is not None) + int(plan is not None),
         )

@@ -11,7 +11,7 @@ from typing import Any
 from aiohttp import web
 from aiohttp.web_request import FileField
 
-from bot.kernel.errors import BadSuggestion, PackError, QuizError
+from bot.kernel.errors import PackError, QuizError
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import LETTERS
 from bot.packs.catalog import BANK_PACK
@@ -19,6 +19,7 @@ from bot.packs.files import MAX_UPLOAD_BYTES, format_of, pack_name_of
 from bot.reports.service import ACTIONS, REASON_LABELS
 from bot.settings import ConfigChange
 from bot.suggestions.service import decided_text
+from bot.web.notices import done_and_back, notice_of
 from bot.web.render import render
 from bot.web.spaces import Space, number, space_of
 
@@ -54,7 +55,8 @@ async def _packs_context(space: Space) -> dict[str, Any]:
 
 async def packs(request: web.Request) -> web.Response:
     space = space_of(request, admin=True)
-    return render(request, "packs.html", space=space, problems=None, message=None, **await _packs_context(space))
+    message = notice_of(request)
+    return render(request, "packs.html", space=space, problems=None, message=message, **await _packs_context(space))
 
 
 async def upload(request: web.Request) -> web.Response:
@@ -63,7 +65,6 @@ async def upload(request: web.Request) -> web.Response:
     form = await request.post()
     file = form.get("file")
     replace = form.get("replace") == "on"
-    problems, message, status = None, None, 200
     try:
         if not isinstance(file, FileField) or not file.filename:
             raise PackError("Choose a .yaml, .yml or .csv file to upload.")
@@ -80,19 +81,16 @@ async def upload(request: web.Request) -> web.Response:
             size=len(data),
         )
     except PackError as exc:
-        problems, status = problem_rows(exc), 400
-        message = exc.message
-    else:
-        message = f"{result.text} Use it in a channel below."
-    return render(
-        request,
-        "packs.html",
-        status=status,
-        space=space,
-        problems=problems,
-        message=message,
-        **await _packs_context(space),
-    )
+        return render(
+            request,
+            "packs.html",
+            status=400,
+            space=space,
+            problems=problem_rows(exc),
+            message=exc.message,
+            **await _packs_context(space),
+        )
+    raise done_and_back(request, f"{space.base}/packs", f"{result.text} Use it in a channel below.")
 
 
 async def _pack(space: Space, name: str) -> Any:
@@ -120,7 +118,7 @@ async def pack_page(request: web.Request) -> web.Response:
         page=page,
         pages=max(1, -(-len(questions) // PREVIEW_PAGE)),
         channels=channels,
-        message=None,
+        message=notice_of(request),
         problem=None,
     )
 
@@ -142,11 +140,13 @@ async def pack_channels(request: web.Request) -> web.Response:
             problem = f"{cfg.ref.channel_id}: {exc.message}"
             break
         message.append(f"{cfg.ref.channel_id} now draws from {', '.join(sorted(wanted))}.")
+    if problem is None:
+        raise done_and_back(request, f"{space.base}/packs/{info.name}", " ".join(message) or "Nothing changed.")
     questions = await space.features.catalog.questions(space.platform, space.id, [info.name])
     return render(
         request,
         "pack.html",
-        status=400 if problem else 200,
+        status=400,
         space=space,
         pack=info,
         questions=questions[:PREVIEW_PAGE],
@@ -154,7 +154,7 @@ async def pack_channels(request: web.Request) -> web.Response:
         page=1,
         pages=max(1, -(-len(questions) // PREVIEW_PAGE)),
         channels=await space.channels(),
-        message=" ".join(message) or ("Nothing changed." if not problem else None),
+        message=" ".join(message) or None,
         problem=problem,
     )
 
@@ -193,7 +193,8 @@ async def _queues(space: Space) -> dict[str, Any]:
 
 async def queues(request: web.Request) -> web.Response:
     space = space_of(request, admin=True)
-    return render(request, "queues.html", space=space, message=None, problem=None, **await _queues(space))
+    message = notice_of(request)
+    return render(request, "queues.html", space=space, message=message, problem=None, **await _queues(space))
 
 
 async def resolve(request: web.Request) -> web.Response:
@@ -202,22 +203,19 @@ async def resolve(request: web.Request) -> web.Response:
     if await space.features.reports.find(space.actor, space.platform, space.id, report_id) is None:
         raise web.HTTPNotFound()
     form = await request.post()
-    message, problem = None, None
     try:
         message = await space.features.reports.resolve(
             space.actor, space.platform, space.id, report_id, str(form.get("action", ""))
         )
     except QuizError as exc:
-        problem = exc.message
-    return render(
-        request,
-        "queues.html",
-        status=400 if problem else 200,
-        space=space,
-        message=message,
-        problem=problem,
-        **await _queues(space),
-    )
+        return await _queues_problem(request, space, exc.message)
+    raise done_and_back(request, f"{space.base}/queues", message)
+
+
+async def _queues_problem(request: web.Request, space: Space, problem: str) -> web.Response:
+    """The queues again, with why the form just sent did nothing (400)."""
+    queued = await _queues(space)
+    return render(request, "queues.html", status=400, space=space, message=None, problem=problem, **queued)
 
 
 async def decide(request: web.Request) -> web.Response:
@@ -226,28 +224,15 @@ async def decide(request: web.Request) -> web.Response:
     if await space.features.suggestions.find(space.actor, space.platform, space.id, suggestion_id) is None:
         raise web.HTTPNotFound()
     form = await request.post()
-    message, problem = None, None
     try:
         if request.match_info["verb"] == "approve":
             done = await space.features.suggestions.approve(space.actor, space.platform, space.id, suggestion_id)
-            message = decided_text(done)
         else:
             reason = str(form.get("reason", ""))
             done = await space.features.suggestions.reject(space.actor, space.platform, space.id, suggestion_id, reason)
-            message = decided_text(done)
-    except BadSuggestion as exc:
-        problem = exc.message
-    except QuizError as exc:
-        problem = exc.message
-    return render(
-        request,
-        "queues.html",
-        status=400 if problem else 200,
-        space=space,
-        message=message,
-        problem=problem,
-        **await _queues(space),
-    )
+    except QuizError as exc:  # BadSuggestion too
+        return await _queues_problem(request, space, exc.message)
+    raise done_and_back(request, f"{space.base}/queues", decided_text(done))
 
 
 # ---- question statistics --------------------------------------------------------------------------

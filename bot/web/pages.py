@@ -16,6 +16,7 @@ from bot.kernel.values import Period
 from bot.settings import BY_KEY, SETTINGS, ConfigChange
 from bot.web import admin_pages, progress_pages, suggest_pages
 from bot.web.charts import Bars, bars, draw
+from bot.web.notices import done_and_back, notice_of
 from bot.web.render import render, session_of
 from bot.web.spaces import Space, space_of
 
@@ -206,16 +207,22 @@ async def _names(space: Space, user_ids: list[str]) -> dict[str, str]:
 
 
 async def leaderboards(request: web.Request) -> web.Response:
-    return await _leaderboards_page(request, space_of(request))
+    return await _leaderboards_page(request, space_of(request), done=notice_of(request))
 
 
 async def _leaderboards_page(
-    request: web.Request, space: Space, *, done: str | None = None, problem: str | None = None, status: int = 200
+    request: web.Request,
+    space: Space,
+    *,
+    done: str | None = None,
+    problem: str | None = None,
+    status: int = 200,
+    period_text: str | None = None,
 ) -> web.Response:
     """The boards of the period asked for, the space's teams (with the member's own and their forms), the live
     board and a past season; `done` or `problem`: what a team form just did or why it did nothing."""
     features = space.features
-    period_text = request.query.get("period", "week")
+    period_text = period_text or request.query.get("period", "week")
     period = Period(period_text) if period_text in {p.value for p in Period} else Period.WEEK
     board = await features.boards.leaderboard(space.platform, space.id, period, space.actor.user_id)
     teams = await features.teams.board(space.platform, space.id, period, space.actor.user_id)
@@ -260,11 +267,12 @@ async def _leaderboards_page(
 
 async def team_action(request: web.Request) -> web.Response:
     """A team created, joined or left (any member), renamed or removed (admins: the service checks), as
-    `/quiz team ...` does it; the page then says what happened, or why nothing did."""
+    `/quiz team ...` does it; then back to the page, which says what happened (or, at once, why nothing did)."""
     space = space_of(request)
     form = await request.post()
     action = str(form.get("action", ""))
     name, new_name = str(form.get("name", "")), str(form.get("new_name", ""))
+    period = str(form.get("period", ""))  # the board the form was sent from, shown again
     teams, ref, user = space.features.teams, space.ref(), space.actor.user_id
     try:
         if action == "create":
@@ -280,8 +288,10 @@ async def team_action(request: web.Request) -> web.Response:
         else:
             raise web.HTTPBadRequest(text="Unknown action.")
     except QuizError as exc:
-        return await _leaderboards_page(request, space, problem=exc.message, status=400)
-    return await _leaderboards_page(request, space, done=done)
+        return await _leaderboards_page(request, space, problem=exc.message, status=400, period_text=period)
+    query = f"?period={period}" if period in {p.value for p in Period} else ""
+    fragment = "manage-teams" if action in ("rename", "remove") else "your-team"
+    raise done_and_back(request, f"{space.base}/leaderboards{query}#{fragment}", done)
 
 
 def add_routes(app: web.Application) -> None:

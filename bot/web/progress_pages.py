@@ -19,6 +19,7 @@ from bot.practice.values import PAUSE_MAX_DAYS, REVIEW_LIMIT_MAX
 from bot.reminders.service import DEFAULT_TIME, parse_remind_time
 from bot.reminders.values import Reminder
 from bot.web.charts import draw
+from bot.web.notices import done_and_back, notice_of
 from bot.web.progress import progress_report
 from bot.web.render import render
 from bot.web.spaces import Space, space_of
@@ -127,7 +128,7 @@ def reminder_form(reminder: Reminder | None, channels: list[ChannelConfig]) -> d
 
 async def progress(request: web.Request) -> web.Response:
     saved = request.query.get("saved")
-    return await _page(request, space_of(request), saved=saved if saved in FORMS else None)
+    return await _page(request, space_of(request), saved=saved if saved in FORMS else None, done=notice_of(request))
 
 
 async def progress_png(request: web.Request) -> web.Response:
@@ -239,9 +240,10 @@ async def forget(request: web.Request) -> web.Response:
     space = space_of(request)
     form = await request.post()
     if form.get("confirm") != "yes":
-        return await _page(request, space, status=400, done="Tick the box to confirm; nothing was deleted.")
+        problem = ("forget", "Tick the box to confirm; nothing was deleted.")
+        return await _page(request, space, status=400, problem=problem)
     done = await space.features.mydata.forget_me(space.platform, space.id, space.actor.user_id)
-    return await _page(request, space, done=done.text)
+    raise done_and_back(request, f"{space.base}/progress", done.text)
 
 
 def add_routes(app: web.Application, base: str) -> None:

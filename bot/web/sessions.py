@@ -39,6 +39,8 @@ class Session:
     name: str = ""
     spaces: tuple[Membership, ...] = ()
     expires: float = 0.0  # unix time
+    notice: str = ""  # what a form just did, for the page it redirected to (bot.web.notices)
+    notice_path: str = ""
 
     @property
     def signed_in(self) -> bool:
@@ -91,6 +93,8 @@ def session_from(value: dict[str, Any] | None) -> Session | None:
             name=str(value.get("name", "")),
             spaces=spaces,
             expires=float(value.get("expires", 0.0)),
+            notice=str(value.get("notice", "")),
+            notice_path=str(value.get("notice_path", "")),
         )
     except (KeyError, TypeError, ValueError):
         return None

@@ -9,6 +9,7 @@ from bot.kernel.errors import BadSuggestion, QuizError
 from bot.kernel.topics import TOPICS
 from bot.kernel.values import LETTERS, Difficulty
 from bot.suggestions.service import DAILY_LIMIT, SuggestionForm, suggested_text
+from bot.web.notices import done_and_back, notice_of
 from bot.web.render import render
 from bot.web.spaces import Space, space_of
 
@@ -46,7 +47,7 @@ def _page(
 
 
 async def suggest_page(request: web.Request) -> web.Response:
-    return _page(request, space_of(request), {"difficulty": Difficulty.MEDIUM.value})
+    return _page(request, space_of(request), {"difficulty": Difficulty.MEDIUM.value}, done=notice_of(request))
 
 
 async def suggest(request: web.Request) -> web.Response:
@@ -75,7 +76,7 @@ async def suggest(request: web.Request) -> web.Response:
         return _page(request, space, typed, problem=summary, beside=beside, field=exc.field, status=400)
     except QuizError as exc:  # the daily limit
         return _page(request, space, typed, problem=exc.message, status=400)
-    return _page(request, space, {"difficulty": Difficulty.MEDIUM.value}, done=suggested_text(saved))
+    raise done_and_back(request, f"{space.base}/suggest", suggested_text(saved))
 
 
 def add_routes(app: web.Application, base: str) -> None:

@@ -175,6 +175,8 @@ def test_a_broken_pack_shows_its_field_error_then_imports_once_fixed(dash: Dashb
     page.get_by_label("File (.yaml, .yml or .csv)").set_input_files(str(broken))
     page.get_by_role("button", name="Upload").click()
     expect(page.get_by_role("status")).to_contain_text("Imported pack team: 1 question.")
+    page.reload()  # the upload redirected to the packs: a reload imports nothing again
+    expect(page.get_by_role("status")).to_have_count(0)
     page.get_by_role("link", name="team", exact=True).click()
     expect(page.get_by_text("What is our mascot called?")).to_be_visible()
     page.get_by_label("terminal").check()
@@ -206,6 +208,8 @@ def test_an_admin_resolves_a_report(dash: Dashboard, page: Page):
     page.get_by_role("button", name="Resolve #1").click()
     expect(page.get_by_role("status")).to_contain_text("1 open report(s) on question")
     expect(page.get_by_text("No open reports.")).to_be_visible()
+    page.reload()  # the form redirected to the queues: a reload resolves nothing again
+    expect(page.get_by_role("status")).to_have_count(0)
     assert "Reports: none open" in dash.console_says("/quiz admin reports")
     page.get_by_role("link", name="Overview").click()
     expect(page.get_by_text("Nothing waits for you: no open reports, no suggestions to review")).to_be_visible()
@@ -296,6 +300,23 @@ def test_reminders_set_on_my_progress_are_the_ones_remind_shows_in_the_chat(dash
     expect(page.get_by_label("Send reminders")).to_have_value("off")
 
 
+def test_forget_me_on_my_progress_asks_for_its_box_then_deletes_once(dash: Dashboard, page: Page):
+    assert "Team Torchers is created" in dash.console_says("/quiz team create Torchers")
+    sign_in(page, dash)
+    page.get_by_role("link", name="My progress").click()
+    page.get_by_role("button", name="Delete my data").click()  # the box not ticked
+    expect(page.get_by_role("alert")).to_have_text("Tick the box to confirm; nothing was deleted.")
+    expect(page.get_by_label(re.compile("Yes, delete my data in"))).to_have_attribute("aria-invalid", "true")
+    assert "You are in Torchers." in dash.console_says("/quiz team list")  # nothing deleted
+    page.get_by_label(re.compile("Yes, delete my data in")).check()
+    page.get_by_role("button", name="Delete my data").click()
+    expect(page.get_by_role("status")).to_contain_text("Done: deleted")
+    expect(page).to_have_url(re.compile(r"/progress$"))  # redirected: a reload deletes nothing again
+    page.reload()
+    expect(page.get_by_role("status")).to_have_count(0)
+    assert "You are in Torchers." not in dash.console_says("/quiz team list")
+
+
 def test_a_review_limit_and_a_pause_set_on_my_progress_hold_in_the_chat(dash: Dashboard, page: Page):
     sign_in(page, dash)
     page.get_by_role("link", name="My progress").click()
@@ -380,16 +401,20 @@ def test_members_create_join_and_leave_teams_and_an_admin_renames_and_removes_th
     page.get_by_label("New team's name").fill("Gradient Descenders")
     page.get_by_role("button", name="Create and join").click()
     expect(page.get_by_role("status")).to_contain_text("Team Gradient Descenders is created, and you are in it.")
+    page.reload()  # the form redirected to the board: a reload sends nothing again, and says it once only
+    expect(page.get_by_role("status")).to_have_count(0)
+    expect(mine).to_contain_text("You are in Gradient Descenders (1 member).")
     assert "You are in Gradient Descenders." in dash.console_says("/quiz team list")
     page.get_by_role("button", name="Leave Gradient Descenders").click()
     expect(page.get_by_role("status")).to_contain_text("You left team Gradient Descenders.")
     dash.console_says("/quiz as ann")
     dash.console_says("/quiz team create Torchers")
     dash.console_says("/quiz as you")
-    page.goto(dash.url + "/s/console/local/leaderboards")
+    page.goto(dash.url + "/s/console/local/leaderboards?period=month")
     page.get_by_label("Team", exact=True).select_option("Torchers")
     page.get_by_role("button", name="Join", exact=True).click()
     expect(page.get_by_role("status")).to_contain_text("You joined team Torchers.")
+    expect(page).to_have_url(re.compile(r"/leaderboards\?period=month#your-team$"))  # the board it was sent from
     expect(mine).to_contain_text("You are in Torchers (2 members).")
     page.get_by_label("Rename Torchers to").fill("Torch Bearers")
     page.get_by_role("button", name="Rename", exact=True).click()
@@ -422,6 +447,9 @@ def test_a_member_suggests_a_question_and_a_broken_field_is_named_beside_it(dash
     page.get_by_role("button", name="Suggest it").click()
     expect(page.get_by_role("status")).to_contain_text("Thanks! Your question is suggestion #1")
     expect(page.get_by_label("Question")).to_have_value("")  # a fresh form for the next one
+    page.reload()  # the form redirected to itself: a reload stores nothing again
+    expect(page.get_by_role("status")).to_have_count(0)
+    assert dash.run(dash.store.get_suggestion("console", "local", 2)) is None
     assert "What does x.grad hold after y.backward()" in dash.console_says("/quiz admin suggestions")
     pending = dash.run(dash.store.get_suggestion("console", "local", 1))
     assert pending is not None  # the code keeps one line break where the textarea sent CR LF

@@ -4,7 +4,8 @@ chat's /quiz progress, review limit|pause|resume, plan, remind, export and forge
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from aiohttp import web
 
@@ -39,9 +40,11 @@ async def _page(
     saved: str | None = None,
     problem: tuple[str, str] | None = None,
     reminder_typed: dict[str, str] | None = None,
+    plan_typed: dict[str, Any] | None = None,
 ) -> web.Response:
     """The page, with what was just done (`done`), which form was just saved (`saved`, one of FORMS), or a
-    form's problem (`problem`: the form and its message; the reminders' form as typed, to correct it)."""
+    form's problem (`problem`: the form and its message; the reminders' or the plan's form as typed, to correct
+    it)."""
     features, user = space.features, space.actor.user_id
     report = await progress_report(features, space.platform, space.id, user)
     reminder = await features.reminders.mine(space.platform, space.id, user)
@@ -59,7 +62,7 @@ async def _page(
         problems={form: message} if problem else {},
         reminder_now=reminder_now(reminder),
         reminder=reminder_typed or reminder_form(reminder, channels),
-        plan=await plan_view(space, channels),
+        plan=replace(await plan_view(space, channels), **(plan_typed or {})),
         channels=channels,
         zones=suggest_timezones("", limit=1000),
     )
@@ -67,10 +70,12 @@ async def _page(
 
 @dataclass(frozen=True)
 class PlanView:
-    """The plan form: the plan's status lines (none: no plan), its date and topics, and the topics to pick from."""
+    """The plan form: the plan's status lines (none: no plan), its date, channel and topics, and the topics to
+    pick from (of every channel's packs: the channel chosen checks them)."""
 
     lines: tuple[str, ...]
     date: str
+    channel: str
     chosen: tuple[str, ...]
     topics: tuple[str, ...]
 
@@ -80,10 +85,26 @@ def _first_ref(space: Space, channels: list[ChannelConfig]) -> ChannelRef:
     return channels[0].ref if channels else space.ref()
 
 
-async def _plan_ref(space: Space, channels: list[ChannelConfig]) -> ChannelRef:
-    """Where a plan is made: the channel of the plan running (its packs), else the space's first channel."""
+async def _chosen_ref(space: Space, channel_id: str) -> ChannelRef:
+    """Where a plan is made: the channel chosen in the form (its packs), else the channel of the plan running,
+    else the space's first channel; a channel the space does not have is refused."""
+    channels = await space.channels()
+    if channel_id:
+        found = next((cfg.ref for cfg in channels if cfg.ref.channel_id == channel_id), None)
+        if found is None:
+            raise BadSetting(f"'{echo(channel_id, 40)}' is not a channel of the quiz here. Nothing was changed.")
+        return found
     active = await space.features.practice.plans.active(space.platform, space.id, space.actor.user_id)
     return active[0].ref if active is not None else _first_ref(space, channels)
+
+
+async def _space_topics(space: Space, channels: list[ChannelConfig]) -> tuple[str, ...]:
+    """Every topic a plan may take in the space: those of each distinct set of packs its channels use."""
+    refs = {cfg.packs: cfg.ref for cfg in reversed(channels)} or {frozenset(): space.ref()}
+    topics: set[str] = set()
+    for ref in refs.values():
+        topics.update(await space.features.practice.practice_topics(ref))
+    return tuple(sorted(topics))
 
 
 async def plan_view(space: Space, channels: list[ChannelConfig]) -> PlanView:
@@ -91,11 +112,11 @@ async def plan_view(space: Space, channels: list[ChannelConfig]) -> PlanView:
     active = await plans.active(space.platform, space.id, user)
     status = await plans.status(space.platform, space.id, user) if active is not None else None
     ref = active[0].ref if active is not None else _first_ref(space, channels)
-    topics = await space.features.practice.practice_topics(ref)
+    topics = await _space_topics(space, channels)
     if active is None or status is None:
-        return PlanView((), "", (), topics)
+        return PlanView((), "", ref.channel_id, (), topics)
     plan = active[0]
-    return PlanView(status.lines(), plan.plan_date.isoformat(), plan.topics, topics)
+    return PlanView(status.lines(), plan.plan_date.isoformat(), ref.channel_id, plan.topics, topics)
 
 
 def reminder_now(reminder: Reminder | None) -> str:
@@ -206,13 +227,15 @@ async def save_plan(request: web.Request) -> web.Response:
         if action == "save":
             day = parse_plan_date(str(posted.get("date", "")))
             topics = tuple(dict.fromkeys(str(t).strip().lower() for t in posted.getall("topics", [])))
-            await plans.set(await _plan_ref(space, await space.channels()), user, day, topics)
+            await plans.set(await _chosen_ref(space, str(posted.get("channel", ""))), user, day, topics)
         elif action == "off":
             await plans.off(space.ref(), user)
         else:
             raise web.HTTPBadRequest(text="Unknown action.")
     except BadSetting as exc:
-        return await _page(request, space, status=400, problem=("plan", exc.message))
+        typed = {"date": str(posted.get("date", ""))[:10], "channel": str(posted.get("channel", ""))}
+        typed["chosen"] = tuple(str(t) for t in posted.getall("topics", []))
+        return await _page(request, space, status=400, problem=("plan", exc.message), plan_typed=typed)
     raise web.HTTPSeeOther(f"{space.base}/progress?saved=plan#plan")
 
 

@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from bot.kernel.values import Actor, ChannelRef
+from bot.kernel.values import Actor, ChannelConfig, ChannelRef
 from bot.settings import ConfigChange
 from tests.browser.conftest import Dashboard, docs_shot
 
@@ -351,6 +351,7 @@ def test_an_interview_plan_made_on_my_progress_is_the_one_quiz_plan_shows(dash: 
     page.get_by_label("Interview date").fill("2026-11-01")  # before today
     page.get_by_role("button", name="Save the plan").click()
     expect(page.get_by_role("alert")).to_contain_text("2026-11-01 is not after today")
+    expect(page.get_by_label("Interview date")).to_have_value("2026-11-01")  # what was typed stays, to correct it
     assert "You have no plan here" in dash.console_says("/quiz plan")  # nothing saved
     page.get_by_label("Interview date").fill("2027-01-15")
     page.get_by_role("checkbox", name="autograd").check()
@@ -364,6 +365,31 @@ def test_an_interview_plan_made_on_my_progress_is_the_one_quiz_plan_shows(dash: 
     page.get_by_role("button", name="Drop the plan").click()
     expect(plan).to_contain_text("No plan.")
     assert "You have no plan here" in dash.console_says("/quiz plan")
+
+
+def test_a_plan_takes_the_questions_of_the_channel_chosen_for_it(dash: Dashboard, page: Page):
+    admin, lore = Actor("you", True), ChannelRef("console", "local", "lore-room")
+    fixed = BROKEN.replace("    explanation:", "    answer: A\n    explanation:").encode()
+    dash.run(dash.features.packs.import_pack(admin, lore, "team", fixed, "yaml"))
+    dash.run(dash.store.save_channel(ChannelConfig(ref=lore, packs=frozenset({"team"}))))
+    sign_in(page, dash)
+    page.get_by_role("link", name="My progress").click()
+    expect(page.get_by_label("Questions of the channel")).to_have_value("lore-room")  # the first channel
+    page.get_by_label("Questions of the channel").select_option("terminal")
+    page.get_by_label("Interview date").fill("2027-01-15")
+    page.get_by_role("checkbox", name="lore").check()  # a topic of lore-room's pack only
+    page.get_by_role("button", name="Save the plan").click()
+    expect(page.get_by_role("alert")).to_contain_text("'lore' is not a topic here")
+    expect(page.get_by_role("checkbox", name="lore")).to_be_checked()  # the form as it was sent
+    expect(page.get_by_label("Questions of the channel")).to_have_value("terminal")
+    assert "You have no plan here" in dash.console_says("/quiz plan")  # nothing saved
+    page.get_by_label("Questions of the channel").select_option("lore-room")
+    page.get_by_role("button", name="Save the plan").click()
+    expect(page.get_by_role("status")).to_have_text("Saved.")
+    expect(page.get_by_label("Questions of the channel")).to_have_value("lore-room")
+    assert "Plan for Fri 15 Jan 2027 (lore)" in dash.console_says("/quiz plan")
+    [plan] = [p for p in [dash.run(dash.store.learner_plan("console", "local", "you"))] if p is not None]
+    assert plan.channel_id == "lore-room"
 
 
 def test_the_leaderboards_show_the_team_board_and_the_live_board(dash: Dashboard, page: Page):

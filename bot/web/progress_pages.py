@@ -233,7 +233,7 @@ async def save_plan(request: web.Request) -> web.Response:
         else:
             raise web.HTTPBadRequest(text="Unknown action.")
     except BadSetting as exc:
-        typed = {"date": str(posted.get("date", ""))[:10], "channel": str(posted.get("channel", ""))}
+        typed: dict[str, Any] = {"date": str(posted.get("date", ""))[:10], "channel": str(posted.get("channel", ""))}
         typed["chosen"] = tuple(str(t) for t in posted.getall("topics", []))
         return await _page(request, space, status=400, problem=("plan", exc.message), plan_typed=typed)
     raise web.HTTPSeeOther(f"{space.base}/progress?saved=plan#plan")

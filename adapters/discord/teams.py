@@ -39,7 +39,7 @@ def team_board_embed(card: TeamBoardCard) -> discord.Embed:
 def team_command() -> app_commands.Command:
     @app_commands.command(name="team", description="Teams of this server: create, join, leave or list them")
     @app_commands.describe(
-        action="What to do",
+        action="What to do (none: list the teams, with yours)",
         name="The team's name (create, join, rename, remove)",
         new_name="The new name (rename)",
     )
@@ -47,7 +47,7 @@ def team_command() -> app_commands.Command:
     @app_commands.guild_only()
     async def team(
         interaction: discord.Interaction,
-        action: str,
+        action: str | None = None,
         name: app_commands.Range[str, 1, NAME_OPTION_MAX] | None = None,
         new_name: app_commands.Range[str, 1, NAME_OPTION_MAX] | None = None,
     ) -> None:
@@ -56,7 +56,7 @@ def team_command() -> app_commands.Command:
             teams = bot_of(interaction).service.teams
             if action in NEEDS_NAME and not name:
                 raise BadSetting(f"/team action:{echo(action, 20)} needs the team's name: add name:NAME.")
-            match action:
+            match action or "list":
                 case "create":
                     text = await teams.create(ref, user, name or "")
                 case "join":

@@ -69,7 +69,7 @@ _USER_HELP = """\
 /quiz answer B                 answer today's question in this channel (add ? if not sure: /quiz answer B ?)
 /quiz leaderboard [teams] [week|month|all] [public]   (public: in the channel)
 /quiz leaderboard season 2026-11   a month's season: its archived top three and its board
-/quiz team create|join NAME, leave, list   your team (admins: rename A to B, remove A)
+/quiz team [create|join NAME | leave]   your team and the others (admins: rename A to B, remove A)
 /quiz live [n] [topic] [seconds] | stop   a live game here
 /quiz stats [user]             answered, accuracy by topic, streaks
 /quiz progress                 your learning report and chart
@@ -371,9 +371,12 @@ TEAM_USAGE = (
 
 
 def parse_team(rest: list[str]) -> TeamCommand:
-    """`team create NAME`, `team join NAME`, `team leave`, `team list`, `team rename NAME to NEW NAME` (or
-    NAME | NEW NAME, when a name holds the word "to") and `team remove NAME`."""
-    head = rest[0].lower() if rest else ""
+    """`team create NAME`, `team join NAME`, `team leave`, `team list` (or `team` alone: your team and the
+    others), `team rename NAME to NEW NAME` (or NAME | NEW NAME, when a name holds the word "to") and `team remove
+    NAME`."""
+    if not rest:
+        return TeamCommand("list")
+    head = rest[0].lower()
     words = rest[1:]
     action = next((a for a in TEAM_ACTIONS if a == head), None)
     if action in ("leave", "list") and not words:

@@ -252,6 +252,7 @@ def test_the_team_grammar() -> None:
     assert parse_quiz("/quiz team join  green   tea") == TeamCommand("join", "green tea")
     assert parse_quiz("/quiz team leave") == TeamCommand("leave")
     assert parse_quiz("/quiz teams list") == TeamCommand("list")
+    assert parse_quiz("/quiz team") == TeamCommand("list")  # alone: shows your team and the others
     assert parse_quiz("/quiz team rename Green Tea to Oolong Tea") == TeamCommand("rename", "Green Tea", "Oolong Tea")
     assert parse_quiz("/quiz team rename Back to Basics | Basics") == TeamCommand("rename", "Back to Basics", "Basics")
     assert parse_quiz("/quiz team remove Mate") == TeamCommand("remove", "Mate")
@@ -260,7 +261,6 @@ def test_the_team_grammar() -> None:
     assert parse_quiz("/quiz lb public teams all") == ShowTeamBoard(Period.ALL, public=True)
     assert parse_quiz("/quiz leaderboard month") == ShowLeaderboard(Period.MONTH)
     for bad in (
-        "/quiz team",
         "/quiz team create",
         "/quiz team leave now",
         "/quiz team rename Green Tea",

@@ -21,6 +21,8 @@ async def test_team_commands_one_team_each_and_admins_rename_and_remove(
     assert "You are in team Green Tea already" in twice.text and "/team action:leave" in twice.text
     listed = await fake.reply(await fake.slash(fake.ada, "team", action="list"))
     assert "Green Tea: 2 members" in listed.text
+    alone = await fake.reply(await fake.slash(fake.bob, "team"))  # no action: the list, with their own team
+    assert "Green Tea: 2 members" in alone.text and "You are in Green Tea." in alone.text
 
     hostile = await fake.reply(await fake.slash(fake.ada, "team", action="create", name="@everyone " + "x" * 50))
     assert "cannot be a team name" in hostile.text and len(hostile.text) < 300

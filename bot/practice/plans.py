@@ -147,7 +147,8 @@ class PlanStatus:
             f"{'s' if self.days_left != 1 else ''} left",
             f"Coverage: {self.seen} of {self.questions} questions seen ({100 * self.coverage:.0f}%), "
             f"{self.seen_twice} seen twice",
-            f"Daily target: {self.daily_target} plan questions today ({self.done_today} done, {left} to go)",
+            f"Daily target: {self.daily_target} plan question{'s' if self.daily_target != 1 else ''} today "
+            f"({self.done_today} done, {left} to go)",
             f"Predicted recall on the day: {100 * self.recall_on_day:.0f}% (desired retention now "
             f"{self.retention:.2f}, rising to {PLAN_RETENTION:.2f})",
         )

@@ -18,7 +18,7 @@ from bot.kernel.values import Actor, ChannelRef, NewAnswer
 from bot.practice.backlog import due_cards
 from bot.practice.cards import ReviewEmpty
 from bot.practice.memory import CardKey, retrievability, review
-from bot.practice.plans import PLAN_RETENTION, daily_target, plan_retention
+from bot.practice.plans import PLAN_RETENTION, PlanStatus, daily_target, plan_retention
 from bot.practice.values import LearnerPlan
 from bot.settings import ConfigChange
 from bot.text.command_values import PlanCommand
@@ -188,3 +188,8 @@ async def test_a_plan_raises_the_reviews_due_today(env):
     assert set(day.offer) == {"tensors-0", "tensors-1"}
     await service.practice.plans.off(REF, "ada")
     assert (await service.practice.reviews_today(REF, "ada")).offer == ()
+
+
+def test_a_plan_of_one_question_a_day_says_question() -> None:
+    status = PlanStatus(dt.date(2027, 2, 1), ("autograd",), 19, 0, 0, 56, 1, 0, 0.9, 0.0, "UTC")
+    assert "Daily target: 1 plan question today (0 done, 1 to go)" in status.lines()

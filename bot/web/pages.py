@@ -99,8 +99,8 @@ def current_values(config: Any) -> dict[str, str]:
 
 
 ACTED = {  # what a channel's action button did (the page it redirects to says it)
-    "posted": "Posted today's question in this channel.",
-    "revealed": "Revealed the channel's open question: its answer and explanation are in the channel.",
+    "post-now": "Posted today's question in this channel.",
+    "reveal": "Revealed the channel's open question: its answer and explanation are in the channel.",
 }
 
 
@@ -133,11 +133,7 @@ async def _channel_view(
 async def channel_page(request: web.Request) -> web.Response:
     space = space_of(request, admin=True)
     cfg = await space.channel(request.match_info["channel"])
-    message = None
-    if request.query.get("saved"):
-        card = await space.features.channels.show_config(cfg.ref)
-        message = "Saved. " + "; ".join(line for line in card.lines if line)
-    return await _channel_view(request, space, cfg, message=ACTED.get(request.query.get("done", ""), message))
+    return await _channel_view(request, space, cfg, message=notice_of(request))
 
 
 async def channel_act(request: web.Request) -> web.Response:
@@ -153,8 +149,7 @@ async def channel_act(request: web.Request) -> web.Response:
             await space.features.reveals.reveal_now(space.actor, cfg.ref)
     except QuizError as exc:
         return await _channel_view(request, space, cfg, problem=exc.message, status=400)
-    done = "posted" if action == "post-now" else "revealed"
-    raise web.HTTPSeeOther(f"{space.base}/channels/{cfg.ref.channel_id}?done={done}")
+    raise done_and_back(request, f"{space.base}/channels/{cfg.ref.channel_id}", ACTED[action])
 
 
 async def channel_save(request: web.Request) -> web.Response:
@@ -183,8 +178,10 @@ async def channel_save(request: web.Request) -> web.Response:
             await space.features.channels.configure(space.actor, cfg.ref, ConfigChange(tuple(changed.items())))
         except QuizError as exc:
             problem, status = exc.message, 400
-        else:  # saved: back to the page (a reload then repeats nothing)
-            raise web.HTTPSeeOther(f"{space.base}/channels/{cfg.ref.channel_id}?saved=1")
+        else:  # saved: back to the page (a reload then repeats nothing), which says what changed
+            by_key = {s.key: s for s in shown}
+            what = "; ".join(f"{by_key[key].label} {by_key[key].shown(value)}" for key, value in changed.items())
+            raise done_and_back(request, f"{space.base}/channels/{cfg.ref.channel_id}", f"Saved: {what}.")
     elif errors:
         problem, status = "Nothing was saved: correct the fields marked below.", 400
     else:

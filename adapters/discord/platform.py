@@ -223,6 +223,14 @@ class DiscordPlatform:
                 message = await channel.send(words, allowed_mentions=discord.AllowedMentions.none())
         return str(message.id)
 
+    async def channel_names(self, space_id: str, channel_ids: Sequence[str]) -> dict[str, str]:
+        """Channels' names for the dashboard, from the gateway's cache of the server (no REST call)."""
+        guild = self.client.get_guild(int(space_id)) if space_id.isdigit() else None
+        if guild is None:
+            return {}
+        found = (guild.get_channel_or_thread(int(cid)) for cid in channel_ids if cid.isdigit())
+        return {str(c.id): c.name for c in found if c is not None}
+
     async def display_names(self, ref: ChannelRef, user_ids: Sequence[str]) -> dict[str, str]:
         """Members' server names (the gateway's cache, else one REST look-up each, cached); a member who
         cannot be found is shown by id."""

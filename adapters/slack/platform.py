@@ -100,6 +100,8 @@ class SlackPlatform:
         self._tokens = tokens  # many workspaces: each push uses its workspace's token; None = the client's
         self._names: dict[str, str] = {}  # user id -> display name, for reveals that name winners quietly
         self._zones: dict[tuple[str, str], str | None] = {}  # (workspace, user) -> users.info tz
+        self._channels: dict[tuple[str, str], str] = {}  # (workspace, channel) -> conversations.info name
+        self._unnamed: set[str] = set()  # the errors of conversations.info already logged (once each)
         self.admins = AdminPolicy()  # who is a quiz admin (build_slack_app gives it STUDYBOT_SLACK_ADMINS)
 
     async def is_space_admin(self, space_id: str, user_id: str) -> bool:
@@ -263,6 +265,32 @@ class SlackPlatform:
             **auth,
         )
         return message_id(str(resp["channel"]), str(resp["ts"]))
+
+    async def channel_names(self, space_id: str, channel_ids: Sequence[str]) -> dict[str, str]:
+        """Channels' names for the dashboard (conversations.info, cached); a channel Slack will not name
+        (missing_scope before channels:read and groups:read, channel_not_found) keeps its id, logged once."""
+        try:
+            auth = await self._auth(ChannelRef(PLATFORM, space_id, ""))
+        except NotInstalled:
+            return {}
+        for cid in channel_ids:
+            key = (space_id, cid)
+            if key in self._channels or not cid.startswith(("C", "G")):
+                continue
+            try:
+                resp = await self.client.conversations_info(channel=cid, **auth)
+            except SlackApiError as exc:
+                error = str(exc.response.get("error"))
+                if error not in self._unnamed:
+                    self._unnamed.add(error)
+                    log.info("conversations.info failed (%s): the dashboard shows channel ids", error)
+                continue
+            name = (resp.get("channel") or {}).get("name")
+            if name:
+                if len(self._channels) > 10_000:
+                    self._channels.clear()
+                self._channels[key] = str(name)
+        return {cid: self._channels[(space_id, cid)] for cid in channel_ids if (space_id, cid) in self._channels}
 
     async def _display_names(self, user_ids: tuple[str, ...], auth: dict[str, Any]) -> dict[str, str]:
         """Names to show without notifying (users.info, cached); a failed look-up leaves the id out."""

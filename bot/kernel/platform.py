@@ -84,6 +84,15 @@ class TimezonePlatform(Protocol):
 
 
 @runtime_checkable
+class ChannelNamePlatform(Protocol):
+    """Knows channels' names (the dashboard shows #name instead of a platform's channel id)."""
+
+    async def channel_names(self, space_id: str, channel_ids: Sequence[str]) -> dict[str, str]:
+        """Each channel's name as members see it, without '#'; a channel it cannot name is left out."""
+        ...
+
+
+@runtime_checkable
 class NamePlatform(Protocol):
     """Knows members' display names (for the recap's top five and the season card)."""
 

@@ -19,6 +19,8 @@ DEFAULT_SLACK_SCOPES = (
     "im:write",
     "channels:history",
     "groups:history",
+    "channels:read",
+    "groups:read",
 )
 
 

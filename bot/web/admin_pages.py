@@ -118,6 +118,7 @@ async def pack_page(request: web.Request) -> web.Response:
         page=page,
         pages=max(1, -(-len(questions) // PREVIEW_PAGE)),
         channels=channels,
+        labels=await space.channel_labels(c.ref.channel_id for c in channels),
         message=notice_of(request),
         problem=None,
     )
@@ -130,19 +131,22 @@ async def pack_channels(request: web.Request) -> web.Response:
     form = await request.post()
     ticked = set(form.getall("channel", []))
     message, problem = [], None
-    for cfg in await space.channels():
+    before = await space.channels()
+    labels = await space.channel_labels(c.ref.channel_id for c in before)
+    for cfg in before:
         wanted = cfg.packs | {info.name} if cfg.ref.channel_id in ticked else cfg.packs - {info.name}
         if wanted == cfg.packs:
             continue
         try:
             await space.features.channels.configure(space.actor, cfg.ref, ConfigChange.of(packs=frozenset(wanted)))
         except QuizError as exc:
-            problem = f"{cfg.ref.channel_id}: {exc.message}"
+            problem = f"{labels[cfg.ref.channel_id]}: {exc.message}"
             break
-        message.append(f"{cfg.ref.channel_id} now draws from {', '.join(sorted(wanted))}.")
+        message.append(f"{labels[cfg.ref.channel_id]} now draws from {', '.join(sorted(wanted))}.")
     if problem is None:
         raise done_and_back(request, f"{space.base}/packs/{info.name}", " ".join(message) or "Nothing changed.")
     questions = await space.features.catalog.questions(space.platform, space.id, [info.name])
+    channels = await space.channels()
     return render(
         request,
         "pack.html",
@@ -153,7 +157,8 @@ async def pack_channels(request: web.Request) -> web.Response:
         letters=LETTERS,
         page=1,
         pages=max(1, -(-len(questions) // PREVIEW_PAGE)),
-        channels=await space.channels(),
+        channels=channels,
+        labels=await space.channel_labels(c.ref.channel_id for c in channels),
         message=" ".join(message) or None,
         problem=problem,
     )

@@ -49,7 +49,8 @@ async def overview(request: web.Request) -> web.Response:
     space = space_of(request)
     features = space.features
     channels = []
-    for cfg in await space.channels():
+    configs = await space.channels()
+    for cfg in configs:
         shown = await features.channels.show_config(cfg.ref)
         latest = await features.channels.latest_daily_round(cfg.ref)
         last = None
@@ -67,7 +68,8 @@ async def overview(request: web.Request) -> web.Response:
             "more": pending.more,
         }
     chart = await participation(space)
-    return render(request, "overview.html", space=space, channels=channels, queues=queues, chart=chart)
+    labels = await space.channel_labels(cfg.ref.channel_id for cfg in configs)
+    return render(request, "overview.html", space=space, channels=channels, queues=queues, chart=chart, labels=labels)
 
 
 async def participation_png(request: web.Request) -> web.Response:
@@ -123,6 +125,7 @@ async def _channel_view(
         status=status,
         space=space,
         channel=cfg,
+        label=(await space.channel_labels([cfg.ref.channel_id]))[cfg.ref.channel_id],
         card=card,
         fields=fields if fields is not None else setting_fields(current_values(cfg), {}, cfg.ref.platform),
         message=message,

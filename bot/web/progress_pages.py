@@ -64,6 +64,7 @@ async def _page(
         reminder=reminder_typed or reminder_form(reminder, channels),
         plan=replace(await plan_view(space, channels), **(plan_typed or {})),
         channels=channels,
+        labels=await space.channel_labels(c.ref.channel_id for c in channels),
         zones=suggest_timezones("", limit=1000),
     )
 

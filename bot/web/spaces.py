@@ -3,16 +3,21 @@ server's data), and admin pages need the person to be an admin there, as the cha
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from aiohttp import web
 
 from bot.features import Features
 from bot.kernel.errors import NotAllowed
+from bot.kernel.platform import ChannelNamePlatform
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef
 from bot.web.render import session_of
 from bot.web.sessions import Membership
 from bot.web.state import STATE
+
+log = logging.getLogger(__name__)
 
 ADMINS_ONLY = "Only members who can manage this server or workspace can open this page."
 
@@ -42,6 +47,18 @@ class Space:
 
     async def channels(self) -> list[ChannelConfig]:
         return await self.features.access.space_channels(self.platform, self.id)
+
+    async def channel_labels(self, channel_ids: Iterable[str]) -> dict[str, str]:
+        """How the pages name each channel: #name where the platform knows it, else its id."""
+        ids = list(dict.fromkeys(channel_ids))
+        platform = self.features.context.platforms.get(self.platform)
+        names: dict[str, str] = {}
+        if isinstance(platform, ChannelNamePlatform) and ids:
+            try:
+                names = await platform.channel_names(self.id, ids)
+            except Exception:  # noqa: BLE001 - names are a nicety: ids are shown instead
+                log.info("could not name the channels of %s/%s", self.platform, self.id)
+        return {cid: f"#{names[cid]}" if names.get(cid) else cid for cid in ids}
 
     async def channel(self, channel_id: str) -> ChannelConfig:
         """One of the space's channels; 404 for a channel of another space or none at all."""

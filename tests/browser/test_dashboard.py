@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -88,6 +89,30 @@ def test_login_with_discord_against_a_loopback_fake(dash: Dashboard, page: Page)
     assert forged.status == 400 and "Only members who can manage this server" in forged.text()
     teams, _mine = dash.run(dash.features.teams.roster("discord", "222", "someone"))
     assert [t.name for t in teams] == ["Night Owls"]  # the core refused it: still there
+
+
+class NamedChannels:
+    """The channel-name port as a platform adapter offers it (the adapters' own tests check theirs)."""
+
+    name = "discord"
+
+    async def channel_names(self, space_id: str, channel_ids: Sequence[str]) -> dict[str, str]:
+        return {cid: "daily-pytorch" for cid in channel_ids if (space_id, cid) == ("111", "c1")}
+
+
+def test_the_pages_name_channels_where_the_platform_knows_their_names(dash: Dashboard, page: Page):
+    add_channel(dash, ChannelRef("discord", "111", "c1"))
+    add_channel(dash, ChannelRef("discord", "111", "c9"))  # one the platform cannot name: its id
+    dash.features.context.platforms.add(NamedChannels())  # type: ignore[arg-type]
+    dash.oauth.discord_guilds = [{"id": "111", "name": "Torch Club", "owner": True, "permissions": "0"}]
+    page.goto(dash.url + "/login")
+    page.get_by_role("link", name="Login with Discord").click()
+    page.goto(dash.url + "/s/discord/111")
+    expect(page.get_by_role("link", name="c9", exact=True)).to_be_visible()
+    page.get_by_role("link", name="#daily-pytorch").click()
+    expect(page.get_by_role("heading", name="Channel #daily-pytorch")).to_be_visible()
+    page.get_by_role("link", name="My progress").click()
+    expect(page.get_by_label("Today's question from").locator("option")).to_have_text(["#daily-pytorch", "c9"])
 
 
 def test_sign_in_with_slack_against_a_loopback_fake(dash: Dashboard, page: Page):

@@ -29,6 +29,7 @@ from aiohttp import web
 from tests.support.streaming import serve_counted
 
 TEAM_ID = "T0TEAM1"
+NOT_FOUND = {"ok": False, "error": "channel_not_found"}
 BOT_USER_ID = "U0BOT"
 
 
@@ -71,6 +72,7 @@ class SlackApiStub:
         self.bot_user_id = bot_user_id
         self.calls: list[Call] = []
         self.users: dict[str, dict[str, Any]] = {}
+        self.channels: dict[str, str] = {"C0QUIZ": "daily-pytorch"}  # channel id -> name (conversations.info)
         self.failures: dict[str, list[Failure]] = defaultdict(list)
         self.delays: dict[str, float] = {}  # seconds before answering a method
         self.clock: Callable[[], float] | None = None  # epoch seconds of message timestamps (None: 1700000000)
@@ -426,6 +428,9 @@ class SlackApiStub:
                 return {"ok": True, "channel": args["channel"], "ts": args["ts"], "text": args.get("text", "")}
             case "chat.postEphemeral":
                 return {"ok": True, "message_ts": f"1700000001.{next(self._ts):06d}"}
+            case "conversations.info":
+                name = self.channels.get(str(args.get("channel", "")))
+                return {"ok": True, "channel": {"id": args["channel"], "name": name}} if name else NOT_FOUND
             case "users.info":
                 user = self.users.get(args.get("user", ""))
                 return {"ok": True, "user": user} if user else {"ok": False, "error": "user_not_found"}

@@ -35,5 +35,7 @@ def test_manifest_declares_command_events_scopes_interactivity_and_home() -> Non
         "im:write",
         "channels:history",  # reading a channel back after an interrupted post (with groups:history)
         "groups:history",
+        "channels:read",  # the dashboard names channels (conversations.info, with groups:read)
+        "groups:read",
     } <= scopes
     assert len(manifest["display_information"]["description"]) <= 140

@@ -314,6 +314,16 @@ def member_commands() -> list[app_commands.Command]:
 
         await _run(interaction, work)
 
+    @app_commands.command(
+        name="dashboard", description="Where the web dashboard is: your progress and settings, the boards (only you)"
+    )
+    @personal
+    async def dashboard(interaction: discord.Interaction) -> None:
+        async def work() -> Reply:  # our own words and the host's address: nothing to escape
+            return Reply(await bot_of(interaction).service.access.dashboard_text("discord"))
+
+        await _run(interaction, work)
+
     @app_commands.command(name="suggest", description="Suggest a question for this server (an admin reviews it)")
     @app_commands.guild_only()
     async def suggest(interaction: discord.Interaction) -> None:
@@ -329,7 +339,10 @@ def member_commands() -> list[app_commands.Command]:
     async def forget_me(interaction: discord.Interaction) -> None:
         await send_forget_prompt(interaction)
 
-    return [quiz, review, plan, remind, answer, leaderboard, stats, progress, packs, export, forget_me, suggest]
+    return [
+        *(quiz, review, plan, remind, answer, leaderboard, stats, progress, packs, export, forget_me, suggest),
+        dashboard,
+    ]
 
 
 def build_commands() -> list[app_commands.Command | app_commands.Group]:

@@ -316,9 +316,9 @@ def help_blocks(reason: str | None = None) -> list[Block]:
     return blocks + [section(code_block(SLACK_HELP))]
 
 
-def home_view(stats: StatsCard, board: LeaderboardCard) -> dict[str, Any]:
-    """The App Home tab: the person's stats (with a Review button when reviews are to do today) and the
-    workspace leaderboard."""
+def home_view(stats: StatsCard, board: LeaderboardCard, dashboard: str | None = None) -> dict[str, Any]:
+    """The App Home tab: the person's stats (with a Review button when reviews are to do today), the
+    workspace leaderboard, and a link to the web dashboard (`dashboard`: its sign-in address) when it has one."""
     due = stats.learning.today if stats.learning is not None else 0
     review: list[Block] = []
     if due:
@@ -344,4 +344,7 @@ def home_view(stats: StatsCard, board: LeaderboardCard) -> dict[str, Any]:
         *leaderboard_blocks(board),
         context("`/quiz` for a practice question · `/quiz help` for everything else"),
     ]
+    if dashboard:  # the host's address (a checked setting): no markup of anyone's in it
+        web = f"<{dashboard}|the dashboard>"
+        blocks.append(context(f"Charts, settings and teams on the web: {web} (Sign in with Slack)"))
     return {"type": "home", "blocks": blocks}

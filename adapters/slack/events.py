@@ -76,7 +76,9 @@ async def publish_home(
     try:
         stats = await deps.service.boards.stats(PLATFORM, team, user)
         board = await deps.service.boards.leaderboard(PLATFORM, team, Period.WEEK, user)
-        await client.views_publish(user_id=user, view=fit_view(home_view(stats, board)))
+        link = deps.service.access.dashboard
+        web = f"{link.url}/login" if link is not None and PLATFORM in link.sign_in else None
+        await client.views_publish(user_id=user, view=fit_view(home_view(stats, board, web)))
     except SlackApiError as exc:
         log.warning("views.publish failed: %s", exc.response.get("error"))
     except Exception as exc:

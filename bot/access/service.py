@@ -10,7 +10,7 @@ import secrets
 from collections.abc import Iterable
 
 from bot.access.store import AccessStore
-from bot.access.values import ATTEMPT_LIMIT, ATTEMPT_WINDOW, LINK_LIFETIME, LinkGrant
+from bot.access.values import ATTEMPT_LIMIT, ATTEMPT_WINDOW, LINK_LIFETIME, DashboardLink, LinkGrant
 from bot.kernel.context import Context
 from bot.kernel.values import ChannelConfig
 
@@ -18,6 +18,8 @@ _TOKEN = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 
 
 MAX_SPACES = 200  # a Discord member is in at most 200 servers
+CONSOLE_GRANT = LinkGrant("console", "local", "you", True)  # the console channel's space and its admin
+PLATFORM_NAMES = {"discord": "Discord", "slack": "Slack"}
 
 
 def token_hash(token: str) -> str:
@@ -31,6 +33,29 @@ class Access:
     def __init__(self, ctx: Context, store: AccessStore) -> None:
         self.ctx = ctx
         self.store = store
+        self.dashboard: DashboardLink | None = None  # the process sets it when a dashboard serves this bot
+
+    async def dashboard_text(self, platform: str) -> str:
+        """`/quiz dashboard`: where the dashboard is and how a member of this platform signs in to it (the
+        console: a new one-time link for its admin), or that this bot has none."""
+        link = self.dashboard
+        if link is None:
+            return "This bot has no dashboard: its host turns one on (docs/dashboard.md)."
+        if platform == "console":
+            token = await self.issue_link(CONSOLE_GRANT)
+            return (
+                f"Dashboard: {link.url}/login/link/{token} (a one-time sign-in link: it works once, within 10 minutes)"
+            )
+        name = PLATFORM_NAMES.get(platform, platform)
+        if platform not in link.sign_in:
+            return (
+                f"The dashboard is at {link.url}, but signing in with {name} is not set up on this bot yet "
+                "(its host adds the OAuth client: docs/dashboard.md)."
+            )
+        return (
+            f"Your progress, reviews, reminders, team and the leaderboards on the web: {link.url}/login "
+            f"(sign in with {name}; you see the servers and workspaces you share with the bot)."
+        )
 
     async def issue_link(self, grant: LinkGrant) -> str:
         """A new one-time sign-in link's token (shown once; the store keeps only its hash)."""

@@ -15,6 +15,14 @@ ATTEMPT_LIMIT = 20  # sign-in attempts a client may make in one window
 
 
 @dataclass(frozen=True)
+class DashboardLink:
+    """Where the dashboard is (no trailing slash) and the platforms whose members can sign in to it."""
+
+    url: str
+    sign_in: frozenset[str]
+
+
+@dataclass(frozen=True)
 class LinkGrant:
     """Who a one-time sign-in link signs in: a member of one space, an admin there or not."""
 

@@ -233,6 +233,7 @@ async def run_bot(settings: Settings) -> int:
                 from bot.web.app import features_ready
 
                 features_ready(web[0].app, service)
+            service.access.dashboard = _dashboard_link(settings, web is not None and web[1])
             scheduler = DailyScheduler(
                 service, clock, misfire_grace=settings.misfire_grace, owns=owns, tick=settings.tick
             )
@@ -508,3 +509,10 @@ def _command(args: argparse.Namespace) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def _dashboard_link(settings: Settings, listening: bool) -> Any:
+    """Where `/quiz dashboard` sends members (bot.app.web_cli.dashboard_link), or None."""
+    from bot.app.web_cli import dashboard_link
+
+    return dashboard_link(settings, listening)

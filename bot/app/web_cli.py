@@ -12,7 +12,8 @@ from typing import Any
 
 from cryptography.fernet import Fernet
 
-from bot.access.values import LinkGrant
+from bot.access.service import CONSOLE_GRANT
+from bot.access.values import DashboardLink
 from bot.app.config import Settings
 from bot.kernel.errors import StartupError
 from bot.kernel.metrics import Metrics
@@ -22,8 +23,6 @@ from bot.web.server import WebServer
 from bot.web.state import HealthCheck
 
 log = logging.getLogger(__name__)
-
-CONSOLE_GRANT = LinkGrant("console", "local", "you", True)  # the console channel's space and its admin
 
 
 def web_config(settings: Settings) -> WebConfig:
@@ -94,6 +93,19 @@ async def start_web(settings: Settings, metrics: Metrics, health: HealthCheck) -
     if dashboard:
         log.info("dashboard on %s (listening on %s:%d)", settings.dashboard_url, settings.web_host, port)
     return server, dashboard
+
+
+def dashboard_link(settings: Settings, listening: bool) -> DashboardLink | None:
+    """What `/quiz dashboard` tells: the dashboard's address and who can sign in to it; None when no dashboard
+    serves this bot (this process's is off, and STUDYBOT_PUBLIC_URL names no other)."""
+    if not listening and not settings.public_url:
+        return None
+    sign_in = {"console"}
+    if settings.discord_client_id and settings.discord_client_secret:
+        sign_in.add("discord")
+    if settings.slack_client_id and settings.slack_client_secret:
+        sign_in.add("slack")
+    return DashboardLink(settings.dashboard_url, frozenset(sign_in))
 
 
 def link_text(settings: Settings, token: str) -> str:

@@ -137,6 +137,11 @@ class ShowPacks:
 
 
 @dataclass(frozen=True)
+class ShowDashboard:
+    pass
+
+
+@dataclass(frozen=True)
 class ShowQuestionStats:
     pack: str | None = None
 
@@ -218,6 +223,7 @@ Command = (
     | ShowHelp
     | Configure
     | ShowPacks
+    | ShowDashboard
     | ShowQuestionStats
     | Suggest
     | ShowSuggestions

@@ -43,6 +43,7 @@ from bot.text.command_values import (
     ResolveReport,
     Review,
     ReviewSetting,
+    ShowDashboard,
     ShowHelp,
     ShowLeaderboard,
     ShowLiveBoard,
@@ -77,6 +78,7 @@ _USER_HELP = """\
 /quiz suggest                  suggest a question (a form, or how to write it in one line)
 /quiz export                   your missed questions as a CSV and an Anki deck (only you get them)
 /quiz forget-me [confirm]      delete everything studybot keeps about you here (asks first)
+/quiz dashboard                where the web dashboard is: your progress and settings, the boards
 /quiz report [wrong|unclear|typo|other] [what is wrong]   report a problem with the latest question
                                (yours: the newer of this channel's daily question and your last practice one)
 /quiz help                     this text
@@ -163,6 +165,7 @@ _SUBCOMMANDS = (
     "report",
     "team",
     "live",
+    "dashboard",
 )
 _ADMIN = ("import", "export", "question-stats", "suggestions", "approve", "reject", "reports", "resolve")
 RESOLVE_USAGE = "Use /quiz admin resolve ID keep, hold or edit (the ID is a report's number in /quiz admin reports)."
@@ -507,6 +510,10 @@ def parse_quiz(text: str) -> Command:
             return ShowHelp()
         case "packs" | "pack":
             return ShowPacks()
+        case "dashboard" | "web":
+            if rest:
+                raise BadSetting("/quiz dashboard takes nothing more: it says where the web dashboard is.")
+            return ShowDashboard()
         case "question-stats" | "questionstats":
             return parse_question_stats(rest)
         case "report":

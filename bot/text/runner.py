@@ -45,6 +45,7 @@ from bot.text.command_values import (
     ResolveReport,
     Review,
     ReviewSetting,
+    ShowDashboard,
     ShowHelp,
     ShowLeaderboard,
     ShowLiveBoard,
@@ -230,6 +231,8 @@ async def run_command(service: Features, source: TextSource, command: Command) -
             return await _configure(service, source, command)
         case ShowPacks():
             return await service.channels.packs_card(ref)
+        case ShowDashboard():
+            return NoteReply(await service.access.dashboard_text(ref.platform))
         case Export():
             return await service.mydata.export_misses(ref.platform, ref.space_id, user)
         case ForgetMe(confirm=False):

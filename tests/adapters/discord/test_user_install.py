@@ -15,7 +15,7 @@ from tests.adapters.discord.conftest import Core, channel_ref
 from tests.adapters.discord.fake_discord import FakeDiscord, FakeReply, FakeUser
 
 # commands.personal; a new command marked so joins this set
-PERSONAL = {"quiz", "review", "plan", "remind", "answer", "stats", "progress"}
+PERSONAL = {"quiz", "review", "plan", "remind", "answer", "stats", "progress", "dashboard"}
 DM, GROUP_DM = 1, 2
 
 

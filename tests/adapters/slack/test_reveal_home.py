@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.access.values import DashboardLink
 from tests.adapters.slack.harness import ADMIN, ANN, BOB, CHANNEL, SlackHarness, buttons, texts
 
 
@@ -64,6 +65,24 @@ async def test_app_home_opened_publishes_stats_and_leaderboard(slack: SlackHarne
     shown = texts(publish)
     assert "Quiz stats" in shown and f"<@{ANN}>: answered 1 (1 daily, 0 practice), right 1 (100%)" in shown
     assert "Leaderboard: week 2025-W10" in shown and f"1. <@{ANN}>" in shown
+    assert "dashboard" not in shown  # this bot runs none
+
+
+async def test_the_home_tab_and_quiz_dashboard_point_to_the_dashboard_where_slack_can_sign_in(
+    slack: SlackHarness,
+) -> None:
+    none = await slack.reply(await slack.command("dashboard"))
+    assert "This bot has no dashboard" in texts(none)
+    slack.service.access.dashboard = DashboardLink("https://quiz.example.com", frozenset({"console", "discord"}))
+    unset = await slack.reply(await slack.command("dashboard"))
+    assert "signing in with Slack is not set up on this bot yet" in texts(unset)
+    slack.service.access.dashboard = DashboardLink("https://quiz.example.com", frozenset({"console", "slack"}))
+    told = await slack.reply(await slack.command("dashboard"))
+    assert "https://quiz.example.com/login (sign in with Slack" in texts(told)
+    assert told.args.get("response_type", "ephemeral") == "ephemeral"
+    await slack.event({"type": "app_home_opened", "user": ANN, "channel": "D0HOME", "tab": "home"}, "Ev0WEB")
+    [publish] = await slack.stub.wait_for("views.publish")
+    assert "<https://quiz.example.com/login|the dashboard> (Sign in with Slack)" in texts(publish)
 
 
 async def test_app_home_messages_tab_is_acknowledged_and_ignored(slack: SlackHarness) -> None:

@@ -17,7 +17,7 @@ from bot.web import pages, signin
 from bot.web.config import WebConfig
 from bot.web.health import add_health_routes
 from bot.web.render import CURRENT, Current, cookie_name, error_page, session_of
-from bot.web.sessions import Sealer, Session, session_from, session_value, set_cookie
+from bot.web.sessions import Sealer, Session, sealed_session, session_from, set_cookie
 from bot.web.state import STATE, HealthCheck, WebState
 
 log = logging.getLogger(__name__)
@@ -83,7 +83,7 @@ def _write(request: web.Request, response: web.StreamResponse, name: str, lifeti
     if not CURRENT.get().changed or response.prepared:
         return
     state = request.app[STATE]
-    set_cookie(response, name, state.sealer.seal(session_value(session_of(request))), secure=state.config.secure)
+    set_cookie(response, name, sealed_session(state.sealer, session_of(request)), secure=state.config.secure)
 
 
 @web.middleware

@@ -16,7 +16,9 @@ from cryptography.fernet import Fernet, InvalidToken
 SESSION_COOKIE = "studybot_session"
 OAUTH_COOKIE = "studybot_oauth"  # an OAuth sign-in in flight: its state, PKCE verifier and nonce
 OAUTH_SECONDS = 600
-MAX_SPACES = 50  # what one cookie carries (4 KB); the spaces the bot serves that the person is in
+MAX_SPACES = 50  # the spaces the bot serves that the person is in, at most (and as many as fit COOKIE_BUDGET)
+COOKIE_BUDGET = 3_800  # bytes of a sealed session: browsers keep a cookie of at most 4,096 with its name
+NAME_MAX = 40  # characters of a space's or person's name kept in the session
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,8 @@ class Session:
         return Session(
             user_id=user_id,
             platform=platform,
-            name=name,
-            spaces=tuple(spaces[:MAX_SPACES]),
+            name=name[:NAME_MAX],
+            spaces=tuple(replace(m, name=m.name[:NAME_MAX]) for m in spaces[:MAX_SPACES]),
             expires=time.time() + lifetime,
         )
 
@@ -101,6 +103,20 @@ def session_from(value: dict[str, Any] | None) -> Session | None:
     if session.signed_in and session.expires < time.time():
         return replace(Session(), csrf=session.csrf)  # signed out by time; the form token stays
     return session
+
+
+def sealed_session(sealer: Sealer, session: Session) -> str:
+    """The session as its cookie's value, within COOKIE_BUDGET (a bigger cookie the browser drops, and its person
+    is signed out): a notice too long for it goes first, then the spaces at the end of the list (the admin
+    ones come first), so the person keeps their session and most of their spaces."""
+    sealed = sealer.seal(session_value(session))
+    while len(sealed) > COOKIE_BUDGET and (session.notice or session.spaces):
+        if session.notice:
+            session = replace(session, notice="", notice_path="")
+        else:
+            session = replace(session, spaces=session.spaces[:-1])
+        sealed = sealer.seal(session_value(session))
+    return sealed
 
 
 def session_value(session: Session) -> dict[str, Any]:

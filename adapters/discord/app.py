@@ -24,6 +24,7 @@ from adapters.discord.settings import DiscordSettings
 from adapters.discord.sharding import check_shards
 from adapters.discord.suggestions import DecisionButton, modal_submitted
 from adapters.discord.views import ANSWER_TEMPLATE, AnswerButton
+from adapters.discord.welcome import welcome_guild
 from bot.features import Features
 from bot.kernel.echo import echo
 from bot.kernel.errors import StartupError
@@ -131,6 +132,9 @@ class StudyBotMixin(_ClientBase):
             len(self.guilds),
             shards_text(self),
         )
+
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        await welcome_guild(self.service, guild)
 
     async def on_answer_click(self, interaction: discord.Interaction, round_raw: str, letter: str) -> None:
         await answer_click(interaction, round_raw, letter)

@@ -51,6 +51,9 @@ COMMANDS = CommandNames(
     plan="/plan",
     review_limit="/review limit:N",
     review_resume="/review resume:True",
+    schedule="/quizconfig schedule time:09:00 timezone:Europe/Berlin weekdays:mon-fri",
+    help="the / menu",
+    dashboard="/dashboard",
 )
 
 

@@ -12,8 +12,22 @@ from bot.installs.store import InstallStore
 from bot.installs.values import WorkspaceInstall
 from bot.kernel.context import Context
 from bot.kernel.store import OnceStore
+from bot.kernel.values import CommandNames
 
 log = logging.getLogger(__name__)
+
+WELCOME_KEEP = dt.timedelta(days=30)
+
+
+def welcome_text(names: CommandNames) -> str:
+    """What a server or workspace that added the bot reads first: what it does and the first commands."""
+    return (
+        "Thanks for adding studybot: a daily PyTorch interview question in a channel, private practice that "
+        "brings back what you miss, live quiz games, teams and leaderboards.\n"
+        f"Admins: in the channel that should get the daily question, {names.schedule} (any time, timezone and "
+        f"days). Everyone: {names.practice} for a practice question now, {names.dashboard} for the web "
+        f"dashboard, and {names.help} for the rest."
+    )
 
 
 class InstallServiceStore(InstallStore, OnceStore, Protocol):
@@ -31,6 +45,13 @@ class Installs:
         """True the first time a platform delivery (an event id, a request signature) is seen within
         `keep`, by any process on the same database; adapters drop the repeats."""
         return await self.store.remember_once(scope, key, self.ctx.now(), keep)
+
+    async def welcome(self, platform: str, space_id: str) -> str | None:
+        """The note for a server or workspace that just added the bot: once, whichever process sees the join
+        first (a rejoin within WELCOME_KEEP gets none); None for a repeat."""
+        if not await self.store.remember_once("welcome", f"{platform}:{space_id}", self.ctx.now(), WELCOME_KEEP):
+            return None
+        return welcome_text(self.ctx.commands_of(platform))
 
     async def save_install(self, install: WorkspaceInstall) -> None:
         """Keep a workspace's installation (its token already encrypted by the adapter); a reinstall replaces it."""

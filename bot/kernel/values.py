@@ -198,6 +198,9 @@ class CommandNames:
     plan: str = "/quiz plan"
     review_limit: str = "/quiz review limit N"
     review_resume: str = "/quiz review resume"
+    schedule: str = "/quiz config time 09:00 tz Europe/Berlin days mon-fri"  # an admin sets up the daily question
+    help: str = "/quiz help"
+    dashboard: str = "/quiz dashboard"
 
 
 @dataclass(frozen=True)

@@ -180,6 +180,11 @@ during the fan-out / before 09:00 13.2 / 4.2 = 3.17, 32.5 / 8.4 = 3.86 and 15.2 
 0.373 / 0.786 / 0.604 ms (the same code: the machine's noise); RSS 145 + 120, 120 and 144 + 120 MB; the last post
 44.4 / 39.6 / 44.4 s and the last reveal 33.5 / 33.3 / 33.5 s after 09:00. As before: under the p99 target
 split, about half of one process's, and three times its own before-09:00 level.
+Then (2026-12-07, late; a new machine, the loop in 0.25 s; split at 794d6db, then split and one process back to
+back at 6fbf167, whose changes touch neither the answers nor the fan-out): answer p99 26.5 / 16.2 / 26.4 ms, p99.9
+61.9 / 27.8 / 65.3 ms; during the fan-out / before 09:00 29.5 / 6.7 = 4.39, 17.5 / 7.2 = 2.41 and 33.8 / 4.2 =
+8.14; core per channel 0.555 / 0.487 / 0.601 ms; RSS 146 + 120, 144 + 120 and 119 MB; the last post 44.5 / 44.4 /
+39.6 s and the last reveal 33.7 / 33.5 / 35.2 s after 09:00.
 """
 
 from __future__ import annotations

@@ -46,6 +46,7 @@ from adapters.slack.signature import UNREADABLE, RequestGuard
 from adapters.slack.suggestions import register_suggestions
 from bot.features import Features
 from bot.kernel.errors import StartupError
+from bot.kernel.values import ChannelRef
 
 log = logging.getLogger(__name__)
 
@@ -114,13 +115,23 @@ def _many_workspaces(
     from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
     from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 
-    from adapters.slack.install_pages import CALLBACKS, INSTALL_PATH, REDIRECT_PATH
+    from adapters.slack.install_pages import INSTALL_PATH, REDIRECT_PATH, callbacks
     from adapters.slack.installations import ServiceInstallationStore, ServiceStateStore, TokenBox
     from adapters.slack.rotation import TokenRotation
 
     # token rotation: an installation that came with a refresh token is renewed before it expires, by the store
     rotation = TokenRotation(client, oauth.client_id, oauth.client_secret)
     installs = ServiceInstallationStore(service, TokenBox(oauth.key), rotation)
+    platform = SlackPlatform(client, tokens=installs.token_for)
+
+    async def welcome(installation: Any) -> None:
+        """A new workspace's installer reads the welcome in their DMs with the app, once (bot.installs)."""
+        if not installation.user_id or not installation.team_id:
+            return
+        text = await service.installs.welcome(PLATFORM, installation.team_id)
+        if text is not None:
+            await platform.send_direct(ChannelRef(PLATFORM, installation.team_id, ""), installation.user_id, text)
+
     settings = AsyncOAuthSettings(
         client_id=oauth.client_id,
         client_secret=oauth.client_secret,
@@ -129,7 +140,7 @@ def _many_workspaces(
         redirect_uri=oauth.redirect_uri,
         install_path=INSTALL_PATH,
         redirect_uri_path=REDIRECT_PATH,
-        callback_options=CALLBACKS,
+        callback_options=callbacks(welcome),
         installation_store=installs,
         installation_store_bot_only=True,
         state_store=ServiceStateStore(service),
@@ -154,7 +165,7 @@ def _many_workspaces(
         raise_error_for_unhandled_request=True,
     )
     app.enable_token_revocation_listeners()  # app_uninstalled and tokens_revoked forget the workspace
-    return app, SlackPlatform(client, tokens=installs.token_for)
+    return app, platform
 
 
 def describe(body: dict) -> str:

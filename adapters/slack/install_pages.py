@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import html
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from slack_bolt.oauth.async_callback_options import AsyncCallbackOptions, AsyncFailureArgs, AsyncSuccessArgs
 from slack_bolt.response import BoltResponse
+from slack_sdk.oauth.installation_store import Installation
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +41,18 @@ def failure_page(reason: str) -> str:
     )
 
 
-async def on_success(args: AsyncSuccessArgs) -> BoltResponse:
+Welcome = Callable[[Installation], Awaitable[None]]
+
+
+async def on_success(args: AsyncSuccessArgs, welcome: Welcome | None = None) -> BoltResponse:
+    """The page that ends a successful install; the installer also gets the welcome in their DMs (`welcome`;
+    a failure there is logged and the page still says it is installed)."""
     installation = args.installation
+    if welcome is not None:
+        try:
+            await welcome(installation)
+        except Exception as exc:  # noqa: BLE001 - the install is done; the welcome is a nicety
+            log.info("the install welcome was not sent: %s", type(exc).__name__)
     team = installation.team_name or installation.enterprise_name or "your workspace"
     link = f"slack://app?team={installation.team_id}&id={installation.app_id}" if installation.app_id else None
     body = page(
@@ -69,4 +80,10 @@ def _headers(cookie: str) -> dict[str, str | Sequence[str]]:
     return {"Content-Type": "text/html; charset=utf-8", "Set-Cookie": cookie}
 
 
-CALLBACKS = AsyncCallbackOptions(success=on_success, failure=on_failure)
+def callbacks(welcome: Welcome | None = None) -> AsyncCallbackOptions:
+    """The install's end pages; `welcome` greets the installer of a new workspace."""
+
+    async def success(args: AsyncSuccessArgs) -> BoltResponse:
+        return await on_success(args, welcome)
+
+    return AsyncCallbackOptions(success=success, failure=on_failure)

@@ -248,9 +248,15 @@ async def test_two_workspaces_install_then_answer_in_parallel_with_their_own_tok
         assert {t for (t,) in raw.execute("SELECT workspace_id FROM installations")} == {ALPHA, BETA}
     assert b"xoxb-alpha" not in spaces.raw_db_bytes() and b"xoxb-beta" not in spaces.raw_db_bytes()
 
+    # each installer got the welcome in their DMs with the app, with their workspace's token
+    dms = [(team, ch) for m, team, ch in calls_with_tokens(spaces.stub) if m == "chat.postMessage"]
+    assert sorted(dms) == [(ALPHA, "D0INSTALLER"), (BETA, "D0INSTALLER")]
+    welcome = spaces.stub.calls_to("chat.postMessage")[0].args["text"]
+    assert welcome.startswith("Thanks for adding studybot") and "/quiz config time 09:00" in welcome
+
     # each workspace's daily question goes out with that workspace's token
     round_a, round_b = await asyncio.gather(spaces.daily_round(ALPHA), spaces.daily_round(BETA))
-    posts = [(team, ch) for m, team, ch in calls_with_tokens(spaces.stub) if m == "chat.postMessage"]
+    posts = [(team, ch) for m, team, ch in calls_with_tokens(spaces.stub) if m == "chat.postMessage"][2:]
     assert sorted(posts) == [(ALPHA, CHANNELS[ALPHA]), (BETA, CHANNELS[BETA])]
 
     # both workspaces answer at once: buttons, a reaction and a command
@@ -286,7 +292,7 @@ async def test_two_workspaces_install_then_answer_in_parallel_with_their_own_tok
     )
     for method, team, channel in calls_with_tokens(spaces.stub):
         assert team is not None, f"{method} went out without a workspace token"
-        if channel is not None:
+        if channel is not None and channel != "D0INSTALLER":  # the welcome: the installer's DMs in each
             assert channel == CHANNELS[team], f"{method} to {channel} used the token of {team}"
     assert {spaces.stub.team_of(c) for c in spaces.stub.calls_to("chat.update")} == {ALPHA, BETA}
 
@@ -305,6 +311,13 @@ async def test_two_workspaces_install_then_answer_in_parallel_with_their_own_tok
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "xoxb-alpha" not in logged and "xoxb-beta" not in logged and "stub-client-secret" not in logged
     assert "code-T0ALPHA" not in logged and "oauth_redirect?code" not in logged, "install codes stay out of logs"
+
+
+async def test_a_reinstall_gets_no_second_welcome(spaces: Workspaces) -> None:
+    assert (await spaces.install(ALPHA))[0] == 200
+    assert (await spaces.install(ALPHA))[0] == 200  # new scopes, say: the same workspace again
+    welcomes = [c for c in spaces.stub.calls_to("chat.postMessage") if "Thanks for adding" in c.args.get("text", "")]
+    assert len(welcomes) == 1 and welcomes[0].args["channel"] == "D0INSTALLER"
 
 
 async def test_a_bad_state_or_a_bad_code_gets_a_clear_page_and_changes_nothing(spaces: Workspaces) -> None:
@@ -490,7 +503,7 @@ async def test_the_reveal_s_discussion_thread_goes_out_with_the_workspace_s_toke
     ref = ChannelRef("slack", BETA, CHANNELS[BETA])
     await spaces.service.channels.configure(Actor(ADMIN, True), ref, ConfigChange.parse([("threads", "on")]))
     await spaces.service.reveals.reveal_round(round_b.id)
-    _, reveal, reply = spaces.stub.calls_to("chat.postMessage")
+    _, reveal, reply = spaces.stub.calls_to("chat.postMessage")[2:]  # after the two installers' welcomes
     assert reply.args["text"] == DISCUSSION and reply.args["channel"] == CHANNELS[BETA]
     assert spaces.stub.team_of(reveal) == spaces.stub.team_of(reply) == BETA, "the thread carries BETA's token"
     assert spaces.stub.refused == [], "Slack refused nothing (no not_authed)"

@@ -38,6 +38,7 @@ async def _page(
     done: str | None = None,
     status: int = 200,
     saved: str | None = None,
+    saved_text: str = "",
     problem: tuple[str, str] | None = None,
     reminder_typed: dict[str, str] | None = None,
     plan_typed: dict[str, Any] | None = None,
@@ -59,6 +60,7 @@ async def _page(
         forget_what=FORGET_WHAT,
         done=done,
         saved=saved,
+        saved_text=saved_text,
         problems={form: message} if problem else {},
         reminder_now=reminder_now(reminder),
         reminder=reminder_typed or reminder_form(reminder, channels),
@@ -150,7 +152,10 @@ def reminder_form(reminder: Reminder | None, channels: list[ChannelConfig]) -> d
 
 async def progress(request: web.Request) -> web.Response:
     saved = request.query.get("saved")
-    return await _page(request, space_of(request), saved=saved if saved in FORMS else None, done=notice_of(request))
+    space, notice = space_of(request), notice_of(request)
+    if saved in FORMS:  # what a settings form saved, said beside that form
+        return await _page(request, space, saved=saved, saved_text=notice or "Saved.")
+    return await _page(request, space, done=notice)
 
 
 async def progress_png(request: web.Request) -> web.Response:
@@ -183,7 +188,8 @@ async def save_reminders(request: web.Request) -> web.Response:
     else:
         ref = space.ref()
     await reminders.set(ref, space.actor.user_id, on, at, zone)
-    raise web.HTTPSeeOther(f"{space.base}/progress?saved=reminders#reminders")
+    now = reminder_now(await reminders.mine(space.platform, space.id, space.actor.user_id))
+    raise done_and_back(request, f"{space.base}/progress?saved=reminders#reminders", f"Saved. {now}")
 
 
 async def save_reviews(request: web.Request) -> web.Response:
@@ -196,16 +202,21 @@ async def save_reviews(request: web.Request) -> web.Response:
     ref = _first_ref(space, await space.channels())  # the pool a review day is counted in
     try:
         if action == "limit":
-            await practice.review_limit(ref, user, _count(posted.get("limit"), "limit"))
+            limit = _count(posted.get("limit"), "limit")
+            await practice.review_limit(ref, user, limit)
+            said = f"Saved: at most {limit} review{'s' if limit != 1 else ''} a day."
         elif action == "pause":
-            await practice.pause_reviews(ref, user, _count(posted.get("days"), "pause"))
+            days = _count(posted.get("days"), "pause")
+            await practice.pause_reviews(ref, user, days)
+            said = f"Saved: reviews paused for {days} day{'s' if days != 1 else ''}."
         elif action == "resume":
             await practice.resume_reviews(ref, user)
+            said = "Saved: reviews resumed."
         else:
             raise web.HTTPBadRequest(text="Unknown action.")
     except BadSetting as exc:
         return await _page(request, space, status=400, problem=("reviews", exc.message))
-    raise web.HTTPSeeOther(f"{space.base}/progress?saved=reviews#reviews")
+    raise done_and_back(request, f"{space.base}/progress?saved=reviews#reviews", said)
 
 
 def _count(value: object, what: str) -> int:
@@ -229,15 +240,17 @@ async def save_plan(request: web.Request) -> web.Response:
             day = parse_plan_date(str(posted.get("date", "")))
             topics = tuple(dict.fromkeys(str(t).strip().lower() for t in posted.getall("topics", [])))
             await plans.set(await _chosen_ref(space, str(posted.get("channel", ""))), user, day, topics)
+            said = f"Saved: a plan for {day:%a %d %b %Y} ({', '.join(topics) or 'every topic'})."
         elif action == "off":
             await plans.off(space.ref(), user)
+            said = "Saved: no plan."
         else:
             raise web.HTTPBadRequest(text="Unknown action.")
     except BadSetting as exc:
         typed: dict[str, Any] = {"date": str(posted.get("date", ""))[:10], "channel": str(posted.get("channel", ""))}
         typed["chosen"] = tuple(str(t) for t in posted.getall("topics", []))
         return await _page(request, space, status=400, problem=("plan", exc.message), plan_typed=typed)
-    raise web.HTTPSeeOther(f"{space.base}/progress?saved=plan#plan")
+    raise done_and_back(request, f"{space.base}/progress?saved=plan#plan", said)
 
 
 async def export(request: web.Request) -> web.Response:

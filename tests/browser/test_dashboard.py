@@ -316,7 +316,9 @@ def test_reminders_set_on_my_progress_are_the_ones_remind_shows_in_the_chat(dash
     assert "Reminders are off" in dash.console_says("/quiz remind")  # nothing saved
     page.get_by_label("Timezone").fill("america/new_york")
     page.get_by_role("button", name="Save reminders").click()
-    expect(page.get_by_role("status")).to_have_text("Saved.")
+    expect(page.get_by_role("status")).to_have_text(
+        re.compile(r"^Saved\. Reminders are on: at 07:30 \(America/New_York\); the next one")
+    )
     expect(reminders).to_contain_text("Reminders are on: at 07:30 (America/New_York); the next one")
     assert "Reminders are on: at 07:30 (America/New_York)" in dash.console_says("/quiz remind")
     dash.console_says("/quiz remind off")
@@ -357,15 +359,17 @@ def test_a_review_limit_and_a_pause_set_on_my_progress_hold_in_the_chat(dash: Da
     assert "at most 20 a day" in dash.console_says("/quiz stats")  # nothing saved
     page.get_by_label("Reviews a day").fill("5")
     page.get_by_role("button", name="Save the limit").click()
-    expect(page.get_by_role("status")).to_have_text("Saved.")
+    expect(page.get_by_role("status")).to_have_text("Saved: at most 5 reviews a day.")
     expect(reviews).to_contain_text("At most 5 reviews a day")
     assert "at most 5 a day" in dash.console_says("/quiz stats")
     page.get_by_label("Pause for (days)").fill("10")
     page.get_by_role("button", name="Pause reviews").click()
     expect(reviews).to_contain_text("Your reviews are paused until Thu 10 Dec")
+    expect(page.get_by_role("status")).to_have_text("Saved: reviews paused for 10 days.")
     assert "paused until" in dash.console_says("/quiz stats")
     page.get_by_role("button", name="Resume reviews now").click()
     expect(reviews).to_contain_text("At most 5 reviews a day")
+    expect(page.get_by_role("status")).to_have_text("Saved: reviews resumed.")
     assert "Your reviews are not paused." in dash.console_says("/quiz review resume")
 
 
@@ -383,7 +387,7 @@ def test_an_interview_plan_made_on_my_progress_is_the_one_quiz_plan_shows(dash: 
     page.get_by_role("checkbox", name="autograd").check()
     page.get_by_role("checkbox", name="tensors").check()
     page.get_by_role("button", name="Save the plan").click()
-    expect(page.get_by_role("status")).to_have_text("Saved.")
+    expect(page.get_by_role("status")).to_have_text("Saved: a plan for Fri 15 Jan 2027 (autograd, tensors).")
     expect(plan).to_contain_text("Plan for Fri 15 Jan 2027 (autograd, tensors)")
     assert "Plan for Fri 15 Jan 2027 (autograd, tensors)" in dash.console_says("/quiz plan")
     expect(page.get_by_role("checkbox", name="autograd")).to_be_checked()
@@ -411,7 +415,7 @@ def test_a_plan_takes_the_questions_of_the_channel_chosen_for_it(dash: Dashboard
     assert "You have no plan here" in dash.console_says("/quiz plan")  # nothing saved
     page.get_by_label("Questions of the channel").select_option("lore-room")
     page.get_by_role("button", name="Save the plan").click()
-    expect(page.get_by_role("status")).to_have_text("Saved.")
+    expect(page.get_by_role("status")).to_have_text("Saved: a plan for Fri 15 Jan 2027 (lore).")
     expect(page.get_by_label("Questions of the channel")).to_have_value("lore-room")
     assert "Plan for Fri 15 Jan 2027 (lore)" in dash.console_says("/quiz plan")
     [plan] = [p for p in [dash.run(dash.store.learner_plan("console", "local", "you"))] if p is not None]

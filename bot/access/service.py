@@ -10,7 +10,14 @@ import secrets
 from collections.abc import Iterable
 
 from bot.access.store import AccessStore
-from bot.access.values import ATTEMPT_LIMIT, ATTEMPT_WINDOW, LINK_LIFETIME, DashboardLink, LinkGrant
+from bot.access.values import (
+    ATTEMPT_LIMIT,
+    ATTEMPT_WINDOW,
+    LINK_LIFETIME,
+    DashboardLink,
+    LinkGrant,
+    sign_in_url,
+)
 from bot.kernel.context import Context
 from bot.kernel.values import ChannelConfig
 
@@ -43,9 +50,8 @@ class Access:
             return "This bot has no dashboard: its host turns one on (docs/dashboard.md)."
         if platform == "console":
             token = await self.issue_link(CONSOLE_GRANT)
-            return (
-                f"Dashboard: {link.url}/login/link/{token} (a one-time sign-in link: it works once, within 10 minutes)"
-            )
+            once = "a one-time sign-in link: it works once, within 10 minutes"
+            return f"Dashboard: {sign_in_url(link.url, token)} ({once})"
         name = PLATFORM_NAMES.get(platform, platform)
         if platform not in link.sign_in:
             return (

@@ -14,6 +14,11 @@ ATTEMPT_WINDOW = dt.timedelta(minutes=10)  # sign-in attempts are counted per cl
 ATTEMPT_LIMIT = 20  # sign-in attempts a client may make in one window
 
 
+def sign_in_url(base: str, token: str) -> str:
+    """The address of a one-time sign-in link on the dashboard at `base` (the route bot.web.signin serves)."""
+    return f"{base}/login/link/{token}"
+
+
 @dataclass(frozen=True)
 class DashboardLink:
     """Where the dashboard is (no trailing slash) and the platforms whose members can sign in to it."""

@@ -13,7 +13,7 @@ from typing import Any
 from cryptography.fernet import Fernet
 
 from bot.access.service import CONSOLE_GRANT
-from bot.access.values import DashboardLink
+from bot.access.values import DashboardLink, sign_in_url
 from bot.app.config import Settings
 from bot.kernel.errors import StartupError
 from bot.kernel.metrics import Metrics
@@ -109,7 +109,7 @@ def dashboard_link(settings: Settings, listening: bool) -> DashboardLink | None:
 
 
 def link_text(settings: Settings, token: str) -> str:
-    url = f"{settings.dashboard_url}/login/link/{token}"
+    url = sign_in_url(settings.dashboard_url, token)
     return (
         f"Dashboard: {url}\n(a one-time sign-in link for the console's admin: it works once, within 10 minutes; "
         "`studybot web link` prints a new one)"

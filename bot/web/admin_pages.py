@@ -146,7 +146,6 @@ async def pack_channels(request: web.Request) -> web.Response:
     if problem is None:
         raise done_and_back(request, f"{space.base}/packs/{info.name}", " ".join(message) or "Nothing changed.")
     questions = await space.features.catalog.questions(space.platform, space.id, [info.name])
-    channels = await space.channels()
     return render(
         request,
         "pack.html",
@@ -157,8 +156,8 @@ async def pack_channels(request: web.Request) -> web.Response:
         letters=LETTERS,
         page=1,
         pages=max(1, -(-len(questions) // PREVIEW_PAGE)),
-        channels=channels,
-        labels=await space.channel_labels(c.ref.channel_id for c in channels),
+        channels=await space.channels(),  # as they are now: those before the refused one changed
+        labels=labels,
         message=" ".join(message) or None,
         problem=problem,
     )

@@ -11,6 +11,7 @@ from bot.daily.boards import Boards
 from bot.daily.channels import ChannelSettings
 from bot.daily.delivery import Delivery
 from bot.daily.outcomes import SendOutcomes
+from bot.daily.past import PastQuestions
 from bot.daily.posting import Posting
 from bot.daily.reveals import Reveals
 from bot.installs.service import Installs
@@ -55,6 +56,7 @@ class Features:
     teams: Teams  # teams and the team board
     live: LiveGames  # live games in a channel (their steps run on the tick)
     progress: Progress  # a learner's learning report (/quiz progress)
+    past: PastQuestions  # the revealed daily questions, to look up again (/quiz past)
 
     async def close(self) -> None:
         """Write what is queued (answers, practice reveals, send outcomes), then stop the workers."""

@@ -26,6 +26,8 @@ from adapters.discord.replies import GUILD_ONLY, SORRY, Reply, bot_of, learner_r
 from adapters.discord.suggestions import SuggestModal
 from adapters.discord.teams import team_board_embed, team_command
 from adapters.discord.views import question_view
+from bot.daily.past import CHAT_DEFAULT as PAST_DEFAULT
+from bot.daily.past import CHAT_MAX as PAST_MAX
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting
 from bot.kernel.outage import STORE_DOWN
@@ -298,6 +300,21 @@ def member_commands() -> list[app_commands.Command]:
 
         await _run(interaction, work)
 
+    @app_commands.command(name="past", description="The last revealed daily questions here, with their answers")
+    @app_commands.describe(questions=f"How many (1-{PAST_MAX}, default {PAST_DEFAULT})")
+    @app_commands.guild_only()
+    async def past(
+        interaction: discord.Interaction, questions: app_commands.Range[int, 1, PAST_MAX] | None = None
+    ) -> None:
+        async def work() -> Reply:
+            ref = ref_of(interaction)
+            bot = bot_of(interaction)
+            dashboard = bot.service.context.commands_of("discord").dashboard
+            text = await bot.service.past.recent_text(ref, str(interaction.user.id), questions, dashboard)
+            return Reply(escape(text))
+
+        await _run(interaction, work)
+
     @app_commands.command(
         name="progress", description="Your learning report: what you remember, by the numbers (only you)"
     )
@@ -342,6 +359,7 @@ def member_commands() -> list[app_commands.Command]:
     return [
         *(quiz, review, plan, remind, answer, leaderboard, stats, progress, packs, export, forget_me, suggest),
         dashboard,
+        past,
     ]
 
 

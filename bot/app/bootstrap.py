@@ -16,6 +16,7 @@ from bot.daily.boards import Boards
 from bot.daily.channels import ChannelSettings
 from bot.daily.delivery import ANSWERING_BATCHES, Batching, Delivery
 from bot.daily.outcomes import SendOutcomes
+from bot.daily.past import PastQuestions
 from bot.daily.posting import Posting
 from bot.daily.reveals import Reveals
 from bot.features import Features
@@ -114,6 +115,7 @@ def bootstrap(
         seasons=seasons,
         recaps=recaps,
         mydata=MyData(ctx, store, catalog, rounds),
+        past=PastQuestions(store, catalog),
         installs=Installs(ctx, store),
         outcomes=outcomes,
         access=Access(ctx, store),

@@ -11,6 +11,7 @@ from bot.daily.values import (
     DailyClaim,
     DueFinish,
     DuePost,
+    PastRound,
     PickInputs,
     PostFinish,
     RevealedRound,
@@ -230,4 +231,15 @@ class QuestionRates(Protocol):
     ) -> dict[tuple[str, str], PickInputs]:
         """Per (platform, space id) of `spaces`: question_history (daily), held_question_ids(hold_at) and
         daily_answer_rates, read for all of them at once (a batch of due posts picks in one read each)."""
+        ...
+
+
+class PastRounds(Protocol):
+    """The space's past daily questions: `/quiz past` and the dashboard's Past questions."""
+
+    async def past_daily_rounds(
+        self, platform: str, space_id: str, user_id: str, *, limit: int, offset: int = 0, channel_id: str | None = None
+    ) -> list[PastRound]:
+        """The space's revealed daily rounds that were posted (or one channel's), newest local date first, with
+        their answers per choice and `user_id`'s own choice; never a round still open."""
         ...

@@ -45,6 +45,16 @@ class RevealedRound:
 
 
 @dataclass(frozen=True)
+class PastRound:
+    """A daily round members saw and that is revealed, with how its channel answered it (answers per choice
+    index) and the asker's own choice (None: they did not answer it)."""
+
+    round: Round
+    chosen: dict[int, int]
+    mine: int | None
+
+
+@dataclass(frozen=True)
 class DailyClaim:
     """Store.claim_daily_round's arguments: one (channel, local date) slot to claim with its question."""
 

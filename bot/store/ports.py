@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from bot.access.store import AccessStore
-from bot.daily.store import ChannelStore, DeliveryStore, QuestionRates, RoundStore, StreakDates
+from bot.daily.store import ChannelStore, DeliveryStore, PastRounds, QuestionRates, RoundStore, StreakDates
 from bot.installs.store import InstallStore
 from bot.kernel.store import BoardReads, OnceStore
 from bot.live.store import LiveStore
@@ -61,6 +61,7 @@ class Store(
     ReviewPlanStore,
     StreakDates,
     QuestionRates,
+    PastRounds,
     ProgressStore,
     Protocol,
 ):

@@ -6,6 +6,7 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from bot.daily.values import PastRound
 from bot.kernel.values import (
     Answer,
     ChannelRef,
@@ -179,6 +180,23 @@ class RoundSql(SqlBase):
             f"SELECT {ANSWER_COLUMNS} FROM answers WHERE round_id = ? ORDER BY answered_at, user_id", (round_id,)
         )
         return [answer_from_row(r) for r in rows]
+
+    async def past_daily_rounds(
+        self, platform: str, space_id: str, user_id: str, *, limit: int, offset: int = 0, channel_id: str | None = None
+    ) -> list[PastRound]:
+        one = " AND r.channel_id = ?" if channel_id is not None else ""
+        rows = await self._read(
+            f"SELECT {ROUND_COLUMNS_OF_R}, (SELECT a.choice FROM answers a WHERE a.round_id = r.id AND a.user_id = ?) "
+            "FROM rounds r WHERE r.platform = ? AND r.space_id = ? AND r.kind = 'daily' AND r.revealed_at IS NOT NULL "
+            f"AND r.post_state = 'sent'{one} ORDER BY r.local_date DESC, r.id DESC LIMIT ? OFFSET ?",
+            (user_id, platform, space_id, *([channel_id] if channel_id is not None else []), limit, offset),
+        )
+        rounds = [(round_from_row(tuple(row)[:-1]), tuple(row)[-1]) for row in rows]
+        chosen: dict[int, dict[int, int]] = {round_.id: {} for round_, _ in rounds}
+        sql = "SELECT round_id, choice, COUNT(*) FROM answers WHERE {among} GROUP BY round_id, choice"
+        for rid, choice, count in await self._read_among(sql, (), "round_id", list(chosen), "bigint"):
+            chosen[int(rid)][int(choice)] = int(count)
+        return [PastRound(r, chosen[r.id], None if mine is None else int(mine)) for r, mine in rounds]
 
     async def answer_counts(self, round_ids: Sequence[int]) -> dict[int, int]:
         sql = "SELECT round_id, COUNT(*) FROM answers WHERE {among} GROUP BY round_id"

@@ -142,6 +142,11 @@ class ShowDashboard:
 
 
 @dataclass(frozen=True)
+class ShowPast:
+    count: int | None = None  # how many (None: the default)
+
+
+@dataclass(frozen=True)
 class ShowQuestionStats:
     pack: str | None = None
 
@@ -224,6 +229,7 @@ Command = (
     | Configure
     | ShowPacks
     | ShowDashboard
+    | ShowPast
     | ShowQuestionStats
     | Suggest
     | ShowSuggestions

@@ -10,6 +10,7 @@ import datetime as dt
 import difflib
 import re
 
+from bot.daily.past import CHAT_MAX as PAST_MAX
 from bot.kernel.echo import echo
 from bot.kernel.errors import BadSetting
 from bot.kernel.parsing import PACK_NAME, parse_choice, parse_number, parse_period, parse_season, parse_timezone
@@ -48,6 +49,7 @@ from bot.text.command_values import (
     ShowLeaderboard,
     ShowLiveBoard,
     ShowPacks,
+    ShowPast,
     ShowProgress,
     ShowQuestionStats,
     ShowReports,
@@ -73,6 +75,7 @@ _USER_HELP = """\
 /quiz team [create|join NAME | leave]   your team and the others (admins: rename A to B, remove A)
 /quiz live [n] [topic] [seconds] | stop   a live game here
 /quiz stats [user]             answered, accuracy by topic, streaks
+/quiz past [n]                 the last revealed daily questions here (1-5, default 3), with their answers
 /quiz progress                 your learning report and chart
 /quiz packs                    the question packs here, with question counts
 /quiz suggest                  suggest a question (a form, or how to write it in one line)
@@ -166,6 +169,7 @@ _SUBCOMMANDS = (
     "team",
     "live",
     "dashboard",
+    "past",
 )
 _ADMIN = ("import", "export", "question-stats", "suggestions", "approve", "reject", "reports", "resolve")
 RESOLVE_USAGE = "Use /quiz admin resolve ID keep, hold or edit (the ID is a report's number in /quiz admin reports)."
@@ -338,6 +342,18 @@ def parse_review_count(rest: list[str]) -> Review:
     )
 
 
+def parse_past(rest: list[str]) -> ShowPast:
+    if not rest:
+        return ShowPast()
+    count = parse_number(rest[0], 2) if len(rest) == 1 else None
+    if count is not None and 1 <= count <= PAST_MAX:
+        return ShowPast(count)
+    raise BadSetting(
+        f"'{echo(' '.join(rest))}' is not a number of questions: "
+        f"give one from 1 to {PAST_MAX}, for example /quiz past 5."
+    )
+
+
 _SUGGEST = re.compile(r"^\s*(?:/?quiz\s+)?suggest(?:\s+(.*))?$", re.S | re.I)
 _ADMIN_USE = "Use /quiz admin suggestions, /quiz admin approve ID or /quiz admin reject ID reason."
 REMIND_USAGE = (
@@ -439,6 +455,7 @@ TOP_LEVEL = (
     "forget-me",
     "leaderboard",
     "packs",
+    "past",
     "plan",
     "progress",
     "remind",
@@ -510,6 +527,8 @@ def parse_quiz(text: str) -> Command:
             return ShowHelp()
         case "packs" | "pack":
             return ShowPacks()
+        case "past" | "history":
+            return parse_past(rest)
         case "dashboard" | "web":
             if rest:
                 raise BadSetting("/quiz dashboard takes nothing more: it says where the web dashboard is.")

@@ -50,6 +50,7 @@ from bot.text.command_values import (
     ShowLeaderboard,
     ShowLiveBoard,
     ShowPacks,
+    ShowPast,
     ShowProgress,
     ShowQuestionStats,
     ShowReports,
@@ -231,6 +232,9 @@ async def run_command(service: Features, source: TextSource, command: Command) -
             return await _configure(service, source, command)
         case ShowPacks():
             return await service.channels.packs_card(ref)
+        case ShowPast(count=count):
+            dashboard = service.context.commands_of(ref.platform).dashboard
+            return NoteReply(await service.past.recent_text(ref, user, count, dashboard))
         case ShowDashboard():
             return NoteReply(await service.access.dashboard_text(ref.platform))
         case Export():

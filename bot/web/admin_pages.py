@@ -21,7 +21,7 @@ from bot.settings import ConfigChange
 from bot.suggestions.service import decided_text
 from bot.web.notices import done_and_back, notice_of
 from bot.web.render import render
-from bot.web.spaces import Space, number, space_of
+from bot.web.spaces import Space, number, page_number, space_of
 
 PREVIEW_PAGE = 20
 # "LABEL: WHERE: field FIELD: PROBLEM" as bot/packs/files.py words an upload's problems
@@ -105,7 +105,7 @@ async def pack_page(request: web.Request) -> web.Response:
     space = space_of(request, admin=True)
     info = await _pack(space, request.match_info["pack"])
     questions = await space.features.catalog.questions(space.platform, space.id, [info.name])
-    page = max(1, int(request.query["page"])) if request.query.get("page", "").isdigit() else 1
+    page = page_number(request)
     shown = questions[(page - 1) * PREVIEW_PAGE : page * PREVIEW_PAGE]
     channels = await space.channels()
     return render(

@@ -11,6 +11,7 @@ from aiohttp import web
 
 from bot.features import Features
 from bot.kernel.errors import NotAllowed
+from bot.kernel.parsing import parse_number
 from bot.kernel.platform import ChannelNamePlatform
 from bot.kernel.values import Actor, ChannelConfig, ChannelRef
 from bot.web.render import session_of
@@ -85,9 +86,17 @@ def space_of(request: web.Request, *, admin: bool = False) -> Space:
     return Space(features, member, Actor(session.user_id, member.is_admin))
 
 
+PAGE_DIGITS = 6  # ?page= beyond this is no page anyone reaches
+
+
 def number(request: web.Request, name: str) -> int:
-    """A number in the path; anything else is 404."""
-    text = request.match_info[name]
-    if not text.isdigit() or len(text) > 18:
+    """A number in the path (ASCII digits: '²' is no number); anything else is 404."""
+    found = parse_number(request.match_info[name])
+    if found is None:
         raise web.HTTPNotFound()
-    return int(text)
+    return found
+
+
+def page_number(request: web.Request) -> int:
+    """The `page` query as a page number from 1 (anything else, such as '²' or '-1', is the first page)."""
+    return max(1, parse_number(request.query.get("page", ""), PAGE_DIGITS) or 1)

@@ -279,6 +279,45 @@ def test_a_reported_question_has_its_page_and_its_answer_waits_for_the_reveal(da
     assert page.goto(dash.url + "/s/console/local/questions/no-such-question").status == 404
 
 
+def test_past_questions_list_a_question_once_revealed_with_its_answer_and_yours(dash: Dashboard, page: Page):
+    terminal = ChannelRef("console", "local", "terminal")
+    add_channel(dash, ChannelRef("console", "local", "quiet"))
+    today = dash.run(dash.features.channels.latest_daily_round(terminal))
+    question = next(q for q in dash.features.context.bank.questions if q.id == today.question_id)
+    wrong = (question.answer + 1) % len(question.choices)
+    dash.console_says("/quiz as ann")
+    dash.console_says(f"/quiz answer {question.answer_letter}")
+    dash.console_says("/quiz as you")
+    dash.console_says(f"/quiz answer {'ABCD'[wrong]}")
+    sign_in(page, dash)
+    page.get_by_role("link", name="Past questions").click()
+    expect(page.get_by_role("heading", name="Past questions", level=1)).to_be_visible()
+    expect(page.get_by_text("No daily question has been revealed yet")).to_be_visible()
+    expect(page.get_by_text(question.prompt)).to_have_count(0)  # open: nothing of it before its reveal
+
+    assert "Reveal" in dash.console_says("/quiz config reveal")
+    page.reload()
+    expect(page.get_by_role("heading", level=2)).to_have_text(
+        re.compile(rf"^{today.local_date:%a %d %b %Y} in terminal")
+    )
+    expect(page.get_by_text(question.prompt)).to_be_visible()
+    right = page.get_by_role("listitem").filter(has_text="(right)")
+    expect(right).to_contain_text(f"{question.choices[question.answer]} (right) (1 chose it)")
+    mine = page.get_by_role("listitem").filter(has_text="(your answer)")
+    expect(mine).to_contain_text(f"{question.choices[wrong]} (your answer) (1 chose it)")
+    expect(page.get_by_text(question.explanation)).to_be_visible()
+    expect(page.get_by_text("1 of 2 right (50%). You: " + "ABCD"[wrong] + ", not right.")).to_be_visible()
+    docs_shot(page, "past")
+
+    page.get_by_label("Channel").select_option(label="quiet")  # the second channel: nothing revealed there
+    page.get_by_role("button", name="Show").click()
+    expect(page.get_by_text("No daily question has been revealed in quiet yet")).to_be_visible()
+    assert page.goto(dash.url + "/s/console/local/past?page=%C2%B2&channel=elsewhere").status == 200  # '²': page 1
+    expect(page.get_by_text(question.prompt)).to_be_visible()
+    said = dash.console_says("/quiz past")  # the chat reads the same service
+    assert question.prompt[:40] in said and f"You: {'ABCD'[wrong]}, not right." in said
+
+
 def test_my_progress_shows_its_charts_with_text_alternatives(dash: Dashboard, page: Page):
     for topic in ("tensors", "autograd", "modules"):  # a topic's memory is charted from 3 questions seen: the
         for _ in range(3):  # three of each topic but the open daily question's (practice never serves it)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 
+from bot.daily.values import PostFinish
+from bot.kernel.scoring import score_daily_round
 from bot.kernel.values import ChannelConfig, ChannelRef, RoundKind
 from bot.store import rounds_sql
 from tests.integration.contract_values import DAY, REF, REF2, T0, ans
@@ -28,6 +30,37 @@ class RoundContract:
             *(store.claim_daily_round(REF, DAY, f"q{i}", "tensors", T0, None) for i in range(20))
         )
         assert sum(r is not None for r in results) == 1
+
+    async def test_past_daily_rounds_are_the_revealed_ones_members_saw_newest_first(self, store):
+        async def day(ref, n, answers, *, sent=True, reveal=True):
+            r = await store.claim_daily_round(ref, DAY + dt.timedelta(days=n), f"q{n}", "tensors", T0, None)
+            await store.finish_posts([PostFinish(r.id, "sent" if sent else "gave_up", f"m{r.id}" if sent else None)])
+            await store.add_answers([ans(r.id, user, choice, choice == 1) for user, choice in answers], T0)
+            if reveal:
+                assert await store.reveal_round(r.id, T0 + dt.timedelta(days=n, hours=1), score_daily_round)
+            return r
+
+        first = await day(REF, 0, [("ada", 1), ("bob", 1), ("cyd", 2)])
+        other = await day(REF2, 1, [("bob", 0)])
+        await day(REF, 2, [], sent=False)  # never reached the channel: members never saw it
+        second = await day(REF, 3, [("ada", 3)])
+        await day(REF, 4, [("ada", 1)], reveal=False)  # still open: its answers stay hidden
+        await store.create_practice_round(REF, "ada", "q-practice", "tensors", T0)
+        elsewhere = await store.claim_daily_round(ChannelRef("test", "space-9", "c9"), DAY, "q9", "tensors", T0, None)
+        await store.finish_posts([PostFinish(elsewhere.id, "sent", "m-9")])
+        assert await store.reveal_round(elsewhere.id, T0, score_daily_round)
+
+        past = await store.past_daily_rounds("test", "space", "ada", limit=10)
+        assert [p.round.id for p in past] == [second.id, other.id, first.id]
+        assert [(p.chosen, p.mine) for p in past] == [({3: 1}, 3), ({0: 1}, None), ({1: 2, 2: 1}, 1)]
+        assert past[2].round == await store.get_round(first.id)
+        assert [p.round.id for p in await store.past_daily_rounds("test", "space", "ada", limit=1, offset=1)] == [
+            other.id
+        ]
+        one = await store.past_daily_rounds("test", "space", "bob", limit=10, channel_id=REF.channel_id)
+        assert [(p.round.id, p.mine) for p in one] == [(second.id, None), (first.id, 1)]
+        assert await store.past_daily_rounds("test", "space", "ada", limit=10, offset=3) == []
+        assert await store.past_daily_rounds("other", "space", "ada", limit=10) == []
 
     async def test_round_fields_round_trip(self, store):
         closes = T0 + dt.timedelta(hours=3)

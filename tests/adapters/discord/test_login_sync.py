@@ -35,7 +35,7 @@ async def test_start_discord_logs_in_syncs_to_the_test_guild_and_connects(
         names = {c["name"] for c in synced[0].body}
         assert names == {
             *("quiz", "review", "plan", "remind", "answer", "leaderboard", "stats", "packs", "export", "forget-me"),
-            *("suggest", "team", "quizconfig", "quizadmin", "live", "progress", "dashboard"),
+            *("suggest", "team", "quizconfig", "quizadmin", "live", "progress", "dashboard", "past"),
         }
         config = fake.command("quizconfig")
         assert {o["name"] for o in config["options"]} == {
@@ -73,7 +73,7 @@ async def test_without_a_guild_id_commands_are_synced_globally(
     task = await start_discord(core.service, Settings(discord_token=TOKEN), guild_ready_timeout=0.1)
     try:
         synced = fake.requests_to("PUT", rf"/applications/{fake.app_id}/commands$")
-        assert len(synced) == 1 and len(synced[0].body) == 17
+        assert len(synced) == 1 and len(synced[0].body) == 18
         assert not fake.requests_to("PUT", r"/guilds/.*/commands$")
     finally:
         task.cancel()

@@ -113,3 +113,26 @@ async def test_ping_winners_mentions_them_and_a_name_lookup_failure_shows_the_id
     await slack.service.reveals.reveal_round(round_.id)
     shown = texts(slack.stub.calls_to("chat.postMessage")[-1])
     assert f"*Right (1 of 1):* `{ANN}`" in shown and "<@" not in shown
+
+
+async def test_quiz_past_lists_the_revealed_question_with_its_answer_and_yours(slack: SlackHarness) -> None:
+    round_ = await slack.daily_round()
+    question = slack.service.context.bank.get(round_.question_id)
+    assert question is not None
+    wrong = (question.answer + 1) % 4
+    await slack.reply(await slack.click(round_.id, wrong, user=ANN))
+    before = await slack.reply(await slack.command("past", user=ANN))
+    assert "No daily question has been revealed here yet" in texts(before)
+    await slack.service.reveals.reveal_round(round_.id)
+
+    told = await slack.reply(await slack.command("past 1", user=ANN))
+    shown = texts(told)
+    assert told.args.get("response_type", "ephemeral") == "ephemeral"
+    assert "Past daily questions in this channel, newest first:" in shown
+    assert (
+        f"Answer: {question.answer_letter}." in shown
+        and f"0 of 1 right (0%). You: {'ABCD'[wrong]}, not right." in shown
+    )
+    assert "Past questions on the dashboard (/quiz dashboard)." in shown
+    refused = await slack.reply(await slack.command("past 9", user=ANN))
+    assert "give one from 1 to 5" in texts(refused)

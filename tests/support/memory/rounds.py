@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
+from bot.daily.values import PastRound
 from bot.kernel.values import Answer, ChannelRef, Round, RoundKind
 from tests.support.memory.tables import MemoryTables, Tables, in_space, utc
 
@@ -38,6 +39,24 @@ def _asked(rounds: dict[int, Round], platform: str, space_id: str, kind: RoundKi
 
 class MemoryRounds(MemoryTables):
     """Daily and practice rounds share one id sequence; a lost daily claim still uses up its id."""
+
+    async def past_daily_rounds(
+        self, platform: str, space_id: str, user_id: str, *, limit: int, offset: int = 0, channel_id: str | None = None
+    ) -> list[PastRound]:
+        t = await self._db()
+        shown = [
+            r
+            for r in _asked(t.rounds, platform, space_id, RoundKind.DAILY, None)
+            if r.revealed_at is not None and r.post_state == "sent" and channel_id in (None, r.ref.channel_id)
+        ]
+        shown.sort(key=lambda r: (r.local_date or dt.date.min, r.id), reverse=True)
+        out = []
+        for r in shown[offset : offset + limit]:
+            answers = t.answers.get(r.id, {})
+            mine = answers.get(user_id)
+            chosen = Counter(a.choice for a in answers.values())
+            out.append(PastRound(r, dict(chosen), None if mine is None else mine.choice))
+        return out
 
     async def claim_daily_round(
         self,

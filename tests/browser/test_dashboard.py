@@ -562,6 +562,11 @@ def test_another_spaces_ids_get_404(dash: Dashboard, page: Page):
     token = page.locator("input[name=csrf]").first.get_attribute("value")
     tampered = page.request.post(dash.url + "/s/console/local/reports/77", form={"csrf": token, "action": "keep"})
     assert tampered.status == 404
+    superscript = page.request.post(
+        dash.url + "/s/console/local/reports/%C2%B2", form={"csrf": token, "action": "keep"}
+    )
+    assert superscript.status == 404  # '²' passes str.isdigit() but is no number
+    assert page.goto(dash.url + "/s/console/local/packs/pytorch?page=%C2%B2").status == 200  # the first page
 
 
 def test_a_form_without_its_csrf_token_gets_403(dash: Dashboard, page: Page):

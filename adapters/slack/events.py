@@ -1,4 +1,4 @@
-"""Events API listeners: reaction answers and the App Home tab."""
+"""Events API listeners: reaction answers, the App Home tab and the bot's own arrival in a channel."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack.blocks import home_view
 from adapters.slack.commands import FAILED
 from adapters.slack.deps import SlackDeps
-from adapters.slack.ids import PLATFORM, choice_for_reaction, message_id, message_of, team_of, user_of
+from adapters.slack.ids import PLATFORM, choice_for_reaction, message_id, message_of, payload_id, team_of, user_of
 from adapters.slack.limits import fit_view
 from adapters.slack.outage import failed
 from bot.kernel.echo import echo
@@ -32,6 +32,31 @@ def register_events(app: AsyncApp, deps: SlackDeps) -> None:
     async def app_home_opened(ack: Any, body: dict, event: dict, client: AsyncWebClient, context: Any) -> None:
         await ack()
         await publish_home(deps, client, body, event, context.team_id)
+
+    @app.event("member_joined_channel")
+    async def member_joined_channel(ack: Any, body: dict, event: dict, context: Any) -> None:
+        await ack()
+        await welcome_channel(deps, body, event, context.team_id, context.bot_user_id)
+
+
+async def welcome_channel(
+    deps: SlackDeps, body: dict, event: dict, context_team: str | None, bot_user: str | None
+) -> None:
+    """Someone invited the bot to a channel: it says once what it would do there (bot.installs decides: not
+    where an admin already set the quiz up). Anyone else joining a channel is none of its business."""
+    user, channel, team = user_of(event.get("user")), payload_id(event.get("channel")), team_of(body, context_team)
+    if user is None or user != bot_user:
+        return
+    if channel is None or team is None:
+        log.info("ignoring a member_joined_channel event whose channel or team is not what Slack documents")
+        return
+    ref = ChannelRef(PLATFORM, team, channel)
+    try:
+        text = await deps.service.installs.channel_welcome(ref)
+        if text is not None:
+            await deps.platform.post_notice(ref, text)
+    except SlackApiError as exc:
+        log.info("could not welcome channel %s: %s", channel, exc.response.get("error"))
 
 
 async def answer_by_reaction(deps: SlackDeps, body: dict, event: dict, context_team: str | None) -> None:

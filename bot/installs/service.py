@@ -11,8 +11,8 @@ from typing import Protocol
 from bot.installs.store import InstallStore
 from bot.installs.values import WorkspaceInstall
 from bot.kernel.context import Context
-from bot.kernel.store import OnceStore
-from bot.kernel.values import CommandNames
+from bot.kernel.store import ChannelReads, OnceStore
+from bot.kernel.values import ChannelRef, CommandNames
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,17 @@ def welcome_text(names: CommandNames) -> str:
     )
 
 
-class InstallServiceStore(InstallStore, OnceStore, Protocol):
+def channel_welcome_text(names: CommandNames) -> str:
+    """What a channel the bot was just added to reads: what it would do there and who starts it."""
+    return (
+        "Hello! I'm studybot: a daily PyTorch interview question, its answer hidden until the reveal, with streaks "
+        "and leaderboards.\n"
+        f"Admins: {names.schedule} here starts the daily question in this channel (any time, timezone and days). "
+        f"Everyone: {names.practice} for a private practice question now, and {names.help} for the rest."
+    )
+
+
+class InstallServiceStore(InstallStore, OnceStore, ChannelReads, Protocol):
     """What installations and de-duplication read and write."""
 
 
@@ -52,6 +62,17 @@ class Installs:
         if not await self.store.remember_once("welcome", f"{platform}:{space_id}", self.ctx.now(), WELCOME_KEEP):
             return None
         return welcome_text(self.ctx.commands_of(platform))
+
+    async def channel_welcome(self, ref: ChannelRef) -> str | None:
+        """The note for a channel the bot was just added to: once per channel within WELCOME_KEEP, whichever process
+        sees the event first; None for a repeat, and where the channel has its settings already (an admin set the
+        quiz up there, which is what added the bot)."""
+        if await self.store.get_channel(ref) is not None:
+            return None
+        key = f"{ref.platform}:{ref.space_id}:{ref.channel_id}"
+        if not await self.store.remember_once("welcome-channel", key, self.ctx.now(), WELCOME_KEEP):
+            return None
+        return channel_welcome_text(self.ctx.commands_of(ref.platform))
 
     async def save_install(self, install: WorkspaceInstall) -> None:
         """Keep a workspace's installation (its token already encrypted by the adapter); a reinstall replaces it."""

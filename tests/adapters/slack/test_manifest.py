@@ -18,6 +18,7 @@ def test_manifest_declares_command_events_scopes_interactivity_and_home() -> Non
     assert set(settings["event_subscriptions"]["bot_events"]) == {
         "reaction_added",
         "app_home_opened",
+        "member_joined_channel",  # the bot invited to a channel says once what it does there
         "app_uninstalled",
         "tokens_revoked",  # the last two: Add to Slack
     }

@@ -187,7 +187,7 @@ async def test_config_changes_through_one_process_are_obeyed_by_the_other_and_a_
             ("paused", dt.time(9, 0)),
             ("moved", dt.time(9, 0)),
             ("kept", dt.time(9, 0)),
-            ("later", dt.time(9, 20)),
+            ("later", dt.time(9, 10)),
         ):
             await store.save_channel(ChannelConfig(ref=ChannelRef(PLATFORM, "space1", name), post_time=at))
         await store.close()
@@ -203,11 +203,11 @@ async def test_config_changes_through_one_process_are_obeyed_by_the_other_and_a_
             for w in (a, b):
                 assert w.wait_for("READY", 30) == "READY 4"
             a.send("CONFIG paused space1 pause")
-            a.send("CONFIG moved space1 time 09:30")
+            a.send("CONFIG moved space1 time 09:15")
             a.send("CONFIG fresh space1 time 09:00")  # set up after B started
             for channel in ("paused", "moved", "fresh"):
                 assert a.wait_for("CONFIGURED", 20).split()[1] == channel
-            for _ in range(300):  # until 09:10 simulated
+            for _ in range(300):  # until both 09:00 posts are seen (before 09:10, the next post)
                 a.drain()
                 b.drain()
                 if {c for _, (c, *_rest) in lines_of([a, b], "POST")} >= {"kept", "fresh"}:
@@ -240,6 +240,6 @@ async def test_config_changes_through_one_process_are_obeyed_by_the_other_and_a_
         per_channel = Counter(c for _, (c, *_rest) in posts)
         assert per_channel == {"kept": 1, "fresh": 1, "later": 1, "moved": 1}, posts
         at = {c: dt.datetime.fromisoformat(when) for _, (c, _r, when) in posts}
-        assert at["moved"] >= dt.datetime.combine(DAY, dt.time(9, 30), tzinfo=dt.UTC)  # the new time, not 09:00
-        assert at["later"] >= dt.datetime.combine(DAY, dt.time(9, 20), tzinfo=dt.UTC)
+        assert at["moved"] >= dt.datetime.combine(DAY, dt.time(9, 15), tzinfo=dt.UTC)  # the new time, not 09:00
+        assert at["later"] >= dt.datetime.combine(DAY, dt.time(9, 10), tzinfo=dt.UTC)
         assert {name for name, (c, *_rest) in posts if c in ("later", "moved")} == {"b"}

@@ -309,6 +309,31 @@ def test_past_questions_list_a_question_once_revealed_with_its_answer_and_yours(
     expect(page.get_by_text("1 of 2 right (50%). You: " + "ABCD"[wrong] + ", not right.")).to_be_visible()
     docs_shot(page, "past")
 
+    page.get_by_text("Report a problem with this question").click()
+    page.get_by_label("What is wrong").select_option(label="unclear")
+    page.get_by_label("Details (optional)").fill("Which version of PyTorch?")
+    page.get_by_role("button", name="Send the report").click()
+    thanks = f"Thanks: your report #1 (unclear) on question {question.id} is in the admins' queue."
+    expect(page.get_by_role("status")).to_have_text(thanks)
+    assert page.url.endswith(f"/past#q-{today.id}")
+    page.reload()  # the report was sent once: nothing is said or sent again
+    expect(page.get_by_role("status")).to_have_count(0)
+    page.get_by_text("Report a problem with this question").click()
+    page.get_by_role("button", name="Send the report").click()
+    expect(page.get_by_role("alert")).to_have_text("You have already reported this question; an admin will look at it.")
+    token = page.locator("input[name=csrf]").first.get_attribute("value")
+    refusals = [
+        ({"round": "²", "reason": "typo"}, "That question is not known here."),
+        ({"round": str(today.id), "reason": "bogus"}, "Pick what is wrong: wrong answer, unclear, typo, other."),
+    ]
+    for form, said in refusals:
+        forged = page.request.post(dash.url + "/s/console/local/past/report", form={"csrf": token, **form})
+        assert forged.status == 400 and said in forged.text()
+    queue = dash.run(dash.features.reports.queue(ADMIN, "console", "local"))
+    assert [(r.id, r.question_id, r.reason.value, r.text) for r in queue.reports] == [
+        (1, question.id, "unclear", "Which version of PyTorch?")
+    ]
+
     page.get_by_label("Channel").select_option(label="quiet")  # the second channel: nothing revealed there
     page.get_by_role("button", name="Show").click()
     expect(page.get_by_text("No daily question has been revealed in quiet yet")).to_be_visible()

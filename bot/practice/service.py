@@ -15,10 +15,10 @@ from bot.daily.boards import Boards
 from bot.daily.cards import LearningStats
 from bot.daily.channels import ChannelSettings
 from bot.kernel import cards
-from bot.kernel.cards import AnswerOutcome, QuestionCard
+from bot.kernel.cards import AnswerOutcome, QuestionCard, Verdict
 from bot.kernel.context import Context
 from bot.kernel.drain import Drain
-from bot.kernel.errors import BadSetting, NothingOpen
+from bot.kernel.errors import BadSetting, NothingOpen, UnknownRound
 from bot.kernel.group_commit import GroupCommit
 from bot.kernel.priority import background
 from bot.kernel.rounds import RoundCache
@@ -203,6 +203,41 @@ class Practice:
         follow_up, score = await self.reviews.after_answer(round_.id, verdict.correct)
         text = cards.verdict_text(verdict) + (f"\n{score}" if score else "")
         return AnswerOutcome(round_.id, user_id, LETTERS[choice], text, verdict, follow_up, score)
+
+    async def waiting_question(self, platform: str, space_id: str, user_id: str) -> QuestionCard | None:
+        """The learner's latest practice or review question in the space while it waits for their answer (None
+        when it has one, or its question is gone): the dashboard's review page shows it again on a reload."""
+        round_ = await self.store.latest_practice_round(platform, space_id, user_id)
+        if round_ is None or not round_.is_open:
+            return None
+        question = await self._question_of(round_)
+        return None if question is None else cards.question_card(round_, question, None)
+
+    async def verdict_of(
+        self, platform: str, space_id: str, user_id: str, round_id: int, *, sure: bool = True
+    ) -> tuple[Question, Verdict] | None:
+        """One of the learner's own answered practice rounds in the space, with its verdict (None for any other
+        round): what the dashboard shows after an answer, reloaded as often as they like."""
+        round_ = await self.store.get_round(round_id)
+        if (
+            round_ is None
+            or round_.kind is not RoundKind.PRACTICE
+            or round_.user_id != user_id
+            or (round_.ref.platform, round_.ref.space_id) != (platform, space_id)
+        ):
+            return None
+        answer = await self.store.get_answer(round_id, user_id)
+        question = await self._question_of(round_)
+        if answer is None or question is None:
+            return None
+        return question, cards.verdict(question, answer.choice, sure=sure)
+
+    async def _question_of(self, round_: Round) -> Question | None:
+        await self.packs.prime(round_)
+        try:
+            return self.packs.question_of(round_)
+        except UnknownRound:  # its pack was removed and its text not kept
+            return None
 
     async def answer_open_practice(
         self, ref: ChannelRef, user_id: str, choice: int, *, sure: bool = True

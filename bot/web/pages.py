@@ -14,7 +14,7 @@ from bot.kernel.errors import BadSetting, NoSeason, QuizError
 from bot.kernel.platform import NamePlatform
 from bot.kernel.values import Period
 from bot.settings import BY_KEY, SETTINGS, ConfigChange
-from bot.web import admin_pages, past_pages, progress_pages, suggest_pages
+from bot.web import admin_pages, past_pages, progress_pages, review_pages, suggest_pages
 from bot.web.charts import Bars, bars, draw
 from bot.web.notices import done_and_back, notice_of
 from bot.web.render import render, session_of
@@ -306,5 +306,6 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post(base + "/teams", team_action)
     progress_pages.add_routes(app, base)
     past_pages.add_routes(app, base)
+    review_pages.add_routes(app, base)
     suggest_pages.add_routes(app, base)
     admin_pages.add_routes(app, base)

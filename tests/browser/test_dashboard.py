@@ -343,6 +343,65 @@ def test_past_questions_list_a_question_once_revealed_with_its_answer_and_yours(
     assert question.prompt[:40] in said and f"You: {'ABCD'[wrong]}, not right." in said
 
 
+def test_a_review_on_the_dashboard_serves_judges_and_counts_like_quiz_review(dash: Dashboard, page: Page):
+    sign_in(page, dash)
+    page.get_by_role("link", name="Review", exact=True).click()
+    expect(page.get_by_role("heading", name="Review", level=1)).to_be_visible()
+    expect(page.get_by_text("0 reviews to do today (at most 20 a day)")).to_be_visible()
+    page.get_by_role("button", name="Review a question").click()
+    expect(page.get_by_role("status")).to_contain_text("Nothing to review yet")  # as /quiz review says
+    for _ in range(2):  # two practice questions missed in the chat: their cards are due for review
+        dash.console_says("/quiz")
+        missed = dash.run(dash.features.practice.waiting_question("console", "local", "you"))
+        assert missed is not None
+        asked = next(q for q in dash.features.context.bank.questions if q.prompt == missed.prompt)
+        assert "Not quite" in dash.console_says("ABCD"[(asked.answer + 1) % 4])
+    dash.clock.advance(days=1)  # a miss comes back the next day
+    page.reload()
+    expect(page.get_by_text("2 reviews to do today (at most 20 a day)")).to_be_visible()
+    page.get_by_role("button", name="Review a question").click()
+    served = dash.run(dash.features.practice.waiting_question("console", "local", "you"))
+    assert served is not None, page.inner_text("main")
+    question = next(q for q in dash.features.context.bank.questions if q.prompt == served.prompt)
+    expect(page.get_by_role("heading", name=served.title)).to_be_visible()
+    docs_shot(page, "review")
+    page.get_by_role("button", name="Answer").click()  # nothing picked: said, nothing recorded
+    expect(page.get_by_role("alert")).to_have_text("Pick an answer: A, B, C or D.")
+    wrong = (question.answer + 1) % 4
+    page.get_by_label(question.choices[wrong]).check()
+    page.get_by_role("button", name="Answer").click()
+    expect(page.get_by_role("heading", name=f"Not quite: the answer is {question.answer_letter}")).to_be_visible()
+    expect(page.get_by_role("listitem").filter(has_text="(your answer)")).to_contain_text(question.choices[wrong])
+    expect(page.get_by_text(question.explanation)).to_be_visible()
+    expect(page.get_by_text("You were sure, and it was wrong")).to_be_visible()
+    page.reload()  # the answer was recorded once; the verdict stays readable
+    expect(page.get_by_role("heading", name=f"Not quite: the answer is {question.answer_letter}")).to_be_visible()
+    answer = dash.run(dash.store.get_answer(served.round_id, "you"))
+    assert answer is not None and answer.choice == wrong and not answer.correct
+    expect(page.get_by_text("1 review to do today (at most 20 a day)")).to_be_visible()
+
+    page.get_by_role("button", name="Next question").click()
+    second = dash.run(dash.features.practice.waiting_question("console", "local", "you"))
+    assert second is not None and second.round_id != served.round_id
+    right = next(q for q in dash.features.context.bank.questions if q.prompt == second.prompt)
+    page.get_by_label(right.choices[right.answer]).check()
+    page.get_by_label("Not sure").check()
+    page.get_by_role("button", name="Answer").click()
+    expect(page.get_by_role("heading", name="Correct!")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"answered=\d+&sure=0#verdict$"))
+    expect(page.get_by_text("0 reviews to do today (at most 20 a day)")).to_be_visible()
+    forged = page.request.post(
+        dash.url + "/s/console/local/review/answer",
+        form={
+            "csrf": page.locator("input[name=csrf]").first.get_attribute("value"),
+            "round": str(second.round_id),
+            "choice": "A",
+        },
+    )
+    assert forged.status == 400 and "This question is closed; its answer has been" in forged.text()  # it locked
+    assert "answered 4 (0 daily, 4 practice)" in dash.console_says("/quiz stats")  # two in the chat, two here
+
+
 def test_my_progress_shows_its_charts_with_text_alternatives(dash: Dashboard, page: Page):
     for topic in ("tensors", "autograd", "modules"):  # a topic's memory is charted from 3 questions seen: the
         for _ in range(3):  # three of each topic but the open daily question's (practice never serves it)
@@ -413,7 +472,7 @@ def test_a_review_limit_and_a_pause_set_on_my_progress_hold_in_the_chat(dash: Da
     sign_in(page, dash)
     page.get_by_role("link", name="My progress").click()
     reviews = page.locator("section", has=page.get_by_role("heading", name="Reviews", exact=True))
-    expect(reviews).to_contain_text("At most 20 reviews a day; 0 to do today.")
+    expect(reviews).to_contain_text("At most 20 reviews a day; 0 to do today: review them here.")
     page.get_by_label("Reviews a day").fill("500")
     page.get_by_role("button", name="Save the limit").click()
     expect(page.get_by_role("alert")).to_have_text("A daily review limit is 1 to 100. Nothing was changed.")
@@ -625,7 +684,7 @@ def test_readable_at_375_px_by_keyboard_without_javascript(dash: Dashboard, brow
         small.goto(dash.link())
         small.get_by_role("button", name="Sign in").click()  # a plain form: no script needed
         pages = ("", "/channels/terminal", "/packs", "/queues", "/questions", "/questions/tensors-1", "/leaderboards")
-        for path in (*pages, "/progress", "/suggest"):
+        for path in (*pages, "/progress", "/suggest", "/past", "/review"):
             small.goto(dash.url + "/s/console/local" + path)
             width = small.evaluate("document.documentElement.scrollWidth")
             assert width <= 375, (path, width)
@@ -636,8 +695,13 @@ def test_readable_at_375_px_by_keyboard_without_javascript(dash: Dashboard, brow
         outline = small.evaluate("getComputedStyle(document.activeElement).outlineStyle")
         assert outline == "solid"
         dash.console_says("/quiz team create Torchers")  # so the leaderboards show their team forms
-        for path in ("/channels/terminal", "/progress", "/suggest", "/leaderboards"):  # every field has its label
+        dash.console_says("/quiz config reveal")  # so Past questions shows a question and its report form
+        dash.console_says("/quiz")  # so Review shows a practice question waiting for its answer
+        every = ("/channels/terminal", "/progress", "/suggest", "/leaderboards", "/past", "/review")
+        for path in every:  # every field has its label, at 375 px too
             small.goto(dash.url + "/s/console/local" + path)
+            width = small.evaluate("document.documentElement.scrollWidth")
+            assert width <= 375, (path, width)
             fields = small.locator("main input:not([type=hidden]), main select, main textarea").all()
             assert fields, path
             for field in fields:

@@ -57,6 +57,8 @@ async def welcome_channel(
             await deps.platform.post_notice(ref, text)
     except SlackApiError as exc:
         log.info("could not welcome channel %s: %s", channel, exc.response.get("error"))
+    except Exception as exc:  # noqa: BLE001 - the store is out, say: a welcome is a nicety, the event is acknowledged
+        log.info("could not welcome channel %s: %s", channel, type(exc).__name__)
 
 
 async def answer_by_reaction(deps: SlackDeps, body: dict, event: dict, context_team: str | None) -> None:

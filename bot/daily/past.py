@@ -52,7 +52,7 @@ class PastQuestion:
         return f"{self.right} of {self.answered} right ({round(100 * self.right / self.answered)}%)"
 
     def yours(self) -> str:
-        """'You: B, right', 'You: C (the answer was B)' or 'You did not answer'."""
+        """'You: B, right', 'You: C, not right' or 'You did not answer'."""
         if self.mine is None:
             return "You did not answer"
         letter = LETTERS[self.mine] if 0 <= self.mine < len(LETTERS) else "?"

@@ -35,7 +35,8 @@ def channel_welcome_text(names: CommandNames) -> str:
     return (
         "Hello! I'm studybot: a daily PyTorch interview question, its answer hidden until the reveal, with streaks "
         "and leaderboards.\n"
-        f"Admins: {names.schedule} here starts the daily question in this channel (any time, timezone and days). "
+        f"Admins: {names.schedule}, typed in this channel, starts the daily question here (any time, timezone and "
+        "days). "
         f"Everyone: {names.practice} for a private practice question now, and {names.help} for the rest."
     )
 

@@ -64,7 +64,10 @@ async def _pool_ref(space: Space) -> ChannelRef:
 async def start(request: web.Request) -> web.Response:
     """Serve the next review question (one at a time), or say why there is none (paused, today's done)."""
     space = space_of(request)
-    served = await space.features.practice.start_review(await _pool_ref(space), space.actor.user_id, 1)
+    try:
+        served = await space.features.practice.start_review(await _pool_ref(space), space.actor.user_id, 1)
+    except QuizError as exc:
+        return await _page(request, space, problem=exc.message, status=400)
     if isinstance(served, ReviewEmpty):
         raise done_and_back(request, f"{space.base}/review", served.text)
     raise web.HTTPSeeOther(f"{space.base}/review#question")

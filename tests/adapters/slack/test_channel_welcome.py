@@ -19,7 +19,7 @@ async def test_invited_to_a_channel_the_bot_says_once_what_it_does_there(slack: 
     assert hello.args["channel"] == "C0NEW"
     said = texts(hello)
     assert said.startswith("Hello! I'm studybot: a daily PyTorch interview question")
-    assert "Admins: /quiz config time 09:00 tz Europe/Berlin days mon-fri here starts the daily question" in said
+    assert "Admins: /quiz config time 09:00 tz Europe/Berlin days mon-fri, typed in this channel, starts" in said
     assert "Everyone: /quiz for a private practice question now, and /quiz help for the rest." in said
 
     await slack.event(joined(BOT_USER_ID, "C0NEW"), "Ev0JOIN2")  # removed and invited again: once is enough

@@ -33,10 +33,11 @@ class Flow:
     state: str
     verifier: str
     nonce: str
+    next: str = ""  # the dashboard page asked for before signing in ("": the member's home)
 
     @classmethod
-    def start(cls, provider: str) -> Flow:
-        return cls(provider, secrets.token_urlsafe(24), secrets.token_urlsafe(48), secrets.token_urlsafe(16))
+    def start(cls, provider: str, next_page: str = "") -> Flow:
+        return cls(provider, secrets.token_urlsafe(24), secrets.token_urlsafe(48), secrets.token_urlsafe(16), next_page)
 
     @property
     def challenge(self) -> str:

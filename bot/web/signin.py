@@ -7,7 +7,9 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import logging
+import re
 from dataclasses import asdict
+from urllib.parse import urlencode
 
 from aiohttp import web
 
@@ -56,9 +58,37 @@ def _home_of(spaces: list[Membership]) -> str:
     return f"/s/{spaces[0].platform}/{spaces[0].space_id}" if len(spaces) == 1 else "/"
 
 
+NEXT_MAX = 300  # characters of a page address kept through a sign-in
+_NEXT = re.compile(r"/s/[A-Za-z0-9_.:-]+/[A-Za-z0-9_.:-]+(?:/[A-Za-z0-9_./%-]*)?(?:\?[A-Za-z0-9_.%=&+-]*)?")
+
+
+def next_page(text: str | None) -> str:
+    """The page to come back to after signing in: a space's page of this site only (never another host, nor a
+    scheme or '//' a browser would read as one); "" for anything else."""
+    if not text or len(text) > NEXT_MAX or not _NEXT.fullmatch(text) or "//" in text or ".." in text:
+        return ""
+    return text
+
+
+def _landing(spaces: list[Membership], asked: str) -> str:
+    """Where a sign-in ends: the page asked for when it is a page of one of the member's spaces, else home."""
+    if asked:
+        _, _, platform, space_id, *_ = asked.split("?", 1)[0].split("/") + [""]
+        if any((m.platform, m.space_id) == (platform, space_id) for m in spaces):
+            return asked
+    return _home_of(spaces) if spaces else "/"
+
+
 async def login_page(request: web.Request) -> web.Response:
     state = request.app[STATE]
-    return render(request, "login.html", discord=state.config.discord is not None, slack=state.config.slack is not None)
+    asked = next_page(request.query.get("next"))
+    return render(
+        request,
+        "login.html",
+        discord=state.config.discord is not None,
+        slack=state.config.slack is not None,
+        after=f"?{urlencode({'next': asked})}" if asked else "",
+    )
 
 
 async def link_page(request: web.Request) -> web.Response:
@@ -110,7 +140,7 @@ async def discord_start(request: web.Request) -> web.StreamResponse:
     if config.discord is None:
         raise web.HTTPNotFound()
     await _allowed(request)
-    flow = Flow.start("discord")
+    flow = Flow.start("discord", next_page(request.query.get("next")))
     return _start(
         request,
         "discord",
@@ -124,7 +154,7 @@ async def slack_start(request: web.Request) -> web.StreamResponse:
     if config.slack is None:
         raise web.HTTPNotFound()
     await _allowed(request)
-    flow = Flow.start("slack")
+    flow = Flow.start("slack", next_page(request.query.get("next")))
     return _start(
         request,
         "slack",
@@ -160,11 +190,11 @@ def _failed(request: web.Request, exc: SignInFailed) -> web.Response:
 
 
 async def _finish(
-    request: web.Request, user_id: str, platform: str, name: str, spaces: list[Membership]
+    request: web.Request, user_id: str, platform: str, name: str, spaces: list[Membership], asked: str = ""
 ) -> web.StreamResponse:
     lifetime = request.app[STATE].config.session_lifetime.total_seconds()
     set_session(request, session_of(request).signed(user_id, platform, name, spaces, lifetime))
-    response = web.HTTPSeeOther(_home_of(spaces) if spaces else "/")
+    response = web.HTTPSeeOther(_landing(spaces, next_page(asked)))
     clear_cookie(response, OAUTH_COOKIE, secure=request.app[STATE].config.secure)
     log.info("signed in to the dashboard with %s: %d space(s)", platform, len(spaces))
     raise response
@@ -186,7 +216,7 @@ async def discord_callback(request: web.Request) -> web.StreamResponse:
     served = await features.access.served_spaces("discord", [g.id for g in user.guilds])
     spaces = [Membership("discord", g.id, g.name, g.is_admin) for g in user.guilds if g.id in served]
     spaces.sort(key=lambda m: (not m.is_admin, m.name.lower()))
-    return await _finish(request, user.id, "discord", user.name, spaces)
+    return await _finish(request, user.id, "discord", user.name, spaces, flow.next)
 
 
 async def slack_callback(request: web.Request) -> web.StreamResponse:
@@ -205,7 +235,7 @@ async def slack_callback(request: web.Request) -> web.StreamResponse:
         platform = features.context.platforms.get("slack")
         admin = isinstance(platform, AdminPlatform) and await platform.is_space_admin(user.team_id, user.id)
         spaces.append(Membership("slack", user.team_id, user.team_name, admin))
-    return await _finish(request, user.id, "slack", user.name, spaces)
+    return await _finish(request, user.id, "slack", user.name, spaces, flow.next)
 
 
 def add_routes(app: web.Application) -> None:

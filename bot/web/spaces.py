@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from aiohttp import web
 
@@ -74,8 +75,9 @@ class Space:
 
 def space_of(request: web.Request, *, admin: bool = False) -> Space:
     session = session_of(request)
-    if not session.signed_in:
-        raise web.HTTPSeeOther("/login")
+    if not session.signed_in:  # back to this page once signed in (a page read, never a form's post)
+        asked = request.path_qs if request.method == "GET" else ""
+        raise web.HTTPSeeOther("/login" + (f"?{urlencode({'next': asked})}" if asked else ""))
     member = session.membership(request.match_info["platform"], request.match_info["space"])
     if member is None:
         raise web.HTTPNotFound()

@@ -91,6 +91,25 @@ def test_login_with_discord_against_a_loopback_fake(dash: Dashboard, page: Page)
     assert [t.name for t in teams] == ["Night Owls"]  # the core refused it: still there
 
 
+def test_a_page_asked_for_before_signing_in_is_where_the_sign_in_ends(dash: Dashboard, page: Page):
+    add_channel(dash, ChannelRef("discord", "111", "c1"))
+    dash.oauth.discord_guilds = [{"id": "111", "name": "Torch Club", "owner": False, "permissions": "0"}]
+    page.goto(dash.url + "/s/discord/111/past?page=2")  # a link from the chat, say, while signed out
+    expect(page.get_by_role("heading", name="Sign in to studybot")).to_be_visible()
+    page.get_by_role("link", name="Login with Discord").click()
+    expect(page.get_by_role("heading", name="Past questions", level=1)).to_be_visible()
+    assert page.url == dash.url + "/s/discord/111/past?page=2"
+    page.get_by_role("button", name="Sign out").click()
+    page.goto(dash.url + "/s/discord/999/past")  # a server this member is not in: their home instead
+    page.get_by_role("link", name="Login with Discord").click()
+    expect(page.get_by_role("heading", name="Overview")).to_be_visible()
+    assert page.url == dash.url + "/s/discord/111"
+    page.get_by_role("button", name="Sign out").click()
+    page.goto(dash.url + "/login?next=//evil.example/s/discord/111")  # never another site
+    page.get_by_role("link", name="Login with Discord").click()
+    assert page.url == dash.url + "/s/discord/111"
+
+
 class NamedChannels:
     """The channel-name port as a platform adapter offers it (the adapters' own tests check theirs)."""
 

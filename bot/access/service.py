@@ -8,6 +8,7 @@ import hashlib
 import re
 import secrets
 from collections.abc import Iterable
+from urllib.parse import quote
 
 from bot.access.store import AccessStore
 from bot.access.values import (
@@ -62,6 +63,15 @@ class Access:
             f"Your progress, reviews, reminders, team and the leaderboards on the web: {link.url}/login "
             f"(sign in with {name}; you see the servers and workspaces you share with the bot)."
         )
+
+    def page_url(self, platform: str, space_id: str, page: str) -> str | None:
+        """The address of one of a space's dashboard pages (`page`: "review", "past" ...) for a member of that
+        platform, who signs in with it on the way (the sign-in ends on the page); None where they cannot sign in
+        (no dashboard, the platform's sign-in not set up, the console's one-time links)."""
+        link = self.dashboard
+        if link is None or platform == "console" or platform not in link.sign_in:
+            return None
+        return f"{link.url}/s/{quote(platform, safe='')}/{quote(space_id, safe='')}/{page}"
 
     async def issue_link(self, grant: LinkGrant) -> str:
         """A new one-time sign-in link's token (shown once; the store keeps only its hash)."""

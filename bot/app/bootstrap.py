@@ -98,6 +98,7 @@ def bootstrap(
     live.teams = teams  # a live game's final table adds team totals (teams' best-three rule)
     progress = Progress(ctx, store, practice)
     progress.plan = practice.plans  # the learning report shows a running interview-date plan
+    access = Access(ctx, store)
     return Features(
         context=ctx,
         channels=channels,
@@ -111,14 +112,14 @@ def bootstrap(
         packs=PackDesk(ctx, catalog, reports, store),
         reports=reports,
         suggestions=Suggestions(ctx, store),
-        reminders=Reminders(ctx, store, practice),
+        reminders=Reminders(ctx, store, practice, lambda platform, space: access.page_url(platform, space, "review")),
         seasons=seasons,
         recaps=recaps,
         mydata=MyData(ctx, store, catalog, rounds),
         past=PastQuestions(store, catalog),
         installs=Installs(ctx, store),
         outcomes=outcomes,
-        access=Access(ctx, store),
+        access=access,
         teams=teams,
         live=live,
         progress=progress,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Callable
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
@@ -76,14 +77,22 @@ def local_date_in(moment: dt.datetime, tz: str) -> dt.date:
 
 
 def reminder_text(
-    due: int, review_command: str, waiting: bool, reveal_at: dt.datetime | None, tz: str, stop: str = ""
+    due: int,
+    review_command: str,
+    waiting: bool,
+    reveal_at: dt.datetime | None,
+    tz: str,
+    stop: str = "",
+    review_page: str | None = None,
 ) -> str | None:
     """The day's nudge: today's share of reviews (`due`: within the learner's daily limit, never the whole
-    debt) and/or today's unanswered question (revealed at `reveal_at`, read in `tz`), then `stop` (how to
-    change or stop them); None when there is nothing to say."""
+    debt; `review_page`: the dashboard's Review page too, where there is one) and/or today's unanswered question
+    (revealed at `reveal_at`, read in `tz`), then `stop` (how to change or stop them); None when there is nothing
+    to say."""
     lines = []
     if due:
-        lines.append(f"You have {due} review{'s' if due != 1 else ''} today: start with {review_command}.")
+        web = f", or on the dashboard: {review_page}" if review_page else ""
+        lines.append(f"You have {due} review{'s' if due != 1 else ''} today: start with {review_command}{web}.")
     if waiting:
         when = f"; it is revealed {local_text(reveal_at, tz)} ({tz})" if reveal_at is not None else ""
         lines.append(f"Today's question is still waiting for your answer{when}.")
@@ -110,10 +119,17 @@ class ReviewsToday(Protocol):
 class Reminders:
     """Turning reminders on and off, and sending the due ones ."""
 
-    def __init__(self, ctx: Context, store: ReminderServiceStore, reviews: ReviewsToday) -> None:
+    def __init__(
+        self,
+        ctx: Context,
+        store: ReminderServiceStore,
+        reviews: ReviewsToday,
+        review_page: Callable[[str, str], str | None] = lambda platform, space_id: None,
+    ) -> None:
         self.ctx = ctx
         self.store = store
         self.reviews = reviews
+        self.review_page = review_page  # (platform, space id) -> the dashboard's Review page, where it has one
 
     async def set(
         self, ref: ChannelRef, user_id: str, on: bool, at: dt.time | None = None, timezone: str | None = None
@@ -276,7 +292,8 @@ class Reminders:
             f"(You get this at {reminder.at:%H:%M} ({reminder.timezone}) because reminders are on: "
             f"{names.remind} off stops them, {names.remind} shows them.)"
         )
-        return reminder_text(due, names.review, waiting, reveal_at, reminder.timezone, stop)
+        page = self.review_page(reminder.platform, reminder.space_id) if due else None
+        return reminder_text(due, names.review, waiting, reveal_at, reminder.timezone, stop, page)
 
 
 def _who(reminder: Reminder) -> tuple[str, str, str]:

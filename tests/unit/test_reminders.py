@@ -8,6 +8,7 @@ import logging
 
 import pytest
 
+from bot.access.values import DashboardLink
 from bot.app.bootstrap import bootstrap
 from bot.features import Features
 from bot.kernel.errors import BadSetting
@@ -127,14 +128,29 @@ async def test_reviews_due_are_nudged_once_a_day_at_the_learners_time_in_the_cha
     await service.reminders.run_due()
     assert len(platform.direct) == 1
     ref, user, text = platform.direct[0]
-    assert (ref, user) == (REF, "ann") and "1 review today" in text and "/quiz review" in text
-    assert "Today's question" not in text
+    assert (ref, user) == (REF, "ann") and "1 review today: start with /quiz review." in text
+    assert "Today's question" not in text and "dashboard" not in text  # this bot runs none
     clock.set(utc(2026, 12, 2, 12, 0))
     await service.reminders.run_due()
     assert len(platform.direct) == 1  # once a day
     clock.set(utc(2026, 12, 3, 7, 30))
     await service.reminders.run_due()
     assert len(platform.direct) == 2  # still due the next day
+
+
+async def test_where_a_dashboard_signs_members_in_the_nudge_links_its_review_page(env):
+    service, _store, clock, platform = env
+    await _miss_one(service, clock, "ann")
+    await service.reminders.set(REF, "ann", True, dt.time(8, 30))
+    service.access.dashboard = DashboardLink("https://quiz.example.com", frozenset({REF.platform}))
+    clock.set(utc(2026, 12, 2, 7, 30))
+    await service.reminders.run_due()
+    [(_ref, _user, text)] = platform.direct
+    page = f"https://quiz.example.com/s/{REF.platform}/{REF.space_id}/review"
+    assert f"1 review today: start with /quiz review, or on the dashboard: {page}." in text
+    service.access.dashboard = DashboardLink("https://quiz.example.com", frozenset({"slack"}))  # not this platform's
+    assert service.access.page_url(REF.platform, REF.space_id, "review") is None
+    assert service.access.page_url("console", "local", "review") is None  # the console signs in by one-time link
 
 
 async def test_todays_unanswered_question_is_mentioned_until_answered(env):

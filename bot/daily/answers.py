@@ -106,6 +106,16 @@ class AnswerDesk:
         """Answers queued for the next group commit (the overload limit applies to this queue)."""
         return self.batcher.pending
 
+    async def todays_answer(self, ref: ChannelRef, user_id: str) -> tuple[Round, str | None] | None:
+        """The channel's daily question open now (posted, not revealed) and the member's recorded choice as its
+        letter (None: not answered yet); None when no question is open there."""
+        shown = [r for r in await self.store.open_daily_rounds(ref) if r.is_posted]
+        if not shown:
+            return None
+        round_ = max(shown, key=lambda r: r.id)
+        answer = await self.store.get_answer(round_.id, user_id)
+        return round_, None if answer is None else LETTERS[answer.choice]
+
     async def submit_answer(
         self, round_id: int, user_id: str, choice: int, *, space: tuple[str, str] | None = None, sure: bool = True
     ) -> AnswerOutcome:

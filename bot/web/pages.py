@@ -12,7 +12,7 @@ from aiohttp import web
 
 from bot.kernel.errors import BadSetting, NoSeason, QuizError
 from bot.kernel.platform import NamePlatform
-from bot.kernel.values import Period
+from bot.kernel.values import ChannelConfig, Period
 from bot.settings import BY_KEY, SETTINGS, ConfigChange
 from bot.web import admin_pages, past_pages, progress_pages, review_pages, suggest_pages
 from bot.web.charts import Bars, bars, draw
@@ -69,7 +69,33 @@ async def overview(request: web.Request) -> web.Response:
         }
     chart = await participation(space)
     labels = await space.channel_labels(cfg.ref.channel_id for cfg in configs)
-    return render(request, "overview.html", space=space, channels=channels, queues=queues, chart=chart, labels=labels)
+    day = await _your_day(space, configs)
+    return render(
+        request,
+        "overview.html",
+        space=space,
+        channels=channels,
+        queues=queues,
+        chart=chart,
+        labels=labels,
+        day=day,
+    )
+
+
+async def _your_day(space: Space, configs: list[ChannelConfig]) -> dict[str, Any]:
+    """The member's day here: each channel's open daily question with their answer (locked in, or still to
+    give, and when it is revealed), and their reviews today."""
+    features, user = space.features, space.actor.user_id
+    questions = []
+    for cfg in configs:
+        found = await features.answers.todays_answer(cfg.ref, user)
+        if found is not None:
+            round_, letter = found
+            reveal = round_.closes_at.astimezone(ZoneInfo(cfg.timezone)) if round_.closes_at else None
+            questions.append({"channel": cfg.ref.channel_id, "letter": letter, "reveal": reveal, "tz": cfg.timezone})
+    pool = configs[0].ref if configs else space.ref()  # the first channel's packs: as My progress counts them
+    reviews = await features.practice.reviews_today(pool, user)
+    return {"questions": questions, "reviews": reviews}
 
 
 async def participation_png(request: web.Request) -> web.Response:

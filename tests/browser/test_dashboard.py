@@ -362,6 +362,26 @@ def test_past_questions_list_a_question_once_revealed_with_its_answer_and_yours(
     assert question.prompt[:40] in said and f"You: {'ABCD'[wrong]}, not right." in said
 
 
+def test_the_overview_says_what_waits_for_the_member_today(dash: Dashboard, page: Page):
+    sign_in(page, dash)
+    day = page.locator("section", has=page.get_by_role("heading", name="Your day"))
+    waiting = "terminal: today's question is waiting for your answer (answer it in the channel)"
+    expect(day).to_contain_text(waiting)
+    expect(day).to_contain_text("0 reviews to do today: Review.")
+    dash.console_says("/quiz answer C")
+    page.reload()
+    today = dash.run(dash.features.channels.latest_daily_round(ChannelRef("console", "local", "terminal")))
+    assert today.closes_at is not None
+    expect(day).to_contain_text(
+        f"terminal: your answer C is locked in; the answer is revealed {today.closes_at:%a %d %b %H:%M} (UTC)."
+    )
+    dash.console_says("/quiz config reveal")
+    page.reload()
+    expect(day).to_contain_text("No daily question is open right now.")
+    day.get_by_role("link", name="Review").click()
+    expect(page.get_by_role("heading", name="Review", level=1)).to_be_visible()
+
+
 def test_a_review_on_the_dashboard_serves_judges_and_counts_like_quiz_review(dash: Dashboard, page: Page):
     sign_in(page, dash)
     page.get_by_role("link", name="Review", exact=True).click()

@@ -342,7 +342,7 @@ def home_view(stats: StatsCard, board: LeaderboardCard, dashboard: str | None = 
         *review,
         divider(),
         *leaderboard_blocks(board),
-        context("`/quiz` for a practice question · `/quiz help` for everything else"),
+        context("`/quiz` for a practice question · `/quiz past` for the last answers · `/quiz help` for the rest"),
     ]
     if dashboard:  # the host's address (a checked setting): no markup of anyone's in it
         web = f"<{dashboard}|the dashboard>"

@@ -66,6 +66,7 @@ async def test_app_home_opened_publishes_stats_and_leaderboard(slack: SlackHarne
     assert "Quiz stats" in shown and f"<@{ANN}>: answered 1 (1 daily, 0 practice), right 1 (100%)" in shown
     assert "Leaderboard: week 2025-W10" in shown and f"1. <@{ANN}>" in shown
     assert "dashboard" not in shown  # this bot runs none
+    assert "`/quiz past` for the last answers" in shown
 
 
 async def test_the_home_tab_and_quiz_dashboard_point_to_the_dashboard_where_slack_can_sign_in(

@@ -10,7 +10,9 @@ from zoneinfo import ZoneInfo
 
 from aiohttp import web
 
-from bot.kernel.errors import BadSetting, NoSeason, QuizError
+from bot.kernel.cards import question_card
+from bot.kernel.errors import BadSetting, NoSeason, QuizError, UnknownRound
+from bot.kernel.parsing import parse_choice, parse_number
 from bot.kernel.platform import NamePlatform
 from bot.kernel.values import ChannelConfig, Period
 from bot.settings import BY_KEY, SETTINGS, ConfigChange
@@ -46,7 +48,13 @@ async def participation(space: Space) -> Bars:
 
 
 async def overview(request: web.Request) -> web.Response:
-    space = space_of(request)
+    return await _overview_page(request, space_of(request), done=notice_of(request))
+
+
+async def _overview_page(
+    request: web.Request, space: Space, *, done: str | None = None, problem: str | None = None, status: int = 200
+) -> web.Response:
+    """The overview; `done` or `problem`: what an answer given on it just did, or why it did nothing."""
     features = space.features
     channels = []
     configs = await space.channels()
@@ -73,12 +81,15 @@ async def overview(request: web.Request) -> web.Response:
     return render(
         request,
         "overview.html",
+        status=status,
         space=space,
         channels=channels,
         queues=queues,
         chart=chart,
         labels=labels,
         day=day,
+        done=done,
+        problem=problem,
     )
 
 
@@ -92,7 +103,16 @@ async def _your_day(space: Space, configs: list[ChannelConfig]) -> dict[str, Any
         if found is not None:
             round_, letter = found
             reveal = round_.closes_at.astimezone(ZoneInfo(cfg.timezone)) if round_.closes_at else None
-            questions.append({"channel": cfg.ref.channel_id, "letter": letter, "reveal": reveal, "tz": cfg.timezone})
+            card = None
+            if letter is None:  # not answered yet: the question, to answer here as in the channel
+                await features.catalog.prime(round_)
+                try:
+                    card = question_card(round_, features.catalog.question_of(round_), cfg)
+                except UnknownRound:  # its pack was removed meanwhile: answered in the channel, if at all
+                    card = None
+            questions.append(
+                {"channel": cfg.ref.channel_id, "letter": letter, "reveal": reveal, "tz": cfg.timezone, "card": card}
+            )
     pool = configs[0].ref if configs else space.ref()  # the first channel's packs: as My progress counts them
     reviews = await features.practice.reviews_today(pool, user)
     return {"questions": questions, "reviews": reviews}
@@ -320,10 +340,34 @@ async def team_action(request: web.Request) -> web.Response:
     raise done_and_back(request, f"{space.base}/leaderboards{query}#{fragment}", done)
 
 
+async def answer_today(request: web.Request) -> web.Response:
+    """A member answers a channel's open daily question here, as with its buttons: one answer, the first locks,
+    and the acknowledgement never says whether it is right until the reveal."""
+    space = space_of(request)
+    form = await request.post()
+    round_id = parse_number(str(form.get("round", "")))
+    try:
+        if round_id is None:
+            raise UnknownRound("That question is not known here.")
+        if not form.get("choice"):
+            raise BadSetting("Pick an answer: A, B, C or D.")
+        outcome = await space.features.answers.submit_answer(
+            round_id,
+            space.actor.user_id,
+            parse_choice(str(form.get("choice"))),
+            space=(space.platform, space.id),
+            sure=form.get("unsure") is None,
+        )
+    except QuizError as exc:
+        return await _overview_page(request, space, problem=exc.message, status=400)
+    raise done_and_back(request, f"{space.base}#your-day", outcome.text)
+
+
 def add_routes(app: web.Application) -> None:
     app.router.add_get("/", home)
     base = "/s/{platform}/{space}"
     app.router.add_get(base, overview)
+    app.router.add_post(base + "/today", answer_today)
     app.router.add_get(base + "/charts/participation.png", participation_png)
     app.router.add_get(base + "/channels/{channel}", channel_page)
     app.router.add_post(base + "/channels/{channel}", channel_save)

@@ -365,12 +365,30 @@ def test_past_questions_list_a_question_once_revealed_with_its_answer_and_yours(
 def test_the_overview_says_what_waits_for_the_member_today(dash: Dashboard, page: Page):
     sign_in(page, dash)
     day = page.locator("section", has=page.get_by_role("heading", name="Your day"))
-    waiting = "terminal: today's question is waiting for your answer (answer it in the channel)"
-    expect(day).to_contain_text(waiting)
+    expect(day).to_contain_text("terminal: today's question is waiting for your answer")
     expect(day).to_contain_text("0 reviews to do today: Review.")
-    dash.console_says("/quiz answer C")
-    page.reload()
     today = dash.run(dash.features.channels.latest_daily_round(ChannelRef("console", "local", "terminal")))
+    question = next(q for q in dash.features.context.bank.questions if q.id == today.question_id)
+    day.get_by_text("Answer it here").click()
+    expect(day.get_by_text(question.prompt)).to_be_visible()
+    day.get_by_role("button", name="Lock in my answer").click()  # nothing picked: said, nothing recorded
+    expect(page.get_by_role("alert")).to_have_text("Pick an answer: A, B, C or D.")
+    page.get_by_text("Answer it here").click()
+    page.get_by_label(question.choices[2]).check()
+    page.get_by_role("button", name="Lock in my answer").click()
+    expect(page.get_by_role("status")).to_have_text(
+        "Your answer C is locked in. You will see whether it is right when the answer is revealed."
+    )  # as in the channel: never whether it is right before the reveal
+    answer = dash.run(dash.store.get_answer(today.id, "you"))
+    assert answer is not None and answer.choice == 2
+    page.reload()  # recorded once: a reload says and sends nothing again
+    expect(page.get_by_role("status")).to_have_count(0)
+    token = page.locator("input[name=csrf]").first.get_attribute("value")
+    again = page.request.post(
+        dash.url + "/s/console/local/today", form={"csrf": token or "", "round": str(today.id), "choice": "A"}
+    )
+    assert again.status == 400 and "You already answered C; the first answer is the one that counts." in again.text()
+    assert dash.run(dash.store.get_answer(today.id, "you")).choice == 2  # the first answer locked
     assert today.closes_at is not None
     expect(day).to_contain_text(
         f"terminal: your answer C is locked in; the answer is revealed {today.closes_at:%a %d %b %H:%M} (UTC)."

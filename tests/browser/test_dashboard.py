@@ -402,7 +402,7 @@ def test_the_overview_says_what_waits_for_the_member_today(dash: Dashboard, page
 
 def test_a_review_on_the_dashboard_serves_judges_and_counts_like_quiz_review(dash: Dashboard, page: Page):
     sign_in(page, dash)
-    page.get_by_role("link", name="Review", exact=True).click()
+    page.get_by_role("navigation", name="Console").get_by_role("link", name="Review", exact=True).click()
     expect(page.get_by_role("heading", name="Review", level=1)).to_be_visible()
     expect(page.get_by_text("0 reviews to do today (at most 20 a day)")).to_be_visible()
     page.get_by_role("button", name="Review a question").click()

@@ -115,7 +115,7 @@ async def test_a_link_expires_after_10_minutes_and_a_tampered_cookie_is_a_new_an
         site.http.cookie_jar.clear()
         site.http.cookie_jar.update_cookies({"studybot_session": "forged" + "A" * 40}, response_url=URL(site.url))
         async with site.http.get(site.url + "/s/console/local", allow_redirects=False) as resp:
-            assert resp.status == 303 and resp.headers["Location"] == "/login"
+            assert resp.status == 303 and resp.headers["Location"] == "/login?next=/s/console/local"  # back after
 
 
 async def test_sign_ins_are_rate_limited_per_client():
@@ -174,7 +174,9 @@ async def test_pages_wait_for_the_bot_and_ask_strangers_to_sign_in():
             assert resp.status == 503
         features_ready(site.app, site.features)
         async with site.http.get(site.url + "/s/console/local/packs", allow_redirects=False) as resp:
-            assert resp.status == 303 and resp.headers["Location"] == "/login"
+            assert resp.status == 303 and resp.headers["Location"] == "/login?next=/s/console/local/packs"
+        async with site.http.post(site.url + "/s/console/local/today", allow_redirects=False) as resp:
+            assert resp.status in (303, 403) and "next=" not in resp.headers.get("Location", "")  # a form: no way back
         async with site.http.get(site.url + "/", allow_redirects=False) as resp:
             assert resp.status == 303
 

@@ -330,28 +330,23 @@ def parse_plan(rest: list[str]) -> PlanCommand:
     return PlanCommand(day, topics)
 
 
-def parse_review_count(rest: list[str]) -> Review:
+def _count(rest: list[str], top: int, what: str, example: str) -> int | None:
+    """A command's one optional count, 1 to `top` (None: not given); anything else names what it is not."""
     if not rest:
-        return Review()
+        return None
     count = parse_number(rest[0], 2) if len(rest) == 1 else None
-    if count is not None and 1 <= count <= REVIEW_MAX:
-        return Review(count)
-    raise BadSetting(
-        f"'{echo(' '.join(rest))}' is not a review length: "
-        f"give a number from 1 to {REVIEW_MAX}, for example /quiz review 5."
-    )
+    if count is not None and 1 <= count <= top:
+        return count
+    raise BadSetting(f"'{echo(' '.join(rest))}' is not {what}: give a number from 1 to {top}, for example {example}.")
+
+
+def parse_review_count(rest: list[str]) -> Review:
+    count = _count(rest, REVIEW_MAX, "a review length", "/quiz review 5")
+    return Review() if count is None else Review(count)
 
 
 def parse_past(rest: list[str]) -> ShowPast:
-    if not rest:
-        return ShowPast()
-    count = parse_number(rest[0], 2) if len(rest) == 1 else None
-    if count is not None and 1 <= count <= PAST_MAX:
-        return ShowPast(count)
-    raise BadSetting(
-        f"'{echo(' '.join(rest))}' is not a number of questions: "
-        f"give one from 1 to {PAST_MAX}, for example /quiz past 5."
-    )
+    return ShowPast(_count(rest, PAST_MAX, "a number of questions", "/quiz past 5"))
 
 
 _SUGGEST = re.compile(r"^\s*(?:/?quiz\s+)?suggest(?:\s+(.*))?$", re.S | re.I)

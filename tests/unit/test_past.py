@@ -113,7 +113,7 @@ async def test_the_count_and_the_newest_first(env):
     ]
     assert parse_quiz("/quiz past 5") == ShowPast(5)
     for bad in ("/quiz past 6", "/quiz past 0", "/quiz past ²", "/quiz past 2 3", "/quiz past lots"):
-        with pytest.raises(BadSetting, match="give one from 1 to 5"):
+        with pytest.raises(BadSetting, match="give a number from 1 to 5"):
             parse_quiz(bad)
 
 

@@ -136,4 +136,4 @@ async def test_quiz_past_lists_the_revealed_question_with_its_answer_and_yours(s
     )
     assert "Past questions on the dashboard (/quiz dashboard)." in shown
     refused = await slack.reply(await slack.command("past 9", user=ANN))
-    assert "give one from 1 to 5" in texts(refused)
+    assert "give a number from 1 to 5" in texts(refused)

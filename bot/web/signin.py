@@ -70,12 +70,16 @@ def next_page(text: str | None) -> str:
     return text
 
 
+def _space_in(asked: str) -> tuple[str, str]:
+    """(platform, space id) of a page that next_page let through."""
+    _, _, platform, space_id, *_ = asked.split("?", 1)[0].split("/") + ["", "", "", ""]
+    return platform, space_id
+
+
 def _landing(spaces: list[Membership], asked: str) -> str:
     """Where a sign-in ends: the page asked for when it is a page of one of the member's spaces, else home."""
-    if asked:
-        _, _, platform, space_id, *_ = asked.split("?", 1)[0].split("/") + [""]
-        if any((m.platform, m.space_id) == (platform, space_id) for m in spaces):
-            return asked
+    if asked and any((m.platform, m.space_id) == _space_in(asked) for m in spaces):
+        return asked
     return _home_of(spaces) if spaces else "/"
 
 
@@ -193,8 +197,11 @@ async def _finish(
     request: web.Request, user_id: str, platform: str, name: str, spaces: list[Membership], asked: str = ""
 ) -> web.StreamResponse:
     lifetime = request.app[STATE].config.session_lifetime.total_seconds()
+    landing = _landing(spaces, next_page(asked))
+    if landing.startswith("/s/"):  # its space first: a session cookie too big for every space still keeps it
+        spaces = sorted(spaces, key=lambda m: (m.platform, m.space_id) != _space_in(landing))
     set_session(request, session_of(request).signed(user_id, platform, name, spaces, lifetime))
-    response = web.HTTPSeeOther(_landing(spaces, next_page(asked)))
+    response = web.HTTPSeeOther(landing)
     clear_cookie(response, OAUTH_COOKIE, secure=request.app[STATE].config.secure)
     log.info("signed in to the dashboard with %s: %d space(s)", platform, len(spaces))
     raise response

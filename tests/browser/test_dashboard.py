@@ -108,6 +108,17 @@ def test_a_page_asked_for_before_signing_in_is_where_the_sign_in_ends(dash: Dash
     page.goto(dash.url + "/login?next=//evil.example/s/discord/111")  # never another site
     page.get_by_role("link", name="Login with Discord").click()
     assert page.url == dash.url + "/s/discord/111"
+    page.get_by_role("button", name="Sign out").click()
+    many = [str(500 + n) for n in range(50)]  # more long-named servers than a session cookie holds
+    for guild in many:
+        add_channel(dash, ChannelRef("discord", guild, f"c{guild}"))
+    dash.oauth.discord_guilds = [
+        {"id": g, "name": f"Server {g} " + "x" * 80, "owner": True, "permissions": "0"} for g in many
+    ]
+    page.goto(dash.url + f"/s/discord/{many[-1]}/past")  # the last of them: the first a cookie drops
+    page.get_by_role("link", name="Login with Discord").click()
+    expect(page.get_by_role("heading", name="Past questions", level=1)).to_be_visible()
+    assert page.url == dash.url + f"/s/discord/{many[-1]}/past"
 
 
 class NamedChannels:

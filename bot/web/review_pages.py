@@ -9,6 +9,7 @@ from aiohttp import web
 
 from bot.kernel.errors import BadSetting, QuizError, UnknownRound
 from bot.kernel.parsing import parse_choice, parse_number
+from bot.kernel.topics import TOPICS
 from bot.kernel.values import LETTERS, ChannelRef
 from bot.practice.cards import ReviewEmpty
 from bot.web.notices import done_and_back, notice_of
@@ -39,7 +40,9 @@ async def _page(
     user = space.actor.user_id
     judged = await practice.verdict_of(space.platform, space.id, user, answered, sure=sure) if answered else None
     waiting = await practice.waiting_question(space.platform, space.id, user)
-    day = await practice.reviews_today(await _pool_ref(space), user)
+    pool = await _pool_ref(space)
+    day = await practice.reviews_today(pool, user)
+    topics = [(t, TOPICS.get(t, t)) for t in await practice.practice_topics(pool)]
     return render(
         request,
         "review.html",
@@ -51,6 +54,7 @@ async def _page(
         done=done,
         problem=problem,
         letters=LETTERS,
+        topics=topics,
         review_command=space.features.context.commands_of(space.platform).review,
     )
 
@@ -70,6 +74,18 @@ async def start(request: web.Request) -> web.Response:
         return await _page(request, space, problem=exc.message, status=400)
     if isinstance(served, ReviewEmpty):
         raise done_and_back(request, f"{space.base}/review", served.text)
+    raise web.HTTPSeeOther(f"{space.base}/review#question")
+
+
+async def practise(request: web.Request) -> web.Response:
+    """A practice question now (any topic, or the one picked), as `/quiz practice`: never counted on the boards."""
+    space = space_of(request)
+    form = await request.post()
+    topic = str(form.get("topic", "")) or None
+    try:
+        await space.features.practice.start_practice(await _pool_ref(space), space.actor.user_id, topic)
+    except QuizError as exc:
+        return await _page(request, space, problem=exc.message, status=400)
     raise web.HTTPSeeOther(f"{space.base}/review#question")
 
 
@@ -98,4 +114,5 @@ async def answer(request: web.Request) -> web.Response:
 def add_routes(app: web.Application, base: str) -> None:
     app.router.add_get(base + "/review", review_page)
     app.router.add_post(base + "/review/start", start)
+    app.router.add_post(base + "/review/practice", practise)
     app.router.add_post(base + "/review/answer", answer)

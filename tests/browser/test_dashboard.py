@@ -470,6 +470,27 @@ def test_a_review_on_the_dashboard_serves_judges_and_counts_like_quiz_review(das
     assert "answered 4 (0 daily, 4 practice)" in dash.console_says("/quiz stats")  # two in the chat, two here
 
 
+def test_a_newcomer_practises_a_topic_on_the_review_page(dash: Dashboard, page: Page):
+    sign_in(page, dash)
+    page.goto(dash.url + "/s/console/local/review")
+    page.get_by_label("Or practise a topic").select_option(label="Autograd")
+    page.get_by_role("button", name="Practise a question").click()
+    expect(page.get_by_role("heading", name="Practice: Autograd")).to_be_visible()
+    served = dash.run(dash.features.practice.waiting_question("console", "local", "you"))
+    assert served is not None
+    question = next(q for q in dash.features.context.bank.questions if q.prompt == served.prompt)
+    assert question.topic == "autograd"
+    page.get_by_label(question.choices[question.answer]).check()
+    page.get_by_role("button", name="Answer").click()
+    expect(page.get_by_role("heading", name="Correct!")).to_be_visible()
+    assert "answered 1 (0 daily, 1 practice)" in dash.console_says("/quiz stats")  # never on the boards
+    forged = page.request.post(
+        dash.url + "/s/console/local/review/practice",
+        form={"csrf": page.locator("input[name=csrf]").first.get_attribute("value") or "", "topic": "lore"},
+    )
+    assert forged.status == 400 and "is not a topic" in forged.text()
+
+
 def test_my_progress_shows_its_charts_with_text_alternatives(dash: Dashboard, page: Page):
     for topic in ("tensors", "autograd", "modules"):  # a topic's memory is charted from 3 questions seen: the
         for _ in range(3):  # three of each topic but the open daily question's (practice never serves it)

@@ -13,7 +13,6 @@ from typing import Protocol
 
 from bot.daily.store import PastRounds
 from bot.daily.values import PastRound
-from bot.kernel.errors import UnknownRound
 from bot.kernel.store import RoundReads
 from bot.kernel.values import LETTERS, ChannelRef, Question, Round
 from bot.packs.catalog import PackCatalog
@@ -128,10 +127,7 @@ class PastQuestions:
     async def _questions(self, rounds: Sequence[PastRound]) -> list[PastQuestion]:
         out = []
         for past in rounds:
-            await self.catalog.prime(past.round)
-            try:
-                question = self.catalog.question_of(past.round)
-            except UnknownRound:  # its pack was removed and its text not kept: nothing to show
-                continue
-            out.append(PastQuestion(past.round, question, past.chosen, past.mine))
+            question = await self.catalog.asked(past.round)
+            if question is not None:  # else its pack was removed and its text not kept: nothing to show
+                out.append(PastQuestion(past.round, question, past.chosen, past.mine))
         return out

@@ -237,6 +237,12 @@ class PackCatalog:
     def posted(self, round_: Any) -> Question | None:
         return self._posted.get(round_.id)
 
+    async def asked(self, round_: Round) -> Question | None:
+        """The question a round asked, primed here; None when neither the bank nor a kept text has it (its pack
+        was removed)."""
+        await self.prime(round_)
+        return self.bank.get(round_.question_id) or self.posted(round_)
+
     def question_of(self, round_: Round) -> Question:
         """The question a round asked: the shipped bank's, or the pack text kept with it (prime it first)."""
         question = self.bank.get(round_.question_id) or self.posted(round_)

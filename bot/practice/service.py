@@ -18,7 +18,7 @@ from bot.kernel import cards
 from bot.kernel.cards import AnswerOutcome, QuestionCard, Verdict
 from bot.kernel.context import Context
 from bot.kernel.drain import Drain
-from bot.kernel.errors import BadSetting, NothingOpen, UnknownRound
+from bot.kernel.errors import BadSetting, NothingOpen
 from bot.kernel.group_commit import GroupCommit
 from bot.kernel.priority import background
 from bot.kernel.rounds import RoundCache
@@ -210,7 +210,7 @@ class Practice:
         round_ = await self.store.latest_practice_round(platform, space_id, user_id)
         if round_ is None or not round_.is_open:
             return None
-        question = await self._question_of(round_)
+        question = await self.packs.asked(round_)
         return None if question is None else cards.question_card(round_, question, None)
 
     async def verdict_of(
@@ -227,17 +227,10 @@ class Practice:
         ):
             return None
         answer = await self.store.get_answer(round_id, user_id)
-        question = await self._question_of(round_)
+        question = await self.packs.asked(round_)
         if answer is None or question is None:
             return None
         return question, cards.verdict(question, answer.choice, sure=sure)
-
-    async def _question_of(self, round_: Round) -> Question | None:
-        await self.packs.prime(round_)
-        try:
-            return self.packs.question_of(round_)
-        except UnknownRound:  # its pack was removed and its text not kept
-            return None
 
     async def answer_open_practice(
         self, ref: ChannelRef, user_id: str, choice: int, *, sure: bool = True

@@ -105,16 +105,12 @@ async def _your_day(space: Space, configs: list[ChannelConfig]) -> dict[str, Any
             reveal = round_.closes_at.astimezone(ZoneInfo(cfg.timezone)) if round_.closes_at else None
             card = None
             if letter is None:  # not answered yet: the question, to answer here as in the channel
-                await features.catalog.prime(round_)
-                try:
-                    card = question_card(round_, features.catalog.question_of(round_), cfg)
-                except UnknownRound:  # its pack was removed meanwhile: answered in the channel, if at all
-                    card = None
+                question = await features.catalog.asked(round_)  # None: its pack was removed meanwhile
+                card = question_card(round_, question, cfg) if question is not None else None
             questions.append(
                 {"channel": cfg.ref.channel_id, "letter": letter, "reveal": reveal, "tz": cfg.timezone, "card": card}
             )
-    pool = configs[0].ref if configs else space.ref()  # the first channel's packs: as My progress counts them
-    reviews = await features.practice.reviews_today(pool, user)
+    reviews = await features.practice.reviews_today(space.pool_ref(configs), user)
     return {"questions": questions, "reviews": reviews}
 
 

@@ -83,11 +83,6 @@ class PlanView:
     topics: tuple[str, ...]
 
 
-def _first_ref(space: Space, channels: list[ChannelConfig]) -> ChannelRef:
-    """The space's first channel (its packs make the pool reviews and plans draw from), else the space itself."""
-    return channels[0].ref if channels else space.ref()
-
-
 async def _chosen_ref(space: Space, channel_id: str) -> ChannelRef:
     """Where a plan is made: the channel chosen in the form (its packs), else the channel of the plan running,
     else the space's first channel; a channel the space does not have is refused."""
@@ -98,7 +93,7 @@ async def _chosen_ref(space: Space, channel_id: str) -> ChannelRef:
             raise BadSetting(f"'{echo(channel_id, 40)}' is not a channel of the quiz here. Nothing was changed.")
         return found
     active = await space.features.practice.plans.active(space.platform, space.id, space.actor.user_id)
-    return active[0].ref if active is not None else _first_ref(space, channels)
+    return active[0].ref if active is not None else space.pool_ref(channels)
 
 
 async def _space_topics(space: Space, channels: list[ChannelConfig]) -> tuple[str, ...]:
@@ -114,7 +109,7 @@ async def plan_view(space: Space, channels: list[ChannelConfig]) -> PlanView:
     plans, user = space.features.practice.plans, space.actor.user_id
     active = await plans.active(space.platform, space.id, user)
     status = await plans.status(space.platform, space.id, user) if active is not None else None
-    ref = active[0].ref if active is not None else _first_ref(space, channels)
+    ref = active[0].ref if active is not None else space.pool_ref(channels)
     topics = await _space_topics(space, channels)
     if active is None or status is None:
         return PlanView((), "", ref.channel_id, (), topics)
@@ -199,7 +194,7 @@ async def save_reviews(request: web.Request) -> web.Response:
     posted = await request.post()
     action, user = str(posted.get("action", "")), space.actor.user_id
     practice = space.features.practice
-    ref = _first_ref(space, await space.channels())  # the pool a review day is counted in
+    ref = space.pool_ref(await space.channels())  # the pool a review day is counted in
     try:
         if action == "limit":
             limit = _count(posted.get("limit"), "limit")

@@ -10,7 +10,7 @@ from aiohttp import web
 from bot.kernel.errors import BadSetting, QuizError, UnknownRound
 from bot.kernel.parsing import parse_choice, parse_number
 from bot.kernel.topics import TOPICS
-from bot.kernel.values import LETTERS, ChannelRef
+from bot.kernel.values import LETTERS
 from bot.practice.cards import ReviewEmpty
 from bot.web.notices import done_and_back, notice_of
 from bot.web.render import render
@@ -40,7 +40,7 @@ async def _page(
     user = space.actor.user_id
     judged = await practice.verdict_of(space.platform, space.id, user, answered, sure=sure) if answered else None
     waiting = await practice.waiting_question(space.platform, space.id, user)
-    pool = await _pool_ref(space)
+    pool = space.pool_ref(await space.channels())
     day = await practice.reviews_today(pool, user)
     topics = [(t, TOPICS.get(t, t)) for t in await practice.practice_topics(pool)]
     return render(
@@ -59,17 +59,13 @@ async def _page(
     )
 
 
-async def _pool_ref(space: Space) -> ChannelRef:
-    """The space's first channel (its packs are the pool reviews draw from, as on My progress), else the space."""
-    channels = await space.channels()
-    return channels[0].ref if channels else space.ref()
-
-
 async def start(request: web.Request) -> web.Response:
     """Serve the next review question (one at a time), or say why there is none (paused, today's done)."""
     space = space_of(request)
     try:
-        served = await space.features.practice.start_review(await _pool_ref(space), space.actor.user_id, 1)
+        served = await space.features.practice.start_review(
+            space.pool_ref(await space.channels()), space.actor.user_id, 1
+        )
     except QuizError as exc:
         return await _page(request, space, problem=exc.message, status=400)
     if isinstance(served, ReviewEmpty):
@@ -83,7 +79,7 @@ async def practise(request: web.Request) -> web.Response:
     form = await request.post()
     topic = str(form.get("topic", "")) or None
     try:
-        await space.features.practice.start_practice(await _pool_ref(space), space.actor.user_id, topic)
+        await space.features.practice.start_practice(space.pool_ref(await space.channels()), space.actor.user_id, topic)
     except QuizError as exc:
         return await _page(request, space, problem=exc.message, status=400)
     raise web.HTTPSeeOther(f"{space.base}/review#question")

@@ -50,6 +50,11 @@ class Space:
     async def channels(self) -> list[ChannelConfig]:
         return await self.features.access.space_channels(self.platform, self.id)
 
+    def pool_ref(self, channels: list[ChannelConfig]) -> ChannelRef:
+        """Where a member's practice, reviews and plans draw from: the space's first channel (its packs), else
+        the space itself."""
+        return channels[0].ref if channels else self.ref()
+
     async def channel_labels(self, channel_ids: Iterable[str]) -> dict[str, str]:
         """How the pages name each channel: #name where the platform knows it, else its id."""
         ids = list(dict.fromkeys(channel_ids))
